@@ -1,0 +1,118 @@
+//! Every Pendulum register and record layout, defined once.
+//!
+//! The HDL (`pendulum-hdl`), the driver (`pendulum-driver`) and the test models
+//! all take offsets, widths and codes from here, so a layout change is one edit.
+//! This crate has no dependencies on purpose: the driver must never pull in
+//! `rust-hdl` or Verilator.
+
+#![forbid(unsafe_code)]
+
+pub mod frame;
+pub mod regs;
+
+pub use regs::*;
+
+/// Identity register value: the ASCII bytes "PNDL" read as a little-endian u32.
+pub const IDENTITY: u32 = u32::from_le_bytes(*b"PNDL");
+/// Major version: the driver refuses a card whose major differs from its own.
+pub const VERSION_MAJOR: u16 = 0;
+/// Minor version: features added without breaking the register map.
+pub const VERSION_MINOR: u16 = 1;
+/// Value of the VERSION register.
+pub const VERSION: u32 = ((VERSION_MAJOR as u32) << 16) | VERSION_MINOR as u32;
+
+/// Bytes moved per beat on every 512-bit stream (Ethernet, DMA).
+pub const BEAT_BYTES: usize = 64;
+/// log2 of [`BEAT_BYTES`]: ring positions count 64-byte slots.
+pub const BEAT_BYTES_LOG2: u32 = 6;
+
+/// Build parameters of the default (simulation) NIC.
+pub mod params {
+    /// Number of RX pipes (data rings). Each has its own 4 KiB register page.
+    pub const PIPES: usize = 4;
+    /// Bits needed for a pipe index.
+    pub const PIPE_BITS: usize = 2;
+    /// Width of a ring position (slot index) register.
+    pub const SLOT_BITS: usize = 16;
+    /// Smallest ring: one page.
+    pub const RING_MIN_BYTES: u32 = 4096;
+    /// Largest ring, as Ensō allows: 2 MiB = 32768 slots.
+    pub const RING_MAX_BYTES: u32 = 2 << 20;
+    /// Largest frame the RX engine accepts (bytes, without FCS).
+    pub const MAX_FRAME_BYTES: u32 = 9728;
+    /// Smallest frame on the wire (bytes, without FCS); shorter frames are padded to this.
+    pub const MIN_FRAME_BYTES: u32 = 60;
+    /// Width of the MMIO byte address (the BAR is 16 MiB).
+    pub const MMIO_ADDR_BITS: usize = 24;
+    /// Depth of the Ethernet RX FIFO in front of the engine, in beats.
+    pub const ETH_RX_FIFO_DEPTH_LOG2: usize = 5;
+}
+
+/// The notification record: written by the NIC into a pipe's notification
+/// buffer each time it announces a new tail. 16 bytes, little-endian fields;
+/// bytes 12..16 are reserved (written as zero).
+pub mod notif {
+    /// Bytes of one notification record (one DMA write with 16 byte enables).
+    pub const BYTES: usize = 16;
+    /// Field: new tail of the data ring (slot index), u32 at byte 0.
+    pub const TAIL: Field = Field { lsb: 0, width: 32 };
+    /// Field: sequence number, starts at 1 after the pipe is enabled and counts
+    /// every notification of this pipe (0 means "never written"). u32 at byte 4.
+    pub const SEQ: Field = Field { lsb: 32, width: 32 };
+    /// Field: the pipe this notification is for. u32 at byte 8.
+    pub const PIPE: Field = Field { lsb: 64, width: 32 };
+
+    /// A bit field inside a record.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Field {
+        /// Least significant bit, counted from bit 0 of byte 0.
+        pub lsb: usize,
+        /// Width in bits.
+        pub width: usize,
+    }
+
+    impl Field {
+        /// Reads the field from a little-endian record.
+        pub fn read(&self, rec: &[u8]) -> u64 {
+            let mut v = 0u64;
+            for i in 0..self.width {
+                let bit = self.lsb + i;
+                if rec[bit / 8] >> (bit % 8) & 1 == 1 {
+                    v |= 1 << i;
+                }
+            }
+            v
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_reads_as_pndl() {
+        assert_eq!(&IDENTITY.to_le_bytes(), b"PNDL");
+    }
+
+    #[test]
+    fn notif_fields_fit_the_record_and_do_not_overlap() {
+        let fields = [notif::TAIL, notif::SEQ, notif::PIPE];
+        for f in fields {
+            assert!(f.lsb + f.width <= notif::BYTES * 8);
+        }
+        for (i, a) in fields.iter().enumerate() {
+            for b in &fields[i + 1..] {
+                assert!(a.lsb + a.width <= b.lsb || b.lsb + b.width <= a.lsb);
+            }
+        }
+    }
+
+    #[test]
+    fn ring_limits_are_powers_of_two_and_fit_the_slot_register() {
+        use params::*;
+        assert!(RING_MIN_BYTES.is_power_of_two() && RING_MAX_BYTES.is_power_of_two());
+        assert!((RING_MAX_BYTES as usize / BEAT_BYTES) < (1 << SLOT_BITS));
+        assert_eq!(1 << PIPE_BITS, PIPES);
+    }
+}

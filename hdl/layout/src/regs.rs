@@ -1,0 +1,225 @@
+//! The MMIO register map: a global page at offset 0 and one 4 KiB page per
+//! pipe after it, so one pipe's page can be handed to one process alone.
+//! All registers are 32 bits wide; 64-bit values are a LO/HI pair, and reading
+//! a counter's LO half latches its HI half so the pair reads consistently.
+
+/// Who may write a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read-only: a write is refused and counted ([`RegError::ReadOnly`]).
+    Ro,
+    /// Read-write.
+    Rw,
+}
+
+/// One 32-bit register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reg {
+    pub name: &'static str,
+    /// Byte offset inside its page.
+    pub offset: u32,
+    pub access: Access,
+    pub doc: &'static str,
+}
+
+const fn ro(name: &'static str, offset: u32, doc: &'static str) -> Reg {
+    Reg { name, offset, access: Access::Ro, doc }
+}
+const fn rw(name: &'static str, offset: u32, doc: &'static str) -> Reg {
+    Reg { name, offset, access: Access::Rw, doc }
+}
+
+/// Size of a register page.
+pub const PAGE_BYTES: u32 = 4096;
+/// log2 of [`PAGE_BYTES`].
+pub const PAGE_BYTES_LOG2: u32 = 12;
+
+/// Byte offset of pipe `p`'s page in the BAR.
+pub const fn pipe_page(p: usize) -> u32 {
+    (p as u32 + 1) * PAGE_BYTES
+}
+
+/// Registers of the global page (page 0).
+pub mod global {
+    use super::*;
+    pub const IDENTITY: Reg = ro("IDENTITY", 0x000, "block type: \"PNDL\" (0x4C444E50)");
+    pub const VERSION: Reg = ro("VERSION", 0x004, "major << 16 | minor");
+    pub const NEXT: Reg = ro("NEXT", 0x008, "offset of the next register block; 0 = none");
+    pub const CAP_PIPES: Reg = ro("CAP_PIPES", 0x00C, "number of RX pipes");
+    pub const CAP_NOTIF_BUFS: Reg = ro("CAP_NOTIF_BUFS", 0x010, "number of notification buffers");
+    pub const CAP_LINK_CHANNELS: Reg = ro("CAP_LINK_CHANNELS", 0x014, "ACP token channels (0: no link yet)");
+    pub const CAP_ATOMIC_BYTES: Reg = ro("CAP_ATOMIC_BYTES", 0x018, "on-NIC atomic memory (0: no atomic unit yet)");
+    pub const CAP_MAX_FRAME: Reg = ro("CAP_MAX_FRAME", 0x01C, "largest frame accepted, bytes");
+    pub const CTRL: Reg = rw("CTRL", 0x020, "bit 0: notify after every frame (per-packet baseline) instead of reactively");
+    pub const SCRATCH: Reg = rw("SCRATCH", 0x024, "free for software; resets to 0");
+    pub const REG_ERRORS: Reg = ro("REG_ERRORS", 0x028, "register writes refused since reset");
+    pub const LAST_REG_ERROR: Reg = ro("LAST_REG_ERROR", 0x02C, "cause << 24 | byte address of the last refused write");
+    /// 64-bit counters, LO at the offset and HI at offset + 4.
+    pub const RX_FRAMES: Reg = ro("RX_FRAMES", 0x040, "frames written to a ring (64-bit)");
+    pub const RX_BYTES: Reg = ro("RX_BYTES", 0x048, "bytes of those frames (64-bit)");
+    pub const DROP_RING_FULL: Reg = ro("DROP_RING_FULL", 0x050, "frames dropped: ring had no room (64-bit)");
+    pub const DROP_MALFORMED: Reg = ro("DROP_MALFORMED", 0x058, "frames dropped: length unknown, over MTU, or not as the header says (64-bit)");
+    pub const DROP_PIPE_OFF: Reg = ro("DROP_PIPE_OFF", 0x060, "frames dropped: their pipe is not enabled (64-bit)");
+    pub const NOTIFICATIONS: Reg = ro("NOTIFICATIONS", 0x068, "notifications written (64-bit)");
+
+    /// Every global register, in address order.
+    pub const ALL: &[Reg] = &[
+        IDENTITY, VERSION, NEXT, CAP_PIPES, CAP_NOTIF_BUFS, CAP_LINK_CHANNELS, CAP_ATOMIC_BYTES,
+        CAP_MAX_FRAME, CTRL, SCRATCH, REG_ERRORS, LAST_REG_ERROR,
+    ];
+    /// The 64-bit counters, in the order of [`super::Counter`].
+    pub const COUNTERS: &[Reg] =
+        &[RX_FRAMES, RX_BYTES, DROP_RING_FULL, DROP_MALFORMED, DROP_PIPE_OFF, NOTIFICATIONS];
+
+    /// Bit of CTRL selecting per-packet notifications.
+    pub const CTRL_PER_PACKET_NOTIF: u32 = 1 << 0;
+}
+
+/// The global 64-bit counters, indexed as the hardware keeps them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    RxFrames = 0,
+    RxBytes = 1,
+    DropRingFull = 2,
+    DropMalformed = 3,
+    DropPipeOff = 4,
+    Notifications = 5,
+}
+
+impl Counter {
+    pub const ALL: [Counter; 6] = [
+        Counter::RxFrames,
+        Counter::RxBytes,
+        Counter::DropRingFull,
+        Counter::DropMalformed,
+        Counter::DropPipeOff,
+        Counter::Notifications,
+    ];
+    /// The register holding this counter's low half.
+    pub fn reg(self) -> Reg {
+        global::COUNTERS[self as usize]
+    }
+}
+
+/// Registers of each pipe's page (offsets inside the page).
+pub mod pipe {
+    use super::*;
+    pub const PIPE_ID: Reg = ro("PIPE_ID", 0x00, "index of this pipe");
+    pub const RING_BASE_LO: Reg = rw("RING_BASE_LO", 0x08, "bus address of the data ring, low 32 bits; 64-byte aligned");
+    pub const RING_BASE_HI: Reg = rw("RING_BASE_HI", 0x0C, "bus address of the data ring, high 32 bits");
+    pub const RING_BYTES: Reg = rw("RING_BYTES", 0x10, "ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written");
+    pub const NOTIF_BASE_LO: Reg = rw("NOTIF_BASE_LO", 0x18, "bus address of the notification buffer, low 32 bits; 16-byte aligned");
+    pub const NOTIF_BASE_HI: Reg = rw("NOTIF_BASE_HI", 0x1C, "bus address of the notification buffer, high 32 bits");
+    pub const CTRL: Reg = rw("CTRL", 0x20, "bit 0: enable (refused while RING_BYTES is unset); enabling sets head = tail = 0 and the sequence to 0");
+    pub const HEAD: Reg = rw("HEAD", 0x24, "software's position (slot): everything before it is free; must move within [head, tail]");
+    pub const TAIL: Reg = ro("TAIL", 0x28, "the NIC's position (slot): frames end before it");
+    pub const RX_FRAMES: Reg = ro("RX_FRAMES", 0x2C, "frames written into this ring (32-bit, wraps)");
+    pub const DROP_RING_FULL: Reg = ro("DROP_RING_FULL", 0x30, "frames dropped for lack of room (32-bit, wraps)");
+
+    /// Every pipe register, in address order.
+    pub const ALL: &[Reg] = &[
+        PIPE_ID, RING_BASE_LO, RING_BASE_HI, RING_BYTES, NOTIF_BASE_LO, NOTIF_BASE_HI, CTRL, HEAD,
+        TAIL, RX_FRAMES, DROP_RING_FULL,
+    ];
+
+    /// Bit of CTRL enabling the pipe.
+    pub const CTRL_ENABLE: u32 = 1 << 0;
+    /// Required alignment of RING_BASE.
+    pub const RING_ALIGN: u64 = 64;
+    /// Required alignment of NOTIF_BASE.
+    pub const NOTIF_ALIGN: u64 = 16;
+}
+
+/// Why a register write was refused (the cause field of LAST_REG_ERROR).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegError {
+    /// No register at that address.
+    UnknownAddress = 1,
+    /// The register is read-only.
+    ReadOnly = 2,
+    /// RING_BYTES not a power of two, or outside 4 KiB..=2 MiB; or enabling a pipe without a ring.
+    BadRingSize = 3,
+    /// A base address without the required alignment.
+    Misaligned = 4,
+    /// HEAD outside the ring, or beyond the tail.
+    HeadBeyondTail = 5,
+    /// Ring or notification address changed while the pipe is enabled.
+    PipeEnabled = 6,
+}
+
+impl RegError {
+    pub const ALL: [RegError; 6] = [
+        RegError::UnknownAddress,
+        RegError::ReadOnly,
+        RegError::BadRingSize,
+        RegError::Misaligned,
+        RegError::HeadBeyondTail,
+        RegError::PipeEnabled,
+    ];
+    /// Decodes the cause field of LAST_REG_ERROR.
+    pub fn from_code(code: u32) -> Option<RegError> {
+        Self::ALL.into_iter().find(|e| *e as u32 == code)
+    }
+    pub fn describe(self) -> &'static str {
+        match self {
+            RegError::UnknownAddress => "no register at that address",
+            RegError::ReadOnly => "register is read-only",
+            RegError::BadRingSize => "ring size must be a power of two from 4 KiB to 2 MiB",
+            RegError::Misaligned => "base address is not aligned",
+            RegError::HeadBeyondTail => "head must stay inside the ring and not pass the tail",
+            RegError::PipeEnabled => "disable the pipe before changing its ring or notification buffer",
+        }
+    }
+}
+
+/// Bit position of the cause in LAST_REG_ERROR.
+pub const LAST_REG_ERROR_CAUSE_SHIFT: u32 = 24;
+
+/// The register map as a Markdown table (for the README and `docs/regmap.md`).
+pub fn regmap_markdown() -> String {
+    let mut s = String::from("| page | offset | name | access | meaning |\n|---|---|---|---|---|\n");
+    let acc = |a: Access| if a == Access::Ro { "RO" } else { "RW" };
+    for r in global::ALL.iter().chain(global::COUNTERS) {
+        s += &format!("| global | 0x{:03X} | {} | {} | {} |\n", r.offset, r.name, acc(r.access), r.doc);
+    }
+    for r in pipe::ALL {
+        s += &format!("| pipe p at 0x1000*(p+1) | 0x{:03X} | {} | {} | {} |\n", r.offset, r.name, acc(r.access), r.doc);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_unique(regs: &[Reg], width: u32) {
+        for (i, a) in regs.iter().enumerate() {
+            assert_eq!(a.offset % 4, 0, "{} unaligned", a.name);
+            for b in &regs[i + 1..] {
+                assert!(
+                    a.offset + width <= b.offset || b.offset + width <= a.offset,
+                    "{} overlaps {}",
+                    a.name,
+                    b.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn register_offsets_are_aligned_and_disjoint() {
+        check_unique(global::ALL, 4);
+        check_unique(global::COUNTERS, 8);
+        check_unique(pipe::ALL, 4);
+        let last_plain = global::ALL.iter().map(|r| r.offset).max().unwrap();
+        assert!(global::COUNTERS.iter().all(|c| c.offset > last_plain));
+    }
+
+    #[test]
+    fn error_codes_round_trip() {
+        for e in RegError::ALL {
+            assert_eq!(RegError::from_code(e as u32), Some(e));
+        }
+        assert_eq!(RegError::from_code(0), None);
+    }
+}

@@ -1,0 +1,366 @@
+use crate::stream::{Concat, StreamSink, StreamSource, ZeroExtend};
+use crate::types::{DmaWrite, EthBeat};
+use pendulum_layout::frame::*;
+use pendulum_layout::params::{MAX_FRAME_BYTES, MIN_FRAME_BYTES, PIPES, PIPE_BITS, SLOT_BITS};
+use rust_hdl::prelude::*;
+
+/// Ensō RX engine: writes each frame's beats, one 64-byte DMA write per beat,
+/// into its pipe's data ring right after the pipe's tail, and advances the
+/// tail once the whole frame has gone out.
+///
+/// The frame length comes from the first beat's headers
+/// (`pendulum_layout::frame`), so room in the ring is checked before the first
+/// write: a frame that does not fit is dropped whole and counted, and nothing
+/// already in the ring is touched. A frame whose length is unknown, over the
+/// MTU, or not what its header says is dropped and counted; its beats may have
+/// been written past the tail, where software never looks.
+///
+/// Pipe selection (until the flow director): the low bits of the last byte of
+/// the destination MAC address.
+///
+/// Latency 0 (combinational from `s_eth` to `m_dma`); 1 beat/cycle; stalls
+/// only on `m_dma.ready`.
+#[derive(LogicBlock)]
+pub struct RxEngine {
+    pub clock: Signal<In, Clock>,
+    /// Frames from the MAC.
+    pub s_eth: StreamSink<EthBeat>,
+    /// Ring writes to host memory.
+    pub m_dma: StreamSource<DmaWrite>,
+    pub ring_base: [Signal<In, Bits<64>>; PIPES],
+    pub ring_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub enable: [Signal<In, Bit>; PIPES],
+    pub head: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    /// Slot after the last complete frame, per pipe; 0 while the pipe is off.
+    pub tail: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    /// One-cycle events for the counters (see `mmio::RxEvents`).
+    pub ev_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub ev_frame: Signal<Out, Bit>,
+    pub ev_frame_bytes: Signal<Out, Bits<16>>,
+    pub ev_drop_ring_full: Signal<Out, Bit>,
+    pub ev_drop_malformed: Signal<Out, Bit>,
+    pub ev_drop_pipe_off: Signal<Out, Bit>,
+
+    // Frame state, kept from the first beat to the last.
+    in_frame: DFF<Bit>,
+    writing: DFF<Bit>,
+    overrun: DFF<Bit>,
+    pipe: DFF<Bits<PIPE_BITS>>,
+    beat: DFF<Bits<16>>,
+    frame_len: DFF<Bits<16>>,
+    frame_beats: DFF<Bits<16>>,
+    tail_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+
+    // This beat.
+    beat_data: Signal<Local, Bits<512>>,
+    beat_keep: Signal<Local, Bits<64>>,
+    beat_last: Signal<Local, Bit>,
+    sop: Signal<Local, Bit>,
+    ethertype: Signal<Local, Bits<16>>,
+    len_v4: Concat<8, 8, 16>,
+    len_v6: Concat<8, 8, 16>,
+    hdr_len: Signal<Local, Bits<16>>,
+    hdr_known: Signal<Local, Bit>,
+    hdr_too_big: Signal<Local, Bit>,
+    cur_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    cur_len: Signal<Local, Bits<16>>,
+    cur_beats: Signal<Local, Bits<16>>,
+    cur_writing: Signal<Local, Bit>,
+    sel_base: Signal<Local, Bits<64>>,
+    sel_mask: Signal<Local, Bits<SLOT_BITS>>,
+    sel_head: Signal<Local, Bits<SLOT_BITS>>,
+    sel_tail: Signal<Local, Bits<SLOT_BITS>>,
+    sel_enable: Signal<Local, Bit>,
+    free_slots: Signal<Local, Bits<SLOT_BITS>>,
+    in_ring: Signal<Local, Bit>,
+    slot: Signal<Local, Bits<SLOT_BITS>>,
+    slot64: ZeroExtend<SLOT_BITS, 64>,
+    keep_bytes: Signal<Local, Bits<16>>,
+    last_bytes: Signal<Local, Bits<16>>,
+    wire_ok: Signal<Local, Bit>,
+    accept: Signal<Local, Bit>,
+
+    // Constants from pendulum-layout (byte-swapped where compared with the
+    // little-endian bus: EtherType 0x0800 reads as 0x0008).
+    et_ipv4: Constant<Bits<16>>,
+    et_ipv6: Constant<Bits<16>>,
+    et_arp: Constant<Bits<16>>,
+    v4_overhead: Constant<Bits<16>>,
+    v6_overhead: Constant<Bits<16>>,
+    arp_len: Constant<Bits<16>>,
+    max_frame: Constant<Bits<16>>,
+    min_frame: Constant<Bits<16>>,
+    beat_round: Constant<Bits<16>>,
+    beat_shift: Constant<Bits<16>>,
+    beat_low: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+    zero16: Constant<Bits<16>>,
+    byte_count: [Constant<Bits<16>>; 64],
+    // Bit positions of header fields in the first beat.
+    at_ethertype: Constant<Bits<9>>,
+    at_v4_len_hi: Constant<Bits<9>>,
+    at_v4_len_lo: Constant<Bits<9>>,
+    at_v6_len_hi: Constant<Bits<9>>,
+    at_v6_len_lo: Constant<Bits<9>>,
+    at_pipe_select: Constant<Bits<9>>,
+}
+
+impl RxEngine {
+    pub fn new() -> Self {
+        let c16 = |v: u32| Constant::new((v as u64).into());
+        // Bit positions in the 512-bit beat need 9 bits.
+        let c9 = |v: u32| Constant::new((v as u64).into());
+        let swap = |et: u16| c16(et.swap_bytes() as u32);
+        Self {
+            clock: Default::default(),
+            s_eth: Default::default(),
+            m_dma: Default::default(),
+            ring_base: Default::default(),
+            ring_mask: Default::default(),
+            enable: Default::default(),
+            head: Default::default(),
+            tail: Default::default(),
+            ev_pipe: Default::default(),
+            ev_frame: Default::default(),
+            ev_frame_bytes: Default::default(),
+            ev_drop_ring_full: Default::default(),
+            ev_drop_malformed: Default::default(),
+            ev_drop_pipe_off: Default::default(),
+            in_frame: Default::default(),
+            writing: Default::default(),
+            overrun: Default::default(),
+            pipe: Default::default(),
+            beat: Default::default(),
+            frame_len: Default::default(),
+            frame_beats: Default::default(),
+            tail_r: Default::default(),
+            beat_data: Default::default(),
+            beat_keep: Default::default(),
+            beat_last: Default::default(),
+            sop: Default::default(),
+            ethertype: Default::default(),
+            len_v4: Default::default(),
+            len_v6: Default::default(),
+            hdr_len: Default::default(),
+            hdr_known: Default::default(),
+            hdr_too_big: Default::default(),
+            cur_pipe: Default::default(),
+            cur_len: Default::default(),
+            cur_beats: Default::default(),
+            cur_writing: Default::default(),
+            sel_base: Default::default(),
+            sel_mask: Default::default(),
+            sel_head: Default::default(),
+            sel_tail: Default::default(),
+            sel_enable: Default::default(),
+            free_slots: Default::default(),
+            in_ring: Default::default(),
+            slot: Default::default(),
+            slot64: Default::default(),
+            keep_bytes: Default::default(),
+            last_bytes: Default::default(),
+            wire_ok: Default::default(),
+            accept: Default::default(),
+            et_ipv4: swap(ETHERTYPE_IPV4),
+            et_ipv6: swap(ETHERTYPE_IPV6),
+            et_arp: swap(ETHERTYPE_ARP),
+            v4_overhead: c16(ETH_HEADER_BYTES),
+            v6_overhead: c16(ETH_HEADER_BYTES + IPV6_HEADER_BYTES),
+            arp_len: c16(ARP_FRAME_BYTES),
+            max_frame: c16(MAX_FRAME_BYTES),
+            min_frame: c16(MIN_FRAME_BYTES),
+            beat_round: c16(pendulum_layout::BEAT_BYTES as u32 - 1),
+            beat_shift: c16(pendulum_layout::BEAT_BYTES_LOG2),
+            beat_low: c16(pendulum_layout::BEAT_BYTES as u32 - 1),
+            one16: c16(1),
+            zero16: c16(0),
+            byte_count: std::array::from_fn(|k| c16(k as u32 + 1)),
+            at_ethertype: c9(8 * ETHERTYPE_OFFSET as u32),
+            at_v4_len_hi: c9(8 * IPV4_LEN_OFFSET as u32),
+            at_v4_len_lo: c9(8 * IPV4_LEN_OFFSET as u32 + 8),
+            at_v6_len_hi: c9(8 * IPV6_LEN_OFFSET as u32),
+            at_v6_len_lo: c9(8 * IPV6_LEN_OFFSET as u32 + 8),
+            // Last byte of the destination MAC.
+            at_pipe_select: c9(8 * 5),
+        }
+    }
+}
+
+impl Default for RxEngine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for RxEngine {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_frame, writing, overrun, pipe, beat, frame_len, frame_beats);
+        for i in 0..PIPES {
+            self.tail_r[i].clock.next = self.clock.val();
+            self.tail_r[i].d.next = self.tail_r[i].q.val();
+            if !self.enable[i].val() {
+                self.tail_r[i].d.next = self.zero16.val();
+            }
+            self.tail[i].next = self.tail_r[i].q.val();
+        }
+        self.beat_data.next = self.s_eth.data.val().data;
+        self.beat_keep.next = self.s_eth.data.val().keep;
+        self.beat_last.next = self.s_eth.data.val().last;
+        self.sop.next = !self.in_frame.q.val();
+
+        // Header parse (meaningful on the first beat only). Bytes k..k+1 of the
+        // frame are bits 8k..8k+16 of the beat, big-endian on the wire.
+        self.ethertype.next = self.beat_data.val().get_bits::<16>(self.at_ethertype.val().index());
+        self.len_v4.hi.next = self.beat_data.val().get_bits::<8>(self.at_v4_len_hi.val().index());
+        self.len_v4.lo.next = self.beat_data.val().get_bits::<8>(self.at_v4_len_lo.val().index());
+        self.len_v6.hi.next = self.beat_data.val().get_bits::<8>(self.at_v6_len_hi.val().index());
+        self.len_v6.lo.next = self.beat_data.val().get_bits::<8>(self.at_v6_len_lo.val().index());
+        self.hdr_known.next = true;
+        self.hdr_too_big.next = false;
+        self.hdr_len.next = self.arp_len.val();
+        if self.ethertype.val() == self.et_ipv4.val() {
+            self.hdr_len.next = self.len_v4.o.val() + self.v4_overhead.val();
+            // Checked before the sum so that it cannot wrap.
+            self.hdr_too_big.next = self.len_v4.o.val() > self.max_frame.val();
+        } else if self.ethertype.val() == self.et_ipv6.val() {
+            self.hdr_len.next = self.len_v6.o.val() + self.v6_overhead.val();
+            self.hdr_too_big.next = self.len_v6.o.val() > self.max_frame.val();
+        } else if self.ethertype.val() != self.et_arp.val() {
+            self.hdr_known.next = false;
+        }
+        if self.hdr_len.val() > self.max_frame.val() {
+            self.hdr_too_big.next = true;
+        }
+
+        // The frame's pipe, length and size: parsed now on the first beat,
+        // remembered after.
+        self.cur_pipe.next = self.pipe.q.val();
+        self.cur_len.next = self.frame_len.q.val();
+        self.cur_beats.next = self.frame_beats.q.val();
+        if self.sop.val() {
+            self.cur_pipe.next = self.beat_data.val().get_bits::<PIPE_BITS>(self.at_pipe_select.val().index());
+            self.cur_len.next = self.hdr_len.val();
+            self.cur_beats.next = (self.hdr_len.val() + self.beat_round.val()) >> self.beat_shift.val();
+        }
+        self.sel_base.next = self.ring_base[0].val();
+        self.sel_mask.next = self.ring_mask[0].val();
+        self.sel_head.next = self.head[0].val();
+        self.sel_tail.next = self.tail_r[0].q.val();
+        self.sel_enable.next = self.enable[0].val();
+        for i in 0..PIPES {
+            if self.cur_pipe.val().index() == i {
+                self.sel_base.next = self.ring_base[i].val();
+                self.sel_mask.next = self.ring_mask[i].val();
+                self.sel_head.next = self.head[i].val();
+                self.sel_tail.next = self.tail_r[i].q.val();
+                self.sel_enable.next = self.enable[i].val();
+            }
+        }
+        // One slot always stays empty so that a full ring differs from an empty one.
+        self.free_slots.next = self.sel_mask.val()
+            - ((self.sel_tail.val() - self.sel_head.val()) & self.sel_mask.val());
+
+        self.cur_writing.next = self.writing.q.val();
+        if self.sop.val() {
+            self.cur_writing.next = self.hdr_known.val()
+                & !self.hdr_too_big.val()
+                & self.sel_enable.val()
+                & (self.cur_beats.val() <= self.free_slots.val());
+        }
+
+        // Where this beat goes: the slot `beat` places after the tail.
+        self.in_ring.next = self.beat.q.val() < self.cur_beats.val();
+        if self.sop.val() {
+            self.in_ring.next = true;
+        }
+        self.slot.next = (self.sel_tail.val() + self.beat.q.val()) & self.sel_mask.val();
+        if self.sop.val() {
+            self.slot.next = self.sel_tail.val();
+        }
+        self.slot64.i.next = self.slot.val();
+        self.m_dma.data.next.addr = self.sel_base.val() + (self.slot64.o.val() << 6);
+        self.m_dma.data.next.data = self.beat_data.val();
+        self.m_dma.data.next.strb = self.beat_keep.val();
+        self.m_dma.valid.next = self.s_eth.valid.val() & self.cur_writing.val() & self.in_ring.val();
+        self.s_eth.ready.next = true;
+        if self.cur_writing.val() & self.in_ring.val() {
+            self.s_eth.ready.next = self.m_dma.ready.val();
+        }
+        self.accept.next = self.s_eth.valid.val() & self.s_eth.ready.val();
+
+        // Does the frame end as its header said? Count the bytes of the last beat
+        // (keep is contiguous from byte 0).
+        self.keep_bytes.next = self.zero16.val();
+        for k in 0..64 {
+            if self.beat_keep.val().get_bit(k) {
+                self.keep_bytes.next = self.byte_count[k].val();
+            }
+        }
+        self.last_bytes.next = ((self.cur_len.val() - self.one16.val()) & self.beat_low.val()) + self.one16.val();
+        self.wire_ok.next = (self.beat.q.val() + self.one16.val() == self.cur_beats.val())
+            & !self.overrun.q.val()
+            & ((self.keep_bytes.val() == self.last_bytes.val())
+                | ((self.cur_len.val() < self.min_frame.val()) & (self.keep_bytes.val() == self.min_frame.val())));
+        if self.sop.val() {
+            self.wire_ok.next = (self.cur_beats.val() == self.one16.val())
+                & ((self.keep_bytes.val() == self.last_bytes.val())
+                    | ((self.cur_len.val() < self.min_frame.val()) & (self.keep_bytes.val() == self.min_frame.val())));
+        }
+
+        // Events.
+        self.ev_pipe.next = self.cur_pipe.val();
+        self.ev_frame.next = false;
+        self.ev_frame_bytes.next = self.cur_len.val();
+        self.ev_drop_ring_full.next = false;
+        self.ev_drop_malformed.next = false;
+        self.ev_drop_pipe_off.next = false;
+
+        if self.accept.val() {
+            if self.sop.val() {
+                self.in_frame.d.next = true;
+                self.pipe.d.next = self.cur_pipe.val();
+                self.frame_len.d.next = self.cur_len.val();
+                self.frame_beats.d.next = self.cur_beats.val();
+                self.writing.d.next = self.cur_writing.val();
+                self.overrun.d.next = false;
+                self.beat.d.next = self.one16.val();
+                // A frame refused at its first beat is counted once, here.
+                if !self.hdr_known.val() | self.hdr_too_big.val() {
+                    self.ev_drop_malformed.next = true;
+                } else if !self.sel_enable.val() {
+                    self.ev_drop_pipe_off.next = true;
+                } else if !self.cur_writing.val() {
+                    self.ev_drop_ring_full.next = true;
+                }
+            } else {
+                self.beat.d.next = self.beat.q.val() + self.one16.val();
+                if !self.in_ring.val() {
+                    self.overrun.d.next = true;
+                }
+            }
+            if self.beat_last.val() {
+                self.in_frame.d.next = false;
+                if self.cur_writing.val() {
+                    if self.wire_ok.val() {
+                        self.ev_frame.next = true;
+                        for i in 0..PIPES {
+                            if self.cur_pipe.val().index() == i {
+                                self.tail_r[i].d.next =
+                                    (self.sel_tail.val() + self.cur_beats.val()) & self.sel_mask.val();
+                            }
+                        }
+                    } else {
+                        self.ev_drop_malformed.next = true;
+                    }
+                }
+            }
+        }
+        // Disabling a pipe mid-frame abandons the frame; its tail stays 0.
+        for i in 0..PIPES {
+            if !self.enable[i].val() {
+                self.tail_r[i].d.next = self.zero16.val();
+            }
+        }
+    }
+}

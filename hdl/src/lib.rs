@@ -1,0 +1,13 @@
+//! Pendulum NIC hardware, written with rust-hdl.
+//!
+//! One module per block, laid out as the block diagram in `DESIGN.md`:
+//! `stream` (shared valid/ready pieces), `mmio` (registers), `enso` (the
+//! streaming DMA engine), and `nic` (the top that wires them).
+
+pub mod enso;
+pub mod mmio;
+pub mod nic;
+pub mod stream;
+pub mod types;
+
+pub use nic::PendulumNic;

@@ -1,0 +1,5 @@
+//! MMIO: the register file behind the BAR.
+
+mod regs;
+
+pub use regs::{RegFile, RxEvents};

@@ -1,0 +1,572 @@
+use crate::stream::{Concat, StreamSink, StreamSource, ZeroExtend};
+use crate::types::MmioWrite;
+use pendulum_layout::params::{MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS};
+use pendulum_layout::{global, pipe, Counter, Reg, RegError};
+use rust_hdl::prelude::*;
+
+const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
+const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
+const COUNTERS: usize = Counter::ALL.len();
+/// Registers on the global page that hold constants (identity and capabilities).
+const CONST_REGS: usize = 8;
+
+/// Events the RX datapath reports for counting, one frame at a time.
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct RxEvents {
+    /// The pipe the other fields are about.
+    pub pipe: Signal<In, Bits<PIPE_BITS>>,
+    /// A frame was written to the pipe's ring; its length is `frame_bytes`.
+    pub frame: Signal<In, Bit>,
+    pub frame_bytes: Signal<In, Bits<16>>,
+    pub drop_ring_full: Signal<In, Bit>,
+    pub drop_malformed: Signal<In, Bit>,
+    pub drop_pipe_off: Signal<In, Bit>,
+    /// A notification was written (for any pipe).
+    pub notification: Signal<In, Bit>,
+}
+
+/// The MMIO register file: the global page and one page per pipe, as
+/// `pendulum_layout::regs` defines them. Holds the pipes' configuration and
+/// head, and every counter. A write that `RegError` forbids changes nothing
+/// and is counted in REG_ERRORS with its cause in LAST_REG_ERROR.
+/// Writes take effect in 1 cycle; a read answers 1 cycle after it is accepted;
+/// 1 write and 1 read per cycle.
+#[derive(LogicBlock)]
+pub struct RegFile {
+    pub clock: Signal<In, Clock>,
+    /// Register writes (always ready).
+    pub s_wr: StreamSink<MmioWrite>,
+    /// Register reads: the byte address.
+    pub s_rd: StreamSink<Bits<MMIO_ADDR_BITS>>,
+    /// Read data, in request order. Unknown addresses read as all ones.
+    pub m_rsp: StreamSource<Bits<32>>,
+    /// Per-pipe configuration for the datapath.
+    pub ring_base: [Signal<Out, Bits<64>>; PIPES],
+    /// Ring size in slots minus one.
+    pub ring_mask: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    pub notif_base: [Signal<Out, Bits<64>>; PIPES],
+    pub enable: [Signal<Out, Bit>; PIPES],
+    pub head: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    /// One-cycle pulse: software moved this pipe's head (re-arms its notification).
+    pub head_written: [Signal<Out, Bit>; PIPES],
+    pub per_packet_notif: Signal<Out, Bit>,
+    /// The datapath's tail per pipe (read by software, bounds the head).
+    pub tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub events: RxEvents,
+
+    // Address decode.
+    wr_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
+    wr_data: Signal<Local, Bits<32>>,
+    ring_slots: Signal<Local, Bits<SLOT_BITS>>,
+    rd_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
+    wr_page: Signal<Local, Bits<PAGE_BITS>>,
+    wr_off: Signal<Local, Bits<OFF_BITS>>,
+    wr_data16: Signal<Local, Bits<SLOT_BITS>>,
+    wr_addr32: ZeroExtend<MMIO_ADDR_BITS, 32>,
+    rd_page: Signal<Local, Bits<PAGE_BITS>>,
+    rd_off: Signal<Local, Bits<OFF_BITS>>,
+    err: Signal<Local, Bit>,
+    err_cause: Signal<Local, Bits<32>>,
+    page_hit: Signal<Local, Bit>,
+    head_ok: [Signal<Local, Bit>; PIPES],
+    rd_data: Signal<Local, Bits<32>>,
+    frame_bytes64: ZeroExtend<16, 64>,
+    ring_base_cat: [Concat<32, 32, 64>; PIPES],
+    notif_base_cat: [Concat<32, 32, 64>; PIPES],
+    head32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
+    tail32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
+
+    // State.
+    ring_base_lo: [DFF<Bits<32>>; PIPES],
+    ring_base_hi: [DFF<Bits<32>>; PIPES],
+    ring_bytes: [DFF<Bits<32>>; PIPES],
+    ring_mask_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    notif_lo: [DFF<Bits<32>>; PIPES],
+    notif_hi: [DFF<Bits<32>>; PIPES],
+    enable_r: [DFF<Bit>; PIPES],
+    head_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    pipe_frames: [DFF<Bits<32>>; PIPES],
+    pipe_drops: [DFF<Bits<32>>; PIPES],
+    ctrl: DFF<Bits<32>>,
+    scratch: DFF<Bits<32>>,
+    reg_errors: DFF<Bits<32>>,
+    last_err: DFF<Bits<32>>,
+    counters: [DFF<Bits<64>>; COUNTERS],
+    // Reading a counter's LO half latches its HI half here.
+    hi_latch: DFF<Bits<32>>,
+    rsp_valid: DFF<Bit>,
+    rsp_data: DFF<Bits<32>>,
+
+    // Constants from pendulum-layout.
+    pipe_page: [Constant<Bits<PAGE_BITS>>; PIPES],
+    pipe_id: [Constant<Bits<32>>; PIPES],
+    const_off: [Constant<Bits<OFF_BITS>>; CONST_REGS],
+    const_val: [Constant<Bits<32>>; CONST_REGS],
+    cnt_lo_off: [Constant<Bits<OFF_BITS>>; COUNTERS],
+    cnt_hi_off: [Constant<Bits<OFF_BITS>>; COUNTERS],
+    g_ctrl: Constant<Bits<OFF_BITS>>,
+    g_scratch: Constant<Bits<OFF_BITS>>,
+    g_reg_errors: Constant<Bits<OFF_BITS>>,
+    g_last_err: Constant<Bits<OFF_BITS>>,
+    // Any aligned offset below this on the global page, or in the counter
+    // window, is a register (read-only unless named above).
+    g_plain_end: Constant<Bits<OFF_BITS>>,
+    g_cnt_start: Constant<Bits<OFF_BITS>>,
+    g_cnt_end: Constant<Bits<OFF_BITS>>,
+    p_pipe_id: Constant<Bits<OFF_BITS>>,
+    p_base_lo: Constant<Bits<OFF_BITS>>,
+    p_base_hi: Constant<Bits<OFF_BITS>>,
+    p_ring_bytes: Constant<Bits<OFF_BITS>>,
+    p_notif_lo: Constant<Bits<OFF_BITS>>,
+    p_notif_hi: Constant<Bits<OFF_BITS>>,
+    p_ctrl: Constant<Bits<OFF_BITS>>,
+    p_head: Constant<Bits<OFF_BITS>>,
+    p_tail: Constant<Bits<OFF_BITS>>,
+    p_frames: Constant<Bits<OFF_BITS>>,
+    p_drops: Constant<Bits<OFF_BITS>>,
+    ring_min: Constant<Bits<32>>,
+    ring_max: Constant<Bits<32>>,
+    ring_align_mask: Constant<Bits<32>>,
+    notif_align_mask: Constant<Bits<32>>,
+    cause_unknown: Constant<Bits<32>>,
+    cause_read_only: Constant<Bits<32>>,
+    cause_ring_size: Constant<Bits<32>>,
+    cause_misaligned: Constant<Bits<32>>,
+    cause_head: Constant<Bits<32>>,
+    cause_enabled: Constant<Bits<32>>,
+    all_ones: Constant<Bits<32>>,
+    zero16: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+    zero32: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
+    one64: Constant<Bits<64>>,
+    zero_off2: Constant<Bits<2>>,
+    page0: Constant<Bits<PAGE_BITS>>,
+    off_bits: Constant<Bits<5>>,
+}
+
+fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
+    Constant::new((r.offset as u64).into())
+}
+fn c32(v: u32) -> Constant<Bits<32>> {
+    Constant::new((v as u64).into())
+}
+fn cause(e: RegError) -> Constant<Bits<32>> {
+    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
+}
+
+impl RegFile {
+    /// `cap_*` describe the blocks this NIC has, for the capability registers.
+    pub fn new(cap_link_channels: u32, cap_atomic_bytes: u32) -> Self {
+        use pendulum_layout::params::*;
+        let consts: [(Reg, u32); CONST_REGS] = [
+            (global::IDENTITY, pendulum_layout::IDENTITY),
+            (global::VERSION, pendulum_layout::VERSION),
+            (global::NEXT, 0),
+            (global::CAP_PIPES, PIPES as u32),
+            // One notification buffer per pipe in this build.
+            (global::CAP_NOTIF_BUFS, PIPES as u32),
+            (global::CAP_LINK_CHANNELS, cap_link_channels),
+            (global::CAP_ATOMIC_BYTES, cap_atomic_bytes),
+            (global::CAP_MAX_FRAME, MAX_FRAME_BYTES),
+        ];
+        let plain_end = global::ALL.iter().map(|r| r.offset).max().unwrap() + 4;
+        let cnt_start = global::COUNTERS.iter().map(|r| r.offset).min().unwrap();
+        let cnt_end = global::COUNTERS.iter().map(|r| r.offset).max().unwrap() + 8;
+        Self {
+            clock: Default::default(),
+            s_wr: Default::default(),
+            s_rd: Default::default(),
+            m_rsp: Default::default(),
+            ring_base: Default::default(),
+            ring_mask: Default::default(),
+            notif_base: Default::default(),
+            enable: Default::default(),
+            head: Default::default(),
+            head_written: Default::default(),
+            per_packet_notif: Default::default(),
+            tail: Default::default(),
+            events: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            ring_slots: Default::default(),
+            rd_addr: Default::default(),
+            wr_page: Default::default(),
+            wr_off: Default::default(),
+            wr_data16: Default::default(),
+            wr_addr32: Default::default(),
+            rd_page: Default::default(),
+            rd_off: Default::default(),
+            err: Default::default(),
+            err_cause: Default::default(),
+            page_hit: Default::default(),
+            head_ok: Default::default(),
+            rd_data: Default::default(),
+            frame_bytes64: Default::default(),
+            ring_base_cat: Default::default(),
+            notif_base_cat: Default::default(),
+            head32: Default::default(),
+            tail32: Default::default(),
+            ring_base_lo: Default::default(),
+            ring_base_hi: Default::default(),
+            ring_bytes: Default::default(),
+            ring_mask_r: Default::default(),
+            notif_lo: Default::default(),
+            notif_hi: Default::default(),
+            enable_r: Default::default(),
+            head_r: Default::default(),
+            pipe_frames: Default::default(),
+            pipe_drops: Default::default(),
+            ctrl: Default::default(),
+            scratch: Default::default(),
+            reg_errors: Default::default(),
+            last_err: Default::default(),
+            counters: Default::default(),
+            hi_latch: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_data: Default::default(),
+            pipe_page: std::array::from_fn(|p| {
+                Constant::new(((pendulum_layout::pipe_page(p) >> OFF_BITS) as u64).into())
+            }),
+            pipe_id: std::array::from_fn(|p| c32(p as u32)),
+            const_off: std::array::from_fn(|k| off(consts[k].0)),
+            const_val: std::array::from_fn(|k| c32(consts[k].1)),
+            cnt_lo_off: std::array::from_fn(|k| off(global::COUNTERS[k])),
+            cnt_hi_off: std::array::from_fn(|k| {
+                Constant::new(((global::COUNTERS[k].offset + 4) as u64).into())
+            }),
+            g_ctrl: off(global::CTRL),
+            g_scratch: off(global::SCRATCH),
+            g_reg_errors: off(global::REG_ERRORS),
+            g_last_err: off(global::LAST_REG_ERROR),
+            g_plain_end: Constant::new((plain_end as u64).into()),
+            g_cnt_start: Constant::new((cnt_start as u64).into()),
+            g_cnt_end: Constant::new((cnt_end as u64).into()),
+            p_pipe_id: off(pipe::PIPE_ID),
+            p_base_lo: off(pipe::RING_BASE_LO),
+            p_base_hi: off(pipe::RING_BASE_HI),
+            p_ring_bytes: off(pipe::RING_BYTES),
+            p_notif_lo: off(pipe::NOTIF_BASE_LO),
+            p_notif_hi: off(pipe::NOTIF_BASE_HI),
+            p_ctrl: off(pipe::CTRL),
+            p_head: off(pipe::HEAD),
+            p_tail: off(pipe::TAIL),
+            p_frames: off(pipe::RX_FRAMES),
+            p_drops: off(pipe::DROP_RING_FULL),
+            ring_min: c32(RING_MIN_BYTES),
+            ring_max: c32(RING_MAX_BYTES),
+            ring_align_mask: c32(pipe::RING_ALIGN as u32 - 1),
+            notif_align_mask: c32(pipe::NOTIF_ALIGN as u32 - 1),
+            cause_unknown: cause(RegError::UnknownAddress),
+            cause_read_only: cause(RegError::ReadOnly),
+            cause_ring_size: cause(RegError::BadRingSize),
+            cause_misaligned: cause(RegError::Misaligned),
+            cause_head: cause(RegError::HeadBeyondTail),
+            cause_enabled: cause(RegError::PipeEnabled),
+            all_ones: c32(u32::MAX),
+            zero16: Constant::new(0u64.into()),
+            one16: Constant::new(1u64.into()),
+            zero32: c32(0),
+            one32: c32(1),
+            one64: Constant::new(1u64.into()),
+            zero_off2: Constant::new(0u64.into()),
+            page0: Constant::new(0u64.into()),
+            off_bits: Constant::new((OFF_BITS as u64).into()),
+        }
+    }
+}
+
+impl Logic for RegFile {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Clocks and hold-by-default for every register.
+        for i in 0..PIPES {
+            self.ring_base_lo[i].clock.next = self.clock.val();
+            self.ring_base_hi[i].clock.next = self.clock.val();
+            self.ring_bytes[i].clock.next = self.clock.val();
+            self.ring_mask_r[i].clock.next = self.clock.val();
+            self.notif_lo[i].clock.next = self.clock.val();
+            self.notif_hi[i].clock.next = self.clock.val();
+            self.enable_r[i].clock.next = self.clock.val();
+            self.head_r[i].clock.next = self.clock.val();
+            self.pipe_frames[i].clock.next = self.clock.val();
+            self.pipe_drops[i].clock.next = self.clock.val();
+            self.ring_base_lo[i].d.next = self.ring_base_lo[i].q.val();
+            self.ring_base_hi[i].d.next = self.ring_base_hi[i].q.val();
+            self.ring_bytes[i].d.next = self.ring_bytes[i].q.val();
+            self.ring_mask_r[i].d.next = self.ring_mask_r[i].q.val();
+            self.notif_lo[i].d.next = self.notif_lo[i].q.val();
+            self.notif_hi[i].d.next = self.notif_hi[i].q.val();
+            self.enable_r[i].d.next = self.enable_r[i].q.val();
+            self.head_r[i].d.next = self.head_r[i].q.val();
+            self.pipe_frames[i].d.next = self.pipe_frames[i].q.val();
+            self.pipe_drops[i].d.next = self.pipe_drops[i].q.val();
+        }
+        for k in 0..COUNTERS {
+            self.counters[k].clock.next = self.clock.val();
+            self.counters[k].d.next = self.counters[k].q.val();
+        }
+        dff_setup!(self, clock, ctrl, scratch, reg_errors, last_err, hi_latch, rsp_valid, rsp_data);
+
+        // Outputs to the datapath.
+        for i in 0..PIPES {
+            self.ring_base_cat[i].hi.next = self.ring_base_hi[i].q.val();
+            self.ring_base_cat[i].lo.next = self.ring_base_lo[i].q.val();
+            self.ring_base[i].next = self.ring_base_cat[i].o.val();
+            self.notif_base_cat[i].hi.next = self.notif_hi[i].q.val();
+            self.notif_base_cat[i].lo.next = self.notif_lo[i].q.val();
+            self.notif_base[i].next = self.notif_base_cat[i].o.val();
+            self.head32[i].i.next = self.head_r[i].q.val();
+            self.tail32[i].i.next = self.tail[i].val();
+            self.ring_mask[i].next = self.ring_mask_r[i].q.val();
+            self.enable[i].next = self.enable_r[i].q.val();
+            self.head[i].next = self.head_r[i].q.val();
+            self.head_written[i].next = false;
+        }
+        self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
+
+        // ---- Writes ----
+        self.s_wr.ready.next = true;
+        self.wr_addr.next = self.s_wr.data.val().addr;
+        self.wr_data.next = self.s_wr.data.val().data;
+        self.wr_page.next = self.wr_addr.val().get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.wr_off.next = self.wr_addr.val().get_bits::<OFF_BITS>(0);
+        self.wr_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
+        self.wr_addr32.i.next = self.wr_addr.val();
+        self.ring_slots.next = self.wr_data.val().get_bits::<SLOT_BITS>(6);
+        self.err.next = false;
+        self.err_cause.next = self.zero32.val();
+        self.page_hit.next = false;
+        for i in 0..PIPES {
+            // The new head must lie in the ring and between the old head and the tail.
+            self.head_ok[i].next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
+                & ((self.wr_data16.val() & !self.ring_mask_r[i].q.val()) == self.zero16.val())
+                & (((self.wr_data16.val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val())
+                    <= ((self.tail[i].val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val()));
+        }
+        if self.s_wr.valid.val() {
+            if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
+                self.err.next = true;
+                self.err_cause.next = self.cause_unknown.val();
+            } else if self.wr_page.val() == self.page0.val() {
+                if self.wr_off.val() == self.g_ctrl.val() {
+                    self.ctrl.d.next = self.wr_data.val();
+                } else if self.wr_off.val() == self.g_scratch.val() {
+                    self.scratch.d.next = self.wr_data.val();
+                } else if (self.wr_off.val() < self.g_plain_end.val())
+                    | ((self.wr_off.val() >= self.g_cnt_start.val())
+                        & (self.wr_off.val() < self.g_cnt_end.val()))
+                {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_read_only.val();
+                } else {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_unknown.val();
+                }
+            } else {
+                for i in 0..PIPES {
+                    if self.wr_page.val() == self.pipe_page[i].val() {
+                        self.page_hit.next = true;
+                        if (self.wr_off.val() == self.p_base_lo.val())
+                            | (self.wr_off.val() == self.p_base_hi.val())
+                            | (self.wr_off.val() == self.p_ring_bytes.val())
+                            | (self.wr_off.val() == self.p_notif_lo.val())
+                            | (self.wr_off.val() == self.p_notif_hi.val())
+                        {
+                            if self.enable_r[i].q.val() {
+                                self.err.next = true;
+                                self.err_cause.next = self.cause_enabled.val();
+                            } else if self.wr_off.val() == self.p_base_lo.val() {
+                                if (self.wr_data.val() & self.ring_align_mask.val()) != self.zero32.val() {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_misaligned.val();
+                                } else {
+                                    self.ring_base_lo[i].d.next = self.wr_data.val();
+                                }
+                            } else if self.wr_off.val() == self.p_base_hi.val() {
+                                self.ring_base_hi[i].d.next = self.wr_data.val();
+                            } else if self.wr_off.val() == self.p_ring_bytes.val() {
+                                if ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
+                                    != self.zero32.val())
+                                    | (self.wr_data.val() < self.ring_min.val())
+                                    | (self.wr_data.val() > self.ring_max.val())
+                                {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_ring_size.val();
+                                } else {
+                                    self.ring_bytes[i].d.next = self.wr_data.val();
+                                    // Slots minus one: (bytes - 64) / 64.
+                                    self.ring_mask_r[i].d.next = self.ring_slots.val() - self.one16.val();
+                                }
+                            } else if self.wr_off.val() == self.p_notif_lo.val() {
+                                if (self.wr_data.val() & self.notif_align_mask.val()) != self.zero32.val() {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_misaligned.val();
+                                } else {
+                                    self.notif_lo[i].d.next = self.wr_data.val();
+                                }
+                            } else {
+                                self.notif_hi[i].d.next = self.wr_data.val();
+                            }
+                        } else if self.wr_off.val() == self.p_ctrl.val() {
+                            if self.wr_data.val().get_bit(0) & (self.ring_bytes[i].q.val() == self.zero32.val()) {
+                                // A pipe cannot be enabled before it has a ring.
+                                self.err.next = true;
+                                self.err_cause.next = self.cause_ring_size.val();
+                            } else {
+                                self.enable_r[i].d.next = self.wr_data.val().get_bit(0);
+                                if self.wr_data.val().get_bit(0) & !self.enable_r[i].q.val() {
+                                    self.head_r[i].d.next = self.zero16.val();
+                                }
+                            }
+                        } else if self.wr_off.val() == self.p_head.val() {
+                            if self.head_ok[i].val() {
+                                self.head_r[i].d.next = self.wr_data16.val();
+                                self.head_written[i].next = true;
+                            } else {
+                                self.err.next = true;
+                                self.err_cause.next = self.cause_head.val();
+                            }
+                        } else if (self.wr_off.val() == self.p_pipe_id.val())
+                            | (self.wr_off.val() == self.p_tail.val())
+                            | (self.wr_off.val() == self.p_frames.val())
+                            | (self.wr_off.val() == self.p_drops.val())
+                        {
+                            self.err.next = true;
+                            self.err_cause.next = self.cause_read_only.val();
+                        } else {
+                            self.err.next = true;
+                            self.err_cause.next = self.cause_unknown.val();
+                        }
+                    }
+                }
+                if !self.page_hit.val() {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_unknown.val();
+                }
+            }
+        }
+        if self.err.val() {
+            self.reg_errors.d.next = self.reg_errors.q.val() + self.one32.val();
+            self.last_err.d.next = self.err_cause.val() | self.wr_addr32.o.val();
+        }
+
+        // ---- Counters ----
+        self.frame_bytes64.i.next = self.events.frame_bytes.val();
+        if self.events.frame.val() {
+            self.counters[0].d.next = self.counters[0].q.val() + self.one64.val();
+            self.counters[1].d.next = self.counters[1].q.val() + self.frame_bytes64.o.val();
+        }
+        if self.events.drop_ring_full.val() {
+            self.counters[2].d.next = self.counters[2].q.val() + self.one64.val();
+        }
+        if self.events.drop_malformed.val() {
+            self.counters[3].d.next = self.counters[3].q.val() + self.one64.val();
+        }
+        if self.events.drop_pipe_off.val() {
+            self.counters[4].d.next = self.counters[4].q.val() + self.one64.val();
+        }
+        if self.events.notification.val() {
+            self.counters[5].d.next = self.counters[5].q.val() + self.one64.val();
+        }
+        for i in 0..PIPES {
+            if self.events.pipe.val().index() == i {
+                if self.events.frame.val() {
+                    self.pipe_frames[i].d.next = self.pipe_frames[i].q.val() + self.one32.val();
+                }
+                if self.events.drop_ring_full.val() {
+                    self.pipe_drops[i].d.next = self.pipe_drops[i].q.val() + self.one32.val();
+                }
+            }
+        }
+
+        // ---- Reads ----
+        self.rd_addr.next = self.s_rd.data.val();
+        self.rd_page.next = self.rd_addr.val().get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.rd_off.next = self.rd_addr.val().get_bits::<OFF_BITS>(0);
+        self.rd_data.next = self.all_ones.val();
+        if self.rd_page.val() == self.page0.val() {
+            for k in 0..CONST_REGS {
+                if self.rd_off.val() == self.const_off[k].val() {
+                    self.rd_data.next = self.const_val[k].val();
+                }
+            }
+            if self.rd_off.val() == self.g_ctrl.val() {
+                self.rd_data.next = self.ctrl.q.val();
+            }
+            if self.rd_off.val() == self.g_scratch.val() {
+                self.rd_data.next = self.scratch.q.val();
+            }
+            if self.rd_off.val() == self.g_reg_errors.val() {
+                self.rd_data.next = self.reg_errors.q.val();
+            }
+            if self.rd_off.val() == self.g_last_err.val() {
+                self.rd_data.next = self.last_err.q.val();
+            }
+            for k in 0..COUNTERS {
+                if self.rd_off.val() == self.cnt_lo_off[k].val() {
+                    self.rd_data.next = self.counters[k].q.val().get_bits::<32>(0);
+                }
+                if self.rd_off.val() == self.cnt_hi_off[k].val() {
+                    self.rd_data.next = self.hi_latch.q.val();
+                }
+            }
+        }
+        for i in 0..PIPES {
+            if self.rd_page.val() == self.pipe_page[i].val() {
+                if self.rd_off.val() == self.p_pipe_id.val() {
+                    self.rd_data.next = self.pipe_id[i].val();
+                }
+                if self.rd_off.val() == self.p_base_lo.val() {
+                    self.rd_data.next = self.ring_base_lo[i].q.val();
+                }
+                if self.rd_off.val() == self.p_base_hi.val() {
+                    self.rd_data.next = self.ring_base_hi[i].q.val();
+                }
+                if self.rd_off.val() == self.p_ring_bytes.val() {
+                    self.rd_data.next = self.ring_bytes[i].q.val();
+                }
+                if self.rd_off.val() == self.p_notif_lo.val() {
+                    self.rd_data.next = self.notif_lo[i].q.val();
+                }
+                if self.rd_off.val() == self.p_notif_hi.val() {
+                    self.rd_data.next = self.notif_hi[i].q.val();
+                }
+                if self.rd_off.val() == self.p_ctrl.val() {
+                    self.rd_data.next = self.zero32.val();
+                    if self.enable_r[i].q.val() {
+                        self.rd_data.next = self.one32.val();
+                    }
+                }
+                if self.rd_off.val() == self.p_head.val() {
+                    self.rd_data.next = self.head32[i].o.val();
+                }
+                if self.rd_off.val() == self.p_tail.val() {
+                    self.rd_data.next = self.tail32[i].o.val();
+                }
+                if self.rd_off.val() == self.p_frames.val() {
+                    self.rd_data.next = self.pipe_frames[i].q.val();
+                }
+                if self.rd_off.val() == self.p_drops.val() {
+                    self.rd_data.next = self.pipe_drops[i].q.val();
+                }
+            }
+        }
+        // One response register: accept a read when it is empty or draining.
+        self.s_rd.ready.next = !self.rsp_valid.q.val() | self.m_rsp.ready.val();
+        self.m_rsp.valid.next = self.rsp_valid.q.val();
+        self.m_rsp.data.next = self.rsp_data.q.val();
+        if self.m_rsp.ready.val() {
+            self.rsp_valid.d.next = false;
+        }
+        if self.s_rd.valid.val() & (!self.rsp_valid.q.val() | self.m_rsp.ready.val()) {
+            self.rsp_valid.d.next = true;
+            self.rsp_data.d.next = self.rd_data.val();
+            for k in 0..COUNTERS {
+                if (self.rd_page.val() == self.page0.val()) & (self.rd_off.val() == self.cnt_lo_off[k].val()) {
+                    self.hi_latch.d.next = self.counters[k].q.val().get_bits::<32>(32);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+use crate::enso::{NotifWriter, RxEngine};
+use crate::mmio::RegFile;
+use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
+use crate::types::{DmaWrite, EthBeat};
+use pendulum_layout::params::{ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES};
+use rust_hdl::prelude::*;
+
+/// The Pendulum NIC core: what a board top instantiates.
+///
+/// Ports are flat and AXI-Stream named, so a board adapter can wire a vendor
+/// MAC and PCIe block to them directly:
+/// - `eth_rx_*`: 512-bit frames from the MAC (tdata/tkeep/tlast/tvalid/tready);
+/// - `dma_wr_*`: posted writes into host memory (64-bit bus address, 64 bytes, byte enables);
+/// - `mmio_wr_*`, `mmio_rd_*`, `mmio_rsp_*`: 32-bit BAR register writes, reads and read data.
+///
+/// Inside: Ethernet FIFO → RX engine ─┐
+///                    notification writer ─┴→ round-robin → skid → DMA write port;
+/// MMIO → register file, which holds every pipe's configuration and the counters.
+#[derive(LogicBlock)]
+pub struct PendulumNic {
+    pub clock: Signal<In, Clock>,
+
+    pub eth_rx_tdata: Signal<In, Bits<512>>,
+    pub eth_rx_tkeep: Signal<In, Bits<64>>,
+    pub eth_rx_tlast: Signal<In, Bit>,
+    pub eth_rx_tvalid: Signal<In, Bit>,
+    pub eth_rx_tready: Signal<Out, Bit>,
+
+    pub dma_wr_addr: Signal<Out, Bits<64>>,
+    pub dma_wr_data: Signal<Out, Bits<512>>,
+    pub dma_wr_strb: Signal<Out, Bits<64>>,
+    pub dma_wr_valid: Signal<Out, Bit>,
+    pub dma_wr_ready: Signal<In, Bit>,
+
+    pub mmio_wr_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
+    pub mmio_wr_data: Signal<In, Bits<32>>,
+    pub mmio_wr_valid: Signal<In, Bit>,
+    pub mmio_wr_ready: Signal<Out, Bit>,
+    pub mmio_rd_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
+    pub mmio_rd_valid: Signal<In, Bit>,
+    pub mmio_rd_ready: Signal<Out, Bit>,
+    pub mmio_rsp_data: Signal<Out, Bits<32>>,
+    pub mmio_rsp_valid: Signal<Out, Bit>,
+    pub mmio_rsp_ready: Signal<In, Bit>,
+
+    eth_fifo: StreamFifo<EthBeat, ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
+    rx: RxEngine,
+    notif: NotifWriter,
+    dma_arb: RoundRobinArbiter<DmaWrite, 1, 2>,
+    dma_skid: SkidBuffer<DmaWrite>,
+    regs: RegFile,
+}
+
+impl PendulumNic {
+    pub fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            eth_rx_tdata: Default::default(),
+            eth_rx_tkeep: Default::default(),
+            eth_rx_tlast: Default::default(),
+            eth_rx_tvalid: Default::default(),
+            eth_rx_tready: Default::default(),
+            dma_wr_addr: Default::default(),
+            dma_wr_data: Default::default(),
+            dma_wr_strb: Default::default(),
+            dma_wr_valid: Default::default(),
+            dma_wr_ready: Default::default(),
+            mmio_wr_addr: Default::default(),
+            mmio_wr_data: Default::default(),
+            mmio_wr_valid: Default::default(),
+            mmio_wr_ready: Default::default(),
+            mmio_rd_addr: Default::default(),
+            mmio_rd_valid: Default::default(),
+            mmio_rd_ready: Default::default(),
+            mmio_rsp_data: Default::default(),
+            mmio_rsp_valid: Default::default(),
+            mmio_rsp_ready: Default::default(),
+            eth_fifo: StreamFifo::new(),
+            rx: RxEngine::new(),
+            notif: NotifWriter::new(),
+            dma_arb: RoundRobinArbiter::new(),
+            dma_skid: SkidBuffer::default(),
+            // No ACP link and no atomic unit in this build yet.
+            regs: RegFile::new(0, 0),
+        }
+    }
+}
+
+impl Default for PendulumNic {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for PendulumNic {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.eth_fifo.clock.next = self.clock.val();
+        self.rx.clock.next = self.clock.val();
+        self.notif.clock.next = self.clock.val();
+        self.dma_arb.clock.next = self.clock.val();
+        self.dma_skid.clock.next = self.clock.val();
+        self.regs.clock.next = self.clock.val();
+
+        // Ethernet in → FIFO → RX engine.
+        self.eth_fifo.s.data.next.data = self.eth_rx_tdata.val();
+        self.eth_fifo.s.data.next.keep = self.eth_rx_tkeep.val();
+        self.eth_fifo.s.data.next.last = self.eth_rx_tlast.val();
+        self.eth_fifo.s.valid.next = self.eth_rx_tvalid.val();
+        self.eth_rx_tready.next = self.eth_fifo.s.ready.val();
+        self.rx.s_eth.data.next = self.eth_fifo.m.data.val();
+        self.rx.s_eth.valid.next = self.eth_fifo.m.valid.val();
+        self.eth_fifo.m.ready.next = self.rx.s_eth.ready.val();
+
+        // Ring writes and notifications share the DMA write port.
+        self.dma_arb.s[0].data.next = self.rx.m_dma.data.val();
+        self.dma_arb.s[0].valid.next = self.rx.m_dma.valid.val();
+        self.rx.m_dma.ready.next = self.dma_arb.s[0].ready.val();
+        self.dma_arb.s[1].data.next = self.notif.m_dma.data.val();
+        self.dma_arb.s[1].valid.next = self.notif.m_dma.valid.val();
+        self.notif.m_dma.ready.next = self.dma_arb.s[1].ready.val();
+        self.dma_skid.s.data.next = self.dma_arb.m.data.val();
+        self.dma_skid.s.valid.next = self.dma_arb.m.valid.val();
+        self.dma_arb.m.ready.next = self.dma_skid.s.ready.val();
+        self.dma_wr_addr.next = self.dma_skid.m.data.val().addr;
+        self.dma_wr_data.next = self.dma_skid.m.data.val().data;
+        self.dma_wr_strb.next = self.dma_skid.m.data.val().strb;
+        self.dma_wr_valid.next = self.dma_skid.m.valid.val();
+        self.dma_skid.m.ready.next = self.dma_wr_ready.val();
+
+        // MMIO.
+        self.regs.s_wr.data.next.addr = self.mmio_wr_addr.val();
+        self.regs.s_wr.data.next.data = self.mmio_wr_data.val();
+        self.regs.s_wr.valid.next = self.mmio_wr_valid.val();
+        self.mmio_wr_ready.next = self.regs.s_wr.ready.val();
+        self.regs.s_rd.data.next = self.mmio_rd_addr.val();
+        self.regs.s_rd.valid.next = self.mmio_rd_valid.val();
+        self.mmio_rd_ready.next = self.regs.s_rd.ready.val();
+        self.mmio_rsp_data.next = self.regs.m_rsp.data.val();
+        self.mmio_rsp_valid.next = self.regs.m_rsp.valid.val();
+        self.regs.m_rsp.ready.next = self.mmio_rsp_ready.val();
+
+        // Pipe configuration and state between the register file and the datapath.
+        for i in 0..PIPES {
+            self.rx.ring_base[i].next = self.regs.ring_base[i].val();
+            self.rx.ring_mask[i].next = self.regs.ring_mask[i].val();
+            self.rx.enable[i].next = self.regs.enable[i].val();
+            self.rx.head[i].next = self.regs.head[i].val();
+            self.regs.tail[i].next = self.rx.tail[i].val();
+            self.notif.tail[i].next = self.rx.tail[i].val();
+            self.notif.enable[i].next = self.regs.enable[i].val();
+            self.notif.notif_base[i].next = self.regs.notif_base[i].val();
+            self.notif.head_written[i].next = self.regs.head_written[i].val();
+        }
+        self.notif.per_packet.next = self.regs.per_packet_notif.val();
+        self.regs.events.pipe.next = self.rx.ev_pipe.val();
+        self.regs.events.frame.next = self.rx.ev_frame.val();
+        self.regs.events.frame_bytes.next = self.rx.ev_frame_bytes.val();
+        self.regs.events.drop_ring_full.next = self.rx.ev_drop_ring_full.val();
+        self.regs.events.drop_malformed.next = self.rx.ev_drop_malformed.val();
+        self.regs.events.drop_pipe_off.next = self.rx.ev_drop_pipe_off.val();
+        self.regs.events.notification.next = self.notif.ev_notification.val();
+    }
+}

@@ -1,0 +1,32 @@
+//! Stream pieces shared by every block: one valid/ready shape everywhere.
+//!
+//! A word moves when `valid && ready` on a rising clock edge; `valid` never
+//! waits on `ready`, and `data` holds while `valid && !ready`.
+
+mod arbiter;
+mod fifo;
+mod resize;
+mod skid;
+
+pub use arbiter::RoundRobinArbiter;
+pub use fifo::StreamFifo;
+pub use resize::{Concat, ZeroExtend};
+pub use skid::SkidBuffer;
+
+use rust_hdl::prelude::*;
+
+/// The consuming side of a stream (data and valid in, ready out).
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct StreamSink<T: Synth> {
+    pub data: Signal<In, T>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
+
+/// The producing side of a stream (data and valid out, ready in).
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct StreamSource<T: Synth> {
+    pub data: Signal<Out, T>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
