@@ -14,6 +14,9 @@ pub struct RoundRobinArbiter<T: Synth, const B: usize, const N: usize> {
     last: DFF<Bits<B>>,
     grant: Signal<Local, Bits<B>>,
     found: Signal<Local, Bit>,
+    // The input k-th in line. A signal of B bits, so the sum wraps: compared
+    // inline, Verilog would widen it to 32 bits first.
+    cand: [Signal<Local, Bits<B>>; N],
     offsets: [Constant<Bits<B>>; N],
 }
 
@@ -27,6 +30,7 @@ impl<T: Synth, const B: usize, const N: usize> RoundRobinArbiter<T, B, N> {
             last: Default::default(),
             grant: Default::default(),
             found: Default::default(),
+            cand: std::array::from_fn(|_| Default::default()),
             // offsets[k] = k + 1: input (last + k + 1) is the k-th in line.
             offsets: std::array::from_fn(|k| Constant::new(((k as u64 + 1) % N as u64).into())),
         }
@@ -46,13 +50,13 @@ impl<T: Synth, const B: usize, const N: usize> Logic for RoundRobinArbiter<T, B,
         self.found.next = false;
         self.grant.next = self.last.q.val();
         for k in 0..N {
+            self.cand[k].next = self.last.q.val() + self.offsets[k].val();
+        }
+        for k in 0..N {
             for i in 0..N {
-                if !self.found.val()
-                    & ((self.last.q.val() + self.offsets[k].val()).index() == i)
-                    & self.s[i].valid.val()
-                {
+                if !self.found.val() & (self.cand[k].val().index() == i) & self.s[i].valid.val() {
                     self.found.next = true;
-                    self.grant.next = self.last.q.val() + self.offsets[k].val();
+                    self.grant.next = self.cand[k].val();
                 }
             }
         }

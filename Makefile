@@ -1,0 +1,49 @@
+# Pendulum: the two commands are `make demo` and `make test`; each installs
+# what it needs (Verilator from Debian's packages) when it is missing.
+
+CARGO ?= cargo
+BOARD ?= sim
+RTL_DIR := build/rtl/$(BOARD)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all setup verilog lint demo test bench wave synth clean
+
+all: demo
+
+# Tools from Debian: Verilator (simulation and lint), zlib (FST waveforms), a C++ compiler.
+setup:
+	@if ! command -v verilator >/dev/null 2>&1 || ! [ -f /usr/include/zlib.h ] || ! command -v g++ >/dev/null 2>&1; then \
+		echo "setup: installing verilator, zlib1g-dev and g++ from Debian's packages"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq verilator zlib1g-dev g++ make >/dev/null; \
+	fi
+	@verilator --version
+
+verilog:
+	$(CARGO) run -q --release -p pendulum-rtl-gen --bin rtl-gen -- $(BOARD) --out $(RTL_DIR)
+
+lint: setup verilog
+	verilator --lint-only -Wall --top-module pendulum_nic $(RTL_DIR)/lint.vlt $(RTL_DIR)/pendulum_nic.v
+	@echo "lint: $(RTL_DIR)/pendulum_nic.v is clean under verilator -Wall"
+
+demo: setup verilog
+	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-demo
+
+test: setup lint
+	$(CARGO) test --workspace
+
+bench: setup verilog
+	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-bench
+
+# The demo with an FST waveform of the whole NIC (open with gtkwave).
+wave: setup verilog
+	@mkdir -p build/wave
+	PENDULUM_WAVE=build/wave/demo.fst $(CARGO) run -q --release -p pendulum-testbench --bin pendulum-demo
+	@echo "wave: build/wave/demo.fst"
+
+synth:
+	@echo "synth: open-source synthesis of the board targets comes with the board-targets issue"; exit 1
+
+clean:
+	rm -rf build
+	$(CARGO) clean

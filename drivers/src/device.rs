@@ -1,0 +1,168 @@
+use crate::pipe::RxPipe;
+use crate::{Card, Error, RegionKind, Result};
+use pendulum_layout::{self as layout, global, pipe, pipe_page, Counter, Reg, RegError};
+
+/// The card's global counters, read in one pass.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub rx_frames: u64,
+    pub rx_bytes: u64,
+    pub drop_ring_full: u64,
+    pub drop_malformed: u64,
+    pub drop_pipe_off: u64,
+    pub notifications: u64,
+    /// Register writes the card refused.
+    pub reg_errors: u32,
+}
+
+impl Counters {
+    /// Frames the card dropped, for any reason.
+    pub fn drops(&self) -> u64 {
+        self.drop_ring_full + self.drop_malformed + self.drop_pipe_off
+    }
+}
+
+/// An opened Pendulum card.
+pub struct Device<C: Card> {
+    card: C,
+    pipes: usize,
+    max_frame_bytes: u32,
+    pipe_open: Vec<bool>,
+}
+
+impl<C: Card> Device<C> {
+    /// Opens the card: checks its identity and register-map version first.
+    pub fn open(mut card: C) -> Result<Self> {
+        let id = card.read32(global::IDENTITY.offset)?;
+        if id != layout::IDENTITY {
+            return Err(Error::NotPendulum { found: id, expected: layout::IDENTITY });
+        }
+        let version = card.read32(global::VERSION.offset)?;
+        let (major, minor) = ((version >> 16) as u16, version as u16);
+        if major != layout::VERSION_MAJOR {
+            return Err(Error::VersionMismatch {
+                card_major: major,
+                card_minor: minor,
+                driver_major: layout::VERSION_MAJOR,
+            });
+        }
+        let pipes = card.read32(global::CAP_PIPES.offset)? as usize;
+        let max_frame_bytes = card.read32(global::CAP_MAX_FRAME.offset)?;
+        Ok(Self { card, pipes, max_frame_bytes, pipe_open: vec![false; pipes] })
+    }
+
+    pub fn card(&self) -> &C {
+        &self.card
+    }
+
+    pub fn card_mut(&mut self) -> &mut C {
+        &mut self.card
+    }
+
+    pub fn into_card(self) -> C {
+        self.card
+    }
+
+    /// Number of RX pipes the card has.
+    pub fn pipes(&self) -> usize {
+        self.pipes
+    }
+
+    /// Largest frame the card accepts, bytes.
+    pub fn max_frame_bytes(&self) -> u32 {
+        self.max_frame_bytes
+    }
+
+    /// Reads a 32-bit register.
+    pub fn read(&mut self, offset: u32) -> Result<u32> {
+        self.card.read32(offset)
+    }
+
+    /// Writes a 32-bit register without checking whether the card took it.
+    pub fn write(&mut self, offset: u32, value: u32) -> Result<()> {
+        self.card.write32(offset, value)
+    }
+
+    /// Reads a 64-bit counter (LO first: that latches HI).
+    pub fn read64(&mut self, lo: Reg) -> Result<u64> {
+        let l = self.card.read32(lo.offset)? as u64;
+        let h = self.card.read32(lo.offset + 4)? as u64;
+        Ok(h << 32 | l)
+    }
+
+    pub fn counters(&mut self) -> Result<Counters> {
+        Ok(Counters {
+            rx_frames: self.read64(Counter::RxFrames.reg())?,
+            rx_bytes: self.read64(Counter::RxBytes.reg())?,
+            drop_ring_full: self.read64(Counter::DropRingFull.reg())?,
+            drop_malformed: self.read64(Counter::DropMalformed.reg())?,
+            drop_pipe_off: self.read64(Counter::DropPipeOff.reg())?,
+            notifications: self.read64(Counter::Notifications.reg())?,
+            reg_errors: self.card.read32(global::REG_ERRORS.offset)?,
+        })
+    }
+
+    /// The last refused register write: its byte address and cause code.
+    pub fn last_reg_error(&mut self) -> Result<(u32, u32)> {
+        let v = self.card.read32(global::LAST_REG_ERROR.offset)?;
+        Ok((v & 0xFF_FFFF, v >> layout::LAST_REG_ERROR_CAUSE_SHIFT))
+    }
+
+    /// Writes a register and confirms the card accepted it; a refusal comes
+    /// back as [`Error::RegisterRefused`] with the card's reason.
+    pub fn write_checked(&mut self, offset: u32, value: u32) -> Result<()> {
+        let before = self.card.read32(global::REG_ERRORS.offset)?;
+        self.card.write32(offset, value)?;
+        // The read is ordered behind the write, so it sees the write's outcome.
+        let after = self.card.read32(global::REG_ERRORS.offset)?;
+        if after == before {
+            return Ok(());
+        }
+        let (addr, code) = self.last_reg_error()?;
+        Err(match RegError::from_code(code) {
+            Some(cause) => Error::RegisterRefused { addr, cause },
+            None => Error::RegisterRefusedUnknown { addr, code },
+        })
+    }
+
+    /// Notify after every frame (the per-packet baseline) instead of reactively.
+    pub fn set_per_packet_notifications(&mut self, on: bool) -> Result<()> {
+        let v = if on { global::CTRL_PER_PACKET_NOTIF } else { 0 };
+        self.write_checked(global::CTRL.offset, v)
+    }
+
+    /// Sets up pipe `index` with a fresh ring of `ring_bytes` and its
+    /// notification buffer, and enables it.
+    pub fn open_rx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<RxPipe> {
+        use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES};
+        if index >= self.pipes {
+            return Err(Error::NoSuchPipe { pipe: index, pipes: self.pipes });
+        }
+        if self.pipe_open[index] {
+            return Err(Error::PipeInUse(index));
+        }
+        if !ring_bytes.is_power_of_two() || !(RING_MIN_BYTES..=RING_MAX_BYTES).contains(&ring_bytes) {
+            return Err(Error::BadRingSize { bytes: ring_bytes, min: RING_MIN_BYTES, max: RING_MAX_BYTES });
+        }
+        let ring = self.card.alloc_dma(ring_bytes as usize, RegionKind::DataRing, true)?;
+        let notif = self.card.alloc_dma(layout::notif::BYTES, RegionKind::Notification, false)?;
+        let page = pipe_page(index);
+        // Start from a disabled pipe: configuration is refused while enabled.
+        self.write_checked(page + pipe::CTRL.offset, 0)?;
+        self.write_checked(page + pipe::RING_BASE_LO.offset, ring.iova as u32)?;
+        self.write_checked(page + pipe::RING_BASE_HI.offset, (ring.iova >> 32) as u32)?;
+        self.write_checked(page + pipe::RING_BYTES.offset, ring_bytes)?;
+        self.write_checked(page + pipe::NOTIF_BASE_LO.offset, notif.iova as u32)?;
+        self.write_checked(page + pipe::NOTIF_BASE_HI.offset, (notif.iova >> 32) as u32)?;
+        self.write_checked(page + pipe::CTRL.offset, pipe::CTRL_ENABLE)?;
+        self.pipe_open[index] = true;
+        Ok(RxPipe::new(index, ring, notif))
+    }
+
+    /// Disables a pipe; frames for it are then dropped and counted.
+    pub fn close_rx_pipe(&mut self, pipe: RxPipe) -> Result<()> {
+        self.write_checked(pipe_page(pipe.index()) + pipe::CTRL.offset, 0)?;
+        self.pipe_open[pipe.index()] = false;
+        Ok(())
+    }
+}

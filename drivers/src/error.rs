@@ -1,0 +1,31 @@
+use pendulum_layout::RegError;
+use thiserror::Error;
+
+/// Everything the driver can report. Each message says what to do.
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("no Pendulum card here: identity register reads {found:#010x}, expected {expected:#010x} (\"PNDL\"); check the device address and that the bitstream is loaded")]
+    NotPendulum { found: u32, expected: u32 },
+    #[error("card runs register map version {card_major}.{card_minor}, this driver speaks {driver_major}.x; use a driver and bitstream of the same major version")]
+    VersionMismatch { card_major: u16, card_minor: u16, driver_major: u16 },
+    #[error("pipe {pipe} does not exist: the card has {pipes} pipes (0..{pipes})")]
+    NoSuchPipe { pipe: usize, pipes: usize },
+    #[error("pipe {0} is already open")]
+    PipeInUse(usize),
+    #[error("ring size {bytes} bytes is not allowed: use a power of two from {min} to {max} bytes")]
+    BadRingSize { bytes: u32, min: u32, max: u32 },
+    #[error("the card refused a register write at {addr:#08x}: {}", cause.describe())]
+    RegisterRefused { addr: u32, cause: RegError },
+    #[error("the card refused a register write at {addr:#08x} with unknown cause code {code}")]
+    RegisterRefusedUnknown { addr: u32, code: u32 },
+    #[error("ring of pipe {pipe} is corrupt at slot {slot}: {what}")]
+    CorruptRing { pipe: usize, slot: u32, what: String },
+    #[error("cannot free up to slot {to} on pipe {pipe}: only slots {head}..{tail} are held")]
+    BadFree { pipe: usize, to: u32, head: u32, tail: u32 },
+    #[error("the card did not respond: {0}")]
+    NoResponse(String),
+    #[error("DMA memory: {0}")]
+    Dma(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

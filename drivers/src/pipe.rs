@@ -1,0 +1,144 @@
+use crate::{Card, Device, DmaRegion, Error, Result};
+use pendulum_layout::frame::{frame_len_from_header, slots_for};
+use pendulum_layout::{notif, pipe, pipe_page, BEAT_BYTES};
+
+/// A receive pipe: a data ring the card fills with frames back to back, and a
+/// notification buffer where it announces the ring's new tail.
+#[derive(Debug)]
+pub struct RxPipe {
+    index: usize,
+    ring: DmaRegion,
+    notif: DmaRegion,
+    slots: u32,
+    /// Software's position: slots before it are free for the card.
+    head: u32,
+    /// The newest tail the card has announced.
+    tail: u32,
+    last_seq: u32,
+}
+
+impl RxPipe {
+    pub(crate) fn new(index: usize, ring: DmaRegion, notif: DmaRegion) -> Self {
+        let slots = (ring.len / BEAT_BYTES) as u32;
+        Self { index, ring, notif, slots, head: 0, tail: 0, last_seq: 0 }
+    }
+
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Software's position in the ring (slot).
+    pub fn head(&self) -> u32 {
+        self.head
+    }
+
+    /// Ring size in 64-byte slots.
+    pub fn ring_slots(&self) -> u32 {
+        self.slots
+    }
+
+    /// Reads the notification buffer; true when the card announced a tail
+    /// beyond what this pipe has seen.
+    fn poll<C: Card>(&mut self, dev: &Device<C>) -> bool {
+        let rec = &dev.card().dma(&self.notif)[..notif::BYTES];
+        let seq = notif::SEQ.read(rec) as u32;
+        if seq != self.last_seq {
+            self.last_seq = seq;
+            self.tail = notif::TAIL.read(rec) as u32 % self.slots;
+        }
+        self.tail != self.head
+    }
+
+    /// The frames received and not yet freed, without copying (non-blocking;
+    /// empty when nothing is new).
+    pub fn recv<'d, C: Card>(&mut self, dev: &'d Device<C>) -> RxBatch<'d> {
+        self.poll(dev);
+        RxBatch {
+            ring: dev.card().dma(&self.ring),
+            pipe: self.index,
+            start: self.head,
+            end: self.tail,
+            slots: self.slots,
+        }
+    }
+
+    /// Polls until frames are waiting, at most `max_polls` times (relaxing the
+    /// card between polls). Returns whether frames are waiting.
+    pub fn wait<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {
+        for _ in 0..max_polls {
+            if self.poll(dev) {
+                return true;
+            }
+            dev.card_mut().relax();
+        }
+        self.poll(dev)
+    }
+
+    /// Hands slots up to `to` back to the card (the `end_slot` of a batch, or
+    /// any frame boundary before it). This also re-arms the pipe's notification.
+    pub fn free<C: Card>(&mut self, dev: &mut Device<C>, to: u32) -> Result<()> {
+        let held = self.tail.wrapping_sub(self.head) % self.slots;
+        let step = to.wrapping_sub(self.head) % self.slots;
+        if to >= self.slots || step > held {
+            return Err(Error::BadFree { pipe: self.index, to, head: self.head, tail: self.tail });
+        }
+        dev.write(pipe_page(self.index) + pipe::HEAD.offset, to)?;
+        self.head = to;
+        Ok(())
+    }
+}
+
+/// Frames between a pipe's head and its announced tail, borrowed from the ring.
+pub struct RxBatch<'d> {
+    ring: &'d [u8],
+    pipe: usize,
+    start: u32,
+    end: u32,
+    slots: u32,
+}
+
+impl<'d> RxBatch<'d> {
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// The slot after the batch: pass it to [`RxPipe::free`].
+    pub fn end_slot(&self) -> u32 {
+        self.end
+    }
+
+    /// Slots the batch occupies.
+    pub fn slots(&self) -> u32 {
+        self.end.wrapping_sub(self.start) % self.slots
+    }
+
+    /// The frames in ring order. A frame whose header does not give a length
+    /// that fits the batch is reported as a corrupt ring, not skipped.
+    pub fn iter(&self) -> impl Iterator<Item = Result<&'d [u8]>> + '_ {
+        let mut slot = self.start;
+        let mut failed = false;
+        std::iter::from_fn(move || {
+            if failed || slot == self.end {
+                return None;
+            }
+            let off = slot as usize * BEAT_BYTES;
+            let left = self.end.wrapping_sub(slot) % self.slots;
+            let frame = frame_len_from_header(&self.ring[off..off + BEAT_BYTES])
+                .filter(|len| slots_for(*len) <= left)
+                .map(|len| {
+                    slot = (slot + slots_for(len)) % self.slots;
+                    // The ring is mapped twice, so a frame that wraps is still one slice.
+                    &self.ring[off..off + len as usize]
+                })
+                .ok_or_else(|| {
+                    failed = true;
+                    Error::CorruptRing {
+                        pipe: self.pipe,
+                        slot,
+                        what: format!("no frame length that fits the {left} slots announced"),
+                    }
+                });
+            Some(frame)
+        })
+    }
+}

@@ -1,0 +1,459 @@
+//! The Ethernet side of the NIC: a generator of checkable test frames and a
+//! MAC model that presents them beat by beat, optionally at line rate.
+
+use std::collections::VecDeque;
+
+use pendulum_layout::frame::{ETHERTYPE_IPV4, ETH_HEADER_BYTES};
+use pendulum_layout::params::MIN_FRAME_BYTES;
+use pendulum_layout::BEAT_BYTES;
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Ethernet + IPv4 (IHL 5) + UDP headers: the shortest frame we can build.
+const MIN_UDP_FRAME_BYTES: usize = 42;
+const IPV4_OFFSET: usize = ETH_HEADER_BYTES as usize;
+const UDP_OFFSET: usize = IPV4_OFFSET + 20;
+const PAYLOAD_OFFSET: usize = UDP_OFFSET + 8;
+/// Preamble + SFD + minimum inter-frame gap, which occupy the wire but never
+/// reach the NIC.
+const WIRE_OVERHEAD_BYTES: usize = 20;
+
+/// Ones'-complement sum of big-endian 16-bit words, folded: the IPv4 header
+/// checksum before inversion.
+fn ones_complement_sum(bytes: &[u8]) -> u16 {
+    let mut sum: u32 = bytes
+        .chunks(2)
+        .map(|w| u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0)))
+        .sum();
+    while sum > 0xFFFF {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    sum as u16
+}
+
+/// Builds one untagged Ethernet II frame carrying IPv4/UDP, `len_bytes` long.
+///
+/// The IPv4 total length is `len_bytes - 14`, so
+/// `pendulum_layout::frame::frame_len_from_header` returns `len_bytes`; the
+/// IPv4 checksum is correct and the UDP length consistent (UDP checksum 0,
+/// which IPv4 allows). The last destination-MAC byte (frame byte 5) is
+/// `pipe`, because the NIC steers on its low bits. The UDP payload starts
+/// with `seq` as a little-endian u64 (truncated when the frame is shorter
+/// than 50 bytes) followed by bytes drawn from `fill_seed` and `seq`, so
+/// every frame is distinct and a receiver can regenerate it to compare.
+///
+/// # Panics
+/// If `len_bytes` is below 42 or above 65549 (no such IPv4/UDP frame exists).
+pub fn ipv4_udp_frame(seq: u64, len_bytes: usize, pipe: u8, fill_seed: u64) -> Vec<u8> {
+    assert!(
+        (MIN_UDP_FRAME_BYTES..=IPV4_OFFSET + 0xFFFF).contains(&len_bytes),
+        "ipv4_udp_frame: {len_bytes} bytes cannot hold an IPv4/UDP frame (need 42..=65549)"
+    );
+    let mut f = vec![0u8; len_bytes];
+    // Locally administered unicast MACs so nothing real is impersonated.
+    f[0..6].copy_from_slice(&[0x02, 0, 0, 0, 0, pipe]);
+    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xFE]);
+    f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
+
+    let ip = &mut f[IPV4_OFFSET..UDP_OFFSET];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&((len_bytes - IPV4_OFFSET) as u16).to_be_bytes());
+    ip[4..6].copy_from_slice(&(seq as u16).to_be_bytes());
+    ip[6] = 0x40; // DF: these frames are never fragmented
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12..16].copy_from_slice(&[10, 0, 0, 1]);
+    ip[16..20].copy_from_slice(&[10, 0, 0, 2]);
+    let csum = !ones_complement_sum(ip);
+    ip[10..12].copy_from_slice(&csum.to_be_bytes());
+
+    let udp = &mut f[UDP_OFFSET..PAYLOAD_OFFSET];
+    udp[0..2].copy_from_slice(&1234u16.to_be_bytes());
+    udp[2..4].copy_from_slice(&(4000 + pipe as u16).to_be_bytes());
+    udp[4..6].copy_from_slice(&((len_bytes - UDP_OFFSET) as u16).to_be_bytes());
+
+    let payload = &mut f[PAYLOAD_OFFSET..];
+    let seq_bytes = seq.to_le_bytes();
+    let n = payload.len().min(8);
+    payload[..n].copy_from_slice(&seq_bytes[..n]);
+    if payload.len() > 8 {
+        // One ChaCha stream per sequence number: frames are independent of
+        // the order or subset in which they are generated.
+        let mut rng = ChaCha8Rng::seed_from_u64(fill_seed);
+        rng.set_stream(seq);
+        rng.fill_bytes(&mut payload[8..]);
+    }
+    f
+}
+
+/// Pads `frame` with zeros to the 60-byte minimum, as a MAC delivers a
+/// short frame once the FCS is stripped.
+pub fn pad_to_min(frame: &mut Vec<u8>) {
+    let min = MIN_FRAME_BYTES as usize;
+    if frame.len() < min {
+        frame.resize(min, 0);
+    }
+}
+
+/// A seeded generator of numbered IPv4/UDP test frames (see [`ipv4_udp_frame`]).
+pub struct FrameGen {
+    seed: u64,
+    seq: u64,
+    /// Separate from the payload streams so drawing lengths does not shift
+    /// the frame contents.
+    len_rng: ChaCha8Rng,
+}
+
+impl FrameGen {
+    /// A generator whose frames and lengths are a pure function of `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self {
+            seed,
+            seq: 0,
+            len_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x9E37_79B9_7F4A_7C15),
+        }
+    }
+
+    /// The next frame, `len_bytes` long, steered to `pipe`.
+    ///
+    /// # Panics
+    /// If `len_bytes < 42`; meant for tests, where that is a bug in the test.
+    pub fn frame(&mut self, len_bytes: usize, pipe: u8) -> Vec<u8> {
+        let f = ipv4_udp_frame(self.seq, len_bytes, pipe, self.seed);
+        self.seq += 1;
+        f
+    }
+
+    /// A uniformly random length in `min..=max` (panics if `min > max`).
+    pub fn random_len(&mut self, min: usize, max: usize) -> usize {
+        self.len_rng.gen_range(min..=max)
+    }
+
+    /// Sequence number the next frame will carry.
+    pub fn next_seq(&self) -> u64 {
+        self.seq
+    }
+}
+
+/// One 512-bit beat as the NIC's eth_rx port takes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Beat {
+    /// Frame bytes; byte 0 is the earliest on the wire. Absent bytes are 0.
+    pub data: [u8; 64],
+    /// One bit per present byte, contiguous from bit 0.
+    pub keep: u64,
+    /// Last beat of the frame.
+    pub last: bool,
+}
+
+impl Beat {
+    fn fill(&mut self, chunk: &[u8], last: bool) {
+        let n = chunk.len();
+        self.data[..n].copy_from_slice(chunk);
+        self.data[n..].fill(0);
+        self.keep = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        self.last = last;
+    }
+}
+
+/// Splits a frame into beats: byte k goes to beat k/64, byte k%64. An empty
+/// frame yields no beats.
+pub fn beats_of(frame: &[u8]) -> Vec<Beat> {
+    let n = frame.len().div_ceil(BEAT_BYTES);
+    frame
+        .chunks(BEAT_BYTES)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let mut b = Beat {
+                data: [0; 64],
+                keep: 0,
+                last: false,
+            };
+            b.fill(chunk, i + 1 == n);
+            b
+        })
+        .collect()
+}
+
+/// How fast the MAC may deliver frames.
+#[derive(Clone, Copy, Debug)]
+pub enum Pacing {
+    /// As fast as the NIC accepts beats.
+    Unpaced,
+    /// A frame of S bytes starts no earlier than `(S + 20) * 8 / (gbps * 1e9)`
+    /// seconds after the previous one started, counted in cycles of `clock_mhz`.
+    LineRate {
+        /// Line rate in Gb/s.
+        gbps: f64,
+        /// NIC clock in MHz.
+        clock_mhz: f64,
+    },
+}
+
+/// The MAC side: a queue of frames presented beat by beat on a valid/ready port.
+pub struct EthSource {
+    pacing: Pacing,
+    frames: VecDeque<Vec<u8>>,
+    /// Index of the next beat of the front frame.
+    beat_idx: usize,
+    /// Reused for every beat so presenting one costs a copy, not an allocation.
+    beat: Beat,
+    beat_ready: bool,
+    /// Earliest cycle the next frame may start.
+    next_start_cycle: u64,
+    /// How far `next_start_cycle` was rounded up past the ideal start time
+    /// (in [0, 1)); carried into the next gap so the long-run rate is exact.
+    rounding_debt_cycles: f64,
+    frames_sent: u64,
+    bytes_sent: u64,
+    stall_cycles: u64,
+}
+
+impl EthSource {
+    /// An empty source.
+    pub fn new(pacing: Pacing) -> Self {
+        Self {
+            pacing,
+            frames: VecDeque::new(),
+            beat_idx: 0,
+            beat: Beat {
+                data: [0; 64],
+                keep: 0,
+                last: false,
+            },
+            beat_ready: false,
+            next_start_cycle: 0,
+            rounding_debt_cycles: 0.0,
+            frames_sent: 0,
+            bytes_sent: 0,
+            stall_cycles: 0,
+        }
+    }
+
+    /// Queues a frame. An empty frame has no beats and is dropped.
+    pub fn push(&mut self, frame: Vec<u8>) {
+        if !frame.is_empty() {
+            self.frames.push_back(frame);
+        }
+    }
+
+    /// Frames not yet fully sent, including the one in progress.
+    pub fn queued_frames(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The beat to present at cycle `now`, or `None` when the queue is empty
+    /// or pacing holds back the next frame. Pacing only gates frame starts:
+    /// a started frame streams without gaps, as a real MAC does.
+    pub fn current(&mut self, now: u64) -> Option<&Beat> {
+        let frame = self.frames.front()?;
+        if self.beat_idx == 0 && now < self.next_start_cycle {
+            return None;
+        }
+        if !self.beat_ready {
+            let start = self.beat_idx * BEAT_BYTES;
+            let end = (start + BEAT_BYTES).min(frame.len());
+            self.beat.fill(&frame[start..end], end == frame.len());
+            self.beat_ready = true;
+        }
+        Some(&self.beat)
+    }
+
+    /// The beat returned by [`current`](Self::current) was accepted
+    /// (valid && ready) at cycle `now`.
+    pub fn accept(&mut self, now: u64) {
+        debug_assert!(
+            self.beat_ready,
+            "EthSource::accept without a beat from current()"
+        );
+        if !self.beat_ready {
+            return;
+        }
+        if self.beat_idx == 0 {
+            self.schedule_next_start(now, self.frames[0].len());
+        }
+        self.beat_ready = false;
+        self.bytes_sent += u64::from(self.beat.keep.count_ones());
+        self.beat_idx += 1;
+        if self.beat.last {
+            self.frames.pop_front();
+            self.beat_idx = 0;
+            self.frames_sent += 1;
+        }
+    }
+
+    fn schedule_next_start(&mut self, start_cycle: u64, len_bytes: usize) {
+        let Pacing::LineRate { gbps, clock_mhz } = self.pacing else {
+            return;
+        };
+        let gap_cycles =
+            ((len_bytes + WIRE_OVERHEAD_BYTES) * 8) as f64 * clock_mhz * 1e6 / (gbps * 1e9);
+        // A late start (idle queue or back-pressure) means the wire sat idle;
+        // that time is not banked, so the rounding debt is forgiven.
+        let debt = if start_cycle == self.next_start_cycle {
+            self.rounding_debt_cycles
+        } else {
+            0.0
+        };
+        let rel_cycles = (gap_cycles - debt).max(0.0);
+        let whole_cycles = rel_cycles.ceil();
+        self.next_start_cycle = start_cycle + whole_cycles as u64;
+        self.rounding_debt_cycles = whole_cycles - rel_cycles;
+    }
+
+    /// Frames whose last beat has been accepted.
+    pub fn frames_sent(&self) -> u64 {
+        self.frames_sent
+    }
+
+    /// Frame bytes accepted (wire overhead excluded).
+    pub fn bytes_sent(&self) -> u64 {
+        self.bytes_sent
+    }
+
+    /// Cycles a beat was offered but not accepted, as reported by [`note_stall`](Self::note_stall).
+    pub fn stall_cycles(&self) -> u64 {
+        self.stall_cycles
+    }
+
+    /// Records one cycle of back-pressure; the harness knows `ready`, the model does not.
+    pub fn note_stall(&mut self) {
+        self.stall_cycles += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pendulum_layout::frame::frame_len_from_header;
+
+    #[test]
+    fn frames_parse_back_and_checksum() {
+        let mut g = FrameGen::new(7);
+        let lens = (42..=9600)
+            .step_by(37)
+            .chain([42, 43, 49, 50, 59, 60, 64, 65, 1514, 9600]);
+        for len in lens {
+            let seq = g.next_seq();
+            let f = g.frame(len, 3);
+            assert_eq!(f.len(), len);
+            assert_eq!(frame_len_from_header(&f), Some(len as u32));
+            assert_eq!(f[5], 3);
+            assert_eq!(
+                ones_complement_sum(&f[14..34]),
+                0xFFFF,
+                "checksum len {len}"
+            );
+            assert_eq!(u16::from_be_bytes([f[38], f[39]]) as usize, len - 34);
+            let n = (len - 42).min(8);
+            assert_eq!(&f[42..42 + n], &seq.to_le_bytes()[..n]);
+            assert_eq!(f, ipv4_udp_frame(seq, len, 3, 7), "regenerable");
+        }
+        assert_ne!(
+            ipv4_udp_frame(0, 200, 0, 1)[50..],
+            ipv4_udp_frame(1, 200, 0, 1)[50..]
+        );
+        let mut a = FrameGen::new(9);
+        let mut b = FrameGen::new(9);
+        for _ in 0..100 {
+            let len = a.random_len(60, 70);
+            assert!((60..=70).contains(&len));
+            assert_eq!(len, b.random_len(60, 70));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "cannot hold")]
+    fn too_short_panics() {
+        FrameGen::new(0).frame(41, 0);
+    }
+
+    #[test]
+    fn padding() {
+        let mut f = ipv4_udp_frame(0, 42, 0, 0);
+        pad_to_min(&mut f);
+        assert_eq!(f.len(), 60);
+        assert_eq!(frame_len_from_header(&f), Some(42));
+        let mut g = vec![1; 100];
+        pad_to_min(&mut g);
+        assert_eq!(g.len(), 100);
+    }
+
+    #[test]
+    fn beats_round_trip() {
+        assert!(beats_of(&[]).is_empty());
+        for len in [1, 63, 64, 65, 128, 1514] {
+            let f = ipv4_udp_frame(1, len.max(42), 0, 2)[..len].to_vec();
+            let beats = beats_of(&f);
+            assert_eq!(beats.len(), len.div_ceil(64));
+            let mut back = Vec::new();
+            for (i, b) in beats.iter().enumerate() {
+                assert_eq!(b.last, i + 1 == beats.len());
+                let n = b.keep.count_ones() as usize;
+                assert_eq!(b.keep, if n == 64 { u64::MAX } else { (1 << n) - 1 });
+                back.extend_from_slice(&b.data[..n]);
+            }
+            assert_eq!(back, f);
+        }
+    }
+
+    #[test]
+    fn source_with_backpressure_matches_beats_of() {
+        let mut g = FrameGen::new(1);
+        let mut src = EthSource::new(Pacing::Unpaced);
+        let frames: Vec<Vec<u8>> = (0..50)
+            .map(|_| {
+                let len = g.random_len(42, 300);
+                g.frame(len, 0)
+            })
+            .collect();
+        frames.iter().for_each(|f| src.push(f.clone()));
+        src.push(Vec::new());
+        let expect: Vec<Beat> = frames.iter().flat_map(|f| beats_of(f)).collect();
+        let mut got = Vec::new();
+        let mut now = 0;
+        while src.queued_frames() > 0 {
+            let ready = now % 3 != 0;
+            if let Some(b) = src.current(now).cloned() {
+                if ready {
+                    got.push(b);
+                    src.accept(now);
+                } else {
+                    src.note_stall();
+                }
+            }
+            now += 1;
+        }
+        assert_eq!(got, expect);
+        assert_eq!(src.frames_sent(), 50);
+        assert_eq!(
+            src.bytes_sent(),
+            frames.iter().map(|f| f.len() as u64).sum::<u64>()
+        );
+        assert!(src.stall_cycles() > 0);
+    }
+
+    #[test]
+    fn line_rate_pacing_of_min_frames() {
+        let mut g = FrameGen::new(3);
+        let mut src = EthSource::new(Pacing::LineRate {
+            gbps: 100.0,
+            clock_mhz: 250.0,
+        });
+        let n = 10_000u64;
+        for _ in 0..n {
+            src.push(g.frame(64, 1));
+        }
+        let (mut first, mut last, mut now) = (None, 0, 0);
+        while src.queued_frames() > 0 {
+            if src.current(now).is_some() {
+                first.get_or_insert(now);
+                last = now;
+                src.accept(now);
+            }
+            now += 1;
+        }
+        let mean = (last - first.unwrap()) as f64 / (n - 1) as f64;
+        assert!((mean - 1.68).abs() < 0.001, "mean gap {mean}");
+    }
+}

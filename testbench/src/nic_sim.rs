@@ -1,0 +1,199 @@
+use crate::models::{EthSource, HostMemory, MmioOp, Pacing, PcieConfig, PcieModel};
+use crate::verilated::VerilatedNic;
+use std::path::PathBuf;
+
+/// How a simulated NIC is set up.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    pub pcie: PcieConfig,
+    pub pacing: Pacing,
+    /// Write an FST waveform here (off by default: it slows the run down a lot).
+    pub waveform: Option<PathBuf>,
+    /// Cycles the host waits for a register read before giving up.
+    pub mmio_timeout_cycles: u64,
+    /// Cycles `relax` advances (the host's polling interval).
+    pub poll_interval_cycles: u64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            pcie: PcieConfig::default(),
+            pacing: Pacing::Unpaced,
+            waveform: std::env::var_os("PENDULUM_WAVE").map(PathBuf::from),
+            mmio_timeout_cycles: 100_000,
+            poll_interval_cycles: 8,
+        }
+    }
+}
+
+/// One Verilated NIC with host memory, the PCIe link and the MAC side,
+/// advanced a clock cycle at a time.
+///
+/// Each cycle: drive inputs, settle with the clock low, sample every
+/// valid/ready handshake, raise the clock, then let the models move.
+pub struct NicSim {
+    pub nic: VerilatedNic,
+    pub mem: HostMemory,
+    pub pcie: PcieModel,
+    pub eth: EthSource,
+    pub cfg: SimConfig,
+    cycle: u64,
+    /// Register operation at the NIC's MMIO port, waiting for ready.
+    mmio_pending: Option<MmioOp>,
+    dma_data: [u8; 64],
+    tracing: bool,
+}
+
+impl NicSim {
+    pub fn new(cfg: SimConfig) -> Self {
+        let mut nic = VerilatedNic::new();
+        let mut tracing = false;
+        if let Some(path) = &cfg.waveform {
+            match nic.trace_open(path) {
+                Ok(()) => tracing = true,
+                Err(e) => eprintln!("pendulum-testbench: no waveform: {e}"),
+            }
+        }
+        nic.set_clock(false);
+        nic.eval();
+        Self {
+            nic,
+            mem: HostMemory::new(),
+            pcie: PcieModel::new(cfg.pcie.clone()),
+            eth: EthSource::new(cfg.pacing),
+            cfg,
+            cycle: 0,
+            mmio_pending: None,
+            dma_data: [0; 64],
+            tracing,
+        }
+    }
+
+    /// Cycles simulated so far.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Advances one clock cycle.
+    pub fn step(&mut self) {
+        let now = self.cycle;
+        let n = &mut self.nic;
+
+        // Inputs for this cycle.
+        let eth_valid = match self.eth.current(now) {
+            Some(b) => {
+                n.set_eth_rx_tdata(&b.data);
+                n.set_eth_rx_tkeep(b.keep);
+                n.set_eth_rx_tlast(b.last as u64);
+                true
+            }
+            None => false,
+        };
+        n.set_eth_rx_tvalid(eth_valid as u64);
+        n.set_dma_wr_ready(self.pcie.can_accept_write() as u64);
+        if self.mmio_pending.is_none() {
+            self.mmio_pending = self.pcie.pop_mmio_at_nic(now);
+        }
+        let (wr, rd) = match self.mmio_pending {
+            Some(MmioOp::Write { addr, value }) => {
+                n.set_mmio_wr_addr(addr as u64);
+                n.set_mmio_wr_data(value as u64);
+                (true, false)
+            }
+            Some(MmioOp::Read { addr }) => {
+                n.set_mmio_rd_addr(addr as u64);
+                (false, true)
+            }
+            None => (false, false),
+        };
+        n.set_mmio_wr_valid(wr as u64);
+        n.set_mmio_rd_valid(rd as u64);
+        n.set_mmio_rsp_ready(1);
+        n.set_clock(false);
+        n.eval();
+        if self.tracing {
+            n.trace_dump(2 * now);
+        }
+
+        // Handshakes.
+        if eth_valid {
+            if n.eth_rx_tready() != 0 {
+                self.eth.accept(now);
+            } else {
+                self.eth.note_stall();
+            }
+        }
+        if n.dma_wr_valid() != 0 && self.pcie.can_accept_write() {
+            n.dma_wr_data(&mut self.dma_data);
+            self.pcie.push_write(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb());
+        }
+        if (wr && n.mmio_wr_ready() != 0) || (rd && n.mmio_rd_ready() != 0) {
+            self.mmio_pending = None;
+        }
+        if n.mmio_rsp_valid() != 0 {
+            self.pcie.push_mmio_completion(now, n.mmio_rsp_data() as u32);
+        }
+
+        n.set_clock(true);
+        n.eval();
+        if self.tracing {
+            n.trace_dump(2 * now + 1);
+        }
+        self.pcie.tick(now, &mut self.mem);
+        self.cycle += 1;
+    }
+
+    /// Advances `cycles` cycles.
+    pub fn run(&mut self, cycles: u64) {
+        for _ in 0..cycles {
+            self.step();
+        }
+    }
+
+    /// Runs until the MAC side has sent everything and the link is quiet, or
+    /// `max_cycles` pass. Returns whether it drained.
+    pub fn drain(&mut self, max_cycles: u64) -> bool {
+        let end = self.cycle + max_cycles;
+        while self.cycle < end {
+            if self.eth.queued_frames() == 0 && self.pcie.idle() && self.mmio_pending.is_none() {
+                // A few more cycles let the last notification leave the NIC.
+                self.run(64);
+                if self.pcie.idle() {
+                    return true;
+                }
+            }
+            self.step();
+        }
+        false
+    }
+
+    /// Posts a register write from the host (it reaches the NIC one PCIe latency later).
+    pub fn mmio_write(&mut self, addr: u32, value: u32) {
+        self.pcie.push_mmio_write(self.cycle, addr, value);
+    }
+
+    /// Reads a register from the host: a PCIe round trip of simulated time.
+    pub fn mmio_read(&mut self, addr: u32) -> Result<u32, String> {
+        self.pcie.push_mmio_read(self.cycle, addr);
+        let deadline = self.cycle + self.cfg.mmio_timeout_cycles;
+        while self.cycle < deadline {
+            if let Some(v) = self.pcie.pop_completion_at_host(self.cycle) {
+                return Ok(v);
+            }
+            self.step();
+        }
+        Err(format!(
+            "register read at {addr:#x} got no completion within {} cycles",
+            self.cfg.mmio_timeout_cycles
+        ))
+    }
+}
+
+impl Drop for NicSim {
+    fn drop(&mut self) {
+        if self.tracing {
+            self.nic.trace_close();
+        }
+    }
+}

@@ -1,0 +1,50 @@
+use crate::models::{RegionId, RegionKind as MemKind};
+use crate::{NicSim, SimConfig};
+use pendulum_driver::{Card, DmaRegion, Error, RegionKind, Result};
+
+/// The simulated card: the Verilated NIC behind the driver's [`Card`] trait.
+/// Register accesses and polling advance simulated time.
+pub struct SimCard {
+    pub sim: NicSim,
+    regions: Vec<RegionId>,
+}
+
+impl SimCard {
+    pub fn new(cfg: SimConfig) -> Self {
+        Self { sim: NicSim::new(cfg), regions: Vec::new() }
+    }
+}
+
+impl Card for SimCard {
+    fn read32(&mut self, offset: u32) -> Result<u32> {
+        self.sim.mmio_read(offset).map_err(Error::NoResponse)
+    }
+
+    fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
+        self.sim.mmio_write(offset, value);
+        Ok(())
+    }
+
+    fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
+        if len == 0 {
+            return Err(Error::Dma("cannot allocate an empty region".into()));
+        }
+        let kind = match kind {
+            RegionKind::DataRing => MemKind::DataRing,
+            RegionKind::Notification => MemKind::Notification,
+            RegionKind::Other => MemKind::Other,
+        };
+        let (id, iova) = self.sim.mem.alloc(len, kind, mirrored);
+        self.regions.push(id);
+        Ok(DmaRegion { id: self.regions.len() - 1, iova, len, mirrored })
+    }
+
+    fn dma(&self, region: &DmaRegion) -> &[u8] {
+        self.sim.mem.region(self.regions[region.id])
+    }
+
+    fn relax(&mut self) {
+        let n = self.sim.cfg.poll_interval_cycles;
+        self.sim.run(n);
+    }
+}
