@@ -186,6 +186,15 @@ impl HostMemory {
     }
 
     /// Bus address of the region's first byte.
+    /// Copies `len` bytes at bus address `iova`, if one region holds them all.
+    pub fn read(&self, iova: u64, len: usize) -> Option<Vec<u8>> {
+        (0..self.regions.len()).map(RegionId).find_map(|id| {
+            let base = self.region_iova(id);
+            let off = iova.checked_sub(base)? as usize;
+            (off + len <= self.region_len(id)).then(|| self.region(id)[off..off + len].to_vec())
+        })
+    }
+
     pub fn region_iova(&self, id: RegionId) -> u64 {
         self.regions[id.0].iova
     }

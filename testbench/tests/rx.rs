@@ -1,0 +1,336 @@
+//! RX path tests on the Verilated NIC, driven through the real driver.
+
+use pendulum_driver::{Card, Device, Error, RxPipe};
+use pendulum_layout::{global, notif, pipe, pipe_page, RegError};
+use pendulum_testbench::models::{FrameGen, Pacing};
+use pendulum_testbench::rx_check::{receive_and_check, Expected};
+use pendulum_testbench::{SimCard, SimConfig};
+use proptest::prelude::*;
+
+fn open() -> Device<SimCard> {
+    Device::open(SimCard::new(SimConfig::default())).expect("open simulated card")
+}
+
+/// A card whose MAC side sends at `gbps`. Small rings need it: the host's
+/// answer (notification, poll, head write) takes about 250 cycles, and an
+/// unpaced source fills a 4 KiB ring in 64 cycles, so frames would be
+/// dropped (and counted) as ring-full.
+fn open_paced(gbps: f64) -> Device<SimCard> {
+    let cfg = SimConfig { pacing: Pacing::LineRate { gbps, clock_mhz: 250.0 }, ..SimConfig::default() };
+    Device::open(SimCard::new(cfg)).expect("open simulated card")
+}
+
+fn open_pipes(dev: &mut Device<SimCard>, n: usize, ring_bytes: u32) -> Vec<RxPipe> {
+    (0..n).map(|p| dev.open_rx_pipe(p, ring_bytes).unwrap()).collect()
+}
+
+/// Queues frames on the MAC side and remembers them per pipe.
+fn send(dev: &mut Device<SimCard>, expected: &mut Expected, frames: Vec<(Vec<u8>, usize)>) {
+    for (f, p) in frames {
+        if expected.len() <= p {
+            expected.resize(p + 1, Default::default());
+        }
+        expected[p].push_back(f.clone());
+        dev.card_mut().sim.eth.push(f);
+    }
+}
+
+fn random_frames(seed: u64, n: usize, min: usize, max: usize, pipes: usize) -> Vec<(Vec<u8>, usize)> {
+    let mut g = FrameGen::new(seed);
+    (0..n)
+        .map(|i| {
+            let len = g.random_len(min, max);
+            let p = (i * 7 + len) % pipes;
+            (g.frame(len, p as u8), p)
+        })
+        .collect()
+}
+
+#[test]
+fn random_sizes_from_60_to_9600_arrive_intact_and_in_order() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 4, 64 * 1024);
+    let mut exp = Expected::default();
+    send(&mut dev, &mut exp, random_frames(1, 1500, 60, 9600, 4));
+    let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 5_000_000).unwrap();
+    assert_eq!(rep.frames, 1500);
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.drops(), c.reg_errors), (1500, 0, 0));
+    assert_eq!(dev.card().sim.mem.stray_writes(), 0);
+}
+
+#[test]
+fn ring_wraps_around_many_times_with_frames_straddling_the_end() {
+    let mut dev = open_paced(10.0);
+    let mut pipes = open_pipes(&mut dev, 1, 4096);
+    let mut exp = Expected::default();
+    // 64 slots; 700 frames of 1 to 24 slots go round the ring over a hundred times.
+    send(&mut dev, &mut exp, random_frames(2, 700, 60, 1500, 1));
+    let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 5_000_000).unwrap();
+    assert_eq!(rep.frames, 700);
+    assert!(rep.bytes > 100 * 4096);
+    assert_eq!(dev.counters().unwrap().drops(), 0);
+}
+
+#[test]
+fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 3, 8192);
+    let mut g = FrameGen::new(3);
+    let frames: Vec<_> = [64, 100, 200].iter().map(|&len| g.frame(len, 2)).collect();
+    for f in &frames {
+        dev.card_mut().sim.eth.push(f.clone());
+    }
+    assert!(dev.card_mut().sim.drain(10_000));
+    // The first frame found the pipe armed; the other two wait for a head write.
+    assert_eq!(dev.counters().unwrap().notifications, 1);
+    assert_eq!(dev.read(pipe_page(2) + pipe::TAIL.offset).unwrap(), 1 + 2 + 4);
+    let p = &mut pipes[2];
+    let batch = p.recv(&dev);
+    let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
+    let end = batch.end_slot();
+    drop(batch);
+    assert_eq!(got, frames[..1]);
+    p.free(&mut dev, end).unwrap();
+    // The head write re-arms the pipe: one more notification covers the rest.
+    assert!(p.wait(&mut dev, 10_000));
+    let batch = p.recv(&dev);
+    let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
+    assert_eq!(got, frames[1..]);
+    assert_eq!(batch.end_slot(), 7);
+    drop(batch);
+    assert_eq!(dev.counters().unwrap().notifications, 2);
+}
+
+#[test]
+fn notification_record_layout_matches_the_layout_crate() {
+    let mut dev = open();
+    let _pipes = open_pipes(&mut dev, 2, 4096);
+    let mut g = FrameGen::new(4);
+    dev.card_mut().sim.eth.push(g.frame(130, 1)); // 3 slots
+    assert!(dev.card_mut().sim.drain(10_000));
+    // Find pipe 1's notification buffer through the register the driver programmed.
+    let lo = dev.read(pipe_page(1) + pipe::NOTIF_BASE_LO.offset).unwrap() as u64;
+    let hi = dev.read(pipe_page(1) + pipe::NOTIF_BASE_HI.offset).unwrap() as u64;
+    let iova = hi << 32 | lo;
+    let rec = read_host(&dev, iova, notif::BYTES);
+    assert_eq!(notif::TAIL.read(&rec), 3);
+    assert_eq!(notif::SEQ.read(&rec), 1);
+    assert_eq!(notif::PIPE.read(&rec), 1);
+    assert_eq!(&rec[12..16], &[0, 0, 0, 0], "reserved bytes are zero");
+}
+
+fn read_host(dev: &Device<SimCard>, iova: u64, len: usize) -> Vec<u8> {
+    dev.card().sim.mem.read(iova, len).unwrap_or_else(|| panic!("no region holds {iova:#x}"))
+}
+
+#[test]
+fn full_ring_drops_and_counts_without_touching_what_is_stored() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 1, 4096);
+    let mut g = FrameGen::new(5);
+    // 64 slots, one always kept empty: 63 one-slot frames fit, the rest drop.
+    let frames: Vec<_> = (0..100).map(|_| g.frame(64, 0)).collect();
+    for f in &frames {
+        dev.card_mut().sim.eth.push(f.clone());
+    }
+    assert!(dev.card_mut().sim.drain(100_000));
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.drop_ring_full), (63, 37));
+    assert_eq!(dev.read(pipe_page(0) + pipe::DROP_RING_FULL.offset).unwrap(), 37);
+    let mut exp: Expected = vec![frames[..63].iter().cloned().collect()];
+    receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
+    // After freeing, the pipe takes frames again, once the head write has
+    // reached the card (a read is ordered behind it).
+    dev.read(pipe_page(0) + pipe::HEAD.offset).unwrap();
+    let more: Vec<_> = (0..10).map(|_| (g.frame(200, 0), 0)).collect();
+    send(&mut dev, &mut exp, more);
+    receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
+    assert_eq!(dev.counters().unwrap().drop_ring_full, 37);
+}
+
+fn refused(r: Result<(), Error>) -> RegError {
+    match r {
+        Err(Error::RegisterRefused { cause, .. }) => cause,
+        other => panic!("expected a refused write, got {other:?}"),
+    }
+}
+
+#[test]
+fn wrong_register_writes_are_refused_counted_and_the_engine_keeps_working() {
+    let mut dev = open_paced(10.0);
+    let mut pipes = open_pipes(&mut dev, 2, 4096);
+    let p1 = pipe_page(1);
+    assert_eq!(refused(dev.write_checked(0x7F0, 1)), RegError::UnknownAddress);
+    assert_eq!(refused(dev.write_checked(pipe_page(9), 1)), RegError::UnknownAddress);
+    assert_eq!(refused(dev.write_checked(0x26, 1)), RegError::UnknownAddress);
+    assert_eq!(refused(dev.write_checked(global::IDENTITY.offset, 1)), RegError::ReadOnly);
+    assert_eq!(refused(dev.write_checked(p1 + pipe::TAIL.offset, 1)), RegError::ReadOnly);
+    // Configuration of an enabled pipe is refused.
+    assert_eq!(refused(dev.write_checked(p1 + pipe::RING_BYTES.offset, 8192)), RegError::PipeEnabled);
+    // Head beyond the tail (nothing received yet, so any other head is beyond).
+    assert_eq!(refused(dev.write_checked(p1 + pipe::HEAD.offset, 5)), RegError::HeadBeyondTail);
+    assert_eq!(refused(dev.write_checked(p1 + pipe::HEAD.offset, 1 << 20)), RegError::HeadBeyondTail);
+    // Disabled pipe: ring size and alignment checks.
+    let p3 = pipe_page(3);
+    assert_eq!(refused(dev.write_checked(p3 + pipe::CTRL.offset, 1)), RegError::BadRingSize);
+    assert_eq!(refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 12288)), RegError::BadRingSize);
+    assert_eq!(refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 2048)), RegError::BadRingSize);
+    assert_eq!(refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 4 << 20)), RegError::BadRingSize);
+    assert_eq!(refused(dev.write_checked(p3 + pipe::RING_BASE_LO.offset, 0x1020)), RegError::Misaligned);
+    assert_eq!(refused(dev.write_checked(p3 + pipe::NOTIF_BASE_LO.offset, 0x1004)), RegError::Misaligned);
+    dev.write_checked(p3 + pipe::RING_BYTES.offset, 8192).unwrap();
+    assert_eq!(dev.read(p3 + pipe::RING_BYTES.offset).unwrap(), 8192);
+    let c = dev.counters().unwrap();
+    assert_eq!(c.reg_errors, 14);
+    let (addr, cause) = dev.last_reg_error().unwrap();
+    assert_eq!((addr, RegError::from_code(cause)), (p3 + pipe::NOTIF_BASE_LO.offset, Some(RegError::Misaligned)));
+    // Unknown reads answer all ones; the scratch register reads back.
+    assert_eq!(dev.read(0x7F0).unwrap(), u32::MAX);
+    dev.write_checked(global::SCRATCH.offset, 0xA5A5_0001).unwrap();
+    assert_eq!(dev.read(global::SCRATCH.offset).unwrap(), 0xA5A5_0001);
+    // And frames still flow.
+    let mut exp = Expected::default();
+    send(&mut dev, &mut exp, random_frames(6, 200, 60, 1500, 2));
+    receive_and_check(&mut dev, &mut pipes, &mut exp, 2_000_000).unwrap();
+    assert_eq!(dev.counters().unwrap().reg_errors, 14);
+}
+
+#[test]
+fn malformed_frames_are_dropped_and_counted_and_good_ones_still_arrive() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 1, 16384);
+    let mut g = FrameGen::new(7);
+    let mut exp: Expected = vec![Default::default()];
+    let mut bad = Vec::new();
+    let mut f = g.frame(100, 0);
+    f[12] = 0x88; // EtherType without a length rule
+    bad.push(f);
+    let mut f = g.frame(300, 0);
+    f.truncate(250); // shorter than its IPv4 header says
+    bad.push(f);
+    let mut f = g.frame(300, 0);
+    f.extend_from_slice(&[0u8; 70]); // longer than its header says, by more than a beat
+    bad.push(f);
+    let mut f = g.frame(300, 0);
+    f.push(0); // one byte too many
+    bad.push(f);
+    let mut f = g.frame(200, 0);
+    f[16..18].copy_from_slice(&60000u16.to_be_bytes()); // over the MTU
+    bad.push(f);
+    for (i, b) in bad.into_iter().enumerate() {
+        let good = g.frame(64 + 64 * i, 0);
+        exp[0].push_back(good.clone());
+        dev.card_mut().sim.eth.push(b);
+        dev.card_mut().sim.eth.push(good);
+    }
+    receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.drop_malformed, c.drop_ring_full), (5, 5, 0));
+}
+
+#[test]
+fn padded_short_frames_keep_their_header_length() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 1, 4096);
+    let mut g = FrameGen::new(8);
+    let mut exp: Expected = vec![Default::default()];
+    for len in [42, 50, 59] {
+        let f = g.frame(len, 0);
+        exp[0].push_back(f.clone());
+        let mut padded = f;
+        pendulum_testbench::models::pad_to_min(&mut padded);
+        dev.card_mut().sim.eth.push(padded);
+    }
+    receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
+}
+
+#[test]
+fn frames_for_a_disabled_pipe_are_dropped_and_counted() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 1, 4096);
+    let mut g = FrameGen::new(9);
+    let mut exp: Expected = vec![Default::default()];
+    for i in 0..20 {
+        let f = g.frame(80, (i % 2) as u8);
+        if i % 2 == 0 {
+            exp[0].push_back(f.clone());
+        }
+        dev.card_mut().sim.eth.push(f);
+    }
+    receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
+    assert!(dev.card_mut().sim.drain(10_000));
+    assert_eq!(dev.counters().unwrap().drop_pipe_off, 10);
+}
+
+#[test]
+fn per_packet_notifications_deliver_the_same_frames_with_more_notifications() {
+    let frames = random_frames(10, 400, 60, 600, 2);
+    let mut notifs = Vec::new();
+    for per_packet in [false, true] {
+        let mut dev = open();
+        dev.set_per_packet_notifications(per_packet).unwrap();
+        let mut pipes = open_pipes(&mut dev, 2, 256 * 1024);
+        let mut exp = Expected::default();
+        send(&mut dev, &mut exp, frames.clone());
+        // Let everything land before the host looks, so reactive mode can batch.
+        assert!(dev.card_mut().sim.drain(1_000_000));
+        receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
+        notifs.push(dev.counters().unwrap().notifications);
+    }
+    assert!(notifs[1] > 4 * notifs[0], "per-packet {} vs reactive {}", notifs[1], notifs[0]);
+}
+
+#[test]
+fn one_hundred_thousand_seeded_frames_checked_one_by_one() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 4, 256 * 1024);
+    let mut exp = Expected::default();
+    send(&mut dev, &mut exp, random_frames(2026, 100_000, 60, 1518, 4));
+    let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 200_000_000).unwrap();
+    assert_eq!(rep.frames, 100_000);
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.drops()), (100_000, 0));
+    assert_eq!(c.rx_bytes, rep.bytes);
+}
+
+#[test]
+fn line_rate_pacing_is_honoured() {
+    let cfg = SimConfig {
+        pacing: Pacing::LineRate { gbps: 100.0, clock_mhz: 250.0 },
+        ..SimConfig::default()
+    };
+    let mut dev = Device::open(SimCard::new(cfg)).unwrap();
+    let mut pipes = open_pipes(&mut dev, 1, 65536);
+    let mut exp = Expected::default();
+    let mut g = FrameGen::new(11);
+    send(&mut dev, &mut exp, (0..1000).map(|_| (g.frame(1518, 0), 0)).collect());
+    let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
+    // 1000 frames of 1538 wire bytes at 50 bytes/cycle take at least 30,760 cycles.
+    assert!(rep.cycles >= 30_000, "{} cycles", rep.cycles);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #[test]
+    fn any_frame_sequence_arrives_intact(spec in prop::collection::vec((60usize..1519, 0usize..4), 1..80), ring_log2 in 14u32..17) {
+        let mut dev = open_paced(10.0);
+        let mut pipes = open_pipes(&mut dev, 4, 1 << ring_log2);
+        let mut g = FrameGen::new(spec.len() as u64);
+        let frames = spec.iter().map(|&(len, p)| (g.frame(len, p as u8), p)).collect();
+        let mut exp = Expected::default();
+        send(&mut dev, &mut exp, frames);
+        exp.resize(4, Default::default());
+        let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 20_000_000);
+        prop_assert!(rep.is_ok(), "{:?}", rep.err());
+        prop_assert_eq!(dev.counters().unwrap().drops(), 0);
+    }
+}
+
+#[test]
+fn relax_advances_simulated_time() {
+    let mut card = SimCard::new(SimConfig::default());
+    let before = card.sim.cycle();
+    card.relax();
+    assert!(card.sim.cycle() > before);
+}
