@@ -20,7 +20,7 @@ setup:
 	@verilator --version
 
 verilog:
-	$(CARGO) run -q --release -p pendulum-rtl-gen --bin rtl-gen -- $(BOARD) --out $(RTL_DIR)
+	$(CARGO) run -q -p pendulum-rtl-gen --bin rtl-gen -- $(BOARD) --out $(RTL_DIR)
 
 lint: setup verilog
 	verilator --lint-only -Wall --top-module pendulum_nic $(RTL_DIR)/lint.vlt $(RTL_DIR)/pendulum_nic.v
