@@ -10,12 +10,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: demo
 
-# Tools from Debian: Verilator (simulation and lint), zlib (FST waveforms), a C++ compiler.
+# Tools from Debian: Verilator (simulation and lint), zlib (FST waveforms), a C++
+# compiler, and Yosys (the blocks' synthesizability tests).
 setup:
-	@if ! command -v verilator >/dev/null 2>&1 || ! [ -f /usr/include/zlib.h ] || ! command -v g++ >/dev/null 2>&1; then \
-		echo "setup: installing verilator, zlib1g-dev and g++ from Debian's packages"; \
+	@if ! command -v verilator >/dev/null 2>&1 || ! command -v yosys >/dev/null 2>&1 || \
+	    ! [ -f /usr/include/zlib.h ] || ! command -v g++ >/dev/null 2>&1; then \
+		echo "setup: installing verilator, yosys, zlib1g-dev and g++ from Debian's packages"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq verilator zlib1g-dev g++ make >/dev/null; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq verilator yosys zlib1g-dev g++ make >/dev/null; \
 	fi
 	@verilator --version
 
