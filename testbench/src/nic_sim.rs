@@ -1,5 +1,5 @@
 use crate::models::{EthSource, HostMemory, MmioOp, Pacing, PcieConfig, PcieModel};
-use crate::verilated::VerilatedNic;
+use crate::verilated::{PortDir, VerilatedNic, PORTS};
 use std::path::PathBuf;
 
 /// How a simulated NIC is set up.
@@ -43,6 +43,12 @@ pub struct NicSim {
     mmio_pending: Option<MmioOp>,
     dma_data: [u8; 64],
     tracing: bool,
+    /// Input values a test holds on ports by hand, by port index.
+    forced: Vec<Option<Vec<u8>>>,
+    /// A model stops driving its interface while any of its inputs is forced.
+    eth_detached: bool,
+    dma_detached: bool,
+    mmio_detached: bool,
 }
 
 impl NicSim {
@@ -67,7 +73,55 @@ impl NicSim {
             mmio_pending: None,
             dma_data: [0; 64],
             tracing,
+            forced: vec![None; PORTS.len()],
+            eth_detached: false,
+            dma_detached: false,
+            mmio_detached: false,
         }
+    }
+
+    /// Index of a port of the top, by name.
+    pub fn port_index(name: &str) -> Option<usize> {
+        PORTS.iter().position(|p| p.name == name)
+    }
+
+    /// Holds input port `idx` at `value` (little-endian bytes) from the next
+    /// cycle on, until released. The model that drives the port's interface
+    /// (`eth_rx_*`, `dma_wr_*`, `mmio_*`) stops driving it meanwhile.
+    pub fn force(&mut self, idx: usize, value: &[u8]) -> Result<(), String> {
+        let p = PORTS.get(idx).ok_or_else(|| format!("no port with index {idx}"))?;
+        if p.dir != PortDir::Input {
+            return Err(format!("{} is an output of the NIC; only inputs can be driven", p.name));
+        }
+        let mut v = value.to_vec();
+        v.resize(p.width.div_ceil(8), 0);
+        self.forced[idx] = Some(v);
+        self.update_detached();
+        Ok(())
+    }
+
+    /// Lets the model drive port `idx` again.
+    pub fn release(&mut self, idx: usize) {
+        if let Some(f) = self.forced.get_mut(idx) {
+            *f = None;
+        }
+        self.update_detached();
+    }
+
+    fn update_detached(&mut self) {
+        let any = |prefix: &str| {
+            PORTS.iter().zip(&self.forced).any(|(p, f)| f.is_some() && p.name.starts_with(prefix))
+        };
+        self.eth_detached = any("eth_rx_");
+        self.dma_detached = any("dma_wr_");
+        self.mmio_detached = any("mmio_");
+    }
+
+    /// The value on port `idx` now (little-endian bytes).
+    pub fn peek(&self, idx: usize) -> Option<Vec<u8>> {
+        let p = PORTS.get(idx)?;
+        let mut v = vec![0u8; p.width.div_ceil(8)];
+        self.nic.get_port(idx, &mut v).then_some(v)
     }
 
     /// Cycles simulated so far.
@@ -81,7 +135,8 @@ impl NicSim {
         let n = &mut self.nic;
 
         // Inputs for this cycle.
-        let eth_valid = match self.eth.current(now) {
+        let eth_offer = if self.eth_detached { None } else { self.eth.current(now) };
+        let eth_valid = match eth_offer {
             Some(b) => {
                 n.set_eth_rx_tdata(&b.data);
                 n.set_eth_rx_tkeep(b.keep);
@@ -91,8 +146,9 @@ impl NicSim {
             None => false,
         };
         n.set_eth_rx_tvalid(eth_valid as u64);
-        n.set_dma_wr_ready(self.pcie.can_accept_write() as u64);
-        if self.mmio_pending.is_none() {
+        let dma_ready = !self.dma_detached && self.pcie.can_accept_write();
+        n.set_dma_wr_ready(dma_ready as u64);
+        if self.mmio_pending.is_none() && !self.mmio_detached {
             self.mmio_pending = self.pcie.pop_mmio_at_nic(now);
         }
         let (wr, rd) = match self.mmio_pending {
@@ -110,6 +166,11 @@ impl NicSim {
         n.set_mmio_wr_valid(wr as u64);
         n.set_mmio_rd_valid(rd as u64);
         n.set_mmio_rsp_ready(1);
+        for (idx, f) in self.forced.iter().enumerate() {
+            if let Some(v) = f {
+                n.set_port(idx, v);
+            }
+        }
         n.set_clock(false);
         n.eval();
         if self.tracing {
@@ -124,14 +185,14 @@ impl NicSim {
                 self.eth.note_stall();
             }
         }
-        if n.dma_wr_valid() != 0 && self.pcie.can_accept_write() {
+        if dma_ready && n.dma_wr_valid() != 0 {
             n.dma_wr_data(&mut self.dma_data);
             self.pcie.push_write(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb());
         }
         if (wr && n.mmio_wr_ready() != 0) || (rd && n.mmio_rd_ready() != 0) {
             self.mmio_pending = None;
         }
-        if n.mmio_rsp_valid() != 0 {
+        if !self.mmio_detached && n.mmio_rsp_valid() != 0 {
             self.pcie.push_mmio_completion(now, n.mmio_rsp_data() as u32);
         }
 
