@@ -1,8 +1,8 @@
-use crate::enso::{NotifWriter, RxEngine};
+use crate::enso::{NotifWriter, RxEngine, TxFetcher, TxFramer};
 use crate::mmio::RegFile;
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
-use crate::types::{DmaWrite, EthBeat};
-use pendulum_layout::params::{ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES};
+use crate::types::{CplBeat, DmaWrite, EthBeat, TxRunInfo};
+use pendulum_layout::params::{ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES, TX_CPL_FIFO_DEPTH_LOG2};
 use rust_hdl::prelude::*;
 
 /// The Pendulum NIC core: what a board top instantiates.
@@ -10,11 +10,16 @@ use rust_hdl::prelude::*;
 /// Ports are flat and AXI-Stream named, so a board adapter can wire a vendor
 /// MAC and PCIe block to them directly:
 /// - `eth_rx_*`: 512-bit frames from the MAC (tdata/tkeep/tlast/tvalid/tready);
+/// - `eth_tx_*`: 512-bit frames to the MAC;
 /// - `dma_wr_*`: posted writes into host memory (64-bit bus address, 64 bytes, byte enables);
+/// - `dma_rd_req_*`, `dma_rd_cpl_*`: DMA reads of host memory (up to 512 bytes) and
+///   their data, 64 bytes a beat, returned in request order;
 /// - `mmio_wr_*`, `mmio_rd_*`, `mmio_rsp_*`: 32-bit BAR register writes, reads and read data.
 ///
-/// Inside: Ethernet FIFO → RX engine ─┐
-///                    notification writer ─┴→ round-robin → skid → DMA write port;
+/// Inside: Ethernet FIFO → RX engine ──────┐
+///                    notification writer ─┤
+///                 TX completion writer ───┴→ round-robin → skid → DMA write port;
+/// TX fetcher → DMA read port; completions → FIFO → TX framer → skid → Ethernet TX;
 /// MMIO → register file, which holds every pipe's configuration and the counters.
 #[derive(LogicBlock)]
 pub struct PendulumNic {
@@ -26,11 +31,27 @@ pub struct PendulumNic {
     pub eth_rx_tvalid: Signal<In, Bit>,
     pub eth_rx_tready: Signal<Out, Bit>,
 
+    pub eth_tx_tdata: Signal<Out, Bits<512>>,
+    pub eth_tx_tkeep: Signal<Out, Bits<64>>,
+    pub eth_tx_tlast: Signal<Out, Bit>,
+    pub eth_tx_tvalid: Signal<Out, Bit>,
+    pub eth_tx_tready: Signal<In, Bit>,
+
     pub dma_wr_addr: Signal<Out, Bits<64>>,
     pub dma_wr_data: Signal<Out, Bits<512>>,
     pub dma_wr_strb: Signal<Out, Bits<64>>,
     pub dma_wr_valid: Signal<Out, Bit>,
     pub dma_wr_ready: Signal<In, Bit>,
+
+    pub dma_rd_req_addr: Signal<Out, Bits<64>>,
+    pub dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub dma_rd_req_tag: Signal<Out, Bits<8>>,
+    pub dma_rd_req_valid: Signal<Out, Bit>,
+    pub dma_rd_req_ready: Signal<In, Bit>,
+    pub dma_rd_cpl_data: Signal<In, Bits<512>>,
+    pub dma_rd_cpl_last: Signal<In, Bit>,
+    pub dma_rd_cpl_valid: Signal<In, Bit>,
+    pub dma_rd_cpl_ready: Signal<Out, Bit>,
 
     pub mmio_wr_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
     pub mmio_wr_data: Signal<In, Bits<32>>,
@@ -46,7 +67,13 @@ pub struct PendulumNic {
     eth_fifo: StreamFifo<EthBeat, ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
     rx: RxEngine,
     notif: NotifWriter,
-    dma_arb: RoundRobinArbiter<DmaWrite, 1, 2>,
+    tx_fetch: TxFetcher,
+    tx_info: StreamFifo<TxRunInfo, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
+    cpl_fifo: StreamFifo<CplBeat, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
+    tx_framer: TxFramer,
+    eth_tx_skid: SkidBuffer<EthBeat>,
+    tx_compl: NotifWriter,
+    dma_arb: RoundRobinArbiter<DmaWrite, 3>,
     dma_skid: SkidBuffer<DmaWrite>,
     regs: RegFile,
 }
@@ -60,11 +87,25 @@ impl PendulumNic {
             eth_rx_tlast: Default::default(),
             eth_rx_tvalid: Default::default(),
             eth_rx_tready: Default::default(),
+            eth_tx_tdata: Default::default(),
+            eth_tx_tkeep: Default::default(),
+            eth_tx_tlast: Default::default(),
+            eth_tx_tvalid: Default::default(),
+            eth_tx_tready: Default::default(),
             dma_wr_addr: Default::default(),
             dma_wr_data: Default::default(),
             dma_wr_strb: Default::default(),
             dma_wr_valid: Default::default(),
             dma_wr_ready: Default::default(),
+            dma_rd_req_addr: Default::default(),
+            dma_rd_req_len: Default::default(),
+            dma_rd_req_tag: Default::default(),
+            dma_rd_req_valid: Default::default(),
+            dma_rd_req_ready: Default::default(),
+            dma_rd_cpl_data: Default::default(),
+            dma_rd_cpl_last: Default::default(),
+            dma_rd_cpl_valid: Default::default(),
+            dma_rd_cpl_ready: Default::default(),
             mmio_wr_addr: Default::default(),
             mmio_wr_data: Default::default(),
             mmio_wr_valid: Default::default(),
@@ -78,6 +119,12 @@ impl PendulumNic {
             eth_fifo: StreamFifo::new(),
             rx: RxEngine::new(),
             notif: NotifWriter::new(),
+            tx_fetch: TxFetcher::new(),
+            tx_info: StreamFifo::new(),
+            cpl_fifo: StreamFifo::new(),
+            tx_framer: TxFramer::new(),
+            eth_tx_skid: SkidBuffer::default(),
+            tx_compl: NotifWriter::new(),
             dma_arb: RoundRobinArbiter::new(),
             dma_skid: SkidBuffer::default(),
             // No ACP link and no atomic unit in this build yet.
@@ -101,6 +148,12 @@ impl Logic for PendulumNic {
         self.dma_arb.clock.next = self.clock.val();
         self.dma_skid.clock.next = self.clock.val();
         self.regs.clock.next = self.clock.val();
+        self.tx_fetch.clock.next = self.clock.val();
+        self.tx_info.clock.next = self.clock.val();
+        self.cpl_fifo.clock.next = self.clock.val();
+        self.tx_framer.clock.next = self.clock.val();
+        self.eth_tx_skid.clock.next = self.clock.val();
+        self.tx_compl.clock.next = self.clock.val();
 
         // Ethernet in → FIFO → RX engine.
         self.eth_fifo.s.data.next.data = self.eth_rx_tdata.val();
@@ -119,6 +172,9 @@ impl Logic for PendulumNic {
         self.dma_arb.s[1].data.next = self.notif.m_dma.data.val();
         self.dma_arb.s[1].valid.next = self.notif.m_dma.valid.val();
         self.notif.m_dma.ready.next = self.dma_arb.s[1].ready.val();
+        self.dma_arb.s[2].data.next = self.tx_compl.m_dma.data.val();
+        self.dma_arb.s[2].valid.next = self.tx_compl.m_dma.valid.val();
+        self.tx_compl.m_dma.ready.next = self.dma_arb.s[2].ready.val();
         self.dma_skid.s.data.next = self.dma_arb.m.data.val();
         self.dma_skid.s.valid.next = self.dma_arb.m.valid.val();
         self.dma_arb.m.ready.next = self.dma_skid.s.ready.val();
@@ -127,6 +183,56 @@ impl Logic for PendulumNic {
         self.dma_wr_strb.next = self.dma_skid.m.data.val().strb;
         self.dma_wr_valid.next = self.dma_skid.m.valid.val();
         self.dma_skid.m.ready.next = self.dma_wr_ready.val();
+
+        // TX: fetch reads → completions FIFO → framer → skid → Ethernet TX.
+        self.dma_rd_req_addr.next = self.tx_fetch.m_req.data.val().addr;
+        self.dma_rd_req_len.next = self.tx_fetch.m_req.data.val().len;
+        self.dma_rd_req_tag.next = self.tx_fetch.m_req.data.val().tag;
+        self.dma_rd_req_valid.next = self.tx_fetch.m_req.valid.val();
+        self.tx_fetch.m_req.ready.next = self.dma_rd_req_ready.val();
+        // The fetcher's credits keep both FIFOs from ever filling.
+        self.tx_info.s.data.next = self.tx_fetch.info.val();
+        self.tx_info.s.valid.next = self.tx_fetch.info_push.val();
+        self.tx_fetch.info_ready.next = self.tx_info.s.ready.val();
+        self.cpl_fifo.s.data.next.data = self.dma_rd_cpl_data.val();
+        self.cpl_fifo.s.data.next.last = self.dma_rd_cpl_last.val();
+        self.cpl_fifo.s.valid.next = self.dma_rd_cpl_valid.val();
+        self.dma_rd_cpl_ready.next = self.cpl_fifo.s.ready.val();
+        self.tx_framer.s_cpl.data.next = self.cpl_fifo.m.data.val();
+        self.tx_framer.s_cpl.valid.next = self.cpl_fifo.m.valid.val();
+        self.cpl_fifo.m.ready.next = self.tx_framer.s_cpl.ready.val();
+        self.tx_framer.s_info.data.next = self.tx_info.m.data.val();
+        self.tx_framer.s_info.valid.next = self.tx_info.m.valid.val();
+        self.tx_info.m.ready.next = self.tx_framer.s_info.ready.val();
+        self.tx_fetch.beat_consumed.next = self.tx_framer.beat_consumed.val();
+        self.eth_tx_skid.s.data.next = self.tx_framer.m_eth.data.val();
+        self.eth_tx_skid.s.valid.next = self.tx_framer.m_eth.valid.val();
+        self.tx_framer.m_eth.ready.next = self.eth_tx_skid.s.ready.val();
+        self.eth_tx_tdata.next = self.eth_tx_skid.m.data.val().data;
+        self.eth_tx_tkeep.next = self.eth_tx_skid.m.data.val().keep;
+        self.eth_tx_tlast.next = self.eth_tx_skid.m.data.val().last;
+        self.eth_tx_tvalid.next = self.eth_tx_skid.m.valid.val();
+        self.eth_tx_skid.m.ready.next = self.eth_tx_tready.val();
+        // TX completions report every move of the TX head (no re-arm needed).
+        self.tx_compl.per_packet.next = true;
+        for i in 0..PIPES {
+            self.tx_fetch.tx_base[i].next = self.regs.tx_base[i].val();
+            self.tx_fetch.tx_mask[i].next = self.regs.tx_mask[i].val();
+            self.tx_fetch.tx_enable[i].next = self.regs.tx_enable[i].val();
+            self.tx_fetch.tx_tail[i].next = self.regs.tx_tail[i].val();
+            self.tx_framer.tx_mask[i].next = self.regs.tx_mask[i].val();
+            self.tx_framer.tx_enable[i].next = self.regs.tx_enable[i].val();
+            self.regs.tx_head[i].next = self.tx_framer.head[i].val();
+            self.tx_compl.tail[i].next = self.tx_framer.head[i].val();
+            self.tx_compl.enable[i].next = self.regs.tx_enable[i].val();
+            self.tx_compl.notif_base[i].next = self.regs.tx_compl_base[i].val();
+            self.tx_compl.head_written[i].next = false;
+        }
+        self.regs.tx_events.pipe.next = self.tx_framer.ev_pipe.val();
+        self.regs.tx_events.frame.next = self.tx_framer.ev_frame.val();
+        self.regs.tx_events.frame_bytes.next = self.tx_framer.ev_frame_bytes.val();
+        self.regs.tx_events.drop_malformed.next = self.tx_framer.ev_drop_malformed.val();
+        self.regs.tx_events.completion.next = self.tx_compl.ev_notification.val();
 
         // MMIO.
         self.regs.s_wr.data.next.addr = self.mmio_wr_addr.val();

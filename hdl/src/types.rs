@@ -28,3 +28,29 @@ pub struct MmioWrite {
     pub addr: Bits<24>,
     pub data: Bits<32>,
 }
+
+/// A DMA read request: `len` bytes (a multiple of 64, at most 512) at `addr`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct DmaReadReq {
+    pub addr: Bits<64>,
+    pub len: Bits<16>,
+    pub tag: Bits<8>,
+}
+
+/// One 64-byte beat of a read completion. Completions come back in request
+/// order (the board adapter reorders by tag if its PCIe block does not), so
+/// the tag is not carried; `last` marks the final beat of a request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct CplBeat {
+    pub data: Bits<512>,
+    pub last: Bit,
+}
+
+/// What the TX framer must know about each read the fetcher issued: whose
+/// data it is, and where that pipe's posted data ends (the tail rung when the
+/// fetch run started), so a frame that runs past it is caught.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct TxRunInfo {
+    pub pipe: Bits<{ pendulum_layout::params::PIPE_BITS }>,
+    pub run_tail: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+}

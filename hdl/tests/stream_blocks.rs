@@ -16,7 +16,7 @@ fn synthesizable<U: Block>(name: &str, mut uut: U) {
 fn stream_blocks_are_synthesizable() {
     synthesizable("pendulum_skid", SkidBuffer::<Bits<8>>::default());
     synthesizable("pendulum_fifo", StreamFifo::<Bits<8>, 3, 4>::new());
-    synthesizable("pendulum_arb", RoundRobinArbiter::<Bits<8>, 2, 4>::new());
+    synthesizable("pendulum_arb", RoundRobinArbiter::<Bits<8>, 3>::new());
 }
 
 /// Sends `words` through a block with `s`/`m` stream ports, with random
@@ -80,7 +80,7 @@ fn fifo_keeps_every_word_in_order_under_random_stalls() {
 
 #[test]
 fn arbiter_serves_every_input_in_order_and_in_turn() {
-    type Arb = RoundRobinArbiter<Bits<8>, 1, 2>;
+    type Arb = RoundRobinArbiter<Bits<8>, 2>;
     let mut uut = Arb::new();
     for i in 0..2 {
         uut.s[i].valid.connect();

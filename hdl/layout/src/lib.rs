@@ -17,7 +17,7 @@ pub const IDENTITY: u32 = u32::from_le_bytes(*b"PNDL");
 /// Major version: the driver refuses a card whose major differs from its own.
 pub const VERSION_MAJOR: u16 = 0;
 /// Minor version: features added without breaking the register map.
-pub const VERSION_MINOR: u16 = 1;
+pub const VERSION_MINOR: u16 = 2;
 /// Value of the VERSION register.
 pub const VERSION: u32 = ((VERSION_MAJOR as u32) << 16) | VERSION_MINOR as u32;
 
@@ -46,6 +46,11 @@ pub mod params {
     pub const MMIO_ADDR_BITS: usize = 24;
     /// Depth of the Ethernet RX FIFO in front of the engine, in beats.
     pub const ETH_RX_FIFO_DEPTH_LOG2: usize = 5;
+    /// Largest DMA read the TX engine asks for, bytes (PCIe max read request 512 B).
+    pub const DMA_READ_MAX_BYTES: u32 = 512;
+    /// Beats of read completions the TX engine can hold: it keeps at most this
+    /// many beats requested and not yet consumed, so completions never stall the link.
+    pub const TX_CPL_FIFO_DEPTH_LOG2: usize = 6;
 }
 
 /// The notification record: written by the NIC into a pipe's notification
@@ -84,6 +89,15 @@ pub mod notif {
             v
         }
     }
+}
+
+/// The TX completion record: written by the NIC into a TX pipe's completion
+/// buffer when its TX head moves. Same shape as a notification: the HEAD field
+/// sits where a notification has its TAIL.
+pub mod tx_compl {
+    pub use super::notif::{Field, BYTES, PIPE, SEQ};
+    /// Field: the NIC's new TX head (slot), u32 at byte 0.
+    pub const HEAD: Field = super::notif::TAIL;
 }
 
 #[cfg(test)]

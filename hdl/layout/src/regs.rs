@@ -61,6 +61,10 @@ pub mod global {
     pub const DROP_MALFORMED: Reg = ro("DROP_MALFORMED", 0x058, "frames dropped: length unknown, over MTU, or not as the header says (64-bit)");
     pub const DROP_PIPE_OFF: Reg = ro("DROP_PIPE_OFF", 0x060, "frames dropped: their pipe is not enabled (64-bit)");
     pub const NOTIFICATIONS: Reg = ro("NOTIFICATIONS", 0x068, "notifications written (64-bit)");
+    pub const TX_FRAMES: Reg = ro("TX_FRAMES", 0x070, "frames sent on the Ethernet TX port (64-bit)");
+    pub const TX_BYTES: Reg = ro("TX_BYTES", 0x078, "bytes of those frames (64-bit)");
+    pub const TX_DROP_MALFORMED: Reg = ro("TX_DROP_MALFORMED", 0x080, "TX data dropped: a frame with no length, over the MTU, or running past the posted tail (64-bit)");
+    pub const TX_COMPLETIONS: Reg = ro("TX_COMPLETIONS", 0x088, "TX completion records written (64-bit)");
 
     /// Every global register, in address order.
     pub const ALL: &[Reg] = &[
@@ -68,8 +72,10 @@ pub mod global {
         CAP_MAX_FRAME, CTRL, SCRATCH, REG_ERRORS, LAST_REG_ERROR,
     ];
     /// The 64-bit counters, in the order of [`super::Counter`].
-    pub const COUNTERS: &[Reg] =
-        &[RX_FRAMES, RX_BYTES, DROP_RING_FULL, DROP_MALFORMED, DROP_PIPE_OFF, NOTIFICATIONS];
+    pub const COUNTERS: &[Reg] = &[
+        RX_FRAMES, RX_BYTES, DROP_RING_FULL, DROP_MALFORMED, DROP_PIPE_OFF, NOTIFICATIONS, TX_FRAMES,
+        TX_BYTES, TX_DROP_MALFORMED, TX_COMPLETIONS,
+    ];
 
     /// Bit of CTRL selecting per-packet notifications.
     pub const CTRL_PER_PACKET_NOTIF: u32 = 1 << 0;
@@ -84,16 +90,24 @@ pub enum Counter {
     DropMalformed = 3,
     DropPipeOff = 4,
     Notifications = 5,
+    TxFrames = 6,
+    TxBytes = 7,
+    TxDropMalformed = 8,
+    TxCompletions = 9,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 6] = [
+    pub const ALL: [Counter; 10] = [
         Counter::RxFrames,
         Counter::RxBytes,
         Counter::DropRingFull,
         Counter::DropMalformed,
         Counter::DropPipeOff,
         Counter::Notifications,
+        Counter::TxFrames,
+        Counter::TxBytes,
+        Counter::TxDropMalformed,
+        Counter::TxCompletions,
     ];
     /// The register holding this counter's low half.
     pub fn reg(self) -> Reg {
@@ -115,11 +129,23 @@ pub mod pipe {
     pub const TAIL: Reg = ro("TAIL", 0x28, "the NIC's position (slot): frames end before it");
     pub const RX_FRAMES: Reg = ro("RX_FRAMES", 0x2C, "frames written into this ring (32-bit, wraps)");
     pub const DROP_RING_FULL: Reg = ro("DROP_RING_FULL", 0x30, "frames dropped for lack of room (32-bit, wraps)");
+    // The TX pipe of the same index.
+    pub const TX_RING_BASE_LO: Reg = rw("TX_RING_BASE_LO", 0x40, "bus address of the TX data ring, low 32 bits; 64-byte aligned");
+    pub const TX_RING_BASE_HI: Reg = rw("TX_RING_BASE_HI", 0x44, "bus address of the TX data ring, high 32 bits");
+    pub const TX_RING_BYTES: Reg = rw("TX_RING_BYTES", 0x48, "TX ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written");
+    pub const TX_COMPL_BASE_LO: Reg = rw("TX_COMPL_BASE_LO", 0x50, "bus address of the TX completion record, low 32 bits; 16-byte aligned");
+    pub const TX_COMPL_BASE_HI: Reg = rw("TX_COMPL_BASE_HI", 0x54, "bus address of the TX completion record, high 32 bits");
+    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0");
+    pub const TX_TAIL: Reg = rw("TX_TAIL", 0x5C, "doorbell: software's tail (slot) after the frames it appended; must not pass the NIC's TX head");
+    pub const TX_HEAD: Reg = ro("TX_HEAD", 0x60, "the NIC's TX position (slot): everything before it is sent or dropped, and free");
+    pub const TX_FRAMES: Reg = ro("TX_FRAMES", 0x64, "frames this TX pipe sent (32-bit, wraps)");
+    pub const TX_DROPS: Reg = ro("TX_DROPS", 0x68, "malformed TX data dropped on this pipe (32-bit, wraps)");
 
     /// Every pipe register, in address order.
     pub const ALL: &[Reg] = &[
         PIPE_ID, RING_BASE_LO, RING_BASE_HI, RING_BYTES, NOTIF_BASE_LO, NOTIF_BASE_HI, CTRL, HEAD,
-        TAIL, RX_FRAMES, DROP_RING_FULL,
+        TAIL, RX_FRAMES, DROP_RING_FULL, TX_RING_BASE_LO, TX_RING_BASE_HI, TX_RING_BYTES,
+        TX_COMPL_BASE_LO, TX_COMPL_BASE_HI, TX_CTRL, TX_TAIL, TX_HEAD, TX_FRAMES, TX_DROPS,
     ];
 
     /// Bit of CTRL enabling the pipe.
@@ -145,16 +171,19 @@ pub enum RegError {
     HeadBeyondTail = 5,
     /// Ring or notification address changed while the pipe is enabled.
     PipeEnabled = 6,
+    /// TX_TAIL outside the ring, or passing the NIC's TX head (the ring would overflow).
+    TailBeyondHead = 7,
 }
 
 impl RegError {
-    pub const ALL: [RegError; 6] = [
+    pub const ALL: [RegError; 7] = [
         RegError::UnknownAddress,
         RegError::ReadOnly,
         RegError::BadRingSize,
         RegError::Misaligned,
         RegError::HeadBeyondTail,
         RegError::PipeEnabled,
+        RegError::TailBeyondHead,
     ];
     /// Decodes the cause field of LAST_REG_ERROR.
     pub fn from_code(code: u32) -> Option<RegError> {
@@ -168,6 +197,7 @@ impl RegError {
             RegError::Misaligned => "base address is not aligned",
             RegError::HeadBeyondTail => "head must stay inside the ring and not pass the tail",
             RegError::PipeEnabled => "disable the pipe before changing its ring or notification buffer",
+            RegError::TailBeyondHead => "TX tail must stay inside the ring and leave one slot free before the TX head",
         }
     }
 }

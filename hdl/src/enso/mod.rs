@@ -1,8 +1,14 @@
 //! The Ensō streaming DMA engine: frames land back to back in per-pipe data
 //! rings in host memory, and notifications carry each pipe's new tail.
 
+mod frame_len;
 mod notif;
 mod rx;
+mod tx_fetch;
+mod tx_framer;
 
+pub use frame_len::FrameLenParser;
 pub use notif::NotifWriter;
 pub use rx::RxEngine;
+pub use tx_fetch::TxFetcher;
+pub use tx_framer::TxFramer;

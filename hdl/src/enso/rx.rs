@@ -1,7 +1,7 @@
-use crate::stream::{Concat, StreamSink, StreamSource, ZeroExtend};
+use super::FrameLenParser;
+use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::types::{DmaWrite, EthBeat};
-use pendulum_layout::frame::*;
-use pendulum_layout::params::{MAX_FRAME_BYTES, MIN_FRAME_BYTES, PIPES, PIPE_BITS, SLOT_BITS};
+use pendulum_layout::params::{MIN_FRAME_BYTES, PIPES, PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
 /// Ensō RX engine: writes each frame's beats, one 64-byte DMA write per beat,
@@ -56,12 +56,7 @@ pub struct RxEngine {
     beat_keep: Signal<Local, Bits<64>>,
     beat_last: Signal<Local, Bit>,
     sop: Signal<Local, Bit>,
-    ethertype: Signal<Local, Bits<16>>,
-    len_v4: Concat<8, 8, 16>,
-    len_v6: Concat<8, 8, 16>,
-    hdr_len: Signal<Local, Bits<16>>,
-    hdr_known: Signal<Local, Bit>,
-    hdr_too_big: Signal<Local, Bit>,
+    hdr: FrameLenParser,
     cur_pipe: Signal<Local, Bits<PIPE_BITS>>,
     cur_len: Signal<Local, Bits<16>>,
     cur_beats: Signal<Local, Bits<16>>,
@@ -80,29 +75,15 @@ pub struct RxEngine {
     wire_ok: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
 
-    // Constants from pendulum-layout (byte-swapped where compared with the
-    // little-endian bus: EtherType 0x0800 reads as 0x0008).
-    et_ipv4: Constant<Bits<16>>,
-    et_ipv6: Constant<Bits<16>>,
-    et_arp: Constant<Bits<16>>,
-    v4_overhead: Constant<Bits<16>>,
-    v6_overhead: Constant<Bits<16>>,
-    arp_len: Constant<Bits<16>>,
-    max_frame: Constant<Bits<16>>,
     min_frame: Constant<Bits<16>>,
-    beat_round: Constant<Bits<16>>,
-    beat_shift: Constant<Bits<16>>,
     beat_low: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     byte_count: [Constant<Bits<16>>; 64],
-    // Bit positions of header fields in the first beat.
-    at_ethertype: Constant<Bits<9>>,
-    at_v4_len_hi: Constant<Bits<9>>,
-    at_v4_len_lo: Constant<Bits<9>>,
-    at_v6_len_hi: Constant<Bits<9>>,
-    at_v6_len_lo: Constant<Bits<9>>,
+    // Bit position of the pipe-select byte (last byte of the destination MAC).
     at_pipe_select: Constant<Bits<9>>,
+    at_ethertype: Constant<Bits<9>>,
+    at_lens: Constant<Bits<9>>,
 }
 
 impl RxEngine {
@@ -110,7 +91,6 @@ impl RxEngine {
         let c16 = |v: u32| Constant::new((v as u64).into());
         // Bit positions in the 512-bit beat need 9 bits.
         let c9 = |v: u32| Constant::new((v as u64).into());
-        let swap = |et: u16| c16(et.swap_bytes() as u32);
         Self {
             clock: Default::default(),
             s_eth: Default::default(),
@@ -138,12 +118,7 @@ impl RxEngine {
             beat_keep: Default::default(),
             beat_last: Default::default(),
             sop: Default::default(),
-            ethertype: Default::default(),
-            len_v4: Default::default(),
-            len_v6: Default::default(),
-            hdr_len: Default::default(),
-            hdr_known: Default::default(),
-            hdr_too_big: Default::default(),
+            hdr: FrameLenParser::new(),
             cur_pipe: Default::default(),
             cur_len: Default::default(),
             cur_beats: Default::default(),
@@ -161,27 +136,15 @@ impl RxEngine {
             last_bytes: Default::default(),
             wire_ok: Default::default(),
             accept: Default::default(),
-            et_ipv4: swap(ETHERTYPE_IPV4),
-            et_ipv6: swap(ETHERTYPE_IPV6),
-            et_arp: swap(ETHERTYPE_ARP),
-            v4_overhead: c16(ETH_HEADER_BYTES),
-            v6_overhead: c16(ETH_HEADER_BYTES + IPV6_HEADER_BYTES),
-            arp_len: c16(ARP_FRAME_BYTES),
-            max_frame: c16(MAX_FRAME_BYTES),
             min_frame: c16(MIN_FRAME_BYTES),
-            beat_round: c16(pendulum_layout::BEAT_BYTES as u32 - 1),
-            beat_shift: c16(pendulum_layout::BEAT_BYTES_LOG2),
             beat_low: c16(pendulum_layout::BEAT_BYTES as u32 - 1),
             one16: c16(1),
             zero16: c16(0),
             byte_count: std::array::from_fn(|k| c16(k as u32 + 1)),
-            at_ethertype: c9(8 * ETHERTYPE_OFFSET as u32),
-            at_v4_len_hi: c9(8 * IPV4_LEN_OFFSET as u32),
-            at_v4_len_lo: c9(8 * IPV4_LEN_OFFSET as u32 + 8),
-            at_v6_len_hi: c9(8 * IPV6_LEN_OFFSET as u32),
-            at_v6_len_lo: c9(8 * IPV6_LEN_OFFSET as u32 + 8),
             // Last byte of the destination MAC.
             at_pipe_select: c9(8 * 5),
+            at_ethertype: Constant::new(super::frame_len::ETHERTYPE_BIT.into()),
+            at_lens: Constant::new(super::frame_len::LENS_BIT.into()),
         }
     }
 }
@@ -209,30 +172,9 @@ impl Logic for RxEngine {
         self.beat_last.next = self.s_eth.data.val().last;
         self.sop.next = !self.in_frame.q.val();
 
-        // Header parse (meaningful on the first beat only). Bytes k..k+1 of the
-        // frame are bits 8k..8k+16 of the beat, big-endian on the wire.
-        self.ethertype.next = self.beat_data.val().get_bits::<16>(self.at_ethertype.val().index());
-        self.len_v4.hi.next = self.beat_data.val().get_bits::<8>(self.at_v4_len_hi.val().index());
-        self.len_v4.lo.next = self.beat_data.val().get_bits::<8>(self.at_v4_len_lo.val().index());
-        self.len_v6.hi.next = self.beat_data.val().get_bits::<8>(self.at_v6_len_hi.val().index());
-        self.len_v6.lo.next = self.beat_data.val().get_bits::<8>(self.at_v6_len_lo.val().index());
-        self.hdr_known.next = true;
-        self.hdr_too_big.next = false;
-        self.hdr_len.next = self.arp_len.val();
-        if self.ethertype.val() == self.et_ipv4.val() {
-            self.hdr_len.next = self.len_v4.o.val() + self.v4_overhead.val();
-            // Checked before the sum so that it cannot wrap.
-            self.hdr_too_big.next = self.len_v4.o.val() > self.max_frame.val();
-        } else if self.ethertype.val() == self.et_ipv6.val() {
-            self.hdr_len.next = self.len_v6.o.val() + self.v6_overhead.val();
-            self.hdr_too_big.next = self.len_v6.o.val() > self.max_frame.val();
-        } else if self.ethertype.val() != self.et_arp.val() {
-            self.hdr_known.next = false;
-        }
-        if self.hdr_len.val() > self.max_frame.val() {
-            self.hdr_too_big.next = true;
-        }
-
+        // Header parse (meaningful on the first beat only).
+        self.hdr.ethertype.next = self.beat_data.val().get_bits::<16>(self.at_ethertype.val().index());
+        self.hdr.lens.next = self.beat_data.val().get_bits::<32>(self.at_lens.val().index());
         // The frame's pipe, length and size: parsed now on the first beat,
         // remembered after.
         self.cur_pipe.next = self.pipe.q.val();
@@ -240,8 +182,8 @@ impl Logic for RxEngine {
         self.cur_beats.next = self.frame_beats.q.val();
         if self.sop.val() {
             self.cur_pipe.next = self.beat_data.val().get_bits::<PIPE_BITS>(self.at_pipe_select.val().index());
-            self.cur_len.next = self.hdr_len.val();
-            self.cur_beats.next = (self.hdr_len.val() + self.beat_round.val()) >> self.beat_shift.val();
+            self.cur_len.next = self.hdr.len.val();
+            self.cur_beats.next = self.hdr.slots.val();
         }
         self.sel_base.next = self.ring_base[0].val();
         self.sel_mask.next = self.ring_mask[0].val();
@@ -263,8 +205,8 @@ impl Logic for RxEngine {
 
         self.cur_writing.next = self.writing.q.val();
         if self.sop.val() {
-            self.cur_writing.next = self.hdr_known.val()
-                & !self.hdr_too_big.val()
+            self.cur_writing.next = self.hdr.known.val()
+                & !self.hdr.too_big.val()
                 & self.sel_enable.val()
                 & (self.cur_beats.val() <= self.free_slots.val());
         }
@@ -326,7 +268,7 @@ impl Logic for RxEngine {
                 self.overrun.d.next = false;
                 self.beat.d.next = self.one16.val();
                 // A frame refused at its first beat is counted once, here.
-                if !self.hdr_known.val() | self.hdr_too_big.val() {
+                if !self.hdr.known.val() | self.hdr.too_big.val() {
                     self.ev_drop_malformed.next = true;
                 } else if !self.sel_enable.val() {
                     self.ev_drop_pipe_off.next = true;

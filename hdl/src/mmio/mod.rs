@@ -2,4 +2,4 @@
 
 mod regs;
 
-pub use regs::{RegFile, RxEvents};
+pub use regs::{RegFile, RxEvents, TxEvents};

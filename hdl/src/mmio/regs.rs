@@ -25,6 +25,18 @@ pub struct RxEvents {
     pub notification: Signal<In, Bit>,
 }
 
+/// Events the TX datapath reports for counting.
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct TxEvents {
+    pub pipe: Signal<In, Bits<PIPE_BITS>>,
+    /// A frame went out on the Ethernet TX port; its length is `frame_bytes`.
+    pub frame: Signal<In, Bit>,
+    pub frame_bytes: Signal<In, Bits<16>>,
+    pub drop_malformed: Signal<In, Bit>,
+    /// A TX completion record was written (for any pipe).
+    pub completion: Signal<In, Bit>,
+}
+
 /// The MMIO register file: the global page and one page per pipe, as
 /// `pendulum_layout::regs` defines them. Holds the pipes' configuration and
 /// head, and every counter. A write that `RegError` forbids changes nothing
@@ -53,6 +65,16 @@ pub struct RegFile {
     /// The datapath's tail per pipe (read by software, bounds the head).
     pub tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
     pub events: RxEvents,
+    /// TX pipe configuration for the TX engine.
+    pub tx_base: [Signal<Out, Bits<64>>; PIPES],
+    pub tx_mask: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    pub tx_compl_base: [Signal<Out, Bits<64>>; PIPES],
+    pub tx_enable: [Signal<Out, Bit>; PIPES],
+    /// Software's TX tail (the doorbell).
+    pub tx_tail: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    /// The TX engine's head per pipe (bounds the doorbell).
+    pub tx_head: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub tx_events: TxEvents,
 
     // Address decode.
     wr_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
@@ -76,7 +98,24 @@ pub struct RegFile {
     head32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
     tail32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
 
+    tx_tail_ok: [Signal<Local, Bit>; PIPES],
+    tx_base_cat: [Concat<32, 32, 64>; PIPES],
+    tx_compl_cat: [Concat<32, 32, 64>; PIPES],
+    tx_tail32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
+    tx_head32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
+    tx_bytes64: ZeroExtend<16, 64>,
+
     // State.
+    tx_base_lo: [DFF<Bits<32>>; PIPES],
+    tx_base_hi: [DFF<Bits<32>>; PIPES],
+    tx_ring_bytes: [DFF<Bits<32>>; PIPES],
+    tx_mask_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    tx_compl_lo: [DFF<Bits<32>>; PIPES],
+    tx_compl_hi: [DFF<Bits<32>>; PIPES],
+    tx_enable_r: [DFF<Bit>; PIPES],
+    tx_tail_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    tx_frames: [DFF<Bits<32>>; PIPES],
+    tx_drops: [DFF<Bits<32>>; PIPES],
     ring_base_lo: [DFF<Bits<32>>; PIPES],
     ring_base_hi: [DFF<Bits<32>>; PIPES],
     ring_bytes: [DFF<Bits<32>>; PIPES],
@@ -124,6 +163,17 @@ pub struct RegFile {
     p_tail: Constant<Bits<OFF_BITS>>,
     p_frames: Constant<Bits<OFF_BITS>>,
     p_drops: Constant<Bits<OFF_BITS>>,
+    p_tx_base_lo: Constant<Bits<OFF_BITS>>,
+    p_tx_base_hi: Constant<Bits<OFF_BITS>>,
+    p_tx_ring_bytes: Constant<Bits<OFF_BITS>>,
+    p_tx_compl_lo: Constant<Bits<OFF_BITS>>,
+    p_tx_compl_hi: Constant<Bits<OFF_BITS>>,
+    p_tx_ctrl: Constant<Bits<OFF_BITS>>,
+    p_tx_tail: Constant<Bits<OFF_BITS>>,
+    p_tx_head: Constant<Bits<OFF_BITS>>,
+    p_tx_frames: Constant<Bits<OFF_BITS>>,
+    p_tx_drops: Constant<Bits<OFF_BITS>>,
+    cause_tail: Constant<Bits<32>>,
     ring_min: Constant<Bits<32>>,
     ring_max: Constant<Bits<32>>,
     ring_align_mask: Constant<Bits<32>>,
@@ -187,6 +237,40 @@ impl RegFile {
             per_packet_notif: Default::default(),
             tail: Default::default(),
             events: Default::default(),
+            tx_base: Default::default(),
+            tx_mask: Default::default(),
+            tx_compl_base: Default::default(),
+            tx_enable: Default::default(),
+            tx_tail: Default::default(),
+            tx_head: Default::default(),
+            tx_events: Default::default(),
+            tx_tail_ok: Default::default(),
+            tx_base_cat: Default::default(),
+            tx_compl_cat: Default::default(),
+            tx_tail32: Default::default(),
+            tx_head32: Default::default(),
+            tx_bytes64: Default::default(),
+            tx_base_lo: Default::default(),
+            tx_base_hi: Default::default(),
+            tx_ring_bytes: Default::default(),
+            tx_mask_r: Default::default(),
+            tx_compl_lo: Default::default(),
+            tx_compl_hi: Default::default(),
+            tx_enable_r: Default::default(),
+            tx_tail_r: Default::default(),
+            tx_frames: Default::default(),
+            tx_drops: Default::default(),
+            p_tx_base_lo: off(pipe::TX_RING_BASE_LO),
+            p_tx_base_hi: off(pipe::TX_RING_BASE_HI),
+            p_tx_ring_bytes: off(pipe::TX_RING_BYTES),
+            p_tx_compl_lo: off(pipe::TX_COMPL_BASE_LO),
+            p_tx_compl_hi: off(pipe::TX_COMPL_BASE_HI),
+            p_tx_ctrl: off(pipe::TX_CTRL),
+            p_tx_tail: off(pipe::TX_TAIL),
+            p_tx_head: off(pipe::TX_HEAD),
+            p_tx_frames: off(pipe::TX_FRAMES),
+            p_tx_drops: off(pipe::TX_DROPS),
+            cause_tail: cause(RegError::TailBeyondHead),
             wr_addr: Default::default(),
             wr_data: Default::default(),
             ring_slots: Default::default(),
@@ -301,6 +385,26 @@ impl Logic for RegFile {
             self.head_r[i].d.next = self.head_r[i].q.val();
             self.pipe_frames[i].d.next = self.pipe_frames[i].q.val();
             self.pipe_drops[i].d.next = self.pipe_drops[i].q.val();
+            self.tx_base_lo[i].clock.next = self.clock.val();
+            self.tx_base_hi[i].clock.next = self.clock.val();
+            self.tx_ring_bytes[i].clock.next = self.clock.val();
+            self.tx_mask_r[i].clock.next = self.clock.val();
+            self.tx_compl_lo[i].clock.next = self.clock.val();
+            self.tx_compl_hi[i].clock.next = self.clock.val();
+            self.tx_enable_r[i].clock.next = self.clock.val();
+            self.tx_tail_r[i].clock.next = self.clock.val();
+            self.tx_frames[i].clock.next = self.clock.val();
+            self.tx_drops[i].clock.next = self.clock.val();
+            self.tx_base_lo[i].d.next = self.tx_base_lo[i].q.val();
+            self.tx_base_hi[i].d.next = self.tx_base_hi[i].q.val();
+            self.tx_ring_bytes[i].d.next = self.tx_ring_bytes[i].q.val();
+            self.tx_mask_r[i].d.next = self.tx_mask_r[i].q.val();
+            self.tx_compl_lo[i].d.next = self.tx_compl_lo[i].q.val();
+            self.tx_compl_hi[i].d.next = self.tx_compl_hi[i].q.val();
+            self.tx_enable_r[i].d.next = self.tx_enable_r[i].q.val();
+            self.tx_tail_r[i].d.next = self.tx_tail_r[i].q.val();
+            self.tx_frames[i].d.next = self.tx_frames[i].q.val();
+            self.tx_drops[i].d.next = self.tx_drops[i].q.val();
         }
         for k in 0..COUNTERS {
             self.counters[k].clock.next = self.clock.val();
@@ -318,6 +422,17 @@ impl Logic for RegFile {
             self.notif_base[i].next = self.notif_base_cat[i].o.val();
             self.head32[i].i.next = self.head_r[i].q.val();
             self.tail32[i].i.next = self.tail[i].val();
+            self.tx_base_cat[i].hi.next = self.tx_base_hi[i].q.val();
+            self.tx_base_cat[i].lo.next = self.tx_base_lo[i].q.val();
+            self.tx_base[i].next = self.tx_base_cat[i].o.val();
+            self.tx_compl_cat[i].hi.next = self.tx_compl_hi[i].q.val();
+            self.tx_compl_cat[i].lo.next = self.tx_compl_lo[i].q.val();
+            self.tx_compl_base[i].next = self.tx_compl_cat[i].o.val();
+            self.tx_mask[i].next = self.tx_mask_r[i].q.val();
+            self.tx_enable[i].next = self.tx_enable_r[i].q.val();
+            self.tx_tail[i].next = self.tx_tail_r[i].q.val();
+            self.tx_tail32[i].i.next = self.tx_tail_r[i].q.val();
+            self.tx_head32[i].i.next = self.tx_head[i].val();
             self.ring_mask[i].next = self.ring_mask_r[i].q.val();
             self.enable[i].next = self.enable_r[i].q.val();
             self.head[i].next = self.head_r[i].q.val();
@@ -343,6 +458,15 @@ impl Logic for RegFile {
                 & ((self.wr_data16.val() & !self.ring_mask_r[i].q.val()) == self.zero16.val())
                 & (((self.wr_data16.val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val())
                     <= ((self.tail[i].val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val()));
+        }
+        for i in 0..PIPES {
+            // The new TX tail must lie in the ring and advance only into free slots
+            // (one slot stays empty so a full ring differs from an empty one).
+            self.tx_tail_ok[i].next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
+                & ((self.wr_data16.val() & !self.tx_mask_r[i].q.val()) == self.zero16.val())
+                & (((self.wr_data16.val() - self.tx_tail_r[i].q.val()) & self.tx_mask_r[i].q.val())
+                    <= (self.tx_mask_r[i].q.val()
+                        - ((self.tx_tail_r[i].q.val() - self.tx_head[i].val()) & self.tx_mask_r[i].q.val())));
         }
         if self.s_wr.valid.val() {
             if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
@@ -427,10 +551,70 @@ impl Logic for RegFile {
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_head.val();
                             }
+                        } else if (self.wr_off.val() == self.p_tx_base_lo.val())
+                            | (self.wr_off.val() == self.p_tx_base_hi.val())
+                            | (self.wr_off.val() == self.p_tx_ring_bytes.val())
+                            | (self.wr_off.val() == self.p_tx_compl_lo.val())
+                            | (self.wr_off.val() == self.p_tx_compl_hi.val())
+                        {
+                            if self.tx_enable_r[i].q.val() {
+                                self.err.next = true;
+                                self.err_cause.next = self.cause_enabled.val();
+                            } else if self.wr_off.val() == self.p_tx_base_lo.val() {
+                                if (self.wr_data.val() & self.ring_align_mask.val()) != self.zero32.val() {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_misaligned.val();
+                                } else {
+                                    self.tx_base_lo[i].d.next = self.wr_data.val();
+                                }
+                            } else if self.wr_off.val() == self.p_tx_base_hi.val() {
+                                self.tx_base_hi[i].d.next = self.wr_data.val();
+                            } else if self.wr_off.val() == self.p_tx_ring_bytes.val() {
+                                if ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
+                                    != self.zero32.val())
+                                    | (self.wr_data.val() < self.ring_min.val())
+                                    | (self.wr_data.val() > self.ring_max.val())
+                                {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_ring_size.val();
+                                } else {
+                                    self.tx_ring_bytes[i].d.next = self.wr_data.val();
+                                    self.tx_mask_r[i].d.next = self.ring_slots.val() - self.one16.val();
+                                }
+                            } else if self.wr_off.val() == self.p_tx_compl_lo.val() {
+                                if (self.wr_data.val() & self.notif_align_mask.val()) != self.zero32.val() {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_misaligned.val();
+                                } else {
+                                    self.tx_compl_lo[i].d.next = self.wr_data.val();
+                                }
+                            } else {
+                                self.tx_compl_hi[i].d.next = self.wr_data.val();
+                            }
+                        } else if self.wr_off.val() == self.p_tx_ctrl.val() {
+                            if self.wr_data.val().get_bit(0) & (self.tx_ring_bytes[i].q.val() == self.zero32.val()) {
+                                self.err.next = true;
+                                self.err_cause.next = self.cause_ring_size.val();
+                            } else {
+                                self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
+                                if !self.wr_data.val().get_bit(0) {
+                                    self.tx_tail_r[i].d.next = self.zero16.val();
+                                }
+                            }
+                        } else if self.wr_off.val() == self.p_tx_tail.val() {
+                            if self.tx_tail_ok[i].val() & self.tx_enable_r[i].q.val() {
+                                self.tx_tail_r[i].d.next = self.wr_data16.val();
+                            } else {
+                                self.err.next = true;
+                                self.err_cause.next = self.cause_tail.val();
+                            }
                         } else if (self.wr_off.val() == self.p_pipe_id.val())
                             | (self.wr_off.val() == self.p_tail.val())
                             | (self.wr_off.val() == self.p_frames.val())
                             | (self.wr_off.val() == self.p_drops.val())
+                            | (self.wr_off.val() == self.p_tx_head.val())
+                            | (self.wr_off.val() == self.p_tx_frames.val())
+                            | (self.wr_off.val() == self.p_tx_drops.val())
                         {
                             self.err.next = true;
                             self.err_cause.next = self.cause_read_only.val();
@@ -468,6 +652,27 @@ impl Logic for RegFile {
         }
         if self.events.notification.val() {
             self.counters[5].d.next = self.counters[5].q.val() + self.one64.val();
+        }
+        self.tx_bytes64.i.next = self.tx_events.frame_bytes.val();
+        if self.tx_events.frame.val() {
+            self.counters[6].d.next = self.counters[6].q.val() + self.one64.val();
+            self.counters[7].d.next = self.counters[7].q.val() + self.tx_bytes64.o.val();
+        }
+        if self.tx_events.drop_malformed.val() {
+            self.counters[8].d.next = self.counters[8].q.val() + self.one64.val();
+        }
+        if self.tx_events.completion.val() {
+            self.counters[9].d.next = self.counters[9].q.val() + self.one64.val();
+        }
+        for i in 0..PIPES {
+            if self.tx_events.pipe.val().index() == i {
+                if self.tx_events.frame.val() {
+                    self.tx_frames[i].d.next = self.tx_frames[i].q.val() + self.one32.val();
+                }
+                if self.tx_events.drop_malformed.val() {
+                    self.tx_drops[i].d.next = self.tx_drops[i].q.val() + self.one32.val();
+                }
+            }
         }
         for i in 0..PIPES {
             if self.events.pipe.val().index() == i {
@@ -549,6 +754,39 @@ impl Logic for RegFile {
                 }
                 if self.rd_off.val() == self.p_drops.val() {
                     self.rd_data.next = self.pipe_drops[i].q.val();
+                }
+                if self.rd_off.val() == self.p_tx_base_lo.val() {
+                    self.rd_data.next = self.tx_base_lo[i].q.val();
+                }
+                if self.rd_off.val() == self.p_tx_base_hi.val() {
+                    self.rd_data.next = self.tx_base_hi[i].q.val();
+                }
+                if self.rd_off.val() == self.p_tx_ring_bytes.val() {
+                    self.rd_data.next = self.tx_ring_bytes[i].q.val();
+                }
+                if self.rd_off.val() == self.p_tx_compl_lo.val() {
+                    self.rd_data.next = self.tx_compl_lo[i].q.val();
+                }
+                if self.rd_off.val() == self.p_tx_compl_hi.val() {
+                    self.rd_data.next = self.tx_compl_hi[i].q.val();
+                }
+                if self.rd_off.val() == self.p_tx_ctrl.val() {
+                    self.rd_data.next = self.zero32.val();
+                    if self.tx_enable_r[i].q.val() {
+                        self.rd_data.next = self.one32.val();
+                    }
+                }
+                if self.rd_off.val() == self.p_tx_tail.val() {
+                    self.rd_data.next = self.tx_tail32[i].o.val();
+                }
+                if self.rd_off.val() == self.p_tx_head.val() {
+                    self.rd_data.next = self.tx_head32[i].o.val();
+                }
+                if self.rd_off.val() == self.p_tx_frames.val() {
+                    self.rd_data.next = self.tx_frames[i].q.val();
+                }
+                if self.rd_off.val() == self.p_tx_drops.val() {
+                    self.rd_data.next = self.tx_drops[i].q.val();
                 }
             }
         }

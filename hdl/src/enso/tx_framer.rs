@@ -1,0 +1,243 @@
+use super::FrameLenParser;
+use crate::stream::{StreamSink, StreamSource};
+use crate::types::{CplBeat, EthBeat, TxRunInfo};
+use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
+use rust_hdl::prelude::*;
+
+/// TX framer: turns the byte stream read from a TX ring back into frames on
+/// the Ethernet TX port, and moves each pipe's TX head past what it finished.
+///
+/// A frame's length comes from its first beat's headers
+/// (`pendulum_layout::frame`). Data that cannot be a frame (no length rule,
+/// over the MTU, or running past the tail software rang) is dropped up to that
+/// tail and counted once; the engine goes on with the next run. Frames are
+/// checked before their first beat goes out, so the MAC never sees a part.
+///
+/// Latency 0; 1 beat/cycle; stalls only on `m_eth.ready`.
+#[derive(LogicBlock)]
+pub struct TxFramer {
+    pub clock: Signal<In, Clock>,
+    /// Read completions, in request order.
+    pub s_cpl: StreamSink<CplBeat>,
+    /// One entry per read request (popped on its last beat).
+    pub s_info: StreamSink<TxRunInfo>,
+    pub m_eth: StreamSource<EthBeat>,
+    pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub tx_enable: [Signal<In, Bit>; PIPES],
+    /// Slot after the last frame sent or dropped, per pipe; 0 while the pipe is off.
+    pub head: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    /// A completion beat was consumed (one credit back to the fetcher).
+    pub beat_consumed: Signal<Out, Bit>,
+    pub ev_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub ev_frame: Signal<Out, Bit>,
+    pub ev_frame_bytes: Signal<Out, Bits<16>>,
+    pub ev_drop_malformed: Signal<Out, Bit>,
+
+    in_frame: DFF<Bit>,
+    dropping: DFF<Bit>,
+    beats_left: DFF<Bits<16>>,
+    frame_len: DFF<Bits<16>>,
+    frame_slots: DFF<Bits<16>>,
+    head_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+
+    hdr: FrameLenParser,
+    beat_data: Signal<Local, Bits<512>>,
+    pipe: Signal<Local, Bits<PIPE_BITS>>,
+    run_tail: Signal<Local, Bits<SLOT_BITS>>,
+    sel_mask: Signal<Local, Bits<SLOT_BITS>>,
+    sel_head: Signal<Local, Bits<SLOT_BITS>>,
+    sel_enable: Signal<Local, Bit>,
+    remaining: Signal<Local, Bits<SLOT_BITS>>,
+    cur_len: Signal<Local, Bits<16>>,
+    emit: Signal<Local, Bit>,
+    last_beat: Signal<Local, Bit>,
+    bad: Signal<Local, Bit>,
+    accept: Signal<Local, Bit>,
+    keep_shift: Signal<Local, Bits<16>>,
+    at_ethertype: Constant<Bits<9>>,
+    at_lens: Constant<Bits<9>>,
+    all_keep: Constant<Bits<64>>,
+    beat_bytes: Constant<Bits<16>>,
+    beat_low: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+    zero16: Constant<Bits<16>>,
+}
+
+impl TxFramer {
+    pub fn new() -> Self {
+        let c16 = |v: u64| Constant::new(v.into());
+        Self {
+            clock: Default::default(),
+            s_cpl: Default::default(),
+            s_info: Default::default(),
+            m_eth: Default::default(),
+            tx_mask: Default::default(),
+            tx_enable: Default::default(),
+            head: Default::default(),
+            beat_consumed: Default::default(),
+            ev_pipe: Default::default(),
+            ev_frame: Default::default(),
+            ev_frame_bytes: Default::default(),
+            ev_drop_malformed: Default::default(),
+            in_frame: Default::default(),
+            dropping: Default::default(),
+            beats_left: Default::default(),
+            frame_len: Default::default(),
+            frame_slots: Default::default(),
+            head_r: Default::default(),
+            hdr: FrameLenParser::new(),
+            beat_data: Default::default(),
+            pipe: Default::default(),
+            run_tail: Default::default(),
+            sel_mask: Default::default(),
+            sel_head: Default::default(),
+            sel_enable: Default::default(),
+            remaining: Default::default(),
+            cur_len: Default::default(),
+            emit: Default::default(),
+            last_beat: Default::default(),
+            bad: Default::default(),
+            accept: Default::default(),
+            keep_shift: Default::default(),
+            at_ethertype: Constant::new(super::frame_len::ETHERTYPE_BIT.into()),
+            at_lens: Constant::new(super::frame_len::LENS_BIT.into()),
+            all_keep: Constant::new(u64::MAX.into()),
+            beat_bytes: c16(pendulum_layout::BEAT_BYTES as u64),
+            beat_low: c16(pendulum_layout::BEAT_BYTES as u64 - 1),
+            one16: c16(1),
+            zero16: c16(0),
+        }
+    }
+}
+
+impl Default for TxFramer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for TxFramer {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_frame, dropping, beats_left, frame_len, frame_slots);
+        for i in 0..PIPES {
+            self.head_r[i].clock.next = self.clock.val();
+            self.head_r[i].d.next = self.head_r[i].q.val();
+            self.head[i].next = self.head_r[i].q.val();
+        }
+        self.beat_data.next = self.s_cpl.data.val().data;
+        self.pipe.next = self.s_info.data.val().pipe;
+        self.run_tail.next = self.s_info.data.val().run_tail;
+        self.hdr.ethertype.next = self.beat_data.val().get_bits::<16>(self.at_ethertype.val().index());
+        self.hdr.lens.next = self.beat_data.val().get_bits::<32>(self.at_lens.val().index());
+        self.sel_mask.next = self.tx_mask[0].val();
+        self.sel_head.next = self.head_r[0].q.val();
+        self.sel_enable.next = self.tx_enable[0].val();
+        for i in 0..PIPES {
+            if self.pipe.val().index() == i {
+                self.sel_mask.next = self.tx_mask[i].val();
+                self.sel_head.next = self.head_r[i].q.val();
+                self.sel_enable.next = self.tx_enable[i].val();
+            }
+        }
+        // Slots of this run not yet finished, counting the one in this beat.
+        self.remaining.next = (self.run_tail.val() - self.sel_head.val()) & self.sel_mask.val();
+
+        // What this beat is: part of a frame going out, or data to drop.
+        self.bad.next = false;
+        self.emit.next = false;
+        self.cur_len.next = self.frame_len.q.val();
+        self.last_beat.next = self.beats_left.q.val() == self.one16.val();
+        if self.in_frame.q.val() {
+            self.emit.next = self.sel_enable.val();
+        } else if !self.dropping.q.val() {
+            self.cur_len.next = self.hdr.len.val();
+            self.last_beat.next = self.hdr.slots.val() == self.one16.val();
+            self.bad.next = !self.hdr.known.val()
+                | self.hdr.too_big.val()
+                | (self.hdr.slots.val() == self.zero16.val())
+                | (self.hdr.slots.val() > self.remaining.val());
+            self.emit.next = self.sel_enable.val() & !self.bad.val();
+        }
+
+        // Keep: every byte, except on a frame's last beat: its length mod 64.
+        self.keep_shift.next = self.beat_bytes.val()
+            - (((self.cur_len.val() - self.one16.val()) & self.beat_low.val()) + self.one16.val());
+        self.m_eth.data.next.data = self.beat_data.val();
+        self.m_eth.data.next.keep = self.all_keep.val();
+        if self.last_beat.val() {
+            self.m_eth.data.next.keep = self.all_keep.val() >> self.keep_shift.val();
+        }
+        self.m_eth.data.next.last = self.last_beat.val();
+        self.m_eth.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.emit.val();
+        self.s_cpl.ready.next = self.s_info.valid.val();
+        if self.emit.val() {
+            self.s_cpl.ready.next = self.s_info.valid.val() & self.m_eth.ready.val();
+        }
+        self.accept.next = self.s_cpl.valid.val() & self.s_cpl.ready.val();
+        self.beat_consumed.next = self.accept.val();
+        self.s_info.ready.next = self.accept.val() & self.s_cpl.data.val().last;
+
+        self.ev_pipe.next = self.pipe.val();
+        self.ev_frame.next = false;
+        self.ev_frame_bytes.next = self.cur_len.val();
+        self.ev_drop_malformed.next = false;
+        if self.accept.val() & self.sel_enable.val() {
+            if self.in_frame.q.val() {
+                self.beats_left.d.next = self.beats_left.q.val() - self.one16.val();
+                if self.last_beat.val() {
+                    self.in_frame.d.next = false;
+                    self.ev_frame.next = true;
+                    for i in 0..PIPES {
+                        if self.pipe.val().index() == i {
+                            self.head_r[i].d.next = (self.sel_head.val() + self.frame_slots.q.val()) & self.sel_mask.val();
+                        }
+                    }
+                }
+            } else if self.dropping.q.val() {
+                // Skip to the tail that was rung; each slot is free once passed.
+                for i in 0..PIPES {
+                    if self.pipe.val().index() == i {
+                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                    }
+                }
+                if self.remaining.val() == self.one16.val() {
+                    self.dropping.d.next = false;
+                }
+            } else if self.bad.val() {
+                self.ev_drop_malformed.next = true;
+                for i in 0..PIPES {
+                    if self.pipe.val().index() == i {
+                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                    }
+                }
+                if self.remaining.val() > self.one16.val() {
+                    self.dropping.d.next = true;
+                }
+            } else if self.last_beat.val() {
+                // A one-beat frame.
+                self.ev_frame.next = true;
+                for i in 0..PIPES {
+                    if self.pipe.val().index() == i {
+                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                    }
+                }
+            } else {
+                self.in_frame.d.next = true;
+                self.frame_len.d.next = self.hdr.len.val();
+                self.frame_slots.d.next = self.hdr.slots.val();
+                self.beats_left.d.next = self.hdr.slots.val() - self.one16.val();
+            }
+        }
+        // A pipe switched off mid-frame abandons it; its head stays 0.
+        if self.accept.val() & !self.sel_enable.val() {
+            self.in_frame.d.next = false;
+            self.dropping.d.next = false;
+        }
+        for i in 0..PIPES {
+            if !self.tx_enable[i].val() {
+                self.head_r[i].d.next = self.zero16.val();
+            }
+        }
+    }
+}
