@@ -34,6 +34,14 @@ pub trait Card {
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion>;
     /// The bytes of a region (2 × `len` when mirrored), as the card last wrote them.
     fn dma(&self, region: &DmaRegion) -> &[u8];
+    /// The whole view of a region for software to write (2 × `len` when
+    /// mirrored), e.g. frames to send.
+    ///
+    /// The card reads the first `len` bytes; for a mirrored region, writes to
+    /// the second copy are not guaranteed to reach them. So software writes
+    /// into the first `len` bytes only, splitting a frame that wraps past the
+    /// end of a ring into two copies.
+    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8];
     /// Called between polls of host memory. A real card spins; the simulated
     /// card advances simulated time.
     fn relax(&mut self);

@@ -1,4 +1,5 @@
 use crate::pipe::RxPipe;
+use crate::tx::TxPipe;
 use crate::{Card, Error, RegionKind, Result};
 use pendulum_layout::{self as layout, global, pipe, pipe_page, Counter, Reg, RegError};
 
@@ -11,12 +12,21 @@ pub struct Counters {
     pub drop_malformed: u64,
     pub drop_pipe_off: u64,
     pub notifications: u64,
+    /// Frames sent on the Ethernet TX port.
+    pub tx_frames: u64,
+    /// Bytes of those frames.
+    pub tx_bytes: u64,
+    /// TX data dropped as malformed (no length, over the MTU, past the tail).
+    pub tx_drop_malformed: u64,
+    /// TX completion records written.
+    pub tx_completions: u64,
     /// Register writes the card refused.
     pub reg_errors: u32,
 }
 
 impl Counters {
-    /// Frames the card dropped, for any reason.
+    /// Received frames the card dropped, for any reason (TX drops are in
+    /// `tx_drop_malformed`).
     pub fn drops(&self) -> u64 {
         self.drop_ring_full + self.drop_malformed + self.drop_pipe_off
     }
@@ -28,6 +38,8 @@ pub struct Device<C: Card> {
     pipes: usize,
     max_frame_bytes: u32,
     pipe_open: Vec<bool>,
+    /// TX pipes are separate from RX pipes of the same index.
+    tx_open: Vec<bool>,
 }
 
 impl<C: Card> Device<C> {
@@ -48,7 +60,13 @@ impl<C: Card> Device<C> {
         }
         let pipes = card.read32(global::CAP_PIPES.offset)? as usize;
         let max_frame_bytes = card.read32(global::CAP_MAX_FRAME.offset)?;
-        Ok(Self { card, pipes, max_frame_bytes, pipe_open: vec![false; pipes] })
+        Ok(Self {
+            card,
+            pipes,
+            max_frame_bytes,
+            pipe_open: vec![false; pipes],
+            tx_open: vec![false; pipes],
+        })
     }
 
     pub fn card(&self) -> &C {
@@ -63,7 +81,7 @@ impl<C: Card> Device<C> {
         self.card
     }
 
-    /// Number of RX pipes the card has.
+    /// Number of pipes the card has; each has an RX and a TX side.
     pub fn pipes(&self) -> usize {
         self.pipes
     }
@@ -98,6 +116,10 @@ impl<C: Card> Device<C> {
             drop_malformed: self.read64(Counter::DropMalformed.reg())?,
             drop_pipe_off: self.read64(Counter::DropPipeOff.reg())?,
             notifications: self.read64(Counter::Notifications.reg())?,
+            tx_frames: self.read64(Counter::TxFrames.reg())?,
+            tx_bytes: self.read64(Counter::TxBytes.reg())?,
+            tx_drop_malformed: self.read64(Counter::TxDropMalformed.reg())?,
+            tx_completions: self.read64(Counter::TxCompletions.reg())?,
             reg_errors: self.card.read32(global::REG_ERRORS.offset)?,
         })
     }
@@ -134,16 +156,7 @@ impl<C: Card> Device<C> {
     /// Sets up pipe `index` with a fresh ring of `ring_bytes` and its
     /// notification buffer, and enables it.
     pub fn open_rx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<RxPipe> {
-        use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES};
-        if index >= self.pipes {
-            return Err(Error::NoSuchPipe { pipe: index, pipes: self.pipes });
-        }
-        if self.pipe_open[index] {
-            return Err(Error::PipeInUse(index));
-        }
-        if !ring_bytes.is_power_of_two() || !(RING_MIN_BYTES..=RING_MAX_BYTES).contains(&ring_bytes) {
-            return Err(Error::BadRingSize { bytes: ring_bytes, min: RING_MIN_BYTES, max: RING_MAX_BYTES });
-        }
+        self.check_pipe_request(index, ring_bytes, &self.pipe_open)?;
         let ring = self.card.alloc_dma(ring_bytes as usize, RegionKind::DataRing, true)?;
         let notif = self.card.alloc_dma(layout::notif::BYTES, RegionKind::Notification, false)?;
         let page = pipe_page(index);
@@ -163,6 +176,51 @@ impl<C: Card> Device<C> {
     pub fn close_rx_pipe(&mut self, pipe: RxPipe) -> Result<()> {
         self.write_checked(pipe_page(pipe.index()) + pipe::CTRL.offset, 0)?;
         self.pipe_open[pipe.index()] = false;
+        Ok(())
+    }
+
+    /// The checks shared by RX and TX pipes, before anything is allocated.
+    fn check_pipe_request(&self, index: usize, ring_bytes: u32, open: &[bool]) -> Result<()> {
+        use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES};
+        if index >= self.pipes {
+            return Err(Error::NoSuchPipe { pipe: index, pipes: self.pipes });
+        }
+        if open.get(index).copied().unwrap_or(false) {
+            return Err(Error::PipeInUse(index));
+        }
+        if !ring_bytes.is_power_of_two() || !(RING_MIN_BYTES..=RING_MAX_BYTES).contains(&ring_bytes) {
+            return Err(Error::BadRingSize { bytes: ring_bytes, min: RING_MIN_BYTES, max: RING_MAX_BYTES });
+        }
+        Ok(())
+    }
+
+    /// Sets up TX pipe `index` with a fresh ring of `ring_bytes` and its
+    /// completion record, and enables it. The TX pipe is independent of the
+    /// RX pipe with the same index (it shares only the register page).
+    pub fn open_tx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<TxPipe> {
+        self.check_pipe_request(index, ring_bytes, &self.tx_open)?;
+        // Not mirrored: the card reads frames by DMA, and software splits a
+        // frame that wraps, so one copy is enough.
+        let ring = self.card.alloc_dma(ring_bytes as usize, RegionKind::DataRing, false)?;
+        let compl = self.card.alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
+        let page = pipe_page(index);
+        // Start from a disabled pipe: configuration is refused while enabled.
+        self.write_checked(page + pipe::TX_CTRL.offset, 0)?;
+        self.write_checked(page + pipe::TX_RING_BASE_LO.offset, ring.iova as u32)?;
+        self.write_checked(page + pipe::TX_RING_BASE_HI.offset, (ring.iova >> 32) as u32)?;
+        self.write_checked(page + pipe::TX_RING_BYTES.offset, ring_bytes)?;
+        self.write_checked(page + pipe::TX_COMPL_BASE_LO.offset, compl.iova as u32)?;
+        self.write_checked(page + pipe::TX_COMPL_BASE_HI.offset, (compl.iova >> 32) as u32)?;
+        self.write_checked(page + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE)?;
+        self.tx_open[index] = true;
+        Ok(TxPipe::new(index, ring, compl))
+    }
+
+    /// Disables a TX pipe. Frames posted and not yet sent are abandoned:
+    /// call [`TxPipe::wait_idle`] first to let them go out.
+    pub fn close_tx_pipe(&mut self, tx: TxPipe) -> Result<()> {
+        self.write_checked(pipe_page(tx.index()) + pipe::TX_CTRL.offset, 0)?;
+        self.tx_open[tx.index()] = false;
         Ok(())
     }
 }

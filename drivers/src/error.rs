@@ -22,6 +22,10 @@ pub enum Error {
     CorruptRing { pipe: usize, slot: u32, what: String },
     #[error("cannot free up to slot {to} on pipe {pipe}: only slots {head}..{tail} are held")]
     BadFree { pipe: usize, to: u32, head: u32, tail: u32 },
+    #[error("a frame of {len} bytes cannot be sent here: frames must be 1 to {max} bytes (the card's largest frame, or what the TX ring can ever hold, whichever is smaller); nothing was queued")]
+    BadFrame { len: usize, max: u32 },
+    #[error("TX pipe {pipe} has {free_slots} free slots, {need_slots} are needed: wait for completions (TxPipe::free_slots) and retry")]
+    TxRingFull { pipe: usize, need_slots: u32, free_slots: u32 },
     #[error("the card did not respond: {0}")]
     NoResponse(String),
     #[error("DMA memory: {0}")]

@@ -11,9 +11,11 @@ mod card;
 mod device;
 mod error;
 mod pipe;
+mod tx;
 
 pub use card::{Card, DmaRegion, RegionKind};
 pub use device::{Counters, Device};
 pub use error::{Error, Result};
 pub use pipe::{RxBatch, RxPipe};
+pub use tx::TxPipe;
 pub use pendulum_layout as layout;

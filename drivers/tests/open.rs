@@ -27,6 +27,9 @@ impl Card for FixedCard {
     fn dma(&self, _: &DmaRegion) -> &[u8] {
         &[]
     }
+    fn dma_mut(&mut self, _: &DmaRegion) -> &mut [u8] {
+        &mut []
+    }
     fn relax(&mut self) {}
 }
 

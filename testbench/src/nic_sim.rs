@@ -1,4 +1,4 @@
-use crate::models::{EthSource, HostMemory, MmioOp, Pacing, PcieConfig, PcieModel};
+use crate::models::{EthSink, EthSource, HostMemory, MmioOp, Pacing, PcieConfig, PcieModel};
 use crate::verilated::{PortDir, VerilatedNic, PORTS};
 use std::path::PathBuf;
 
@@ -7,6 +7,8 @@ use std::path::PathBuf;
 pub struct SimConfig {
     pub pcie: PcieConfig,
     pub pacing: Pacing,
+    /// How fast the MAC takes frames from the NIC's TX port.
+    pub tx_pacing: Pacing,
     /// Write an FST waveform here (off by default: it slows the run down a lot).
     pub waveform: Option<PathBuf>,
     /// Cycles the host waits for a register read before giving up.
@@ -20,6 +22,7 @@ impl Default for SimConfig {
         Self {
             pcie: PcieConfig::default(),
             pacing: Pacing::Unpaced,
+            tx_pacing: Pacing::Unpaced,
             waveform: std::env::var_os("PENDULUM_WAVE").map(PathBuf::from),
             mmio_timeout_cycles: 100_000,
             poll_interval_cycles: 8,
@@ -37,6 +40,8 @@ pub struct NicSim {
     pub mem: HostMemory,
     pub pcie: PcieModel,
     pub eth: EthSource,
+    /// The MAC's TX side: frames the NIC sent.
+    pub eth_tx: EthSink,
     pub cfg: SimConfig,
     cycle: u64,
     /// Register operation at the NIC's MMIO port, waiting for ready.
@@ -49,6 +54,9 @@ pub struct NicSim {
     eth_detached: bool,
     dma_detached: bool,
     mmio_detached: bool,
+    eth_tx_detached: bool,
+    rd_detached: bool,
+    tx_data: [u8; 64],
 }
 
 impl NicSim {
@@ -68,6 +76,7 @@ impl NicSim {
             mem: HostMemory::new(),
             pcie: PcieModel::new(cfg.pcie.clone()),
             eth: EthSource::new(cfg.pacing),
+            eth_tx: EthSink::new(cfg.tx_pacing),
             cfg,
             cycle: 0,
             mmio_pending: None,
@@ -77,6 +86,9 @@ impl NicSim {
             eth_detached: false,
             dma_detached: false,
             mmio_detached: false,
+            eth_tx_detached: false,
+            rd_detached: false,
+            tx_data: [0; 64],
         }
     }
 
@@ -87,7 +99,7 @@ impl NicSim {
 
     /// Holds input port `idx` at `value` (little-endian bytes) from the next
     /// cycle on, until released. The model that drives the port's interface
-    /// (`eth_rx_*`, `dma_wr_*`, `mmio_*`) stops driving it meanwhile.
+    /// (`eth_rx_*`, `eth_tx_*`, `dma_wr_*`, `dma_rd_*`, `mmio_*`) stops driving it meanwhile.
     pub fn force(&mut self, idx: usize, value: &[u8]) -> Result<(), String> {
         let p = PORTS.get(idx).ok_or_else(|| format!("no port with index {idx}"))?;
         if p.dir != PortDir::Input {
@@ -115,6 +127,8 @@ impl NicSim {
         self.eth_detached = any("eth_rx_");
         self.dma_detached = any("dma_wr_");
         self.mmio_detached = any("mmio_");
+        self.eth_tx_detached = any("eth_tx_");
+        self.rd_detached = any("dma_rd_");
     }
 
     /// The value on port `idx` now (little-endian bytes).
@@ -166,6 +180,19 @@ impl NicSim {
         n.set_mmio_wr_valid(wr as u64);
         n.set_mmio_rd_valid(rd as u64);
         n.set_mmio_rsp_ready(1);
+        let tx_ready = !self.eth_tx_detached && self.eth_tx.ready(now);
+        n.set_eth_tx_tready(tx_ready as u64);
+        let rd_ready = !self.rd_detached && self.pcie.can_accept_read();
+        n.set_dma_rd_req_ready(rd_ready as u64);
+        let cpl_valid = match (self.rd_detached, self.pcie.completion_beat(now)) {
+            (false, Some(b)) => {
+                n.set_dma_rd_cpl_data(&b.data);
+                n.set_dma_rd_cpl_last(b.last as u64);
+                true
+            }
+            _ => false,
+        };
+        n.set_dma_rd_cpl_valid(cpl_valid as u64);
         for (idx, f) in self.forced.iter().enumerate() {
             if let Some(v) = f {
                 n.set_port(idx, v);
@@ -188,6 +215,16 @@ impl NicSim {
         if dma_ready && n.dma_wr_valid() != 0 {
             n.dma_wr_data(&mut self.dma_data);
             self.pcie.push_write(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb());
+        }
+        if tx_ready && n.eth_tx_tvalid() != 0 {
+            n.eth_tx_tdata(&mut self.tx_data);
+            self.eth_tx.accept(now, &self.tx_data, n.eth_tx_tkeep(), n.eth_tx_tlast() != 0);
+        }
+        if rd_ready && n.dma_rd_req_valid() != 0 {
+            self.pcie.push_read(now, n.dma_rd_req_addr(), n.dma_rd_req_len() as u32, n.dma_rd_req_tag() as u8);
+        }
+        if cpl_valid && n.dma_rd_cpl_ready() != 0 {
+            self.pcie.pop_completion_beat(now);
         }
         if (wr && n.mmio_wr_ready() != 0) || (rd && n.mmio_rd_ready() != 0) {
             self.mmio_pending = None;

@@ -43,6 +43,10 @@ impl Card for SimCard {
         self.sim.mem.region(self.regions[region.id])
     }
 
+    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
+        self.sim.mem.region_mut(self.regions[region.id])
+    }
+
     fn relax(&mut self) {
         let n = self.sim.cfg.poll_interval_cycles;
         self.sim.run(n);

@@ -49,8 +49,10 @@ pub mod params {
     /// Largest DMA read the TX engine asks for, bytes (PCIe max read request 512 B).
     pub const DMA_READ_MAX_BYTES: u32 = 512;
     /// Beats of read completions the TX engine can hold: it keeps at most this
-    /// many beats requested and not yet consumed, so completions never stall the link.
-    pub const TX_CPL_FIFO_DEPTH_LOG2: usize = 6;
+    /// many beats requested and not yet consumed, so completions never stall the
+    /// link. It must cover the PCIe round trip: 200 cycles at one beat per cycle
+    /// needs ~200 beats in flight; 64 capped TX at 64 beats / 200 cycles (41 Gb/s).
+    pub const TX_CPL_FIFO_DEPTH_LOG2: usize = 8;
 }
 
 /// The notification record: written by the NIC into a pipe's notification

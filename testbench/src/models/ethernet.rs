@@ -1,5 +1,6 @@
-//! The Ethernet side of the NIC: a generator of checkable test frames and a
-//! MAC model that presents them beat by beat, optionally at line rate.
+//! The Ethernet side of the NIC: a generator of checkable test frames, a
+//! MAC model that presents them beat by beat (optionally at line rate), and
+//! the MAC's TX side that takes the NIC's beats and rebuilds frames.
 
 use std::collections::VecDeque;
 
@@ -190,6 +191,36 @@ pub enum Pacing {
     },
 }
 
+/// Under `pacing`, the earliest cycle a frame may start after one of
+/// `len_bytes` started at `start_cycle`, and the rounding debt to carry:
+/// `None` when unpaced. `scheduled_cycle`/`debt_cycles` are the previous
+/// result: the debt (how far that start was rounded up past the ideal time, in
+/// [0, 1)) is only carried when the frame started exactly then, so the
+/// long-run rate is exact.
+fn next_frame_start(
+    pacing: Pacing,
+    start_cycle: u64,
+    len_bytes: usize,
+    scheduled_cycle: u64,
+    debt_cycles: f64,
+) -> Option<(u64, f64)> {
+    let Pacing::LineRate { gbps, clock_mhz } = pacing else {
+        return None;
+    };
+    let gap_cycles =
+        ((len_bytes + WIRE_OVERHEAD_BYTES) * 8) as f64 * clock_mhz * 1e6 / (gbps * 1e9);
+    // A late start (idle queue or back-pressure) means the wire sat idle;
+    // that time is not banked, so the rounding debt is forgiven.
+    let debt = if start_cycle == scheduled_cycle {
+        debt_cycles
+    } else {
+        0.0
+    };
+    let rel_cycles = (gap_cycles - debt).max(0.0);
+    let whole_cycles = rel_cycles.ceil();
+    Some((start_cycle + whole_cycles as u64, whole_cycles - rel_cycles))
+}
+
 /// The MAC side: a queue of frames presented beat by beat on a valid/ready port.
 pub struct EthSource {
     pacing: Pacing,
@@ -283,22 +314,16 @@ impl EthSource {
     }
 
     fn schedule_next_start(&mut self, start_cycle: u64, len_bytes: usize) {
-        let Pacing::LineRate { gbps, clock_mhz } = self.pacing else {
-            return;
-        };
-        let gap_cycles =
-            ((len_bytes + WIRE_OVERHEAD_BYTES) * 8) as f64 * clock_mhz * 1e6 / (gbps * 1e9);
-        // A late start (idle queue or back-pressure) means the wire sat idle;
-        // that time is not banked, so the rounding debt is forgiven.
-        let debt = if start_cycle == self.next_start_cycle {
-            self.rounding_debt_cycles
-        } else {
-            0.0
-        };
-        let rel_cycles = (gap_cycles - debt).max(0.0);
-        let whole_cycles = rel_cycles.ceil();
-        self.next_start_cycle = start_cycle + whole_cycles as u64;
-        self.rounding_debt_cycles = whole_cycles - rel_cycles;
+        if let Some((next, debt)) = next_frame_start(
+            self.pacing,
+            start_cycle,
+            len_bytes,
+            self.next_start_cycle,
+            self.rounding_debt_cycles,
+        ) {
+            self.next_start_cycle = next;
+            self.rounding_debt_cycles = debt;
+        }
     }
 
     /// Frames whose last beat has been accepted.
@@ -319,6 +344,113 @@ impl EthSource {
     /// Records one cycle of back-pressure; the harness knows `ready`, the model does not.
     pub fn note_stall(&mut self) {
         self.stall_cycles += 1;
+    }
+}
+
+/// The MAC's TX side: takes beats from the NIC's eth_tx port and rebuilds frames.
+///
+/// Pacing gates frame starts only, like [`EthSource`]: under
+/// [`Pacing::LineRate`], after a frame of S bytes ends, `ready` stays low
+/// until `(S + 20) * 8 / gbps` ns have passed since that frame started
+/// (fractional cycles carried over, so the long-run rate is exact).
+pub struct EthSink {
+    pacing: Pacing,
+    /// Bytes of the frame in progress.
+    partial: Vec<u8>,
+    /// Cycle the frame in progress started (its first beat was taken).
+    partial_start_cycle: u64,
+    frames: Vec<Vec<u8>>,
+    /// Earliest cycle the next frame may start.
+    next_start_cycle: u64,
+    rounding_debt_cycles: f64,
+    frames_received: u64,
+    bytes_received: u64,
+    protocol_errors: u64,
+}
+
+impl EthSink {
+    /// A sink that has received nothing.
+    pub fn new(pacing: Pacing) -> Self {
+        Self {
+            pacing,
+            partial: Vec::new(),
+            partial_start_cycle: 0,
+            frames: Vec::new(),
+            next_start_cycle: 0,
+            rounding_debt_cycles: 0.0,
+            frames_received: 0,
+            bytes_received: 0,
+            protocol_errors: 0,
+        }
+    }
+
+    /// The MAC's `tready` at cycle `now`. Always true inside a frame: a
+    /// started frame streams without gaps.
+    pub fn ready(&self, now: u64) -> bool {
+        now >= self.next_start_cycle
+    }
+
+    /// A beat was accepted (valid && ready) at cycle `now`. `keep` must be
+    /// contiguous from bit 0 and non-zero; otherwise the beat is counted in
+    /// [`protocol_errors`](Self::protocol_errors) and its kept bytes are used
+    /// anyway, so one bad beat does not lose the frames after it.
+    pub fn accept(&mut self, now: u64, data: &[u8; 64], keep: u64, last: bool) {
+        // keep + 1 is a power of two (or wraps to 0) exactly when the ones are contiguous from bit 0.
+        let contiguous = keep != 0 && keep.wrapping_add(1) & keep == 0;
+        if !contiguous {
+            self.protocol_errors += 1;
+        }
+        if self.partial.is_empty() {
+            self.partial_start_cycle = now;
+        }
+        if contiguous {
+            self.partial
+                .extend_from_slice(&data[..keep.count_ones() as usize]);
+        } else {
+            self.partial
+                .extend((0..64).filter(|k| keep >> k & 1 == 1).map(|k| data[k]));
+        }
+        if !last {
+            return;
+        }
+        if self.partial.is_empty() {
+            // A lone last beat with no bytes: already counted, nothing to deliver.
+            return;
+        }
+        let frame = std::mem::take(&mut self.partial);
+        if let Some((next, debt)) = next_frame_start(
+            self.pacing,
+            self.partial_start_cycle,
+            frame.len(),
+            self.next_start_cycle,
+            self.rounding_debt_cycles,
+        ) {
+            self.next_start_cycle = next;
+            self.rounding_debt_cycles = debt;
+        }
+        self.frames_received += 1;
+        self.bytes_received += frame.len() as u64;
+        self.frames.push(frame);
+    }
+
+    /// Frames completed so far, in order; they are removed from the sink.
+    pub fn take_frames(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.frames)
+    }
+
+    /// Frames completed since the sink was created (taken or not).
+    pub fn frames_received(&self) -> u64 {
+        self.frames_received
+    }
+
+    /// Bytes of those frames.
+    pub fn bytes_received(&self) -> u64 {
+        self.bytes_received
+    }
+
+    /// Beats with an empty or non-contiguous `keep`.
+    pub fn protocol_errors(&self) -> u64 {
+        self.protocol_errors
     }
 }
 
@@ -455,5 +587,92 @@ mod tests {
         }
         let mean = (last - first.unwrap()) as f64 / (n - 1) as f64;
         assert!((mean - 1.68).abs() < 0.001, "mean gap {mean}");
+    }
+
+    #[test]
+    fn sink_rebuilds_frames_from_beats() {
+        let mut g = FrameGen::new(5);
+        let mut sink = EthSink::new(Pacing::Unpaced);
+        let frames: Vec<Vec<u8>> = [1usize, 60, 63, 64, 65, 128, 1514, 9600]
+            .iter()
+            .map(|&len| g.frame(len.max(42), 0)[..len].to_vec())
+            .collect();
+        let mut now = 0;
+        for f in &frames {
+            for b in beats_of(f) {
+                assert!(sink.ready(now));
+                sink.accept(now, &b.data, b.keep, b.last);
+                now += 1;
+            }
+        }
+        assert_eq!(sink.frames_received(), frames.len() as u64);
+        assert_eq!(
+            sink.bytes_received(),
+            frames.iter().map(|f| f.len() as u64).sum::<u64>()
+        );
+        assert_eq!(sink.take_frames(), frames);
+        assert!(sink.take_frames().is_empty());
+        assert_eq!(sink.protocol_errors(), 0);
+    }
+
+    #[test]
+    fn sink_counts_bad_keep_and_goes_on() {
+        let mut sink = EthSink::new(Pacing::Unpaced);
+        let data: [u8; 64] = std::array::from_fn(|k| k as u8);
+        sink.accept(0, &data, 0b1010, false); // holes: bytes 1 and 3 kept
+        sink.accept(1, &data, 0, true); // nothing kept, ends the frame
+        sink.accept(2, &data, 0, true); // empty frame: no frame at all
+        sink.accept(3, &data, 0b111, true);
+        assert_eq!(sink.protocol_errors(), 3);
+        assert_eq!(sink.take_frames(), vec![vec![1, 3], vec![0, 1, 2]]);
+        assert_eq!(sink.frames_received(), 2);
+    }
+
+    #[test]
+    fn sink_line_rate_pacing_of_min_frames() {
+        let mut sink = EthSink::new(Pacing::LineRate {
+            gbps: 100.0,
+            clock_mhz: 250.0,
+        });
+        let frame = FrameGen::new(4).frame(64, 0);
+        let beat = &beats_of(&frame)[0];
+        let n = 10_000u64;
+        let (mut first, mut last, mut got, mut now) = (None, 0, 0, 0);
+        while got < n {
+            if sink.ready(now) {
+                first.get_or_insert(now);
+                last = now;
+                sink.accept(now, &beat.data, beat.keep, beat.last);
+                got += 1;
+            }
+            now += 1;
+        }
+        let mean = (last - first.unwrap()) as f64 / (n - 1) as f64;
+        assert!((mean - 1.68).abs() < 0.001, "mean gap {mean}");
+        // A long frame: the gap counts from its start, so a frame that took
+        // longer than its wire time leaves the sink ready at once.
+        let mut sink = EthSink::new(Pacing::LineRate {
+            gbps: 400.0,
+            clock_mhz: 250.0,
+        });
+        for (i, b) in beats_of(&FrameGen::new(4).frame(1500, 0))
+            .iter()
+            .enumerate()
+        {
+            sink.accept(100 + i as u64, &b.data, b.keep, b.last);
+        }
+        assert!(sink.ready(124));
+        let mut sink = EthSink::new(Pacing::LineRate {
+            gbps: 10.0,
+            clock_mhz: 250.0,
+        });
+        for (i, b) in beats_of(&FrameGen::new(4).frame(1500, 0))
+            .iter()
+            .enumerate()
+        {
+            sink.accept(100 + i as u64, &b.data, b.keep, b.last);
+        }
+        // 1520 B at 10 Gb/s = 1216 ns = 304 cycles after the start.
+        assert!(!sink.ready(403) && sink.ready(404));
     }
 }

@@ -1,6 +1,6 @@
 //! Behavioural models of everything around the NIC: host memory, the PCIe
 //! link that carries DMA and register traffic, and the Ethernet MAC that
-//! feeds received frames in.
+//! feeds received frames in and takes sent frames out.
 //!
 //! The models are deterministic (seeded) so a failing simulation can be
 //! replayed cycle for cycle.
@@ -9,6 +9,6 @@ pub mod ethernet;
 pub mod host_mem;
 pub mod pcie;
 
-pub use ethernet::{beats_of, ipv4_udp_frame, pad_to_min, Beat, EthSource, FrameGen, Pacing};
+pub use ethernet::{beats_of, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing};
 pub use host_mem::{HostMemory, MemError, RegionId, RegionKind};
-pub use pcie::{MmioOp, PcieConfig, PcieCounters, PcieModel};
+pub use pcie::{CplBeat, MmioOp, PcieConfig, PcieCounters, PcieModel};

@@ -1,0 +1,187 @@
+//! Transmit pipes: software appends frames to a data ring and rings a
+//! doorbell; the card reads them by DMA, sends them and reports its new head
+//! in a completion record.
+
+use crate::{Card, Device, DmaRegion, Error, Result};
+use pendulum_layout::frame::slots_for;
+use pendulum_layout::{pipe, pipe_page, tx_compl, BEAT_BYTES};
+
+/// A transmit pipe: a data ring where software places frames back to back,
+/// each starting on a 64-byte slot (the layout the RX side uses, so a frame
+/// needs no descriptor), and a completion record where the card announces how
+/// far it has sent.
+#[derive(Debug)]
+pub struct TxPipe {
+    index: usize,
+    ring: DmaRegion,
+    compl: DmaRegion,
+    slots: u32,
+    /// Software's position: frames are appended here (slot).
+    tail: u32,
+    /// The card's position as last reported: slots before it are free (slot).
+    head: u32,
+    last_seq: u32,
+}
+
+impl TxPipe {
+    pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion) -> Self {
+        let slots = (ring.len / BEAT_BYTES) as u32;
+        Self { index, ring, compl, slots, tail: 0, head: 0, last_seq: 0 }
+    }
+
+    /// The pipe's index (its register page).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Ring size in 64-byte slots.
+    pub fn ring_slots(&self) -> u32 {
+        self.slots
+    }
+
+    /// Software's tail (slot): the doorbell value after the last send.
+    pub fn tail(&self) -> u32 {
+        self.tail
+    }
+
+    /// The card's TX head (slot) as last read from the completion record.
+    pub fn head(&self) -> u32 {
+        self.head
+    }
+
+    /// Reads the completion record; takes its head only when the sequence
+    /// number moved, so a record not yet written (sequence 0) or rewritten
+    /// with the same head is not mistaken for progress.
+    fn poll<C: Card>(&mut self, dev: &Device<C>) {
+        let Some(rec) = dev.card().dma(&self.compl).get(..tx_compl::BYTES) else {
+            return;
+        };
+        let seq = tx_compl::SEQ.read(rec) as u32;
+        if seq != self.last_seq {
+            self.last_seq = seq;
+            self.head = tx_compl::HEAD.read(rec) as u32 % self.slots;
+        }
+    }
+
+    /// Slots not yet handed back by the card.
+    fn used_slots(&self) -> u32 {
+        self.tail.wrapping_sub(self.head) % self.slots
+    }
+
+    /// Slots available to `send` without polling: one slot stays empty so a
+    /// full ring is not mistaken for an empty one (the card refuses a tail
+    /// that reaches its head).
+    fn free_now(&self) -> u32 {
+        self.slots - 1 - self.used_slots()
+    }
+
+    /// Slots free for new frames: the ring minus what the NIC has not
+    /// finished, minus one slot kept empty. Refreshes the NIC's head from
+    /// the completion record first.
+    pub fn free_slots<C: Card>(&mut self, dev: &Device<C>) -> u32 {
+        self.poll(dev);
+        self.free_now()
+    }
+
+    /// Largest frame this pipe can ever hold: the card's limit, or the ring
+    /// minus its empty slot when that is smaller.
+    fn max_frame_bytes<C: Card>(&self, dev: &Device<C>) -> u32 {
+        dev.max_frame_bytes().min((self.slots - 1) * BEAT_BYTES as u32)
+    }
+
+    /// Copies `bytes` into the ring from slot `self.tail` on, wrapping at the
+    /// end of the ring (split copy), and moves the tail past them.
+    fn place<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
+        let ring_bytes = self.slots as usize * BEAT_BYTES;
+        let view = dev.card_mut().dma_mut(&self.ring);
+        let mapped = view.len();
+        let Some(ring) = view.get_mut(..ring_bytes) else {
+            return Err(Error::Dma(format!(
+                "TX ring of pipe {} maps {mapped} bytes, {ring_bytes} expected; the card's DMA memory is broken",
+                self.index
+            )));
+        };
+        let off = self.tail as usize * BEAT_BYTES;
+        let first = bytes.len().min(ring_bytes - off);
+        ring[off..off + first].copy_from_slice(&bytes[..first]);
+        ring[..bytes.len() - first].copy_from_slice(&bytes[first..]);
+        self.tail = (self.tail + slots_for(bytes.len() as u32)) % self.slots;
+        Ok(())
+    }
+
+    /// Posted doorbell: tells the card frames end before `self.tail`. No
+    /// readback in the fast path; a refused tail shows up in REG_ERRORS.
+    fn ring_doorbell<C: Card>(&self, dev: &mut Device<C>) -> Result<()> {
+        dev.write(pipe_page(self.index) + pipe::TX_TAIL.offset, self.tail)
+    }
+
+    /// Appends frames back to back (each starting on a 64-byte slot) and
+    /// rings the doorbell once. Returns how many frames were queued: it stops
+    /// at the first frame that does not fit (0 if none fit; a full ring is not
+    /// an error, retry after completions).
+    ///
+    /// A frame shorter than 1 byte or longer than the card's largest frame (or
+    /// than the ring can ever hold) is [`Error::BadFrame`], and then nothing
+    /// is queued. The contents are not checked: a frame whose header length
+    /// is missing or disagrees is queued as given, and the card drops and
+    /// counts it.
+    pub fn send<C: Card>(&mut self, dev: &mut Device<C>, frames: &[&[u8]]) -> Result<usize> {
+        let max = self.max_frame_bytes(dev);
+        if let Some(bad) = frames.iter().find(|f| f.is_empty() || f.len() > max as usize) {
+            return Err(Error::BadFrame { len: bad.len(), max });
+        }
+        self.poll(dev);
+        let mut free = self.free_now();
+        let mut queued = 0;
+        for frame in frames {
+            let need = slots_for(frame.len() as u32);
+            if need > free {
+                break;
+            }
+            self.place(dev, frame)?;
+            free -= need;
+            queued += 1;
+        }
+        if queued > 0 {
+            self.ring_doorbell(dev)?;
+        }
+        Ok(queued)
+    }
+
+    /// Raw form for tests: copies `bytes` into the ring at the tail
+    /// (wrapping), advances the tail by `ceil(len / 64)` slots and rings the
+    /// doorbell, without looking at the contents. [`Error::TxRingFull`] if
+    /// the bytes do not fit now; empty `bytes` do nothing.
+    pub fn send_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.poll(dev);
+        let need = u32::try_from(bytes.len()).map_or(u32::MAX, slots_for);
+        let free = self.free_now();
+        if need > free {
+            return Err(Error::TxRingFull { pipe: self.index, need_slots: need, free_slots: free });
+        }
+        self.place(dev, bytes)?;
+        self.ring_doorbell(dev)
+    }
+
+    /// True when the card reports every posted slot done (its head, as last
+    /// reported, equals the tail). Refreshes the head first.
+    pub fn idle<C: Card>(&mut self, dev: &Device<C>) -> bool {
+        self.poll(dev);
+        self.head == self.tail
+    }
+
+    /// Polls until idle, at most `max_polls` times (relaxing the card between
+    /// polls). Returns whether the pipe became idle.
+    pub fn wait_idle<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {
+        for _ in 0..max_polls {
+            if self.idle(dev) {
+                return true;
+            }
+            dev.card_mut().relax();
+        }
+        self.idle(dev)
+    }
+}

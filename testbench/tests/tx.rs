@@ -1,0 +1,244 @@
+//! TX path tests on the Verilated NIC, driven through the real driver: what
+//! software posts comes out of the Ethernet TX port byte for byte.
+
+use pendulum_driver::{Card, Device, Error, TxPipe};
+use pendulum_layout::{pipe, pipe_page, tx_compl, RegError};
+use pendulum_testbench::models::{FrameGen, Pacing};
+use pendulum_testbench::{SimCard, SimConfig};
+use proptest::prelude::*;
+
+fn open() -> Device<SimCard> {
+    Device::open(SimCard::new(SimConfig::default())).expect("open simulated card")
+}
+
+/// Sends every frame, waiting for room when the ring is full; returns when
+/// the NIC has finished with all of them.
+fn send_all(dev: &mut Device<SimCard>, tx: &mut TxPipe, frames: &[Vec<u8>]) {
+    let mut next = 0;
+    let mut stalls = 0;
+    while next < frames.len() {
+        let batch: Vec<&[u8]> = frames[next..].iter().take(32).map(|f| f.as_slice()).collect();
+        let n = tx.send(dev, &batch).expect("send");
+        next += n;
+        if n == 0 {
+            dev.card_mut().relax();
+            stalls += 1;
+            assert!(stalls < 1_000_000, "TX ring never drained");
+        }
+    }
+    assert!(tx.wait_idle(dev, 1_000_000), "TX did not finish");
+    assert!(dev.card_mut().sim.drain(100_000));
+}
+
+#[test]
+fn random_frame_mix_goes_out_byte_for_byte_and_in_order() {
+    let mut dev = open();
+    let mut tx = dev.open_tx_pipe(0, 64 * 1024).unwrap();
+    let mut g = FrameGen::new(21);
+    let frames: Vec<Vec<u8>> = (0..600).map(|_| {
+        let len = g.random_len(60, 9600);
+        g.frame(len, 0)
+    }).collect();
+    send_all(&mut dev, &mut tx, &frames);
+    let out = dev.card_mut().sim.eth_tx.take_frames();
+    assert_eq!(out.len(), frames.len());
+    for (i, (a, b)) in out.iter().zip(&frames).enumerate() {
+        assert!(a == b, "frame {i}: sent {} bytes, the wire saw {}", b.len(), a.len());
+    }
+    let c = dev.counters().unwrap();
+    assert_eq!(c.tx_frames, 600);
+    assert_eq!(c.tx_bytes, frames.iter().map(|f| f.len() as u64).sum::<u64>());
+    assert_eq!(dev.card().sim.eth_tx.protocol_errors(), 0);
+}
+
+#[test]
+fn several_tx_pipes_keep_each_pipes_order() {
+    let mut dev = open();
+    let mut pipes: Vec<TxPipe> = (0..4).map(|p| dev.open_tx_pipe(p, 16 * 1024).unwrap()).collect();
+    let mut g = FrameGen::new(22);
+    let mut sent: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 4];
+    for round in 0..40 {
+        for (p, tx) in pipes.iter_mut().enumerate() {
+            let frames: Vec<Vec<u8>> = (0..1 + (round + p) % 3).map(|_| {
+                let len = g.random_len(60, 1500);
+                g.frame(len, p as u8)
+            }).collect();
+            let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+            let n = tx.send(&mut dev, &refs).unwrap();
+            sent[p].extend(frames.into_iter().take(n));
+        }
+        dev.card_mut().sim.run(200);
+    }
+    for tx in pipes.iter_mut() {
+        assert!(tx.wait_idle(&mut dev, 1_000_000));
+    }
+    assert!(dev.card_mut().sim.drain(100_000));
+    let out = dev.card_mut().sim.eth_tx.take_frames();
+    let mut per_pipe: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 4];
+    for f in out {
+        per_pipe[(f[5] & 3) as usize].push(f);
+    }
+    assert_eq!(per_pipe, sent);
+}
+
+/// Posts raw bytes and waits until the NIC has dealt with them.
+fn post_raw(dev: &mut Device<SimCard>, tx: &mut TxPipe, bytes: &[u8]) {
+    tx.send_raw(dev, bytes).unwrap();
+    assert!(tx.wait_idle(dev, 100_000));
+}
+
+#[test]
+fn malformed_tx_data_is_dropped_counted_and_the_engine_goes_on() {
+    let mut dev = open();
+    let mut tx = dev.open_tx_pipe(1, 16 * 1024).unwrap();
+    let mut g = FrameGen::new(23);
+    let good: Vec<Vec<u8>> = (0..4).map(|i| g.frame(100 + 200 * i, 1)).collect();
+    // 1: an EtherType with no length rule.
+    let mut f = g.frame(100, 1);
+    f[12] = 0x88;
+    // Each bad piece gets a doorbell of its own and is finished before the next
+    // is posted: the NIC may merge doorbells that arrive together into one run,
+    // and drops a run from its first malformed frame to the run's end.
+    post_raw(&mut dev, &mut tx, &f);
+    tx.send(&mut dev, &[&good[0]]).unwrap();
+    // 2: a header that claims more bytes than were posted.
+    let mut f = g.frame(300, 1);
+    f.truncate(200);
+    assert!(tx.wait_idle(&mut dev, 100_000));
+    post_raw(&mut dev, &mut tx, &f);
+    tx.send(&mut dev, &[&good[1]]).unwrap();
+    // 3: over the MTU.
+    let mut f = g.frame(200, 1);
+    f[16..18].copy_from_slice(&60000u16.to_be_bytes());
+    assert!(tx.wait_idle(&mut dev, 100_000));
+    post_raw(&mut dev, &mut tx, &f);
+    tx.send(&mut dev, &[&good[2]]).unwrap();
+    // 4: a good frame and garbage after it in the same doorbell: the frame goes, the rest drops.
+    let mut both = good[3].clone();
+    both.resize(both.len().div_ceil(64) * 64, 0);
+    both.extend_from_slice(&[0xEE; 128]);
+    assert!(tx.wait_idle(&mut dev, 100_000));
+    tx.send_raw(&mut dev, &both).unwrap();
+    assert!(tx.wait_idle(&mut dev, 1_000_000));
+    assert!(dev.card_mut().sim.drain(100_000));
+    assert_eq!(dev.card_mut().sim.eth_tx.take_frames(), good);
+    let c = dev.counters().unwrap();
+    assert_eq!((c.tx_frames, c.tx_drop_malformed), (4, 4));
+    assert_eq!(dev.read(pipe_page(1) + pipe::TX_DROPS.offset).unwrap(), 4);
+}
+
+#[test]
+fn a_full_tx_ring_takes_what_fits_and_the_rest_after_completions() {
+    let mut dev = open();
+    let mut tx = dev.open_tx_pipe(2, 4096).unwrap();
+    let mut g = FrameGen::new(24);
+    let frames: Vec<Vec<u8>> = (0..20).map(|_| g.frame(1000, 2)).collect(); // 16 slots each
+    let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+    // 64 slots, one kept empty: three 16-slot frames fit.
+    assert_eq!(tx.send(&mut dev, &refs).unwrap(), 3);
+    send_all(&mut dev, &mut tx, &frames[3..]);
+    assert_eq!(dev.card_mut().sim.eth_tx.take_frames(), frames);
+}
+
+#[test]
+fn a_doorbell_past_the_tx_head_is_refused() {
+    let mut dev = open();
+    let _tx = dev.open_tx_pipe(0, 4096).unwrap();
+    let tail = pipe_page(0) + pipe::TX_TAIL.offset;
+    // Nothing sent yet: 63 slots may be posted, not 64 (that would look empty).
+    match dev.write_checked(tail, 64) {
+        Err(Error::RegisterRefused { cause, .. }) => assert_eq!(cause, RegError::TailBeyondHead),
+        other => panic!("{other:?}"),
+    }
+    match dev.write_checked(pipe_page(3) + pipe::TX_TAIL.offset, 1) {
+        Err(Error::RegisterRefused { cause, .. }) => assert_eq!(cause, RegError::TailBeyondHead),
+        other => panic!("a doorbell on a disabled pipe must be refused: {other:?}"),
+    }
+    assert_eq!(dev.counters().unwrap().reg_errors, 2);
+}
+
+#[test]
+fn tx_completion_record_carries_the_head_sequence_and_pipe() {
+    let mut dev = open();
+    let mut tx = dev.open_tx_pipe(3, 8192).unwrap();
+    let mut g = FrameGen::new(25);
+    let frames = [g.frame(64, 3), g.frame(100, 3), g.frame(200, 3)];
+    let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+    assert_eq!(tx.send(&mut dev, &refs).unwrap(), 3);
+    assert!(tx.wait_idle(&mut dev, 100_000));
+    assert!(dev.card_mut().sim.drain(10_000));
+    let lo = dev.read(pipe_page(3) + pipe::TX_COMPL_BASE_LO.offset).unwrap() as u64;
+    let hi = dev.read(pipe_page(3) + pipe::TX_COMPL_BASE_HI.offset).unwrap() as u64;
+    let rec = dev.card().sim.mem.read(hi << 32 | lo, tx_compl::BYTES).unwrap();
+    assert_eq!(tx_compl::HEAD.read(&rec), 1 + 2 + 4);
+    assert!(tx_compl::SEQ.read(&rec) >= 1);
+    assert_eq!(tx_compl::PIPE.read(&rec), 3);
+    assert_eq!(dev.read(pipe_page(3) + pipe::TX_HEAD.offset).unwrap(), 7);
+}
+
+#[test]
+fn echo_what_arrives_goes_back_out_unchanged() {
+    let cfg = SimConfig { pacing: Pacing::LineRate { gbps: 50.0, clock_mhz: 250.0 }, ..SimConfig::default() };
+    let mut dev = Device::open(SimCard::new(cfg)).unwrap();
+    let mut rx = dev.open_rx_pipe(0, 64 * 1024).unwrap();
+    let mut tx = dev.open_tx_pipe(0, 64 * 1024).unwrap();
+    let mut g = FrameGen::new(26);
+    let frames: Vec<Vec<u8>> = (0..500).map(|_| {
+        let len = g.random_len(60, 1500);
+        g.frame(len, 0)
+    }).collect();
+    for f in &frames {
+        dev.card_mut().sim.eth.push(f.clone());
+    }
+    let mut echoed = 0;
+    let mut polls = 0u64;
+    while echoed < frames.len() {
+        polls += 1;
+        if polls >= 2_000_000 {
+            let c = dev.counters().unwrap();
+            panic!("echo stalled at {echoed}: {c:?} eth queued {}", dev.card().sim.eth.queued_frames());
+        }
+        let (copies, end) = {
+            let batch = rx.recv(&dev);
+            if batch.is_empty() {
+                (Vec::new(), None)
+            } else {
+                let v: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
+                (v, Some(batch.end_slot()))
+            }
+        };
+        let Some(end) = end else {
+            dev.card_mut().relax();
+            continue;
+        };
+        let refs: Vec<&[u8]> = copies.iter().map(|f| f.as_slice()).collect();
+        let mut sent = 0;
+        while sent < refs.len() {
+            let n = tx.send(&mut dev, &refs[sent..]).unwrap();
+            sent += n;
+            if n == 0 {
+                dev.card_mut().relax();
+            }
+        }
+        echoed += copies.len();
+        rx.free(&mut dev, end).unwrap();
+    }
+    assert!(tx.wait_idle(&mut dev, 1_000_000));
+    assert!(dev.card_mut().sim.drain(100_000));
+    assert_eq!(dev.card_mut().sim.eth_tx.take_frames(), frames);
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.tx_frames, c.drops()), (500, 500, 0));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #[test]
+    fn any_tx_frame_sequence_goes_out_unchanged(lens in prop::collection::vec(42usize..3000, 1..40), ring_log2 in 12u32..16) {
+        let mut dev = open();
+        let mut tx = dev.open_tx_pipe(0, 1 << ring_log2).unwrap();
+        let mut g = FrameGen::new(lens.len() as u64);
+        let frames: Vec<Vec<u8>> = lens.iter().map(|&l| g.frame(l, 0)).collect();
+        send_all(&mut dev, &mut tx, &frames);
+        prop_assert_eq!(dev.card_mut().sim.eth_tx.take_frames(), frames);
+    }
+}
