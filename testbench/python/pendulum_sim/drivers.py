@@ -47,6 +47,39 @@ class EthernetSource:
         return self._dut.sim.eth_stats()[3]
 
 
+class EthernetSink:
+    """Frames the NIC sends on its eth_tx port, as the Rust MAC model rebuilt them."""
+
+    def __init__(self, dut):
+        self._dut = dut
+        self._frames: List[bytes] = []
+
+    def _collect(self) -> None:
+        self._frames.extend(self._dut.sim.eth_tx_take())
+
+    async def recv(self, timeout_cycles: int = 1_000_000, poll_cycles: int = 16) -> bytes:
+        """The next frame, waiting for it in simulated time."""
+        waited = 0
+        while True:
+            self._collect()
+            if self._frames:
+                return self._frames.pop(0)
+            if waited >= timeout_cycles:
+                raise TimeoutError(f"no frame on eth_tx within {timeout_cycles} cycles")
+            await ClockCycles(self._dut.clk, poll_cycles)
+            waited += poll_cycles
+
+    def frames(self) -> List[bytes]:
+        """Every frame received and not yet taken."""
+        self._collect()
+        out, self._frames = self._frames, []
+        return out
+
+    @property
+    def protocol_errors(self) -> int:
+        return self._dut.sim.eth_tx_stats()[2]
+
+
 class Mmio:
     """Register access over the PCIe model: a write is posted, a read a round trip."""
 
@@ -113,6 +146,31 @@ class RxPipe:
         return got
 
 
+class TxPipe:
+    """A transmit pipe opened through the Rust driver."""
+
+    def __init__(self, driver: "Driver", index: int):
+        self._driver = driver
+        self.index = index
+
+    def send(self, frames: List[Any]) -> int:
+        """Queues frames (bytes or scapy packets) with one doorbell; returns how many fit."""
+        return self._driver._sim.tx_send(self.index, [_frame_bytes(f) for f in frames])
+
+    def send_all(self, frames: List[Any], max_polls: int = 1_000_000) -> None:
+        """Queues every frame, waiting for room as the NIC completes earlier ones."""
+        pending = [_frame_bytes(f) for f in frames]
+        while pending:
+            n = self._driver._sim.tx_send(self.index, pending)
+            pending = pending[n:]
+            if pending and not n and not self.wait_idle(max_polls):
+                raise TimeoutError(f"TX pipe {self.index} made no room")
+
+    def wait_idle(self, max_polls: int = 1_000_000) -> bool:
+        """Polls (running simulated time) until everything posted is sent or dropped."""
+        return self._driver._sim.tx_wait_idle(self.index, max_polls)
+
+
 class Driver:
     """The Rust userspace driver on the simulated card (pipes, counters, registers)."""
 
@@ -127,6 +185,10 @@ class Driver:
     def rx_pipe(self, index: int, ring_bytes: int = 64 * 1024) -> RxPipe:
         self._sim.open_rx_pipe(index, ring_bytes)
         return RxPipe(self, index)
+
+    def tx_pipe(self, index: int, ring_bytes: int = 64 * 1024) -> TxPipe:
+        self._sim.open_tx_pipe(index, ring_bytes)
+        return TxPipe(self, index)
 
     def counters(self) -> Dict[str, int]:
         return self._sim.counters()

@@ -2,7 +2,7 @@
 //! seen from Python. The cocotb-style layer (`pendulum_sim/__init__.py`) sits
 //! on top; everything per cycle stays in Rust.
 
-use pendulum_driver::{Device, Error as DriverErr, RxPipe};
+use pendulum_driver::{Device, Error as DriverErr, RxPipe, TxPipe};
 use pendulum_testbench::models::{Pacing, PcieConfig, RegionKind};
 use pendulum_testbench::verilated::{PortDir, PORTS};
 use pendulum_testbench::{NicSim, SimCard, SimConfig};
@@ -22,7 +22,7 @@ fn driver_err(e: DriverErr) -> PyErr {
 /// The card as a raw model, or opened by the driver (which then owns it).
 enum Card {
     Raw(SimCard),
-    Device { dev: Device<SimCard>, pipes: Vec<Option<RxPipe>> },
+    Device { dev: Device<SimCard>, pipes: Vec<Option<RxPipe>>, tx: Vec<Option<TxPipe>> },
 }
 
 impl Card {
@@ -60,7 +60,16 @@ impl Sim {
     }
     fn device(&mut self) -> PyResult<(&mut Device<SimCard>, &mut Vec<Option<RxPipe>>)> {
         match self.card_mut()? {
-            Card::Device { dev, pipes } => Ok((dev, pipes)),
+            Card::Device { dev, pipes, .. } => Ok((dev, pipes)),
+            Card::Raw(_) => Err(DriverError::new_err("open the device first (open_device)")),
+        }
+    }
+    fn tx_pipe(&mut self, index: usize) -> PyResult<(&mut Device<SimCard>, &mut TxPipe)> {
+        match self.card_mut()? {
+            Card::Device { dev, tx, .. } => match tx.get_mut(index).and_then(|t| t.as_mut()) {
+                Some(t) => Ok((dev, t)),
+                None => Err(DriverError::new_err(format!("TX pipe {index} is not open"))),
+            },
             Card::Raw(_) => Err(DriverError::new_err("open the device first (open_device)")),
         }
     }
@@ -183,6 +192,18 @@ impl Sim {
         Ok(())
     }
 
+    /// Frames the NIC sent on eth_tx since the last call (taken from the MAC model).
+    fn eth_tx_take<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let frames = self.card_mut()?.sim_mut().eth_tx.take_frames();
+        Ok(frames.iter().map(|f| PyBytes::new(py, f)).collect())
+    }
+
+    /// (frames received, bytes received, protocol errors) on the MAC's TX side.
+    fn eth_tx_stats(&self) -> PyResult<(u64, u64, u64)> {
+        let e = &self.card()?.sim().eth_tx;
+        Ok((e.frames_received(), e.bytes_received(), e.protocol_errors()))
+    }
+
     /// (frames queued, frames sent, bytes sent, stall cycles).
     fn eth_stats(&self) -> PyResult<(usize, u64, u64, u64)> {
         let e = &self.card()?.sim().eth;
@@ -265,7 +286,11 @@ impl Sim {
             Card::Raw(c) => match Device::open(c) {
                 Ok(dev) => {
                     let n = dev.pipes();
-                    self.card = Some(Card::Device { dev, pipes: (0..n).map(|_| None).collect() });
+                    self.card = Some(Card::Device {
+                        dev,
+                        pipes: (0..n).map(|_| None).collect(),
+                        tx: (0..n).map(|_| None).collect(),
+                    });
                     Ok(())
                 }
                 Err(e) => Err(driver_err(e)),
@@ -288,6 +313,10 @@ impl Sim {
         d.set_item("drop_malformed", c.drop_malformed)?;
         d.set_item("drop_pipe_off", c.drop_pipe_off)?;
         d.set_item("notifications", c.notifications)?;
+        d.set_item("tx_frames", c.tx_frames)?;
+        d.set_item("tx_bytes", c.tx_bytes)?;
+        d.set_item("tx_drop_malformed", c.tx_drop_malformed)?;
+        d.set_item("tx_completions", c.tx_completions)?;
         d.set_item("reg_errors", c.reg_errors)?;
         Ok(d)
     }
@@ -309,6 +338,31 @@ impl Sim {
         let p = dev.open_rx_pipe(index, ring_bytes).map_err(driver_err)?;
         pipes[index] = Some(p);
         Ok(())
+    }
+
+    /// Opens TX pipe `index` with a ring of `ring_bytes`.
+    fn open_tx_pipe(&mut self, index: usize, ring_bytes: u32) -> PyResult<()> {
+        match self.card_mut()? {
+            Card::Device { dev, tx, .. } => {
+                let p = dev.open_tx_pipe(index, ring_bytes).map_err(driver_err)?;
+                tx[index] = Some(p);
+                Ok(())
+            }
+            Card::Raw(_) => Err(DriverError::new_err("open the device first (open_device)")),
+        }
+    }
+
+    /// Queues frames on TX pipe `index` (one doorbell); returns how many fit.
+    fn tx_send(&mut self, index: usize, frames: Vec<Vec<u8>>) -> PyResult<usize> {
+        let (dev, t) = self.tx_pipe(index)?;
+        let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+        t.send(dev, &refs).map_err(driver_err)
+    }
+
+    /// Polls until TX pipe `index` has finished everything posted; False if it did not in `max_polls`.
+    fn tx_wait_idle(&mut self, index: usize, max_polls: u64) -> PyResult<bool> {
+        let (dev, t) = self.tx_pipe(index)?;
+        Ok(t.wait_idle(dev, max_polls))
     }
 
     /// Polls pipe `index` up to `max_polls` times; True when frames wait.

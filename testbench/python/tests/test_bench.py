@@ -276,9 +276,44 @@ def test_driver_errors_are_python_exceptions():
 
 # ---- Blocks that are not built yet ----
 
-@pytest.mark.skip(reason="the TX engine comes with issue 3 (complete Enso engine); there is no eth_tx port yet")
-def test_tx_frames_end_to_end():
-    pass
+@ps.test()
+async def test_tx_frames_end_to_end(dut):
+    drv = ps.Driver(dut)
+    drv.open()
+    tx = drv.tx_pipe(0, 16 * 1024)
+    sink = ps.EthernetSink(dut)
+    sent = [frame(60 + 211 * i, pipe=0, seq=i) for i in range(30)]
+    tx.send_all(sent)
+    got = [await sink.recv() for _ in sent]
+    assert got == sent
+    assert sink.protocol_errors == 0
+    assert drv.counters()["tx_frames"] == 30
+
+
+@ps.test()
+async def test_echo_rx_to_tx_in_python(dut):
+    drv = ps.Driver(dut)
+    drv.open()
+    rx, tx = drv.rx_pipe(1, 64 * 1024), drv.tx_pipe(1, 64 * 1024)
+    src, sink = ps.EthernetSource(dut), ps.EthernetSink(dut)
+    sent = [frame(64 + 97 * i, pipe=1, seq=i) for i in range(20)]
+    for f in sent:
+        src.send(f)
+    tx.send_all(rx.recv_n(len(sent)))
+    assert [await sink.recv() for _ in sent] == sent
+
+
+@pytest.mark.skipif(not HAVE_SCAPY, reason="scapy is not installed (pip install scapy)")
+@ps.test()
+async def test_scapy_packet_goes_out_on_tx(dut):
+    from scapy.all import IP, UDP, Ether, Raw
+    drv = ps.Driver(dut)
+    drv.open()
+    tx = drv.tx_pipe(2, 16 * 1024)
+    pkt = Ether(dst="02:00:00:00:00:02") / IP(dst="10.0.0.9") / UDP(dport=7) / Raw(b"x" * 300)
+    tx.send_all([pkt])
+    got = await ps.EthernetSink(dut).recv()
+    assert Ether(got)[UDP].dport == 7 and got == bytes(pkt)
 
 
 @pytest.mark.skip(reason="the ACP link comes with issue 4; the NIC has no ACP port yet")
