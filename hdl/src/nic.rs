@@ -40,6 +40,8 @@ pub struct PendulumNic {
     pub dma_wr_addr: Signal<Out, Bits<64>>,
     pub dma_wr_data: Signal<Out, Bits<512>>,
     pub dma_wr_strb: Signal<Out, Bits<64>>,
+    /// Last beat of a write: a write is up to four beats, one PCIe TLP.
+    pub dma_wr_last: Signal<Out, Bit>,
     pub dma_wr_valid: Signal<Out, Bit>,
     pub dma_wr_ready: Signal<In, Bit>,
 
@@ -95,6 +97,7 @@ impl PendulumNic {
             dma_wr_addr: Default::default(),
             dma_wr_data: Default::default(),
             dma_wr_strb: Default::default(),
+            dma_wr_last: Default::default(),
             dma_wr_valid: Default::default(),
             dma_wr_ready: Default::default(),
             dma_rd_req_addr: Default::default(),
@@ -166,6 +169,9 @@ impl Logic for PendulumNic {
         self.eth_fifo.m.ready.next = self.rx.s_eth.ready.val();
 
         // Ring writes and notifications share the DMA write port.
+        self.dma_arb.s_last[0].next = self.rx.m_dma.data.val().last;
+        self.dma_arb.s_last[1].next = self.notif.m_dma.data.val().last;
+        self.dma_arb.s_last[2].next = self.tx_compl.m_dma.data.val().last;
         self.dma_arb.s[0].data.next = self.rx.m_dma.data.val();
         self.dma_arb.s[0].valid.next = self.rx.m_dma.valid.val();
         self.rx.m_dma.ready.next = self.dma_arb.s[0].ready.val();
@@ -181,6 +187,7 @@ impl Logic for PendulumNic {
         self.dma_wr_addr.next = self.dma_skid.m.data.val().addr;
         self.dma_wr_data.next = self.dma_skid.m.data.val().data;
         self.dma_wr_strb.next = self.dma_skid.m.data.val().strb;
+        self.dma_wr_last.next = self.dma_skid.m.data.val().last;
         self.dma_wr_valid.next = self.dma_skid.m.valid.val();
         self.dma_skid.m.ready.next = self.dma_wr_ready.val();
 

@@ -12,7 +12,10 @@ pub struct EthBeat {
     pub last: Bit,
 }
 
-/// A posted DMA write of up to 64 bytes into host memory.
+/// One beat of a posted DMA write into host memory. Consecutive beats up to
+/// one with `last` form one write (one PCIe TLP): each beat covers the 64
+/// bytes after the previous one, and a write never crosses a 256-byte
+/// boundary (the maximum payload), so the board adapter maps it 1:1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct DmaWrite {
     /// Bus address of byte 0 of `data`; 64-byte aligned for ring writes.
@@ -20,6 +23,8 @@ pub struct DmaWrite {
     pub data: Bits<512>,
     /// Byte enables: byte k written when bit k is set.
     pub strb: Bits<64>,
+    /// The last beat of this write.
+    pub last: Bit,
 }
 
 /// A 32-bit register write from the host (BAR offset, data).

@@ -85,6 +85,7 @@ fn arbiter_serves_every_input_in_order_and_in_turn() {
     for i in 0..2 {
         uut.s[i].valid.connect();
         uut.s[i].data.connect();
+        uut.s_last[i].connect();
     }
     uut.m.ready.connect();
     uut.connect_all();
@@ -100,6 +101,7 @@ fn arbiter_serves_every_input_in_order_and_in_turn() {
             for i in 0..2 {
                 x.s[i].valid.next = true;
                 x.s[i].data.next = next[i].into();
+                x.s_last[i].next = true;
             }
             x.m.ready.next = true;
             x = sim.wait(1, x)?;
@@ -121,6 +123,69 @@ fn arbiter_serves_every_input_in_order_and_in_turn() {
         let in_order = evens.iter().enumerate().all(|(k, w)| *w == 2 * k as u64)
             && odds.iter().enumerate().all(|(k, w)| *w == 2 * k as u64 + 1);
         sim_assert!(sim, order.len() == 40 && alternates && in_order, x);
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 100_000).unwrap();
+}
+
+#[test]
+fn arbiter_never_interleaves_packets() {
+    type Arb = RoundRobinArbiter<Bits<8>, 2>;
+    let mut uut = Arb::new();
+    for i in 0..2 {
+        uut.s[i].valid.connect();
+        uut.s[i].data.connect();
+        uut.s_last[i].connect();
+    }
+    uut.m.ready.connect();
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<Arb>| x.clock.next = !x.clock.val());
+    sim.add_testbench(move |mut sim: Sim<Arb>| {
+        let mut x = sim.init()?;
+        // Input 0 sends packets of three words (0x10, 0x11, 0x12, 0x20, ...),
+        // input 1 single words (0x80, 0x81, ...); the output is stalled at random.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let (mut word0, mut word1) = (0u64, 0u64);
+        let mut out = Vec::new();
+        wait_clock_false!(sim, clock, x);
+        for _ in 0..200 {
+            x.s[0].valid.next = true;
+            x.s[0].data.next = (0x10 * (1 + (word0 / 3) % 7) + word0 % 3).into();
+            x.s_last[0].next = word0 % 3 == 2;
+            x.s[1].valid.next = true;
+            x.s[1].data.next = (0x80 + word1 % 0x80).into();
+            x.s_last[1].next = true;
+            x.m.ready.next = rng.gen_bool(0.7);
+            x = sim.wait(1, x)?;
+            if x.s[0].ready.val() {
+                word0 += 1;
+            }
+            if x.s[1].ready.val() {
+                word1 += 1;
+            }
+            if x.m.valid.val() && x.m.ready.val() {
+                out.push(x.m.data.val().index() as u64);
+            }
+            wait_clock_true!(sim, clock, x);
+            wait_clock_false!(sim, clock, x);
+        }
+        // Every packet of input 0 appears as three words in a row.
+        let mut ok = out.len() > 50;
+        let mut i = 0;
+        while i < out.len() {
+            if out[i] < 0x80 {
+                let base = out[i];
+                ok &= base % 0x10 == 0;
+                for k in 1..3 {
+                    ok &= i + k >= out.len() || out[i + k] == base + k as u64;
+                }
+                i += 3;
+            } else {
+                i += 1;
+            }
+        }
+        sim_assert!(sim, ok, x);
         sim.done(x)
     });
     sim.run(Box::new(uut), 100_000).unwrap();

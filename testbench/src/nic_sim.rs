@@ -214,7 +214,7 @@ impl NicSim {
         }
         if dma_ready && n.dma_wr_valid() != 0 {
             n.dma_wr_data(&mut self.dma_data);
-            self.pcie.push_write(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb());
+            self.pcie.push_write(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb(), n.dma_wr_last() != 0);
         }
         if tx_ready && n.eth_tx_tvalid() != 0 {
             n.eth_tx_tdata(&mut self.tx_data);

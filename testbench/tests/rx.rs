@@ -57,6 +57,10 @@ fn random_sizes_from_60_to_9600_arrive_intact_and_in_order() {
     let c = dev.counters().unwrap();
     assert_eq!((c.rx_frames, c.drops(), c.reg_errors), (1500, 0, 0));
     assert_eq!(dev.card().sim.mem.stray_writes(), 0);
+    // Ring writes go out as TLPs of up to four beats inside a 256-byte block.
+    let pcie = dev.card().sim.pcie.counters();
+    assert_eq!(pcie.tlp_errors, 0);
+    assert!(pcie.dma_writes * 3 < pcie.data_bytes / 64, "writes are not coalesced: {pcie:?}");
 }
 
 #[test]
@@ -292,6 +296,7 @@ fn one_hundred_thousand_seeded_frames_checked_one_by_one() {
     let c = dev.counters().unwrap();
     assert_eq!((c.rx_frames, c.drops()), (100_000, 0));
     assert_eq!(c.rx_bytes, rep.bytes);
+    assert_eq!(dev.card().sim.pcie.counters().tlp_errors, 0);
 }
 
 #[test]

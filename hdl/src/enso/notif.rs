@@ -120,6 +120,7 @@ impl Logic for NotifWriter {
         self.m_dma.data.next.addr = self.out_addr.q.val();
         self.m_dma.data.next.data = self.rec512.o.val();
         self.m_dma.data.next.strb = self.rec_strb.val();
+        self.m_dma.data.next.last = true;
         self.rec512.i.next = self.out_rec.q.val();
         if self.m_dma.ready.val() {
             self.out_valid.d.next = false;

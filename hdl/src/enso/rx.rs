@@ -70,12 +70,15 @@ pub struct RxEngine {
     in_ring: Signal<Local, Bit>,
     slot: Signal<Local, Bits<SLOT_BITS>>,
     slot64: ZeroExtend<SLOT_BITS, 64>,
+    dma_addr: Signal<Local, Bits<64>>,
     keep_bytes: Signal<Local, Bits<16>>,
     last_bytes: Signal<Local, Bits<16>>,
     wire_ok: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
 
     min_frame: Constant<Bits<16>>,
+    // Address bits 7..6 of the last 64-byte block of a 256-byte block.
+    block_end: Constant<Bits<2>>,
     beat_low: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
@@ -132,11 +135,13 @@ impl RxEngine {
             in_ring: Default::default(),
             slot: Default::default(),
             slot64: Default::default(),
+            dma_addr: Default::default(),
             keep_bytes: Default::default(),
             last_bytes: Default::default(),
             wire_ok: Default::default(),
             accept: Default::default(),
             min_frame: c16(MIN_FRAME_BYTES),
+            block_end: Constant::new(3u64.into()),
             beat_low: c16(pendulum_layout::BEAT_BYTES as u32 - 1),
             one16: c16(1),
             zero16: c16(0),
@@ -221,7 +226,20 @@ impl Logic for RxEngine {
             self.slot.next = self.sel_tail.val();
         }
         self.slot64.i.next = self.slot.val();
-        self.m_dma.data.next.addr = self.sel_base.val() + (self.slot64.o.val() << 6);
+        self.dma_addr.next = self.sel_base.val() + (self.slot64.o.val() << 6);
+        self.m_dma.data.next.addr = self.dma_addr.val();
+        // A write (one TLP) ends with the frame's data, at a 256-byte boundary,
+        // or where the ring wraps.
+        self.m_dma.data.next.last = self.beat_last.val()
+            | ((self.beat.q.val() + self.one16.val()) == self.cur_beats.val())
+            | (self.dma_addr.val().get_bits::<2>(6) == self.block_end.val())
+            | (self.slot.val() == self.sel_mask.val());
+        if self.sop.val() {
+            self.m_dma.data.next.last = self.beat_last.val()
+                | (self.cur_beats.val() == self.one16.val())
+                | (self.dma_addr.val().get_bits::<2>(6) == self.block_end.val())
+                | (self.slot.val() == self.sel_mask.val());
+        }
         self.m_dma.data.next.data = self.beat_data.val();
         self.m_dma.data.next.strb = self.beat_keep.val();
         self.m_dma.valid.next = self.s_eth.valid.val() & self.cur_writing.val() & self.in_ring.val();

@@ -4,16 +4,22 @@ use rust_hdl::prelude::*;
 /// Index width inside the arbiter: up to 128 inputs.
 const IDX_BITS: usize = 8;
 
-/// Round-robin arbiter of `N` streams onto one, one word per grant.
-/// After input i wins, input i+1 (mod N) has the highest priority, so no input
-/// waits more than `N - 1` words. Combinational (latency 0); put a
+/// Round-robin arbiter of `N` streams of packets onto one. A grant lasts
+/// from a packet's first word to the word with `s_last` set, so packets are
+/// never interleaved (tie `s_last` high for single-word packets). After input
+/// i's packet, input i+1 (mod N) has the highest priority, so no input waits
+/// more than `N - 1` packets. Combinational (latency 0); put a
 /// [`super::SkidBuffer`] after it to register the output.
 #[derive(LogicBlock)]
 pub struct RoundRobinArbiter<T: Synth, const N: usize> {
     pub clock: Signal<In, Clock>,
     pub s: [StreamSink<T>; N],
+    /// The word on input i ends its packet.
+    pub s_last: [Signal<In, Bit>; N],
     pub m: StreamSource<T>,
     last: DFF<Bits<IDX_BITS>>,
+    // Mid-packet: the grant stays with input `last`.
+    locked: DFF<Bit>,
     grant: Signal<Local, Bits<IDX_BITS>>,
     found: Signal<Local, Bit>,
     // The input k-th in line: (last + k + 1) mod N. Signals of their own, so
@@ -29,8 +35,10 @@ impl<T: Synth, const N: usize> RoundRobinArbiter<T, N> {
         Self {
             clock: Default::default(),
             s: std::array::from_fn(|_| Default::default()),
+            s_last: std::array::from_fn(|_| Default::default()),
             m: Default::default(),
             last: Default::default(),
+            locked: Default::default(),
             grant: Default::default(),
             found: Default::default(),
             cand: std::array::from_fn(|_| Default::default()),
@@ -49,7 +57,7 @@ impl<T: Synth, const N: usize> Default for RoundRobinArbiter<T, N> {
 impl<T: Synth, const N: usize> Logic for RoundRobinArbiter<T, N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, last);
+        dff_setup!(self, clock, last, locked);
         for k in 0..N {
             self.cand[k].next = self.last.q.val() + self.offsets[k].val();
             if self.cand[k].val() >= self.n.val() {
@@ -58,11 +66,19 @@ impl<T: Synth, const N: usize> Logic for RoundRobinArbiter<T, N> {
         }
         self.found.next = false;
         self.grant.next = self.last.q.val();
-        for k in 0..N {
+        if self.locked.q.val() {
             for i in 0..N {
-                if !self.found.val() & (self.cand[k].val().index() == i) & self.s[i].valid.val() {
-                    self.found.next = true;
-                    self.grant.next = self.cand[k].val();
+                if self.last.q.val().index() == i {
+                    self.found.next = self.s[i].valid.val();
+                }
+            }
+        } else {
+            for k in 0..N {
+                for i in 0..N {
+                    if !self.found.val() & (self.cand[k].val().index() == i) & self.s[i].valid.val() {
+                        self.found.next = true;
+                        self.grant.next = self.cand[k].val();
+                    }
                 }
             }
         }
@@ -77,6 +93,11 @@ impl<T: Synth, const N: usize> Logic for RoundRobinArbiter<T, N> {
         }
         if self.found.val() & self.m.ready.val() {
             self.last.d.next = self.grant.val();
+            for i in 0..N {
+                if self.grant.val().index() == i {
+                    self.locked.d.next = !self.s_last[i].val();
+                }
+            }
         }
     }
 }

@@ -69,8 +69,12 @@ impl Default for PcieConfig {
 /// Link traffic, accumulated as it is delivered.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PcieCounters {
-    /// Write TLPs delivered NIC->host (including stray ones).
+    /// Write TLPs delivered NIC->host (including stray ones); a TLP is up to
+    /// four 64-byte beats.
     pub dma_writes: u64,
+    /// Write beats that broke the TLP rules: not following the previous beat's
+    /// address, more than four beats, or crossing a 256-byte boundary.
+    pub tlp_errors: u64,
     /// Payload bytes (strobe popcount) of writes into `DataRing` regions.
     pub data_bytes: u64,
     /// Every other NIC->host byte: payload of writes to `Notification`,
@@ -145,6 +149,8 @@ enum ToHost {
         iova: u64,
         data: [u8; 64],
         strb: u64,
+        /// First beat of a write TLP: it carries the TLP overhead.
+        tlp_start: bool,
     },
     Read {
         iova: u64,
@@ -187,7 +193,14 @@ pub struct PcieModel {
     to_nic: VecDeque<(u64, MmioOp)>,
     to_host: VecDeque<(u64, u32)>,
     counters: PcieCounters,
+    /// The write TLP being received: open, its first address, and where the next beat must go.
+    write_tlp_open: bool,
+    write_tlp_first: u64,
+    write_tlp_next: u64,
 }
+
+/// Largest write payload per TLP (PCIe max payload size).
+const MAX_PAYLOAD_BYTES: u64 = 256;
 
 impl PcieModel {
     /// An idle link with a full token bucket.
@@ -206,6 +219,9 @@ impl PcieModel {
             to_nic: VecDeque::new(),
             to_host: VecDeque::new(),
             counters: PcieCounters::default(),
+            write_tlp_open: false,
+            write_tlp_first: 0,
+            write_tlp_next: 0,
         }
     }
 
@@ -221,12 +237,25 @@ impl PcieModel {
         self.bucket_bytes >= 0.0
     }
 
-    /// Accepts a write at cycle `now`; it reaches host memory at
-    /// `now + one_way_latency_cycles`, in order of acceptance. Charging the
-    /// full TLP up front (letting the bucket go negative) keeps the ready
-    /// signal simple while still enforcing the long-run rate exactly.
-    pub fn push_write(&mut self, now: u64, iova: u64, data: &[u8; 64], strb: u64) {
-        self.bucket_bytes -= (strb.count_ones() + self.cfg.tlp_overhead_bytes) as f64;
+    /// Accepts one beat of a write at cycle `now`; `last` ends the write
+    /// (TLP), which may be up to four consecutive beats within one 256-byte
+    /// block. It reaches host memory at `now + one_way_latency_cycles`, in
+    /// order of acceptance. Charging each beat up front (letting the bucket go
+    /// negative) keeps the ready signal simple while still enforcing the
+    /// long-run rate exactly; the TLP overhead is charged on its first beat.
+    pub fn push_write(&mut self, now: u64, iova: u64, data: &[u8; 64], strb: u64, last: bool) {
+        let tlp_start = !self.write_tlp_open;
+        if tlp_start {
+            self.bucket_bytes -= self.cfg.tlp_overhead_bytes as f64;
+            self.write_tlp_first = iova;
+        } else if iova != self.write_tlp_next
+            || iova / MAX_PAYLOAD_BYTES != self.write_tlp_first / MAX_PAYLOAD_BYTES
+        {
+            self.counters.tlp_errors += 1;
+        }
+        self.write_tlp_next = iova.wrapping_add(BEAT_BYTES as u64);
+        self.write_tlp_open = !last;
+        self.bucket_bytes -= strb.count_ones() as f64;
         self.writes_in_flight += 1;
         self.nic_to_host.push_back((
             now + self.cfg.one_way_latency_cycles,
@@ -234,6 +263,7 @@ impl PcieModel {
                 iova,
                 data: *data,
                 strb,
+                tlp_start,
             },
         ));
     }
@@ -423,8 +453,8 @@ impl PcieModel {
             let Some((_, tlp)) = self.nic_to_host.pop_front() else {
                 break;
             };
-            let (iova, data, strb) = match tlp {
-                ToHost::Write { iova, data, strb } => (iova, data, strb),
+            let (iova, data, strb, tlp_start) = match tlp {
+                ToHost::Write { iova, data, strb, tlp_start } => (iova, data, strb, tlp_start),
                 ToHost::Read {
                     iova,
                     len_bytes,
@@ -438,8 +468,10 @@ impl PcieModel {
             self.writes_in_flight -= 1;
             let payload = strb.count_ones() as u64;
             let c = &mut self.counters;
-            c.dma_writes += 1;
-            c.metadata_bytes += overhead;
+            if tlp_start {
+                c.dma_writes += 1;
+                c.metadata_bytes += overhead;
+            }
             match mem.dma_write(iova, &data, strb) {
                 Ok(RegionKind::DataRing) => c.data_bytes += payload,
                 Ok(_) => c.metadata_bytes += payload,
@@ -491,7 +523,7 @@ mod tests {
         while sent < total || !link.idle() {
             link.tick(now, &mut mem);
             if sent < total && link.can_accept_write() {
-                link.push_write(now, iova + (sent % (1 << 14)) * 64, &[0x5A; 64], u64::MAX);
+                link.push_write(now, iova + (sent % (1 << 14)) * 64, &[0x5A; 64], u64::MAX, true);
                 sent += 1;
             }
             now += 1;
@@ -516,10 +548,10 @@ mod tests {
         let (notif, notif_iova) = mem.alloc(4096, RegionKind::Notification, false);
         let mut link = PcieModel::new(PcieConfig::default());
         // Two writes to the same bytes: in-order delivery means the second wins.
-        link.push_write(5, ring_iova, &[1; 64], u64::MAX);
-        link.push_write(5, ring_iova, &[2; 64], 0xFF);
-        link.push_write(6, notif_iova, &[3; 64], 0xFFFF);
-        link.push_write(6, 0x10, &[4; 64], 1);
+        link.push_write(5, ring_iova, &[1; 64], u64::MAX, true);
+        link.push_write(5, ring_iova, &[2; 64], 0xFF, true);
+        link.push_write(6, notif_iova, &[3; 64], 0xFFFF, true);
+        link.push_write(6, 0x10, &[4; 64], 1, true);
         for now in 0..105 {
             link.tick(now, &mut mem);
         }
@@ -621,10 +653,10 @@ mod tests {
         let (_, ring) = mem.alloc(4096, RegionKind::DataRing, false);
         let (_, other) = mem.alloc(4096, RegionKind::Other, false);
         let mut link = PcieModel::new(PcieConfig::default());
-        link.push_write(0, ring, &[1; 64], u64::MAX);
+        link.push_write(0, ring, &[1; 64], u64::MAX, true);
         link.push_read(0, ring, 64, 0);
         // Same cycle, but accepted after the read: must not be seen.
-        link.push_write(0, ring, &[2; 64], u64::MAX);
+        link.push_write(0, ring, &[2; 64], u64::MAX, true);
         link.push_read(1, ring, 64, 1);
         link.push_read(1, other, 64, 2);
         let got = drain_reads(&mut link, &mut mem, 0);
@@ -719,5 +751,38 @@ mod tests {
         assert_eq!(link.counters().read_errors, 5);
         assert_eq!(link.counters().tx_data_bytes, 64);
         assert!(link.idle());
+    }
+}
+
+#[cfg(test)]
+mod tlp_tests {
+    use super::*;
+    use crate::models::{HostMemory, RegionKind};
+
+    #[test]
+    fn a_four_beat_write_is_one_tlp_with_one_header() {
+        let mut mem = HostMemory::new();
+        let (_, ring) = mem.alloc(4096, RegionKind::DataRing, false);
+        let mut link = PcieModel::new(PcieConfig::default());
+        for k in 0..4u64 {
+            link.push_write(0, ring + 64 * k, &[k as u8; 64], u64::MAX, k == 3);
+        }
+        for now in 0..200 {
+            link.tick(now, &mut mem);
+        }
+        let c = link.counters();
+        assert_eq!((c.dma_writes, c.data_bytes, c.metadata_bytes, c.tlp_errors), (1, 256, 24, 0));
+    }
+
+    #[test]
+    fn beats_that_break_the_tlp_rules_are_counted() {
+        let mut link = PcieModel::new(PcieConfig::default());
+        // Not contiguous.
+        link.push_write(0, 0x1000, &[0; 64], u64::MAX, false);
+        link.push_write(0, 0x1080, &[0; 64], u64::MAX, true);
+        // Crossing a 256-byte boundary.
+        link.push_write(1, 0x10C0, &[0; 64], u64::MAX, false);
+        link.push_write(1, 0x1100, &[0; 64], u64::MAX, true);
+        assert_eq!(link.counters().tlp_errors, 2);
     }
 }
