@@ -6,7 +6,7 @@ BOARD ?= sim
 RTL_DIR := build/rtl/$(BOARD)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup verilog lint demo test pytest bench wave synth clean
+.PHONY: all setup verilog lint demo test pytest bench wave synth bitstream clean
 
 VENV := .venv
 VENV_BIN := $(abspath $(VENV))/bin
@@ -61,8 +61,15 @@ wave: setup verilog
 	PENDULUM_WAVE=build/wave/demo.fst $(CARGO) run -q --release -p pendulum-testbench --bin pendulum-demo
 	@echo "wave: build/wave/demo.fst"
 
-synth:
-	@echo "synth: open-source synthesis of the board targets comes with the board-targets issue"; exit 1
+# Yosys synthesis of the NIC core for UltraScale+ (about a minute; not part of
+# `make test`): figures and share of the board in build/synth/$(BOARD).json.
+synth: setup verilog
+	python3 rtl-gen/scripts/synth.py $(BOARD)
+
+# The vendor flow (Vivado or Quartus) when it is installed; otherwise a message
+# that says what is missing.
+bitstream: verilog
+	rtl-gen/scripts/bitstream.sh $(BOARD)
 
 clean:
 	rm -rf build $(VENV)

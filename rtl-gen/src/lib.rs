@@ -6,6 +6,8 @@
 //! `eth_rx_tdata`, with no escaped identifiers for vendor tools. The rename is
 //! checked to be one-to-one.
 
+pub mod boards;
+
 use pendulum_hdl::PendulumNic;
 use rust_hdl::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -49,8 +51,9 @@ pub struct Generated {
     pub manifest: Manifest,
 }
 
-/// Targets `rtl-gen` knows.
-pub const TARGETS: &[&str] = &["sim"];
+/// Targets `rtl-gen` knows: `sim` (the core alone) and the boards of [`boards::BOARDS`],
+/// which get the same core plus a board top (see `boards.rs`).
+pub const TARGETS: &[&str] = &["sim", "alveo-u250", "alveo-u280", "stratix10-mx"];
 
 /// Generates the NIC core for `target`.
 pub fn generate(target: &str) -> Result<Generated, String> {
@@ -114,11 +117,14 @@ pub fn write(generated: &Generated, dir: &Path) -> std::io::Result<PathBuf> {
     write_if_changed(&dir.join("lint.vlt"), LINT_WAIVERS)?;
     let m = serde_json::to_string_pretty(&generated.manifest).expect("manifest serialises");
     write_if_changed(&dir.join("manifest.json"), &(m + "\n"))?;
+    if let Some(board) = boards::board(&generated.manifest.target) {
+        boards::write_board(board, dir).map_err(std::io::Error::other)?;
+    }
     Ok(v)
 }
 
 // Keeps timestamps stable so that builds depending on the files do not rerun.
-fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
     if std::fs::read_to_string(path).map(|old| old == text).unwrap_or(false) {
         return Ok(());
     }
@@ -151,7 +157,7 @@ fn tokens(text: &str) -> Vec<(bool, &str)> {
 }
 
 /// `$` → `__` in every identifier, checked one-to-one.
-fn rename_identifiers(text: &str) -> Result<String, String> {
+pub(crate) fn rename_identifiers(text: &str) -> Result<String, String> {
     let toks = tokens(text);
     let idents: BTreeSet<&str> = toks.iter().filter(|t| t.0).map(|t| t.1).collect();
     let mut seen: BTreeMap<String, &str> = BTreeMap::new();
@@ -173,7 +179,7 @@ fn rename_identifiers(text: &str) -> Result<String, String> {
 /// which Verilator's `-Wall` reports as an over-wide index. The value is a
 /// constant, so writing it unsized changes nothing but the warning; our own
 /// offsets are `Constant`s of the exact index width and are left alone.
-fn unsize_part_select_bases(text: &str) -> String {
+pub(crate) fn unsize_part_select_bases(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("[(") {

