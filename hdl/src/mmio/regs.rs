@@ -92,6 +92,7 @@ pub struct RegFile {
     page_hit: Signal<Local, Bit>,
     head_ok: [Signal<Local, Bit>; PIPES],
     rd_data: Signal<Local, Bits<32>>,
+    rd_hit: Signal<Local, Bit>,
     frame_bytes64: ZeroExtend<16, 64>,
     ring_base_cat: [Concat<32, 32, 64>; PIPES],
     notif_base_cat: [Concat<32, 32, 64>; PIPES],
@@ -286,6 +287,7 @@ impl RegFile {
             page_hit: Default::default(),
             head_ok: Default::default(),
             rd_data: Default::default(),
+            rd_hit: Default::default(),
             frame_bytes64: Default::default(),
             ring_base_cat: Default::default(),
             notif_base_cat: Default::default(),
@@ -689,107 +691,143 @@ impl Logic for RegFile {
         self.rd_addr.next = self.s_rd.data.val();
         self.rd_page.next = self.rd_addr.val().get_bits::<PAGE_BITS>(self.off_bits.val().index());
         self.rd_off.next = self.rd_addr.val().get_bits::<OFF_BITS>(0);
-        self.rd_data.next = self.all_ones.val();
+        // Offsets are unique, so the hits are ORed together: an OR of
+        // AND-terms that synthesis balances into a shallow tree, where a chain
+        // of if/else would be one mux deep per register (20 LUT levels).
+        self.rd_data.next = self.zero32.val();
+        self.rd_hit.next = false;
         if self.rd_page.val() == self.page0.val() {
             for k in 0..CONST_REGS {
                 if self.rd_off.val() == self.const_off[k].val() {
-                    self.rd_data.next = self.const_val[k].val();
+                    self.rd_data.next = self.rd_data.val() | self.const_val[k].val();
+                    self.rd_hit.next = true;
                 }
             }
             if self.rd_off.val() == self.g_ctrl.val() {
-                self.rd_data.next = self.ctrl.q.val();
+                self.rd_data.next = self.rd_data.val() | self.ctrl.q.val();
+                self.rd_hit.next = true;
             }
             if self.rd_off.val() == self.g_scratch.val() {
-                self.rd_data.next = self.scratch.q.val();
+                self.rd_data.next = self.rd_data.val() | self.scratch.q.val();
+                self.rd_hit.next = true;
             }
             if self.rd_off.val() == self.g_reg_errors.val() {
-                self.rd_data.next = self.reg_errors.q.val();
+                self.rd_data.next = self.rd_data.val() | self.reg_errors.q.val();
+                self.rd_hit.next = true;
             }
             if self.rd_off.val() == self.g_last_err.val() {
-                self.rd_data.next = self.last_err.q.val();
+                self.rd_data.next = self.rd_data.val() | self.last_err.q.val();
+                self.rd_hit.next = true;
             }
             for k in 0..COUNTERS {
                 if self.rd_off.val() == self.cnt_lo_off[k].val() {
-                    self.rd_data.next = self.counters[k].q.val().get_bits::<32>(0);
+                    self.rd_data.next = self.rd_data.val() | self.counters[k].q.val().get_bits::<32>(0);
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.cnt_hi_off[k].val() {
-                    self.rd_data.next = self.hi_latch.q.val();
+                    self.rd_data.next = self.rd_data.val() | self.hi_latch.q.val();
+                    self.rd_hit.next = true;
                 }
             }
         }
         for i in 0..PIPES {
             if self.rd_page.val() == self.pipe_page[i].val() {
                 if self.rd_off.val() == self.p_pipe_id.val() {
-                    self.rd_data.next = self.pipe_id[i].val();
+                    self.rd_data.next = self.rd_data.val() | self.pipe_id[i].val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_base_lo.val() {
-                    self.rd_data.next = self.ring_base_lo[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.ring_base_lo[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_base_hi.val() {
-                    self.rd_data.next = self.ring_base_hi[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.ring_base_hi[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_ring_bytes.val() {
-                    self.rd_data.next = self.ring_bytes[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.ring_bytes[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_notif_lo.val() {
-                    self.rd_data.next = self.notif_lo[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.notif_lo[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_notif_hi.val() {
-                    self.rd_data.next = self.notif_hi[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.notif_hi[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_ctrl.val() {
-                    self.rd_data.next = self.zero32.val();
+                    self.rd_hit.next = true;
                     if self.enable_r[i].q.val() {
-                        self.rd_data.next = self.one32.val();
+                        self.rd_data.next = self.rd_data.val() | self.one32.val();
                     }
                 }
                 if self.rd_off.val() == self.p_head.val() {
-                    self.rd_data.next = self.head32[i].o.val();
+                    self.rd_data.next = self.rd_data.val() | self.head32[i].o.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tail.val() {
-                    self.rd_data.next = self.tail32[i].o.val();
+                    self.rd_data.next = self.rd_data.val() | self.tail32[i].o.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_frames.val() {
-                    self.rd_data.next = self.pipe_frames[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.pipe_frames[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_drops.val() {
-                    self.rd_data.next = self.pipe_drops[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.pipe_drops[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_base_lo.val() {
-                    self.rd_data.next = self.tx_base_lo[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_base_lo[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_base_hi.val() {
-                    self.rd_data.next = self.tx_base_hi[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_base_hi[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_ring_bytes.val() {
-                    self.rd_data.next = self.tx_ring_bytes[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_ring_bytes[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_compl_lo.val() {
-                    self.rd_data.next = self.tx_compl_lo[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_compl_lo[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_compl_hi.val() {
-                    self.rd_data.next = self.tx_compl_hi[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_compl_hi[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_ctrl.val() {
-                    self.rd_data.next = self.zero32.val();
+                    self.rd_hit.next = true;
                     if self.tx_enable_r[i].q.val() {
-                        self.rd_data.next = self.one32.val();
+                        self.rd_data.next = self.rd_data.val() | self.one32.val();
                     }
                 }
                 if self.rd_off.val() == self.p_tx_tail.val() {
-                    self.rd_data.next = self.tx_tail32[i].o.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_tail32[i].o.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_head.val() {
-                    self.rd_data.next = self.tx_head32[i].o.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_head32[i].o.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_frames.val() {
-                    self.rd_data.next = self.tx_frames[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_frames[i].q.val();
+                    self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tx_drops.val() {
-                    self.rd_data.next = self.tx_drops[i].q.val();
+                    self.rd_data.next = self.rd_data.val() | self.tx_drops[i].q.val();
+                    self.rd_hit.next = true;
                 }
             }
         }
+        // Reads of addresses with no register answer all ones, like PCIe's
+        // unsupported request.
+        if !self.rd_hit.val() {
+            self.rd_data.next = self.all_ones.val();
+        }
+
         // One response register: accept a read when it is empty or draining.
         self.s_rd.ready.next = !self.rsp_valid.q.val() | self.m_rsp.ready.val();
         self.m_rsp.valid.next = self.rsp_valid.q.val();
