@@ -1,4 +1,4 @@
-use crate::enso::{NotifWriter, RxEngine, TxFetcher, TxFramer};
+use crate::enso::{NotifWriter, RxEngine, RxParse, TxFetcher, TxFramer};
 use crate::mmio::RegFile;
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, TxRunInfo};
@@ -16,7 +16,7 @@ use rust_hdl::prelude::*;
 ///   their data, 64 bytes a beat, returned in request order;
 /// - `mmio_wr_*`, `mmio_rd_*`, `mmio_rsp_*`: 32-bit BAR register writes, reads and read data.
 ///
-/// Inside: Ethernet FIFO → RX engine ──────┐
+/// Inside: Ethernet FIFO → parse → RX engine ┐
 ///                    notification writer ─┤
 ///                 TX completion writer ───┴→ round-robin → skid → DMA write port;
 /// TX fetcher → DMA read port; completions → FIFO → TX framer → skid → Ethernet TX;
@@ -67,6 +67,7 @@ pub struct PendulumNic {
     pub mmio_rsp_ready: Signal<In, Bit>,
 
     eth_fifo: StreamFifo<EthBeat, ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
+    rx_parse: RxParse,
     rx: RxEngine,
     notif: NotifWriter,
     tx_fetch: TxFetcher,
@@ -120,6 +121,7 @@ impl PendulumNic {
             mmio_rsp_valid: Default::default(),
             mmio_rsp_ready: Default::default(),
             eth_fifo: StreamFifo::new(),
+            rx_parse: RxParse::new(),
             rx: RxEngine::new(),
             notif: NotifWriter::new(),
             tx_fetch: TxFetcher::new(),
@@ -147,6 +149,7 @@ impl Logic for PendulumNic {
     fn update(&mut self) {
         self.eth_fifo.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
+        self.rx_parse.clock.next = self.clock.val();
         self.notif.clock.next = self.clock.val();
         self.dma_arb.clock.next = self.clock.val();
         self.dma_skid.clock.next = self.clock.val();
@@ -158,15 +161,18 @@ impl Logic for PendulumNic {
         self.eth_tx_skid.clock.next = self.clock.val();
         self.tx_compl.clock.next = self.clock.val();
 
-        // Ethernet in → FIFO → RX engine.
+        // Ethernet in → FIFO → parse stage → RX engine.
         self.eth_fifo.s.data.next.data = self.eth_rx_tdata.val();
         self.eth_fifo.s.data.next.keep = self.eth_rx_tkeep.val();
         self.eth_fifo.s.data.next.last = self.eth_rx_tlast.val();
         self.eth_fifo.s.valid.next = self.eth_rx_tvalid.val();
         self.eth_rx_tready.next = self.eth_fifo.s.ready.val();
-        self.rx.s_eth.data.next = self.eth_fifo.m.data.val();
-        self.rx.s_eth.valid.next = self.eth_fifo.m.valid.val();
-        self.eth_fifo.m.ready.next = self.rx.s_eth.ready.val();
+        self.rx_parse.s.data.next = self.eth_fifo.m.data.val();
+        self.rx_parse.s.valid.next = self.eth_fifo.m.valid.val();
+        self.eth_fifo.m.ready.next = self.rx_parse.s.ready.val();
+        self.rx.s_eth.data.next = self.rx_parse.m.data.val();
+        self.rx.s_eth.valid.next = self.rx_parse.m.valid.val();
+        self.rx_parse.m.ready.next = self.rx.s_eth.ready.val();
 
         // Ring writes and notifications share the DMA write port.
         self.dma_arb.s_last[0].next = self.rx.m_dma.data.val().last;

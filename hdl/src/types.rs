@@ -59,3 +59,24 @@ pub struct TxRunInfo {
     pub pipe: Bits<{ pendulum_layout::params::PIPE_BITS }>,
     pub run_tail: Bits<{ pendulum_layout::params::SLOT_BITS }>,
 }
+
+/// An Ethernet beat with what the RX parse stage learned from its frame's
+/// headers (the header fields are meaningful on the first beat, `sop`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct RxBeat {
+    pub data: Bits<512>,
+    pub keep: Bits<64>,
+    pub last: Bit,
+    /// First beat of a frame.
+    pub sop: Bit,
+    /// The frame's pipe (first beat).
+    pub pipe: Bits<{ pendulum_layout::params::PIPE_BITS }>,
+    /// Frame length and 64-byte slots as the headers state them (first beat).
+    pub len: Bits<16>,
+    pub slots: Bits<16>,
+    /// The headers give a length, and it is within the MTU (first beat).
+    pub len_known: Bit,
+    /// On a last beat: its byte count is what the header length implies
+    /// (or the frame was padded to the minimum size).
+    pub keep_ok: Bit,
+}

@@ -4,11 +4,13 @@
 mod frame_len;
 mod notif;
 mod rx;
+mod rx_parse;
 mod tx_fetch;
 mod tx_framer;
 
 pub use frame_len::FrameLenParser;
 pub use notif::NotifWriter;
 pub use rx::RxEngine;
+pub use rx_parse::RxParse;
 pub use tx_fetch::TxFetcher;
 pub use tx_framer::TxFramer;

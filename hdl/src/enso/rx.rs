@@ -1,30 +1,25 @@
-use super::FrameLenParser;
 use crate::stream::{StreamSink, StreamSource, ZeroExtend};
-use crate::types::{DmaWrite, EthBeat};
-use pendulum_layout::params::{MIN_FRAME_BYTES, PIPES, PIPE_BITS, SLOT_BITS};
+use crate::types::{DmaWrite, RxBeat};
+use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
 /// Ensō RX engine: writes each frame's beats, one 64-byte DMA write per beat,
 /// into its pipe's data ring right after the pipe's tail, and advances the
 /// tail once the whole frame has gone out.
 ///
-/// The frame length comes from the first beat's headers
-/// (`pendulum_layout::frame`), so room in the ring is checked before the first
-/// write: a frame that does not fit is dropped whole and counted, and nothing
+/// The frame's pipe and length come with its first beat from the parse stage
+/// (`RxParse`), so room in the ring is checked before the first write: a frame that does not fit is dropped whole and counted, and nothing
 /// already in the ring is touched. A frame whose length is unknown, over the
 /// MTU, or not what its header says is dropped and counted; its beats may have
 /// been written past the tail, where software never looks.
-///
-/// Pipe selection (until the flow director): the low bits of the last byte of
-/// the destination MAC address.
 ///
 /// Latency 0 (combinational from `s_eth` to `m_dma`); 1 beat/cycle; stalls
 /// only on `m_dma.ready`.
 #[derive(LogicBlock)]
 pub struct RxEngine {
     pub clock: Signal<In, Clock>,
-    /// Frames from the MAC.
-    pub s_eth: StreamSink<EthBeat>,
+    /// Frames from the MAC, through the parse stage.
+    pub s_eth: StreamSink<RxBeat>,
     /// Ring writes to host memory.
     pub m_dma: StreamSource<DmaWrite>,
     pub ring_base: [Signal<In, Bits<64>>; PIPES],
@@ -42,7 +37,6 @@ pub struct RxEngine {
     pub ev_drop_pipe_off: Signal<Out, Bit>,
 
     // Frame state, kept from the first beat to the last.
-    in_frame: DFF<Bit>,
     writing: DFF<Bit>,
     overrun: DFF<Bit>,
     pipe: DFF<Bits<PIPE_BITS>>,
@@ -56,7 +50,7 @@ pub struct RxEngine {
     beat_keep: Signal<Local, Bits<64>>,
     beat_last: Signal<Local, Bit>,
     sop: Signal<Local, Bit>,
-    hdr: FrameLenParser,
+    keep_ok: Signal<Local, Bit>,
     cur_pipe: Signal<Local, Bits<PIPE_BITS>>,
     cur_len: Signal<Local, Bits<16>>,
     cur_beats: Signal<Local, Bits<16>>,
@@ -71,29 +65,18 @@ pub struct RxEngine {
     slot: Signal<Local, Bits<SLOT_BITS>>,
     slot64: ZeroExtend<SLOT_BITS, 64>,
     dma_addr: Signal<Local, Bits<64>>,
-    keep_bytes: Signal<Local, Bits<16>>,
-    last_bytes: Signal<Local, Bits<16>>,
     wire_ok: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
 
-    min_frame: Constant<Bits<16>>,
     // Address bits 7..6 of the last 64-byte block of a 256-byte block.
     block_end: Constant<Bits<2>>,
-    beat_low: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
-    byte_count: [Constant<Bits<16>>; 64],
-    // Bit position of the pipe-select byte (last byte of the destination MAC).
-    at_pipe_select: Constant<Bits<9>>,
-    at_ethertype: Constant<Bits<9>>,
-    at_lens: Constant<Bits<9>>,
 }
 
 impl RxEngine {
     pub fn new() -> Self {
         let c16 = |v: u32| Constant::new((v as u64).into());
-        // Bit positions in the 512-bit beat need 9 bits.
-        let c9 = |v: u32| Constant::new((v as u64).into());
         Self {
             clock: Default::default(),
             s_eth: Default::default(),
@@ -109,7 +92,6 @@ impl RxEngine {
             ev_drop_ring_full: Default::default(),
             ev_drop_malformed: Default::default(),
             ev_drop_pipe_off: Default::default(),
-            in_frame: Default::default(),
             writing: Default::default(),
             overrun: Default::default(),
             pipe: Default::default(),
@@ -121,7 +103,7 @@ impl RxEngine {
             beat_keep: Default::default(),
             beat_last: Default::default(),
             sop: Default::default(),
-            hdr: FrameLenParser::new(),
+            keep_ok: Default::default(),
             cur_pipe: Default::default(),
             cur_len: Default::default(),
             cur_beats: Default::default(),
@@ -136,20 +118,12 @@ impl RxEngine {
             slot: Default::default(),
             slot64: Default::default(),
             dma_addr: Default::default(),
-            keep_bytes: Default::default(),
-            last_bytes: Default::default(),
             wire_ok: Default::default(),
             accept: Default::default(),
-            min_frame: c16(MIN_FRAME_BYTES),
             block_end: Constant::new(3u64.into()),
-            beat_low: c16(pendulum_layout::BEAT_BYTES as u32 - 1),
             one16: c16(1),
             zero16: c16(0),
-            byte_count: std::array::from_fn(|k| c16(k as u32 + 1)),
             // Last byte of the destination MAC.
-            at_pipe_select: c9(8 * 5),
-            at_ethertype: Constant::new(super::frame_len::ETHERTYPE_BIT.into()),
-            at_lens: Constant::new(super::frame_len::LENS_BIT.into()),
         }
     }
 }
@@ -163,7 +137,7 @@ impl Default for RxEngine {
 impl Logic for RxEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, writing, overrun, pipe, beat, frame_len, frame_beats);
+        dff_setup!(self, clock, writing, overrun, pipe, beat, frame_len, frame_beats);
         for i in 0..PIPES {
             self.tail_r[i].clock.next = self.clock.val();
             self.tail_r[i].d.next = self.tail_r[i].q.val();
@@ -175,20 +149,18 @@ impl Logic for RxEngine {
         self.beat_data.next = self.s_eth.data.val().data;
         self.beat_keep.next = self.s_eth.data.val().keep;
         self.beat_last.next = self.s_eth.data.val().last;
-        self.sop.next = !self.in_frame.q.val();
+        self.sop.next = self.s_eth.data.val().sop;
+        self.keep_ok.next = self.s_eth.data.val().keep_ok;
 
-        // Header parse (meaningful on the first beat only).
-        self.hdr.ethertype.next = self.beat_data.val().get_bits::<16>(self.at_ethertype.val().index());
-        self.hdr.lens.next = self.beat_data.val().get_bits::<32>(self.at_lens.val().index());
         // The frame's pipe, length and size: parsed now on the first beat,
         // remembered after.
         self.cur_pipe.next = self.pipe.q.val();
         self.cur_len.next = self.frame_len.q.val();
         self.cur_beats.next = self.frame_beats.q.val();
         if self.sop.val() {
-            self.cur_pipe.next = self.beat_data.val().get_bits::<PIPE_BITS>(self.at_pipe_select.val().index());
-            self.cur_len.next = self.hdr.len.val();
-            self.cur_beats.next = self.hdr.slots.val();
+            self.cur_pipe.next = self.s_eth.data.val().pipe;
+            self.cur_len.next = self.s_eth.data.val().len;
+            self.cur_beats.next = self.s_eth.data.val().slots;
         }
         self.sel_base.next = self.ring_base[0].val();
         self.sel_mask.next = self.ring_mask[0].val();
@@ -210,8 +182,7 @@ impl Logic for RxEngine {
 
         self.cur_writing.next = self.writing.q.val();
         if self.sop.val() {
-            self.cur_writing.next = self.hdr.known.val()
-                & !self.hdr.too_big.val()
+            self.cur_writing.next = self.s_eth.data.val().len_known
                 & self.sel_enable.val()
                 & (self.cur_beats.val() <= self.free_slots.val());
         }
@@ -249,23 +220,13 @@ impl Logic for RxEngine {
         }
         self.accept.next = self.s_eth.valid.val() & self.s_eth.ready.val();
 
-        // Does the frame end as its header said? Count the bytes of the last beat
-        // (keep is contiguous from byte 0).
-        self.keep_bytes.next = self.zero16.val();
-        for k in 0..64 {
-            if self.beat_keep.val().get_bit(k) {
-                self.keep_bytes.next = self.byte_count[k].val();
-            }
-        }
-        self.last_bytes.next = ((self.cur_len.val() - self.one16.val()) & self.beat_low.val()) + self.one16.val();
+        // Does the frame end as its header said: as many beats, and the last
+        // beat's bytes (checked by the parse stage)?
         self.wire_ok.next = (self.beat.q.val() + self.one16.val() == self.cur_beats.val())
             & !self.overrun.q.val()
-            & ((self.keep_bytes.val() == self.last_bytes.val())
-                | ((self.cur_len.val() < self.min_frame.val()) & (self.keep_bytes.val() == self.min_frame.val())));
+            & self.keep_ok.val();
         if self.sop.val() {
-            self.wire_ok.next = (self.cur_beats.val() == self.one16.val())
-                & ((self.keep_bytes.val() == self.last_bytes.val())
-                    | ((self.cur_len.val() < self.min_frame.val()) & (self.keep_bytes.val() == self.min_frame.val())));
+            self.wire_ok.next = (self.cur_beats.val() == self.one16.val()) & self.keep_ok.val();
         }
 
         // Events.
@@ -278,7 +239,6 @@ impl Logic for RxEngine {
 
         if self.accept.val() {
             if self.sop.val() {
-                self.in_frame.d.next = true;
                 self.pipe.d.next = self.cur_pipe.val();
                 self.frame_len.d.next = self.cur_len.val();
                 self.frame_beats.d.next = self.cur_beats.val();
@@ -286,7 +246,7 @@ impl Logic for RxEngine {
                 self.overrun.d.next = false;
                 self.beat.d.next = self.one16.val();
                 // A frame refused at its first beat is counted once, here.
-                if !self.hdr.known.val() | self.hdr.too_big.val() {
+                if !self.s_eth.data.val().len_known {
                     self.ev_drop_malformed.next = true;
                 } else if !self.sel_enable.val() {
                     self.ev_drop_pipe_off.next = true;
@@ -300,7 +260,6 @@ impl Logic for RxEngine {
                 }
             }
             if self.beat_last.val() {
-                self.in_frame.d.next = false;
                 if self.cur_writing.val() {
                     if self.wire_ok.val() {
                         self.ev_frame.next = true;
