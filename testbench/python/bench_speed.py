@@ -25,12 +25,17 @@ def frames():
     return [frame(64 + 36 * (i % 2), pipe=0, seq=i) for i in range(FRAMES)]
 
 
-def rust_step():
-    sim = ps._native.Sim()
+def loaded(sim):
+    """The card opened by the driver, one pipe, every frame queued on the MAC side."""
     sim.open_device()
     sim.open_rx_pipe(0, 2 << 20)
     for f in frames():
         sim.eth_send(f)
+    return sim
+
+
+def rust_step():
+    sim = loaded(ps._native.Sim())
     c0, t0 = sim.cycle(), time.perf_counter()
     while sim.eth_stats()[0]:
         sim.step(1000)
@@ -48,11 +53,7 @@ def python_edges():
     out = {}
 
     async def bench(dut):
-        sim = dut.sim
-        sim.open_device()
-        sim.open_rx_pipe(0, 2 << 20)
-        for f in frames():
-            sim.eth_send(f)
+        sim = loaded(dut.sim)
         c0, t0 = dut.cycle, time.perf_counter()
         writes = 0
         while sim.eth_stats()[0]:
@@ -66,11 +67,7 @@ def python_edges():
 
 
 def python_driver():
-    sim = ps._native.Sim()
-    sim.open_device()
-    sim.open_rx_pipe(0, 2 << 20)
-    for f in frames():
-        sim.eth_send(f)
+    sim = loaded(ps._native.Sim())
     c0, t0 = sim.cycle(), time.perf_counter()
     got = 0
     while got < FRAMES:
