@@ -1,4 +1,4 @@
-use crate::enso::{NotifWriter, RxEngine, RxParse, TxFetcher, TxFramer};
+use crate::enso::{NotifWriter, RxEngine, RxParse, TxFetcher, TxFramer, TxParse};
 use crate::mmio::RegFile;
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, TxRunInfo};
@@ -19,7 +19,7 @@ use rust_hdl::prelude::*;
 /// Inside: Ethernet FIFO → parse → RX engine ┐
 ///                    notification writer ─┤
 ///                 TX completion writer ───┴→ round-robin → skid → DMA write port;
-/// TX fetcher → DMA read port; completions → FIFO → TX framer → skid → Ethernet TX;
+/// TX fetcher → DMA read port; completions → FIFO → parse → TX framer → skid → Ethernet TX;
 /// MMIO → register file, which holds every pipe's configuration and the counters.
 #[derive(LogicBlock)]
 pub struct PendulumNic {
@@ -73,6 +73,7 @@ pub struct PendulumNic {
     tx_fetch: TxFetcher,
     tx_info: StreamFifo<TxRunInfo, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
     cpl_fifo: StreamFifo<CplBeat, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
+    tx_parse: TxParse,
     tx_framer: TxFramer,
     eth_tx_skid: SkidBuffer<EthBeat>,
     tx_compl: NotifWriter,
@@ -127,6 +128,7 @@ impl PendulumNic {
             tx_fetch: TxFetcher::new(),
             tx_info: StreamFifo::new(),
             cpl_fifo: StreamFifo::new(),
+            tx_parse: TxParse::new(),
             tx_framer: TxFramer::new(),
             eth_tx_skid: SkidBuffer::default(),
             tx_compl: NotifWriter::new(),
@@ -158,6 +160,7 @@ impl Logic for PendulumNic {
         self.tx_info.clock.next = self.clock.val();
         self.cpl_fifo.clock.next = self.clock.val();
         self.tx_framer.clock.next = self.clock.val();
+        self.tx_parse.clock.next = self.clock.val();
         self.eth_tx_skid.clock.next = self.clock.val();
         self.tx_compl.clock.next = self.clock.val();
 
@@ -211,9 +214,12 @@ impl Logic for PendulumNic {
         self.cpl_fifo.s.data.next.last = self.dma_rd_cpl_last.val();
         self.cpl_fifo.s.valid.next = self.dma_rd_cpl_valid.val();
         self.dma_rd_cpl_ready.next = self.cpl_fifo.s.ready.val();
-        self.tx_framer.s_cpl.data.next = self.cpl_fifo.m.data.val();
-        self.tx_framer.s_cpl.valid.next = self.cpl_fifo.m.valid.val();
-        self.cpl_fifo.m.ready.next = self.tx_framer.s_cpl.ready.val();
+        self.tx_parse.s.data.next = self.cpl_fifo.m.data.val();
+        self.tx_parse.s.valid.next = self.cpl_fifo.m.valid.val();
+        self.cpl_fifo.m.ready.next = self.tx_parse.s.ready.val();
+        self.tx_framer.s_cpl.data.next = self.tx_parse.m.data.val();
+        self.tx_framer.s_cpl.valid.next = self.tx_parse.m.valid.val();
+        self.tx_parse.m.ready.next = self.tx_framer.s_cpl.ready.val();
         self.tx_framer.s_info.data.next = self.tx_info.m.data.val();
         self.tx_framer.s_info.valid.next = self.tx_info.m.valid.val();
         self.tx_info.m.ready.next = self.tx_framer.s_info.ready.val();

@@ -80,3 +80,16 @@ pub struct RxBeat {
     /// (or the frame was padded to the minimum size).
     pub keep_ok: Bit,
 }
+
+/// A read-completion beat with the frame length its first 20 bytes would
+/// give if a frame started here (the TX framer decides whether one does).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct TxBeat {
+    pub data: Bits<512>,
+    /// Last beat of its read request.
+    pub last: Bit,
+    pub len: Bits<16>,
+    pub slots: Bits<16>,
+    /// The headers give a length, and it is within the MTU.
+    pub len_known: Bit,
+}

@@ -7,6 +7,7 @@ mod rx;
 mod rx_parse;
 mod tx_fetch;
 mod tx_framer;
+mod tx_parse;
 
 pub use frame_len::FrameLenParser;
 pub use notif::NotifWriter;
@@ -14,3 +15,4 @@ pub use rx::RxEngine;
 pub use rx_parse::RxParse;
 pub use tx_fetch::TxFetcher;
 pub use tx_framer::TxFramer;
+pub use tx_parse::TxParse;

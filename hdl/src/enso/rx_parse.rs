@@ -27,16 +27,15 @@ pub struct RxParse {
     keep: Signal<Local, Bits<64>>,
     sop: Signal<Local, Bit>,
     len: Signal<Local, Bits<16>>,
-    keep_shift: Signal<Local, Bits<16>>,
+    len6: Signal<Local, Bits<6>>,
+    keep_shift: Signal<Local, Bits<6>>,
     at_ethertype: Constant<Bits<9>>,
     at_lens: Constant<Bits<9>>,
     at_pipe_select: Constant<Bits<9>>,
     all_keep: Constant<Bits<64>>,
     min_keep: Constant<Bits<64>>,
     min_frame: Constant<Bits<16>>,
-    beat_bytes: Constant<Bits<16>>,
-    beat_low: Constant<Bits<16>>,
-    one16: Constant<Bits<16>>,
+    one6: Constant<Bits<6>>,
 }
 
 impl RxParse {
@@ -54,6 +53,7 @@ impl RxParse {
             keep: Default::default(),
             sop: Default::default(),
             len: Default::default(),
+            len6: Default::default(),
             keep_shift: Default::default(),
             at_ethertype: Constant::new(ETHERTYPE_BIT.into()),
             at_lens: Constant::new(LENS_BIT.into()),
@@ -62,9 +62,7 @@ impl RxParse {
             all_keep: Constant::new(u64::MAX.into()),
             min_keep: Constant::new(((1u64 << MIN_FRAME_BYTES) - 1).into()),
             min_frame: c16(MIN_FRAME_BYTES as u64),
-            beat_bytes: c16(pendulum_layout::BEAT_BYTES as u64),
-            beat_low: c16(pendulum_layout::BEAT_BYTES as u64 - 1),
-            one16: c16(1),
+            one6: Constant::new(1u64.into()),
         }
     }
 }
@@ -89,9 +87,11 @@ impl Logic for RxParse {
         if self.sop.val() {
             self.len.next = self.hdr.len.val();
         }
-        // The keep a last beat must have: the length mod 64, from byte 0.
-        self.keep_shift.next = self.beat_bytes.val()
-            - (((self.len.val() - self.one16.val()) & self.beat_low.val()) + self.one16.val());
+        // The keep a last beat must have: bytes 0..=(len - 1) mod 64. The shift
+        // is 63 - ((len - 1) mod 64), which is the 6-bit complement: only the
+        // length's low 6 bits are involved, so this stays a few LUTs deep.
+        self.len6.next = self.len.val().get_bits::<6>(0);
+        self.keep_shift.next = !(self.len6.val() - self.one6.val());
 
         self.out.s.data.next.data = self.data.val();
         self.out.s.data.next.keep = self.keep.val();

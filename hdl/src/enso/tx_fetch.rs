@@ -14,7 +14,12 @@ use rust_hdl::prelude::*;
 /// their beats (credits), so completions never back up into the link.
 /// Each request also leaves a `TxRunInfo` for the framer (`info_push`).
 ///
-/// 1 request per cycle at most; latency 0 from a doorbell to a request.
+/// For timing, the slots left in the run, the slots to the ring's end and
+/// "room for a full request" are kept in registers, and requests leave from
+/// an output register: no path runs from the fetch position through the
+/// request arithmetic to the port.
+///
+/// 1 request per cycle at most; latency 2 cycles from a doorbell to a request.
 #[derive(LogicBlock)]
 pub struct TxFetcher {
     pub clock: Signal<In, Clock>,
@@ -23,7 +28,7 @@ pub struct TxFetcher {
     pub tx_enable: [Signal<In, Bit>; PIPES],
     pub tx_tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
     pub m_req: StreamSource<DmaReadReq>,
-    /// One pulse per accepted request, with its run info (into the framer's FIFO).
+    /// One pulse per request formed, with its run info (into the framer's FIFO).
     pub info_push: Signal<Out, Bit>,
     pub info: Signal<Out, TxRunInfo>,
     /// The framer's info FIFO has room (the credits already guarantee it).
@@ -36,30 +41,40 @@ pub struct TxFetcher {
     cur: DFF<Bits<PIPE_BITS>>,
     run_tail: DFF<Bits<SLOT_BITS>>,
     visit: DFF<Bits<PIPE_BITS>>,
-    // Beats requested and not yet consumed by the framer.
+    // Slots of the run not yet requested, and slots from the fetch position
+    // to the end of the ring.
+    left: DFF<Bits<SLOT_BITS>>,
+    to_end: DFF<Bits<SLOT_BITS>>,
+    // Beats requested and not yet consumed by the framer, and whether a
+    // request of the largest size still fits (decided a cycle ahead).
     credits_used: DFF<Bits<16>>,
+    room: DFF<Bit>,
+    out_valid: DFF<Bit>,
+    out_addr: DFF<Bits<64>>,
+    out_len: DFF<Bits<16>>,
+    out_tag: DFF<Bits<8>>,
 
     sel_base: Signal<Local, Bits<64>>,
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
     sel_fetched: Signal<Local, Bits<SLOT_BITS>>,
     sel_enable: Signal<Local, Bit>,
-    pending: Signal<Local, Bits<SLOT_BITS>>,
-    to_end: Signal<Local, Bits<SLOT_BITS>>,
     n: Signal<Local, Bits<SLOT_BITS>>,
-    issue: Signal<Local, Bit>,
+    load: Signal<Local, Bit>,
+    used_next: Signal<Local, Bits<16>>,
     fetched64: ZeroExtend<SLOT_BITS, 64>,
     pipe8: ZeroExtend<PIPE_BITS, 8>,
     one_pipe: Constant<Bits<PIPE_BITS>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     max_beats: Constant<Bits<16>>,
-    credit_limit: Constant<Bits<16>>,
+    room_limit: Constant<Bits<16>>,
     beat_shift: Constant<Bits<16>>,
 }
 
 impl TxFetcher {
     pub fn new() -> Self {
         let c16 = |v: u64| Constant::new(v.into());
+        let max_beats = (DMA_READ_MAX_BYTES as usize / pendulum_layout::BEAT_BYTES) as u64;
         Self {
             clock: Default::default(),
             tx_base: Default::default(),
@@ -76,22 +91,29 @@ impl TxFetcher {
             cur: Default::default(),
             run_tail: Default::default(),
             visit: Default::default(),
+            left: Default::default(),
+            to_end: Default::default(),
             credits_used: Default::default(),
+            room: Default::default(),
+            out_valid: Default::default(),
+            out_addr: Default::default(),
+            out_len: Default::default(),
+            out_tag: Default::default(),
             sel_base: Default::default(),
             sel_mask: Default::default(),
             sel_fetched: Default::default(),
             sel_enable: Default::default(),
-            pending: Default::default(),
-            to_end: Default::default(),
             n: Default::default(),
-            issue: Default::default(),
+            load: Default::default(),
+            used_next: Default::default(),
             fetched64: Default::default(),
             pipe8: Default::default(),
             one_pipe: Constant::new(1u64.into()),
             one16: c16(1),
             zero16: c16(0),
-            max_beats: c16((DMA_READ_MAX_BYTES as usize / pendulum_layout::BEAT_BYTES) as u64),
-            credit_limit: c16(1 << TX_CPL_FIFO_DEPTH_LOG2),
+            max_beats: c16(max_beats),
+            // A full-size request fits while at most (capacity - max) beats are out.
+            room_limit: c16((1u64 << TX_CPL_FIFO_DEPTH_LOG2) - max_beats),
             beat_shift: c16(pendulum_layout::BEAT_BYTES_LOG2 as u64),
         }
     }
@@ -106,7 +128,10 @@ impl Default for TxFetcher {
 impl Logic for TxFetcher {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, active, cur, run_tail, visit, credits_used);
+        dff_setup!(
+            self, clock, active, cur, run_tail, visit, left, to_end, credits_used, room, out_valid, out_addr,
+            out_len, out_tag
+        );
         for i in 0..PIPES {
             self.fetched[i].clock.next = self.clock.val();
             self.fetched[i].d.next = self.fetched[i].q.val();
@@ -135,55 +160,71 @@ impl Logic for TxFetcher {
                     self.active.d.next = true;
                     self.cur.d.next = self.visit.q.val();
                     self.run_tail.d.next = self.tx_tail[i].val();
+                    self.left.d.next = (self.tx_tail[i].val() - self.fetched[i].q.val()) & self.tx_mask[i].val();
+                    self.to_end.d.next = (self.tx_mask[i].val() - self.fetched[i].q.val()) + self.one16.val();
                 }
             }
         }
 
         // Size of the next read: what is left of the run, at most one request,
         // and never past the end of the ring.
-        self.pending.next = (self.run_tail.q.val() - self.sel_fetched.val()) & self.sel_mask.val();
-        self.to_end.next = (self.sel_mask.val() - self.sel_fetched.val()) + self.one16.val();
-        self.n.next = self.pending.val();
+        self.n.next = self.left.q.val();
         if self.n.val() > self.max_beats.val() {
             self.n.next = self.max_beats.val();
         }
-        if self.n.val() > self.to_end.val() {
-            self.n.next = self.to_end.val();
+        if self.n.val() > self.to_end.q.val() {
+            self.n.next = self.to_end.q.val();
+        }
+        self.load.next = self.active.q.val()
+            & self.sel_enable.val()
+            & self.room.q.val()
+            & self.info_ready.val()
+            & (!self.out_valid.q.val() | self.m_req.ready.val());
+
+        // The output register.
+        self.m_req.valid.next = self.out_valid.q.val();
+        self.m_req.data.next.addr = self.out_addr.q.val();
+        self.m_req.data.next.len = self.out_len.q.val();
+        self.m_req.data.next.tag = self.out_tag.q.val();
+        if self.m_req.ready.val() {
+            self.out_valid.d.next = false;
         }
         self.fetched64.i.next = self.sel_fetched.val();
         self.pipe8.i.next = self.cur.q.val();
-        self.m_req.data.next.addr = self.sel_base.val() + (self.fetched64.o.val() << 6);
-        self.m_req.data.next.len = self.n.val() << self.beat_shift.val();
-        self.m_req.data.next.tag = self.pipe8.o.val();
-        self.m_req.valid.next = self.active.q.val()
-            & self.info_ready.val()
-            & self.sel_enable.val()
-            & (self.n.val() != self.zero16.val())
-            & ((self.credits_used.q.val() + self.n.val()) <= self.credit_limit.val());
-        self.issue.next = self.m_req.valid.val() & self.m_req.ready.val();
         self.info.next.pipe = self.cur.q.val();
         self.info.next.run_tail = self.run_tail.q.val();
-        self.info_push.next = self.issue.val();
+        self.info_push.next = self.load.val();
 
-        self.credits_used.d.next = self.credits_used.q.val();
-        if self.issue.val() {
-            self.credits_used.d.next = self.credits_used.q.val() + self.n.val();
-            if self.beat_consumed.val() {
-                self.credits_used.d.next = self.credits_used.q.val() + self.n.val() - self.one16.val();
-            }
+        self.used_next.next = self.credits_used.q.val();
+        if self.load.val() {
+            self.out_valid.d.next = true;
+            self.out_addr.d.next = self.sel_base.val() + (self.fetched64.o.val() << 6);
+            self.out_len.d.next = self.n.val() << self.beat_shift.val();
+            self.out_tag.d.next = self.pipe8.o.val();
+            self.used_next.next = self.credits_used.q.val() + self.n.val();
             for i in 0..PIPES {
                 if self.cur.q.val().index() == i {
                     self.fetched[i].d.next = (self.sel_fetched.val() + self.n.val()) & self.sel_mask.val();
                 }
             }
-            if self.n.val() == self.pending.val() {
+            self.left.d.next = self.left.q.val() - self.n.val();
+            self.to_end.d.next = self.to_end.q.val() - self.n.val();
+            if self.n.val() == self.to_end.q.val() {
+                // Wrapped to slot 0: the whole ring is ahead.
+                self.to_end.d.next = self.sel_mask.val() + self.one16.val();
+            }
+            if self.n.val() == self.left.q.val() {
                 self.active.d.next = false;
             }
-        } else if self.beat_consumed.val() {
-            self.credits_used.d.next = self.credits_used.q.val() - self.one16.val();
         }
-        // A run on a pipe that was disabled, or that has nothing left, ends.
-        if self.active.q.val() & (!self.sel_enable.val() | (self.pending.val() == self.zero16.val())) {
+        if self.beat_consumed.val() {
+            self.credits_used.d.next = self.used_next.val() - self.one16.val();
+        } else {
+            self.credits_used.d.next = self.used_next.val();
+        }
+        self.room.d.next = self.credits_used.d.val() <= self.room_limit.val();
+        // A run on a pipe that was disabled ends.
+        if self.active.q.val() & !self.sel_enable.val() {
             self.active.d.next = false;
         }
         for i in 0..PIPES {

@@ -1,6 +1,5 @@
-use super::FrameLenParser;
 use crate::stream::{StreamSink, StreamSource};
-use crate::types::{CplBeat, EthBeat, TxRunInfo};
+use crate::types::{EthBeat, TxBeat, TxRunInfo};
 use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
@@ -8,7 +7,7 @@ use rust_hdl::prelude::*;
 /// the Ethernet TX port, and moves each pipe's TX head past what it finished.
 ///
 /// A frame's length comes from its first beat's headers
-/// (`pendulum_layout::frame`). Data that cannot be a frame (no length rule,
+/// (`pendulum_layout::frame`, read by the `TxParse` stage in front). Data that cannot be a frame (no length rule,
 /// over the MTU, or running past the tail software rang) is dropped up to that
 /// tail and counted once; the engine goes on with the next run. Frames are
 /// checked before their first beat goes out, so the MAC never sees a part.
@@ -17,8 +16,8 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct TxFramer {
     pub clock: Signal<In, Clock>,
-    /// Read completions, in request order.
-    pub s_cpl: StreamSink<CplBeat>,
+    /// Read completions, in request order, through the parse stage.
+    pub s_cpl: StreamSink<TxBeat>,
     /// One entry per read request (popped on its last beat).
     pub s_info: StreamSink<TxRunInfo>,
     pub m_eth: StreamSource<EthBeat>,
@@ -40,7 +39,6 @@ pub struct TxFramer {
     frame_slots: DFF<Bits<16>>,
     head_r: [DFF<Bits<SLOT_BITS>>; PIPES],
 
-    hdr: FrameLenParser,
     beat_data: Signal<Local, Bits<512>>,
     pipe: Signal<Local, Bits<PIPE_BITS>>,
     run_tail: Signal<Local, Bits<SLOT_BITS>>,
@@ -54,8 +52,6 @@ pub struct TxFramer {
     bad: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     keep_shift: Signal<Local, Bits<16>>,
-    at_ethertype: Constant<Bits<9>>,
-    at_lens: Constant<Bits<9>>,
     all_keep: Constant<Bits<64>>,
     beat_bytes: Constant<Bits<16>>,
     beat_low: Constant<Bits<16>>,
@@ -85,7 +81,6 @@ impl TxFramer {
             frame_len: Default::default(),
             frame_slots: Default::default(),
             head_r: Default::default(),
-            hdr: FrameLenParser::new(),
             beat_data: Default::default(),
             pipe: Default::default(),
             run_tail: Default::default(),
@@ -99,8 +94,6 @@ impl TxFramer {
             bad: Default::default(),
             accept: Default::default(),
             keep_shift: Default::default(),
-            at_ethertype: Constant::new(super::frame_len::ETHERTYPE_BIT.into()),
-            at_lens: Constant::new(super::frame_len::LENS_BIT.into()),
             all_keep: Constant::new(u64::MAX.into()),
             beat_bytes: c16(pendulum_layout::BEAT_BYTES as u64),
             beat_low: c16(pendulum_layout::BEAT_BYTES as u64 - 1),
@@ -128,8 +121,6 @@ impl Logic for TxFramer {
         self.beat_data.next = self.s_cpl.data.val().data;
         self.pipe.next = self.s_info.data.val().pipe;
         self.run_tail.next = self.s_info.data.val().run_tail;
-        self.hdr.ethertype.next = self.beat_data.val().get_bits::<16>(self.at_ethertype.val().index());
-        self.hdr.lens.next = self.beat_data.val().get_bits::<32>(self.at_lens.val().index());
         self.sel_mask.next = self.tx_mask[0].val();
         self.sel_head.next = self.head_r[0].q.val();
         self.sel_enable.next = self.tx_enable[0].val();
@@ -151,12 +142,11 @@ impl Logic for TxFramer {
         if self.in_frame.q.val() {
             self.emit.next = self.sel_enable.val();
         } else if !self.dropping.q.val() {
-            self.cur_len.next = self.hdr.len.val();
-            self.last_beat.next = self.hdr.slots.val() == self.one16.val();
-            self.bad.next = !self.hdr.known.val()
-                | self.hdr.too_big.val()
-                | (self.hdr.slots.val() == self.zero16.val())
-                | (self.hdr.slots.val() > self.remaining.val());
+            self.cur_len.next = self.s_cpl.data.val().len;
+            self.last_beat.next = self.s_cpl.data.val().slots == self.one16.val();
+            self.bad.next = !self.s_cpl.data.val().len_known
+                | (self.s_cpl.data.val().slots == self.zero16.val())
+                | (self.s_cpl.data.val().slots > self.remaining.val());
             self.emit.next = self.sel_enable.val() & !self.bad.val();
         }
 
@@ -224,9 +214,9 @@ impl Logic for TxFramer {
                 }
             } else {
                 self.in_frame.d.next = true;
-                self.frame_len.d.next = self.hdr.len.val();
-                self.frame_slots.d.next = self.hdr.slots.val();
-                self.beats_left.d.next = self.hdr.slots.val() - self.one16.val();
+                self.frame_len.d.next = self.s_cpl.data.val().len;
+                self.frame_slots.d.next = self.s_cpl.data.val().slots;
+                self.beats_left.d.next = self.s_cpl.data.val().slots - self.one16.val();
             }
         }
         // A pipe switched off mid-frame abandons it; its head stays 0.
