@@ -52,6 +52,8 @@ pytest: setup $(VENV)/.ready
 
 bench: setup verilog $(VENV)/.ready
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-bench
+	$(CARGO) build -q --release -p pendulum-testbench --bin pendulum-sim --bin pendulum-card-bench
+	target/release/pendulum-card-bench
 	$(MATURIN) develop -q --release -m testbench/python/Cargo.toml
 	$(VENV_BIN)/python testbench/python/bench_speed.py
 

@@ -30,6 +30,22 @@ pub enum Error {
     NoResponse(String),
     #[error("DMA memory: {0}")]
     Dma(String),
+    #[error("`{0}` is not a card address: use a PCI address (0000:03:00.0), pci:VENDOR:DEVICE in hex (pci:10ee:903f), or sim:/path/to/socket for the simulator")]
+    BadAddress(String),
+    #[error("{0}")]
+    NoDevice(String),
+    #[error("permission denied: {0}")]
+    Permission(String),
+    #[error("BAR access: {0}")]
+    Bar(String),
+    #[error("huge pages: {0}")]
+    HugePages(String),
+    #[error("VFIO: {0}")]
+    Vfio(String),
+    #[error("{0}")]
+    SimConnect(String),
+    #[error("the simulator refused the request: {0}")]
+    Simulator(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -4,18 +4,34 @@
 //! The simulated card (in `pendulum-testbench`) and a PCIe card implement it,
 //! so an application is written once. This crate knows nothing of rust-hdl or
 //! Verilator; it takes every offset and layout from `pendulum-layout`.
+//!
+//! [`open`] picks the card from one string: `0000:03:00.0` or `pci:VENDOR:DEVICE`
+//! for a PCIe card ([`PciCard`]), `sim:/path/to/socket` for the simulator
+//! process ([`SimClientCard`]).
 
-#![forbid(unsafe_code)]
+// Only `sys` (memory mappings and VFIO ioctls) may use `unsafe`, and every
+// unsafe block there says why it is sound.
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod card;
 mod device;
 mod error;
+mod open;
+mod pci;
 mod pipe;
+mod sim_client;
+pub mod sim_proto;
+#[allow(unsafe_code)]
+mod sys;
 mod tx;
 
 pub use card::{Card, DmaRegion, RegionKind};
 pub use device::{Counters, Device};
 pub use error::{Error, Result};
+pub use open::{open, AnyCard};
+pub use pci::{find_device, physical_address, HostPaths, PciCard, PciSelector};
 pub use pipe::{RxBatch, RxPipe};
+pub use sim_client::SimClientCard;
 pub use tx::TxPipe;
 pub use pendulum_layout as layout;

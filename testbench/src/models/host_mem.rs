@@ -2,6 +2,13 @@
 //! addresses (IOVAs), surrounded by unmapped space so that a DMA engine that
 //! computes a wrong address is caught instead of silently corrupting a
 //! neighbouring ring.
+//!
+//! The bytes live in the process ([`HostMemory::new`]) or in a file another
+//! process maps too ([`HostMemory::with_shared_file`]): that is how
+//! `pendulum-sim serve` shares host memory with the application.
+
+use memmap2::MmapMut;
+use std::fs::File;
 
 /// What a region holds; PCIe traffic is accounted per kind so the testbench
 /// can report how much of the link goes to packet data versus bookkeeping.
@@ -28,6 +35,13 @@ pub enum MemError {
         /// Bus address of the refused write (as issued, not the offending byte).
         iova: u64,
     },
+    /// The shared host-memory file has no room for the region.
+    #[error("host memory is full: {need} bytes asked, {free} of {total} free; give the simulator more (`--mem-bytes`)")]
+    Full {
+        need: usize,
+        free: usize,
+        total: usize,
+    },
 }
 
 /// First bus address handed out; well above 4 GiB so that a DMA engine that
@@ -41,8 +55,28 @@ struct Region {
     len_bytes: usize,
     kind: RegionKind,
     mirrored: bool,
-    /// `len_bytes`, or `2 * len_bytes` when mirrored.
-    bytes: Vec<u8>,
+    store: Store,
+}
+
+/// Where a region's bytes are: `len_bytes`, or `2 * len_bytes` when mirrored.
+enum Store {
+    Heap(Vec<u8>),
+    /// At `offset` in the shared file.
+    Shared { offset: usize, view_bytes: usize },
+}
+
+/// A file mapped by this process and by the application.
+struct SharedFile {
+    map: MmapMut,
+    /// Bytes handed out so far (regions are never freed).
+    used: usize,
+}
+
+fn bytes_of<'a>(store: &Store, shared: &'a Option<SharedFile>, heap: &'a [u8]) -> &'a [u8] {
+    match (store, shared) {
+        (Store::Shared { offset, view_bytes }, Some(s)) => &s.map[*offset..*offset + *view_bytes],
+        _ => heap,
+    }
 }
 
 impl Region {
@@ -60,6 +94,7 @@ pub struct HostMemory {
     stray_writes: u64,
     /// Consecutive DMA writes almost always hit the same ring.
     last_hit: usize,
+    shared: Option<SharedFile>,
 }
 
 impl Default for HostMemory {
@@ -76,7 +111,54 @@ impl HostMemory {
             next_iova: BASE_IOVA,
             stray_writes: 0,
             last_hit: 0,
+            shared: None,
         }
+    }
+
+    /// Empty memory whose regions live in `file` (its whole current length),
+    /// which other processes may map to see and write the same bytes.
+    /// Regions are placed in the file from offset 0 on, page aligned.
+    pub fn with_shared_file(file: &File) -> std::io::Result<Self> {
+        // SAFETY: the application process maps this file too. The simulator
+        // and the application take turns (the application waits for each
+        // reply), so the bytes never change under a live slice of this
+        // process; the file's length is fixed before it is shared.
+        let map = unsafe { MmapMut::map_mut(file)? };
+        Ok(Self { shared: Some(SharedFile { map, used: 0 }), ..Self::new() })
+    }
+
+    /// Offset of the region's bytes in the shared file (`None` for in-process memory).
+    pub fn region_file_offset(&self, id: RegionId) -> Option<u64> {
+        match self.regions[id.0].store {
+            Store::Shared { offset, .. } => Some(offset as u64),
+            Store::Heap(_) => None,
+        }
+    }
+
+    /// Like [`alloc`](Self::alloc), but fails instead of panicking when a
+    /// shared file has no room left.
+    pub fn try_alloc(&mut self, len_bytes: usize, kind: RegionKind, mirrored: bool) -> Result<(RegionId, u64), MemError> {
+        let view_bytes = if mirrored { 2 * len_bytes } else { len_bytes };
+        let store = match &mut self.shared {
+            None => Store::Heap(vec![0; view_bytes]),
+            Some(s) => {
+                let offset = s.used.next_multiple_of(4096);
+                let total = s.map.len();
+                if offset.checked_add(view_bytes).map_or(true, |end| end > total) {
+                    return Err(MemError::Full { need: view_bytes, free: total.saturating_sub(offset), total });
+                }
+                s.used = offset + view_bytes;
+                // Fresh bytes of a file that was just created are zero; zero
+                // them anyway in case the file was reused.
+                s.map[offset..offset + view_bytes].fill(0);
+                Store::Shared { offset, view_bytes }
+            }
+        };
+        let align = (len_bytes.next_power_of_two() as u64).max(4096);
+        let iova = self.next_iova.next_multiple_of(align);
+        self.next_iova = iova + len_bytes as u64 + GUARD_BYTES;
+        self.regions.push(Region { iova, len_bytes, kind, mirrored, store });
+        Ok((RegionId(self.regions.len() - 1), iova))
     }
 
     /// Allocates a zeroed region of `len_bytes` and returns its handle and bus
@@ -88,19 +170,13 @@ impl HostMemory {
     /// of a ring can still be read as one contiguous slice. DMA writes only
     /// target the first `len_bytes` addresses; the model copies each write
     /// into the mirror half too.
+    ///
+    /// Panics if the memory is a shared file without room (see [`try_alloc`](Self::try_alloc)).
     pub fn alloc(&mut self, len_bytes: usize, kind: RegionKind, mirrored: bool) -> (RegionId, u64) {
-        let align = (len_bytes.next_power_of_two() as u64).max(4096);
-        let iova = self.next_iova.next_multiple_of(align);
-        self.next_iova = iova + len_bytes as u64 + GUARD_BYTES;
-        let view_bytes = if mirrored { 2 * len_bytes } else { len_bytes };
-        self.regions.push(Region {
-            iova,
-            len_bytes,
-            kind,
-            mirrored,
-            bytes: vec![0; view_bytes],
-        });
-        (RegionId(self.regions.len() - 1), iova)
+        match self.try_alloc(len_bytes, kind, mirrored) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
     }
 
     /// Index of the region whose mapped bytes contain `iova`.
@@ -157,6 +233,11 @@ impl HostMemory {
         };
         self.last_hit = i;
         let r = &mut self.regions[i];
+        let bytes: &mut [u8] = match (&mut r.store, &mut self.shared) {
+            (Store::Shared { offset, view_bytes }, Some(s)) => &mut s.map[*offset..*offset + *view_bytes],
+            (Store::Heap(v), _) => v,
+            (Store::Shared { .. }, None) => return Err(MemError::Unmapped { iova }),
+        };
         // Offset of the first strobed byte; `iova` itself may lie below the
         // region when the leading bytes are not strobed.
         let first_off = (iova + first - r.iova) as usize;
@@ -166,9 +247,9 @@ impl HostMemory {
             let k = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let off = first_off + k - first;
-            r.bytes[off] = data[k];
+            bytes[off] = data[k];
             if r.mirrored {
-                r.bytes[off + r.len_bytes] = data[k];
+                bytes[off + r.len_bytes] = data[k];
             }
         }
         Ok(r.kind)
@@ -176,13 +257,21 @@ impl HostMemory {
 
     /// The region's bytes as the host sees them: `2 * len` bytes when mirrored.
     pub fn region(&self, id: RegionId) -> &[u8] {
-        &self.regions[id.0].bytes
+        let r = &self.regions[id.0];
+        match &r.store {
+            Store::Heap(v) => v,
+            store => bytes_of(store, &self.shared, &[]),
+        }
     }
 
     /// Mutable view of the region, for the host side (e.g. zeroing a ring).
     /// Writes here are not mirrored: the caller sees the raw view.
     pub fn region_mut(&mut self, id: RegionId) -> &mut [u8] {
-        &mut self.regions[id.0].bytes
+        match (&mut self.regions[id.0].store, &mut self.shared) {
+            (Store::Heap(v), _) => v,
+            (Store::Shared { offset, view_bytes }, Some(s)) => &mut s.map[*offset..*offset + *view_bytes],
+            (Store::Shared { .. }, None) => &mut [],
+        }
     }
 
     /// Bus address of the region's first byte.
@@ -258,6 +347,27 @@ mod tests {
         // A short slice ignores strobe bits beyond its length.
         m.dma_write(iova, &[9, 9], u64::MAX).unwrap();
         assert_eq!(&m.region(r)[..3], &[9, 9, 0]);
+    }
+
+    #[test]
+    fn shared_file_holds_the_regions() {
+        let path = std::env::temp_dir().join(format!("pendulum-hostmem-{}", std::process::id()));
+        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
+        file.set_len(16384).unwrap();
+        let mut m = HostMemory::with_shared_file(&file).unwrap();
+        let (r, iova) = m.alloc(4096, RegionKind::DataRing, true);
+        assert_eq!(m.region_file_offset(r), Some(0));
+        m.dma_write(iova + 4032, &[7; 64], u64::MAX).unwrap();
+        assert_eq!(m.region(r).len(), 8192);
+        assert_eq!(m.region(r)[4096 + 4032], 7);
+        // Another mapping of the file (the application's) sees the same bytes.
+        let on_disk = std::fs::read(&path).unwrap();
+        assert_eq!(&on_disk[4032..4096], &[7; 64]);
+        assert_eq!(&on_disk[4096 + 4032..4096 + 4096], &[7; 64]);
+        let (n, _) = m.alloc(100, RegionKind::Notification, false);
+        assert_eq!(m.region_file_offset(n), Some(8192));
+        assert!(matches!(m.try_alloc(8192, RegionKind::Other, false), Err(MemError::Full { .. })));
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

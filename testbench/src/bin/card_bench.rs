@@ -1,0 +1,144 @@
+//! The cost of the simulator being another process: register read latency
+//! and 64-byte echo, in process (`SimCard`) and out of process
+//! (`pendulum-sim serve` + `sim:` address), side by side. Writes
+//! `build/bench/card.json`. Simulated figures (cycles) must match; wall
+//! figures show what the socket costs.
+
+use pendulum_driver::layout::global;
+use pendulum_driver::{AnyCard, Card, Device};
+use pendulum_testbench::echo::echo_batch;
+use pendulum_testbench::models::FrameGen;
+use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const READS: u64 = 5_000;
+const ECHO_FRAMES: usize = 20_000;
+
+/// What the bench needs beyond `Card`: simulated time and the MAC side.
+trait SimSide: Card {
+    fn cycle(&mut self) -> u64;
+    fn inject(&mut self, frames: &[Vec<u8>]);
+    fn finish(&mut self) -> Vec<Vec<u8>>;
+}
+
+impl SimSide for SimCard {
+    fn cycle(&mut self) -> u64 {
+        self.sim.cycle()
+    }
+    fn inject(&mut self, frames: &[Vec<u8>]) {
+        for f in frames {
+            self.sim.eth.push(f.clone());
+        }
+    }
+    fn finish(&mut self) -> Vec<Vec<u8>> {
+        self.sim.drain(1_000_000);
+        self.sim.eth_tx.take_frames()
+    }
+}
+
+impl SimSide for AnyCard {
+    fn cycle(&mut self) -> u64 {
+        self.as_sim().expect("sim").cycle().expect("cycle")
+    }
+    fn inject(&mut self, frames: &[Vec<u8>]) {
+        self.as_sim().expect("sim").eth_send(frames).expect("eth_send")
+    }
+    fn finish(&mut self) -> Vec<Vec<u8>> {
+        let s = self.as_sim().expect("sim");
+        s.drain(1_000_000).expect("drain");
+        s.eth_tx_take().expect("take")
+    }
+}
+
+struct Figures {
+    read_ns: f64,
+    read_cycles: f64,
+    echo_sim_mpps: f64,
+    echo_wall_mpps: f64,
+    echo_cycles: u64,
+}
+
+fn measure<C: SimSide>(dev: &mut Device<C>) -> Figures {
+    let c0 = dev.card_mut().cycle();
+    let t = Instant::now();
+    for _ in 0..READS {
+        dev.read(global::SCRATCH.offset).expect("read");
+    }
+    let read_ns = t.elapsed().as_nanos() as f64 / READS as f64;
+    let read_cycles = (dev.card_mut().cycle() - c0) as f64 / READS as f64;
+
+    let mut rx = dev.open_rx_pipe(0, 256 * 1024).expect("rx pipe");
+    let mut tx = dev.open_tx_pipe(0, 256 * 1024).expect("tx pipe");
+    let mut gen = FrameGen::new(64);
+    let frames: Vec<Vec<u8>> = (0..ECHO_FRAMES).map(|_| gen.frame(64, 0)).collect();
+    dev.card_mut().inject(&frames);
+    let c0 = dev.card_mut().cycle();
+    let t = Instant::now();
+    let mut echoed = 0;
+    while echoed < ECHO_FRAMES {
+        let n = echo_batch(dev, &mut rx, &mut tx, 1_000_000).expect("echo");
+        echoed += n;
+        if n == 0 {
+            dev.card_mut().relax();
+        }
+    }
+    assert!(tx.wait_idle(dev, 10_000_000), "TX did not finish");
+    let secs = t.elapsed().as_secs_f64();
+    let echo_cycles = dev.card_mut().cycle() - c0;
+    let out = dev.card_mut().finish();
+    assert!(out == frames, "echoed frames differ");
+    Figures {
+        read_ns,
+        read_cycles,
+        echo_sim_mpps: ECHO_FRAMES as f64 / echo_cycles as f64 * CLOCK_MHZ,
+        echo_wall_mpps: ECHO_FRAMES as f64 / secs / 1e6,
+        echo_cycles,
+    }
+}
+
+fn main() {
+    let inproc = measure(&mut Device::open(SimCard::new(SimConfig::default())).expect("open"));
+
+    let exe = std::env::current_exe().expect("exe").with_file_name("pendulum-sim");
+    let dir = std::env::temp_dir().join(format!("pendulum-card-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let socket = dir.join("sim.sock");
+    let mut child = Command::new(&exe)
+        .args(["serve", "--socket"])
+        .arg(&socket)
+        .arg("--mem")
+        .arg(dir.join("host.mem"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {} ({e}): build it with `cargo build --release -p pendulum-testbench`", exe.display()));
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("server line");
+    let outproc = measure(&mut pendulum_driver::open(&format!("sim:{}", socket.display())).expect("open sim:"));
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+
+    println!("card access: in process (SimCard) vs out of process (pendulum-sim serve, Unix socket + shared memory)");
+    println!("{:<34} {:>14} {:>14} {:>8}", "", "in process", "out of process", "ratio");
+    let row = |name: &str, a: f64, b: f64| println!("{name:<34} {a:>14.3} {b:>14.3} {:>8.2}", b / a);
+    row("register read, wall us", inproc.read_ns / 1e3, outproc.read_ns / 1e3);
+    row("register read, simulated cycles", inproc.read_cycles, outproc.read_cycles);
+    row("64 B echo, simulated Mpps", inproc.echo_sim_mpps, outproc.echo_sim_mpps);
+    row("64 B echo, wall Mpps", inproc.echo_wall_mpps, outproc.echo_wall_mpps);
+    let obj = |f: &Figures| {
+        format!(
+            "{{\"register_read_wall_ns\": {:.0}, \"register_read_cycles\": {:.1}, \"echo_64b_sim_mpps\": {:.3}, \"echo_64b_wall_mpps\": {:.4}, \"echo_cycles\": {}}}",
+            f.read_ns, f.read_cycles, f.echo_sim_mpps, f.echo_wall_mpps, f.echo_cycles
+        )
+    };
+    let json = format!(
+        "{{\n  \"bench\": \"card\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"register_reads\": {READS},\n  \"echo_frames\": {ECHO_FRAMES},\n  \"in_process\": {},\n  \"out_of_process\": {},\n  \"out_of_process_transport\": \"unix socket for registers and time, shared-memory file for host memory\"\n}}\n",
+        obj(&inproc),
+        obj(&outproc)
+    );
+    std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
+    std::fs::write("build/bench/card.json", json).expect("write build/bench/card.json");
+    println!("wrote build/bench/card.json");
+}

@@ -1,0 +1,140 @@
+//! `pendulum-ctl ADDRESS COMMAND`: look at a Pendulum card by hand, the
+//! simulated one (`sim:/path/to/socket`) or a PCIe one (`0000:03:00.0`,
+//! `pci:VENDOR:DEVICE`). Opening checks identity and version first.
+
+use pendulum_driver::layout::{self, global, pipe, pipe_page};
+use pendulum_driver::{AnyCard, Device};
+
+const USAGE: &str = "usage: pendulum-ctl ADDRESS COMMAND
+
+ADDRESS: 0000:03:00.0 | pci:VENDOR:DEVICE | sim:/path/to/socket
+COMMAND:
+  info                      identity, version, capabilities
+  counters                  global counters (frames, bytes, drops, notifications, TX)
+  pipes                     each pipe's RX and TX registers
+  link                      ACP link state
+  atomic VERB ADDR ARGS..   an atomic verb by hand (cas, fetch-add, swap, ...)
+  read OFFSET               one 32-bit register (hex with 0x)
+  write OFFSET VALUE        one 32-bit register write, checked";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() < 2 || args[0] == "-h" || args[0] == "--help" {
+        eprintln!("{USAGE}");
+        std::process::exit(if args.is_empty() { 2 } else { 0 });
+    }
+    let code = match pendulum_driver::open(&args[0]) {
+        Err(e) => {
+            eprintln!("pendulum-ctl: {}: {e}", args[0]);
+            1
+        }
+        Ok(mut dev) => match run(&mut dev, &args[1..]) {
+            Ok(()) => 0,
+            Err((code, e)) => {
+                eprintln!("pendulum-ctl: {e}");
+                code
+            }
+        },
+    };
+    std::process::exit(code);
+}
+
+type Failure = (i32, String);
+
+fn e<E: std::fmt::Display>(err: E) -> Failure {
+    (1, err.to_string())
+}
+
+fn num(s: &str) -> Result<u32, Failure> {
+    let r = match s.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|_| (2, format!("`{s}` is not a number (decimal, or hex with 0x)")))
+}
+
+fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
+    match args[0].as_str() {
+        "info" => {
+            let v = dev.read(global::VERSION.offset).map_err(e)?;
+            let kind = match dev.card_mut() {
+                AnyCard::Pci(p) => format!("PCIe {} ({}, BAR 0 of {} bytes)", p.address(), if p.uses_vfio() { "VFIO" } else { "sysfs" }, p.bar_bytes()),
+                AnyCard::Sim(s) => format!("simulator process {} (host memory {})", s.server_pid(), s.mem_path()),
+            };
+            println!("card              {kind}");
+            println!("identity          PNDL");
+            println!("version           {}.{} (driver {}.{})", v >> 16, v & 0xFFFF, layout::VERSION_MAJOR, layout::VERSION_MINOR);
+            for r in [global::CAP_PIPES, global::CAP_NOTIF_BUFS, global::CAP_LINK_CHANNELS, global::CAP_ATOMIC_BYTES, global::CAP_MAX_FRAME] {
+                println!("{:<17} {}", r.name.to_ascii_lowercase(), dev.read(r.offset).map_err(e)?);
+            }
+        }
+        "counters" => {
+            let c = dev.counters().map_err(e)?;
+            let (addr, cause) = dev.last_reg_error().map_err(e)?;
+            println!("rx_frames          {}", c.rx_frames);
+            println!("rx_bytes           {}", c.rx_bytes);
+            println!("drop_ring_full     {}", c.drop_ring_full);
+            println!("drop_malformed     {}", c.drop_malformed);
+            println!("drop_pipe_off      {}", c.drop_pipe_off);
+            println!("notifications      {}", c.notifications);
+            println!("tx_frames          {}", c.tx_frames);
+            println!("tx_bytes           {}", c.tx_bytes);
+            println!("tx_drop_malformed  {}", c.tx_drop_malformed);
+            println!("tx_completions     {}", c.tx_completions);
+            println!("reg_errors         {}", c.reg_errors);
+            if c.reg_errors > 0 {
+                let why = layout::RegError::from_code(cause).map_or("unknown cause", |c| c.describe());
+                println!("last_reg_error     {addr:#08x}: {why}");
+            }
+        }
+        "pipes" => {
+            println!("pipe  rx: on ring_bytes   head   tail   frames  drops | tx: on ring_bytes   head   tail   frames  drops");
+            for p in 0..dev.pipes() {
+                let page = pipe_page(p);
+                let mut r = |reg: layout::Reg| dev.read(page + reg.offset).map_err(e);
+                println!(
+                    "{p:>4}      {:>2} {:>10} {:>6} {:>6} {:>8} {:>6} |     {:>2} {:>10} {:>6} {:>6} {:>8} {:>6}",
+                    r(pipe::CTRL)? & 1,
+                    r(pipe::RING_BYTES)?,
+                    r(pipe::HEAD)?,
+                    r(pipe::TAIL)?,
+                    r(pipe::RX_FRAMES)?,
+                    r(pipe::DROP_RING_FULL)?,
+                    r(pipe::TX_CTRL)? & 1,
+                    r(pipe::TX_RING_BYTES)?,
+                    r(pipe::TX_HEAD)?,
+                    r(pipe::TX_TAIL)?,
+                    r(pipe::TX_FRAMES)?,
+                    r(pipe::TX_DROPS)?,
+                );
+            }
+        }
+        "link" => {
+            let ch = dev.read(global::CAP_LINK_CHANNELS.offset).map_err(e)?;
+            if ch == 0 {
+                return Err((3, "link: not built in this card (CAP_LINK_CHANNELS = 0: this bitstream has no ACP link yet)".into()));
+            }
+            return Err((3, format!("link: the card has {ch} ACP channels, but this driver has no link control yet")));
+        }
+        "atomic" => {
+            let bytes = dev.read(global::CAP_ATOMIC_BYTES.offset).map_err(e)?;
+            if bytes == 0 {
+                return Err((3, "atomic: not built in this card (CAP_ATOMIC_BYTES = 0: this bitstream has no atomic unit yet)".into()));
+            }
+            return Err((3, format!("atomic: the card has {bytes} bytes of atomic memory, but this driver has no atomic verbs yet")));
+        }
+        "read" => {
+            let off = num(args.get(1).ok_or((2, "read needs an OFFSET".to_string()))?)?;
+            let v = dev.read(off).map_err(e)?;
+            println!("{off:#06x} = {v:#010x} ({v})");
+        }
+        "write" => {
+            let off = num(args.get(1).ok_or((2, "write needs OFFSET VALUE".to_string()))?)?;
+            let v = num(args.get(2).ok_or((2, "write needs OFFSET VALUE".to_string()))?)?;
+            dev.write_checked(off, v).map_err(e)?;
+            println!("{off:#06x} <- {v:#010x}: accepted");
+        }
+        other => return Err((2, format!("unknown command `{other}`\n{USAGE}"))),
+    }
+    Ok(())
+}

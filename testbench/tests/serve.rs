@@ -1,0 +1,261 @@
+//! The simulated card as its own process: `pendulum-sim serve` is spawned,
+//! and the driver opens it with `pendulum_driver::open("sim:...")`, as an
+//! application would. RX, TX and echo run through it; killing it mid-run
+//! gives a clear error and no hang.
+
+use pendulum_driver::{AnyCard, Card, Device, Error, RxPipe};
+use pendulum_testbench::echo::echo_batch;
+use pendulum_testbench::models::FrameGen;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A `pendulum-sim serve` process in a temporary directory, killed on drop.
+struct Server {
+    child: Child,
+    dir: PathBuf,
+    socket: PathBuf,
+}
+
+impl Server {
+    fn start(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("pendulum-serve-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let socket = dir.join("sim.sock");
+        let child = Command::new(env!("CARGO_BIN_EXE_pendulum-sim"))
+            .args(["serve", "--socket"])
+            .arg(&socket)
+            .arg("--mem")
+            .arg(dir.join("host.mem"))
+            .args(["--mem-bytes", "32M"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn pendulum-sim");
+        // The server prints one line once the socket accepts connections.
+        let mut child = child;
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.starts_with("pendulum-sim: serving"), "pendulum-sim did not start: {line:?}");
+        Self { child, dir, socket }
+    }
+
+    fn address(&self) -> String {
+        format!("sim:{}", self.socket.display())
+    }
+
+    fn open(&self) -> Device<AnyCard> {
+        pendulum_driver::open(&self.address()).expect("open the simulated card")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Receives on `pipes` until every expected frame arrived, checking each.
+fn receive_all(dev: &mut Device<AnyCard>, pipes: &mut [RxPipe], expected: &mut [VecDeque<Vec<u8>>]) -> Result<u64, String> {
+    let mut got = 0;
+    let mut idle_polls = 0;
+    while expected.iter().any(|q| !q.is_empty()) {
+        let mut any = false;
+        for pipe in pipes.iter_mut() {
+            let p = pipe.index();
+            let end = {
+                let batch = pipe.recv(dev);
+                if batch.is_empty() {
+                    continue;
+                }
+                for f in batch.iter() {
+                    let f = f.map_err(|e| e.to_string())?;
+                    let want = expected[p].pop_front().ok_or(format!("pipe {p}: an extra frame"))?;
+                    if f != want.as_slice() {
+                        return Err(format!("pipe {p}: frame {got} differs"));
+                    }
+                    got += 1;
+                }
+                batch.end_slot()
+            };
+            pipe.free(dev, end).map_err(|e| e.to_string())?;
+            any = true;
+        }
+        if !any {
+            idle_polls += 1;
+            if idle_polls > 1_000_000 {
+                return Err("timed out".into());
+            }
+            dev.card_mut().relax();
+            dev.card().check().map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(got)
+}
+
+#[test]
+fn opens_with_one_string_and_checks_identity() {
+    let s = Server::start("open");
+    let mut dev = s.open();
+    assert_eq!(dev.pipes(), 4);
+    assert_eq!(dev.max_frame_bytes(), 9728);
+    dev.write_checked(pendulum_driver::layout::global::SCRATCH.offset, 77).unwrap();
+    assert_eq!(dev.read(pendulum_driver::layout::global::SCRATCH.offset).unwrap(), 77);
+    // A refused write comes back with the card's reason, across the socket.
+    let e = dev.write_checked(pendulum_driver::layout::global::CAP_PIPES.offset, 1).unwrap_err();
+    assert!(matches!(e, Error::RegisterRefused { .. }), "{e}");
+    // One client at a time: a second one is told so at once.
+    let t = Instant::now();
+    let text = match pendulum_driver::open(&s.address()) {
+        Ok(_) => panic!("a second client was let in"),
+        Err(e) => e.to_string(),
+    };
+    assert!(text.contains("serving another client"), "{text}");
+    assert!(t.elapsed() < Duration::from_secs(5));
+    // The card keeps its state for the next client.
+    drop(dev);
+    let mut dev = s.open();
+    assert_eq!(dev.read(pendulum_driver::layout::global::SCRATCH.offset).unwrap(), 77);
+}
+
+#[test]
+fn rx_through_the_simulator_process() {
+    let s = Server::start("rx");
+    let mut dev = s.open();
+    let mut pipes: Vec<RxPipe> = (0..4).map(|p| dev.open_rx_pipe(p, 64 * 1024).unwrap()).collect();
+    let mut gen = FrameGen::new(11);
+    let mut expected = vec![VecDeque::new(); 4];
+    let mut frames = Vec::new();
+    for i in 0..2000 {
+        let len = if i % 5 == 4 { gen.random_len(60, 1518) } else { 64 + 64 * (i % 3) };
+        let f = gen.frame(len, (i % 4) as u8);
+        expected[i % 4].push_back(f.clone());
+        frames.push(f);
+    }
+    dev.card_mut().as_sim().unwrap().eth_send(&frames).unwrap();
+    let got = receive_all(&mut dev, &mut pipes, &mut expected).unwrap();
+    assert_eq!(got, 2000);
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.drops(), c.reg_errors), (2000, 0, 0));
+}
+
+#[test]
+fn tx_through_the_simulator_process() {
+    let s = Server::start("tx");
+    let mut dev = s.open();
+    let mut tx = dev.open_tx_pipe(1, 16 * 1024).unwrap();
+    let mut gen = FrameGen::new(12);
+    let frames: Vec<Vec<u8>> = (0..600).map(|i| gen.frame(if i % 7 == 0 { 1500 } else { 64 + 64 * (i % 3) }, 1)).collect();
+    let mut sent = 0;
+    while sent < frames.len() {
+        let refs: Vec<&[u8]> = frames[sent..].iter().map(Vec::as_slice).collect();
+        let n = tx.send(&mut dev, &refs).unwrap();
+        sent += n;
+        if n == 0 {
+            dev.card_mut().relax();
+        }
+    }
+    assert!(tx.wait_idle(&mut dev, 1_000_000));
+    let sim = dev.card_mut().as_sim().unwrap();
+    assert!(sim.drain(1_000_000).unwrap());
+    assert_eq!(sim.eth_tx_take().unwrap(), frames);
+    let c = dev.counters().unwrap();
+    assert_eq!((c.tx_frames, c.tx_drop_malformed), (600, 0));
+}
+
+#[test]
+fn echo_through_the_simulator_process() {
+    let s = Server::start("echo");
+    let mut dev = s.open();
+    let mut rx = dev.open_rx_pipe(0, 64 * 1024).unwrap();
+    let mut tx = dev.open_tx_pipe(0, 64 * 1024).unwrap();
+    let mut gen = FrameGen::new(13);
+    let frames: Vec<Vec<u8>> = (0..1500).map(|i| gen.frame(64 + 64 * (i % 4), 0)).collect();
+    dev.card_mut().as_sim().unwrap().eth_send(&frames).unwrap();
+    let mut echoed = 0;
+    let mut polls = 0;
+    while echoed < frames.len() {
+        let n = echo_batch(&mut dev, &mut rx, &mut tx, 100_000).unwrap();
+        echoed += n;
+        if n == 0 {
+            polls += 1;
+            assert!(polls < 1_000_000, "echo stalled at {echoed}");
+            dev.card_mut().relax();
+        }
+    }
+    assert!(tx.wait_idle(&mut dev, 1_000_000));
+    let sim = dev.card_mut().as_sim().unwrap();
+    assert!(sim.drain(1_000_000).unwrap());
+    assert_eq!(sim.eth_tx_take().unwrap(), frames);
+}
+
+#[test]
+fn the_echo_application_and_ctl_run_against_the_simulator() {
+    let s = Server::start("apps");
+    let out = Command::new(env!("CARGO_BIN_EXE_pendulum-echo")).arg(s.address()).args(["--self-test", "2000"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("self-test OK: 2000 frames"), "{text}");
+
+    let ctl = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_pendulum-ctl")).arg(s.address()).args(args).output().unwrap();
+    let info = ctl(&["info"]);
+    assert!(info.status.success());
+    assert!(String::from_utf8_lossy(&info.stdout).contains("identity          PNDL"));
+    let counters = String::from_utf8_lossy(&ctl(&["counters"]).stdout).into_owned();
+    assert!(counters.contains("rx_frames          2000") && counters.contains("tx_frames          2000"), "{counters}");
+    // No atomic unit (issue 5) and no ACP link (issue 4) in this card yet.
+    for cmd in [&["atomic", "cas", "0", "0", "1"][..], &["link"][..]] {
+        let o = ctl(cmd);
+        assert_eq!(o.status.code(), Some(3));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("not built in this card"));
+    }
+}
+
+#[test]
+fn killing_the_simulator_mid_run_gives_a_clear_error_quickly() {
+    let mut s = Server::start("kill");
+    let mut dev = s.open();
+    let mut rx = dev.open_rx_pipe(0, 64 * 1024).unwrap();
+    let mut tx = dev.open_tx_pipe(0, 64 * 1024).unwrap();
+    let mut gen = FrameGen::new(14);
+    let frames: Vec<Vec<u8>> = (0..5000).map(|_| gen.frame(64, 0)).collect();
+    dev.card_mut().as_sim().unwrap().eth_send(&frames).unwrap();
+    let mut echoed = 0;
+    while echoed < 500 {
+        let n = echo_batch(&mut dev, &mut rx, &mut tx, 100_000).unwrap();
+        echoed += n;
+        if n == 0 {
+            dev.card_mut().relax();
+        }
+    }
+    let pid = dev.card_mut().as_sim().unwrap().server_pid();
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    let t = Instant::now();
+    // The echo loop goes on until the card fails; relax cannot return an
+    // error, so the loop checks the card as a polling application should.
+    let err = loop {
+        match echo_batch(&mut dev, &mut rx, &mut tx, 100_000) {
+            Err(e) => break e,
+            Ok(0) => {
+                dev.card_mut().relax();
+                if let Err(e) = dev.card().check() {
+                    break e;
+                }
+            }
+            Ok(_) => {}
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "no error 5 s after the simulator died");
+    };
+    assert!(t.elapsed() < Duration::from_secs(2));
+    let text = err.to_string();
+    assert!(matches!(err, Error::NoResponse(_)), "{text}");
+    assert!(text.contains(&format!("simulator process {pid}")) && text.contains("exited") && text.contains("restart"), "{text}");
+    // Every later call fails the same way at once.
+    assert!(matches!(dev.read(0), Err(Error::NoResponse(_))));
+    assert!(dev.counters().is_err());
+}
