@@ -42,6 +42,10 @@ pub struct NicSim {
     pub eth: EthSource,
     /// The MAC's TX side: frames the NIC sent.
     pub eth_tx: EthSink,
+    /// When set, the cycle each frame's first beat entered the NIC, oldest
+    /// first (for latency measurements; off by default).
+    pub arrivals: Option<std::collections::VecDeque<u64>>,
+    eth_in_frame: bool,
     pub cfg: SimConfig,
     cycle: u64,
     /// Register operation at the NIC's MMIO port, waiting for ready.
@@ -77,6 +81,8 @@ impl NicSim {
             pcie: PcieModel::new(cfg.pcie.clone()),
             eth: EthSource::new(cfg.pacing),
             eth_tx: EthSink::new(cfg.tx_pacing),
+            arrivals: None,
+            eth_in_frame: false,
             cfg,
             cycle: 0,
             mmio_pending: None,
@@ -150,8 +156,10 @@ impl NicSim {
 
         // Inputs for this cycle.
         let eth_offer = if self.eth_detached { None } else { self.eth.current(now) };
+        let mut eth_last = false;
         let eth_valid = match eth_offer {
             Some(b) => {
+                eth_last = b.last;
                 n.set_eth_rx_tdata(&b.data);
                 n.set_eth_rx_tkeep(b.keep);
                 n.set_eth_rx_tlast(b.last as u64);
@@ -207,6 +215,12 @@ impl NicSim {
         // Handshakes.
         if eth_valid {
             if n.eth_rx_tready() != 0 {
+                if !self.eth_in_frame {
+                    if let Some(a) = self.arrivals.as_mut() {
+                        a.push_back(now);
+                    }
+                }
+                self.eth_in_frame = !eth_last;
                 self.eth.accept(now);
             } else {
                 self.eth.note_stall();

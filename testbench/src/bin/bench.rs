@@ -7,7 +7,8 @@
 //! Throughput = frames / simulated cycles from the first frame to the last
 //! frame seen by the host, at 250 MHz.
 
-use pendulum_driver::Device;
+use pendulum_driver::{Card, Device};
+use pendulum_testbench::models::Pacing;
 use pendulum_testbench::models::FrameGen;
 use pendulum_testbench::rx_check::{receive_and_check, Expected};
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
@@ -52,13 +53,99 @@ fn main() {
             rep.frames, rep.cycles, mpps / line, pcie.data_bytes, pcie.metadata_bytes, meta / 100.0
         ));
     }
+    let modes = notification_modes();
+    let lat = latency();
     let rev = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).output().ok()
         .and_then(|o| String::from_utf8(o.stdout).ok()).unwrap_or_default();
     let json = format!(
-        "{{\n  \"bench\": \"rx\",\n  \"git_rev\": \"{}\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"link_gbps\": 126.03, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"mac_pacing\": \"unpaced\",\n  \"results\": [\n{}\n  ]\n}}\n",
-        rev.trim(), rows.join(",\n")
+        "{{\n  \"bench\": \"rx\",\n  \"git_rev\": \"{}\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"link_gbps\": 126.03, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"mac_pacing\": \"unpaced\",\n  \"results\": [\n{}\n  ],\n  \"notification_modes\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ]\n}}\n",
+        rev.trim(), rows.join(",\n"), modes.join(",\n"), lat.join(",\n")
     );
     std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
     std::fs::write("build/bench/rx.json", json).expect("write build/bench/rx.json");
     println!("wrote build/bench/rx.json");
+}
+
+/// Reactive notifications against the per-packet baseline: same frames, same
+/// run, metadata on the PCIe link and notifications per frame.
+fn notification_modes() -> Vec<String> {
+    println!("\nNotifications: reactive (one outstanding per pipe) against per-packet, 20,000 frames, one pipe");
+    println!("{:>6} {:>12} {:>14} {:>12} {:>10}", "bytes", "mode", "notif/frame", "PCIe meta %", "Mpps");
+    let mut out = Vec::new();
+    for size in [64usize, 1518] {
+        for per_packet in [false, true] {
+            let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
+            dev.set_per_packet_notifications(per_packet).expect("mode");
+            let mut pipes = vec![dev.open_rx_pipe(0, 2 << 20).expect("pipe")];
+            let mut gen = FrameGen::new(size as u64);
+            let mut exp: Expected = vec![Default::default()];
+            for _ in 0..FRAMES {
+                let f = gen.frame(size, 0);
+                exp[0].push_back(f.clone());
+                dev.card_mut().sim.eth.push(f);
+            }
+            let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000_000).expect("receive");
+            assert!(dev.card_mut().sim.drain(100_000));
+            let pcie = dev.card().sim.pcie.counters().clone();
+            let notifs = dev.counters().expect("counters").notifications;
+            let mode = if per_packet { "per-packet" } else { "reactive" };
+            let per_frame = notifs as f64 / FRAMES as f64;
+            let meta = 100.0 * pcie.metadata_share();
+            let mpps = rep.frames as f64 / rep.cycles as f64 * CLOCK_MHZ;
+            println!("{size:>6} {mode:>12} {per_frame:>14.4} {meta:>11.1}% {mpps:>10.2}");
+            out.push(format!(
+                "    {{\"frame_bytes\": {size}, \"mode\": \"{mode}\", \"notifications\": {notifs}, \"notifications_per_frame\": {per_frame:.5}, \"metadata_share\": {:.4}, \"mpps\": {mpps:.3}}}",
+                meta / 100.0
+            ));
+        }
+    }
+    out
+}
+
+/// Latency from a frame's first beat at the NIC's port to the host seeing it
+/// in a batch (reactive notifications, host polling every 8 cycles), at 10%,
+/// 50% and 90% of the 100 GbE line rate, 10,000 frames each.
+fn latency() -> Vec<String> {
+    const N: usize = 10_000;
+    println!("\nRX latency, first beat at the port to the frame in the host's hands (cycles at 250 MHz; host polls every 8)");
+    println!("{:>6} {:>6} {:>8} {:>8} {:>8}", "bytes", "load", "p50", "p99", "p99.9");
+    let mut out = Vec::new();
+    for size in [64usize, 1518] {
+        for load in [0.1, 0.5, 0.9] {
+            let cfg = SimConfig { pacing: Pacing::LineRate { gbps: 100.0 * load, clock_mhz: CLOCK_MHZ }, ..SimConfig::default() };
+            let mut dev = Device::open(SimCard::new(cfg)).expect("open");
+            let mut pipe = dev.open_rx_pipe(0, 2 << 20).expect("pipe");
+            dev.card_mut().sim.arrivals = Some(Default::default());
+            let mut gen = FrameGen::new(7);
+            for _ in 0..N {
+                let f = gen.frame(size, 0);
+                dev.card_mut().sim.eth.push(f);
+            }
+            let mut lat = Vec::with_capacity(N);
+            while lat.len() < N {
+                let (n, end) = {
+                    let batch = pipe.recv(&dev);
+                    (batch.iter().count(), batch.end_slot())
+                };
+                if n == 0 {
+                    dev.card_mut().relax();
+                    continue;
+                }
+                let now = dev.card().sim.cycle();
+                for _ in 0..n {
+                    let t = dev.card_mut().sim.arrivals.as_mut().and_then(|a| a.pop_front()).expect("arrival");
+                    lat.push(now - t);
+                }
+                pipe.free(&mut dev, end).expect("free");
+            }
+            lat.sort_unstable();
+            let q = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+            let (p50, p99, p999) = (q(0.5), q(0.99), q(0.999));
+            println!("{size:>6} {:>5.0}% {p50:>8} {p99:>8} {p999:>8}", load * 100.0);
+            out.push(format!(
+                "    {{\"frame_bytes\": {size}, \"load\": {load}, \"frames\": {N}, \"p50_cycles\": {p50}, \"p99_cycles\": {p99}, \"p999_cycles\": {p999}}}"
+            ));
+        }
+    }
+    out
 }
