@@ -78,9 +78,10 @@ fn fifo_keeps_every_word_in_order_under_random_stalls() {
     assert_eq!(got, words);
 }
 
-#[test]
-fn arbiter_serves_every_input_in_order_and_in_turn() {
-    type Arb = RoundRobinArbiter<Bits<8>, 2>;
+type Arb = RoundRobinArbiter<Bits<8>, 2>;
+
+/// A two-input arbiter with its inputs driven by the test, and a clock.
+fn arbiter_bench() -> (Arb, Simulation<Arb>) {
     let mut uut = Arb::new();
     for i in 0..2 {
         uut.s[i].valid.connect();
@@ -91,6 +92,12 @@ fn arbiter_serves_every_input_in_order_and_in_turn() {
     uut.connect_all();
     let mut sim = Simulation::new();
     sim.add_clock(5, |x: &mut Box<Arb>| x.clock.next = !x.clock.val());
+    (uut, sim)
+}
+
+#[test]
+fn arbiter_serves_every_input_in_order_and_in_turn() {
+    let (uut, mut sim) = arbiter_bench();
     sim.add_testbench(move |mut sim: Sim<Arb>| {
         let mut x = sim.init()?;
         // Both inputs always offer: input 0 sends even words, input 1 odd ones.
@@ -130,17 +137,7 @@ fn arbiter_serves_every_input_in_order_and_in_turn() {
 
 #[test]
 fn arbiter_never_interleaves_packets() {
-    type Arb = RoundRobinArbiter<Bits<8>, 2>;
-    let mut uut = Arb::new();
-    for i in 0..2 {
-        uut.s[i].valid.connect();
-        uut.s[i].data.connect();
-        uut.s_last[i].connect();
-    }
-    uut.m.ready.connect();
-    uut.connect_all();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<Arb>| x.clock.next = !x.clock.val());
+    let (uut, mut sim) = arbiter_bench();
     sim.add_testbench(move |mut sim: Sim<Arb>| {
         let mut x = sim.init()?;
         // Input 0 sends packets of three words (0x10, 0x11, 0x12, 0x20, ...),
