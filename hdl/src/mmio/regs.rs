@@ -80,6 +80,9 @@ pub struct RegFile {
     wr_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     wr_data: Signal<Local, Bits<32>>,
     ring_slots: Signal<Local, Bits<SLOT_BITS>>,
+    size_ok: Signal<Local, Bit>,
+    ring_aligned: Signal<Local, Bit>,
+    notif_aligned: Signal<Local, Bit>,
     rd_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     wr_page: Signal<Local, Bits<PAGE_BITS>>,
     wr_off: Signal<Local, Bits<OFF_BITS>>,
@@ -275,6 +278,9 @@ impl RegFile {
             wr_addr: Default::default(),
             wr_data: Default::default(),
             ring_slots: Default::default(),
+            size_ok: Default::default(),
+            ring_aligned: Default::default(),
+            notif_aligned: Default::default(),
             rd_addr: Default::default(),
             wr_page: Default::default(),
             wr_off: Default::default(),
@@ -451,6 +457,12 @@ impl Logic for RegFile {
         self.wr_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
         self.wr_addr32.i.next = self.wr_addr.val();
         self.ring_slots.next = self.wr_data.val().get_bits::<SLOT_BITS>(6);
+        // The value checks shared by the RX and TX ring registers, once per write.
+        self.size_ok.next = ((self.wr_data.val() & (self.wr_data.val() - self.one32.val())) == self.zero32.val())
+            & (self.wr_data.val() >= self.ring_min.val())
+            & (self.wr_data.val() <= self.ring_max.val());
+        self.ring_aligned.next = (self.wr_data.val() & self.ring_align_mask.val()) == self.zero32.val();
+        self.notif_aligned.next = (self.wr_data.val() & self.notif_align_mask.val()) == self.zero32.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
         self.page_hit.next = false;
@@ -503,7 +515,7 @@ impl Logic for RegFile {
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_enabled.val();
                             } else if self.wr_off.val() == self.p_base_lo.val() {
-                                if (self.wr_data.val() & self.ring_align_mask.val()) != self.zero32.val() {
+                                if !self.ring_aligned.val() {
                                     self.err.next = true;
                                     self.err_cause.next = self.cause_misaligned.val();
                                 } else {
@@ -512,11 +524,7 @@ impl Logic for RegFile {
                             } else if self.wr_off.val() == self.p_base_hi.val() {
                                 self.ring_base_hi[i].d.next = self.wr_data.val();
                             } else if self.wr_off.val() == self.p_ring_bytes.val() {
-                                if ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
-                                    != self.zero32.val())
-                                    | (self.wr_data.val() < self.ring_min.val())
-                                    | (self.wr_data.val() > self.ring_max.val())
-                                {
+                                if !self.size_ok.val() {
                                     self.err.next = true;
                                     self.err_cause.next = self.cause_ring_size.val();
                                 } else {
@@ -525,7 +533,7 @@ impl Logic for RegFile {
                                     self.ring_mask_r[i].d.next = self.ring_slots.val() - self.one16.val();
                                 }
                             } else if self.wr_off.val() == self.p_notif_lo.val() {
-                                if (self.wr_data.val() & self.notif_align_mask.val()) != self.zero32.val() {
+                                if !self.notif_aligned.val() {
                                     self.err.next = true;
                                     self.err_cause.next = self.cause_misaligned.val();
                                 } else {
@@ -563,7 +571,7 @@ impl Logic for RegFile {
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_enabled.val();
                             } else if self.wr_off.val() == self.p_tx_base_lo.val() {
-                                if (self.wr_data.val() & self.ring_align_mask.val()) != self.zero32.val() {
+                                if !self.ring_aligned.val() {
                                     self.err.next = true;
                                     self.err_cause.next = self.cause_misaligned.val();
                                 } else {
@@ -572,11 +580,7 @@ impl Logic for RegFile {
                             } else if self.wr_off.val() == self.p_tx_base_hi.val() {
                                 self.tx_base_hi[i].d.next = self.wr_data.val();
                             } else if self.wr_off.val() == self.p_tx_ring_bytes.val() {
-                                if ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
-                                    != self.zero32.val())
-                                    | (self.wr_data.val() < self.ring_min.val())
-                                    | (self.wr_data.val() > self.ring_max.val())
-                                {
+                                if !self.size_ok.val() {
                                     self.err.next = true;
                                     self.err_cause.next = self.cause_ring_size.val();
                                 } else {
@@ -584,7 +588,7 @@ impl Logic for RegFile {
                                     self.tx_mask_r[i].d.next = self.ring_slots.val() - self.one16.val();
                                 }
                             } else if self.wr_off.val() == self.p_tx_compl_lo.val() {
-                                if (self.wr_data.val() & self.notif_align_mask.val()) != self.zero32.val() {
+                                if !self.notif_aligned.val() {
                                     self.err.next = true;
                                     self.err_cause.next = self.cause_misaligned.val();
                                 } else {
