@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod acp;
 pub mod frame;
 pub mod regs;
 
@@ -17,7 +18,7 @@ pub const IDENTITY: u32 = u32::from_le_bytes(*b"PNDL");
 /// Major version: the driver refuses a card whose major differs from its own.
 pub const VERSION_MAJOR: u16 = 0;
 /// Minor version: features added without breaking the register map.
-pub const VERSION_MINOR: u16 = 2;
+pub const VERSION_MINOR: u16 = 3;
 /// Value of the VERSION register.
 pub const VERSION: u32 = ((VERSION_MAJOR as u32) << 16) | VERSION_MINOR as u32;
 
@@ -53,6 +54,20 @@ pub mod params {
     /// link. It must cover the PCIe round trip: 200 cycles at one beat per cycle
     /// needs ~200 beats in flight; 64 capped TX at 64 beats / 200 cycles (41 Gb/s).
     pub const TX_CPL_FIFO_DEPTH_LOG2: usize = 8;
+    /// ACP token channels (K). Each has a sender buffer and a tentative
+    /// receive buffer of 56 bytes, in block RAM. A channel moves one payload
+    /// per two link round trips, so goodput is about K x 56 B / (2 RTT): line
+    /// rate at a 1 µs round trip needs a few hundred channels (boards), the
+    /// simulation build keeps 64.
+    pub const ACP_CHANNELS: usize = 64;
+    /// Bits of a channel index.
+    pub const ACP_CHANNEL_BITS: usize = 6;
+    /// Undecodable records in a row after which the link is declared failed
+    /// and re-entangled (the event-based failure detector; no timer).
+    pub const ACP_FAIL_AFTER: u32 = 32;
+    /// log2 of the delivery FIFO depth (messages between the link and the RX engine).
+    /// It holds a commit from every channel (K) plus room for hand-backs.
+    pub const ACP_MSG_FIFO_DEPTH_LOG2: usize = 7;
 }
 
 /// The notification record: written by the NIC into a pipe's notification

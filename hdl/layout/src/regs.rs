@@ -65,20 +65,44 @@ pub mod global {
     pub const TX_BYTES: Reg = ro("TX_BYTES", 0x078, "bytes of those frames (64-bit)");
     pub const TX_DROP_MALFORMED: Reg = ro("TX_DROP_MALFORMED", 0x080, "TX data dropped: a frame with no length, over the MTU, or running past the posted tail (64-bit)");
     pub const TX_COMPLETIONS: Reg = ro("TX_COMPLETIONS", 0x088, "TX completion records written (64-bit)");
+    pub const LINK_RECORDS: Reg = ro("LINK_RECORDS", 0x090, "ACP records heard (check passed, known opcode and channel) (64-bit)");
+    pub const LINK_BAD_CHECK: Reg = ro("LINK_BAD_CHECK", 0x098, "ACP records not heard: check word wrong (64-bit)");
+    pub const LINK_BAD_RECORD: Reg = ro("LINK_BAD_RECORD", 0x0A0, "ACP records ignored: unknown opcode or channel (64-bit)");
+    pub const LINK_COMMITS: Reg = ro("LINK_COMMITS", 0x0A8, "our transfers decided COMMIT (64-bit)");
+    pub const LINK_DELIVERED: Reg = ro("LINK_DELIVERED", 0x0B0, "the peer's transfers delivered to LINK_RX_PIPE (64-bit)");
+    pub const LINK_REJECTS: Reg = ro("LINK_REJECTS", 0x0B8, "our offers refused by the peer for lack of room (64-bit)");
+    pub const LINK_REVERSALS: Reg = ro("LINK_REVERSALS", 0x0C0, "our transfers reversed: the peer's echo differed (64-bit)");
+    pub const LINK_FAILURES: Reg = ro("LINK_FAILURES", 0x0C8, "link failures detected: loss of signal or undecodable records in a row (64-bit)");
+    pub const LINK_ENTANGLES: Reg = ro("LINK_ENTANGLES", 0x0D0, "entanglements completed (64-bit)");
+    pub const LINK_RETURNED: Reg = ro("LINK_RETURNED", 0x0D8, "our messages handed back as not delivered or in doubt (64-bit)");
 
     /// Every global register, in address order.
     pub const ALL: &[Reg] = &[
         IDENTITY, VERSION, NEXT, CAP_PIPES, CAP_NOTIF_BUFS, CAP_LINK_CHANNELS, CAP_ATOMIC_BYTES,
         CAP_MAX_FRAME, CTRL, SCRATCH, REG_ERRORS, LAST_REG_ERROR,
     ];
+    /// The ACP link's control block.
+    pub const LINK_STATE: Reg = ro("LINK_STATE", 0x100, "ACP link: 0 down (no signal), 1 entangling, 2 up");
+    pub const LINK_CTRL: Reg = rw("LINK_CTRL", 0x104, "bit 0: write 1 to reset the link: every message held is handed back, then re-entangle (reads 0)");
+    pub const LINK_SEED: Reg = rw("LINK_SEED", 0x108, "mixed into the link's nonce generator on every write (write host randomness once at open)");
+    pub const LINK_RX_PIPE: Reg = rw("LINK_RX_PIPE", 0x10C, "RX pipe receiving ACP messages: delivered by the peer and handed back; 64 B each");
+    pub const LINK_CHANNELS: Reg = rw("LINK_CHANNELS", 0x110, "token channels to use, 1..=CAP_LINK_CHANNELS (0 reads as all); the link uses the smaller of both ends' values, agreed when entangling");
+    pub const LINK_ACTIVE_CHANNELS: Reg = ro("LINK_ACTIVE_CHANNELS", 0x114, "token channels in use since the last entanglement");
+    /// The link block, in address order.
+    pub const LINK: &[Reg] = &[LINK_STATE, LINK_CTRL, LINK_SEED, LINK_RX_PIPE, LINK_CHANNELS, LINK_ACTIVE_CHANNELS];
+
     /// The 64-bit counters, in the order of [`super::Counter`].
     pub const COUNTERS: &[Reg] = &[
         RX_FRAMES, RX_BYTES, DROP_RING_FULL, DROP_MALFORMED, DROP_PIPE_OFF, NOTIFICATIONS, TX_FRAMES,
-        TX_BYTES, TX_DROP_MALFORMED, TX_COMPLETIONS,
+        TX_BYTES, TX_DROP_MALFORMED, TX_COMPLETIONS, LINK_RECORDS, LINK_BAD_CHECK, LINK_BAD_RECORD,
+        LINK_COMMITS, LINK_DELIVERED, LINK_REJECTS, LINK_REVERSALS, LINK_FAILURES, LINK_ENTANGLES,
+        LINK_RETURNED,
     ];
 
     /// Bit of CTRL selecting per-packet notifications.
     pub const CTRL_PER_PACKET_NOTIF: u32 = 1 << 0;
+    /// Bit of LINK_CTRL resetting the link.
+    pub const LINK_CTRL_RESET: u32 = 1 << 0;
 }
 
 /// The global 64-bit counters, indexed as the hardware keeps them.
@@ -94,10 +118,20 @@ pub enum Counter {
     TxBytes = 7,
     TxDropMalformed = 8,
     TxCompletions = 9,
+    LinkRecords = 10,
+    LinkBadCheck = 11,
+    LinkBadRecord = 12,
+    LinkCommits = 13,
+    LinkDelivered = 14,
+    LinkRejects = 15,
+    LinkReversals = 16,
+    LinkFailures = 17,
+    LinkEntangles = 18,
+    LinkReturned = 19,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 10] = [
+    pub const ALL: [Counter; 20] = [
         Counter::RxFrames,
         Counter::RxBytes,
         Counter::DropRingFull,
@@ -108,6 +142,16 @@ impl Counter {
         Counter::TxBytes,
         Counter::TxDropMalformed,
         Counter::TxCompletions,
+        Counter::LinkRecords,
+        Counter::LinkBadCheck,
+        Counter::LinkBadRecord,
+        Counter::LinkCommits,
+        Counter::LinkDelivered,
+        Counter::LinkRejects,
+        Counter::LinkReversals,
+        Counter::LinkFailures,
+        Counter::LinkEntangles,
+        Counter::LinkReturned,
     ];
     /// The register holding this counter's low half.
     pub fn reg(self) -> Reg {
@@ -135,7 +179,7 @@ pub mod pipe {
     pub const TX_RING_BYTES: Reg = rw("TX_RING_BYTES", 0x48, "TX ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written");
     pub const TX_COMPL_BASE_LO: Reg = rw("TX_COMPL_BASE_LO", 0x50, "bus address of the TX completion record, low 32 bits; 16-byte aligned");
     pub const TX_COMPL_BASE_HI: Reg = rw("TX_COMPL_BASE_HI", 0x54, "bus address of the TX completion record, high 32 bits");
-    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0");
+    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte messages, not frames)");
     pub const TX_TAIL: Reg = rw("TX_TAIL", 0x5C, "doorbell: software's tail (slot) after the frames it appended; must not pass the NIC's TX head");
     pub const TX_HEAD: Reg = ro("TX_HEAD", 0x60, "the NIC's TX position (slot): everything before it is sent or dropped, and free");
     pub const TX_FRAMES: Reg = ro("TX_FRAMES", 0x64, "frames this TX pipe sent (32-bit, wraps)");
@@ -150,6 +194,8 @@ pub mod pipe {
 
     /// Bit of CTRL enabling the pipe.
     pub const CTRL_ENABLE: u32 = 1 << 0;
+    /// Bit of TX_CTRL binding the TX pipe to the ACP link.
+    pub const TX_CTRL_ACP: u32 = 1 << 1;
     /// Required alignment of RING_BASE.
     pub const RING_ALIGN: u64 = 64;
     /// Required alignment of NOTIF_BASE.
@@ -173,10 +219,13 @@ pub enum RegError {
     PipeEnabled = 6,
     /// TX_TAIL outside the ring, or passing the NIC's TX head (the ring would overflow).
     TailBeyondHead = 7,
+    /// A value outside what the register accepts (LINK_RX_PIPE must name a
+    /// pipe; LINK_CHANNELS must be at most CAP_LINK_CHANNELS).
+    BadValue = 8,
 }
 
 impl RegError {
-    pub const ALL: [RegError; 7] = [
+    pub const ALL: [RegError; 8] = [
         RegError::UnknownAddress,
         RegError::ReadOnly,
         RegError::BadRingSize,
@@ -184,6 +233,7 @@ impl RegError {
         RegError::HeadBeyondTail,
         RegError::PipeEnabled,
         RegError::TailBeyondHead,
+        RegError::BadValue,
     ];
     /// Decodes the cause field of LAST_REG_ERROR.
     pub fn from_code(code: u32) -> Option<RegError> {
@@ -198,6 +248,7 @@ impl RegError {
             RegError::HeadBeyondTail => "head must stay inside the ring and not pass the tail",
             RegError::PipeEnabled => "disable the pipe before changing its ring or notification buffer",
             RegError::TailBeyondHead => "TX tail must stay inside the ring and leave one slot free before the TX head",
+            RegError::BadValue => "value out of range for this register",
         }
     }
 }
@@ -209,7 +260,7 @@ pub const LAST_REG_ERROR_CAUSE_SHIFT: u32 = 24;
 pub fn regmap_markdown() -> String {
     let mut s = String::from("| page | offset | name | access | meaning |\n|---|---|---|---|---|\n");
     let acc = |a: Access| if a == Access::Ro { "RO" } else { "RW" };
-    for r in global::ALL.iter().chain(global::COUNTERS) {
+    for r in global::ALL.iter().chain(global::COUNTERS).chain(global::LINK) {
         s += &format!("| global | 0x{:03X} | {} | {} | {} |\n", r.offset, r.name, acc(r.access), r.doc);
     }
     for r in pipe::ALL {
@@ -240,6 +291,9 @@ mod tests {
     fn register_offsets_are_aligned_and_disjoint() {
         check_unique(global::ALL, 4);
         check_unique(global::COUNTERS, 8);
+        check_unique(global::LINK, 4);
+        let counters_end = global::COUNTERS.iter().map(|r| r.offset).max().unwrap() + 8;
+        assert!(global::LINK.iter().all(|r| r.offset >= counters_end));
         check_unique(pipe::ALL, 4);
         let last_plain = global::ALL.iter().map(|r| r.offset).max().unwrap();
         assert!(global::COUNTERS.iter().all(|c| c.offset > last_plain));
