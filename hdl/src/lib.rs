@@ -4,6 +4,7 @@
 //! `stream` (shared valid/ready pieces), `mmio` (registers), `enso` (the
 //! streaming DMA engine), and `nic` (the top that wires them).
 
+pub mod acp;
 pub mod boards;
 pub mod enso;
 pub mod mmio;

@@ -1,8 +1,12 @@
+use crate::acp::AcpLink;
 use crate::enso::{NotifWriter, RxEngine, RxParse, TxFetcher, TxFramer, TxParse};
 use crate::mmio::RegFile;
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
-use crate::types::{CplBeat, DmaWrite, EthBeat, TxRunInfo};
-use pendulum_layout::params::{ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES, TX_CPL_FIFO_DEPTH_LOG2};
+use crate::stream::{Concat, ZeroExtend};
+use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, TxRunInfo};
+use pendulum_layout::params::{
+    ACP_CHANNELS, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+};
 use rust_hdl::prelude::*;
 
 /// The Pendulum NIC core: what a board top instantiates.
@@ -14,13 +18,20 @@ use rust_hdl::prelude::*;
 /// - `dma_wr_*`: posted writes into host memory (64-bit bus address, 64 bytes, byte enables);
 /// - `dma_rd_req_*`, `dma_rd_cpl_*`: DMA reads of host memory (up to 512 bytes) and
 ///   their data, 64 bytes a beat, returned in request order;
-/// - `mmio_wr_*`, `mmio_rd_*`, `mmio_rsp_*`: 32-bit BAR register writes, reads and read data.
+/// - `mmio_wr_*`, `mmio_rd_*`, `mmio_rsp_*`: 32-bit BAR register writes, reads and read data;
+/// - `acp_*`: the ACP link port, one 64-byte record per slot each way, and the
+///   physical layer's signal-present flag.
 ///
 /// Inside: Ethernet FIFO → parse → RX engine ┐
 ///                    notification writer ─┤
 ///                 TX completion writer ───┴→ round-robin → skid → DMA write port;
 /// TX fetcher → DMA read port; completions → FIFO → parse → TX framer → skid → Ethernet TX;
 /// MMIO → register file, which holds every pipe's configuration and the counters.
+/// ACP: TX pipes bound to the link hand their 64-byte messages to the link
+/// engine instead of the framer; what the link delivers (or hands back) joins
+/// the parsed Ethernet frames in front of the RX engine, addressed to
+/// LINK_RX_PIPE, and only while that ring has room, so a committed message is
+/// never dropped.
 #[derive(LogicBlock)]
 pub struct PendulumNic {
     pub clock: Signal<In, Clock>,
@@ -66,6 +77,26 @@ pub struct PendulumNic {
     pub mmio_rsp_valid: Signal<Out, Bit>,
     pub mmio_rsp_ready: Signal<In, Bit>,
 
+    pub acp_rx_data: Signal<In, Bits<512>>,
+    pub acp_rx_valid: Signal<In, Bit>,
+    pub acp_link_up: Signal<In, Bit>,
+    pub acp_tx_data: Signal<Out, Bits<512>>,
+    pub acp_tx_valid: Signal<Out, Bit>,
+    pub acp_tx_ready: Signal<In, Bit>,
+
+    link: AcpLink,
+    rx_arb: RoundRobinArbiter<RxBeat, 2>,
+    rx_skid: SkidBuffer<RxBeat>,
+    msg_hdr16: Concat<8, 8, 16>,
+    msg_hdr64: ZeroExtend<16, 64>,
+    msg_beat: Concat<448, 64, 512>,
+    acp_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    acp_free: Signal<Local, Bits<SLOT_BITS>>,
+    acp_room: Signal<Local, Bit>,
+    acp_min_free: Constant<Bits<SLOT_BITS>>,
+    all_keep: Constant<Bits<64>>,
+    msg_len: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
     eth_fifo: StreamFifo<EthBeat, ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
     rx_parse: RxParse,
     rx: RxEngine,
@@ -121,6 +152,27 @@ impl PendulumNic {
             mmio_rsp_data: Default::default(),
             mmio_rsp_valid: Default::default(),
             mmio_rsp_ready: Default::default(),
+            acp_rx_data: Default::default(),
+            acp_rx_valid: Default::default(),
+            acp_link_up: Default::default(),
+            acp_tx_data: Default::default(),
+            acp_tx_valid: Default::default(),
+            acp_tx_ready: Default::default(),
+            link: AcpLink::new(),
+            rx_arb: RoundRobinArbiter::new(),
+            rx_skid: SkidBuffer::default(),
+            msg_hdr16: Default::default(),
+            msg_hdr64: Default::default(),
+            msg_beat: Default::default(),
+            acp_pipe: Default::default(),
+            acp_free: Default::default(),
+            acp_room: Default::default(),
+            // Slots that may be in flight between this gate and the RX engine's
+            // own room check (arbiter, skid buffer), plus one.
+            acp_min_free: Constant::new(4u64.into()),
+            all_keep: Constant::new(u64::MAX.into()),
+            msg_len: Constant::new((pendulum_layout::BEAT_BYTES as u64).into()),
+            one16: Constant::new(1u64.into()),
             eth_fifo: StreamFifo::new(),
             rx_parse: RxParse::new(),
             rx: RxEngine::new(),
@@ -134,8 +186,8 @@ impl PendulumNic {
             tx_compl: NotifWriter::new(),
             dma_arb: RoundRobinArbiter::new(),
             dma_skid: SkidBuffer::default(),
-            // No ACP link and no atomic unit in this build yet.
-            regs: RegFile::new(0, 0),
+            // No atomic unit in this build yet.
+            regs: RegFile::new(ACP_CHANNELS as u32, 0),
         }
     }
 }
@@ -163,6 +215,9 @@ impl Logic for PendulumNic {
         self.tx_parse.clock.next = self.clock.val();
         self.eth_tx_skid.clock.next = self.clock.val();
         self.tx_compl.clock.next = self.clock.val();
+        self.link.clock.next = self.clock.val();
+        self.rx_arb.clock.next = self.clock.val();
+        self.rx_skid.clock.next = self.clock.val();
 
         // Ethernet in → FIFO → parse stage → RX engine.
         self.eth_fifo.s.data.next.data = self.eth_rx_tdata.val();
@@ -173,9 +228,76 @@ impl Logic for PendulumNic {
         self.rx_parse.s.data.next = self.eth_fifo.m.data.val();
         self.rx_parse.s.valid.next = self.eth_fifo.m.valid.val();
         self.eth_fifo.m.ready.next = self.rx_parse.s.ready.val();
-        self.rx.s_eth.data.next = self.rx_parse.m.data.val();
-        self.rx.s_eth.valid.next = self.rx_parse.m.valid.val();
-        self.rx_parse.m.ready.next = self.rx.s_eth.ready.val();
+        self.rx_arb.s[0].data.next = self.rx_parse.m.data.val();
+        self.rx_arb.s[0].valid.next = self.rx_parse.m.valid.val();
+        self.rx_arb.s_last[0].next = self.rx_parse.m.data.val().last;
+        self.rx_parse.m.ready.next = self.rx_arb.s[0].ready.val();
+        self.rx_skid.s.data.next = self.rx_arb.m.data.val();
+        self.rx_skid.s.valid.next = self.rx_arb.m.valid.val();
+        self.rx_arb.m.ready.next = self.rx_skid.s.ready.val();
+        self.rx.s_eth.data.next = self.rx_skid.m.data.val();
+        self.rx.s_eth.valid.next = self.rx_skid.m.valid.val();
+        self.rx_skid.m.ready.next = self.rx.s_eth.ready.val();
+
+        // ACP port ↔ link engine.
+        self.link.rx_data.next = self.acp_rx_data.val();
+        self.link.rx_valid.next = self.acp_rx_valid.val();
+        self.link.link_up.next = self.acp_link_up.val();
+        self.acp_tx_data.next = self.link.tx_data.val();
+        self.acp_tx_valid.next = self.link.tx_valid.val();
+        self.link.tx_ready.next = self.acp_tx_ready.val();
+        self.link.reset_link.next = self.regs.link_reset.val();
+        self.link.seed.next = self.regs.link_seed.val();
+        self.link.seed_write.next = self.regs.link_seed_write.val();
+        self.link.channels_cfg.next = self.regs.link_channels.val();
+        self.regs.link_active.next = self.link.active.val();
+        self.regs.link_state.next = self.link.state.val();
+        self.regs.link_events.record.next = self.link.ev_record.val();
+        self.regs.link_events.bad_check.next = self.link.ev_bad_check.val();
+        self.regs.link_events.bad_record.next = self.link.ev_bad_record.val();
+        self.regs.link_events.commit.next = self.link.ev_commit.val();
+        self.regs.link_events.deliver.next = self.link.ev_deliver.val();
+        self.regs.link_events.reject.next = self.link.ev_reject.val();
+        self.regs.link_events.reverse.next = self.link.ev_reverse.val();
+        self.regs.link_events.failure.next = self.link.ev_failure.val();
+        self.regs.link_events.entangle.next = self.link.ev_entangle.val();
+        self.regs.link_events.returned.next = self.link.ev_return.val();
+        // Messages from the link become one-slot entries of LINK_RX_PIPE:
+        // an 8-byte header (kind, channel) and the 56-byte payload. They pass
+        // only while that pipe is on and has room, else they wait in the link
+        // (whose full FIFO makes it refuse new offers: REJECT, not a drop).
+        self.acp_pipe.next = self.regs.link_rx_pipe.val();
+        self.acp_free.next = self.one16.val();
+        self.acp_room.next = false;
+        for i in 0..PIPES {
+            if self.acp_pipe.val().index() == i {
+                self.acp_free.next = (self.regs.head[i].val() - self.rx.tail[i].val() - self.one16.val())
+                    & self.regs.ring_mask[i].val();
+                self.acp_room.next = self.regs.enable[i].val();
+            }
+        }
+        self.msg_hdr16.hi.next = self.link.m_msg.data.val().channel;
+        self.msg_hdr16.lo.next = self.link.m_msg.data.val().kind;
+        self.msg_hdr64.i.next = self.msg_hdr16.o.val();
+        self.msg_beat.hi.next = self.link.m_msg.data.val().payload;
+        self.msg_beat.lo.next = self.msg_hdr64.o.val();
+        self.rx_arb.s[1].data.next.data = self.msg_beat.o.val();
+        self.rx_arb.s[1].data.next.keep = self.all_keep.val();
+        self.rx_arb.s[1].data.next.last = true;
+        self.rx_arb.s[1].data.next.sop = true;
+        self.rx_arb.s[1].data.next.pipe = self.acp_pipe.val();
+        self.rx_arb.s[1].data.next.len = self.msg_len.val();
+        self.rx_arb.s[1].data.next.slots = self.one16.val();
+        self.rx_arb.s[1].data.next.len_known = true;
+        self.rx_arb.s[1].data.next.keep_ok = true;
+        self.rx_arb.s_last[1].next = true;
+        self.rx_arb.s[1].valid.next =
+            self.link.m_msg.valid.val() & self.acp_room.val() & (self.acp_free.val() >= self.acp_min_free.val());
+        self.link.m_msg.ready.next =
+            self.rx_arb.s[1].ready.val() & self.acp_room.val() & (self.acp_free.val() >= self.acp_min_free.val());
+        self.link.s_send.data.next = self.tx_framer.m_acp.data.val();
+        self.link.s_send.valid.next = self.tx_framer.m_acp.valid.val();
+        self.tx_framer.m_acp.ready.next = self.link.s_send.ready.val();
 
         // Ring writes and notifications share the DMA write port.
         self.dma_arb.s_last[0].next = self.rx.m_dma.data.val().last;
@@ -241,6 +363,7 @@ impl Logic for PendulumNic {
             self.tx_fetch.tx_tail[i].next = self.regs.tx_tail[i].val();
             self.tx_framer.tx_mask[i].next = self.regs.tx_mask[i].val();
             self.tx_framer.tx_enable[i].next = self.regs.tx_enable[i].val();
+            self.tx_framer.acp_bound[i].next = self.regs.tx_acp[i].val();
             self.regs.tx_head[i].next = self.tx_framer.head[i].val();
             self.tx_compl.tail[i].next = self.tx_framer.head[i].val();
             self.tx_compl.enable[i].next = self.regs.tx_enable[i].val();

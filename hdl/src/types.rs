@@ -93,3 +93,12 @@ pub struct TxBeat {
     /// The headers give a length, and it is within the MTU.
     pub len_known: Bit,
 }
+
+/// A message leaving the ACP link for the host: delivered by the peer, or one
+/// of ours handed back (`pendulum_layout::acp::message` kinds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct AcpMsg {
+    pub kind: Bits<8>,
+    pub channel: Bits<8>,
+    pub payload: Bits<448>,
+}

@@ -21,6 +21,11 @@ pub struct TxFramer {
     /// One entry per read request (popped on its last beat).
     pub s_info: StreamSink<TxRunInfo>,
     pub m_eth: StreamSource<EthBeat>,
+    /// Payloads of messages from pipes bound to the ACP link: each 64-byte
+    /// slot is one message, `pendulum_layout::acp::message` (header byte 0
+    /// must be KIND_SEND, else the slot is dropped and counted).
+    pub m_acp: StreamSource<Bits<448>>,
+    pub acp_bound: [Signal<In, Bit>; PIPES],
     pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
     pub tx_enable: [Signal<In, Bit>; PIPES],
     /// Slot after the last frame sent or dropped, per pipe; 0 while the pipe is off.
@@ -45,6 +50,10 @@ pub struct TxFramer {
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
     sel_head: Signal<Local, Bits<SLOT_BITS>>,
     sel_enable: Signal<Local, Bit>,
+    sel_bound: Signal<Local, Bit>,
+    acp_emit: Signal<Local, Bit>,
+    acp_kind_ok: Signal<Local, Bit>,
+    kind_send: Constant<Bits<8>>,
     remaining: Signal<Local, Bits<SLOT_BITS>>,
     cur_len: Signal<Local, Bits<16>>,
     emit: Signal<Local, Bit>,
@@ -67,6 +76,12 @@ impl TxFramer {
             s_cpl: Default::default(),
             s_info: Default::default(),
             m_eth: Default::default(),
+            m_acp: Default::default(),
+            acp_bound: Default::default(),
+            sel_bound: Default::default(),
+            acp_emit: Default::default(),
+            acp_kind_ok: Default::default(),
+            kind_send: Constant::new((pendulum_layout::acp::message::KIND_SEND as u64).into()),
             tx_mask: Default::default(),
             tx_enable: Default::default(),
             head: Default::default(),
@@ -124,11 +139,13 @@ impl Logic for TxFramer {
         self.sel_mask.next = self.tx_mask[0].val();
         self.sel_head.next = self.head_r[0].q.val();
         self.sel_enable.next = self.tx_enable[0].val();
+        self.sel_bound.next = self.acp_bound[0].val();
         for i in 0..PIPES {
             if self.pipe.val().index() == i {
                 self.sel_mask.next = self.tx_mask[i].val();
                 self.sel_head.next = self.head_r[i].q.val();
                 self.sel_enable.next = self.tx_enable[i].val();
+                self.sel_bound.next = self.acp_bound[i].val();
             }
         }
         // Slots of this run not yet finished, counting the one in this beat.
@@ -137,10 +154,15 @@ impl Logic for TxFramer {
         // What this beat is: part of a frame going out, or data to drop.
         self.bad.next = false;
         self.emit.next = false;
+        self.acp_emit.next = false;
+        self.acp_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_send.val();
         self.cur_len.next = self.frame_len.q.val();
         self.last_beat.next = self.beats_left.q.val() == self.one16.val();
         if self.in_frame.q.val() {
             self.emit.next = self.sel_enable.val();
+        } else if !self.dropping.q.val() & self.sel_bound.val() {
+            // A message slot for the ACP link, not a frame.
+            self.acp_emit.next = self.sel_enable.val() & self.acp_kind_ok.val();
         } else if !self.dropping.q.val() {
             self.cur_len.next = self.s_cpl.data.val().len;
             self.last_beat.next = self.s_cpl.data.val().slots == self.one16.val();
@@ -160,9 +182,14 @@ impl Logic for TxFramer {
         }
         self.m_eth.data.next.last = self.last_beat.val();
         self.m_eth.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.emit.val();
+        self.m_acp.data.next = self.beat_data.val().get_bits::<448>(64);
+        self.m_acp.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.acp_emit.val();
         self.s_cpl.ready.next = self.s_info.valid.val();
         if self.emit.val() {
             self.s_cpl.ready.next = self.s_info.valid.val() & self.m_eth.ready.val();
+        }
+        if self.acp_emit.val() {
+            self.s_cpl.ready.next = self.s_info.valid.val() & self.m_acp.ready.val();
         }
         self.accept.next = self.s_cpl.valid.val() & self.s_cpl.ready.val();
         self.beat_consumed.next = self.accept.val();
@@ -193,6 +220,14 @@ impl Logic for TxFramer {
                 }
                 if self.remaining.val() == self.one16.val() {
                     self.dropping.d.next = false;
+                }
+            } else if self.sel_bound.val() {
+                // One message per slot, sent or (without the KIND_SEND header) dropped.
+                self.ev_drop_malformed.next = !self.acp_kind_ok.val();
+                for i in 0..PIPES {
+                    if self.pipe.val().index() == i {
+                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                    }
                 }
             } else if self.bad.val() {
                 self.ev_drop_malformed.next = true;

@@ -1,9 +1,11 @@
 use crate::stream::{Concat, StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
-use pendulum_layout::params::{MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS};
+use pendulum_layout::params::{ACP_CHANNEL_BITS as CB, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS};
 use pendulum_layout::{global, pipe, Counter, Reg, RegError};
 use rust_hdl::prelude::*;
 
+/// Width of a channel count (0..=K).
+const CB1: usize = CB + 1;
 const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
 const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
 const COUNTERS: usize = Counter::ALL.len();
@@ -35,6 +37,21 @@ pub struct TxEvents {
     pub drop_malformed: Signal<In, Bit>,
     /// A TX completion record was written (for any pipe).
     pub completion: Signal<In, Bit>,
+}
+
+/// Events the ACP link reports for counting (one-cycle pulses).
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct LinkEvents {
+    pub record: Signal<In, Bit>,
+    pub bad_check: Signal<In, Bit>,
+    pub bad_record: Signal<In, Bit>,
+    pub commit: Signal<In, Bit>,
+    pub deliver: Signal<In, Bit>,
+    pub reject: Signal<In, Bit>,
+    pub reverse: Signal<In, Bit>,
+    pub failure: Signal<In, Bit>,
+    pub entangle: Signal<In, Bit>,
+    pub returned: Signal<In, Bit>,
 }
 
 /// The MMIO register file: the global page and one page per pipe, as
@@ -75,6 +92,19 @@ pub struct RegFile {
     /// The TX engine's head per pipe (bounds the doorbell).
     pub tx_head: [Signal<In, Bits<SLOT_BITS>>; PIPES],
     pub tx_events: TxEvents,
+    /// TX pipe bound to the ACP link (TX_CTRL bit 1).
+    pub tx_acp: [Signal<Out, Bit>; PIPES],
+    /// The ACP link's state, its events, and its controls.
+    pub link_state: Signal<In, Bits<2>>,
+    pub link_events: LinkEvents,
+    pub link_reset: Signal<Out, Bit>,
+    pub link_seed: Signal<Out, Bits<32>>,
+    pub link_seed_write: Signal<Out, Bit>,
+    pub link_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// Channels the link offers to use (LINK_CHANNELS, 0 meaning all).
+    pub link_channels: Signal<Out, Bits<{ CB + 1 }>>,
+    /// Channels in use (LINK_ACTIVE_CHANNELS).
+    pub link_active: Signal<In, Bits<CB1>>,
 
     // Address decode.
     wr_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
@@ -108,6 +138,24 @@ pub struct RegFile {
     tx_tail32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
     tx_head32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
     tx_bytes64: ZeroExtend<16, 64>,
+
+    link_state32: ZeroExtend<2, 32>,
+    link_rx_pipe_r: DFF<Bits<32>>,
+    link_seed_r: DFF<Bits<32>>,
+    link_channels_r: DFF<Bits<32>>,
+    link_active32: ZeroExtend<CB1, 32>,
+    g_link_channels: Constant<Bits<OFF_BITS>>,
+    g_link_active: Constant<Bits<OFF_BITS>>,
+    channels_max: Constant<Bits<32>>,
+    channels_all: Constant<Bits<{ CB + 1 }>>,
+    tx_acp_r: [DFF<Bit>; PIPES],
+    g_link_state: Constant<Bits<OFF_BITS>>,
+    g_link_ctrl: Constant<Bits<OFF_BITS>>,
+    g_link_seed: Constant<Bits<OFF_BITS>>,
+    g_link_rx_pipe: Constant<Bits<OFF_BITS>>,
+    pipes32: Constant<Bits<32>>,
+    two32: Constant<Bits<32>>,
+    cause_value: Constant<Bits<32>>,
 
     // State.
     tx_base_lo: [DFF<Bits<32>>; PIPES],
@@ -248,6 +296,32 @@ impl RegFile {
             tx_tail: Default::default(),
             tx_head: Default::default(),
             tx_events: Default::default(),
+            tx_acp: Default::default(),
+            link_state: Default::default(),
+            link_events: Default::default(),
+            link_reset: Default::default(),
+            link_seed: Default::default(),
+            link_seed_write: Default::default(),
+            link_rx_pipe: Default::default(),
+            link_state32: Default::default(),
+            link_rx_pipe_r: Default::default(),
+            link_seed_r: Default::default(),
+            link_channels: Default::default(),
+            link_active: Default::default(),
+            link_channels_r: Default::default(),
+            link_active32: Default::default(),
+            g_link_channels: off(global::LINK_CHANNELS),
+            g_link_active: off(global::LINK_ACTIVE_CHANNELS),
+            channels_max: c32(pendulum_layout::params::ACP_CHANNELS as u32),
+            channels_all: Constant::new((pendulum_layout::params::ACP_CHANNELS as u64).into()),
+            tx_acp_r: Default::default(),
+            g_link_state: off(global::LINK_STATE),
+            g_link_ctrl: off(global::LINK_CTRL),
+            g_link_seed: off(global::LINK_SEED),
+            g_link_rx_pipe: off(global::LINK_RX_PIPE),
+            pipes32: c32(PIPES as u32),
+            two32: c32(2),
+            cause_value: cause(RegError::BadValue),
             tx_tail_ok: Default::default(),
             tx_base_cat: Default::default(),
             tx_compl_cat: Default::default(),
@@ -413,12 +487,26 @@ impl Logic for RegFile {
             self.tx_tail_r[i].d.next = self.tx_tail_r[i].q.val();
             self.tx_frames[i].d.next = self.tx_frames[i].q.val();
             self.tx_drops[i].d.next = self.tx_drops[i].q.val();
+            self.tx_acp_r[i].clock.next = self.clock.val();
+            self.tx_acp_r[i].d.next = self.tx_acp_r[i].q.val();
+            self.tx_acp[i].next = self.tx_acp_r[i].q.val();
         }
         for k in 0..COUNTERS {
             self.counters[k].clock.next = self.clock.val();
             self.counters[k].d.next = self.counters[k].q.val();
         }
-        dff_setup!(self, clock, ctrl, scratch, reg_errors, last_err, hi_latch, rsp_valid, rsp_data);
+        dff_setup!(self, clock, ctrl, scratch, reg_errors, last_err, hi_latch, rsp_valid, rsp_data, link_rx_pipe_r, link_seed_r,
+            link_channels_r);
+        self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
+        if self.link_channels_r.q.val() == self.zero32.val() {
+            self.link_channels.next = self.channels_all.val();
+        }
+        self.link_active32.i.next = self.link_active.val();
+        self.link_reset.next = false;
+        self.link_seed_write.next = false;
+        self.link_seed.next = self.link_seed_r.q.val();
+        self.link_rx_pipe.next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.link_state32.i.next = self.link_state.val();
 
         // Outputs to the datapath.
         for i in 0..PIPES {
@@ -491,6 +579,28 @@ impl Logic for RegFile {
                     self.ctrl.d.next = self.wr_data.val();
                 } else if self.wr_off.val() == self.g_scratch.val() {
                     self.scratch.d.next = self.wr_data.val();
+                } else if self.wr_off.val() == self.g_link_ctrl.val() {
+                    self.link_reset.next = self.wr_data.val().get_bit(0);
+                } else if self.wr_off.val() == self.g_link_seed.val() {
+                    self.link_seed_r.d.next = self.wr_data.val();
+                    self.link_seed_write.next = true;
+                } else if self.wr_off.val() == self.g_link_channels.val() {
+                    if self.wr_data.val() <= self.channels_max.val() {
+                        self.link_channels_r.d.next = self.wr_data.val();
+                    } else {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_value.val();
+                    }
+                } else if (self.wr_off.val() == self.g_link_active.val()) | (self.wr_off.val() == self.g_link_state.val()) {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_read_only.val();
+                } else if self.wr_off.val() == self.g_link_rx_pipe.val() {
+                    if self.wr_data.val() < self.pipes32.val() {
+                        self.link_rx_pipe_r.d.next = self.wr_data.val();
+                    } else {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_value.val();
+                    }
                 } else if (self.wr_off.val() < self.g_plain_end.val())
                     | ((self.wr_off.val() >= self.g_cnt_start.val())
                         & (self.wr_off.val() < self.g_cnt_end.val()))
@@ -603,6 +713,7 @@ impl Logic for RegFile {
                                 self.err_cause.next = self.cause_ring_size.val();
                             } else {
                                 self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
+                                self.tx_acp_r[i].d.next = self.wr_data.val().get_bit(1);
                                 if !self.wr_data.val().get_bit(0) {
                                     self.tx_tail_r[i].d.next = self.zero16.val();
                                 }
@@ -670,6 +781,36 @@ impl Logic for RegFile {
         if self.tx_events.completion.val() {
             self.counters[9].d.next = self.counters[9].q.val() + self.one64.val();
         }
+        if self.link_events.record.val() {
+            self.counters[10].d.next = self.counters[10].q.val() + self.one64.val();
+        }
+        if self.link_events.bad_check.val() {
+            self.counters[11].d.next = self.counters[11].q.val() + self.one64.val();
+        }
+        if self.link_events.bad_record.val() {
+            self.counters[12].d.next = self.counters[12].q.val() + self.one64.val();
+        }
+        if self.link_events.commit.val() {
+            self.counters[13].d.next = self.counters[13].q.val() + self.one64.val();
+        }
+        if self.link_events.deliver.val() {
+            self.counters[14].d.next = self.counters[14].q.val() + self.one64.val();
+        }
+        if self.link_events.reject.val() {
+            self.counters[15].d.next = self.counters[15].q.val() + self.one64.val();
+        }
+        if self.link_events.reverse.val() {
+            self.counters[16].d.next = self.counters[16].q.val() + self.one64.val();
+        }
+        if self.link_events.failure.val() {
+            self.counters[17].d.next = self.counters[17].q.val() + self.one64.val();
+        }
+        if self.link_events.entangle.val() {
+            self.counters[18].d.next = self.counters[18].q.val() + self.one64.val();
+        }
+        if self.link_events.returned.val() {
+            self.counters[19].d.next = self.counters[19].q.val() + self.one64.val();
+        }
         for i in 0..PIPES {
             if self.tx_events.pipe.val().index() == i {
                 if self.tx_events.frame.val() {
@@ -721,6 +862,29 @@ impl Logic for RegFile {
             }
             if self.rd_off.val() == self.g_last_err.val() {
                 self.rd_data.next = self.rd_data.val() | self.last_err.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_state.val() {
+                self.rd_data.next = self.rd_data.val() | self.link_state32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_ctrl.val() {
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_seed.val() {
+                self.rd_data.next = self.rd_data.val() | self.link_seed_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_channels.val() {
+                self.rd_data.next = self.rd_data.val() | self.link_channels_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_active.val() {
+                self.rd_data.next = self.rd_data.val() | self.link_active32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_rx_pipe.val() {
+                self.rd_data.next = self.rd_data.val() | self.link_rx_pipe_r.q.val();
                 self.rd_hit.next = true;
             }
             for k in 0..COUNTERS {
@@ -806,6 +970,9 @@ impl Logic for RegFile {
                     self.rd_hit.next = true;
                     if self.tx_enable_r[i].q.val() {
                         self.rd_data.next = self.rd_data.val() | self.one32.val();
+                    }
+                    if self.tx_acp_r[i].q.val() {
+                        self.rd_data.next = self.rd_data.val() | self.two32.val();
                     }
                 }
                 if self.rd_off.val() == self.p_tx_tail.val() {

@@ -1,0 +1,1023 @@
+use super::Crc32c;
+use crate::stream::{Concat, StreamFifo, StreamSink, StreamSource, ZeroExtend};
+use crate::types::AcpMsg;
+use pendulum_layout::acp::{self, message, rx_state as rs, tx_state as ts};
+use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER, ACP_MSG_FIFO_DEPTH_LOG2 as MF};
+use rust_hdl::prelude::*;
+
+/// Width of a channel count, 0..=K.
+const CB1: usize = CB + 1;
+
+/// The ACP link engine (`shared/ACP.md`, layout in `pendulum_layout::acp`).
+///
+/// K token channels share the port's record slots in a fixed rotation: the
+/// record sent in slot n states channel n mod K, both roles at once. A side
+/// changes a channel's state only on hearing the peer's state, guarded by the
+/// alternation bits (the tables in `pendulum_layout::acp`), so lost, garbled
+/// or repeated records cost time and nothing else. There is no timer.
+///
+/// - Sender role: payloads from `s_send` are loaded into idle channels (one
+///   56-byte buffer each, kept until the peer confirms), offered, and
+///   committed or reversed on the peer's digest echo.
+/// - Receiver role: an offer is stored tentatively (one buffer per channel)
+///   and echoed; it reaches `m_msg` only on COMMIT, and is erased on REVERSE.
+///   A store needs room for every channel's possible commit in the message
+///   FIFO, so a commit never waits; without room the offer is REJECTed.
+/// - Failure: loss of signal (`link_up` low) or `ACP_FAIL_AFTER` undecodable
+///   records in a row. Re-entangling: nonces are exchanged in ENTANGLE
+///   records; if the peer's session differs from ours it lost its state, and
+///   every transfer we decided COMMIT but never saw confirmed is handed back
+///   on `m_msg` as in doubt, the rest offered again from a fresh start.
+/// - `reset_link` drops our state: everything held is handed back.
+///
+/// Records are checked (CRC-32C) in the cycle after they arrive and acted on
+/// in the next; the record sent is formed one cycle ahead of the port.
+#[derive(LogicBlock)]
+pub struct AcpLink {
+    pub clock: Signal<In, Clock>,
+    /// A record from the peer (no back-pressure: every slot is taken).
+    pub rx_data: Signal<In, Bits<512>>,
+    pub rx_valid: Signal<In, Bit>,
+    /// The physical layer has signal.
+    pub link_up: Signal<In, Bit>,
+    /// The record for the current slot (always valid).
+    pub tx_data: Signal<Out, Bits<512>>,
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_ready: Signal<In, Bit>,
+    /// Payloads to send, 56 bytes each.
+    pub s_send: StreamSink<Bits<448>>,
+    /// Payloads delivered by the peer, and ours handed back.
+    pub m_msg: StreamSource<AcpMsg>,
+    /// One-cycle pulse: drop our link state, hand back what we hold, re-entangle.
+    pub reset_link: Signal<In, Bit>,
+    /// Mixed into the nonce generator when `seed_write` pulses.
+    pub seed: Signal<In, Bits<32>>,
+    pub seed_write: Signal<In, Bit>,
+    /// Channels this side offers to use, 1..=K (LINK_CHANNELS).
+    pub channels_cfg: Signal<In, Bits<CB1>>,
+    /// Channels in use since the last entanglement.
+    pub active: Signal<Out, Bits<CB1>>,
+    /// `pendulum_layout::acp::link_state`.
+    pub state: Signal<Out, Bits<2>>,
+    /// One-cycle event pulses for the counters.
+    pub ev_record: Signal<Out, Bit>,
+    pub ev_bad_check: Signal<Out, Bit>,
+    pub ev_bad_record: Signal<Out, Bit>,
+    pub ev_commit: Signal<Out, Bit>,
+    pub ev_deliver: Signal<Out, Bit>,
+    pub ev_reject: Signal<Out, Bit>,
+    pub ev_reverse: Signal<Out, Bit>,
+    pub ev_failure: Signal<Out, Bit>,
+    pub ev_entangle: Signal<Out, Bit>,
+    pub ev_return: Signal<Out, Bit>,
+
+    // ---- Per channel ----
+    /// Sender role: {bit, state}.
+    tx_sb: [DFF<Bits<4>>; K],
+    /// Receiver role: {bit, state}.
+    rx_sb: [DFF<Bits<3>>; K],
+    holding: [DFF<Bit>; K],
+    tx_digest: [DFF<Bits<32>>; K],
+    rx_digest: [DFF<Bits<32>>; K],
+    /// Payload buffers in block RAM: what each channel sends (two copies,
+    /// one read by record formation, one by the hand-back scanner) and what
+    /// it holds tentatively.
+    tx_ram_form: RAM<Bits<448>, CB>,
+    tx_ram_ret: RAM<Bits<448>, CB>,
+    rx_ram: RAM<Bits<448>, CB>,
+    trans: [DFF<Bits<8>>; K],
+    ret_pending: [DFF<Bit>; K],
+    ret_doubt: [DFF<Bit>; K],
+
+    // ---- Link ----
+    lstate: DFF<Bits<2>>,
+    nonce: DFF<Bits<32>>,
+    peer_nonce: DFF<Bits<32>>,
+    peer_session: DFF<Bits<32>>,
+    heard_peer: DFF<Bit>,
+    session: DFF<Bits<32>>,
+    lfsr: DFF<Bits<32>>,
+    bad_run: DFF<Bits<8>>,
+    rot_ch: DFF<Bits<CB>>,
+    rot_round: DFF<Bit>,
+    rot_last: Signal<Local, Bit>,
+    rot_next: Signal<Local, Bits<CB>>,
+    active_r: DFF<Bits<CB1>>,
+    rot_ext: ZeroExtend<CB, CB1>,
+    load_ext: ZeroExtend<CB, CB1>,
+    rot_count: Signal<Local, Bits<CB1>>,
+    load_count: Signal<Local, Bits<CB1>>,
+    c_one_cb1: Constant<Bits<CB1>>,
+    peer_channels: DFF<Bits<16>>,
+    my_channels16: ZeroExtend<CB1, 16>,
+    agreed: Signal<Local, Bits<CB1>>,
+    h_pc: Signal<Local, Bits<16>>,
+    load_wrap: Signal<Local, Bit>,
+    ent_hi: Concat<16, 96, 112>,
+    load_ptr: DFF<Bits<CB>>,
+    ret_ptr: DFF<Bits<CB>>,
+    msg_used: DFF<Bits<8>>,
+
+    // ---- Receive: stage 1 (check) and stage 2 (act) ----
+    r_data: DFF<Bits<512>>,
+    r_valid: DFF<Bit>,
+    h_valid: DFF<Bit>,
+    h_op: DFF<Bits<8>>,
+    h_ch: DFF<Bits<CB>>,
+    h_tx: DFF<Bits<4>>,
+    h_rx: DFF<Bits<3>>,
+    h_payload: DFF<Bits<448>>,
+    h_digest: DFF<Bits<32>>,
+    rx_cat: Concat<448, 32, 480>,
+    rx_check: Crc32c<480>,
+    rx_dig: Crc32c<448>,
+    r_head: Signal<Local, Bits<32>>,
+    r_state: Signal<Local, Bits<8>>,
+    r_op: Signal<Local, Bits<8>>,
+    r_chan: Signal<Local, Bits<8>>,
+    r_ok: Signal<Local, Bit>,
+    r_known: Signal<Local, Bit>,
+    bad_run_next: Signal<Local, Bits<8>>,
+
+    // Stage 2 locals: the heard channel's state and what it becomes.
+    s_tx: Signal<Local, Bits<4>>,
+    s_rx: Signal<Local, Bits<3>>,
+    s_holding: Signal<Local, Bit>,
+    s_ret: Signal<Local, Bit>,
+    s_digest: Signal<Local, Bits<32>>,
+    s_rx_buf: Signal<Local, Bits<448>>,
+    n_tx: Signal<Local, Bits<4>>,
+    n_rx: Signal<Local, Bits<3>>,
+    n_trans: Signal<Local, Bits<8>>,
+    moved: Signal<Local, Bit>,
+    do_free: Signal<Local, Bit>,
+    do_store: Signal<Local, Bit>,
+    do_deliver: Signal<Local, Bit>,
+    tb_match: Signal<Local, Bit>,
+    rb_match: Signal<Local, Bit>,
+    h_is_data: Signal<Local, Bit>,
+    echo_digest: Signal<Local, Bits<32>>,
+    room: Signal<Local, Bit>,
+    go_up: Signal<Local, Bit>,
+    flush_peer: Signal<Local, Bit>,
+    flush_local: Signal<Local, Bit>,
+    fresh: Signal<Local, Bit>,
+    new_nonce: Signal<Local, Bits<32>>,
+    h_pn: Signal<Local, Bits<32>>,
+    h_ph: Signal<Local, Bits<32>>,
+    h_ps: Signal<Local, Bits<32>>,
+
+    // ---- Send ----
+    send_dig: Crc32c<448>,
+    load_ok: Signal<Local, Bit>,
+
+    // ---- Hand-back scanner and message FIFO ----
+    msg_fifo: StreamFifo<AcpMsg, MF, { MF + 1 }>,
+    ret_go: Signal<Local, Bit>,
+    ret_buf: Signal<Local, Bits<448>>,
+    ret_is_doubt: Signal<Local, Bit>,
+    ret_chan8: ZeroExtend<CB, 8>,
+    h_chan8: ZeroExtend<CB, 8>,
+    push: Signal<Local, Bit>,
+    push_ok: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+
+    // ---- Record formation ----
+    t_ch: Signal<Local, Bits<CB>>,
+    t_tx: Signal<Local, Bits<4>>,
+    t_rx: Signal<Local, Bits<3>>,
+    t_trans: Signal<Local, Bits<8>>,
+    t_buf: Signal<Local, Bits<448>>,
+    t_rdig: Signal<Local, Bits<32>>,
+    t_offering: Signal<Local, Bit>,
+    t_tentative: Signal<Local, Bit>,
+    t_echo: Signal<Local, Bit>,
+    t_op: Signal<Local, Bits<8>>,
+    t_payload: Signal<Local, Bits<448>>,
+    t_head: Signal<Local, Bits<32>>,
+    advance: Signal<Local, Bit>,
+    heard_or_zero: Signal<Local, Bits<32>>,
+    state7: Concat<3, 4, 7>,
+    state8: ZeroExtend<7, 8>,
+    chan8: ZeroExtend<CB, 8>,
+    head_hi: Concat<8, 8, 16>,
+    head_lo: Concat<8, 8, 16>,
+    head: Concat<16, 16, 32>,
+    op_head: ZeroExtend<8, 32>,
+    digest448: ZeroExtend<32, 448>,
+    ent_lo: Concat<32, 32, 64>,
+    ent_all: Concat<32, 64, 96>,
+    ent448: ZeroExtend<112, 448>,
+    o_body_payload: DFF<Bits<448>>,
+    o_body_head: DFF<Bits<32>>,
+    tx_cat: Concat<448, 32, 480>,
+    tx_check: Crc32c<480>,
+    o_check_head: Concat<32, 32, 64>,
+    o_record: Concat<448, 64, 512>,
+
+    // ---- Constants ----
+    c_tx_idle: Constant<Bits<3>>,
+    c_tx_offer: Constant<Bits<3>>,
+    c_tx_commit: Constant<Bits<3>>,
+    c_tx_reverse: Constant<Bits<3>>,
+    c_rx_expect: Constant<Bits<2>>,
+    c_rx_tentative: Constant<Bits<2>>,
+    c_rx_reject: Constant<Bits<2>>,
+    c_bit4: Constant<Bits<4>>,
+    c_bit3: Constant<Bits<3>>,
+    c_offer4: Constant<Bits<4>>,
+    c_commit4: Constant<Bits<4>>,
+    c_reverse4: Constant<Bits<4>>,
+    c_tent3: Constant<Bits<3>>,
+    c_reject3: Constant<Bits<3>>,
+    c_zero4: Constant<Bits<4>>,
+    c_zero3: Constant<Bits<3>>,
+    c_op_state: Constant<Bits<8>>,
+    c_op_offer: Constant<Bits<8>>,
+    c_op_echo: Constant<Bits<8>>,
+    c_op_entangle: Constant<Bits<8>>,
+    c_k8: Constant<Bits<8>>,
+    c_ls_down: Constant<Bits<2>>,
+    c_ls_entangling: Constant<Bits<2>>,
+    c_ls_up: Constant<Bits<2>>,
+    c_fail_after: Constant<Bits<8>>,
+    c_one8: Constant<Bits<8>>,
+    c_zero8: Constant<Bits<8>>,
+    c_zero16: Constant<Bits<16>>,
+    c_zero_cb: Constant<Bits<CB>>,
+    c_one_cb: Constant<Bits<CB>>,
+    c_zero32: Constant<Bits<32>>,
+    c_one32: Constant<Bits<32>>,
+    c_lfsr_taps: Constant<Bits<32>>,
+    c_lfsr_start: Constant<Bits<32>>,
+    c_zero448: Constant<Bits<448>>,
+    c_room_max: Constant<Bits<8>>,
+    c_kind_delivered: Constant<Bits<8>>,
+    c_kind_not_delivered: Constant<Bits<8>>,
+    c_kind_in_doubt: Constant<Bits<8>>,
+    c_t_offer: Constant<Bits<8>>,
+    c_t_commit: Constant<Bits<8>>,
+    c_t_reverse: Constant<Bits<8>>,
+    c_t_rejected: Constant<Bits<8>>,
+    c_t_confirmed: Constant<Bits<8>>,
+    c_t_reoffer: Constant<Bits<8>>,
+    c_t_store: Constant<Bits<8>>,
+    c_t_reject: Constant<Bits<8>>,
+    c_t_deliver: Constant<Bits<8>>,
+    c_t_erase: Constant<Bits<8>>,
+    c_t_unreject: Constant<Bits<8>>,
+}
+
+/// The transition byte: reverse flag, role (1 = receiver), from, to.
+fn trans(reverse: bool, receiver: bool, from: u8, to: u8) -> Constant<Bits<8>> {
+    let v = (reverse as u64) << 7 | (receiver as u64) << 6 | (from as u64) << 3 | to as u64;
+    Constant::new(v.into())
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+impl AcpLink {
+    pub fn new() -> Self {
+        assert_eq!(1 << CB, K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
+        assert!(K + 1 < 1 << MF, "the message FIFO must hold a commit from every channel");
+        assert_eq!(acp::PAYLOAD_OFFSET * 8, 64);
+        Self {
+            clock: Default::default(),
+            rx_data: Default::default(),
+            rx_valid: Default::default(),
+            link_up: Default::default(),
+            tx_data: Default::default(),
+            tx_valid: Default::default(),
+            tx_ready: Default::default(),
+            s_send: Default::default(),
+            m_msg: Default::default(),
+            reset_link: Default::default(),
+            seed: Default::default(),
+            seed_write: Default::default(),
+            channels_cfg: Default::default(),
+            active: Default::default(),
+            state: Default::default(),
+            ev_record: Default::default(),
+            ev_bad_check: Default::default(),
+            ev_bad_record: Default::default(),
+            ev_commit: Default::default(),
+            ev_deliver: Default::default(),
+            ev_reject: Default::default(),
+            ev_reverse: Default::default(),
+            ev_failure: Default::default(),
+            ev_entangle: Default::default(),
+            ev_return: Default::default(),
+            tx_sb: std::array::from_fn(|_| Default::default()),
+            rx_sb: std::array::from_fn(|_| Default::default()),
+            holding: std::array::from_fn(|_| Default::default()),
+            tx_digest: std::array::from_fn(|_| Default::default()),
+            rx_digest: std::array::from_fn(|_| Default::default()),
+            tx_ram_form: Default::default(),
+            tx_ram_ret: Default::default(),
+            rx_ram: Default::default(),
+            trans: std::array::from_fn(|_| Default::default()),
+            ret_pending: std::array::from_fn(|_| Default::default()),
+            ret_doubt: std::array::from_fn(|_| Default::default()),
+            lstate: Default::default(),
+            nonce: Default::default(),
+            peer_nonce: Default::default(),
+            peer_session: Default::default(),
+            heard_peer: Default::default(),
+            session: Default::default(),
+            lfsr: Default::default(),
+            bad_run: Default::default(),
+            rot_ch: Default::default(),
+            rot_round: Default::default(),
+            rot_last: Default::default(),
+            rot_next: Default::default(),
+            active_r: Default::default(),
+            rot_ext: Default::default(),
+            load_ext: Default::default(),
+            rot_count: Default::default(),
+            load_count: Default::default(),
+            c_one_cb1: c(1),
+            peer_channels: Default::default(),
+            my_channels16: Default::default(),
+            agreed: Default::default(),
+            h_pc: Default::default(),
+            load_wrap: Default::default(),
+            ent_hi: Default::default(),
+            load_ptr: Default::default(),
+            ret_ptr: Default::default(),
+            msg_used: Default::default(),
+            r_data: Default::default(),
+            r_valid: Default::default(),
+            h_valid: Default::default(),
+            h_op: Default::default(),
+            h_ch: Default::default(),
+            h_tx: Default::default(),
+            h_rx: Default::default(),
+            h_payload: Default::default(),
+            h_digest: Default::default(),
+            rx_cat: Default::default(),
+            rx_check: Default::default(),
+            rx_dig: Default::default(),
+            r_head: Default::default(),
+            r_state: Default::default(),
+            r_op: Default::default(),
+            r_chan: Default::default(),
+            r_ok: Default::default(),
+            r_known: Default::default(),
+            bad_run_next: Default::default(),
+            s_tx: Default::default(),
+            s_rx: Default::default(),
+            s_holding: Default::default(),
+            s_ret: Default::default(),
+            s_digest: Default::default(),
+            s_rx_buf: Default::default(),
+            n_tx: Default::default(),
+            n_rx: Default::default(),
+            n_trans: Default::default(),
+            moved: Default::default(),
+            do_free: Default::default(),
+            do_store: Default::default(),
+            do_deliver: Default::default(),
+            tb_match: Default::default(),
+            rb_match: Default::default(),
+            h_is_data: Default::default(),
+            echo_digest: Default::default(),
+            room: Default::default(),
+            go_up: Default::default(),
+            flush_peer: Default::default(),
+            flush_local: Default::default(),
+            fresh: Default::default(),
+            new_nonce: Default::default(),
+            h_pn: Default::default(),
+            h_ph: Default::default(),
+            h_ps: Default::default(),
+            send_dig: Default::default(),
+            load_ok: Default::default(),
+            msg_fifo: StreamFifo::new(),
+            ret_go: Default::default(),
+            ret_buf: Default::default(),
+            ret_is_doubt: Default::default(),
+            ret_chan8: Default::default(),
+            h_chan8: Default::default(),
+            push: Default::default(),
+            push_ok: Default::default(),
+            pop: Default::default(),
+            t_ch: Default::default(),
+            t_tx: Default::default(),
+            t_rx: Default::default(),
+            t_trans: Default::default(),
+            t_buf: Default::default(),
+            t_rdig: Default::default(),
+            t_offering: Default::default(),
+            t_tentative: Default::default(),
+            t_echo: Default::default(),
+            t_op: Default::default(),
+            t_payload: Default::default(),
+            t_head: Default::default(),
+            advance: Default::default(),
+            heard_or_zero: Default::default(),
+            state7: Default::default(),
+            state8: Default::default(),
+            chan8: Default::default(),
+            head_hi: Default::default(),
+            head_lo: Default::default(),
+            head: Default::default(),
+            op_head: Default::default(),
+            digest448: Default::default(),
+            ent_lo: Default::default(),
+            ent_all: Default::default(),
+            ent448: Default::default(),
+            o_body_payload: Default::default(),
+            o_body_head: Default::default(),
+            tx_cat: Default::default(),
+            tx_check: Default::default(),
+            o_check_head: Default::default(),
+            o_record: Default::default(),
+            c_tx_idle: c(ts::IDLE as u64),
+            c_tx_offer: c(ts::OFFER as u64),
+            c_tx_commit: c(ts::COMMIT as u64),
+            c_tx_reverse: c(ts::REVERSE as u64),
+            c_rx_expect: c(rs::EXPECT as u64),
+            c_rx_tentative: c(rs::TENTATIVE as u64),
+            c_rx_reject: c(rs::REJECT as u64),
+            c_bit4: c(8),
+            c_bit3: c(4),
+            c_offer4: c(ts::OFFER as u64),
+            c_commit4: c(ts::COMMIT as u64),
+            c_reverse4: c(ts::REVERSE as u64),
+            c_tent3: c(rs::TENTATIVE as u64),
+            c_reject3: c(rs::REJECT as u64),
+            c_zero4: c(0),
+            c_zero3: c(0),
+            c_op_state: c(acp::OP_STATE as u64),
+            c_op_offer: c(acp::OP_OFFER as u64),
+            c_op_echo: c(acp::OP_ECHO as u64),
+            c_op_entangle: c(acp::OP_ENTANGLE as u64),
+            c_k8: c(K as u64),
+            c_ls_down: c(acp::link_state::DOWN as u64),
+            c_ls_entangling: c(acp::link_state::ENTANGLING as u64),
+            c_ls_up: c(acp::link_state::UP as u64),
+            c_fail_after: c(ACP_FAIL_AFTER as u64),
+            c_one8: c(1),
+            c_zero8: c(0),
+            c_zero16: c(0),
+            c_zero_cb: c(0),
+            c_one_cb: c(1),
+            c_zero32: c(0),
+            c_one32: c(1),
+            // Galois LFSR x^32 + x^22 + x^2 + x + 1 (maximal length).
+            c_lfsr_taps: c(0x8020_0003),
+            c_lfsr_start: c(0x5EED_1234),
+            c_zero448: c(0),
+            // A store needs room for a commit from every channel: used + K <= depth.
+            c_room_max: c(((1 << MF) - K) as u64),
+            c_kind_delivered: c(message::KIND_DELIVERED as u64),
+            c_kind_not_delivered: c(message::KIND_NOT_DELIVERED as u64),
+            c_kind_in_doubt: c(message::KIND_IN_DOUBT as u64),
+            c_t_offer: trans(false, false, ts::IDLE, ts::OFFER),
+            c_t_commit: trans(false, false, ts::OFFER, ts::COMMIT),
+            c_t_reverse: trans(true, false, ts::OFFER, ts::REVERSE),
+            c_t_rejected: trans(false, false, ts::OFFER, ts::IDLE),
+            c_t_confirmed: trans(false, false, ts::COMMIT, ts::IDLE),
+            c_t_reoffer: trans(true, false, ts::REVERSE, ts::IDLE),
+            c_t_store: trans(false, true, rs::EXPECT, rs::TENTATIVE),
+            c_t_reject: trans(false, true, rs::EXPECT, rs::REJECT),
+            c_t_deliver: trans(false, true, rs::TENTATIVE, rs::EXPECT),
+            c_t_erase: trans(true, true, rs::TENTATIVE, rs::EXPECT),
+            c_t_unreject: trans(false, true, rs::REJECT, rs::EXPECT),
+        }
+    }
+}
+
+impl Default for AcpLink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for AcpLink {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, lstate, nonce, peer_nonce, peer_session, heard_peer, session, lfsr, bad_run, rot_ch,
+            rot_round, active_r, peer_channels,
+            load_ptr, ret_ptr, msg_used, r_data, r_valid, h_valid, h_op, h_ch, h_tx, h_rx, h_payload, h_digest,
+            o_body_payload, o_body_head
+        );
+        self.msg_fifo.clock.next = self.clock.val();
+        self.tx_ram_form.read_clock.next = self.clock.val();
+        self.tx_ram_form.write_clock.next = self.clock.val();
+        self.tx_ram_ret.read_clock.next = self.clock.val();
+        self.tx_ram_ret.write_clock.next = self.clock.val();
+        self.rx_ram.read_clock.next = self.clock.val();
+        self.rx_ram.write_clock.next = self.clock.val();
+        self.active.next = self.active_r.q.val();
+        for i in 0..K {
+            self.tx_sb[i].clock.next = self.clock.val();
+            self.rx_sb[i].clock.next = self.clock.val();
+            self.holding[i].clock.next = self.clock.val();
+            self.tx_digest[i].clock.next = self.clock.val();
+            self.rx_digest[i].clock.next = self.clock.val();
+            self.trans[i].clock.next = self.clock.val();
+            self.ret_pending[i].clock.next = self.clock.val();
+            self.ret_doubt[i].clock.next = self.clock.val();
+            self.tx_sb[i].d.next = self.tx_sb[i].q.val();
+            self.rx_sb[i].d.next = self.rx_sb[i].q.val();
+            self.holding[i].d.next = self.holding[i].q.val();
+            self.tx_digest[i].d.next = self.tx_digest[i].q.val();
+            self.rx_digest[i].d.next = self.rx_digest[i].q.val();
+            self.trans[i].d.next = self.trans[i].q.val();
+            self.ret_pending[i].d.next = self.ret_pending[i].q.val();
+            self.ret_doubt[i].d.next = self.ret_doubt[i].q.val();
+        }
+        self.state.next = self.lstate.q.val();
+        self.ev_record.next = false;
+        self.ev_bad_check.next = false;
+        self.ev_bad_record.next = false;
+        self.ev_commit.next = false;
+        self.ev_deliver.next = false;
+        self.ev_reject.next = false;
+        self.ev_reverse.next = false;
+        self.ev_failure.next = false;
+        self.ev_entangle.next = false;
+        self.ev_return.next = false;
+
+        // Nonce generator: a free-running LFSR, stirred by the seed register.
+        self.lfsr.d.next = self.lfsr.q.val() >> 1;
+        if self.lfsr.q.val().get_bit(0) {
+            self.lfsr.d.next = (self.lfsr.q.val() >> 1) ^ self.c_lfsr_taps.val();
+        }
+        if self.seed_write.val() {
+            self.lfsr.d.next = self.lfsr.q.val() ^ self.seed.val();
+        }
+        if self.lfsr.q.val() == self.c_zero32.val() {
+            self.lfsr.d.next = self.c_lfsr_start.val();
+        }
+        self.new_nonce.next = self.lfsr.q.val() | self.c_one32.val();
+
+        // ---- Receive, stage 1: register the slot, then check it ----
+        self.r_data.d.next = self.rx_data.val();
+        self.r_valid.d.next = self.rx_valid.val();
+        self.r_head.next = self.r_data.q.val().get_bits::<32>(0);
+        self.rx_cat.hi.next = self.r_data.q.val().get_bits::<448>(64);
+        self.rx_cat.lo.next = self.r_head.val();
+        self.rx_check.data.next = self.rx_cat.o.val();
+        self.rx_dig.data.next = self.r_data.q.val().get_bits::<448>(64);
+        self.r_op.next = self.r_head.val().get_bits::<8>(0);
+        self.r_chan.next = self.r_head.val().get_bits::<8>(8);
+        self.r_state.next = self.r_head.val().get_bits::<8>(16);
+        self.r_ok.next = self.rx_check.crc.val() == self.r_data.q.val().get_bits::<32>(32);
+        self.r_known.next = (self.r_op.val() == self.c_op_entangle.val())
+            | (((self.r_op.val() == self.c_op_state.val())
+                | (self.r_op.val() == self.c_op_offer.val())
+                | (self.r_op.val() == self.c_op_echo.val()))
+                & (self.r_chan.val() < self.c_k8.val())
+                & !self.r_state.val().get_bit(7));
+        self.h_valid.d.next = self.r_valid.q.val() & self.r_ok.val() & self.r_known.val();
+        self.h_op.d.next = self.r_op.val();
+        self.h_ch.d.next = self.r_chan.val().get_bits::<CB>(0);
+        // The heard channel's tentative payload, ready in stage 2.
+        self.rx_ram.read_address.next = self.r_chan.val().get_bits::<CB>(0);
+        self.h_tx.d.next = self.r_state.val().get_bits::<4>(0);
+        self.h_rx.d.next = self.r_state.val().get_bits::<3>(4);
+        self.h_payload.d.next = self.r_data.q.val().get_bits::<448>(64);
+        self.h_digest.d.next = self.rx_dig.crc.val();
+        self.bad_run_next.next = self.bad_run.q.val();
+        if self.r_valid.q.val() {
+            if self.r_ok.val() {
+                self.bad_run_next.next = self.c_zero8.val();
+                if self.r_known.val() {
+                    self.ev_record.next = true;
+                } else {
+                    self.ev_bad_record.next = true;
+                }
+            } else {
+                self.ev_bad_check.next = true;
+                if self.bad_run.q.val() != self.c_fail_after.val() {
+                    self.bad_run_next.next = self.bad_run.q.val() + self.c_one8.val();
+                }
+            }
+        }
+        self.bad_run.d.next = self.bad_run_next.val();
+
+        // ---- Receive, stage 2: the heard channel's state ----
+        self.s_tx.next = self.tx_sb[0].q.val();
+        self.s_rx.next = self.rx_sb[0].q.val();
+        self.s_holding.next = self.holding[0].q.val();
+        self.s_ret.next = self.ret_pending[0].q.val();
+        self.s_digest.next = self.tx_digest[0].q.val();
+        self.s_rx_buf.next = self.rx_ram.read_data.val();
+        for i in 0..K {
+            if self.h_ch.q.val().index() == i {
+                self.s_tx.next = self.tx_sb[i].q.val();
+                self.s_rx.next = self.rx_sb[i].q.val();
+                self.s_holding.next = self.holding[i].q.val();
+                self.s_ret.next = self.ret_pending[i].q.val();
+                self.s_digest.next = self.tx_digest[i].q.val();
+            }
+        }
+        self.h_is_data.next = self.h_valid.q.val() & (self.h_op.q.val() != self.c_op_entangle.val());
+        self.echo_digest.next = self.h_payload.q.val().get_bits::<32>(0);
+        // The peer's receiver bit against our sender bit, and the reverse.
+        self.tb_match.next = self.h_rx.q.val().get_bit(2) == self.s_tx.val().get_bit(3);
+        self.rb_match.next = self.h_tx.q.val().get_bit(3) == self.s_rx.val().get_bit(2);
+        self.room.next = self.msg_used.q.val() <= self.c_room_max.val();
+
+        // Sender role, on the peer's receiver state.
+        self.n_tx.next = self.s_tx.val();
+        self.n_trans.next = self.c_zero8.val();
+        self.moved.next = false;
+        self.do_free.next = false;
+        if self.s_tx.val().get_bits::<3>(0) == self.c_tx_idle.val() {
+            if self.s_holding.val()
+                & !self.s_ret.val()
+                & self.tb_match.val()
+                & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val())
+            {
+                self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_offer4.val();
+                self.n_trans.next = self.c_t_offer.val();
+                self.moved.next = true;
+            }
+        } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_offer.val() {
+            if self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
+                & (self.h_op.q.val() == self.c_op_echo.val())
+            {
+                // The decision: the commit point of the transfer.
+                if self.echo_digest.val() == self.s_digest.val() {
+                    self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_commit4.val();
+                    self.n_trans.next = self.c_t_commit.val();
+                    self.ev_commit.next = self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                } else {
+                    self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
+                    self.n_trans.next = self.c_t_reverse.val();
+                    self.ev_reverse.next = self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                }
+                self.moved.next = true;
+            } else if self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_reject.val()) {
+                self.n_tx.next = self.s_tx.val() & self.c_bit4.val();
+                self.n_trans.next = self.c_t_rejected.val();
+                self.ev_reject.next = self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                self.moved.next = true;
+            }
+        } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_commit.val() {
+            if !self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val()) {
+                // Confirmed: the peer delivered it and expects the next bit.
+                self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) ^ self.c_bit4.val();
+                self.n_trans.next = self.c_t_confirmed.val();
+                self.do_free.next = true;
+                self.moved.next = true;
+            }
+        } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_reverse.val() {
+            if self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val()) {
+                // Erased at the peer: hold it and offer it again.
+                self.n_tx.next = self.s_tx.val() & self.c_bit4.val();
+                self.n_trans.next = self.c_t_reoffer.val();
+                self.moved.next = true;
+            }
+        }
+
+        // Receiver role, on the peer's sender state.
+        self.n_rx.next = self.s_rx.val();
+        self.do_store.next = false;
+        self.do_deliver.next = false;
+        if self.rb_match.val() {
+            if self.s_rx.val().get_bits::<2>(0) == self.c_rx_expect.val() {
+                if (self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_offer.val())
+                    & (self.h_op.q.val() == self.c_op_offer.val())
+                {
+                    if self.room.val() {
+                        self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) | self.c_tent3.val();
+                        self.n_trans.next = self.c_t_store.val();
+                        self.do_store.next = true;
+                    } else {
+                        self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) | self.c_reject3.val();
+                        self.n_trans.next = self.c_t_reject.val();
+                    }
+                    self.moved.next = true;
+                }
+            } else if self.s_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val() {
+                if self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_commit.val() {
+                    self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) ^ self.c_bit3.val();
+                    self.n_trans.next = self.c_t_deliver.val();
+                    self.do_deliver.next = true;
+                    self.moved.next = true;
+                } else if self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_reverse.val() {
+                    self.n_rx.next = self.s_rx.val() & self.c_bit3.val();
+                    self.n_trans.next = self.c_t_erase.val();
+                    self.moved.next = true;
+                }
+            } else if self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_idle.val() {
+                self.n_rx.next = self.s_rx.val() & self.c_bit3.val();
+                self.n_trans.next = self.c_t_unreject.val();
+                self.moved.next = true;
+            }
+        }
+
+        // ---- Link state: entangling, failure, reset ----
+        self.h_pn.next = self.h_payload.q.val().get_bits::<32>(0);
+        self.h_ph.next = self.h_payload.q.val().get_bits::<32>(32);
+        self.h_ps.next = self.h_payload.q.val().get_bits::<32>(64);
+        self.h_pc.next = self.h_payload.q.val().get_bits::<16>(96);
+        // Channels agreed on going up: the smaller offer (a peer offering 0 counts as ours).
+        self.my_channels16.i.next = self.channels_cfg.val();
+        self.agreed.next = self.channels_cfg.val();
+        if (self.peer_channels.q.val() < self.my_channels16.o.val()) & (self.peer_channels.q.val() != self.c_zero16.val()) {
+            self.agreed.next = self.peer_channels.q.val().get_bits::<CB1>(0);
+        }
+        if self.h_valid.q.val()
+            & (self.h_op.q.val() == self.c_op_entangle.val())
+            & (self.h_pc.val() < self.my_channels16.o.val())
+            & (self.h_pc.val() != self.c_zero16.val())
+        {
+            self.agreed.next = self.h_pc.val().get_bits::<CB1>(0);
+        }
+
+        self.go_up.next = false;
+        self.fresh.next = false;
+        self.flush_peer.next = false;
+        self.flush_local.next = self.reset_link.val();
+        if !self.link_up.val() {
+            if self.lstate.q.val() == self.c_ls_up.val() {
+                self.ev_failure.next = true;
+            }
+            self.lstate.d.next = self.c_ls_down.val();
+            self.heard_peer.d.next = false;
+        } else if self.lstate.q.val() == self.c_ls_down.val() {
+            self.lstate.d.next = self.c_ls_entangling.val();
+            self.fresh.next = true;
+        } else if self.reset_link.val() {
+            self.lstate.d.next = self.c_ls_entangling.val();
+            self.fresh.next = true;
+        } else if self.lstate.q.val() == self.c_ls_up.val() {
+            if self.bad_run_next.val() == self.c_fail_after.val() {
+                self.ev_failure.next = true;
+                self.lstate.d.next = self.c_ls_entangling.val();
+                self.fresh.next = true;
+            } else if self.h_valid.q.val() & (self.h_op.q.val() == self.c_op_entangle.val()) {
+                // The peer is re-entangling: join it with a fresh nonce.
+                self.lstate.d.next = self.c_ls_entangling.val();
+                self.fresh.next = true;
+            }
+        } else if self.h_valid.q.val() & (self.h_op.q.val() == self.c_op_entangle.val()) {
+            if self.h_pn.val() == self.nonce.q.val() {
+                // Both drew the same nonce: neither can tell its echo; draw again.
+                self.fresh.next = true;
+            } else {
+                self.peer_nonce.d.next = self.h_pn.val();
+                self.peer_session.d.next = self.h_ps.val();
+                self.peer_channels.d.next = self.h_pc.val();
+                self.heard_peer.d.next = true;
+                if self.h_ph.val() == self.nonce.q.val() {
+                    self.go_up.next = true;
+                    self.peer_nonce.d.next = self.h_pn.val();
+                    self.flush_peer.next = self.h_ps.val() != self.session.q.val();
+                    self.session.d.next = self.nonce.q.val() ^ self.h_pn.val();
+                }
+            }
+        } else if self.h_is_data.val() & self.heard_peer.q.val() {
+            // The peer heard our nonce and is up already.
+            self.go_up.next = true;
+            self.flush_peer.next = self.peer_session.q.val() != self.session.q.val();
+            self.session.d.next = self.nonce.q.val() ^ self.peer_nonce.q.val();
+        }
+        if self.fresh.val() {
+            self.nonce.d.next = self.new_nonce.val();
+            self.heard_peer.d.next = false;
+        }
+        if self.go_up.val() {
+            self.lstate.d.next = self.c_ls_up.val();
+            self.ev_entangle.next = true;
+            // At most K: ours is, and the agreement is the smaller.
+            self.active_r.d.next = self.agreed.val();
+        }
+        if self.reset_link.val() {
+            self.session.d.next = self.c_zero32.val();
+        }
+
+        // Apply the heard channel's moves (only while up).
+        self.push.next = false;
+        self.rx_ram.write_enable.next = false;
+        self.rx_ram.write_address.next = self.h_ch.q.val();
+        self.rx_ram.write_data.next = self.h_payload.q.val();
+        self.msg_fifo.s.data.next.kind = self.c_kind_delivered.val();
+        self.h_chan8.i.next = self.h_ch.q.val();
+        self.msg_fifo.s.data.next.channel = self.h_chan8.o.val();
+        self.msg_fifo.s.data.next.payload = self.s_rx_buf.val();
+        if self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val()) & !self.reset_link.val() {
+            for i in 0..K {
+                if self.h_ch.q.val().index() == i {
+                    self.tx_sb[i].d.next = self.n_tx.val();
+                    self.rx_sb[i].d.next = self.n_rx.val();
+                    if self.moved.val() {
+                        self.trans[i].d.next = self.n_trans.val();
+                    }
+                    if self.do_free.val() {
+                        self.holding[i].d.next = false;
+                    }
+                    if self.do_store.val() {
+                        self.rx_digest[i].d.next = self.h_digest.q.val();
+                    }
+                }
+            }
+            if self.do_deliver.val() {
+                self.push.next = true;
+                self.ev_deliver.next = true;
+            }
+            // A commit for this channel comes at least a link round trip
+            // after the store, so the RAM's read-before-write never matters.
+            self.rx_ram.write_enable.next = self.do_store.val();
+        }
+
+        // ---- Hand-back scanner: one channel a cycle, when no delivery needs the FIFO ----
+        // The RAM read is registered: address the channel scanned next cycle.
+        self.tx_ram_ret.read_address.next = self.ret_ptr.q.val() + self.c_one_cb.val();
+        self.ret_buf.next = self.tx_ram_ret.read_data.val();
+        self.ret_is_doubt.next = self.ret_doubt[0].q.val();
+        self.ret_go.next = false;
+        for i in 0..K {
+            if self.ret_ptr.q.val().index() == i {
+                self.ret_is_doubt.next = self.ret_doubt[i].q.val();
+                self.ret_go.next = self.ret_pending[i].q.val();
+            }
+        }
+        self.ret_chan8.i.next = self.ret_ptr.q.val();
+        self.ret_ptr.d.next = self.ret_ptr.q.val() + self.c_one_cb.val();
+        if self.ret_go.val() & !self.push.val() & (self.msg_used.q.val() < self.c_room_max.val()) {
+            self.push.next = true;
+            self.ev_return.next = true;
+            self.msg_fifo.s.data.next.channel = self.ret_chan8.o.val();
+            self.msg_fifo.s.data.next.payload = self.ret_buf.val();
+            self.msg_fifo.s.data.next.kind = self.c_kind_not_delivered.val();
+            if self.ret_is_doubt.val() {
+                self.msg_fifo.s.data.next.kind = self.c_kind_in_doubt.val();
+            }
+            for i in 0..K {
+                if self.ret_ptr.q.val().index() == i {
+                    self.ret_pending[i].d.next = false;
+                    self.holding[i].d.next = false;
+                }
+            }
+        }
+        self.msg_fifo.s.valid.next = self.push.val();
+        self.m_msg.data.next = self.msg_fifo.m.data.val();
+        self.m_msg.valid.next = self.msg_fifo.m.valid.val();
+        self.msg_fifo.m.ready.next = self.m_msg.ready.val();
+        self.pop.next = self.msg_fifo.m.valid.val() & self.m_msg.ready.val();
+        // `push` never meets a full FIFO (a store reserves room for every
+        // channel's commit); counting by the handshake keeps `msg_used` exact regardless.
+        self.push_ok.next = self.push.val() & self.msg_fifo.s.ready.val();
+        if self.push_ok.val() & !self.pop.val() {
+            self.msg_used.d.next = self.msg_used.q.val() + self.c_one8.val();
+        }
+        if self.pop.val() & !self.push_ok.val() {
+            self.msg_used.d.next = self.msg_used.q.val() - self.c_one8.val();
+        }
+
+        // ---- Flushes: a channel state the peer no longer shares ----
+        for i in 0..K {
+            if self.flush_local.val() | self.flush_peer.val() {
+                self.tx_sb[i].d.next = self.c_zero4.val();
+                self.rx_sb[i].d.next = self.c_zero3.val();
+            }
+            if self.holding[i].q.val() & !self.ret_pending[i].q.val() {
+                if self.flush_local.val() {
+                    // Ours, dropped by our own reset: certainly not delivered
+                    // unless we had decided COMMIT.
+                    self.ret_pending[i].d.next = true;
+                    self.ret_doubt[i].d.next = self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val();
+                } else if self.flush_peer.val()
+                    & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
+                {
+                    // Decided COMMIT, never confirmed, and the peer lost its state.
+                    self.ret_pending[i].d.next = true;
+                    self.ret_doubt[i].d.next = true;
+                }
+            }
+        }
+
+        // ---- Send: load payloads into idle channels, round-robin ----
+        self.send_dig.data.next = self.s_send.data.val();
+        self.load_ok.next = false;
+        for i in 0..K {
+            if self.load_ptr.q.val().index() == i {
+                self.load_ok.next = !self.holding[i].q.val() & !self.ret_pending[i].q.val();
+            }
+        }
+        self.s_send.ready.next = self.load_ok.val() & !self.flush_local.val();
+        self.tx_ram_form.write_address.next = self.load_ptr.q.val();
+        self.tx_ram_form.write_data.next = self.s_send.data.val();
+        self.tx_ram_form.write_enable.next = false;
+        self.tx_ram_ret.write_address.next = self.load_ptr.q.val();
+        self.tx_ram_ret.write_data.next = self.s_send.data.val();
+        self.tx_ram_ret.write_enable.next = false;
+        if self.s_send.valid.val() & self.load_ok.val() & !self.flush_local.val() {
+            self.tx_ram_form.write_enable.next = true;
+            self.tx_ram_ret.write_enable.next = true;
+            for i in 0..K {
+                if self.load_ptr.q.val().index() == i {
+                    self.holding[i].d.next = true;
+                    self.tx_digest[i].d.next = self.send_dig.crc.val();
+                }
+            }
+        }
+        // Only the channels in use take payloads.
+        self.load_ext.i.next = self.load_ptr.q.val();
+        self.load_count.next = self.load_ext.o.val() + self.c_one_cb1.val();
+        self.load_wrap.next = self.load_count.val() >= self.active_r.q.val();
+        self.load_ptr.d.next = self.load_ptr.q.val() + self.c_one_cb.val();
+        if self.load_wrap.val() | self.go_up.val() {
+            self.load_ptr.d.next = self.c_zero_cb.val();
+        }
+
+        // ---- Send: form the next slot's record ----
+        self.t_ch.next = self.rot_ch.q.val();
+        self.t_tx.next = self.tx_sb[0].q.val();
+        self.t_rx.next = self.rx_sb[0].q.val();
+        self.t_trans.next = self.trans[0].q.val();
+        self.t_buf.next = self.tx_ram_form.read_data.val();
+        self.t_rdig.next = self.rx_digest[0].q.val();
+        for i in 0..K {
+            if self.t_ch.val().index() == i {
+                self.t_tx.next = self.tx_sb[i].q.val();
+                self.t_rx.next = self.rx_sb[i].q.val();
+                self.t_trans.next = self.trans[i].q.val();
+                self.t_rdig.next = self.rx_digest[i].q.val();
+            }
+        }
+        self.t_offering.next = self.t_tx.val().get_bits::<3>(0) == self.c_tx_offer.val();
+        self.t_tentative.next = self.t_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
+        // Both roles want the payload slices: digest and payload take turns by round.
+        self.t_echo.next = self.t_tentative.val() & (!self.t_offering.val() | self.rot_round.q.val());
+        self.digest448.i.next = self.t_rdig.val();
+        self.t_op.next = self.c_op_state.val();
+        self.t_payload.next = self.c_zero448.val();
+        if self.t_echo.val() {
+            self.t_op.next = self.c_op_echo.val();
+            self.t_payload.next = self.digest448.o.val();
+        } else if self.t_offering.val() {
+            self.t_op.next = self.c_op_offer.val();
+            self.t_payload.next = self.t_buf.val();
+        }
+        self.state7.hi.next = self.t_rx.val();
+        self.state7.lo.next = self.t_tx.val();
+        self.state8.i.next = self.state7.o.val();
+        self.chan8.i.next = self.t_ch.val();
+        self.head_hi.hi.next = self.t_trans.val();
+        self.head_hi.lo.next = self.state8.o.val();
+        self.head_lo.hi.next = self.chan8.o.val();
+        self.head_lo.lo.next = self.t_op.val();
+        self.head.hi.next = self.head_hi.o.val();
+        self.head.lo.next = self.head_lo.o.val();
+        self.t_head.next = self.head.o.val();
+        // Not up: every slot carries our ENTANGLE record.
+        self.heard_or_zero.next = self.c_zero32.val();
+        if self.heard_peer.q.val() {
+            self.heard_or_zero.next = self.peer_nonce.q.val();
+        }
+        self.ent_lo.hi.next = self.heard_or_zero.val();
+        self.ent_lo.lo.next = self.nonce.q.val();
+        self.ent_all.hi.next = self.session.q.val();
+        self.ent_all.lo.next = self.ent_lo.o.val();
+        self.ent_hi.hi.next = self.my_channels16.o.val();
+        self.ent_hi.lo.next = self.ent_all.o.val();
+        self.ent448.i.next = self.ent_hi.o.val();
+        self.op_head.i.next = self.c_op_entangle.val();
+        if self.lstate.q.val() != self.c_ls_up.val() {
+            self.t_head.next = self.op_head.o.val();
+            self.t_payload.next = self.ent448.o.val();
+        }
+
+        // One record per slot, checked at the port side of the register.
+        // Slots rotate over the channels in use; the payload RAM is
+        // addressed with the channel of the next slot (its read is registered).
+        self.advance.next = self.tx_ready.val();
+        self.rot_ext.i.next = self.rot_ch.q.val();
+        self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
+        self.rot_last.next = self.rot_count.val() >= self.active_r.q.val();
+        self.rot_next.next = self.rot_ch.q.val();
+        if self.advance.val() {
+            self.o_body_payload.d.next = self.t_payload.val();
+            self.o_body_head.d.next = self.t_head.val();
+            self.rot_next.next = self.rot_ch.q.val() + self.c_one_cb.val();
+            if self.rot_last.val() {
+                self.rot_next.next = self.c_zero_cb.val();
+                self.rot_round.d.next = !self.rot_round.q.val();
+            }
+        }
+        if self.go_up.val() {
+            self.rot_next.next = self.c_zero_cb.val();
+        }
+        self.rot_ch.d.next = self.rot_next.val();
+        self.tx_ram_form.read_address.next = self.rot_next.val();
+        self.tx_cat.hi.next = self.o_body_payload.q.val();
+        self.tx_cat.lo.next = self.o_body_head.q.val();
+        self.tx_check.data.next = self.tx_cat.o.val();
+        self.o_check_head.hi.next = self.tx_check.crc.val();
+        self.o_check_head.lo.next = self.o_body_head.q.val();
+        self.o_record.hi.next = self.o_body_payload.q.val();
+        self.o_record.lo.next = self.o_check_head.o.val();
+        self.tx_data.next = self.o_record.o.val();
+        self.tx_valid.next = true;
+    }
+}
