@@ -17,6 +17,7 @@
 mod card;
 mod device;
 mod error;
+mod link;
 mod open;
 mod pci;
 mod pipe;
@@ -29,6 +30,7 @@ mod tx;
 pub use card::{Card, DmaRegion, RegionKind};
 pub use device::{Counters, Device};
 pub use error::{Error, Result};
+pub use link::{Link, LinkCounters, LinkMsg, LinkState, MsgKind};
 pub use open::{open, AnyCard};
 pub use pci::{find_device, physical_address, HostPaths, PciCard, PciSelector};
 pub use pipe::{RxBatch, RxPipe};

@@ -112,6 +112,15 @@ impl<'d> RxBatch<'d> {
         self.end.wrapping_sub(self.start) % self.slots
     }
 
+    /// The batch's 64-byte slots in ring order, unparsed (for pipes that
+    /// carry fixed-size messages, such as the ACP link's).
+    pub fn raw_slots(&self) -> impl Iterator<Item = &'d [u8]> + '_ {
+        (0..self.slots()).map(move |k| {
+            let off = ((self.start + k) % self.slots) as usize * BEAT_BYTES;
+            &self.ring[off..off + BEAT_BYTES]
+        })
+    }
+
     /// The frames in ring order. A frame whose header does not give a length
     /// that fits the batch is reported as a corrupt ring, not skipped.
     pub fn iter(&self) -> impl Iterator<Item = Result<&'d [u8]>> + '_ {

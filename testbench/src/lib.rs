@@ -5,6 +5,7 @@
 //! - [`models`]: host memory, the PCIe link, Ethernet frames and the MAC side.
 //! - [`NicSim`]: one NIC with its models, stepped a cycle at a time.
 //! - [`SimCard`]: the simulated card the driver (`pendulum-driver`) talks to.
+//! - [`pair`]: two NICs with their ACP ports joined by the link model.
 //! - [`server`]: the simulated card as a process (`pendulum-sim serve`), for
 //!   applications that open it with `pendulum_driver::open("sim:/path")`.
 //! - [`echo`]: the echo application, for any card.
@@ -12,6 +13,8 @@
 pub mod echo;
 pub mod models;
 mod nic_sim;
+pub mod acp_traffic;
+pub mod pair;
 pub mod rx_check;
 pub mod server;
 mod sim_card;
@@ -20,7 +23,8 @@ pub use nic_sim::{NicSim, SimConfig};
 pub use sim_card::SimCard;
 
 /// The Verilated NIC. The FFI calls are the testbench's only `unsafe` (with the
-/// mapping of shared host memory in `models::host_mem`): each
+/// mapping of shared host memory in `models::host_mem`, and `pair::PairCard`'s
+/// view of it): each
 /// passes the model pointer that `VerilatedNic` owns from `new` to `Drop`.
 #[allow(clippy::all, dead_code)]
 pub mod verilated {

@@ -61,6 +61,16 @@ pub struct NicSim {
     eth_tx_detached: bool,
     rd_detached: bool,
     tx_data: [u8; 64],
+    /// ACP port: the record the link presents this cycle, and signal presence.
+    pub acp_in: Option<[u8; 64]>,
+    pub acp_up: bool,
+    /// ACP port: the record the NIC sent in the last cycle (taken by the link model).
+    pub acp_out: Option<[u8; 64]>,
+    /// ACP port: whether the physical layer takes a record this cycle.
+    pub acp_tx_ready: bool,
+    /// Called with (cycle, address, data, byte enables) for every DMA write
+    /// beat the host port accepts (for measurements; off by default).
+    pub dma_tap: Option<Box<dyn FnMut(u64, u64, &[u8; 64], u64)>>,
 }
 
 impl NicSim {
@@ -95,6 +105,11 @@ impl NicSim {
             eth_tx_detached: false,
             rd_detached: false,
             tx_data: [0; 64],
+            acp_in: None,
+            acp_up: false,
+            acp_out: None,
+            acp_tx_ready: true,
+            dma_tap: None,
         }
     }
 
@@ -204,6 +219,15 @@ impl NicSim {
             _ => false,
         };
         n.set_dma_rd_cpl_valid(cpl_valid as u64);
+        match &self.acp_in {
+            Some(r) => {
+                n.set_acp_rx_data(r);
+                n.set_acp_rx_valid(1);
+            }
+            None => n.set_acp_rx_valid(0),
+        }
+        n.set_acp_link_up(self.acp_up as u64);
+        n.set_acp_tx_ready(self.acp_tx_ready as u64);
         // Forced ports are rare; the hot loop skips them when there are none.
         if self.eth_detached || self.eth_tx_detached || self.dma_detached || self.rd_detached || self.mmio_detached {
             for (idx, f) in self.forced.iter().enumerate() {
@@ -234,6 +258,9 @@ impl NicSim {
         }
         if dma_ready && n.dma_wr_valid() != 0 {
             n.dma_wr_data(&mut self.dma_data);
+            if let Some(tap) = self.dma_tap.as_mut() {
+                tap(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb());
+            }
             self.pcie.push_write(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb(), n.dma_wr_last() != 0);
         }
         if tx_ready && n.eth_tx_tvalid() != 0 {
@@ -251,6 +278,12 @@ impl NicSim {
         }
         if !self.mmio_detached && n.mmio_rsp_valid() != 0 {
             self.pcie.push_mmio_completion(now, n.mmio_rsp_data() as u32);
+        }
+        self.acp_out = None;
+        if self.acp_tx_ready && n.acp_tx_valid() != 0 {
+            let mut r = [0u8; 64];
+            n.acp_tx_data(&mut r);
+            self.acp_out = Some(r);
         }
 
         n.set_clock(true);

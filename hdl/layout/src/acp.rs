@@ -36,8 +36,9 @@ pub const OP_OFFER: u8 = 0x02;
 /// holds tentatively (its state is TENTATIVE); the rest is zero.
 pub const OP_ECHO: u8 = 0x03;
 /// Re-entanglement: slice 1 = nonce (low 32) | nonce heard from the peer (high
-/// 32, 0 if none); slice 2 = session (low 32: the nonce pair of the last
-/// entanglement this side remembers, 0 after a reset) | channels this side
+/// 32, 0 if none); slice 2 = incarnation (low 32: drawn when this side's
+/// link state starts and at every reset of it; a peer whose incarnation is
+/// not the one it last entangled with lost its state) | channels this side
 /// offers to use (bits 47..32). Liveness and state are 0. Both sides use the
 /// smaller channel count from the entanglement on.
 pub const OP_ENTANGLE: u8 = 0x04;
@@ -159,7 +160,7 @@ pub enum Record {
         transition: u8,
         body: Body,
     },
-    Entangle { nonce: u32, heard: u32, session: u32, channels: u16 },
+    Entangle { nonce: u32, heard: u32, incarnation: u32, channels: u16 },
 }
 
 /// What slices 1..=7 of a channel record hold.
@@ -202,11 +203,11 @@ impl Record {
                     }
                 };
             }
-            Record::Entangle { nonce, heard, session, channels } => {
+            Record::Entangle { nonce, heard, incarnation, channels } => {
                 r[BYTE_OPCODE] = OP_ENTANGLE;
                 r[8..12].copy_from_slice(&nonce.to_le_bytes());
                 r[12..16].copy_from_slice(&heard.to_le_bytes());
-                r[16..20].copy_from_slice(&session.to_le_bytes());
+                r[16..20].copy_from_slice(&incarnation.to_le_bytes());
                 r[20..22].copy_from_slice(&channels.to_le_bytes());
             }
         }
@@ -225,7 +226,7 @@ impl Record {
         let op = r[BYTE_OPCODE];
         if op == OP_ENTANGLE {
             let channels = u16::from_le_bytes([r[20], r[21]]);
-            return Ok(Record::Entangle { nonce: word(8), heard: word(12), session: word(16), channels });
+            return Ok(Record::Entangle { nonce: word(8), heard: word(12), incarnation: word(16), channels });
         }
         let body = match op {
             OP_STATE => Body::None,
@@ -280,7 +281,7 @@ pub fn layout_markdown() -> String {
             tx_state::NAMES.join("/"), rx_state::NAMES.join("/"))),
         ("3", "transition", "last move: bit 7 reverse, bit 6 receiver role, bits 5..3 from, 2..0 to (traces only)".to_string()),
         ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64".to_string()),
-        ("8..64", "slices 1–7", "OFFER: the 56-byte payload; ECHO: digest (CRC-32C of the payload heard) in bytes 8..12; ENTANGLE: nonce 8..12, nonce heard 12..16, session 16..20, channels offered 20..22".to_string()),
+        ("8..64", "slices 1–7", "OFFER: the 56-byte payload; ECHO: digest (CRC-32C of the payload heard) in bytes 8..12; ENTANGLE: nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22".to_string()),
     ];
     for (b, f, c) in rows {
         s += &format!("| {b} | {f} | {c} |\n");
@@ -307,7 +308,7 @@ mod tests {
         let recs = [
             Record::Channel { channel: 3, tx: tx_state::OFFER, tx_bit: true, rx: rx_state::TENTATIVE, rx_bit: false, transition: 0x8a, body: Body::Payload(p) },
             Record::Channel { channel: 0, tx: tx_state::COMMIT, tx_bit: false, rx: rx_state::TENTATIVE, rx_bit: true, transition: 0, body: Body::Digest(0xdead_beef) },
-            Record::Entangle { nonce: 5, heard: 9, session: 12, channels: 3 },
+            Record::Entangle { nonce: 5, heard: 9, incarnation: 12, channels: 3 },
         ];
         for r in recs {
             let b = r.to_bytes();

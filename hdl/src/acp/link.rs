@@ -25,7 +25,9 @@ const CB1: usize = CB + 1;
 ///   FIFO, so a commit never waits; without room the offer is REJECTed.
 /// - Failure: loss of signal (`link_up` low) or `ACP_FAIL_AFTER` undecodable
 ///   records in a row. Re-entangling: nonces are exchanged in ENTANGLE
-///   records; if the peer's session differs from ours it lost its state, and
+///   records, with each side's incarnation (drawn when its link state starts
+///   or is reset); if the peer's incarnation is not the one we last entangled
+///   with, it lost its state, and
 ///   every transfer we decided COMMIT but never saw confirmed is handed back
 ///   on `m_msg` as in doubt, the rest offered again from a fresh start.
 /// - `reset_link` drops our state: everything held is handed back.
@@ -40,7 +42,7 @@ pub struct AcpLink {
     pub rx_valid: Signal<In, Bit>,
     /// The physical layer has signal.
     pub link_up: Signal<In, Bit>,
-    /// The record for the current slot (always valid).
+    /// The record for the current slot (valid from the first cycle on).
     pub tx_data: Signal<Out, Bits<512>>,
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
@@ -93,9 +95,14 @@ pub struct AcpLink {
     lstate: DFF<Bits<2>>,
     nonce: DFF<Bits<32>>,
     peer_nonce: DFF<Bits<32>>,
-    peer_session: DFF<Bits<32>>,
+    /// The incarnation the peer states in this round of entangling.
+    heard_inc: DFF<Bits<32>>,
+    /// The peer's incarnation at our last entanglement (0: none since our start or reset).
+    peer_inc: DFF<Bits<32>>,
     heard_peer: DFF<Bit>,
-    session: DFF<Bits<32>>,
+    /// Ours: drawn at our first entanglement and at every reset of our link state.
+    incarnation: DFF<Bits<32>>,
+    new_inc: Signal<Local, Bits<32>>,
     lfsr: DFF<Bits<32>>,
     bad_run: DFF<Bits<8>>,
     rot_ch: DFF<Bits<CB>>,
@@ -210,6 +217,8 @@ pub struct AcpLink {
     ent448: ZeroExtend<112, 448>,
     o_body_payload: DFF<Bits<448>>,
     o_body_head: DFF<Bits<32>>,
+    /// A record has been formed (the port is silent only before the first).
+    o_started: DFF<Bit>,
     tx_cat: Concat<448, 32, 480>,
     tx_check: Crc32c<480>,
     o_check_head: Concat<32, 32, 64>,
@@ -323,9 +332,11 @@ impl AcpLink {
             lstate: Default::default(),
             nonce: Default::default(),
             peer_nonce: Default::default(),
-            peer_session: Default::default(),
+            heard_inc: Default::default(),
+            peer_inc: Default::default(),
             heard_peer: Default::default(),
-            session: Default::default(),
+            incarnation: Default::default(),
+            new_inc: Default::default(),
             lfsr: Default::default(),
             bad_run: Default::default(),
             rot_ch: Default::default(),
@@ -430,6 +441,7 @@ impl AcpLink {
             ent448: Default::default(),
             o_body_payload: Default::default(),
             o_body_head: Default::default(),
+            o_started: Default::default(),
             tx_cat: Default::default(),
             tx_check: Default::default(),
             o_check_head: Default::default(),
@@ -500,10 +512,10 @@ impl Logic for AcpLink {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, lstate, nonce, peer_nonce, peer_session, heard_peer, session, lfsr, bad_run, rot_ch,
+            self, clock, lstate, nonce, peer_nonce, heard_inc, peer_inc, heard_peer, incarnation, lfsr, bad_run, rot_ch,
             rot_round, active_r, peer_channels,
             load_ptr, ret_ptr, msg_used, r_data, r_valid, h_valid, h_op, h_ch, h_tx, h_rx, h_payload, h_digest,
-            o_body_payload, o_body_head
+            o_body_payload, o_body_head, o_started
         );
         self.msg_fifo.clock.next = self.clock.val();
         self.tx_ram_form.read_clock.next = self.clock.val();
@@ -555,6 +567,7 @@ impl Logic for AcpLink {
             self.lfsr.d.next = self.c_lfsr_start.val();
         }
         self.new_nonce.next = self.lfsr.q.val() | self.c_one32.val();
+        self.new_inc.next = !self.lfsr.q.val() | self.c_one32.val();
 
         // ---- Receive, stage 1: register the slot, then check it ----
         self.r_data.d.next = self.rx_data.val();
@@ -754,8 +767,12 @@ impl Logic for AcpLink {
                 self.ev_failure.next = true;
                 self.lstate.d.next = self.c_ls_entangling.val();
                 self.fresh.next = true;
-            } else if self.h_valid.q.val() & (self.h_op.q.val() == self.c_op_entangle.val()) {
-                // The peer is re-entangling: join it with a fresh nonce.
+            } else if self.h_valid.q.val()
+                & (self.h_op.q.val() == self.c_op_entangle.val())
+                & (self.h_pn.val() != self.peer_nonce.q.val())
+            {
+                // The peer is re-entangling (a fresh nonce; its records from
+                // before it went up still carry the old one): join it.
                 self.lstate.d.next = self.c_ls_entangling.val();
                 self.fresh.next = true;
             }
@@ -765,25 +782,30 @@ impl Logic for AcpLink {
                 self.fresh.next = true;
             } else {
                 self.peer_nonce.d.next = self.h_pn.val();
-                self.peer_session.d.next = self.h_ps.val();
+                self.heard_inc.d.next = self.h_ps.val();
                 self.peer_channels.d.next = self.h_pc.val();
                 self.heard_peer.d.next = true;
                 if self.h_ph.val() == self.nonce.q.val() {
                     self.go_up.next = true;
                     self.peer_nonce.d.next = self.h_pn.val();
-                    self.flush_peer.next = self.h_ps.val() != self.session.q.val();
-                    self.session.d.next = self.nonce.q.val() ^ self.h_pn.val();
+                    self.flush_peer.next =
+                        (self.peer_inc.q.val() != self.c_zero32.val()) & (self.h_ps.val() != self.peer_inc.q.val());
+                    self.peer_inc.d.next = self.h_ps.val();
                 }
             }
         } else if self.h_is_data.val() & self.heard_peer.q.val() {
             // The peer heard our nonce and is up already.
             self.go_up.next = true;
-            self.flush_peer.next = self.peer_session.q.val() != self.session.q.val();
-            self.session.d.next = self.nonce.q.val() ^ self.peer_nonce.q.val();
+            self.flush_peer.next =
+                (self.peer_inc.q.val() != self.c_zero32.val()) & (self.heard_inc.q.val() != self.peer_inc.q.val());
+            self.peer_inc.d.next = self.heard_inc.q.val();
         }
         if self.fresh.val() {
             self.nonce.d.next = self.new_nonce.val();
             self.heard_peer.d.next = false;
+            if self.incarnation.q.val() == self.c_zero32.val() {
+                self.incarnation.d.next = self.new_inc.val();
+            }
         }
         if self.go_up.val() {
             self.lstate.d.next = self.c_ls_up.val();
@@ -792,7 +814,9 @@ impl Logic for AcpLink {
             self.active_r.d.next = self.agreed.val();
         }
         if self.reset_link.val() {
-            self.session.d.next = self.c_zero32.val();
+            // A new life: the peer will see it and drop what it shared with the old one.
+            self.incarnation.d.next = self.new_inc.val();
+            self.peer_inc.d.next = self.c_zero32.val();
         }
 
         // Apply the heard channel's moves (only while up).
@@ -977,7 +1001,7 @@ impl Logic for AcpLink {
         }
         self.ent_lo.hi.next = self.heard_or_zero.val();
         self.ent_lo.lo.next = self.nonce.q.val();
-        self.ent_all.hi.next = self.session.q.val();
+        self.ent_all.hi.next = self.incarnation.q.val();
         self.ent_all.lo.next = self.ent_lo.o.val();
         self.ent_hi.hi.next = self.my_channels16.o.val();
         self.ent_hi.lo.next = self.ent_all.o.val();
@@ -999,6 +1023,7 @@ impl Logic for AcpLink {
         if self.advance.val() {
             self.o_body_payload.d.next = self.t_payload.val();
             self.o_body_head.d.next = self.t_head.val();
+            self.o_started.d.next = true;
             self.rot_next.next = self.rot_ch.q.val() + self.c_one_cb.val();
             if self.rot_last.val() {
                 self.rot_next.next = self.c_zero_cb.val();
@@ -1018,6 +1043,6 @@ impl Logic for AcpLink {
         self.o_record.hi.next = self.o_body_payload.q.val();
         self.o_record.lo.next = self.o_check_head.o.val();
         self.tx_data.next = self.o_record.o.val();
-        self.tx_valid.next = true;
+        self.tx_valid.next = self.o_started.q.val();
     }
 }

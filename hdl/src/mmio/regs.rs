@@ -142,6 +142,8 @@ pub struct RegFile {
     link_state32: ZeroExtend<2, 32>,
     link_rx_pipe_r: DFF<Bits<32>>,
     link_seed_r: DFF<Bits<32>>,
+    // The write pulse, one cycle late so it meets the new value.
+    link_seed_pulse: DFF<Bit>,
     link_channels_r: DFF<Bits<32>>,
     link_active32: ZeroExtend<CB1, 32>,
     g_link_channels: Constant<Bits<OFF_BITS>>,
@@ -306,6 +308,7 @@ impl RegFile {
             link_state32: Default::default(),
             link_rx_pipe_r: Default::default(),
             link_seed_r: Default::default(),
+            link_seed_pulse: Default::default(),
             link_channels: Default::default(),
             link_active: Default::default(),
             link_channels_r: Default::default(),
@@ -495,7 +498,7 @@ impl Logic for RegFile {
             self.counters[k].clock.next = self.clock.val();
             self.counters[k].d.next = self.counters[k].q.val();
         }
-        dff_setup!(self, clock, ctrl, scratch, reg_errors, last_err, hi_latch, rsp_valid, rsp_data, link_rx_pipe_r, link_seed_r,
+        dff_setup!(self, clock, ctrl, scratch, reg_errors, last_err, hi_latch, rsp_valid, rsp_data, link_rx_pipe_r, link_seed_r, link_seed_pulse,
             link_channels_r);
         self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
         if self.link_channels_r.q.val() == self.zero32.val() {
@@ -503,7 +506,8 @@ impl Logic for RegFile {
         }
         self.link_active32.i.next = self.link_active.val();
         self.link_reset.next = false;
-        self.link_seed_write.next = false;
+        self.link_seed_write.next = self.link_seed_pulse.q.val();
+        self.link_seed_pulse.d.next = false;
         self.link_seed.next = self.link_seed_r.q.val();
         self.link_rx_pipe.next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         self.link_state32.i.next = self.link_state.val();
@@ -583,7 +587,7 @@ impl Logic for RegFile {
                     self.link_reset.next = self.wr_data.val().get_bit(0);
                 } else if self.wr_off.val() == self.g_link_seed.val() {
                     self.link_seed_r.d.next = self.wr_data.val();
-                    self.link_seed_write.next = true;
+                    self.link_seed_pulse.d.next = true;
                 } else if self.wr_off.val() == self.g_link_channels.val() {
                     if self.wr_data.val() <= self.channels_max.val() {
                         self.link_channels_r.d.next = self.wr_data.val();

@@ -5,10 +5,12 @@
 //! The models are deterministic (seeded) so a failing simulation can be
 //! replayed cycle for cycle.
 
+pub mod acp_link;
 pub mod ethernet;
 pub mod host_mem;
 pub mod pcie;
 
+pub use acp_link::{AcpLinkModel, LinkFaults, LinkOutput, LinkStats};
 pub use ethernet::{beats_of, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing};
 pub use host_mem::{HostMemory, MemError, RegionId, RegionKind};
 pub use pcie::{CplBeat, MmioOp, PcieConfig, PcieCounters, PcieModel};

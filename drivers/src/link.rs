@@ -1,0 +1,199 @@
+use crate::pipe::RxPipe;
+use crate::tx::TxPipe;
+use crate::{Card, Device, Error, Result};
+use pendulum_layout::acp::{self, link_state, message, PAYLOAD_BYTES};
+use pendulum_layout::{global, pipe, pipe_page, Counter, BEAT_BYTES};
+
+/// The ACP link's state (LINK_STATE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkState {
+    /// No signal from the physical layer.
+    Down,
+    /// Exchanging nonces with the peer.
+    Entangling,
+    /// Entangled: transfers flow.
+    Up,
+}
+
+/// The link's counters (`pendulum_layout::global::LINK_*`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkCounters {
+    pub records: u64,
+    pub bad_check: u64,
+    pub bad_record: u64,
+    pub commits: u64,
+    pub delivered: u64,
+    pub rejects: u64,
+    pub reversals: u64,
+    pub failures: u64,
+    pub entangles: u64,
+    pub returned: u64,
+}
+
+/// What a message in the link's RX pipe is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MsgKind {
+    /// Sent by the peer and committed: delivered exactly once.
+    Delivered,
+    /// One of ours, handed back: it was certainly not delivered.
+    NotDelivered,
+    /// One of ours, handed back: we decided COMMIT, but the peer lost its
+    /// state before confirming, so it may or may not have been delivered.
+    InDoubt,
+}
+
+/// A message read from the link's RX pipe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkMsg {
+    pub kind: MsgKind,
+    /// The token channel it travelled on.
+    pub channel: u8,
+    pub payload: [u8; PAYLOAD_BYTES],
+}
+
+/// Host messaging over the ACP link: a TX pipe bound to the link, and the RX
+/// pipe that receives what the peer delivers and what the link hands back.
+#[derive(Debug)]
+pub struct Link {
+    rx: RxPipe,
+    tx: TxPipe,
+}
+
+impl<C: Card> Device<C> {
+    /// Binds TX pipe `tx_pipe` to the ACP link and makes RX pipe `rx_pipe` its
+    /// receiver, each with a ring of `ring_bytes`; seeds the link's nonces
+    /// from host randomness.
+    pub fn open_link(&mut self, rx_pipe: usize, tx_pipe: usize, ring_bytes: u32) -> Result<Link> {
+        self.open_link_seeded(rx_pipe, tx_pipe, ring_bytes, host_random())
+    }
+
+    /// [`Device::open_link`] with a given nonce seed, for reproducible runs.
+    pub fn open_link_seeded(&mut self, rx_pipe: usize, tx_pipe: usize, ring_bytes: u32, seed: u32) -> Result<Link> {
+        let rx = self.open_rx_pipe(rx_pipe, ring_bytes)?;
+        self.write_checked(global::LINK_RX_PIPE.offset, rx_pipe as u32)?;
+        let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
+        self.write_checked(pipe_page(tx_pipe) + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE | pipe::TX_CTRL_ACP)?;
+        self.seed_link(seed)?;
+        Ok(Link { rx, tx })
+    }
+
+    /// Stirs `seed` into the link's nonce generator. Two cards with the
+    /// same seed that start at the same instant draw the same nonces and
+    /// cannot entangle, so [`Device::open_link`] seeds from host randomness.
+    pub fn seed_link(&mut self, seed: u32) -> Result<()> {
+        self.write_checked(global::LINK_SEED.offset, seed)
+    }
+
+    pub fn link_state(&mut self) -> Result<LinkState> {
+        match self.read(global::LINK_STATE.offset)? {
+            link_state::DOWN => Ok(LinkState::Down),
+            link_state::ENTANGLING => Ok(LinkState::Entangling),
+            link_state::UP => Ok(LinkState::Up),
+            other => Err(Error::NoResponse(format!("LINK_STATE reads {other}, which no card state has"))),
+        }
+    }
+
+    pub fn link_counters(&mut self) -> Result<LinkCounters> {
+        Ok(LinkCounters {
+            records: self.read64(Counter::LinkRecords.reg())?,
+            bad_check: self.read64(Counter::LinkBadCheck.reg())?,
+            bad_record: self.read64(Counter::LinkBadRecord.reg())?,
+            commits: self.read64(Counter::LinkCommits.reg())?,
+            delivered: self.read64(Counter::LinkDelivered.reg())?,
+            rejects: self.read64(Counter::LinkRejects.reg())?,
+            reversals: self.read64(Counter::LinkReversals.reg())?,
+            failures: self.read64(Counter::LinkFailures.reg())?,
+            entangles: self.read64(Counter::LinkEntangles.reg())?,
+            returned: self.read64(Counter::LinkReturned.reg())?,
+        })
+    }
+
+    /// Resets the link: every message it holds comes back on the link's RX
+    /// pipe as not delivered (or in doubt, if it was decided COMMIT), and the
+    /// link re-entangles; the peer sees we lost our state.
+    pub fn reset_link(&mut self) -> Result<()> {
+        self.write_checked(global::LINK_CTRL.offset, global::LINK_CTRL_RESET)
+    }
+}
+
+/// Host randomness without a dependency: std's hasher keys come from the OS.
+fn host_random() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    h.finish() as u32
+}
+
+impl Link {
+    pub fn rx_pipe(&self) -> usize {
+        self.rx.index()
+    }
+
+    pub fn tx_pipe(&self) -> usize {
+        self.tx.index()
+    }
+
+    /// Queues payloads, one 64-byte slot each, and rings the doorbell once.
+    /// Returns how many were queued (it stops when the TX ring is full; a
+    /// full ring is not an error, retry later).
+    pub fn send<C: Card>(&mut self, dev: &mut Device<C>, payloads: &[[u8; PAYLOAD_BYTES]]) -> Result<usize> {
+        let n = payloads.len().min(self.tx.free_slots(dev) as usize);
+        if n == 0 {
+            return Ok(0);
+        }
+        let mut bytes = vec![0u8; n * BEAT_BYTES];
+        for (slot, p) in bytes.chunks_exact_mut(BEAT_BYTES).zip(payloads) {
+            slot[0] = message::KIND_SEND;
+            slot[message::PAYLOAD_OFFSET..].copy_from_slice(p);
+        }
+        self.tx.send_raw(dev, &bytes)?;
+        Ok(n)
+    }
+
+    /// Raw form for tests: posts `bytes` (whole 64-byte slots, header
+    /// included) to the bound TX pipe as they are.
+    pub fn send_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
+        self.tx.send_raw(dev, bytes)
+    }
+
+    /// Every message waiting in the RX pipe, oldest first; their slots are
+    /// freed. A slot with an unknown kind is a corrupt ring.
+    pub fn recv<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<LinkMsg>> {
+        let batch = self.rx.recv(dev);
+        let end = batch.end_slot();
+        let mut out = Vec::with_capacity(batch.slots() as usize);
+        for (i, slot) in batch.raw_slots().enumerate() {
+            let kind = match slot[0] {
+                message::KIND_DELIVERED => MsgKind::Delivered,
+                message::KIND_NOT_DELIVERED => MsgKind::NotDelivered,
+                message::KIND_IN_DOUBT => MsgKind::InDoubt,
+                k => {
+                    return Err(Error::CorruptRing {
+                        pipe: self.rx.index(),
+                        slot: (self.rx.head() + i as u32) % self.rx.ring_slots(),
+                        what: format!("ACP message kind {k:#04x} is none of delivered/not delivered/in doubt"),
+                    })
+                }
+            };
+            let mut payload = [0u8; PAYLOAD_BYTES];
+            payload.copy_from_slice(&slot[message::PAYLOAD_OFFSET..acp::RECORD_BYTES]);
+            out.push(LinkMsg { kind, channel: slot[message::BYTE_CHANNEL], payload });
+        }
+        if !out.is_empty() {
+            self.rx.free(dev, end)?;
+        }
+        Ok(out)
+    }
+
+    /// Polls until messages wait, at most `max_polls` times.
+    pub fn wait<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {
+        self.rx.wait(dev, max_polls)
+    }
+
+    /// True when the card has taken every posted message off the TX ring
+    /// (into the link's channel buffers; not yet necessarily delivered).
+    pub fn sent<C: Card>(&mut self, dev: &Device<C>) -> bool {
+        self.tx.idle(dev)
+    }
+}

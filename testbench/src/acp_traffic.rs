@@ -1,0 +1,228 @@
+//! Host messaging over the ACP link between the two NICs of a [`NicPair`],
+//! through the real driver on both hosts, with the bookkeeping that checks
+//! exactly-once delivery. Shared by the tests and the benchmark.
+
+use crate::models::LinkFaults;
+use crate::pair::{NicPair, PairCard};
+use crate::SimConfig;
+use pendulum_driver::{Device, Link, LinkCounters, LinkState, MsgKind, Result};
+use pendulum_layout::acp::PAYLOAD_BYTES;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet};
+use std::rc::Rc;
+
+/// The payload carrying message `id`: the id, then 48 bytes derived from it,
+/// so a payload changed on the way matches no id.
+pub fn payload(id: u64) -> [u8; PAYLOAD_BYTES] {
+    let mut p = [0u8; PAYLOAD_BYTES];
+    p[..8].copy_from_slice(&id.to_le_bytes());
+    let mut x = id ^ 0x9E37_79B9_7F4A_7C15;
+    for chunk in p[8..].chunks_mut(8) {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes()[..chunk.len()]);
+    }
+    p
+}
+
+/// The id a payload carries, if it is exactly a payload [`payload`] makes.
+pub fn id_of(p: &[u8; PAYLOAD_BYTES]) -> Option<u64> {
+    let id = u64::from_le_bytes(p[..8].try_into().unwrap());
+    (payload(id) == *p).then_some(id)
+}
+
+/// One host: its card, its link, what it sent and what it got.
+pub struct Endpoint {
+    pub dev: Device<PairCard>,
+    pub link: Link,
+    /// Ids this host will send, in order; `next` is the first not yet queued.
+    ids: std::ops::Range<u64>,
+    next: u64,
+    /// Ids queued on the TX pipe, in order.
+    pub sent: Vec<u64>,
+    /// (id, channel) of messages the peer delivered, in arrival order.
+    pub received: Vec<(u64, u8)>,
+    /// Our messages handed back, with why.
+    pub returned: Vec<(u64, MsgKind)>,
+    /// Delivered payloads that match no id: changed on the way.
+    pub corrupt: u64,
+}
+
+impl Endpoint {
+    fn new(dev: Device<PairCard>, link: Link, first_id: u64) -> Self {
+        Self {
+            dev,
+            link,
+            ids: first_id..first_id,
+            next: first_id,
+            sent: Vec::new(),
+            received: Vec::new(),
+            returned: Vec::new(),
+            corrupt: 0,
+        }
+    }
+
+    /// Adds `n` more messages to send.
+    pub fn queue(&mut self, n: u64) {
+        self.ids.end += n;
+    }
+
+    /// Messages queued by [`Endpoint::queue`] and not yet posted to the card.
+    pub fn backlog(&self) -> u64 {
+        self.ids.end - self.next
+    }
+
+    /// Posts what fits of the backlog, and takes what arrived.
+    pub fn poll(&mut self) -> Result<()> {
+        self.poll_send()?;
+        self.poll_recv()
+    }
+
+    /// Posts what fits of the backlog to the card.
+    pub fn poll_send(&mut self) -> Result<()> {
+        if self.next < self.ids.end {
+            let n = (self.ids.end - self.next).min(32);
+            let batch: Vec<_> = (self.next..self.next + n).map(payload).collect();
+            let took = self.link.send(&mut self.dev, &batch)? as u64;
+            self.sent.extend(self.next..self.next + took);
+            self.next += took;
+        }
+        Ok(())
+    }
+
+    /// Takes every message waiting in the link's RX pipe.
+    pub fn poll_recv(&mut self) -> Result<()> {
+        for m in self.link.recv(&mut self.dev)? {
+            match (m.kind, id_of(&m.payload)) {
+                (MsgKind::Delivered, Some(id)) => self.received.push((id, m.channel)),
+                (MsgKind::Delivered, None) => self.corrupt += 1,
+                (kind, Some(id)) => self.returned.push((id, kind)),
+                (_, None) => self.corrupt += 1,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Two hosts talking over the link.
+pub struct AcpTraffic {
+    pub a: Endpoint,
+    pub b: Endpoint,
+    pub pair: Rc<RefCell<NicPair>>,
+}
+
+/// B's ids start here, so the two directions never share an id.
+pub const B_FIRST_ID: u64 = 1 << 40;
+
+impl AcpTraffic {
+    /// Opens the link on both NICs: RX pipe 0 receives, TX pipe 1 sends,
+    /// rings of `ring_bytes`; nonce seeds fixed so runs repeat.
+    pub fn new(cfg: SimConfig, faults: LinkFaults, ring_bytes: u32) -> Result<Self> {
+        let pair = NicPair::new(cfg, faults);
+        let (ca, cb) = pair.into_cards();
+        let pair = ca.pair.clone();
+        let mut da = Device::open(ca)?;
+        let mut db = Device::open(cb)?;
+        let la = da.open_link_seeded(0, 1, ring_bytes, 0x1111_2222)?;
+        let lb = db.open_link_seeded(0, 1, ring_bytes, 0x7777_3333)?;
+        Ok(Self { a: Endpoint::new(da, la, 0), b: Endpoint::new(db, lb, B_FIRST_ID), pair })
+    }
+
+    pub fn cycle(&self) -> u64 {
+        self.pair.borrow().cycle()
+    }
+
+    /// Runs until both sides report the link up, at most `max_cycles`.
+    pub fn wait_up(&mut self, max_cycles: u64) -> Result<bool> {
+        let end = self.cycle() + max_cycles;
+        while self.cycle() < end {
+            if self.a.dev.link_state()? == LinkState::Up && self.b.dev.link_state()? == LinkState::Up {
+                return Ok(true);
+            }
+            self.pair.borrow_mut().run(64);
+        }
+        Ok(false)
+    }
+
+    /// One round of both hosts: post what fits, take what arrived, let time pass.
+    pub fn poll(&mut self) -> Result<()> {
+        self.a.poll()?;
+        self.b.poll()?;
+        let n = self.pair.borrow().a.cfg.poll_interval_cycles;
+        self.pair.borrow_mut().run(n);
+        Ok(())
+    }
+
+    /// Whether every message queued on either side was posted and is
+    /// accounted for: delivered at the peer, or handed back.
+    pub fn settled(&self) -> bool {
+        let done = |from: &Endpoint, to: &Endpoint| {
+            if from.backlog() > 0 {
+                return false;
+            }
+            let mut seen: HashSet<u64> = to.received.iter().map(|r| r.0).collect();
+            seen.extend(from.returned.iter().map(|r| r.0));
+            seen.len() == from.sent.len()
+        };
+        done(&self.a, &self.b) && done(&self.b, &self.a)
+    }
+
+    /// Polls until [`AcpTraffic::settled`], at most `max_cycles`; returns whether it settled.
+    pub fn run_until_settled(&mut self, max_cycles: u64) -> Result<bool> {
+        let end = self.cycle() + max_cycles;
+        while self.cycle() < end {
+            if self.settled() {
+                return Ok(true);
+            }
+            self.poll()?;
+        }
+        Ok(self.settled())
+    }
+
+    pub fn counters(&mut self) -> Result<(LinkCounters, LinkCounters)> {
+        Ok((self.a.dev.link_counters()?, self.b.dev.link_counters()?))
+    }
+
+    /// The exactly-once checks, both directions: `Err` says what broke.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        check_direction("A→B", &self.a, &self.b)?;
+        check_direction("B→A", &self.b, &self.a)
+    }
+}
+
+fn check_direction(name: &str, from: &Endpoint, to: &Endpoint) -> std::result::Result<(), String> {
+    if to.corrupt > 0 {
+        return Err(format!("{name}: {} payloads arrived changed", to.corrupt));
+    }
+    let sent: HashSet<u64> = from.sent.iter().copied().collect();
+    let mut delivered = HashSet::new();
+    for &(id, _) in &to.received {
+        if !sent.contains(&id) {
+            return Err(format!("{name}: message {id} delivered but never sent"));
+        }
+        if !delivered.insert(id) {
+            return Err(format!("{name}: message {id} delivered twice"));
+        }
+    }
+    let mut returned = HashSet::new();
+    for &(id, kind) in &from.returned {
+        if !returned.insert(id) {
+            return Err(format!("{name}: message {id} handed back twice"));
+        }
+        if kind == MsgKind::NotDelivered && delivered.contains(&id) {
+            return Err(format!("{name}: message {id} handed back as not delivered, but it was delivered"));
+        }
+    }
+    // Within a channel, messages arrive in the order they were sent.
+    let mut last: BTreeMap<u8, u64> = BTreeMap::new();
+    for &(id, ch) in &to.received {
+        if let Some(prev) = last.insert(ch, id) {
+            if id < prev {
+                return Err(format!("{name}: channel {ch} delivered {id} after {prev}"));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,247 @@
+//! The ACP link on the Verilated pair: two NICs, ACP port to ACP port
+//! through the seeded link model, each driven through the real driver by its
+//! own host. Every test checks exactly-once delivery with `AcpTraffic::check`
+//! (no duplicate, nothing delivered that was not sent or that came back as
+//! not delivered, no payload changed, order kept within a channel).
+
+use pendulum_driver::{LinkState, MsgKind};
+use pendulum_layout::acp::{self, tx_state, Body, Record};
+use pendulum_layout::{global, Counter};
+use pendulum_testbench::acp_traffic::{payload, AcpTraffic};
+use pendulum_testbench::models::LinkFaults;
+use pendulum_testbench::{NicSim, SimConfig};
+
+const RING: u32 = 64 * 1024;
+
+fn traffic(faults: LinkFaults) -> AcpTraffic {
+    let mut t = AcpTraffic::new(SimConfig::default(), faults, RING).expect("open both cards");
+    assert!(t.wait_up(20_000).unwrap(), "the link never came up");
+    t
+}
+
+#[test]
+fn without_faults_nothing_is_reversed_or_repeated_at_any_latency() {
+    for latency in [1, 40, 333] {
+        let mut t = traffic(LinkFaults { latency, seed: latency as u64, ..Default::default() });
+        t.a.queue(1500);
+        t.b.queue(1200);
+        assert!(t.run_until_settled(3_000_000).unwrap(), "latency {latency}: not settled");
+        t.check().unwrap_or_else(|e| panic!("latency {latency}: {e}"));
+        assert_eq!(t.b.received.len(), 1500);
+        assert_eq!(t.a.received.len(), 1200);
+        assert!(t.a.returned.is_empty() && t.b.returned.is_empty());
+        let (ca, cb) = t.counters().unwrap();
+        for (name, c) in [("A", &ca), ("B", &cb)] {
+            assert_eq!(c.reversals, 0, "latency {latency}: {name} reversed a transfer with no fault");
+            assert_eq!(c.failures, 0, "latency {latency}: {name} saw a failure with no fault");
+            assert_eq!(c.bad_check, 0, "latency {latency}: {name}");
+            assert_eq!(c.entangles, 1, "latency {latency}: {name} entangled more than once");
+        }
+        assert_eq!(ca.commits, 1500);
+        assert_eq!(cb.delivered, 1500);
+        assert_eq!(cb.commits, 1200);
+        assert_eq!(ca.delivered, 1200);
+    }
+}
+
+#[test]
+fn corruption_loss_undetected_errors_and_cuts_deliver_exactly_once() {
+    // About two million records cross the link (one per cycle each way).
+    let faults = LinkFaults {
+        latency: 60,
+        corrupt_rate: 2e-3,
+        undetected_rate: 5e-4,
+        loss_rate: 2e-3,
+        cut_every: Some(150_000),
+        cut_cycles: 2_000,
+        seed: 7,
+    };
+    let mut t = traffic(faults);
+    t.a.queue(20_000);
+    t.b.queue(20_000);
+    let start = t.cycle();
+    while t.cycle() - start < 1_000_000 {
+        t.poll().unwrap();
+    }
+    assert!(t.run_until_settled(2_000_000).unwrap(), "not settled");
+    t.check().unwrap();
+    let stats = t.pair.borrow().link.stats().clone();
+    assert!(stats.records > 2_000_000, "{stats:?}");
+    assert!(stats.corrupted > 1000 && stats.lost > 1000 && stats.undetected > 50 && stats.cuts >= 3, "{stats:?}");
+    let (ca, cb) = t.counters().unwrap();
+    // The faults were felt: offers reversed after undetected damage, failures
+    // detected and healed by re-entangling.
+    assert!(ca.reversals + cb.reversals > 0, "{ca:?} {cb:?}");
+    assert!(ca.failures >= 3 && cb.failures >= 3, "{ca:?} {cb:?}");
+    assert!(ca.entangles >= 4 && cb.entangles >= 4, "{ca:?} {cb:?}");
+    // Nothing was lost: both hosts kept state, so nothing came back.
+    assert_eq!(t.b.received.len() + t.a.returned.len(), 20_000);
+    assert_eq!(t.a.received.len() + t.b.returned.len(), 20_000);
+}
+
+#[test]
+fn a_reversed_transfer_leaves_no_trace_at_the_receiver() {
+    // Every offer damaged behind the check for a while: the receiver stores,
+    // echoes a digest that disagrees, and must erase.
+    let mut t = traffic(LinkFaults { latency: 30, seed: 3, ..Default::default() });
+    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 30, undetected_rate: 1.0, seed: 3, ..Default::default() });
+    t.a.queue(50);
+    for _ in 0..2_000 {
+        t.poll().unwrap();
+    }
+    assert!(t.b.received.is_empty(), "a damaged offer was delivered");
+    assert_eq!(t.b.corrupt, 0);
+    let (ca, _) = t.counters().unwrap();
+    assert!(ca.reversals > 0, "{ca:?}");
+    assert_eq!(ca.commits, 0);
+    // The damage stops; the same messages go through, once each.
+    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 30, seed: 3, ..Default::default() });
+    assert!(t.run_until_settled(500_000).unwrap());
+    t.check().unwrap();
+    assert_eq!(t.b.received.len(), 50);
+}
+
+#[test]
+fn a_cut_is_detected_by_loss_of_signal_and_in_flight_transfers_settle_once() {
+    let mut t = traffic(LinkFaults { latency: 100, seed: 11, ..Default::default() });
+    t.a.queue(3_000);
+    t.b.queue(3_000);
+    for _ in 0..400 {
+        t.poll().unwrap();
+    }
+    t.pair.borrow_mut().link.cut_now(5_000);
+    for _ in 0..200 {
+        t.poll().unwrap();
+    }
+    assert_eq!(t.a.dev.link_state().unwrap(), LinkState::Down);
+    assert!(t.run_until_settled(3_000_000).unwrap());
+    t.check().unwrap();
+    assert_eq!(t.b.received.len(), 3_000);
+    assert_eq!(t.a.received.len(), 3_000);
+    let (ca, cb) = t.counters().unwrap();
+    assert_eq!((ca.failures, cb.failures), (1, 1));
+    assert_eq!((ca.entangles, cb.entangles), (2, 2));
+}
+
+#[test]
+fn a_garbled_link_is_detected_by_undecodable_records_in_a_row() {
+    let mut t = traffic(LinkFaults { latency: 50, seed: 5, ..Default::default() });
+    t.a.queue(2_000);
+    for _ in 0..300 {
+        t.poll().unwrap();
+    }
+    // Signal stays, but every record is garbage for a while.
+    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 50, corrupt_rate: 1.0, seed: 5, ..Default::default() });
+    for _ in 0..100 {
+        t.poll().unwrap();
+    }
+    let (ca, cb) = t.counters().unwrap();
+    assert!(ca.failures >= 1 && cb.failures >= 1, "{ca:?} {cb:?}");
+    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 50, seed: 5, ..Default::default() });
+    assert!(t.run_until_settled(2_000_000).unwrap());
+    t.check().unwrap();
+    assert_eq!(t.b.received.len(), 2_000);
+}
+
+#[test]
+fn a_peer_that_loses_its_state_gets_every_in_doubt_transfer_resolved_once() {
+    let mut t = traffic(LinkFaults { latency: 80, seed: 13, ..Default::default() });
+    t.a.queue(4_000);
+    t.b.queue(4_000);
+    for _ in 0..600 {
+        t.poll().unwrap();
+    }
+    // B drops its link state mid-stream, as a reset card would.
+    t.b.dev.reset_link().unwrap();
+    assert!(t.run_until_settled(4_000_000).unwrap());
+    t.check().unwrap();
+    // B's held messages came back to B; A's unconfirmed commits came back to A in doubt.
+    assert!(!t.b.returned.is_empty(), "B held messages when it reset");
+    assert!(t.b.returned.iter().all(|&(_, k)| k == MsgKind::NotDelivered || k == MsgKind::InDoubt));
+    let (ca, cb) = t.counters().unwrap();
+    assert_eq!(cb.returned as usize, t.b.returned.len());
+    assert_eq!(ca.returned as usize, t.a.returned.len());
+    assert_eq!((ca.entangles, cb.entangles), (2, 2));
+}
+
+#[test]
+fn a_full_receiver_rejects_and_nothing_is_lost() {
+    // B's ring is the smallest (64 slots) and B's host stops reading.
+    let mut t = AcpTraffic::new(SimConfig::default(), LinkFaults { latency: 20, seed: 2, ..Default::default() }, 4096).unwrap();
+    assert!(t.wait_up(20_000).unwrap());
+    t.a.queue(600);
+    let start = t.cycle();
+    while t.cycle() - start < 60_000 {
+        t.a.poll_send().unwrap();
+        t.pair.borrow_mut().run(8);
+    }
+    let (ca, _) = t.counters().unwrap();
+    assert!(ca.rejects > 0, "B never refused an offer: {ca:?}");
+    assert!(ca.commits < 600);
+    assert!(t.run_until_settled(2_000_000).unwrap());
+    t.check().unwrap();
+    assert_eq!(t.b.received.len(), 600);
+    let c = t.b.dev.counters().unwrap();
+    assert_eq!(c.drops(), 0, "a committed message was dropped at the RX ring: {c:?}");
+}
+
+#[test]
+fn a_message_without_the_send_header_is_dropped_and_counted() {
+    let mut t = traffic(LinkFaults { latency: 10, seed: 4, ..Default::default() });
+    let mut bad = [0u8; 64];
+    bad[0] = 0x55;
+    t.a.link.send_raw(&mut t.a.dev, &bad).unwrap();
+    t.a.queue(5);
+    assert!(t.run_until_settled(200_000).unwrap());
+    t.check().unwrap();
+    assert_eq!(t.b.received.len(), 5);
+    assert_eq!(t.a.dev.counters().unwrap().tx_drop_malformed, 1);
+}
+
+/// Records no peer would send, fed to one NIC's ACP port.
+#[test]
+fn bad_records_are_counted_and_never_acted_on() {
+    let mut sim = NicSim::new(SimConfig::default());
+    sim.acp_up = true;
+    let rec = |op: u8, channel: u8, state: u8| {
+        let mut r = Record::Channel {
+            channel: 0,
+            tx: tx_state::OFFER,
+            tx_bit: false,
+            rx: 0,
+            rx_bit: false,
+            transition: 0,
+            body: Body::Payload(payload(99)),
+        }
+        .to_bytes();
+        r[acp::BYTE_OPCODE] = op;
+        r[acp::BYTE_CHANNEL] = channel;
+        r[acp::BYTE_STATE] = state;
+        let c = acp::check_word(&r);
+        r[acp::BYTE_CHECK..acp::BYTE_CHECK + 4].copy_from_slice(&c.to_le_bytes());
+        r
+    };
+    let unknown_op = rec(0x7E, 0, 1);
+    let bad_channel = rec(acp::OP_OFFER, 200, 1);
+    let bad_state = rec(acp::OP_OFFER, 0, 0x81);
+    let mut garbled = rec(acp::OP_OFFER, 0, 1);
+    garbled[20] ^= 4;
+    for r in [unknown_op, bad_channel, bad_state, garbled] {
+        for _ in 0..50 {
+            sim.acp_in = Some(r);
+            sim.step();
+        }
+    }
+    sim.acp_in = None;
+    sim.run(10);
+    let read64 = |sim: &mut NicSim, c: Counter| {
+        let lo = sim.mmio_read(c.reg().offset).unwrap() as u64;
+        lo | (sim.mmio_read(c.reg().offset + 4).unwrap() as u64) << 32
+    };
+    assert_eq!(read64(&mut sim, Counter::LinkBadRecord), 150);
+    assert_eq!(read64(&mut sim, Counter::LinkBadCheck), 50);
+    assert_eq!(read64(&mut sim, Counter::LinkRecords), 0);
+    // Still entangling (nothing valid was heard), and the NIC answers.
+    assert_eq!(sim.mmio_read(global::LINK_STATE.offset).unwrap(), acp::link_state::ENTANGLING);
+    assert_eq!(sim.mmio_read(global::IDENTITY.offset).unwrap(), pendulum_layout::IDENTITY);
+}
