@@ -15,13 +15,14 @@ MATURIN := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(VENV_BIN):$$PATH $(VENV_BIN)/ma
 all: demo
 
 # Tools from Debian: Verilator (simulation and lint), zlib (FST waveforms), a C++
-# compiler, and Yosys (the blocks' synthesizability tests).
+# compiler, Yosys (the blocks' synthesizability tests) and SPIN (the model
+# check of the ACP channel machine).
 setup:
 	@if ! command -v verilator >/dev/null 2>&1 || ! command -v yosys >/dev/null 2>&1 || \
-	    ! [ -f /usr/include/zlib.h ] || ! command -v g++ >/dev/null 2>&1; then \
-		echo "setup: installing verilator, yosys, zlib1g-dev and g++ from Debian's packages"; \
+	    ! [ -f /usr/include/zlib.h ] || ! command -v g++ >/dev/null 2>&1 || ! command -v spin >/dev/null 2>&1; then \
+		echo "setup: installing verilator, yosys, spin, zlib1g-dev and g++ from Debian's packages"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq verilator yosys zlib1g-dev g++ make >/dev/null; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq verilator yosys spin zlib1g-dev g++ make >/dev/null; \
 	fi
 	@verilator --version
 
@@ -54,6 +55,7 @@ bench: setup verilog $(VENV)/.ready
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-bench
 	$(CARGO) build -q --release -p pendulum-testbench --bin pendulum-sim --bin pendulum-card-bench
 	target/release/pendulum-card-bench
+	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-acp-bench
 	$(MATURIN) develop -q --release -m testbench/python/Cargo.toml
 	$(VENV_BIN)/python testbench/python/bench_speed.py
 

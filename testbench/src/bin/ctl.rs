@@ -12,7 +12,7 @@ COMMAND:
   info                      identity, version, capabilities
   counters                  global counters (frames, bytes, drops, notifications, TX)
   pipes                     each pipe's RX and TX registers
-  link                      ACP link state
+  link [reset]              ACP link state and counters; `reset` drops the link state
   atomic VERB ADDR ARGS..   an atomic verb by hand (cas, fetch-add, swap, ...)
   read OFFSET               one 32-bit register (hex with 0x)
   write OFFSET VALUE        one 32-bit register write, checked";
@@ -114,7 +114,27 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
             if ch == 0 {
                 return Err((3, "link: not built in this card (CAP_LINK_CHANNELS = 0: this bitstream has no ACP link yet)".into()));
             }
-            return Err((3, format!("link: the card has {ch} ACP channels, but this driver has no link control yet")));
+            let state = dev.link_state().map_err(e)?;
+            let active = dev.read(global::LINK_ACTIVE_CHANNELS.offset).map_err(e)?;
+            let rx_pipe = dev.read(global::LINK_RX_PIPE.offset).map_err(e)?;
+            let c = dev.link_counters().map_err(e)?;
+            println!("state              {state:?}");
+            println!("channels           {active} in use of {ch} built");
+            println!("rx pipe            {rx_pipe}");
+            println!("records heard      {}", c.records);
+            println!("bad check word     {}", c.bad_check);
+            println!("bad records        {} (unknown opcode or channel)", c.bad_record);
+            println!("commits            {} (ours, decided)", c.commits);
+            println!("delivered          {} (the peer's, to the rx pipe)", c.delivered);
+            println!("rejects            {}", c.rejects);
+            println!("reversals          {}", c.reversals);
+            println!("failures           {}", c.failures);
+            println!("entanglements      {}", c.entangles);
+            println!("handed back        {}", c.returned);
+            if args.get(1).map(String::as_str) == Some("reset") {
+                dev.reset_link().map_err(e)?;
+                println!("link reset: held messages are handed back, re-entangling");
+            }
         }
         "atomic" => {
             let bytes = dev.read(global::CAP_ATOMIC_BYTES.offset).map_err(e)?;
