@@ -111,17 +111,17 @@ pub struct AcpLink {
     rot_next: Signal<Local, Bits<CB>>,
     active_r: DFF<Bits<CB1>>,
     rot_ext: ZeroExtend<CB, CB1>,
-    load_ext: ZeroExtend<CB, CB1>,
     rot_count: Signal<Local, Bits<CB1>>,
-    load_count: Signal<Local, Bits<CB1>>,
     c_one_cb1: Constant<Bits<CB1>>,
     peer_channels: DFF<Bits<16>>,
     my_channels16: ZeroExtend<CB1, 16>,
     agreed: Signal<Local, Bits<CB1>>,
     h_pc: Signal<Local, Bits<16>>,
-    load_wrap: Signal<Local, Bit>,
+    /// The first idle channel in use: where the next payload goes.
+    load_sel: Signal<Local, Bits<CB>>,
+    chan_id: [Constant<Bits<CB>>; K],
+    chan_num: [Constant<Bits<CB1>>; K],
     ent_hi: Concat<16, 96, 112>,
-    load_ptr: DFF<Bits<CB>>,
     ret_ptr: DFF<Bits<CB>>,
     msg_used: DFF<Bits<8>>,
 
@@ -345,17 +345,16 @@ impl AcpLink {
             rot_next: Default::default(),
             active_r: Default::default(),
             rot_ext: Default::default(),
-            load_ext: Default::default(),
             rot_count: Default::default(),
-            load_count: Default::default(),
             c_one_cb1: c(1),
             peer_channels: Default::default(),
             my_channels16: Default::default(),
             agreed: Default::default(),
             h_pc: Default::default(),
-            load_wrap: Default::default(),
+            load_sel: Default::default(),
+            chan_id: std::array::from_fn(|i| c(i as u64)),
+            chan_num: std::array::from_fn(|i| c(i as u64)),
             ent_hi: Default::default(),
-            load_ptr: Default::default(),
             ret_ptr: Default::default(),
             msg_used: Default::default(),
             r_data: Default::default(),
@@ -514,7 +513,7 @@ impl Logic for AcpLink {
         dff_setup!(
             self, clock, lstate, nonce, peer_nonce, heard_inc, peer_inc, heard_peer, incarnation, lfsr, bad_run, rot_ch,
             rot_round, active_r, peer_channels,
-            load_ptr, ret_ptr, msg_used, r_data, r_valid, h_valid, h_op, h_ch, h_tx, h_rx, h_payload, h_digest,
+            ret_ptr, msg_used, r_data, r_valid, h_valid, h_op, h_ch, h_tx, h_rx, h_payload, h_digest,
             o_body_payload, o_body_head, o_started
         );
         self.msg_fifo.clock.next = self.clock.val();
@@ -922,37 +921,38 @@ impl Logic for AcpLink {
 
         // ---- Send: load payloads into idle channels, round-robin ----
         self.send_dig.data.next = self.s_send.data.val();
+        // Any idle channel in use takes the next payload (first one found):
+        // a channel is back in service as soon as its last transfer is confirmed.
         self.load_ok.next = false;
+        self.load_sel.next = self.c_zero_cb.val();
         for i in 0..K {
-            if self.load_ptr.q.val().index() == i {
-                self.load_ok.next = !self.holding[i].q.val() & !self.ret_pending[i].q.val();
+            if !self.load_ok.val()
+                & !self.holding[i].q.val()
+                & !self.ret_pending[i].q.val()
+                & (self.chan_num[i].val() < self.active_r.q.val())
+            {
+                self.load_ok.next = true;
+                self.load_sel.next = self.chan_id[i].val();
             }
         }
         self.s_send.ready.next = self.load_ok.val() & !self.flush_local.val();
-        self.tx_ram_form.write_address.next = self.load_ptr.q.val();
+        self.tx_ram_form.write_address.next = self.load_sel.val();
         self.tx_ram_form.write_data.next = self.s_send.data.val();
         self.tx_ram_form.write_enable.next = false;
-        self.tx_ram_ret.write_address.next = self.load_ptr.q.val();
+        self.tx_ram_ret.write_address.next = self.load_sel.val();
         self.tx_ram_ret.write_data.next = self.s_send.data.val();
         self.tx_ram_ret.write_enable.next = false;
         if self.s_send.valid.val() & self.load_ok.val() & !self.flush_local.val() {
             self.tx_ram_form.write_enable.next = true;
             self.tx_ram_ret.write_enable.next = true;
             for i in 0..K {
-                if self.load_ptr.q.val().index() == i {
+                if self.load_sel.val().index() == i {
                     self.holding[i].d.next = true;
                     self.tx_digest[i].d.next = self.send_dig.crc.val();
                 }
             }
         }
-        // Only the channels in use take payloads.
-        self.load_ext.i.next = self.load_ptr.q.val();
-        self.load_count.next = self.load_ext.o.val() + self.c_one_cb1.val();
-        self.load_wrap.next = self.load_count.val() >= self.active_r.q.val();
-        self.load_ptr.d.next = self.load_ptr.q.val() + self.c_one_cb.val();
-        if self.load_wrap.val() | self.go_up.val() {
-            self.load_ptr.d.next = self.c_zero_cb.val();
-        }
+
 
         // ---- Send: form the next slot's record ----
         self.t_ch.next = self.rot_ch.q.val();
