@@ -16,6 +16,9 @@ pub struct NicPair {
     /// Called with (cycle, sender, record) for every record put on the wire
     /// (for measurements; off by default).
     pub wire_tap: Option<Box<dyn FnMut(u64, Side, &[u8; 64])>>,
+    /// Whether each side's physical layer takes a record this cycle (a
+    /// stalled slot delays that side's records; default: always).
+    pub phy_ready: Option<Box<dyn FnMut(u64, Side) -> bool>>,
 }
 
 impl NicPair {
@@ -23,7 +26,7 @@ impl NicPair {
         let mut b_cfg = cfg.clone();
         // One waveform file per NIC.
         b_cfg.waveform = cfg.waveform.as_ref().map(|p| p.with_extension("b.fst"));
-        Self { a: NicSim::new(cfg), b: NicSim::new(b_cfg), link: AcpLinkModel::new(faults), wire_tap: None }
+        Self { a: NicSim::new(cfg), b: NicSim::new(b_cfg), link: AcpLinkModel::new(faults), wire_tap: None, phy_ready: None }
     }
 
     /// One cycle: the link carries what each NIC sent last cycle, then both NICs step.
@@ -43,6 +46,11 @@ impl NicPair {
         self.a.acp_up = out.a_up;
         self.b.acp_in = out.b_rx;
         self.b.acp_up = out.b_up;
+        if let Some(ready) = self.phy_ready.as_mut() {
+            let now = self.a.cycle();
+            self.a.acp_tx_ready = ready(now, Side::A);
+            self.b.acp_tx_ready = ready(now, Side::B);
+        }
         self.a.step();
         self.b.step();
     }
