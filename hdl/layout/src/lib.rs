@@ -56,12 +56,13 @@ pub mod params {
     pub const TX_CPL_FIFO_DEPTH_LOG2: usize = 8;
     /// ACP token channels (K). Each has a sender buffer and a tentative
     /// receive buffer of 56 bytes, in block RAM. A channel moves one payload
-    /// per two link round trips, so goodput is about K x 56 B / (2 RTT): line
-    /// rate at a 1 µs round trip needs a few hundred channels (boards), the
-    /// simulation build keeps 64.
-    pub const ACP_CHANNELS: usize = 64;
+    /// per two link round trips (and waits for its turn in the rotation), so
+    /// goodput is about K x 56 B / (2 RTT + 2K): the link's throughput grows
+    /// with K until the rotation dominates. 16 here keeps the simulation fast
+    /// (64 halved its speed again); the state scales to more channels.
+    pub const ACP_CHANNELS: usize = 16;
     /// Bits of a channel index.
-    pub const ACP_CHANNEL_BITS: usize = 6;
+    pub const ACP_CHANNEL_BITS: usize = 4;
     /// Undecodable records in a row after which the link is declared failed
     /// and re-entangled (the event-based failure detector; no timer).
     pub const ACP_FAIL_AFTER: u32 = 32;

@@ -166,7 +166,7 @@ fn stats(lat: &mut [u64]) -> Value {
 
 /// ACP under faults: A sends `n` messages to B.
 fn acp_under(f: &FaultRun, n: u64) -> Value {
-    let (mut t, times) = setup(64, f.faults.clone());
+    let (mut t, times) = setup(pendulum_layout::params::ACP_CHANNELS as u32, f.faults.clone());
     t.a.queue(n);
     let settled = t.run_until_settled(40_000_000).unwrap();
     let ok = t.check();
@@ -240,7 +240,7 @@ fn main() {
     let mut rows = Vec::new();
     for &latency in &[25u32, 100, 250] {
         let rtt = round_trip(latency);
-        for &k in &[1u32, 4, 16, 64] {
+        for &k in &[1u32, 4, 8, 16] {
             let g = goodput(k, latency, 40_000);
             let bound = (k as f64 * 56.0 / (2.0 * rtt.max(1) as f64)).min(56.0);
             let rot = (k as f64 * 56.0 / (2.0 * rtt as f64 + 2.0 * k as f64)).min(28.0);
