@@ -268,3 +268,59 @@ fn bad_records_are_counted_and_never_acted_on() {
     assert_eq!(sim.mmio_read(global::LINK_STATE.offset).unwrap(), acp::link_state::ENTANGLING);
     assert_eq!(sim.mmio_read(global::IDENTITY.offset).unwrap(), pendulum_layout::IDENTITY);
 }
+
+#[test]
+fn link_register_writes_are_checked() {
+    use pendulum_driver::Error;
+    use pendulum_layout::RegError;
+    let mut t = traffic(LinkFaults { latency: 10, seed: 8, ..Default::default() });
+    let refused = |r: Result<(), Error>| match r {
+        Err(Error::RegisterRefused { cause, .. }) => cause,
+        other => panic!("expected a refused write, got {other:?}"),
+    };
+    let k = pendulum_layout::params::ACP_CHANNELS as u32;
+    let pipes = t.a.dev.pipes() as u32;
+    assert_eq!(refused(t.a.dev.write_checked(global::LINK_RX_PIPE.offset, pipes)), RegError::BadValue);
+    assert_eq!(refused(t.a.dev.write_checked(global::LINK_CHANNELS.offset, k + 1)), RegError::BadValue);
+    assert_eq!(refused(t.a.dev.write_checked(global::LINK_STATE.offset, 0)), RegError::ReadOnly);
+    assert_eq!(refused(t.a.dev.write_checked(global::LINK_ACTIVE_CHANNELS.offset, 1)), RegError::ReadOnly);
+    // Nothing changed, and the link still works.
+    assert_eq!(t.a.dev.read(global::LINK_RX_PIPE.offset).unwrap(), 0);
+    assert_eq!(t.a.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(), k);
+    t.a.queue(100);
+    assert!(t.run_until_settled(500_000).unwrap());
+    t.check().unwrap();
+    // Fewer channels, agreed at the next entanglement: the smaller offer wins.
+    t.a.dev.write_checked(global::LINK_CHANNELS.offset, 3).unwrap();
+    t.b.dev.write_checked(global::LINK_CHANNELS.offset, 5).unwrap();
+    t.a.dev.reset_link().unwrap();
+    assert!(t.wait_up(100_000).unwrap());
+    assert_eq!(t.a.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(), 3);
+    assert_eq!(t.b.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(), 3);
+    t.b.queue(300);
+    assert!(t.run_until_settled(2_000_000).unwrap());
+    t.check().unwrap();
+    assert!(t.a.received.iter().all(|&(_, ch)| ch < 3), "a channel beyond the agreed 3 was used");
+}
+
+#[test]
+fn a_disabled_receiving_pipe_holds_messages_back_until_it_is_enabled() {
+    let mut t = traffic(LinkFaults { latency: 10, seed: 9, ..Default::default() });
+    // B turns its link RX pipe off (before anything arrived, so its driver
+    // state stays valid across the re-enable): deliveries wait in the link,
+    // offers are refused.
+    let ctrl = pendulum_layout::pipe_page(0) + pendulum_layout::pipe::CTRL.offset;
+    t.b.dev.write_checked(ctrl, 0).unwrap();
+    t.a.queue(400);
+    for _ in 0..5_000 {
+        t.poll().unwrap();
+    }
+    assert!(t.b.received.is_empty());
+    let (ca, _) = t.counters().unwrap();
+    assert!(ca.rejects > 0, "{ca:?}");
+    assert_eq!(t.b.dev.counters().unwrap().drop_pipe_off, 0, "a committed message was dropped");
+    t.b.dev.write_checked(ctrl, pendulum_layout::pipe::CTRL_ENABLE).unwrap();
+    assert!(t.run_until_settled(2_000_000).unwrap());
+    t.check().unwrap();
+    assert_eq!(t.b.received.len(), 400);
+}
