@@ -56,6 +56,7 @@ bench: setup verilog $(VENV)/.ready
 	$(CARGO) build -q --release -p pendulum-testbench --bin pendulum-sim --bin pendulum-card-bench
 	target/release/pendulum-card-bench
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-acp-bench
+	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-atomics-bench
 	$(MATURIN) develop -q --release -m testbench/python/Cargo.toml
 	$(VENV_BIN)/python testbench/python/bench_speed.py
 

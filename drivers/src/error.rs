@@ -44,6 +44,8 @@ pub enum Error {
     Vfio(String),
     #[error("{0}")]
     SimConnect(String),
+    #[error("atomic verb at {addr:#x} refused: {}", match *status { 2 => "the address is not a multiple of 8", 3 => "the address is beyond the atomic memory (CAP_ATOMIC_BYTES)", _ => "unknown opcode or reserved bytes set" })]
+    Atomic { addr: u32, status: u8 },
     #[error("the simulator refused the request: {0}")]
     Simulator(String),
 }

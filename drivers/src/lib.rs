@@ -14,6 +14,7 @@
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod atomics;
 mod card;
 mod device;
 mod error;
@@ -27,6 +28,7 @@ pub mod sim_proto;
 mod sys;
 mod tx;
 
+pub use atomics::Atomics;
 pub use card::{Card, DmaRegion, RegionKind};
 pub use device::{Counters, Device};
 pub use error::{Error, Result};

@@ -5,6 +5,7 @@
 //! streaming DMA engine), and `nic` (the top that wires them).
 
 pub mod acp;
+pub mod atomic;
 pub mod boards;
 pub mod enso;
 pub mod mmio;

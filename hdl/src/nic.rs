@@ -1,11 +1,12 @@
 use crate::acp::AcpLink;
+use crate::atomic::AtomicUnit;
 use crate::enso::{NotifWriter, RxEngine, RxParse, TxFetcher, TxFramer, TxParse};
 use crate::mmio::RegFile;
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::stream::{Concat, ZeroExtend};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, TxRunInfo};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
 
@@ -94,7 +95,11 @@ pub struct PendulumNic {
     acp_link_up_r: DFF<Bit>,
     link_reset_r: DFF<Bit>,
     acp_tx_skid: SkidBuffer<Bits<512>>,
-    rx_arb: RoundRobinArbiter<RxBeat, 2>,
+    atomic: AtomicUnit,
+    rx_arb: RoundRobinArbiter<RxBeat, 3>,
+    atomic_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    atomic_free: Signal<Local, Bits<SLOT_BITS>>,
+    atomic_room: Signal<Local, Bit>,
     rx_skid: SkidBuffer<RxBeat>,
     msg_hdr16: Concat<8, 8, 16>,
     msg_hdr64: ZeroExtend<16, 64>,
@@ -173,7 +178,11 @@ impl PendulumNic {
             acp_link_up_r: Default::default(),
             link_reset_r: Default::default(),
             acp_tx_skid: SkidBuffer::default(),
+            atomic: AtomicUnit::new(),
             rx_arb: RoundRobinArbiter::new(),
+            atomic_pipe: Default::default(),
+            atomic_free: Default::default(),
+            atomic_room: Default::default(),
             rx_skid: SkidBuffer::default(),
             msg_hdr16: Default::default(),
             msg_hdr64: Default::default(),
@@ -181,9 +190,10 @@ impl PendulumNic {
             acp_pipe: Default::default(),
             acp_free: Default::default(),
             acp_room: Default::default(),
-            // Slots that may be in flight between this gate and the RX engine's
-            // own room check (arbiter, skid buffer), plus one.
-            acp_min_free: Constant::new(4u64.into()),
+            // Slots that may be in flight between these gates and the RX
+            // engine's own room check (skid buffer, a slot from each of the
+            // two gated sources), with margin.
+            acp_min_free: Constant::new(8u64.into()),
             all_keep: Constant::new(u64::MAX.into()),
             msg_len: Constant::new((pendulum_layout::BEAT_BYTES as u64).into()),
             one16: Constant::new(1u64.into()),
@@ -200,8 +210,7 @@ impl PendulumNic {
             tx_compl: NotifWriter::new(),
             dma_arb: RoundRobinArbiter::new(),
             dma_skid: SkidBuffer::default(),
-            // No atomic unit in this build yet.
-            regs: RegFile::new(ACP_CHANNELS as u32, 0),
+            regs: RegFile::new(ACP_CHANNELS as u32, ATOMIC_BYTES),
         }
     }
 }
@@ -230,6 +239,7 @@ impl Logic for PendulumNic {
         self.eth_tx_skid.clock.next = self.clock.val();
         self.tx_compl.clock.next = self.clock.val();
         self.link.clock.next = self.clock.val();
+        self.atomic.clock.next = self.clock.val();
         self.rx_arb.clock.next = self.clock.val();
         self.rx_skid.clock.next = self.clock.val();
 
@@ -318,6 +328,39 @@ impl Logic for PendulumNic {
             self.link.m_msg.valid.val() & self.acp_room.val() & (self.acp_free.val() >= self.acp_min_free.val());
         self.link.m_msg.ready.next =
             self.rx_arb.s[1].ready.val() & self.acp_room.val() & (self.acp_free.val() >= self.acp_min_free.val());
+        // Atomic verbs from bound TX pipes; results into ATOMIC_RX_PIPE, gated
+        // on its room the same way (a result is never dropped).
+        self.atomic.s_verb.data.next = self.tx_framer.m_atomic.data.val();
+        self.atomic.s_verb.valid.next = self.tx_framer.m_atomic.valid.val();
+        self.tx_framer.m_atomic.ready.next = self.atomic.s_verb.ready.val();
+        self.regs.atomic_verb.next = self.atomic.ev_verb.val();
+        self.regs.atomic_error.next = self.atomic.ev_error.val();
+        self.atomic_pipe.next = self.regs.atomic_rx_pipe.val();
+        self.atomic_free.next = self.one16.val();
+        self.atomic_room.next = false;
+        for i in 0..PIPES {
+            if self.atomic_pipe.val().index() == i {
+                self.atomic_free.next = (self.regs.head[i].val() - self.rx.tail[i].val() - self.one16.val())
+                    & self.regs.ring_mask[i].val();
+                self.atomic_room.next = self.regs.enable[i].val();
+            }
+        }
+        self.rx_arb.s[2].data.next.data = self.atomic.m_result.data.val();
+        self.rx_arb.s[2].data.next.keep = self.all_keep.val();
+        self.rx_arb.s[2].data.next.last = true;
+        self.rx_arb.s[2].data.next.sop = true;
+        self.rx_arb.s[2].data.next.pipe = self.atomic_pipe.val();
+        self.rx_arb.s[2].data.next.len = self.msg_len.val();
+        self.rx_arb.s[2].data.next.slots = self.one16.val();
+        self.rx_arb.s[2].data.next.len_known = true;
+        self.rx_arb.s[2].data.next.keep_ok = true;
+        self.rx_arb.s_last[2].next = true;
+        self.rx_arb.s[2].valid.next = self.atomic.m_result.valid.val()
+            & self.atomic_room.val()
+            & (self.atomic_free.val() >= self.acp_min_free.val());
+        self.atomic.m_result.ready.next = self.rx_arb.s[2].ready.val()
+            & self.atomic_room.val()
+            & (self.atomic_free.val() >= self.acp_min_free.val());
         self.link.s_send.data.next = self.tx_framer.m_acp.data.val();
         self.link.s_send.valid.next = self.tx_framer.m_acp.valid.val();
         self.tx_framer.m_acp.ready.next = self.link.s_send.ready.val();
@@ -387,6 +430,7 @@ impl Logic for PendulumNic {
             self.tx_framer.tx_mask[i].next = self.regs.tx_mask[i].val();
             self.tx_framer.tx_enable[i].next = self.regs.tx_enable[i].val();
             self.tx_framer.acp_bound[i].next = self.regs.tx_acp[i].val();
+            self.tx_framer.atomic_bound[i].next = self.regs.tx_atomic[i].val();
             self.regs.tx_head[i].next = self.tx_framer.head[i].val();
             self.tx_compl.tail[i].next = self.tx_framer.head[i].val();
             self.tx_compl.enable[i].next = self.regs.tx_enable[i].val();

@@ -75,6 +75,8 @@ pub mod global {
     pub const LINK_FAILURES: Reg = ro("LINK_FAILURES", 0x0C8, "link failures detected: loss of signal or undecodable records in a row (64-bit)");
     pub const LINK_ENTANGLES: Reg = ro("LINK_ENTANGLES", 0x0D0, "entanglements completed (64-bit)");
     pub const LINK_RETURNED: Reg = ro("LINK_RETURNED", 0x0D8, "our messages handed back as not delivered or in doubt (64-bit)");
+    pub const ATOMIC_VERBS: Reg = ro("ATOMIC_VERBS", 0x0E0, "atomic verbs executed or refused, each with a result (64-bit)");
+    pub const ATOMIC_ERRORS: Reg = ro("ATOMIC_ERRORS", 0x0E8, "atomic verbs refused: bad opcode, misaligned or out of range (64-bit)");
 
     /// Every global register, in address order.
     pub const ALL: &[Reg] = &[
@@ -88,15 +90,17 @@ pub mod global {
     pub const LINK_RX_PIPE: Reg = rw("LINK_RX_PIPE", 0x10C, "RX pipe receiving ACP messages: delivered by the peer and handed back; 64 B each");
     pub const LINK_CHANNELS: Reg = rw("LINK_CHANNELS", 0x110, "token channels to use, 1..=CAP_LINK_CHANNELS (0 reads as all); the link uses the smaller of both ends' values, agreed when entangling");
     pub const LINK_ACTIVE_CHANNELS: Reg = ro("LINK_ACTIVE_CHANNELS", 0x114, "token channels in use since the last entanglement");
-    /// The link block, in address order.
-    pub const LINK: &[Reg] = &[LINK_STATE, LINK_CTRL, LINK_SEED, LINK_RX_PIPE, LINK_CHANNELS, LINK_ACTIVE_CHANNELS];
+    /// The atomic unit's control.
+    pub const ATOMIC_RX_PIPE: Reg = rw("ATOMIC_RX_PIPE", 0x120, "RX pipe receiving atomic verb results, 64 B each");
+    /// The link and atomic control block, in address order.
+    pub const LINK: &[Reg] = &[LINK_STATE, LINK_CTRL, LINK_SEED, LINK_RX_PIPE, LINK_CHANNELS, LINK_ACTIVE_CHANNELS, ATOMIC_RX_PIPE];
 
     /// The 64-bit counters, in the order of [`super::Counter`].
     pub const COUNTERS: &[Reg] = &[
         RX_FRAMES, RX_BYTES, DROP_RING_FULL, DROP_MALFORMED, DROP_PIPE_OFF, NOTIFICATIONS, TX_FRAMES,
         TX_BYTES, TX_DROP_MALFORMED, TX_COMPLETIONS, LINK_RECORDS, LINK_BAD_CHECK, LINK_BAD_RECORD,
         LINK_COMMITS, LINK_DELIVERED, LINK_REJECTS, LINK_REVERSALS, LINK_FAILURES, LINK_ENTANGLES,
-        LINK_RETURNED,
+        LINK_RETURNED, ATOMIC_VERBS, ATOMIC_ERRORS,
     ];
 
     /// Bit of CTRL selecting per-packet notifications.
@@ -128,10 +132,12 @@ pub enum Counter {
     LinkFailures = 17,
     LinkEntangles = 18,
     LinkReturned = 19,
+    AtomicVerbs = 20,
+    AtomicErrors = 21,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 20] = [
+    pub const ALL: [Counter; 22] = [
         Counter::RxFrames,
         Counter::RxBytes,
         Counter::DropRingFull,
@@ -152,6 +158,8 @@ impl Counter {
         Counter::LinkFailures,
         Counter::LinkEntangles,
         Counter::LinkReturned,
+        Counter::AtomicVerbs,
+        Counter::AtomicErrors,
     ];
     /// The register holding this counter's low half.
     pub fn reg(self) -> Reg {
@@ -179,7 +187,7 @@ pub mod pipe {
     pub const TX_RING_BYTES: Reg = rw("TX_RING_BYTES", 0x48, "TX ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written");
     pub const TX_COMPL_BASE_LO: Reg = rw("TX_COMPL_BASE_LO", 0x50, "bus address of the TX completion record, low 32 bits; 16-byte aligned");
     pub const TX_COMPL_BASE_HI: Reg = rw("TX_COMPL_BASE_HI", 0x54, "bus address of the TX completion record, high 32 bits");
-    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte messages, not frames)");
+    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte messages, not frames); bit 2: bound to the atomic unit (64-byte verbs)");
     pub const TX_TAIL: Reg = rw("TX_TAIL", 0x5C, "doorbell: software's tail (slot) after the frames it appended; must not pass the NIC's TX head");
     pub const TX_HEAD: Reg = ro("TX_HEAD", 0x60, "the NIC's TX position (slot): everything before it is sent or dropped, and free");
     pub const TX_FRAMES: Reg = ro("TX_FRAMES", 0x64, "frames this TX pipe sent (32-bit, wraps)");
@@ -196,6 +204,8 @@ pub mod pipe {
     pub const CTRL_ENABLE: u32 = 1 << 0;
     /// Bit of TX_CTRL binding the TX pipe to the ACP link.
     pub const TX_CTRL_ACP: u32 = 1 << 1;
+    /// Bit of TX_CTRL binding the TX pipe to the atomic unit.
+    pub const TX_CTRL_ATOMIC: u32 = 1 << 2;
     /// Required alignment of RING_BASE.
     pub const RING_ALIGN: u64 = 64;
     /// Required alignment of NOTIF_BASE.
@@ -220,7 +230,8 @@ pub enum RegError {
     /// TX_TAIL outside the ring, or passing the NIC's TX head (the ring would overflow).
     TailBeyondHead = 7,
     /// A value outside what the register accepts (LINK_RX_PIPE must name a
-    /// pipe; LINK_CHANNELS must be at most CAP_LINK_CHANNELS).
+    /// pipe; LINK_CHANNELS must be at most CAP_LINK_CHANNELS; ATOMIC_RX_PIPE
+    /// must name a pipe).
     BadValue = 8,
 }
 

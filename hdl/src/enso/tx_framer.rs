@@ -26,6 +26,10 @@ pub struct TxFramer {
     /// must be KIND_SEND, else the slot is dropped and counted).
     pub m_acp: StreamSource<Bits<448>>,
     pub acp_bound: [Signal<In, Bit>; PIPES],
+    /// Verb slots of pipes bound to the atomic unit (byte 0 must be
+    /// `pendulum_layout::atomic::KIND_VERB`, else dropped and counted).
+    pub m_atomic: StreamSource<Bits<512>>,
+    pub atomic_bound: [Signal<In, Bit>; PIPES],
     pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
     pub tx_enable: [Signal<In, Bit>; PIPES],
     /// Slot after the last frame sent or dropped, per pipe; 0 while the pipe is off.
@@ -51,9 +55,15 @@ pub struct TxFramer {
     sel_head: Signal<Local, Bits<SLOT_BITS>>,
     sel_enable: Signal<Local, Bit>,
     sel_bound: Signal<Local, Bit>,
+    sel_atomic: Signal<Local, Bit>,
+    slot_msg: Signal<Local, Bit>,
     acp_emit: Signal<Local, Bit>,
     acp_kind_ok: Signal<Local, Bit>,
+    atomic_emit: Signal<Local, Bit>,
+    atomic_kind_ok: Signal<Local, Bit>,
+    slot_kind_ok: Signal<Local, Bit>,
     kind_send: Constant<Bits<8>>,
+    kind_verb: Constant<Bits<8>>,
     remaining: Signal<Local, Bits<SLOT_BITS>>,
     cur_len: Signal<Local, Bits<16>>,
     emit: Signal<Local, Bit>,
@@ -78,9 +88,17 @@ impl TxFramer {
             m_eth: Default::default(),
             m_acp: Default::default(),
             acp_bound: Default::default(),
+            m_atomic: Default::default(),
+            atomic_bound: Default::default(),
             sel_bound: Default::default(),
+            sel_atomic: Default::default(),
+            slot_msg: Default::default(),
             acp_emit: Default::default(),
             acp_kind_ok: Default::default(),
+            atomic_emit: Default::default(),
+            atomic_kind_ok: Default::default(),
+            slot_kind_ok: Default::default(),
+            kind_verb: Constant::new((pendulum_layout::atomic::KIND_VERB as u64).into()),
             kind_send: Constant::new((pendulum_layout::acp::message::KIND_SEND as u64).into()),
             tx_mask: Default::default(),
             tx_enable: Default::default(),
@@ -140,12 +158,14 @@ impl Logic for TxFramer {
         self.sel_head.next = self.head_r[0].q.val();
         self.sel_enable.next = self.tx_enable[0].val();
         self.sel_bound.next = self.acp_bound[0].val();
+        self.sel_atomic.next = self.atomic_bound[0].val();
         for i in 0..PIPES {
             if self.pipe.val().index() == i {
                 self.sel_mask.next = self.tx_mask[i].val();
                 self.sel_head.next = self.head_r[i].q.val();
                 self.sel_enable.next = self.tx_enable[i].val();
                 self.sel_bound.next = self.acp_bound[i].val();
+                self.sel_atomic.next = self.atomic_bound[i].val();
             }
         }
         // Slots of this run not yet finished, counting the one in this beat.
@@ -155,7 +175,13 @@ impl Logic for TxFramer {
         self.bad.next = false;
         self.emit.next = false;
         self.acp_emit.next = false;
+        self.atomic_emit.next = false;
         self.acp_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_send.val();
+        self.atomic_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_verb.val();
+        // A pipe bound to the link or the atomic unit carries 64-byte slots, not frames.
+        self.slot_msg.next = self.sel_bound.val() | self.sel_atomic.val();
+        self.slot_kind_ok.next = (self.sel_bound.val() & self.acp_kind_ok.val())
+            | (!self.sel_bound.val() & self.atomic_kind_ok.val());
         self.cur_len.next = self.frame_len.q.val();
         self.last_beat.next = self.beats_left.q.val() == self.one16.val();
         if self.in_frame.q.val() {
@@ -163,6 +189,9 @@ impl Logic for TxFramer {
         } else if !self.dropping.q.val() & self.sel_bound.val() {
             // A message slot for the ACP link, not a frame.
             self.acp_emit.next = self.sel_enable.val() & self.acp_kind_ok.val();
+        } else if !self.dropping.q.val() & self.sel_atomic.val() {
+            // A verb slot for the atomic unit.
+            self.atomic_emit.next = self.sel_enable.val() & self.atomic_kind_ok.val();
         } else if !self.dropping.q.val() {
             self.cur_len.next = self.s_cpl.data.val().len;
             self.last_beat.next = self.s_cpl.data.val().slots == self.one16.val();
@@ -190,6 +219,11 @@ impl Logic for TxFramer {
         }
         if self.acp_emit.val() {
             self.s_cpl.ready.next = self.s_info.valid.val() & self.m_acp.ready.val();
+        }
+        self.m_atomic.data.next = self.beat_data.val();
+        self.m_atomic.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.atomic_emit.val();
+        if self.atomic_emit.val() {
+            self.s_cpl.ready.next = self.s_info.valid.val() & self.m_atomic.ready.val();
         }
         self.accept.next = self.s_cpl.valid.val() & self.s_cpl.ready.val();
         self.beat_consumed.next = self.accept.val();
@@ -221,9 +255,9 @@ impl Logic for TxFramer {
                 if self.remaining.val() == self.one16.val() {
                     self.dropping.d.next = false;
                 }
-            } else if self.sel_bound.val() {
-                // One message per slot, sent or (without the KIND_SEND header) dropped.
-                self.ev_drop_malformed.next = !self.acp_kind_ok.val();
+            } else if self.slot_msg.val() {
+                // One message or verb per slot, passed on or (without its kind byte) dropped.
+                self.ev_drop_malformed.next = !self.slot_kind_ok.val();
                 for i in 0..PIPES {
                     if self.pipe.val().index() == i {
                         self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();

@@ -94,6 +94,13 @@ pub struct RegFile {
     pub tx_events: TxEvents,
     /// TX pipe bound to the ACP link (TX_CTRL bit 1).
     pub tx_acp: [Signal<Out, Bit>; PIPES],
+    /// TX pipe bound to the atomic unit (TX_CTRL bit 2).
+    pub tx_atomic: [Signal<Out, Bit>; PIPES],
+    /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
+    pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// The atomic unit's events.
+    pub atomic_verb: Signal<In, Bit>,
+    pub atomic_error: Signal<In, Bit>,
     /// The ACP link's state, its events, and its controls.
     pub link_state: Signal<In, Bits<2>>,
     pub link_events: LinkEvents,
@@ -151,6 +158,10 @@ pub struct RegFile {
     channels_max: Constant<Bits<32>>,
     channels_all: Constant<Bits<{ CB + 1 }>>,
     tx_acp_r: [DFF<Bit>; PIPES],
+    tx_atomic_r: [DFF<Bit>; PIPES],
+    atomic_rx_pipe_r: DFF<Bits<32>>,
+    g_atomic_rx_pipe: Constant<Bits<OFF_BITS>>,
+    four32: Constant<Bits<32>>,
     g_link_state: Constant<Bits<OFF_BITS>>,
     g_link_ctrl: Constant<Bits<OFF_BITS>>,
     g_link_seed: Constant<Bits<OFF_BITS>>,
@@ -318,6 +329,14 @@ impl RegFile {
             channels_max: c32(pendulum_layout::params::ACP_CHANNELS as u32),
             channels_all: Constant::new((pendulum_layout::params::ACP_CHANNELS as u64).into()),
             tx_acp_r: Default::default(),
+            tx_atomic: Default::default(),
+            atomic_rx_pipe: Default::default(),
+            atomic_verb: Default::default(),
+            atomic_error: Default::default(),
+            tx_atomic_r: Default::default(),
+            atomic_rx_pipe_r: Default::default(),
+            g_atomic_rx_pipe: off(global::ATOMIC_RX_PIPE),
+            four32: c32(4),
             g_link_state: off(global::LINK_STATE),
             g_link_ctrl: off(global::LINK_CTRL),
             g_link_seed: off(global::LINK_SEED),
@@ -493,13 +512,17 @@ impl Logic for RegFile {
             self.tx_acp_r[i].clock.next = self.clock.val();
             self.tx_acp_r[i].d.next = self.tx_acp_r[i].q.val();
             self.tx_acp[i].next = self.tx_acp_r[i].q.val();
+            self.tx_atomic_r[i].clock.next = self.clock.val();
+            self.tx_atomic_r[i].d.next = self.tx_atomic_r[i].q.val();
+            self.tx_atomic[i].next = self.tx_atomic_r[i].q.val();
         }
         for k in 0..COUNTERS {
             self.counters[k].clock.next = self.clock.val();
             self.counters[k].d.next = self.counters[k].q.val();
         }
         dff_setup!(self, clock, ctrl, scratch, reg_errors, last_err, hi_latch, rsp_valid, rsp_data, link_rx_pipe_r, link_seed_r, link_seed_pulse,
-            link_channels_r);
+            link_channels_r, atomic_rx_pipe_r);
+        self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
         if self.link_channels_r.q.val() == self.zero32.val() {
             self.link_channels.next = self.channels_all.val();
@@ -598,6 +621,13 @@ impl Logic for RegFile {
                 } else if (self.wr_off.val() == self.g_link_active.val()) | (self.wr_off.val() == self.g_link_state.val()) {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();
+                } else if self.wr_off.val() == self.g_atomic_rx_pipe.val() {
+                    if self.wr_data.val() < self.pipes32.val() {
+                        self.atomic_rx_pipe_r.d.next = self.wr_data.val();
+                    } else {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_value.val();
+                    }
                 } else if self.wr_off.val() == self.g_link_rx_pipe.val() {
                     if self.wr_data.val() < self.pipes32.val() {
                         self.link_rx_pipe_r.d.next = self.wr_data.val();
@@ -718,6 +748,7 @@ impl Logic for RegFile {
                             } else {
                                 self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
                                 self.tx_acp_r[i].d.next = self.wr_data.val().get_bit(1);
+                                self.tx_atomic_r[i].d.next = self.wr_data.val().get_bit(2);
                                 if !self.wr_data.val().get_bit(0) {
                                     self.tx_tail_r[i].d.next = self.zero16.val();
                                 }
@@ -815,6 +846,12 @@ impl Logic for RegFile {
         if self.link_events.returned.val() {
             self.counters[19].d.next = self.counters[19].q.val() + self.one64.val();
         }
+        if self.atomic_verb.val() {
+            self.counters[20].d.next = self.counters[20].q.val() + self.one64.val();
+        }
+        if self.atomic_error.val() {
+            self.counters[21].d.next = self.counters[21].q.val() + self.one64.val();
+        }
         for i in 0..PIPES {
             if self.tx_events.pipe.val().index() == i {
                 if self.tx_events.frame.val() {
@@ -885,6 +922,10 @@ impl Logic for RegFile {
             }
             if self.rd_off.val() == self.g_link_active.val() {
                 self.rd_data.next = self.rd_data.val() | self.link_active32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_atomic_rx_pipe.val() {
+                self.rd_data.next = self.rd_data.val() | self.atomic_rx_pipe_r.q.val();
                 self.rd_hit.next = true;
             }
             if self.rd_off.val() == self.g_link_rx_pipe.val() {
@@ -977,6 +1018,9 @@ impl Logic for RegFile {
                     }
                     if self.tx_acp_r[i].q.val() {
                         self.rd_data.next = self.rd_data.val() | self.two32.val();
+                    }
+                    if self.tx_atomic_r[i].q.val() {
+                        self.rd_data.next = self.rd_data.val() | self.four32.val();
                     }
                 }
                 if self.rd_off.val() == self.p_tx_tail.val() {
