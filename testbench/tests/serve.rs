@@ -207,10 +207,14 @@ fn the_echo_application_and_ctl_run_against_the_simulator() {
     assert!(String::from_utf8_lossy(&info.stdout).contains("identity          PNDL"));
     let counters = String::from_utf8_lossy(&ctl(&["counters"]).stdout).into_owned();
     assert!(counters.contains("rx_frames          2000") && counters.contains("tx_frames          2000"), "{counters}");
-    // No atomic unit (issue 5) in this card yet.
-    let o = ctl(&["atomic", "cas", "0", "0", "1"]);
-    assert_eq!(o.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not built in this card"));
+    // Atomic verbs by hand, through the simulator process.
+    let o = ctl(&["atomic", "swap", "0x40", "7"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = ctl(&["atomic", "fetch-add", "0x40", "5"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("old value 0x7 (7)"), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = ctl(&["atomic", "fetch-add", "0x44", "5"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a multiple of 8"));
     // The ACP link is built; alone, the simulated card has no peer (no signal).
     let link = ctl(&["link"]);
     let text = String::from_utf8_lossy(&link.stdout);

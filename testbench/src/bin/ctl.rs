@@ -13,7 +13,9 @@ COMMAND:
   counters                  global counters (frames, bytes, drops, notifications, TX)
   pipes                     each pipe's RX and TX registers
   link [reset]              ACP link state and counters; `reset` drops the link state
-  atomic VERB ADDR ARGS..   an atomic verb by hand (cas, fetch-add, swap, ...)
+  atomic VERB ADDR ARGS..   an atomic verb by hand, 32-bit operands: cas ADDR EXPECTED NEW,
+                            fetch-add ADDR N, swap ADDR V, masked-cas ADDR EXP NEW CMASK SMASK,
+                            masked-fetch-add ADDR N BOUNDARY
   read OFFSET               one 32-bit register (hex with 0x)
   write OFFSET VALUE        one 32-bit register write, checked";
 
@@ -139,9 +141,33 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
         "atomic" => {
             let bytes = dev.read(global::CAP_ATOMIC_BYTES.offset).map_err(e)?;
             if bytes == 0 {
-                return Err((3, "atomic: not built in this card (CAP_ATOMIC_BYTES = 0: this bitstream has no atomic unit yet)".into()));
+                return Err((3, "atomic: not built in this card (CAP_ATOMIC_BYTES = 0: this bitstream has no atomic unit)".into()));
             }
-            return Err((3, format!("atomic: the card has {bytes} bytes of atomic memory, but this driver has no atomic verbs yet")));
+            let verb = args.get(1).map(String::as_str).unwrap_or("");
+            let nums = args[2.min(args.len())..].iter().map(|a| num(a)).collect::<Result<Vec<u32>, _>>()?;
+            let need = match verb {
+                "cas" => 3,
+                "fetch-add" | "swap" => 2,
+                "masked-cas" => 5,
+                "masked-fetch-add" => 3,
+                _ => return Err((2, format!("atomic: unknown verb `{verb}`\n{USAGE}"))),
+            };
+            if nums.len() != need {
+                return Err((2, format!("atomic {verb} takes {need} numbers: ADDR and its operands\n{USAGE}")));
+            }
+            // The last pipe, RX and TX, serves the verbs of this tool.
+            let p = dev.pipes() - 1;
+            let mut at = dev.open_atomics(p, p, 4096).map_err(e)?;
+            let n = |i: usize| nums[i] as u64;
+            let old = match verb {
+                "cas" => at.cas(dev, nums[0], n(1), n(2)),
+                "fetch-add" => at.fetch_add(dev, nums[0], n(1)),
+                "swap" => at.swap(dev, nums[0], n(1)),
+                "masked-cas" => at.masked_cas(dev, nums[0], n(1), n(2), n(3), n(4)),
+                _ => at.masked_fetch_add(dev, nums[0], n(1), n(2)),
+            }
+            .map_err(e)?;
+            println!("atomic {verb} at {:#x}: old value {old:#x} ({old})", nums[0]);
         }
         "read" => {
             let off = num(args.get(1).ok_or((2, "read needs an OFFSET".to_string()))?)?;
