@@ -1,7 +1,7 @@
 use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Result};
-use pendulum_layout::atomic::{op, status, Verb, VerbResult, SLOT_BYTES};
+use pendulum_layout::atomic::{op, status, Verb, VerbResult};
 use pendulum_layout::{global, pipe, pipe_page};
 
 /// Local atomic verbs: a TX pipe bound to the card's atomic unit carries the
@@ -32,16 +32,7 @@ impl<C: Card> Device<C> {
 impl Atomics {
     /// Posts verbs (their tags as given), one doorbell; returns how many fit.
     pub fn submit<C: Card>(&mut self, dev: &mut Device<C>, verbs: &[Verb]) -> Result<usize> {
-        let n = verbs.len().min(self.tx.free_slots(dev) as usize);
-        if n == 0 {
-            return Ok(0);
-        }
-        let mut bytes = vec![0u8; n * SLOT_BYTES];
-        for (slot, v) in bytes.chunks_exact_mut(SLOT_BYTES).zip(verbs) {
-            slot.copy_from_slice(&v.to_slot());
-        }
-        self.tx.send_raw(dev, &bytes)?;
-        Ok(n)
+        self.tx.send_slots(dev, verbs, Verb::to_slot)
     }
 
     /// Raw form for tests: posts `bytes` (whole 64-byte slots) as they are.
@@ -51,21 +42,9 @@ impl Atomics {
 
     /// Results waiting, in the order the verbs were executed; their slots are freed.
     pub fn results<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<VerbResult>> {
-        let batch = self.rx.recv(dev);
-        let end = batch.end_slot();
-        let mut out = Vec::with_capacity(batch.slots() as usize);
-        for (i, slot) in batch.raw_slots().enumerate() {
-            let r = VerbResult::from_slot(slot).ok_or_else(|| Error::CorruptRing {
-                pipe: self.rx.index(),
-                slot: (self.rx.head() + i as u32) % self.rx.ring_slots(),
-                what: format!("byte 0 is {:#04x}, not an atomic result", slot[0]),
-            })?;
-            out.push(r);
-        }
-        if !out.is_empty() {
-            self.rx.free(dev, end)?;
-        }
-        Ok(out)
+        self.rx.take_slots(dev, |slot| {
+            VerbResult::from_slot(slot).ok_or_else(|| format!("byte 0 is {:#04x}, not an atomic result", slot[0]))
+        })
     }
 
     /// Runs one verb and waits for its result (synchronous form).

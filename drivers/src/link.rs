@@ -138,17 +138,12 @@ impl Link {
     /// Returns how many were queued (it stops when the TX ring is full; a
     /// full ring is not an error, retry later).
     pub fn send<C: Card>(&mut self, dev: &mut Device<C>, payloads: &[[u8; PAYLOAD_BYTES]]) -> Result<usize> {
-        let n = payloads.len().min(self.tx.free_slots(dev) as usize);
-        if n == 0 {
-            return Ok(0);
-        }
-        let mut bytes = vec![0u8; n * BEAT_BYTES];
-        for (slot, p) in bytes.chunks_exact_mut(BEAT_BYTES).zip(payloads) {
+        self.tx.send_slots(dev, payloads, |p| {
+            let mut slot = [0u8; BEAT_BYTES];
             slot[0] = message::KIND_SEND;
             slot[message::PAYLOAD_OFFSET..].copy_from_slice(p);
-        }
-        self.tx.send_raw(dev, &bytes)?;
-        Ok(n)
+            slot
+        })
     }
 
     /// Raw form for tests: posts `bytes` (whole 64-byte slots, header
@@ -160,30 +155,17 @@ impl Link {
     /// Every message waiting in the RX pipe, oldest first; their slots are
     /// freed. A slot with an unknown kind is a corrupt ring.
     pub fn recv<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<LinkMsg>> {
-        let batch = self.rx.recv(dev);
-        let end = batch.end_slot();
-        let mut out = Vec::with_capacity(batch.slots() as usize);
-        for (i, slot) in batch.raw_slots().enumerate() {
+        self.rx.take_slots(dev, |slot| {
             let kind = match slot[0] {
                 message::KIND_DELIVERED => MsgKind::Delivered,
                 message::KIND_NOT_DELIVERED => MsgKind::NotDelivered,
                 message::KIND_IN_DOUBT => MsgKind::InDoubt,
-                k => {
-                    return Err(Error::CorruptRing {
-                        pipe: self.rx.index(),
-                        slot: (self.rx.head() + i as u32) % self.rx.ring_slots(),
-                        what: format!("ACP message kind {k:#04x} is none of delivered/not delivered/in doubt"),
-                    })
-                }
+                k => return Err(format!("ACP message kind {k:#04x} is none of delivered/not delivered/in doubt")),
             };
             let mut payload = [0u8; PAYLOAD_BYTES];
             payload.copy_from_slice(&slot[message::PAYLOAD_OFFSET..acp::RECORD_BYTES]);
-            out.push(LinkMsg { kind, channel: slot[message::BYTE_CHANNEL], payload });
-        }
-        if !out.is_empty() {
-            self.rx.free(dev, end)?;
-        }
-        Ok(out)
+            Ok(LinkMsg { kind, channel: slot[message::BYTE_CHANNEL], payload })
+        })
     }
 
     /// Polls until messages wait, at most `max_polls` times.

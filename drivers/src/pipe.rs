@@ -62,6 +62,31 @@ impl RxPipe {
         }
     }
 
+    /// For pipes carrying fixed 64-byte slots: decodes every slot waiting
+    /// with `decode` (an `Err` names what is wrong with a slot: the ring is
+    /// then reported corrupt at it), then frees them.
+    pub fn take_slots<C: Card, T>(
+        &mut self,
+        dev: &mut Device<C>,
+        mut decode: impl FnMut(&[u8]) -> std::result::Result<T, String>,
+    ) -> Result<Vec<T>> {
+        let batch = self.recv(dev);
+        let end = batch.end_slot();
+        let mut out = Vec::with_capacity(batch.slots() as usize);
+        for (i, slot) in batch.raw_slots().enumerate() {
+            let item = decode(slot).map_err(|what| Error::CorruptRing {
+                pipe: self.index,
+                slot: (self.head + i as u32) % self.slots,
+                what,
+            })?;
+            out.push(item);
+        }
+        if !out.is_empty() {
+            self.free(dev, end)?;
+        }
+        Ok(out)
+    }
+
     /// Polls until frames are waiting, at most `max_polls` times (relaxing the
     /// card between polls). Returns whether frames are waiting.
     pub fn wait<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {

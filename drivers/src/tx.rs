@@ -166,6 +166,24 @@ impl TxPipe {
         self.ring_doorbell(dev)
     }
 
+    /// For pipes carrying fixed 64-byte slots (ACP messages, atomic verbs):
+    /// queues as many of `items` as fit, each made into a slot by `slot`,
+    /// with one doorbell; returns how many were queued (0 when full).
+    pub fn send_slots<C: Card, T>(
+        &mut self,
+        dev: &mut Device<C>,
+        items: &[T],
+        slot: impl Fn(&T) -> [u8; BEAT_BYTES],
+    ) -> Result<usize> {
+        let n = items.len().min(self.free_slots(dev) as usize);
+        if n == 0 {
+            return Ok(0);
+        }
+        let bytes: Vec<u8> = items[..n].iter().flat_map(slot).collect();
+        self.send_raw(dev, &bytes)?;
+        Ok(n)
+    }
+
     /// True when the card reports every posted slot done (its head, as last
     /// reported, equals the tail). Refreshes the head first.
     pub fn idle<C: Card>(&mut self, dev: &Device<C>) -> bool {

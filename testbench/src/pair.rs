@@ -2,7 +2,7 @@
 //! testbench for the ACP link (`shared/ACP.md`). Each NIC has its own host
 //! memory and PCIe model; both advance one cycle at a time together.
 
-use crate::models::{AcpLinkModel, LinkFaults, RegionId, RegionKind as MemKind};
+use crate::models::{AcpLinkModel, LinkFaults, RegionId};
 use crate::{NicSim, SimConfig};
 use pendulum_driver::{Card, DmaRegion, Error, RegionKind, Result};
 use std::cell::RefCell;
@@ -125,17 +125,8 @@ impl Card for PairCard {
     }
 
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
-        if len == 0 {
-            return Err(Error::Dma("cannot allocate an empty region".into()));
-        }
-        let kind = match kind {
-            RegionKind::DataRing => MemKind::DataRing,
-            RegionKind::Notification => MemKind::Notification,
-            RegionKind::Other => MemKind::Other,
-        };
-        let (id, iova) = self.pair.borrow_mut().side(self.side).mem.alloc(len, kind, mirrored);
-        self.regions.push(id);
-        Ok(DmaRegion { id: self.regions.len() - 1, iova, len, mirrored })
+        let mut p = self.pair.borrow_mut();
+        crate::sim_card::alloc_region(&mut p.side(self.side).mem, &mut self.regions, len, kind, mirrored)
     }
 
     fn dma(&self, region: &DmaRegion) -> &[u8] {

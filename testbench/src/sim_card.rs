@@ -1,4 +1,4 @@
-use crate::models::{RegionId, RegionKind as MemKind};
+use crate::models::{HostMemory, RegionId, RegionKind as MemKind};
 use crate::{NicSim, SimConfig};
 use pendulum_driver::{Card, DmaRegion, Error, RegionKind, Result};
 
@@ -15,6 +15,28 @@ impl SimCard {
     }
 }
 
+/// A driver DMA region in a simulated host's memory; `regions` maps the
+/// driver's region numbers to the memory model's.
+pub(crate) fn alloc_region(
+    mem: &mut HostMemory,
+    regions: &mut Vec<RegionId>,
+    len: usize,
+    kind: RegionKind,
+    mirrored: bool,
+) -> Result<DmaRegion> {
+    if len == 0 {
+        return Err(Error::Dma("cannot allocate an empty region".into()));
+    }
+    let kind = match kind {
+        RegionKind::DataRing => MemKind::DataRing,
+        RegionKind::Notification => MemKind::Notification,
+        RegionKind::Other => MemKind::Other,
+    };
+    let (id, iova) = mem.alloc(len, kind, mirrored);
+    regions.push(id);
+    Ok(DmaRegion { id: regions.len() - 1, iova, len, mirrored })
+}
+
 impl Card for SimCard {
     fn read32(&mut self, offset: u32) -> Result<u32> {
         self.sim.mmio_read(offset).map_err(Error::NoResponse)
@@ -26,17 +48,7 @@ impl Card for SimCard {
     }
 
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
-        if len == 0 {
-            return Err(Error::Dma("cannot allocate an empty region".into()));
-        }
-        let kind = match kind {
-            RegionKind::DataRing => MemKind::DataRing,
-            RegionKind::Notification => MemKind::Notification,
-            RegionKind::Other => MemKind::Other,
-        };
-        let (id, iova) = self.sim.mem.alloc(len, kind, mirrored);
-        self.regions.push(id);
-        Ok(DmaRegion { id: self.regions.len() - 1, iova, len, mirrored })
+        alloc_region(&mut self.sim.mem, &mut self.regions, len, kind, mirrored)
     }
 
     fn dma(&self, region: &DmaRegion) -> &[u8] {

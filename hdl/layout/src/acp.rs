@@ -339,20 +339,10 @@ mod tests {
 
 #[cfg(test)]
 mod readme {
-    /// The README's ACP record table is generated from this module; run with
+    /// The README's table is generated from this crate; run with
     /// PENDULUM_BLESS=1 to rewrite it after a layout change.
     #[test]
     fn readme_record_table_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
-        let readme = std::fs::read_to_string(path).expect("README.md");
-        let (begin, end) = ("<!-- acp record begin -->\n", "<!-- acp record end -->");
-        let a = readme.find(begin).expect("README has an ACP record section") + begin.len();
-        let b = readme.find(end).expect("README ACP record section ends");
-        let table = super::layout_markdown();
-        if std::env::var_os("PENDULUM_BLESS").is_some() {
-            std::fs::write(path, format!("{}{}{}", &readme[..a], table, &readme[b..])).unwrap();
-        } else {
-            assert_eq!(&readme[a..b], table, "README ACP record table is stale: run PENDULUM_BLESS=1 cargo test -p pendulum-layout");
-        }
+        crate::check_readme_section("<!-- acp record begin -->\n", "<!-- acp record end -->", &super::layout_markdown());
     }
 }

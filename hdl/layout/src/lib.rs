@@ -153,3 +153,18 @@ mod tests {
         assert_eq!(1 << PIPE_BITS, PIPES);
     }
 }
+
+/// Checks that the README section between two markers holds `table`
+/// (generated from this crate); with PENDULUM_BLESS set, rewrites it.
+#[cfg(test)]
+pub(crate) fn check_readme_section(begin: &str, end: &str, table: &str) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+    let readme = std::fs::read_to_string(path).expect("README.md");
+    let a = readme.find(begin).unwrap_or_else(|| panic!("README has no `{begin}`")) + begin.len();
+    let b = readme.find(end).unwrap_or_else(|| panic!("README has no `{end}`"));
+    if std::env::var_os("PENDULUM_BLESS").is_some() {
+        std::fs::write(path, format!("{}{}{}", &readme[..a], table, &readme[b..])).unwrap();
+    } else {
+        assert_eq!(&readme[a..b], table, "README section {begin} is stale: run PENDULUM_BLESS=1 cargo test -p pendulum-layout");
+    }
+}

@@ -321,20 +321,10 @@ mod tests {
 
 #[cfg(test)]
 mod readme {
-    /// The README's register table is generated from this crate; run with
+    /// The README's table is generated from this crate; run with
     /// PENDULUM_BLESS=1 to rewrite it after a layout change.
     #[test]
     fn readme_register_table_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
-        let readme = std::fs::read_to_string(path).expect("README.md");
-        let (begin, end) = ("<!-- regmap begin -->\n", "<!-- regmap end -->");
-        let a = readme.find(begin).expect("README has a regmap section") + begin.len();
-        let b = readme.find(end).expect("README regmap section ends");
-        let table = super::regmap_markdown();
-        if std::env::var_os("PENDULUM_BLESS").is_some() {
-            std::fs::write(path, format!("{}{}{}", &readme[..a], table, &readme[b..])).unwrap();
-        } else {
-            assert_eq!(&readme[a..b], table, "README register table is stale: run PENDULUM_BLESS=1 cargo test -p pendulum-layout");
-        }
+        crate::check_readme_section("<!-- regmap begin -->\n", "<!-- regmap end -->", &super::regmap_markdown());
     }
 }
