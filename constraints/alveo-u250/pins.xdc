@@ -87,7 +87,7 @@ set_property -dict {PACKAGE_PIN AU20 IOSTANDARD LVCMOS12} [get_ports {qsfp1_fs[1
 set_property -dict {PACKAGE_PIN AU19 IOSTANDARD LVDS} [get_ports init_clk_p]
 set_property -dict {PACKAGE_PIN AV19 IOSTANDARD LVDS} [get_ports init_clk_n]
 
-# ---- User LEDs: PCIe link up, Ethernet aligned, RX overflow
+# ---- User LEDs: PCIe link up, Ethernet aligned, RX overflow at either port's crossing (Ethernet or ACP)
 set_property -dict {PACKAGE_PIN BC21 IOSTANDARD LVCMOS12 SLEW SLOW DRIVE 8} [get_ports {led[0]}]
 set_property -dict {PACKAGE_PIN BB21 IOSTANDARD LVCMOS12 SLEW SLOW DRIVE 8} [get_ports {led[1]}]
 set_property -dict {PACKAGE_PIN BA20 IOSTANDARD LVCMOS12 SLEW SLOW DRIVE 8} [get_ports {led[2]}]

@@ -13,21 +13,31 @@ set mac_clk  [get_clocks -of_objects [get_pins mac0/gt_txusrclk2]]
 set acp_clk  [get_clocks -of_objects [get_pins mac1/gt_txusrclk2]]
 
 # ---- Crossings. Every signal between the core clock and a MAC clock goes
-# through pendulum_cdc_rx / pendulum_cdc_tx (hdl/src/stream/async_fifo.rs):
-# Gray-coded pointers into two-flop synchronizers (*_meta, *_sync), and RAM
-# data read only after the pointer covering it has been synchronized.
+# through a dual-clock FIFO (hdl/src/stream/async_fifo.rs): pendulum_cdc_rx /
+# pendulum_cdc_tx (instances cdc_rx, cdc_tx) for CMAC 0, pendulum_cdc_acp_rx /
+# pendulum_cdc_acp_tx (acp_cdc_rx, acp_cdc_tx) for CMAC 1: Gray-coded
+# pointers into two-flop synchronizers (*_meta, *_sync), and RAM data read
+# only after the pointer covering it has been synchronized. The one other
+# crossing is CMAC 1's stat_rx_aligned, a level, through the two flip-flops
+# of acp_link_sync (rust-hdl's BitSynchronizer: dff0, dff1) into the core clock.
 # The synchronizer flops are kept together and away from retiming:
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {NAME =~ *cdc_*/*_gray_meta* || NAME =~ *cdc_*/*_gray_sync*}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {NAME =~ acp_link_sync/dff*}]
 # Rather than a clock group (which would leave the Gray pointers' skew
 # unbounded), each direction is bounded to one period of the faster clock,
 # data path only: a pointer's bits then arrive within one sampling period,
 # which keeps the Gray code's one-bit-at-a-time guarantee.
 set_max_delay -datapath_only -from $core_clk -to $mac_clk 3.100
 set_max_delay -datapath_only -from $mac_clk -to $core_clk 3.100
-# Clocks with no path between them at all (the ACP CMAC's streams are tied
-# off; init_clk only runs the CMACs' state machines and DRP): asynchronous.
-set_clock_groups -asynchronous -group $core_clk -group $acp_clk
-set_clock_groups -asynchronous -group [get_clocks init_clk] -group $core_clk -group $mac_clk -group $acp_clk
+set_max_delay -datapath_only -from $core_clk -to $acp_clk 3.100
+set_max_delay -datapath_only -from $acp_clk -to $core_clk 3.100
+# Clocks with no path between them at all: the two CMACs' user clocks (each
+# port crosses only to the core clock), and init_clk, which only runs the
+# CMACs' state machines and DRP. Asynchronous. The core clock and the MAC
+# clocks stay in one group against init_clk: a clock group overrides
+# set_max_delay, so grouping them apart would unbound the crossings above.
+set_clock_groups -asynchronous -group $mac_clk -group $acp_clk
+set_clock_groups -asynchronous -group [get_clocks init_clk] -group [list $core_clk $mac_clk $acp_clk]
 
 # ---- False paths, each justified:
 # PERST# is asynchronous; the QDMA IP synchronizes it internally.
