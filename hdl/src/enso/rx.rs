@@ -44,6 +44,16 @@ pub struct RxEngine {
     frame_len: DFF<Bits<16>>,
     frame_beats: DFF<Bits<16>>,
     tail_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    // The ring a frame is written into, as it was at the frame's first beat:
+    // software may disable the pipe or change its ring meanwhile, and the
+    // frame's remaining writes must stay where its first went (and a write
+    // of several beats contiguous).
+    f_base: DFF<Bits<64>>,
+    f_mask: DFF<Bits<SLOT_BITS>>,
+    f_tail: DFF<Bits<SLOT_BITS>>,
+    // The frame's pipe has stayed enabled since its first beat.
+    f_live: DFF<Bit>,
+    frame_live: Signal<Local, Bit>,
 
     // This beat.
     beat_data: Signal<Local, Bits<512>>,
@@ -99,6 +109,11 @@ impl RxEngine {
             frame_len: Default::default(),
             frame_beats: Default::default(),
             tail_r: Default::default(),
+            f_base: Default::default(),
+            f_mask: Default::default(),
+            f_tail: Default::default(),
+            f_live: Default::default(),
+            frame_live: Default::default(),
             beat_data: Default::default(),
             beat_keep: Default::default(),
             beat_last: Default::default(),
@@ -137,7 +152,7 @@ impl Default for RxEngine {
 impl Logic for RxEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, writing, overrun, pipe, beat, frame_len, frame_beats);
+        dff_setup!(self, clock, writing, overrun, pipe, beat, frame_len, frame_beats, f_base, f_mask, f_tail, f_live);
         for i in 0..PIPES {
             self.tail_r[i].clock.next = self.clock.val();
             self.tail_r[i].d.next = self.tail_r[i].q.val();
@@ -176,6 +191,13 @@ impl Logic for RxEngine {
                 self.sel_enable.next = self.enable[i].val();
             }
         }
+        if !self.sop.val() {
+            self.sel_base.next = self.f_base.q.val();
+            self.sel_mask.next = self.f_mask.q.val();
+            self.sel_tail.next = self.f_tail.q.val();
+        }
+        self.frame_live.next = self.sel_enable.val() & (self.sop.val() | self.f_live.q.val());
+        self.f_live.d.next = self.frame_live.val();
         // One slot always stays empty so that a full ring differs from an empty one.
         self.free_slots.next = self.sel_mask.val()
             - ((self.sel_tail.val() - self.sel_head.val()) & self.sel_mask.val());
@@ -240,6 +262,9 @@ impl Logic for RxEngine {
         if self.accept.val() {
             if self.sop.val() {
                 self.pipe.d.next = self.cur_pipe.val();
+                self.f_base.d.next = self.sel_base.val();
+                self.f_mask.d.next = self.sel_mask.val();
+                self.f_tail.d.next = self.sel_tail.val();
                 self.frame_len.d.next = self.cur_len.val();
                 self.frame_beats.d.next = self.cur_beats.val();
                 self.writing.d.next = self.cur_writing.val();
@@ -261,7 +286,10 @@ impl Logic for RxEngine {
             }
             if self.beat_last.val() {
                 if self.cur_writing.val() {
-                    if self.wire_ok.val() {
+                    if !self.frame_live.val() {
+                        // Its pipe went off mid-frame: written, never published, counted.
+                        self.ev_drop_pipe_off.next = true;
+                    } else if self.wire_ok.val() {
                         self.ev_frame.next = true;
                         for i in 0..PIPES {
                             if self.cur_pipe.val().index() == i {
@@ -275,7 +303,9 @@ impl Logic for RxEngine {
                 }
             }
         }
-        // Disabling a pipe mid-frame abandons the frame; its tail stays 0.
+        // Disabling a pipe mid-frame abandons the frame (its writes finish in
+        // the ring it started in, contiguous; it is counted, not published);
+        // the tail stays 0.
         for i in 0..PIPES {
             if !self.enable[i].val() {
                 self.tail_r[i].d.next = self.zero16.val();
