@@ -266,3 +266,43 @@ fn killing_the_simulator_mid_run_gives_a_clear_error_quickly() {
     assert!(matches!(dev.read(0), Err(Error::NoResponse(_))));
     assert!(dev.counters().is_err());
 }
+
+#[test]
+fn atomic_verbs_against_the_simulator_process_match_the_reference_model() {
+    use pendulum_layout::atomic::{execute, Verb};
+    let s = Server::start("atomics");
+    let mut dev = s.open();
+    let mut at = dev.open_atomics(2, 2, 64 * 1024).unwrap();
+    let mut model = vec![0u64; pendulum_layout::params::ATOMIC_BYTES as usize / 8];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let verbs: Vec<Verb> = (0..400u16)
+        .map(|tag| {
+            let r = rnd();
+            let opc = 1 + (r % 5) as u8;
+            let addr = [0u32, 8, 16, 24, 12][(r >> 8) as usize % 5];
+            Verb { op: opc, tag, addr, operands: [rnd() % 4, rnd(), rnd(), rnd()], reserved_set: false }
+        })
+        .collect();
+    let expect: Vec<_> = verbs.iter().map(|v| execute(&mut model, v)).collect();
+    let mut got = Vec::new();
+    let mut next = 0;
+    while got.len() < verbs.len() {
+        if next < verbs.len() {
+            next += at.submit(&mut dev, &verbs[next..]).unwrap();
+        }
+        let r = at.results(&mut dev).unwrap();
+        if r.is_empty() {
+            dev.card_mut().relax();
+            dev.card().check().unwrap();
+        }
+        got.extend(r);
+    }
+    assert_eq!(got, expect);
+    assert_eq!(at.fetch_add(&mut dev, 16, 0).unwrap(), model[2]);
+}
