@@ -32,7 +32,7 @@ from ._native import DriverError, SimulationEnded
 __all__ = [
     "Dut", "Port", "RisingEdge", "ClockCycles", "Task", "start_soon", "run", "test",
     "layout", "DriverError", "SimulationEnded",
-    "EthernetSource", "EthernetSink", "Mmio", "HostMemory", "Driver",
+    "EthernetSource", "EthernetSink", "Mmio", "HostMemory", "Driver", "Atomics",
 ]
 
 
@@ -279,4 +279,4 @@ def test(**sim_args: Any):
     return wrap
 
 
-from .drivers import Driver, EthernetSink, EthernetSource, HostMemory, Mmio  # noqa: E402  (they use the names above)
+from .drivers import Atomics, Driver, EthernetSink, EthernetSource, HostMemory, Mmio  # noqa: E402  (they use the names above)

@@ -196,9 +196,45 @@ class Driver:
     def write_checked(self, addr: int, value: int) -> None:
         self._sim.write_checked(addr, value)
 
+    def atomics(self, rx: int = 3, tx: int = 3, ring_bytes: int = 16 * 1024) -> "Atomics":
+        """Binds TX pipe ``tx`` to the atomic unit and RX pipe ``rx`` to its results."""
+        self._sim.open_atomics(rx, tx, ring_bytes)
+        return Atomics(self)
+
     def per_packet_notifications(self, on: bool) -> None:
         self._sim.set_per_packet_notifications(on)
 
     @staticmethod
     def pipe_reg(pipe: int, name: str) -> int:
         return layout.pipe_page(pipe) + layout.PIPE[name]
+
+
+class Atomics:
+    """Local atomic verbs on the card's memory (8-byte words, naturally
+    aligned). Each returns the old value; a misaligned or out-of-range address
+    raises DriverError. Opcodes as in ``pendulum_layout::atomic::op``."""
+
+    CAS, FETCH_ADD, SWAP, MASKED_CAS, MASKED_FETCH_ADD = 1, 2, 3, 4, 5
+
+    def __init__(self, driver: "Driver"):
+        self._sim = driver._sim
+
+    def _run(self, op: int, addr: int, a: int = 0, b: int = 0, c: int = 0, d: int = 0) -> int:
+        mask = (1 << 64) - 1
+        _status, old = self._sim.atomic(op, addr, [a & mask, b & mask, c & mask, d & mask])
+        return old
+
+    def cas(self, addr: int, expected: int, new: int) -> int:
+        return self._run(self.CAS, addr, expected, new)
+
+    def fetch_add(self, addr: int, n: int) -> int:
+        return self._run(self.FETCH_ADD, addr, n)
+
+    def swap(self, addr: int, value: int) -> int:
+        return self._run(self.SWAP, addr, value)
+
+    def masked_cas(self, addr: int, expected: int, new: int, compare_mask: int, swap_mask: int) -> int:
+        return self._run(self.MASKED_CAS, addr, expected, new, compare_mask, swap_mask)
+
+    def masked_fetch_add(self, addr: int, n: int, boundary: int) -> int:
+        return self._run(self.MASKED_FETCH_ADD, addr, n, boundary)

@@ -2,7 +2,7 @@
 //! seen from Python. The cocotb-style layer (`pendulum_sim/__init__.py`) sits
 //! on top; everything per cycle stays in Rust.
 
-use pendulum_driver::{Device, Error as DriverErr, RxPipe, TxPipe};
+use pendulum_driver::{Atomics, Device, Error as DriverErr, RxPipe, TxPipe};
 use pendulum_testbench::models::{Pacing, PcieConfig, RegionKind};
 use pendulum_testbench::verilated::{PortDir, PORTS};
 use pendulum_testbench::{NicSim, SimCard, SimConfig};
@@ -22,7 +22,7 @@ fn driver_err(e: DriverErr) -> PyErr {
 /// The card as a raw model, or opened by the driver (which then owns it).
 enum Card {
     Raw(SimCard),
-    Device { dev: Device<SimCard>, pipes: Vec<Option<RxPipe>>, tx: Vec<Option<TxPipe>> },
+    Device { dev: Device<SimCard>, pipes: Vec<Option<RxPipe>>, tx: Vec<Option<TxPipe>>, atomics: Option<Atomics> },
 }
 
 impl Card {
@@ -290,6 +290,7 @@ impl Sim {
                         dev,
                         pipes: (0..n).map(|_| None).collect(),
                         tx: (0..n).map(|_| None).collect(),
+                        atomics: None,
                     });
                     Ok(())
                 }
@@ -338,6 +339,29 @@ impl Sim {
         let p = dev.open_rx_pipe(index, ring_bytes).map_err(driver_err)?;
         pipes[index] = Some(p);
         Ok(())
+    }
+
+    /// Binds TX pipe `tx` to the atomic unit and RX pipe `rx` to its results.
+    fn open_atomics(&mut self, rx: usize, tx: usize, ring_bytes: u32) -> PyResult<()> {
+        match self.card_mut()? {
+            Card::Device { dev, atomics, .. } => {
+                *atomics = Some(dev.open_atomics(rx, tx, ring_bytes).map_err(driver_err)?);
+                Ok(())
+            }
+            Card::Raw(_) => Err(DriverError::new_err("open the device first (open_device)")),
+        }
+    }
+
+    /// Runs one atomic verb (`pendulum_layout::atomic::op`) and waits for it:
+    /// (status, old value). A refused verb raises DriverError.
+    fn atomic(&mut self, op: u8, addr: u32, operands: [u64; 4]) -> PyResult<(u8, u64)> {
+        match self.card_mut()? {
+            Card::Device { dev, atomics: Some(at), .. } => {
+                let r = at.run(dev, op, addr, operands).map_err(driver_err)?;
+                Ok((r.status, r.old))
+            }
+            _ => Err(DriverError::new_err("open the atomic unit first (open_atomics)")),
+        }
     }
 
     /// Opens TX pipe `index` with a ring of `ring_bytes`.
