@@ -10,8 +10,9 @@ const CB1: usize = CB + 1;
 
 /// The ACP link engine (`shared/ACP.md`, layout in `pendulum_layout::acp`).
 ///
-/// K token channels share the port's record slots in a fixed rotation: the
-/// record sent in slot n states channel n mod K, both roles at once. A side
+/// K token channels (the first `active` of them, agreed when entangling)
+/// share the port's record slots in a fixed rotation: the record sent in slot
+/// n states channel n mod active, both roles at once. A side
 /// changes a channel's state only on hearing the peer's state, guarded by the
 /// alternation bits (the tables in `pendulum_layout::acp`), so lost, garbled
 /// or repeated records cost time and nothing else. There is no timer.
@@ -26,10 +27,10 @@ const CB1: usize = CB + 1;
 /// - Failure: loss of signal (`link_up` low) or `ACP_FAIL_AFTER` undecodable
 ///   records in a row. Re-entangling: nonces are exchanged in ENTANGLE
 ///   records, with each side's incarnation (drawn when its link state starts
-///   or is reset); if the peer's incarnation is not the one we last entangled
-///   with, it lost its state, and
-///   every transfer we decided COMMIT but never saw confirmed is handed back
-///   on `m_msg` as in doubt, the rest offered again from a fresh start.
+///   or is reset); if the peer's incarnation is not the one we last
+///   entangled with, it lost its state, and every transfer we decided COMMIT
+///   but never saw confirmed is handed back on `m_msg` as in doubt, the rest
+///   offered again from a fresh start.
 /// - `reset_link` drops our state: everything held is handed back.
 ///
 /// Records are checked (CRC-32C) in the cycle after they arrive and acted on
@@ -919,7 +920,7 @@ impl Logic for AcpLink {
             }
         }
 
-        // ---- Send: load payloads into idle channels, round-robin ----
+        // ---- Send: load payloads into idle channels ----
         self.send_dig.data.next = self.s_send.data.val();
         // Any idle channel in use takes the next payload (first one found):
         // a channel is back in service as soon as its last transfer is confirmed.
