@@ -1,12 +1,12 @@
 use crate::acp::AcpLink;
 use crate::atomic::AtomicUnit;
-use crate::enso::{NotifWriter, RxEngine, RxParse, TxFetcher, TxFramer, TxParse};
+use crate::enso::{NotifWriter, RxEngine, RxParse, SlotGate, TxFetcher, TxFramer, TxParse};
 use crate::mmio::RegFile;
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::stream::{Concat, ZeroExtend};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, TxRunInfo};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES, TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
 
@@ -97,20 +97,12 @@ pub struct PendulumNic {
     acp_tx_skid: SkidBuffer<Bits<512>>,
     atomic: AtomicUnit,
     rx_arb: RoundRobinArbiter<RxBeat, 3>,
-    atomic_pipe: Signal<Local, Bits<PIPE_BITS>>,
-    atomic_free: Signal<Local, Bits<SLOT_BITS>>,
-    atomic_room: Signal<Local, Bit>,
+    acp_gate: SlotGate,
+    atomic_gate: SlotGate,
     rx_skid: SkidBuffer<RxBeat>,
     msg_hdr16: Concat<8, 8, 16>,
     msg_hdr64: ZeroExtend<16, 64>,
     msg_beat: Concat<448, 64, 512>,
-    acp_pipe: Signal<Local, Bits<PIPE_BITS>>,
-    acp_free: Signal<Local, Bits<SLOT_BITS>>,
-    acp_room: Signal<Local, Bit>,
-    acp_min_free: Constant<Bits<SLOT_BITS>>,
-    all_keep: Constant<Bits<64>>,
-    msg_len: Constant<Bits<16>>,
-    one16: Constant<Bits<16>>,
     eth_fifo: StreamFifo<EthBeat, ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
     rx_parse: RxParse,
     rx: RxEngine,
@@ -180,23 +172,12 @@ impl PendulumNic {
             acp_tx_skid: SkidBuffer::default(),
             atomic: AtomicUnit::new(),
             rx_arb: RoundRobinArbiter::new(),
-            atomic_pipe: Default::default(),
-            atomic_free: Default::default(),
-            atomic_room: Default::default(),
+            acp_gate: SlotGate::new(),
+            atomic_gate: SlotGate::new(),
             rx_skid: SkidBuffer::default(),
             msg_hdr16: Default::default(),
             msg_hdr64: Default::default(),
             msg_beat: Default::default(),
-            acp_pipe: Default::default(),
-            acp_free: Default::default(),
-            acp_room: Default::default(),
-            // Slots that may be in flight between these gates and the RX
-            // engine's own room check (skid buffer, a slot from each of the
-            // two gated sources), with margin.
-            acp_min_free: Constant::new(8u64.into()),
-            all_keep: Constant::new(u64::MAX.into()),
-            msg_len: Constant::new((pendulum_layout::BEAT_BYTES as u64).into()),
-            one16: Constant::new(1u64.into()),
             eth_fifo: StreamFifo::new(),
             rx_parse: RxParse::new(),
             rx: RxEngine::new(),
@@ -299,35 +280,19 @@ impl Logic for PendulumNic {
         // an 8-byte header (kind, channel) and the 56-byte payload. They pass
         // only while that pipe is on and has room, else they wait in the link
         // (whose full FIFO makes it refuse new offers: REJECT, not a drop).
-        self.acp_pipe.next = self.regs.link_rx_pipe.val();
-        self.acp_free.next = self.one16.val();
-        self.acp_room.next = false;
-        for i in 0..PIPES {
-            if self.acp_pipe.val().index() == i {
-                self.acp_free.next = (self.regs.head[i].val() - self.rx.tail[i].val() - self.one16.val())
-                    & self.regs.ring_mask[i].val();
-                self.acp_room.next = self.regs.enable[i].val();
-            }
-        }
         self.msg_hdr16.hi.next = self.link.m_msg.data.val().channel;
         self.msg_hdr16.lo.next = self.link.m_msg.data.val().kind;
         self.msg_hdr64.i.next = self.msg_hdr16.o.val();
         self.msg_beat.hi.next = self.link.m_msg.data.val().payload;
         self.msg_beat.lo.next = self.msg_hdr64.o.val();
-        self.rx_arb.s[1].data.next.data = self.msg_beat.o.val();
-        self.rx_arb.s[1].data.next.keep = self.all_keep.val();
-        self.rx_arb.s[1].data.next.last = true;
-        self.rx_arb.s[1].data.next.sop = true;
-        self.rx_arb.s[1].data.next.pipe = self.acp_pipe.val();
-        self.rx_arb.s[1].data.next.len = self.msg_len.val();
-        self.rx_arb.s[1].data.next.slots = self.one16.val();
-        self.rx_arb.s[1].data.next.len_known = true;
-        self.rx_arb.s[1].data.next.keep_ok = true;
+        self.acp_gate.s.data.next = self.msg_beat.o.val();
+        self.acp_gate.s.valid.next = self.link.m_msg.valid.val();
+        self.link.m_msg.ready.next = self.acp_gate.s.ready.val();
+        self.acp_gate.pipe.next = self.regs.link_rx_pipe.val();
+        self.rx_arb.s[1].data.next = self.acp_gate.m.data.val();
+        self.rx_arb.s[1].valid.next = self.acp_gate.m.valid.val();
+        self.acp_gate.m.ready.next = self.rx_arb.s[1].ready.val();
         self.rx_arb.s_last[1].next = true;
-        self.rx_arb.s[1].valid.next =
-            self.link.m_msg.valid.val() & self.acp_room.val() & (self.acp_free.val() >= self.acp_min_free.val());
-        self.link.m_msg.ready.next =
-            self.rx_arb.s[1].ready.val() & self.acp_room.val() & (self.acp_free.val() >= self.acp_min_free.val());
         // Atomic verbs from bound TX pipes; results into ATOMIC_RX_PIPE, gated
         // on its room the same way (a result is never dropped).
         self.atomic.s_verb.data.next = self.tx_framer.m_atomic.data.val();
@@ -335,32 +300,24 @@ impl Logic for PendulumNic {
         self.tx_framer.m_atomic.ready.next = self.atomic.s_verb.ready.val();
         self.regs.atomic_verb.next = self.atomic.ev_verb.val();
         self.regs.atomic_error.next = self.atomic.ev_error.val();
-        self.atomic_pipe.next = self.regs.atomic_rx_pipe.val();
-        self.atomic_free.next = self.one16.val();
-        self.atomic_room.next = false;
-        for i in 0..PIPES {
-            if self.atomic_pipe.val().index() == i {
-                self.atomic_free.next = (self.regs.head[i].val() - self.rx.tail[i].val() - self.one16.val())
-                    & self.regs.ring_mask[i].val();
-                self.atomic_room.next = self.regs.enable[i].val();
-            }
-        }
-        self.rx_arb.s[2].data.next.data = self.atomic.m_result.data.val();
-        self.rx_arb.s[2].data.next.keep = self.all_keep.val();
-        self.rx_arb.s[2].data.next.last = true;
-        self.rx_arb.s[2].data.next.sop = true;
-        self.rx_arb.s[2].data.next.pipe = self.atomic_pipe.val();
-        self.rx_arb.s[2].data.next.len = self.msg_len.val();
-        self.rx_arb.s[2].data.next.slots = self.one16.val();
-        self.rx_arb.s[2].data.next.len_known = true;
-        self.rx_arb.s[2].data.next.keep_ok = true;
+        self.atomic_gate.s.data.next = self.atomic.m_result.data.val();
+        self.atomic_gate.s.valid.next = self.atomic.m_result.valid.val();
+        self.atomic.m_result.ready.next = self.atomic_gate.s.ready.val();
+        self.atomic_gate.pipe.next = self.regs.atomic_rx_pipe.val();
+        self.rx_arb.s[2].data.next = self.atomic_gate.m.data.val();
+        self.rx_arb.s[2].valid.next = self.atomic_gate.m.valid.val();
+        self.atomic_gate.m.ready.next = self.rx_arb.s[2].ready.val();
         self.rx_arb.s_last[2].next = true;
-        self.rx_arb.s[2].valid.next = self.atomic.m_result.valid.val()
-            & self.atomic_room.val()
-            & (self.atomic_free.val() >= self.acp_min_free.val());
-        self.atomic.m_result.ready.next = self.rx_arb.s[2].ready.val()
-            & self.atomic_room.val()
-            & (self.atomic_free.val() >= self.acp_min_free.val());
+        for i in 0..PIPES {
+            self.acp_gate.head[i].next = self.regs.head[i].val();
+            self.acp_gate.tail[i].next = self.rx.tail[i].val();
+            self.acp_gate.ring_mask[i].next = self.regs.ring_mask[i].val();
+            self.acp_gate.enable[i].next = self.regs.enable[i].val();
+            self.atomic_gate.head[i].next = self.regs.head[i].val();
+            self.atomic_gate.tail[i].next = self.rx.tail[i].val();
+            self.atomic_gate.ring_mask[i].next = self.regs.ring_mask[i].val();
+            self.atomic_gate.enable[i].next = self.regs.enable[i].val();
+        }
         self.link.s_send.data.next = self.tx_framer.m_acp.data.val();
         self.link.s_send.valid.next = self.tx_framer.m_acp.valid.val();
         self.tx_framer.m_acp.ready.next = self.link.s_send.ready.val();

@@ -1,0 +1,86 @@
+use crate::stream::{StreamSink, StreamSource};
+use crate::types::RxBeat;
+use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
+use rust_hdl::prelude::*;
+
+/// Hands 64-byte slots from an on-card source (ACP messages, atomic results)
+/// to the RX engine as one-slot frames of `pipe`, only while that pipe is
+/// enabled and its ring has room for them and for what may already be on the
+/// way: the RX engine drops a frame it has no room for, and these slots must
+/// never be dropped, so they wait here instead (and their source holds back).
+/// Combinational.
+#[derive(LogicBlock)]
+pub struct SlotGate {
+    pub s: StreamSink<Bits<512>>,
+    pub m: StreamSource<RxBeat>,
+    /// The RX pipe that receives the slots.
+    pub pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub head: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub ring_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub enable: [Signal<In, Bit>; PIPES],
+
+    free: Signal<Local, Bits<SLOT_BITS>>,
+    open: Signal<Local, Bit>,
+    pass: Signal<Local, Bit>,
+    min_free: Constant<Bits<SLOT_BITS>>,
+    all_keep: Constant<Bits<64>>,
+    slot_len: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+}
+
+impl SlotGate {
+    pub fn new() -> Self {
+        Self {
+            s: Default::default(),
+            m: Default::default(),
+            pipe: Default::default(),
+            head: Default::default(),
+            tail: Default::default(),
+            ring_mask: Default::default(),
+            enable: Default::default(),
+            free: Default::default(),
+            open: Default::default(),
+            pass: Default::default(),
+            // Slots possibly between the gates and the RX engine's own room
+            // check (its input skid buffer, one from each gated source), with margin.
+            min_free: Constant::new(8u64.into()),
+            all_keep: Constant::new(u64::MAX.into()),
+            slot_len: Constant::new((pendulum_layout::BEAT_BYTES as u64).into()),
+            one16: Constant::new(1u64.into()),
+        }
+    }
+}
+
+impl Default for SlotGate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for SlotGate {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.free.next = self.one16.val();
+        self.open.next = false;
+        for i in 0..PIPES {
+            if self.pipe.val().index() == i {
+                // One slot always stays empty (a full ring differs from an empty one).
+                self.free.next = (self.head[i].val() - self.tail[i].val() - self.one16.val()) & self.ring_mask[i].val();
+                self.open.next = self.enable[i].val();
+            }
+        }
+        self.pass.next = self.open.val() & (self.free.val() >= self.min_free.val());
+        self.m.data.next.data = self.s.data.val();
+        self.m.data.next.keep = self.all_keep.val();
+        self.m.data.next.last = true;
+        self.m.data.next.sop = true;
+        self.m.data.next.pipe = self.pipe.val();
+        self.m.data.next.len = self.slot_len.val();
+        self.m.data.next.slots = self.one16.val();
+        self.m.data.next.len_known = true;
+        self.m.data.next.keep_ok = true;
+        self.m.valid.next = self.s.valid.val() & self.pass.val();
+        self.s.ready.next = self.m.ready.val() & self.pass.val();
+    }
+}
