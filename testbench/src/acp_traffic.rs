@@ -111,6 +111,12 @@ pub struct AcpTraffic {
     pub a: Endpoint,
     pub b: Endpoint,
     pub pair: Rc<RefCell<NicPair>>,
+    /// Ids sent by A (index 0) and by B (1) that are accounted for:
+    /// delivered at the peer or handed back. Kept up to date on every poll,
+    /// so `settled` costs nothing per poll.
+    accounted: [HashSet<u64>; 2],
+    /// How far each of a.received, a.returned, b.received, b.returned has been folded in.
+    folded: [usize; 4],
 }
 
 /// B's ids start here, so the two directions never share an id.
@@ -127,7 +133,13 @@ impl AcpTraffic {
         let mut db = Device::open(cb)?;
         let la = da.open_link_seeded(0, 1, ring_bytes, 0x1111_2222)?;
         let lb = db.open_link_seeded(0, 1, ring_bytes, 0x7777_3333)?;
-        Ok(Self { a: Endpoint::new(da, la, 0), b: Endpoint::new(db, lb, B_FIRST_ID), pair })
+        Ok(Self {
+            a: Endpoint::new(da, la, 0),
+            b: Endpoint::new(db, lb, B_FIRST_ID),
+            pair,
+            accounted: [HashSet::new(), HashSet::new()],
+            folded: [0; 4],
+        })
     }
 
     pub fn cycle(&self) -> u64 {
@@ -150,6 +162,7 @@ impl AcpTraffic {
     pub fn poll(&mut self) -> Result<()> {
         self.a.poll()?;
         self.b.poll()?;
+        self.fold();
         let n = self.pair.borrow().a.cfg.poll_interval_cycles;
         self.pair.borrow_mut().run(n);
         Ok(())
@@ -158,15 +171,25 @@ impl AcpTraffic {
     /// Whether every message queued on either side was posted and is
     /// accounted for: delivered at the peer, or handed back.
     pub fn settled(&self) -> bool {
-        let done = |from: &Endpoint, to: &Endpoint| {
-            if from.backlog() > 0 {
-                return false;
-            }
-            let mut seen: HashSet<u64> = to.received.iter().map(|r| r.0).collect();
-            seen.extend(from.returned.iter().map(|r| r.0));
-            seen.len() == from.sent.len()
-        };
-        done(&self.a, &self.b) && done(&self.b, &self.a)
+        self.a.backlog() == 0
+            && self.b.backlog() == 0
+            && self.accounted[0].len() == self.a.sent.len()
+            && self.accounted[1].len() == self.b.sent.len()
+    }
+
+    /// Adds what arrived since the last call to `accounted`.
+    fn fold(&mut self) {
+        let side = |id: u64| (id >= B_FIRST_ID) as usize;
+        let new_ids = self.a.received[self.folded[0]..]
+            .iter()
+            .map(|r| r.0)
+            .chain(self.a.returned[self.folded[1]..].iter().map(|r| r.0))
+            .chain(self.b.received[self.folded[2]..].iter().map(|r| r.0))
+            .chain(self.b.returned[self.folded[3]..].iter().map(|r| r.0));
+        for id in new_ids {
+            self.accounted[side(id)].insert(id);
+        }
+        self.folded = [self.a.received.len(), self.a.returned.len(), self.b.received.len(), self.b.returned.len()];
     }
 
     /// Polls until [`AcpTraffic::settled`], at most `max_cycles`; returns whether it settled.
