@@ -787,7 +787,6 @@ impl Logic for AcpLink {
                 self.heard_peer.d.next = true;
                 if self.h_ph.val() == self.nonce.q.val() {
                     self.go_up.next = true;
-                    self.peer_nonce.d.next = self.h_pn.val();
                     self.flush_peer.next =
                         (self.peer_inc.q.val() != self.c_zero32.val()) & (self.h_ps.val() != self.peer_inc.q.val());
                     self.peer_inc.d.next = self.h_ps.val();
