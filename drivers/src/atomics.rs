@@ -1,12 +1,13 @@
 use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Result};
-use pendulum_layout::atomic::{op, status, Verb, VerbResult};
+use pendulum_layout::atomic::{op, status, Commit, Request, Verb, VerbResult, LINE_WORDS};
 use pendulum_layout::{global, pipe, pipe_page};
 
 /// Local atomic verbs: a TX pipe bound to the card's atomic unit carries the
-/// verbs (one 64-byte slot each), an RX pipe receives the results, matched
-/// by tag. Many verbs may be in flight; results come back in order.
+/// verbs (one 64-byte slot each; three for a multi-word commit), an RX pipe
+/// receives the results (one slot each; two for a commit), matched by tag.
+/// Many verbs may be in flight; results come back in order.
 #[derive(Debug)]
 pub struct Atomics {
     rx: RxPipe,
@@ -32,7 +33,18 @@ impl<C: Card> Device<C> {
 impl Atomics {
     /// Posts verbs (their tags as given), one doorbell; returns how many fit.
     pub fn submit<C: Card>(&mut self, dev: &mut Device<C>, verbs: &[Verb]) -> Result<usize> {
+        refuse_bare_commit(verbs.iter())?;
         self.tx.send_slots(dev, verbs, Verb::to_slot)
+    }
+
+    /// Posts verbs and commits in order (their tags as given), one doorbell;
+    /// returns how many fit whole.
+    pub fn submit_requests<C: Card>(&mut self, dev: &mut Device<C>, requests: &[Request]) -> Result<usize> {
+        refuse_bare_commit(requests.iter().filter_map(|q| match q {
+            Request::Verb(v) => Some(v),
+            Request::Commit(_) => None,
+        }))?;
+        self.tx.send_slots(dev, requests, Request::to_slots)
     }
 
     /// Raw form for tests: posts `bytes` (whole 64-byte slots) as they are.
@@ -42,17 +54,28 @@ impl Atomics {
 
     /// Results waiting, in the order the verbs were executed; their slots are freed.
     pub fn results<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<VerbResult>> {
-        self.rx.take_slots(dev, |slot| {
-            VerbResult::from_slot(slot).ok_or_else(|| format!("byte 0 is {:#04x}, not an atomic result", slot[0]))
+        self.rx.take_records(dev, |rest| {
+            VerbResult::from_slots(rest)
+                .map(|(r, slots)| (r, slots as u32))
+                .ok_or_else(|| format!("byte 0 is {:#04x}, not an atomic result (or half of one)", rest[0]))
         })
     }
 
     /// Runs one verb and waits for its result (synchronous form).
     pub fn run<C: Card>(&mut self, dev: &mut Device<C>, op: u8, addr: u32, operands: [u64; 4]) -> Result<VerbResult> {
+        let tag = self.take_tag();
+        self.run_request(dev, Request::Verb(Verb { op, tag, addr, operands, reserved_set: false }), addr)
+    }
+
+    fn take_tag(&mut self) -> u16 {
         let tag = self.next_tag;
         self.next_tag = self.next_tag.wrapping_add(1);
-        let v = Verb { op, tag, addr, operands, reserved_set: false };
-        while self.submit(dev, &[v])? == 0 {
+        tag
+    }
+
+    fn run_request<C: Card>(&mut self, dev: &mut Device<C>, q: Request, addr: u32) -> Result<VerbResult> {
+        let tag = q.tag();
+        while self.submit_requests(dev, &[q])? == 0 {
             dev.card_mut().relax();
         }
         for _ in 0..1_000_000 {
@@ -93,8 +116,41 @@ impl Atomics {
         Ok(self.run(dev, op::MASKED_CAS, addr, [expected, new, compare_mask, swap_mask])?.old)
     }
 
+    /// Multi-word commit on the 64-byte line at `addr`: if every word `i`
+    /// with bit `i` of `compare_mask` equals `compare[i]`, writes `write[i]`
+    /// to every word under `write_mask`, all or nothing. Returns whether it
+    /// wrote, and the line as it was before (on a failed compare: its current
+    /// values).
+    #[allow(clippy::too_many_arguments)]
+    pub fn commit<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        addr: u32,
+        compare_mask: u8,
+        compare: [u64; LINE_WORDS],
+        write_mask: u8,
+        write: [u64; LINE_WORDS],
+    ) -> Result<(bool, [u64; LINE_WORDS])> {
+        let tag = self.take_tag();
+        let c = Commit { tag, addr, compare_mask, write_mask, compare, write, reserved_set: false };
+        let r = self.run_request(dev, Request::Commit(c), addr)?;
+        Ok((r.status == status::OK, r.line))
+    }
+
     /// Masked fetch-and-add: `boundary` marks each field's top bit.
     pub fn masked_fetch_add<C: Card>(&mut self, dev: &mut Device<C>, addr: u32, add: u64, boundary: u64) -> Result<u64> {
         Ok(self.run(dev, op::MASKED_FETCH_ADD, addr, [add, boundary, 0, 0])?.old)
+    }
+}
+
+/// A one-slot verb naming COMMIT would make the card take the next two slots
+/// as its lines: refused here, with what to use instead.
+fn refuse_bare_commit<'a>(mut verbs: impl Iterator<Item = &'a Verb>) -> Result<()> {
+    match verbs.find(|v| v.op == op::COMMIT) {
+        Some(v) => Err(Error::BadVerb(format!(
+            "verb with tag {} names COMMIT as a one-slot verb; post a Commit (Atomics::commit or submit_requests)",
+            v.tag
+        ))),
+        None => Ok(()),
     }
 }

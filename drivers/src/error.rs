@@ -44,8 +44,10 @@ pub enum Error {
     Vfio(String),
     #[error("{0}")]
     SimConnect(String),
-    #[error("atomic verb at {addr:#x} refused: {}", match *status { 2 => "the address is not a multiple of 8", 3 => "the address is beyond the atomic memory (CAP_ATOMIC_BYTES)", _ => "unknown opcode or reserved bytes set" })]
+    #[error("atomic verb at {addr:#x} refused: {}", match *status { 2 => "the address is not a multiple of 8 (of 64 for a commit)", 3 => "the address is beyond the atomic memory (CAP_ATOMIC_BYTES)", _ => "unknown opcode or reserved bytes set, or a commit cut short (its TX pipe switched off between its slots)" })]
     Atomic { addr: u32, status: u8 },
+    #[error("atomic request not sent: {0}")]
+    BadVerb(String),
     #[error("the simulator refused the request: {0}")]
     Simulator(String),
 }

@@ -70,16 +70,32 @@ impl RxPipe {
         dev: &mut Device<C>,
         mut decode: impl FnMut(&[u8]) -> std::result::Result<T, String>,
     ) -> Result<Vec<T>> {
+        self.take_records(dev, |rest| decode(&rest[..BEAT_BYTES]).map(|item| (item, 1)))
+    }
+
+    /// For pipes carrying records of one or more whole 64-byte slots (the
+    /// card writes each record as one frame, so it is announced whole):
+    /// `decode` gets the bytes from a record's first slot to the end of what
+    /// is waiting and returns the record and how many slots it took. Every
+    /// record waiting is decoded, then their slots are freed.
+    pub fn take_records<C: Card, T>(
+        &mut self,
+        dev: &mut Device<C>,
+        mut decode: impl FnMut(&[u8]) -> std::result::Result<(T, u32), String>,
+    ) -> Result<Vec<T>> {
         let batch = self.recv(dev);
         let end = batch.end_slot();
         let mut out = Vec::with_capacity(batch.slots() as usize);
-        for (i, slot) in batch.raw_slots().enumerate() {
-            let item = decode(slot).map_err(|what| Error::CorruptRing {
-                pipe: self.index,
-                slot: (self.head + i as u32) % self.slots,
-                what,
-            })?;
+        let mut k = 0;
+        while k < batch.slots() {
+            let rest = batch.raw_from(k);
+            let corrupt = |what| Error::CorruptRing { pipe: self.index, slot: (self.head + k) % self.slots, what };
+            let (item, used) = decode(rest).map_err(corrupt)?;
+            if used == 0 || used > batch.slots() - k {
+                return Err(corrupt(format!("a record of {used} slots where {} are waiting", batch.slots() - k)));
+            }
             out.push(item);
+            k += used;
         }
         if !out.is_empty() {
             self.free(dev, end)?;
@@ -135,6 +151,14 @@ impl<'d> RxBatch<'d> {
     /// Slots the batch occupies.
     pub fn slots(&self) -> u32 {
         self.end.wrapping_sub(self.start) % self.slots
+    }
+
+    /// The bytes from slot `k` of the batch to its end, in one slice (the
+    /// ring is mapped twice, so a span that wraps is still contiguous).
+    pub fn raw_from(&self, k: u32) -> &'d [u8] {
+        let left = self.slots().saturating_sub(k) as usize;
+        let off = ((self.start + k) % self.slots) as usize * BEAT_BYTES;
+        &self.ring[off..off + left * BEAT_BYTES]
     }
 
     /// The batch's 64-byte slots in ring order, unparsed (for pipes that

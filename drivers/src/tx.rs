@@ -166,20 +166,30 @@ impl TxPipe {
         self.ring_doorbell(dev)
     }
 
-    /// For pipes carrying fixed 64-byte slots (ACP messages, atomic verbs):
-    /// queues as many of `items` as fit, each made into a slot by `slot`,
-    /// with one doorbell; returns how many were queued (0 when full).
-    pub fn send_slots<C: Card, T>(
+    /// For pipes carrying messages of whole 64-byte slots (ACP messages,
+    /// atomic verbs and commits): queues as many of `items` as fit whole,
+    /// each made into its slots by `slots`, with one doorbell (so a message
+    /// of several slots is never split across doorbells); returns how many
+    /// were queued (0 when full).
+    pub fn send_slots<C: Card, T, S: AsRef<[u8]>>(
         &mut self,
         dev: &mut Device<C>,
         items: &[T],
-        slot: impl Fn(&T) -> [u8; BEAT_BYTES],
+        slots: impl Fn(&T) -> S,
     ) -> Result<usize> {
-        let n = items.len().min(self.free_slots(dev) as usize);
-        if n == 0 {
-            return Ok(0);
+        let room = self.free_slots(dev) as usize * BEAT_BYTES;
+        let mut bytes = Vec::new();
+        let mut n = 0;
+        for item in items {
+            let s = slots(item);
+            let s = s.as_ref();
+            debug_assert!(!s.is_empty() && s.len() % BEAT_BYTES == 0, "messages are whole slots");
+            if bytes.len() + s.len() > room {
+                break;
+            }
+            bytes.extend_from_slice(s);
+            n += 1;
         }
-        let bytes: Vec<u8> = items[..n].iter().flat_map(slot).collect();
         self.send_raw(dev, &bytes)?;
         Ok(n)
     }

@@ -285,7 +285,9 @@ impl Logic for PendulumNic {
         self.msg_hdr64.i.next = self.msg_hdr16.o.val();
         self.msg_beat.hi.next = self.link.m_msg.data.val().payload;
         self.msg_beat.lo.next = self.msg_hdr64.o.val();
-        self.acp_gate.s.data.next = self.msg_beat.o.val();
+        self.acp_gate.s.data.next.data = self.msg_beat.o.val();
+        self.acp_gate.s.data.next.first = true;
+        self.acp_gate.s.data.next.last = true;
         self.acp_gate.s.valid.next = self.link.m_msg.valid.val();
         self.link.m_msg.ready.next = self.acp_gate.s.ready.val();
         self.acp_gate.pipe.next = self.regs.link_rx_pipe.val();

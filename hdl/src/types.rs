@@ -94,6 +94,17 @@ pub struct TxBeat {
     pub len_known: Bit,
 }
 
+/// One 64-byte slot of a message that may span several slots: an atomic
+/// verb (a commit is three slots: header, compare line, write line) or an
+/// atomic result (a commit's is two). `first` marks the slot that starts one,
+/// `last` the slot that ends it; a one-slot message has both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct SlotBeat {
+    pub data: Bits<512>,
+    pub first: Bit,
+    pub last: Bit,
+}
+
 /// A message leaving the ACP link for the host: delivered by the peer, or one
 /// of ours handed back (`pendulum_layout::acp::message` kinds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]

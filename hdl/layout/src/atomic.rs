@@ -17,6 +17,24 @@
 //! | 24..32 | operand 2 | |
 //! | 32..40 | operand 3 | |
 //! | 40..64 | reserved, zero (else BAD_OPCODE) | |
+//!
+//! A **multi-word commit** ([`op::COMMIT`], [`Commit`]) is three slots posted
+//! together: a header like the table above with the line's address (64-byte
+//! aligned) and two masks, then the compare line, then the write line. The
+//! continuation slots are plain 64-byte lines with no kind byte; the NIC knows
+//! them by their place after the header. Its result is two slots, kept
+//! together in the ring: the header as above, then the line as it was before
+//! (on a failed compare: the current values).
+//!
+//! | bytes | commit header | commit result, slot 0 | slot 1 |
+//! |---|---|---|---|
+//! | 0 | [`KIND_VERB`] | [`KIND_RESULT`] | word 0 of the old line |
+//! | 1 | [`op::COMMIT`] | [`op::COMMIT`] | |
+//! | 2..4 | tag | tag | |
+//! | 4..8 | byte address of the line | status in byte 4; byte 5: words that compared unequal | |
+//! | 8 | compare mask: bit i compares word i | | |
+//! | 9 | write mask: bit i writes word i (only if every compare held) | | |
+//! | 10..64 | reserved, zero (else BAD_OPCODE) | zero | words 1..7 |
 
 /// Byte 0 of a verb slot; a slot without it is dropped and counted.
 pub const KIND_VERB: u8 = 0xA7;
@@ -24,6 +42,11 @@ pub const KIND_VERB: u8 = 0xA7;
 pub const KIND_RESULT: u8 = 0xA8;
 /// Bytes of a verb or result slot.
 pub const SLOT_BYTES: usize = 64;
+/// Words in one line of atomic memory, the unit of a multi-word commit.
+pub const LINE_WORDS: usize = 8;
+/// Slots of a commit verb (header, compare line, write line) and of its result.
+pub const COMMIT_SLOTS: usize = 3;
+pub const COMMIT_RESULT_SLOTS: usize = 2;
 
 /// Opcodes and their operands.
 pub mod op {
@@ -40,7 +63,11 @@ pub mod op {
     /// a bit set at the most significant bit of each field (no carry leaves
     /// a field; 0 = one 64-bit field).
     pub const MASKED_FETCH_ADD: u8 = 5;
-    pub const NAMES: [&str; 6] = ["?", "CAS", "FETCH_ADD", "SWAP", "MASKED_CAS", "MASKED_FETCH_ADD"];
+    /// Multi-word commit on one 64-byte line (three slots, [`super::Commit`]):
+    /// if every word under the compare mask equals the compare line, write
+    /// the words under the write mask; all or nothing.
+    pub const COMMIT: u8 = 6;
+    pub const NAMES: [&str; 7] = ["?", "CAS", "FETCH_ADD", "SWAP", "MASKED_CAS", "MASKED_FETCH_ADD", "COMMIT"];
 }
 
 /// Result status (byte 4 of a result).
@@ -49,7 +76,7 @@ pub mod status {
     pub const OK: u8 = 0;
     /// CAS / masked CAS compared unequal: nothing written; the old value is returned.
     pub const COMPARE_FAILED: u8 = 1;
-    /// The address is not a multiple of 8: nothing done.
+    /// The address is not a multiple of 8 (of 64 for a commit): nothing done.
     pub const MISALIGNED: u8 = 2;
     /// The address is beyond the atomic memory: nothing done.
     pub const OUT_OF_RANGE: u8 = 3;
@@ -68,13 +95,96 @@ pub struct Verb {
     pub operands: [u64; 4],
 }
 
-/// One result.
+/// One multi-word commit on the line at byte address `addr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Commit {
+    pub tag: u16,
+    pub addr: u32,
+    /// Bit i: word i of the line must equal `compare[i]`.
+    pub compare_mask: u8,
+    /// Bit i: word i of the line becomes `write[i]` when every compare holds.
+    pub write_mask: u8,
+    pub compare: [u64; LINE_WORDS],
+    pub write: [u64; LINE_WORDS],
+    /// Tests only: a header whose reserved bytes are not zero.
+    pub reserved_set: bool,
+}
+
+/// One result. For a commit, `old` is 0 and `line` holds the line as it was
+/// before (on a failed compare, its current values) and `differ` the words
+/// that compared unequal; for single-word verbs both are zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct VerbResult {
     pub op: u8,
     pub tag: u16,
     pub status: u8,
     pub old: u64,
+    pub line: [u64; LINE_WORDS],
+    pub differ: u8,
+}
+
+/// What a host posts to the atomic unit: a single-word verb or a commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request {
+    Verb(Verb),
+    Commit(Commit),
+}
+
+impl From<Verb> for Request {
+    fn from(v: Verb) -> Self {
+        Request::Verb(v)
+    }
+}
+
+impl From<Commit> for Request {
+    fn from(c: Commit) -> Self {
+        Request::Commit(c)
+    }
+}
+
+impl Request {
+    pub fn tag(&self) -> u16 {
+        match self {
+            Request::Verb(v) => v.tag,
+            Request::Commit(c) => c.tag,
+        }
+    }
+
+    /// The request's slots as posted on the verb ring.
+    pub fn to_slots(&self) -> Vec<u8> {
+        match self {
+            Request::Verb(v) => v.to_slot().to_vec(),
+            Request::Commit(c) => c.to_slots().to_vec(),
+        }
+    }
+}
+
+fn put_line(out: &mut [u8], line: &[u64; LINE_WORDS]) {
+    for (i, w) in line.iter().enumerate() {
+        out[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
+    }
+}
+
+fn get_line(s: &[u8]) -> [u64; LINE_WORDS] {
+    std::array::from_fn(|i| u64::from_le_bytes(s[8 * i..8 * i + 8].try_into().unwrap()))
+}
+
+impl Commit {
+    pub fn to_slots(&self) -> [u8; COMMIT_SLOTS * SLOT_BYTES] {
+        let mut s = [0u8; COMMIT_SLOTS * SLOT_BYTES];
+        s[0] = KIND_VERB;
+        s[1] = op::COMMIT;
+        s[2..4].copy_from_slice(&self.tag.to_le_bytes());
+        s[4..8].copy_from_slice(&self.addr.to_le_bytes());
+        s[8] = self.compare_mask;
+        s[9] = self.write_mask;
+        if self.reserved_set {
+            s[SLOT_BYTES - 1] = 1;
+        }
+        put_line(&mut s[SLOT_BYTES..], &self.compare);
+        put_line(&mut s[2 * SLOT_BYTES..], &self.write);
+        s
+    }
 }
 
 impl Verb {
@@ -95,17 +205,34 @@ impl Verb {
 }
 
 impl VerbResult {
-    /// Decodes a result slot; `None` if it is not one.
-    pub fn from_slot(s: &[u8]) -> Option<VerbResult> {
+    /// Decodes the result at the start of `s` (one slot, or two for a
+    /// commit) and says how many slots it took; `None` if `s` does not start
+    /// with a whole result.
+    pub fn from_slots(s: &[u8]) -> Option<(VerbResult, usize)> {
         if s.len() < SLOT_BYTES || s[0] != KIND_RESULT {
             return None;
         }
-        Some(VerbResult {
+        let mut r = VerbResult {
             op: s[1],
             tag: u16::from_le_bytes([s[2], s[3]]),
             status: s[4],
             old: u64::from_le_bytes(s[8..16].try_into().unwrap()),
-        })
+            ..VerbResult::default()
+        };
+        if r.op != op::COMMIT {
+            return Some((r, 1));
+        }
+        if s.len() < COMMIT_RESULT_SLOTS * SLOT_BYTES {
+            return None;
+        }
+        r.differ = s[5];
+        r.line = get_line(&s[SLOT_BYTES..]);
+        Some((r, COMMIT_RESULT_SLOTS))
+    }
+
+    /// Decodes a one-slot result; `None` if it is not one.
+    pub fn from_slot(s: &[u8]) -> Option<VerbResult> {
+        VerbResult::from_slots(s).filter(|&(_, n)| n == 1).map(|(r, _)| r)
     }
 }
 
@@ -116,9 +243,45 @@ pub fn masked_add(old: u64, add: u64, boundary: u64) -> u64 {
     ((old & !boundary).wrapping_add(add & !boundary)) ^ ((old ^ add) & boundary)
 }
 
-/// The reference semantics: executes `v` on `mem` (64-bit words).
+/// The reference semantics of a commit on `mem` (64-bit words).
+pub fn execute_commit(mem: &mut [u64], c: &Commit) -> VerbResult {
+    let r = |status| VerbResult { op: op::COMMIT, tag: c.tag, status, ..VerbResult::default() };
+    if c.reserved_set {
+        return r(status::BAD_OPCODE);
+    }
+    if c.addr % SLOT_BYTES as u32 != 0 {
+        return r(status::MISALIGNED);
+    }
+    let first = c.addr as usize / 8;
+    let Some(words) = mem.get_mut(first..first + LINE_WORDS) else {
+        return r(status::OUT_OF_RANGE);
+    };
+    let old: [u64; LINE_WORDS] = words.try_into().unwrap();
+    let differ = (0..LINE_WORDS)
+        .filter(|&i| c.compare_mask >> i & 1 == 1 && old[i] != c.compare[i])
+        .fold(0u8, |m, i| m | 1 << i);
+    if differ == 0 {
+        for (i, w) in words.iter_mut().enumerate() {
+            if c.write_mask >> i & 1 == 1 {
+                *w = c.write[i];
+            }
+        }
+    }
+    VerbResult { line: old, differ, ..r(if differ == 0 { status::OK } else { status::COMPARE_FAILED }) }
+}
+
+/// The reference semantics of any request.
+pub fn execute_request(mem: &mut [u64], q: &Request) -> VerbResult {
+    match q {
+        Request::Verb(v) => execute(mem, v),
+        Request::Commit(c) => execute_commit(mem, c),
+    }
+}
+
+/// The reference semantics: executes `v` on `mem` (64-bit words). A verb
+/// slot that names COMMIT is refused here: a commit is three slots.
 pub fn execute(mem: &mut [u64], v: &Verb) -> VerbResult {
-    let r = |status, old| VerbResult { op: v.op, tag: v.tag, status, old };
+    let r = |status, old| VerbResult { op: v.op, tag: v.tag, status, old, ..VerbResult::default() };
     if !(op::CAS..=op::MASKED_FETCH_ADD).contains(&v.op) || v.reserved_set {
         return r(status::BAD_OPCODE, 0);
     }
@@ -163,7 +326,10 @@ mod tests {
         let mut m = vec![0u64; 4];
         let v = |op, addr, operands| Verb { op, tag: 7, addr, operands, reserved_set: false };
         assert_eq!(execute(&mut m, &v(op::CAS, 8, [0, 9, 0, 0])).status, status::OK);
-        assert_eq!(execute(&mut m, &v(op::CAS, 8, [0, 5, 0, 0])), VerbResult { op: op::CAS, tag: 7, status: status::COMPARE_FAILED, old: 9 });
+        assert_eq!(
+            execute(&mut m, &v(op::CAS, 8, [0, 5, 0, 0])),
+            VerbResult { op: op::CAS, tag: 7, status: status::COMPARE_FAILED, old: 9, ..VerbResult::default() }
+        );
         assert_eq!(execute(&mut m, &v(op::FETCH_ADD, 8, [3, 0, 0, 0])).old, 9);
         assert_eq!(execute(&mut m, &v(op::SWAP, 8, [1, 0, 0, 0])).old, 12);
         assert_eq!(execute(&mut m, &v(op::MASKED_CAS, 8, [0xF1, 0xAB00, 0x0F, 0xFF00])).status, status::OK);
@@ -185,7 +351,65 @@ mod tests {
         r[2..4].copy_from_slice(&5u16.to_le_bytes());
         r[4] = status::COMPARE_FAILED;
         r[8..16].copy_from_slice(&77u64.to_le_bytes());
-        assert_eq!(VerbResult::from_slot(&r), Some(VerbResult { op: op::CAS, tag: 5, status: status::COMPARE_FAILED, old: 77 }));
+        assert_eq!(
+            VerbResult::from_slot(&r),
+            Some(VerbResult { op: op::CAS, tag: 5, status: status::COMPARE_FAILED, old: 77, ..VerbResult::default() })
+        );
         assert_eq!(VerbResult::from_slot(&s), None);
+    }
+
+    #[test]
+    fn commit_is_all_or_nothing() {
+        let mut m: Vec<u64> = (0..16).collect();
+        let mut c = Commit {
+            tag: 3,
+            addr: 64,
+            compare_mask: 0b101,
+            write_mask: 0b1100_0001,
+            compare: [8, 0, 10, 0, 0, 0, 0, 0],
+            write: [100, 101, 102, 103, 104, 105, 106, 107],
+            reserved_set: false,
+        };
+        let r = execute_commit(&mut m, &c);
+        assert_eq!((r.status, r.differ, r.line), (status::OK, 0, [8, 9, 10, 11, 12, 13, 14, 15]));
+        assert_eq!(&m[8..], &[100, 9, 10, 11, 12, 13, 106, 107]);
+        // Word 2 still compares, word 0 no longer: nothing is written.
+        c.write_mask = 0xFF;
+        let r = execute_commit(&mut m, &c);
+        assert_eq!((r.status, r.differ), (status::COMPARE_FAILED, 0b001));
+        assert_eq!(r.line, [100, 9, 10, 11, 12, 13, 106, 107]);
+        assert_eq!(&m[8..], &[100, 9, 10, 11, 12, 13, 106, 107]);
+        assert_eq!(execute_commit(&mut m, &Commit { addr: 72, ..c }).status, status::MISALIGNED);
+        assert_eq!(execute_commit(&mut m, &Commit { addr: 128, ..c }).status, status::OUT_OF_RANGE);
+        assert_eq!(execute_commit(&mut m, &Commit { reserved_set: true, ..c }).status, status::BAD_OPCODE);
+        // A bare COMMIT opcode in a one-slot verb is refused.
+        let v = Verb { op: op::COMMIT, tag: 0, addr: 0, operands: [0; 4], reserved_set: false };
+        assert_eq!(execute(&mut m, &v).status, status::BAD_OPCODE);
+    }
+
+    #[test]
+    fn commit_slots_round_trip() {
+        let c = Commit {
+            tag: 9,
+            addr: 0x40,
+            compare_mask: 0x0F,
+            write_mask: 0xF0,
+            compare: [1, 2, 3, 4, 5, 6, 7, 8],
+            write: [9; 8],
+            reserved_set: false,
+        };
+        let s = c.to_slots();
+        assert_eq!((s[0], s[1], s[8], s[9]), (KIND_VERB, op::COMMIT, 0x0F, 0xF0));
+        assert_eq!(get_line(&s[64..]), c.compare);
+        assert_eq!(get_line(&s[128..]), c.write);
+        let mut r = [0u8; 128];
+        r[0] = KIND_RESULT;
+        r[1] = op::COMMIT;
+        r[4] = status::COMPARE_FAILED;
+        r[5] = 0x12;
+        put_line(&mut r[64..], &[7; 8]);
+        let (got, n) = VerbResult::from_slots(&r).unwrap();
+        assert_eq!((n, got.differ, got.line, got.status), (2, 0x12, [7; 8], status::COMPARE_FAILED));
+        assert_eq!(VerbResult::from_slots(&r[..64]), None, "half a commit result is not a result");
     }
 }

@@ -68,12 +68,13 @@ pub mod params {
     /// and re-entangled (the event-based failure detector; no timer).
     pub const ACP_FAIL_AFTER: u32 = 32;
     /// log2 of the delivery FIFO depth (messages between the link and the RX engine).
-    /// Bytes of on-NIC atomic memory (64-bit words, in block RAM).
-    pub const ATOMIC_BYTES: u32 = 64 * 1024;
-    /// Bits of a word index into the atomic memory.
-    pub const ATOMIC_WORD_BITS: usize = 13;
     /// It holds a commit from every channel (K) plus room for hand-backs.
     pub const ACP_MSG_FIFO_DEPTH_LOG2: usize = 7;
+    /// Bytes of on-NIC atomic memory (64-bit words in 64-byte lines, in block RAM).
+    pub const ATOMIC_BYTES: u32 = 64 * 1024;
+    /// Bits of a line index into the atomic memory (the memory is one line wide,
+    /// so a multi-word commit reads and writes its line in one cycle).
+    pub const ATOMIC_LINE_BITS: usize = 10;
 }
 
 /// The notification record: written by the NIC into a pipe's notification

@@ -1,69 +1,119 @@
-use crate::stream::{Concat, StreamFifo, StreamSink, StreamSource, ZeroExtend};
-use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB};
-use pendulum_layout::params::{ATOMIC_BYTES, ATOMIC_WORD_BITS as WB};
+use crate::stream::{Concat, Join, StreamFifo, StreamSink, StreamSource, ZeroExtend};
+use crate::types::SlotBeat;
+use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB, LINE_WORDS};
+use pendulum_layout::params::{ATOMIC_BYTES, ATOMIC_LINE_BITS as LB};
 use rust_hdl::prelude::*;
 
 /// log2 of the result FIFO depth.
 const RF: usize = 5;
 
-/// The atomic unit: one verb per cycle on 64-bit words of on-NIC memory
-/// (`pendulum_layout::atomic` has the slot layouts and the reference
-/// semantics, `execute`).
+/// The atomic unit: one verb per cycle on 64-bit words of on-NIC memory, and
+/// multi-word commits on its 64-byte lines (`pendulum_layout::atomic` has
+/// the slot layouts and the reference semantics, `execute_request`).
 ///
-/// Two stages. Accept: decode the verb slot, check it (opcode, alignment,
-/// range) and address the memory. Execute: take the old word, compute the new
-/// one, write it, and queue the result slot. A verb on the word the previous
-/// verb just wrote gets that value forwarded (the memory's read sees the word
-/// from before that write), so back-to-back verbs on one address run at full
-/// rate and see each other in order. Verbs are accepted while the result
-/// FIFO has room for every verb in flight, so execution never stalls.
+/// The memory is one line wide, so a commit reads and writes its whole line
+/// in one cycle, and a single-word verb rewrites its line with one word
+/// changed. Two stages. Accept: decode the slot and check it (opcode,
+/// alignment, range, reserved bytes), gather a commit's header and compare
+/// line, and address the memory. Execute: take the old line, compute the new
+/// one, write it, and queue the result. A verb on the line the previous verb
+/// just wrote gets that line forwarded (the memory's read sees the line from
+/// before that write), so back-to-back verbs on one word run at full rate
+/// and see each other in order. Verbs are accepted while the result FIFO has
+/// room for every result in flight, so execution never stalls.
+///
+/// Latency 3 cycles from the slot that completes a verb to its result;
+/// 1 single-word verb/cycle; a commit takes its three slots plus one cycle
+/// for its second result slot.
 #[derive(LogicBlock)]
 pub struct AtomicUnit {
     pub clock: Signal<In, Clock>,
-    /// Verb slots (byte 0 already checked to be KIND_VERB by the TX framer).
-    pub s_verb: StreamSink<Bits<512>>,
-    /// Result slots.
-    pub m_result: StreamSource<Bits<512>>,
+    /// Verb slots (byte 0 of a `first` slot already checked to be KIND_VERB
+    /// by the TX framer; a commit's two line slots follow its header).
+    pub s_verb: StreamSink<SlotBeat>,
+    /// Result slots: one per verb, two (kept together) per commit.
+    pub m_result: StreamSource<SlotBeat>,
     /// One-cycle pulses: a verb executed (or refused), and a refused one.
     pub ev_verb: Signal<Out, Bit>,
     pub ev_error: Signal<Out, Bit>,
 
-    words: RAM<Bits<64>, WB>,
-    results: StreamFifo<Bits<512>, RF, { RF + 1 }>,
+    lines: RAM<Bits<512>, LB>,
+    results: StreamFifo<SlotBeat, RF, { RF + 1 }>,
+    /// Result slots queued or on their way into the FIFO.
     used: DFF<Bits<8>>,
+    // A commit being gathered: line slots still expected, its header and compare line.
+    g_left: DFF<Bits<2>>,
+    g_tag: DFF<Bits<16>>,
+    g_line: DFF<Bits<LB>>,
+    g_err: DFF<Bits<8>>,
+    g_cmask: DFF<Bits<8>>,
+    g_wmask: DFF<Bits<8>>,
+    g_cmp: DFF<Bits<512>>,
     // Execute stage.
     x_valid: DFF<Bit>,
+    x_commit: DFF<Bit>,
     x_op: DFF<Bits<8>>,
     x_tag: DFF<Bits<16>>,
-    x_idx: DFF<Bits<WB>>,
+    x_line: DFF<Bits<LB>>,
+    x_lane: DFF<Bits<3>>,
     x_err: DFF<Bits<8>>,
-    x_o0: DFF<Bits<64>>,
-    x_o1: DFF<Bits<64>>,
-    x_o2: DFF<Bits<64>>,
-    x_o3: DFF<Bits<64>>,
+    x_cmask: DFF<Bits<8>>,
+    x_wmask: DFF<Bits<8>>,
+    x_cmp: DFF<Bits<512>>,
+    /// The verb slot (its operands), or a commit's write line.
+    x_beat: DFF<Bits<512>>,
     // The write of the previous cycle, for forwarding.
     w_valid: DFF<Bit>,
-    w_idx: DFF<Bits<WB>>,
-    w_data: DFF<Bits<64>>,
+    w_line: DFF<Bits<LB>>,
+    w_data: DFF<Bits<512>>,
+    // A commit result's second slot (the old line), queued the cycle after its first.
+    p_valid: DFF<Bit>,
+    p_data: DFF<Bits<512>>,
 
-    // Accept-stage decode.
+    // Accept stage.
     beat: Signal<Local, Bits<512>>,
+    first: Signal<Local, Bit>,
+    last: Signal<Local, Bit>,
+    cmp_line: Signal<Local, Bit>,
+    write_line: Signal<Local, Bit>,
     d_op: Signal<Local, Bits<8>>,
     d_addr: Signal<Local, Bits<32>>,
+    d_commit: Signal<Local, Bit>,
     d_err: Signal<Local, Bits<8>>,
-    accept: Signal<Local, Bit>,
+    room: Signal<Local, Bit>,
+    cut_short: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    stray: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
-    // Execute-stage values.
+    issue: Signal<Local, Bit>,
+    issue_commit: Signal<Local, Bit>,
+    taken: Signal<Local, Bits<8>>,
+    freed: Signal<Local, Bits<8>>,
+    // Execute stage.
+    old_line: Signal<Local, Bits<512>>,
+    lane_old: [Signal<Local, Bits<64>>; LINE_WORDS],
+    lane_new: [Signal<Local, Bits<64>>; LINE_WORDS],
     old: Signal<Local, Bits<64>>,
+    o0: Signal<Local, Bits<64>>,
+    o1: Signal<Local, Bits<64>>,
+    o2: Signal<Local, Bits<64>>,
+    o3: Signal<Local, Bits<64>>,
     new_word: Signal<Local, Bits<64>>,
+    differ: Signal<Local, Bits<8>>,
     st: Signal<Local, Bits<8>>,
+    ok: Signal<Local, Bit>,
     writes: Signal<Local, Bit>,
     ret_old: Signal<Local, Bits<64>>,
+    ret_differ: Signal<Local, Bits<8>>,
     masked_sum: Signal<Local, Bits<64>>,
-    // Result slot: {old 64, status 32, tag 16, op 8, kind 8} from byte 0.
+    // The new line from its words, and the words that compared unequal.
+    new_line: Join<LINE_WORDS, 64, 512>,
+    differ_bits: Join<LINE_WORDS, 1, LINE_WORDS>,
+    // Result slot: {old 64, differ 8 + status 8 in 32, tag 16, op 8, kind 8} from byte 0.
     op_kind: Concat<8, 8, 16>,
     head32: Concat<16, 16, 32>,
-    status32: ZeroExtend<8, 32>,
+    status16: Concat<8, 8, 16>,
+    status32: ZeroExtend<16, 32>,
     word0: Concat<32, 32, 64>,
     res128: Concat<64, 64, 128>,
     res512: ZeroExtend<128, 512>,
@@ -72,7 +122,7 @@ pub struct AtomicUnit {
     c_fadd: Constant<Bits<8>>,
     c_swap: Constant<Bits<8>>,
     c_mcas: Constant<Bits<8>>,
-    c_mfadd: Constant<Bits<8>>,
+    c_commit: Constant<Bits<8>>,
     c_ok: Constant<Bits<8>>,
     c_cmp_failed: Constant<Bits<8>>,
     c_misaligned: Constant<Bits<8>>,
@@ -81,11 +131,19 @@ pub struct AtomicUnit {
     c_kind: Constant<Bits<8>>,
     c_verb: Constant<Bits<8>>,
     c_zero192: Constant<Bits<192>>,
+    c_zero432: Constant<Bits<432>>,
     c_zero3: Constant<Bits<3>>,
+    c_zero6: Constant<Bits<6>>,
     c_limit: Constant<Bits<32>>,
     c_zero64: Constant<Bits<64>>,
+    c_zero512: Constant<Bits<512>>,
+    c_zero8: Constant<Bits<8>>,
     c_one8: Constant<Bits<8>>,
+    c_two8: Constant<Bits<8>>,
     c_room: Constant<Bits<8>>,
+    c_zero2: Constant<Bits<2>>,
+    c_one2: Constant<Bits<2>>,
+    c_two2: Constant<Bits<2>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -94,42 +152,79 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 
 impl AtomicUnit {
     pub fn new() -> Self {
-        assert_eq!(8u64 << WB, ATOMIC_BYTES as u64, "ATOMIC_WORD_BITS must address ATOMIC_BYTES");
+        assert_eq!(64u64 << LB, ATOMIC_BYTES as u64, "ATOMIC_LINE_BITS must address ATOMIC_BYTES");
+        assert_eq!(LINE_WORDS * 64, 512, "a line is one 512-bit memory word");
         Self {
             clock: Default::default(),
             s_verb: Default::default(),
             m_result: Default::default(),
             ev_verb: Default::default(),
             ev_error: Default::default(),
-            words: Default::default(),
+            lines: Default::default(),
             results: StreamFifo::new(),
             used: Default::default(),
+            g_left: Default::default(),
+            g_tag: Default::default(),
+            g_line: Default::default(),
+            g_err: Default::default(),
+            g_cmask: Default::default(),
+            g_wmask: Default::default(),
+            g_cmp: Default::default(),
             x_valid: Default::default(),
+            x_commit: Default::default(),
             x_op: Default::default(),
             x_tag: Default::default(),
-            x_idx: Default::default(),
+            x_line: Default::default(),
+            x_lane: Default::default(),
             x_err: Default::default(),
-            x_o0: Default::default(),
-            x_o1: Default::default(),
-            x_o2: Default::default(),
-            x_o3: Default::default(),
+            x_cmask: Default::default(),
+            x_wmask: Default::default(),
+            x_cmp: Default::default(),
+            x_beat: Default::default(),
             w_valid: Default::default(),
-            w_idx: Default::default(),
+            w_line: Default::default(),
             w_data: Default::default(),
+            p_valid: Default::default(),
+            p_data: Default::default(),
             beat: Default::default(),
+            first: Default::default(),
+            last: Default::default(),
+            cmp_line: Default::default(),
+            write_line: Default::default(),
             d_op: Default::default(),
             d_addr: Default::default(),
+            d_commit: Default::default(),
             d_err: Default::default(),
-            accept: Default::default(),
+            room: Default::default(),
+            cut_short: Default::default(),
+            take: Default::default(),
+            stray: Default::default(),
             pop: Default::default(),
+            issue: Default::default(),
+            issue_commit: Default::default(),
+            taken: Default::default(),
+            freed: Default::default(),
+            old_line: Default::default(),
+            lane_old: Default::default(),
+            lane_new: Default::default(),
             old: Default::default(),
+            o0: Default::default(),
+            o1: Default::default(),
+            o2: Default::default(),
+            o3: Default::default(),
             new_word: Default::default(),
+            differ: Default::default(),
             st: Default::default(),
+            ok: Default::default(),
             writes: Default::default(),
             ret_old: Default::default(),
+            ret_differ: Default::default(),
             masked_sum: Default::default(),
+            new_line: Default::default(),
+            differ_bits: Default::default(),
             op_kind: Default::default(),
             head32: Default::default(),
+            status16: Default::default(),
             status32: Default::default(),
             word0: Default::default(),
             res128: Default::default(),
@@ -138,7 +233,7 @@ impl AtomicUnit {
             c_fadd: c(op::FETCH_ADD as u64),
             c_swap: c(op::SWAP as u64),
             c_mcas: c(op::MASKED_CAS as u64),
-            c_mfadd: c(op::MASKED_FETCH_ADD as u64),
+            c_commit: c(op::COMMIT as u64),
             c_ok: c(status::OK as u64),
             c_cmp_failed: c(status::COMPARE_FAILED as u64),
             c_misaligned: c(status::MISALIGNED as u64),
@@ -147,12 +242,21 @@ impl AtomicUnit {
             c_kind: c(KIND_RESULT as u64),
             c_verb: c(KIND_VERB as u64),
             c_zero192: c(0),
+            c_zero432: c(0),
             c_zero3: c(0),
+            c_zero6: c(0),
             c_limit: c(ATOMIC_BYTES as u64),
             c_zero64: c(0),
+            c_zero512: c(0),
+            c_zero8: c(0),
             c_one8: c(1),
-            // Every verb in flight has a FIFO place: results queued + the one executing.
-            c_room: c(((1u64 << RF) - 2) as u64),
+            c_two8: c(2),
+            // Every result in flight has a FIFO place: up to two for the verb
+            // accepted now, and those of the one executing.
+            c_room: c(((1u64 << RF) - 3) as u64),
+            c_zero2: c(0),
+            c_one2: c(1),
+            c_two2: c(2),
         }
     }
 }
@@ -166,109 +270,232 @@ impl Default for AtomicUnit {
 impl Logic for AtomicUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, x_valid, x_op, x_tag, x_idx, x_err, x_o0, x_o1, x_o2, x_o3, w_valid, w_idx, w_data);
-        self.words.read_clock.next = self.clock.val();
-        self.words.write_clock.next = self.clock.val();
+        dff_setup!(
+            self, clock, used, g_left, g_tag, g_line, g_err, g_cmask, g_wmask, g_cmp, x_valid, x_commit, x_op, x_tag,
+            x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid, w_line, w_data, p_valid, p_data
+        );
+        self.lines.read_clock.next = self.clock.val();
+        self.lines.write_clock.next = self.clock.val();
         self.results.clock.next = self.clock.val();
 
-        // ---- Accept: decode and check, address the memory ----
-        self.beat.next = self.s_verb.data.val();
+        // ---- Accept: decode and check, gather commits, address the memory ----
+        self.beat.next = self.s_verb.data.val().data;
+        self.first.next = self.s_verb.data.val().first;
+        self.last.next = self.s_verb.data.val().last;
         self.d_op.next = self.beat.val().get_bits::<8>(8);
         self.d_addr.next = self.beat.val().get_bits::<32>(32);
+        self.d_commit.next = self.d_op.val() == self.c_commit.val();
         self.d_err.next = self.c_ok.val();
         if (self.d_op.val() < self.c_cas.val())
-            | (self.d_op.val() > self.c_mfadd.val())
+            | (self.d_op.val() > self.c_commit.val())
             | (self.beat.val().get_bits::<8>(0) != self.c_verb.val())
-            | (self.beat.val().get_bits::<192>(320) != self.c_zero192.val())
+            | (!self.d_commit.val() & (self.beat.val().get_bits::<192>(320) != self.c_zero192.val()))
+            | (self.d_commit.val() & (self.beat.val().get_bits::<432>(80) != self.c_zero432.val()))
         {
             self.d_err.next = self.c_bad_op.val();
-        } else if self.d_addr.val().get_bits::<3>(0) != self.c_zero3.val() {
+        } else if (self.d_addr.val().get_bits::<3>(0) != self.c_zero3.val())
+            | (self.d_commit.val() & (self.d_addr.val().get_bits::<6>(0) != self.c_zero6.val()))
+        {
             self.d_err.next = self.c_misaligned.val();
         } else if self.d_addr.val() >= self.c_limit.val() {
             self.d_err.next = self.c_out_of_range.val();
         }
-        // (The FIFO's own ready is implied by the count; it is checked anyway.)
-        self.s_verb.ready.next = (self.used.q.val() < self.c_room.val()) & self.results.s.ready.val();
-        self.accept.next = self.s_verb.valid.val() & (self.used.q.val() < self.c_room.val()) & self.results.s.ready.val();
-        self.words.read_address.next = self.d_addr.val().get_bits::<WB>(3);
-        self.x_valid.d.next = self.accept.val();
+        // Room for the results in flight, and no commit's second result slot
+        // due next cycle (the FIFO takes one slot a cycle). The FIFO's own
+        // ready is implied by the count; it is checked anyway.
+        self.room.next = (self.used.q.val() < self.c_room.val())
+            & self.results.s.ready.val()
+            & !(self.x_valid.q.val() & self.x_commit.q.val());
+        // A new verb while a commit still waits for its lines (its pipe was
+        // switched off mid-commit): the commit is refused first, with a
+        // result, and the new verb is taken next cycle.
+        self.cut_short.next = self.s_verb.valid.val() & self.first.val() & (self.g_left.q.val() != self.c_zero2.val());
+        self.s_verb.ready.next = self.room.val() & !self.cut_short.val();
+        self.take.next = self.s_verb.valid.val() & self.s_verb.ready.val();
+        // A commit's lines come as [compare, write(last)]. A line slot the
+        // count does not expect there is dropped and counted (the framer
+        // never sends one).
+        self.cmp_line.next = !self.first.val() & !self.last.val() & (self.g_left.q.val() == self.c_two2.val());
+        self.write_line.next = !self.first.val() & self.last.val() & (self.g_left.q.val() == self.c_one2.val());
+        self.stray.next = self.take.val() & !self.first.val() & !self.cmp_line.val() & !self.write_line.val();
+
+        self.lines.read_address.next = self.d_addr.val().get_bits::<LB>(6);
+        self.issue.next = false;
+        self.issue_commit.next = false;
         self.x_op.d.next = self.d_op.val();
         self.x_tag.d.next = self.beat.val().get_bits::<16>(16);
-        self.x_idx.d.next = self.d_addr.val().get_bits::<WB>(3);
+        self.x_line.d.next = self.d_addr.val().get_bits::<LB>(6);
+        self.x_lane.d.next = self.d_addr.val().get_bits::<3>(3);
         self.x_err.d.next = self.d_err.val();
-        self.x_o0.d.next = self.beat.val().get_bits::<64>(64);
-        self.x_o1.d.next = self.beat.val().get_bits::<64>(128);
-        self.x_o2.d.next = self.beat.val().get_bits::<64>(192);
-        self.x_o3.d.next = self.beat.val().get_bits::<64>(256);
+        self.x_cmask.d.next = self.g_cmask.q.val();
+        self.x_wmask.d.next = self.g_wmask.q.val();
+        self.x_cmp.d.next = self.g_cmp.q.val();
+        self.x_beat.d.next = self.beat.val();
+        if self.room.val() & self.cut_short.val() {
+            self.issue.next = true;
+            self.issue_commit.next = true;
+            self.x_op.d.next = self.c_commit.val();
+            self.x_tag.d.next = self.g_tag.q.val();
+            self.x_err.d.next = self.c_bad_op.val();
+            self.g_left.d.next = self.c_zero2.val();
+        } else if self.take.val() & self.first.val() {
+            if self.d_commit.val() {
+                self.g_left.d.next = self.c_two2.val();
+                self.g_tag.d.next = self.beat.val().get_bits::<16>(16);
+                self.g_line.d.next = self.d_addr.val().get_bits::<LB>(6);
+                self.g_err.d.next = self.d_err.val();
+                self.g_cmask.d.next = self.beat.val().get_bits::<8>(64);
+                self.g_wmask.d.next = self.beat.val().get_bits::<8>(72);
+            } else {
+                self.issue.next = true;
+            }
+        } else if self.take.val() & self.cmp_line.val() {
+            self.g_cmp.d.next = self.beat.val();
+            self.g_left.d.next = self.c_one2.val();
+        } else if self.take.val() & self.write_line.val() {
+            // The write line: the commit goes to execute.
+            self.g_left.d.next = self.c_zero2.val();
+            self.issue.next = true;
+            self.issue_commit.next = true;
+            self.x_op.d.next = self.c_commit.val();
+            self.x_tag.d.next = self.g_tag.q.val();
+            self.x_line.d.next = self.g_line.q.val();
+            self.x_err.d.next = self.g_err.q.val();
+            self.lines.read_address.next = self.g_line.q.val();
+        }
+
+        self.x_valid.d.next = self.issue.val();
+        self.x_commit.d.next = self.issue_commit.val();
 
         // ---- Execute ----
-        self.old.next = self.words.read_data.val();
-        if self.w_valid.q.val() & (self.w_idx.q.val() == self.x_idx.q.val()) {
-            self.old.next = self.w_data.q.val();
+        self.old_line.next = self.lines.read_data.val();
+        if self.w_valid.q.val() & (self.w_line.q.val() == self.x_line.q.val()) {
+            self.old_line.next = self.w_data.q.val();
         }
+        self.old.next = self.c_zero64.val();
+        for i in 0..LINE_WORDS {
+            self.lane_old[i].next = self.old_line.val().get_bits::<64>(i * 64);
+            if self.x_lane.q.val().index() == i {
+                self.old.next = self.lane_old[i].val();
+            }
+            self.differ_bits.i[i].next = (self.x_cmask.q.val().get_bit(i)
+                & (self.lane_old[i].val() != self.x_cmp.q.val().get_bits::<64>(i * 64)))
+            .into();
+        }
+        self.differ.next = self.differ_bits.o.val();
+        self.o0.next = self.x_beat.q.val().get_bits::<64>(64);
+        self.o1.next = self.x_beat.q.val().get_bits::<64>(128);
+        self.o2.next = self.x_beat.q.val().get_bits::<64>(192);
+        self.o3.next = self.x_beat.q.val().get_bits::<64>(256);
         // Fields: clear their top bits so no carry leaves a field, then fix
         // the top bits up (pendulum_layout::atomic::masked_add).
-        self.masked_sum.next = ((self.old.val() & !self.x_o1.q.val()) + (self.x_o0.q.val() & !self.x_o1.q.val()))
-            ^ ((self.old.val() ^ self.x_o0.q.val()) & self.x_o1.q.val());
+        self.masked_sum.next = ((self.old.val() & !self.o1.val()) + (self.o0.val() & !self.o1.val()))
+            ^ ((self.old.val() ^ self.o0.val()) & self.o1.val());
         self.new_word.next = self.old.val();
         self.st.next = self.c_ok.val();
-        if self.x_op.q.val() == self.c_cas.val() {
-            if self.old.val() == self.x_o0.q.val() {
-                self.new_word.next = self.x_o1.q.val();
+        if self.x_commit.q.val() {
+            if self.differ.val() != self.c_zero8.val() {
+                self.st.next = self.c_cmp_failed.val();
+            }
+        } else if self.x_op.q.val() == self.c_cas.val() {
+            if self.old.val() == self.o0.val() {
+                self.new_word.next = self.o1.val();
             } else {
                 self.st.next = self.c_cmp_failed.val();
             }
         } else if self.x_op.q.val() == self.c_fadd.val() {
-            self.new_word.next = self.old.val() + self.x_o0.q.val();
+            self.new_word.next = self.old.val() + self.o0.val();
         } else if self.x_op.q.val() == self.c_swap.val() {
-            self.new_word.next = self.x_o0.q.val();
+            self.new_word.next = self.o0.val();
         } else if self.x_op.q.val() == self.c_mcas.val() {
-            if (self.old.val() & self.x_o2.q.val()) == (self.x_o0.q.val() & self.x_o2.q.val()) {
-                self.new_word.next = (self.old.val() & !self.x_o3.q.val()) | (self.x_o1.q.val() & self.x_o3.q.val());
+            if (self.old.val() & self.o2.val()) == (self.o0.val() & self.o2.val()) {
+                self.new_word.next = (self.old.val() & !self.o3.val()) | (self.o1.val() & self.o3.val());
             } else {
                 self.st.next = self.c_cmp_failed.val();
             }
         } else {
             self.new_word.next = self.masked_sum.val();
         }
+        self.ok.next = self.x_err.q.val() == self.c_ok.val();
         self.ret_old.next = self.old.val();
-        if self.x_err.q.val() != self.c_ok.val() {
-            self.st.next = self.x_err.q.val();
+        self.ret_differ.next = self.differ.val();
+        if self.x_commit.q.val() {
             self.ret_old.next = self.c_zero64.val();
         }
+        if !self.ok.val() {
+            self.st.next = self.x_err.q.val();
+            self.ret_old.next = self.c_zero64.val();
+            self.ret_differ.next = self.c_zero8.val();
+        }
+        for i in 0..LINE_WORDS {
+            self.lane_new[i].next = self.lane_old[i].val();
+            if self.x_commit.q.val() {
+                if self.x_wmask.q.val().get_bit(i) {
+                    self.lane_new[i].next = self.x_beat.q.val().get_bits::<64>(i * 64);
+                }
+            } else if self.x_lane.q.val().index() == i {
+                self.lane_new[i].next = self.new_word.val();
+            }
+        }
+        for i in 0..LINE_WORDS {
+            self.new_line.i[i].next = self.lane_new[i].val();
+        }
         self.writes.next = self.x_valid.q.val() & (self.st.val() == self.c_ok.val());
-        self.words.write_enable.next = self.writes.val();
-        self.words.write_address.next = self.x_idx.q.val();
-        self.words.write_data.next = self.new_word.val();
+        self.lines.write_enable.next = self.writes.val();
+        self.lines.write_address.next = self.x_line.q.val();
+        self.lines.write_data.next = self.new_line.o.val();
         self.w_valid.d.next = self.writes.val();
-        self.w_idx.d.next = self.x_idx.q.val();
-        self.w_data.d.next = self.new_word.val();
+        self.w_line.d.next = self.x_line.q.val();
+        self.w_data.d.next = self.new_line.o.val();
 
-        // The result slot.
+        // The result: one slot, and for a commit a second with the old line
+        // (zero when refused), queued next cycle.
         self.op_kind.hi.next = self.x_op.q.val();
         self.op_kind.lo.next = self.c_kind.val();
         self.head32.hi.next = self.x_tag.q.val();
         self.head32.lo.next = self.op_kind.o.val();
-        self.status32.i.next = self.st.val();
+        self.status16.hi.next = self.ret_differ.val();
+        self.status16.lo.next = self.st.val();
+        self.status32.i.next = self.status16.o.val();
         self.word0.hi.next = self.status32.o.val();
         self.word0.lo.next = self.head32.o.val();
         self.res128.hi.next = self.ret_old.val();
         self.res128.lo.next = self.word0.o.val();
         self.res512.i.next = self.res128.o.val();
-        self.results.s.data.next = self.res512.o.val();
+        self.p_valid.d.next = self.x_valid.q.val() & self.x_commit.q.val();
+        self.p_data.d.next = self.c_zero512.val();
+        if self.ok.val() {
+            self.p_data.d.next = self.old_line.val();
+        }
+        self.results.s.data.next.data = self.res512.o.val();
+        self.results.s.data.next.first = true;
+        self.results.s.data.next.last = !self.x_commit.q.val();
         self.results.s.valid.next = self.x_valid.q.val();
+        if self.p_valid.q.val() {
+            self.results.s.data.next.data = self.p_data.q.val();
+            self.results.s.data.next.first = false;
+            self.results.s.data.next.last = true;
+            self.results.s.valid.next = true;
+        }
         self.ev_verb.next = self.x_valid.q.val();
-        self.ev_error.next = self.x_valid.q.val() & (self.x_err.q.val() != self.c_ok.val());
+        self.ev_error.next = (self.x_valid.q.val() & !self.ok.val()) | self.stray.val();
 
         self.m_result.data.next = self.results.m.data.val();
         self.m_result.valid.next = self.results.m.valid.val();
         self.results.m.ready.next = self.m_result.ready.val();
         self.pop.next = self.results.m.valid.val() & self.m_result.ready.val();
-        if self.accept.val() & !self.pop.val() {
-            self.used.d.next = self.used.q.val() + self.c_one8.val();
+        // Places taken when a verb enters execute: one, or two for a commit.
+        self.taken.next = self.c_zero8.val();
+        if self.issue.val() {
+            self.taken.next = self.c_one8.val();
+            if self.issue_commit.val() {
+                self.taken.next = self.c_two8.val();
+            }
         }
-        if self.pop.val() & !self.accept.val() {
-            self.used.d.next = self.used.q.val() - self.c_one8.val();
+        self.freed.next = self.c_zero8.val();
+        if self.pop.val() {
+            self.freed.next = self.c_one8.val();
         }
+        self.used.d.next = self.used.q.val() + self.taken.val() - self.freed.val();
     }
 }

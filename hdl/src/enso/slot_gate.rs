@@ -1,17 +1,21 @@
 use crate::stream::{StreamSink, StreamSource};
-use crate::types::RxBeat;
+use crate::types::{RxBeat, SlotBeat};
 use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
 /// Hands 64-byte slots from an on-card source (ACP messages, atomic results)
-/// to the RX engine as one-slot frames of `pipe`, only while that pipe is
-/// enabled and its ring has room for them and for what may already be on the
-/// way: the RX engine drops a frame it has no room for, and these slots must
-/// never be dropped, so they wait here instead (and their source holds back).
+/// to the RX engine as frames of `pipe` of one slot, or two (a commit's
+/// result: `first` on the first, `last` on the second), only while that pipe
+/// is enabled and its ring has room for them and for what may already be on
+/// the way: the RX engine drops a frame it has no room for, and these slots
+/// must never be dropped, so they wait here instead (and their source holds
+/// back). Only a frame's first slot waits: once it has gone, the rest follow
+/// (the RX arbiter holds its input until the frame ends), and a pipe switched
+/// off in between drops the frame in the RX engine, counted.
 /// Combinational.
 #[derive(LogicBlock)]
 pub struct SlotGate {
-    pub s: StreamSink<Bits<512>>,
+    pub s: StreamSink<SlotBeat>,
     pub m: StreamSource<RxBeat>,
     /// The RX pipe that receives the slots.
     pub pipe: Signal<In, Bits<PIPE_BITS>>,
@@ -27,6 +31,7 @@ pub struct SlotGate {
     all_keep: Constant<Bits<64>>,
     slot_len: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
+    two16: Constant<Bits<16>>,
 }
 
 impl SlotGate {
@@ -48,6 +53,7 @@ impl SlotGate {
             all_keep: Constant::new(u64::MAX.into()),
             slot_len: Constant::new((pendulum_layout::BEAT_BYTES as u64).into()),
             one16: Constant::new(1u64.into()),
+            two16: Constant::new(2u64.into()),
         }
     }
 }
@@ -70,14 +76,18 @@ impl Logic for SlotGate {
                 self.open.next = self.enable[i].val();
             }
         }
-        self.pass.next = self.open.val() & (self.free.val() >= self.min_free.val());
-        self.m.data.next.data = self.s.data.val();
+        self.pass.next = (self.open.val() & (self.free.val() >= self.min_free.val())) | !self.s.data.val().first;
+        self.m.data.next.data = self.s.data.val().data;
         self.m.data.next.keep = self.all_keep.val();
-        self.m.data.next.last = true;
-        self.m.data.next.sop = true;
+        self.m.data.next.last = self.s.data.val().last;
+        self.m.data.next.sop = self.s.data.val().first;
         self.m.data.next.pipe = self.pipe.val();
         self.m.data.next.len = self.slot_len.val();
         self.m.data.next.slots = self.one16.val();
+        if !self.s.data.val().last {
+            self.m.data.next.len = self.slot_len.val() + self.slot_len.val();
+            self.m.data.next.slots = self.two16.val();
+        }
         self.m.data.next.len_known = true;
         self.m.data.next.keep_ok = true;
         self.m.valid.next = self.s.valid.val() & self.pass.val();

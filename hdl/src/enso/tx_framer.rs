@@ -1,5 +1,5 @@
 use crate::stream::{StreamSink, StreamSource};
-use crate::types::{EthBeat, TxBeat, TxRunInfo};
+use crate::types::{EthBeat, SlotBeat, TxBeat, TxRunInfo};
 use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
@@ -27,8 +27,11 @@ pub struct TxFramer {
     pub m_acp: StreamSource<Bits<448>>,
     pub acp_bound: [Signal<In, Bit>; PIPES],
     /// Verb slots of pipes bound to the atomic unit (byte 0 must be
-    /// `pendulum_layout::atomic::KIND_VERB`, else dropped and counted).
-    pub m_atomic: StreamSource<Bits<512>>,
+    /// `pendulum_layout::atomic::KIND_VERB`, else dropped and counted). A
+    /// commit header brings its two line slots with it (`first` clear on
+    /// them); a commit the rung tail cuts short is dropped to that tail and
+    /// counted, so its lines are never taken for verbs.
+    pub m_atomic: StreamSource<SlotBeat>,
     pub atomic_bound: [Signal<In, Bit>; PIPES],
     pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
     pub tx_enable: [Signal<In, Bit>; PIPES],
@@ -46,6 +49,8 @@ pub struct TxFramer {
     beats_left: DFF<Bits<16>>,
     frame_len: DFF<Bits<16>>,
     frame_slots: DFF<Bits<16>>,
+    /// Line slots of a commit still to pass to the atomic unit.
+    commit_left: DFF<Bits<2>>,
     head_r: [DFF<Bits<SLOT_BITS>>; PIPES],
 
     beat_data: Signal<Local, Bits<512>>,
@@ -61,9 +66,16 @@ pub struct TxFramer {
     acp_kind_ok: Signal<Local, Bit>,
     atomic_emit: Signal<Local, Bit>,
     atomic_kind_ok: Signal<Local, Bit>,
+    commit_hdr: Signal<Local, Bit>,
+    commit_line: Signal<Local, Bit>,
     slot_kind_ok: Signal<Local, Bit>,
     kind_send: Constant<Bits<8>>,
     kind_verb: Constant<Bits<8>>,
+    op_commit: Constant<Bits<8>>,
+    commit_slots: Constant<Bits<SLOT_BITS>>,
+    zero2: Constant<Bits<2>>,
+    one2: Constant<Bits<2>>,
+    two2: Constant<Bits<2>>,
     remaining: Signal<Local, Bits<SLOT_BITS>>,
     cur_len: Signal<Local, Bits<16>>,
     emit: Signal<Local, Bit>,
@@ -97,6 +109,14 @@ impl TxFramer {
             acp_kind_ok: Default::default(),
             atomic_emit: Default::default(),
             atomic_kind_ok: Default::default(),
+            commit_hdr: Default::default(),
+            commit_line: Default::default(),
+            op_commit: Constant::new((pendulum_layout::atomic::op::COMMIT as u64).into()),
+            commit_slots: Constant::new((pendulum_layout::atomic::COMMIT_SLOTS as u64).into()),
+            zero2: Constant::new(0u64.into()),
+            one2: Constant::new(1u64.into()),
+            two2: Constant::new(2u64.into()),
+            commit_left: Default::default(),
             slot_kind_ok: Default::default(),
             kind_verb: Constant::new((pendulum_layout::atomic::KIND_VERB as u64).into()),
             kind_send: Constant::new((pendulum_layout::acp::message::KIND_SEND as u64).into()),
@@ -145,7 +165,7 @@ impl Default for TxFramer {
 impl Logic for TxFramer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, dropping, beats_left, frame_len, frame_slots);
+        dff_setup!(self, clock, in_frame, dropping, beats_left, frame_len, frame_slots, commit_left);
         for i in 0..PIPES {
             self.head_r[i].clock.next = self.clock.val();
             self.head_r[i].d.next = self.head_r[i].q.val();
@@ -178,10 +198,13 @@ impl Logic for TxFramer {
         self.atomic_emit.next = false;
         self.acp_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_send.val();
         self.atomic_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_verb.val();
+        self.commit_hdr.next = self.atomic_kind_ok.val() & (self.beat_data.val().get_bits::<8>(8) == self.op_commit.val());
+        // A commit's compare or write line: passed on as it is, whatever its byte 0.
+        self.commit_line.next = self.commit_left.q.val() != self.zero2.val();
         // A pipe bound to the link or the atomic unit carries 64-byte slots, not frames.
         self.slot_msg.next = self.sel_bound.val() | self.sel_atomic.val();
         self.slot_kind_ok.next = (self.sel_bound.val() & self.acp_kind_ok.val())
-            | (!self.sel_bound.val() & self.atomic_kind_ok.val());
+            | (!self.sel_bound.val() & (self.atomic_kind_ok.val() | self.commit_line.val()));
         self.cur_len.next = self.frame_len.q.val();
         self.last_beat.next = self.beats_left.q.val() == self.one16.val();
         if self.in_frame.q.val() {
@@ -190,8 +213,9 @@ impl Logic for TxFramer {
             // A message slot for the ACP link, not a frame.
             self.acp_emit.next = self.sel_enable.val() & self.acp_kind_ok.val();
         } else if !self.dropping.q.val() & self.sel_atomic.val() {
-            // A verb slot for the atomic unit.
-            self.atomic_emit.next = self.sel_enable.val() & self.atomic_kind_ok.val();
+            // A verb slot for the atomic unit; a commit needs all its slots in this run.
+            self.bad.next = !self.commit_line.val() & self.commit_hdr.val() & (self.remaining.val() < self.commit_slots.val());
+            self.atomic_emit.next = self.sel_enable.val() & self.slot_kind_ok.val() & !self.bad.val();
         } else if !self.dropping.q.val() {
             self.cur_len.next = self.s_cpl.data.val().len;
             self.last_beat.next = self.s_cpl.data.val().slots == self.one16.val();
@@ -220,7 +244,9 @@ impl Logic for TxFramer {
         if self.acp_emit.val() {
             self.s_cpl.ready.next = self.s_info.valid.val() & self.m_acp.ready.val();
         }
-        self.m_atomic.data.next = self.beat_data.val();
+        self.m_atomic.data.next.data = self.beat_data.val();
+        self.m_atomic.data.next.first = !self.commit_line.val();
+        self.m_atomic.data.next.last = (self.commit_left.q.val() == self.one2.val()) | (!self.commit_line.val() & !self.commit_hdr.val());
         self.m_atomic.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.atomic_emit.val();
         if self.atomic_emit.val() {
             self.s_cpl.ready.next = self.s_info.valid.val() & self.m_atomic.ready.val();
@@ -255,14 +281,6 @@ impl Logic for TxFramer {
                 if self.remaining.val() == self.one16.val() {
                     self.dropping.d.next = false;
                 }
-            } else if self.slot_msg.val() {
-                // One message or verb per slot, passed on or (without its kind byte) dropped.
-                self.ev_drop_malformed.next = !self.slot_kind_ok.val();
-                for i in 0..PIPES {
-                    if self.pipe.val().index() == i {
-                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
-                    }
-                }
             } else if self.bad.val() {
                 self.ev_drop_malformed.next = true;
                 for i in 0..PIPES {
@@ -272,6 +290,20 @@ impl Logic for TxFramer {
                 }
                 if self.remaining.val() > self.one16.val() {
                     self.dropping.d.next = true;
+                }
+            } else if self.slot_msg.val() {
+                // One message or verb per slot (a commit's lines follow its
+                // header), passed on or, without its kind byte, dropped.
+                self.ev_drop_malformed.next = !self.slot_kind_ok.val();
+                for i in 0..PIPES {
+                    if self.pipe.val().index() == i {
+                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                    }
+                }
+                if self.commit_line.val() {
+                    self.commit_left.d.next = self.commit_left.q.val() - self.one2.val();
+                } else if self.sel_atomic.val() & self.commit_hdr.val() {
+                    self.commit_left.d.next = self.two2.val();
                 }
             } else if self.last_beat.val() {
                 // A one-beat frame.
@@ -292,6 +324,7 @@ impl Logic for TxFramer {
         if self.accept.val() & !self.sel_enable.val() {
             self.in_frame.d.next = false;
             self.dropping.d.next = false;
+            self.commit_left.d.next = self.zero2.val();
         }
         for i in 0..PIPES {
             if !self.tx_enable[i].val() {

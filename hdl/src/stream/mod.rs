@@ -12,7 +12,7 @@ mod skid;
 pub use arbiter::RoundRobinArbiter;
 pub use async_fifo::AsyncStreamFifo;
 pub use fifo::StreamFifo;
-pub use resize::{Concat, ZeroExtend};
+pub use resize::{Concat, Join, ZeroExtend};
 pub use skid::SkidBuffer;
 
 use rust_hdl::prelude::*;

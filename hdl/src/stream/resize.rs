@@ -45,3 +45,35 @@ impl<const H: usize, const L: usize, const O: usize> Logic for Concat<H, L, O> {
         Verilog::Custom("always @(*) o = {hi, lo};".into())
     }
 }
+
+/// Joins `N` words of `W` bits: `o = {i[N-1], ..., i[1], i[0]}` with
+/// `O = N * W` (word k at bits k*W and up). Pure wiring.
+#[derive(LogicBlock)]
+pub struct Join<const N: usize, const W: usize, const O: usize> {
+    pub i: [Signal<In, Bits<W>>; N],
+    pub o: Signal<Out, Bits<O>>,
+}
+
+impl<const N: usize, const W: usize, const O: usize> Default for Join<N, W, O> {
+    fn default() -> Self {
+        Self { i: std::array::from_fn(|_| Default::default()), o: Default::default() }
+    }
+}
+
+impl<const N: usize, const W: usize, const O: usize> Logic for Join<N, W, O> {
+    fn update(&mut self) {
+        let mut o = Bits::<O>::default();
+        for (k, w) in self.i.iter().enumerate() {
+            o = o | (bit_cast::<O, W>(w.val()) << ((k * W) as u64));
+        }
+        self.o.next = o;
+    }
+    fn connect(&mut self) {
+        assert_eq!(O, N * W, "Join needs O = N * W");
+        self.o.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let words: Vec<String> = (0..N).rev().map(|k| format!("i${k}")).collect();
+        Verilog::Custom(format!("always @(*) o = {{{}}};", words.join(", ")))
+    }
+}
