@@ -238,3 +238,20 @@ class Atomics:
 
     def masked_fetch_add(self, addr: int, n: int, boundary: int) -> int:
         return self._run(self.MASKED_FETCH_ADD, addr, n, boundary)
+
+    def commit(self, addr: int, compare: dict, write: dict) -> "tuple[bool, list[int]]":
+        """Multi-word commit on the 64-byte line at ``addr``: ``compare`` and
+        ``write`` map word numbers (0..7) to values. If every compared word
+        holds its value, every written word is set, all or nothing. Returns
+        (wrote, the line's eight words as they were)."""
+        mask = (1 << 64) - 1
+        for words in (compare, write):
+            bad = [w for w in words if not 0 <= w < 8]
+            if bad:
+                raise ValueError(f"word numbers must be 0..7, got {bad}")
+        cmask = sum(1 << w for w in compare)
+        wmask = sum(1 << w for w in write)
+        cmp_line = [compare.get(w, 0) & mask for w in range(8)]
+        new_line = [write.get(w, 0) & mask for w in range(8)]
+        wrote, old = self._sim.commit(addr, cmask, cmp_line, wmask, new_line)
+        return wrote, list(old)

@@ -364,6 +364,25 @@ impl Sim {
         }
     }
 
+    /// Runs one multi-word commit on the 64-byte line at `addr` and waits
+    /// for it: (wrote, the line's eight words as they were). A refused
+    /// commit raises DriverError.
+    fn commit(
+        &mut self,
+        addr: u32,
+        compare_mask: u8,
+        compare: [u64; 8],
+        write_mask: u8,
+        write: [u64; 8],
+    ) -> PyResult<(bool, [u64; 8])> {
+        match self.card_mut()? {
+            Card::Device { dev, atomics: Some(at), .. } => {
+                at.commit(dev, addr, compare_mask, compare, write_mask, write).map_err(driver_err)
+            }
+            _ => Err(DriverError::new_err("open the atomic unit first (open_atomics)")),
+        }
+    }
+
     /// Opens TX pipe `index` with a ring of `ring_bytes`.
     fn open_tx_pipe(&mut self, index: usize, ring_bytes: u32) -> PyResult<()> {
         match self.card_mut()? {

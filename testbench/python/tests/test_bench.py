@@ -336,6 +336,13 @@ async def test_atomic_verbs(dut):
     with pytest.raises(ps.DriverError, match="not a multiple of 8"):
         at.fetch_add(0x44, 1)
     assert at.fetch_add(0x40, 0) == 100
+    # Multi-word commit: word 0 of line 0x40 holds 100, so words 1 and 7 are written.
+    wrote, old = at.commit(0x40, compare={0: 100}, write={1: 11, 7: 77})
+    assert wrote and old[0] == 100 and old[1] == 1
+    wrote, old = at.commit(0x40, compare={0: 5}, write={1: 0})
+    assert not wrote and old[1] == 11 and old[7] == 77  # compare failed: nothing written
+    with pytest.raises(ps.DriverError, match="multiple of 8"):
+        at.commit(0x48, compare={}, write={0: 1})
 
 
 def test_readme_example_runs():
