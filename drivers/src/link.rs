@@ -1,7 +1,8 @@
 use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Result};
-use pendulum_layout::acp::{self, link_state, message, PAYLOAD_BYTES};
+use pendulum_layout::acp::{self, link_state, message, ECHO_RESULT_BYTES, PAYLOAD_BYTES};
+use pendulum_layout::atomic::{self, Verb, VerbResult};
 use pendulum_layout::{global, pipe, pipe_page, Counter, BEAT_BYTES};
 
 /// The ACP link's state (LINK_STATE).
@@ -40,6 +41,9 @@ pub enum MsgKind {
     /// One of ours, handed back: we decided COMMIT, but the peer lost its
     /// state before confirming, so it may or may not have been delivered.
     InDoubt,
+    /// The result of one of our remote verbs ([`LinkMsg::verb_result`]),
+    /// handed up when we decided COMMIT: the verb is then applied exactly once.
+    VerbResult,
 }
 
 /// A message read from the link's RX pipe.
@@ -49,6 +53,27 @@ pub struct LinkMsg {
     /// The token channel it travelled on.
     pub channel: u8,
     pub payload: [u8; PAYLOAD_BYTES],
+}
+
+impl LinkMsg {
+    /// The result of a remote verb (kind [`MsgKind::VerbResult`]).
+    pub fn verb_result(&self) -> Option<VerbResult> {
+        if self.kind != MsgKind::VerbResult {
+            return None;
+        }
+        let mut slot = [0u8; atomic::SLOT_BYTES];
+        slot[..ECHO_RESULT_BYTES].copy_from_slice(&self.payload[..ECHO_RESULT_BYTES]);
+        VerbResult::from_slot(&slot)
+    }
+
+    /// A remote verb of ours handed back (kind NotDelivered or InDoubt, and
+    /// the payload is a verb).
+    pub fn returned_verb(&self) -> Option<Verb> {
+        match self.kind {
+            MsgKind::NotDelivered | MsgKind::InDoubt => Verb::from_slot(&self.payload),
+            _ => None,
+        }
+    }
 }
 
 /// Host messaging over the ACP link: a TX pipe bound to the link, and the RX
@@ -146,6 +171,27 @@ impl Link {
         })
     }
 
+    /// Queues remote atomic verbs for the peer's atomic unit (as many as
+    /// fit, one doorbell; returns how many). Each runs there tentatively and
+    /// is made permanent when we decide COMMIT, which is when its result comes
+    /// back on [`Link::recv`] ([`MsgKind::VerbResult`], matched by tag): one
+    /// round trip. A multi-word commit does not fit one link payload and is
+    /// refused here.
+    pub fn send_verbs<C: Card>(&mut self, dev: &mut Device<C>, verbs: &[Verb]) -> Result<usize> {
+        if let Some(v) = verbs.iter().find(|v| v.op == atomic::op::COMMIT) {
+            return Err(Error::BadVerb(format!(
+                "verb with tag {} is a COMMIT: multi-word commits run locally only (a commit is 192 bytes, a link payload 56)",
+                v.tag
+            )));
+        }
+        self.tx.send_slots(dev, verbs, |v| {
+            let mut slot = [0u8; BEAT_BYTES];
+            slot[0] = message::KIND_SEND_VERB;
+            slot[message::PAYLOAD_OFFSET..].copy_from_slice(&v.to_slot()[..PAYLOAD_BYTES]);
+            slot
+        })
+    }
+
     /// Raw form for tests: posts `bytes` (whole 64-byte slots, header
     /// included) to the bound TX pipe as they are.
     pub fn send_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
@@ -160,7 +206,8 @@ impl Link {
                 message::KIND_DELIVERED => MsgKind::Delivered,
                 message::KIND_NOT_DELIVERED => MsgKind::NotDelivered,
                 message::KIND_IN_DOUBT => MsgKind::InDoubt,
-                k => return Err(format!("ACP message kind {k:#04x} is none of delivered/not delivered/in doubt")),
+                message::KIND_VERB_RESULT => MsgKind::VerbResult,
+                k => return Err(format!("ACP message kind {k:#04x} is none of delivered/not delivered/in doubt/verb result")),
             };
             let mut payload = [0u8; PAYLOAD_BYTES];
             payload.copy_from_slice(&slot[message::PAYLOAD_OFFSET..acp::RECORD_BYTES]);

@@ -323,6 +323,18 @@ impl Logic for PendulumNic {
         self.link.s_send.data.next = self.tx_framer.m_acp.data.val();
         self.link.s_send.valid.next = self.tx_framer.m_acp.valid.val();
         self.tx_framer.m_acp.ready.next = self.link.s_send.ready.val();
+        // Verbs the peer offers run tentatively on our atomic unit.
+        self.atomic.verb_valid.next = self.link.verb_valid.val();
+        self.atomic.verb.next = self.link.verb.val();
+        self.link.verb_free.next = self.atomic.verb_free.val();
+        self.atomic.q_line.next = self.link.q_line.val();
+        self.link.q_held.next = self.atomic.q_held.val();
+        self.link.res_valid.next = self.atomic.res_valid.val();
+        self.link.res.next = self.atomic.res.val();
+        for k in 0..ACP_CHANNELS {
+            self.atomic.release[k].next = self.link.release[k].val();
+            self.atomic.rollback[k].next = self.link.rollback[k].val();
+        }
 
         // Ring writes and notifications share the DMA write port.
         self.dma_arb.s_last[0].next = self.rx.m_dma.data.val().last;

@@ -105,6 +105,30 @@ pub struct SlotBeat {
     pub last: Bit,
 }
 
+/// A payload entering the ACP link from a host's TX pipe: a message for the
+/// peer's host, or (`verb`) an atomic verb for the peer's atomic unit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct AcpSend {
+    pub payload: Bits<448>,
+    pub verb: Bit,
+}
+
+/// A remote verb the link hands the atomic unit: executed tentatively for
+/// `channel`, its result returned to the link for the ECHO record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct RemoteVerb {
+    pub payload: Bits<448>,
+    pub channel: Bits<{ pendulum_layout::params::ACP_CHANNEL_BITS }>,
+}
+
+/// A remote verb's result, back from the atomic unit: the first 16 bytes of
+/// its result slot, for the ECHO record of `channel`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct RemoteResult {
+    pub result: Bits<128>,
+    pub channel: Bits<{ pendulum_layout::params::ACP_CHANNEL_BITS }>,
+}
+
 /// A message leaving the ACP link for the host: delivered by the peer, or one
 /// of ours handed back (`pendulum_layout::acp::message` kinds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]

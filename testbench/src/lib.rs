@@ -14,6 +14,7 @@ pub mod echo;
 pub mod models;
 mod nic_sim;
 pub mod acp_traffic;
+pub mod linearizability;
 pub mod pair;
 pub mod rx_check;
 pub mod server;

@@ -5,7 +5,7 @@
 //!
 //! | byte | field | meaning |
 //! |---|---|---|
-//! | 0 | opcode | what slices 1..=7 hold: [`OP_STATE`], [`OP_OFFER`], [`OP_ECHO`], [`OP_ENTANGLE`] |
+//! | 0 | opcode | what slices 1..=7 hold: [`OP_STATE`], [`OP_OFFER`], [`OP_OFFER_VERB`], [`OP_ECHO`], [`OP_ENTANGLE`] |
 //! | 1 | liveness | the channel this slot belongs to (slot n carries channel n mod K) |
 //! | 2 | state | bits 2..0 sender-role state, bit 3 its alternation bit; bits 5..4 receiver-role state, bit 6 its bit; bit 7 zero (a record with it set is ignored and counted) |
 //! | 3 | transition | the channel's last move: bit 7 reverse (an erase or a REVERSE), bit 6 role (1 = receiver), bits 5..3 from-state, bits 2..0 to-state; for traces only, never acted on |
@@ -33,8 +33,21 @@ pub const OP_STATE: u8 = 0x01;
 /// Slices 1..=7 carry the sender role's offered payload (its state is OFFER).
 pub const OP_OFFER: u8 = 0x02;
 /// Slice 1's low 32 bits carry the digest of the payload the receiver role
-/// holds tentatively (its state is TENTATIVE); the rest is zero.
+/// holds tentatively (its state is TENTATIVE). When that payload is an atomic
+/// verb, the responder executed it tentatively and slices 2..=3 carry its
+/// result ([`ECHO_RESULT_OFFSET`]); otherwise the rest is zero.
 pub const OP_ECHO: u8 = 0x03;
+/// Like [`OP_OFFER`], but the payload is an atomic verb for the peer's atomic
+/// unit (the first 56 bytes of a `pendulum_layout::atomic` verb slot), not a
+/// message for its host.
+/// The channel's states and moves are those of any transfer.
+pub const OP_OFFER_VERB: u8 = 0x05;
+/// Where an ECHO record's payload holds a remote verb's result (payload
+/// bytes 8..24, record bytes 16..32): the first 16 bytes of a result slot
+/// (`pendulum_layout::atomic`: kind, op, tag, status, old value).
+pub const ECHO_RESULT_OFFSET: usize = 8;
+/// Bytes of a remote verb's result in an ECHO record.
+pub const ECHO_RESULT_BYTES: usize = 16;
 /// Re-entanglement: slice 1 = nonce (low 32) | nonce heard from the peer (high
 /// 32, 0 if none); slice 2 = incarnation (low 32: drawn when this side's
 /// link state starts and at every reset of it; a peer whose incarnation is
@@ -168,6 +181,8 @@ pub enum Record {
 pub enum Body {
     None,
     Payload([u8; PAYLOAD_BYTES]),
+    /// An atomic verb offered to the peer's atomic unit.
+    Verb([u8; PAYLOAD_BYTES]),
     Digest(u32),
 }
 
@@ -196,6 +211,10 @@ impl Record {
                     Body::Payload(p) => {
                         r[PAYLOAD_OFFSET..].copy_from_slice(&p);
                         OP_OFFER
+                    }
+                    Body::Verb(p) => {
+                        r[PAYLOAD_OFFSET..].copy_from_slice(&p);
+                        OP_OFFER_VERB
                     }
                     Body::Digest(d) => {
                         r[8..12].copy_from_slice(&d.to_le_bytes());
@@ -231,6 +250,7 @@ impl Record {
         let body = match op {
             OP_STATE => Body::None,
             OP_OFFER => Body::Payload(r[PAYLOAD_OFFSET..].try_into().unwrap()),
+            OP_OFFER_VERB => Body::Verb(r[PAYLOAD_OFFSET..].try_into().unwrap()),
             OP_ECHO => Body::Digest(word(8)),
             other => return Err(RecordError::UnknownOpcode(other)),
         };
@@ -257,6 +277,10 @@ impl Record {
 pub mod message {
     /// Byte 0 of a message the host posts: anything else is dropped and counted.
     pub const KIND_SEND: u8 = 0xAC;
+    /// Byte 0 of a remote atomic verb the host posts: the payload is the
+    /// first 56 bytes of a verb slot (`pendulum_layout::atomic::Verb`), run
+    /// by the peer's atomic unit tentatively and made permanent on commit.
+    pub const KIND_SEND_VERB: u8 = 0xAD;
     /// Byte 0 of a slot in the receiving RX pipe: delivered by the peer.
     pub const KIND_DELIVERED: u8 = 0x01;
     /// Byte 0: one of ours, handed back: certainly not delivered (local reset).
@@ -264,6 +288,9 @@ pub mod message {
     /// Byte 0: one of ours, handed back: in doubt (decided COMMIT, but the
     /// peer lost its state before confirming).
     pub const KIND_IN_DOUBT: u8 = 0x03;
+    /// Byte 0: the result of one of our remote verbs, returned at the commit
+    /// decision; bytes 8..24 are the first 16 bytes of its result slot.
+    pub const KIND_VERB_RESULT: u8 = 0x04;
     /// Byte 1 of a received slot: the channel it travelled on.
     pub const BYTE_CHANNEL: usize = 1;
     /// Bytes 8..64: the payload, exactly as posted.
@@ -274,14 +301,14 @@ pub mod message {
 pub fn layout_markdown() -> String {
     let mut s = String::from("| bytes | field | contents |\n|---|---|---|\n");
     let rows = [
-        ("0", "opcode", format!("0x{OP_STATE:02x} state only, 0x{OP_OFFER:02x} + payload, 0x{OP_ECHO:02x} + digest, 0x{OP_ENTANGLE:02x} entangle")),
+        ("0", "opcode", format!("0x{OP_STATE:02x} state only, 0x{OP_OFFER:02x} + payload, 0x{OP_OFFER_VERB:02x} + atomic verb, 0x{OP_ECHO:02x} + digest, 0x{OP_ENTANGLE:02x} entangle")),
         ("1", "liveness", "channel of this slot (slot n → channel n mod K)".to_string()),
         ("2", "state", format!(
             "bits 2..0 sender state ({}), bit 3 its bit; bits 5..4 receiver state ({}), bit 6 its bit",
             tx_state::NAMES.join("/"), rx_state::NAMES.join("/"))),
         ("3", "transition", "last move: bit 7 reverse, bit 6 receiver role, bits 5..3 from, 2..0 to (traces only)".to_string()),
         ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64".to_string()),
-        ("8..64", "slices 1–7", "OFFER: the 56-byte payload; ECHO: digest (CRC-32C of the payload heard) in bytes 8..12; ENTANGLE: nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22".to_string()),
+        ("8..64", "slices 1–7", "OFFER: the 56-byte payload; OFFER_VERB: the verb; ECHO: digest (CRC-32C of the payload heard) in bytes 8..12, and a verb's result in bytes 16..32; ENTANGLE: nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22".to_string()),
     ];
     for (b, f, c) in rows {
         s += &format!("| {b} | {f} | {c} |\n");

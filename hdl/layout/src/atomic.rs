@@ -188,6 +188,22 @@ impl Commit {
 }
 
 impl Verb {
+    /// Decodes a verb slot (at least its first 40 bytes, where the fields
+    /// are); `None` if byte 0 is not [`KIND_VERB`].
+    pub fn from_slot(s: &[u8]) -> Option<Verb> {
+        if s.len() < 40 || s[0] != KIND_VERB {
+            return None;
+        }
+        let word = |i: usize| u64::from_le_bytes(s[8 + 8 * i..16 + 8 * i].try_into().unwrap());
+        Some(Verb {
+            reserved_set: s[40..].iter().any(|&b| b != 0),
+            op: s[1],
+            tag: u16::from_le_bytes([s[2], s[3]]),
+            addr: u32::from_le_bytes(s[4..8].try_into().unwrap()),
+            operands: [word(0), word(1), word(2), word(3)],
+        })
+    }
+
     pub fn to_slot(&self) -> [u8; SLOT_BYTES] {
         let mut s = [0u8; SLOT_BYTES];
         s[0] = KIND_VERB;

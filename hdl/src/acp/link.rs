@@ -1,8 +1,10 @@
 use super::Crc32c;
 use crate::stream::{Concat, StreamFifo, StreamSink, StreamSource, ZeroExtend};
-use crate::types::AcpMsg;
+use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
 use pendulum_layout::acp::{self, message, rx_state as rs, tx_state as ts};
-use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER, ACP_MSG_FIFO_DEPTH_LOG2 as MF};
+use pendulum_layout::params::{
+    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER, ACP_MSG_FIFO_DEPTH_LOG2 as MF, ATOMIC_LINE_BITS,
+};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count, 0..=K.
@@ -32,6 +34,13 @@ const CB1: usize = CB + 1;
 ///   but never saw confirmed is handed back on `m_msg` as in doubt, the rest
 ///   offered again from a fresh start.
 /// - `reset_link` drops our state: everything held is handed back.
+/// - Atomic verbs (`verb` payloads) travel as OFFER_VERB. The responder
+///   hands a stored one to its atomic unit (`m_verb`; REJECT when the unit
+///   cannot take it now, or its line is held by another tentative verb, and
+///   the requester offers it again), echoes the unit's result with the
+///   digest, then `release`s it on COMMIT or has it `rollback` on REVERSE or
+///   a flush. The requester hands the result up (`m_msg`, KIND_VERB_RESULT)
+///   when it decides COMMIT: one round trip.
 ///
 /// Records are checked (CRC-32C) in the cycle after they arrive and acted on
 /// in the next; the record sent is formed one cycle ahead of the port.
@@ -47,8 +56,8 @@ pub struct AcpLink {
     pub tx_data: Signal<Out, Bits<512>>,
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
-    /// Payloads to send, 56 bytes each.
-    pub s_send: StreamSink<Bits<448>>,
+    /// Payloads to send, 56 bytes each (messages, or verbs for the peer's atomic unit).
+    pub s_send: StreamSink<AcpSend>,
     /// Payloads delivered by the peer, and ours handed back.
     pub m_msg: StreamSource<AcpMsg>,
     /// One-cycle pulse: drop our link state, hand back what we hold, re-entangle.
@@ -73,6 +82,17 @@ pub struct AcpLink {
     pub ev_failure: Signal<Out, Bit>,
     pub ev_entangle: Signal<Out, Bit>,
     pub ev_return: Signal<Out, Bit>,
+    /// To and from our atomic unit (`AtomicUnit`'s remote port): a verb the
+    /// peer offered, taken only while `verb_free` and its line not `q_held`.
+    pub verb_valid: Signal<Out, Bit>,
+    pub verb: Signal<Out, RemoteVerb>,
+    pub verb_free: Signal<In, Bit>,
+    pub q_line: Signal<Out, Bits<ATOMIC_LINE_BITS>>,
+    pub q_held: Signal<In, Bit>,
+    pub res_valid: Signal<In, Bit>,
+    pub res: Signal<In, RemoteResult>,
+    pub release: [Signal<Out, Bit>; K],
+    pub rollback: [Signal<Out, Bit>; K],
 
     // ---- Per channel ----
     /// Sender role: {bit, state}.
@@ -91,6 +111,22 @@ pub struct AcpLink {
     trans: [DFF<Bits<8>>; K],
     ret_pending: [DFF<Bit>; K],
     ret_doubt: [DFF<Bit>; K],
+    /// Sender role: the held payload is a verb. Receiver role: the tentative
+    /// payload is a verb, and its result is in `res_ram`.
+    tx_verb: [DFF<Bit>; K],
+    rx_verb: [DFF<Bit>; K],
+    res_ready: [DFF<Bit>; K],
+    res_ram: RAM<Bits<128>, CB>,
+    /// Sender role: a verb's result heard at the commit decision, to hand up.
+    vres_ram: RAM<Bits<128>, CB>,
+    vres_pending: [DFF<Bit>; K],
+    /// The channel whose result was written last cycle: the scanner's read
+    /// of it that cycle saw the RAM from before the write.
+    vres_wr_valid: DFF<Bit>,
+    vres_wr_ch: DFF<Bits<CB>>,
+    /// Likewise for `res_ram` and record formation's read of it.
+    res_wr_valid: DFF<Bit>,
+    res_wr_ch: DFF<Bits<CB>>,
 
     // ---- Link ----
     lstate: DFF<Bits<2>>,
@@ -161,6 +197,13 @@ pub struct AcpLink {
     do_free: Signal<Local, Bit>,
     do_store: Signal<Local, Bit>,
     do_deliver: Signal<Local, Bit>,
+    do_erase: Signal<Local, Bit>,
+    do_exec: Signal<Local, Bit>,
+    do_commit: Signal<Local, Bit>,
+    h_verb: Signal<Local, Bit>,
+    verb_ok: Signal<Local, Bit>,
+    s_tx_verb: Signal<Local, Bit>,
+    s_rx_verb: Signal<Local, Bit>,
     tb_match: Signal<Local, Bit>,
     rb_match: Signal<Local, Bit>,
     h_is_data: Signal<Local, Bit>,
@@ -184,6 +227,8 @@ pub struct AcpLink {
     ret_go: Signal<Local, Bit>,
     ret_buf: Signal<Local, Bits<448>>,
     ret_is_doubt: Signal<Local, Bit>,
+    vres_go: Signal<Local, Bit>,
+    vres448: ZeroExtend<128, 448>,
     ret_chan8: ZeroExtend<CB, 8>,
     h_chan8: ZeroExtend<CB, 8>,
     push: Signal<Local, Bit>,
@@ -200,6 +245,12 @@ pub struct AcpLink {
     t_offering: Signal<Local, Bit>,
     t_tentative: Signal<Local, Bit>,
     t_echo: Signal<Local, Bit>,
+    t_tx_verb: Signal<Local, Bit>,
+    t_rx_verb: Signal<Local, Bit>,
+    t_res_ready: Signal<Local, Bit>,
+    t_res: Signal<Local, Bits<128>>,
+    echo_lo: ZeroExtend<32, 64>,
+    echo_hi: Concat<128, 64, 192>,
     t_op: Signal<Local, Bits<8>>,
     t_payload: Signal<Local, Bits<448>>,
     t_head: Signal<Local, Bits<32>>,
@@ -212,7 +263,7 @@ pub struct AcpLink {
     head_lo: Concat<8, 8, 16>,
     head: Concat<16, 16, 32>,
     op_head: ZeroExtend<8, 32>,
-    digest448: ZeroExtend<32, 448>,
+    digest448: ZeroExtend<192, 448>,
     ent_lo: Concat<32, 32, 64>,
     ent_all: Concat<32, 64, 96>,
     ent448: ZeroExtend<112, 448>,
@@ -245,6 +296,9 @@ pub struct AcpLink {
     c_op_state: Constant<Bits<8>>,
     c_op_offer: Constant<Bits<8>>,
     c_op_echo: Constant<Bits<8>>,
+    c_op_offer_verb: Constant<Bits<8>>,
+    c_kind_verb_result: Constant<Bits<8>>,
+    c_zero128: Constant<Bits<128>>,
     c_op_entangle: Constant<Bits<8>>,
     c_k8: Constant<Bits<8>>,
     c_ls_down: Constant<Bits<2>>,
@@ -319,6 +373,15 @@ impl AcpLink {
             ev_failure: Default::default(),
             ev_entangle: Default::default(),
             ev_return: Default::default(),
+            verb_valid: Default::default(),
+            verb: Default::default(),
+            verb_free: Default::default(),
+            q_line: Default::default(),
+            q_held: Default::default(),
+            res_valid: Default::default(),
+            res: Default::default(),
+            release: Default::default(),
+            rollback: Default::default(),
             tx_sb: std::array::from_fn(|_| Default::default()),
             rx_sb: std::array::from_fn(|_| Default::default()),
             holding: std::array::from_fn(|_| Default::default()),
@@ -330,6 +393,16 @@ impl AcpLink {
             trans: std::array::from_fn(|_| Default::default()),
             ret_pending: std::array::from_fn(|_| Default::default()),
             ret_doubt: std::array::from_fn(|_| Default::default()),
+            tx_verb: std::array::from_fn(|_| Default::default()),
+            rx_verb: std::array::from_fn(|_| Default::default()),
+            res_ready: std::array::from_fn(|_| Default::default()),
+            res_ram: Default::default(),
+            vres_ram: Default::default(),
+            vres_pending: std::array::from_fn(|_| Default::default()),
+            vres_wr_valid: Default::default(),
+            vres_wr_ch: Default::default(),
+            res_wr_valid: Default::default(),
+            res_wr_ch: Default::default(),
             lstate: Default::default(),
             nonce: Default::default(),
             peer_nonce: Default::default(),
@@ -390,6 +463,13 @@ impl AcpLink {
             do_free: Default::default(),
             do_store: Default::default(),
             do_deliver: Default::default(),
+            do_erase: Default::default(),
+            do_exec: Default::default(),
+            do_commit: Default::default(),
+            h_verb: Default::default(),
+            verb_ok: Default::default(),
+            s_tx_verb: Default::default(),
+            s_rx_verb: Default::default(),
             tb_match: Default::default(),
             rb_match: Default::default(),
             h_is_data: Default::default(),
@@ -409,6 +489,8 @@ impl AcpLink {
             ret_go: Default::default(),
             ret_buf: Default::default(),
             ret_is_doubt: Default::default(),
+            vres_go: Default::default(),
+            vres448: Default::default(),
             ret_chan8: Default::default(),
             h_chan8: Default::default(),
             push: Default::default(),
@@ -423,6 +505,12 @@ impl AcpLink {
             t_offering: Default::default(),
             t_tentative: Default::default(),
             t_echo: Default::default(),
+            t_tx_verb: Default::default(),
+            t_rx_verb: Default::default(),
+            t_res_ready: Default::default(),
+            t_res: Default::default(),
+            echo_lo: Default::default(),
+            echo_hi: Default::default(),
             t_op: Default::default(),
             t_payload: Default::default(),
             t_head: Default::default(),
@@ -465,6 +553,9 @@ impl AcpLink {
             c_op_state: c(acp::OP_STATE as u64),
             c_op_offer: c(acp::OP_OFFER as u64),
             c_op_echo: c(acp::OP_ECHO as u64),
+            c_op_offer_verb: c(acp::OP_OFFER_VERB as u64),
+            c_kind_verb_result: c(message::KIND_VERB_RESULT as u64),
+            c_zero128: c(0),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
             c_k8: c(K as u64),
             c_ls_down: c(acp::link_state::DOWN as u64),
@@ -515,7 +606,7 @@ impl Logic for AcpLink {
             self, clock, lstate, nonce, peer_nonce, heard_inc, peer_inc, heard_peer, incarnation, lfsr, bad_run, rot_ch,
             rot_round, active_r, peer_channels,
             ret_ptr, msg_used, r_data, r_valid, h_valid, h_op, h_ch, h_tx, h_rx, h_payload, h_digest,
-            o_body_payload, o_body_head, o_started
+            o_body_payload, o_body_head, o_started, vres_wr_valid, vres_wr_ch, res_wr_valid, res_wr_ch
         );
         self.msg_fifo.clock.next = self.clock.val();
         self.tx_ram_form.read_clock.next = self.clock.val();
@@ -524,6 +615,10 @@ impl Logic for AcpLink {
         self.tx_ram_ret.write_clock.next = self.clock.val();
         self.rx_ram.read_clock.next = self.clock.val();
         self.rx_ram.write_clock.next = self.clock.val();
+        self.res_ram.read_clock.next = self.clock.val();
+        self.res_ram.write_clock.next = self.clock.val();
+        self.vres_ram.read_clock.next = self.clock.val();
+        self.vres_ram.write_clock.next = self.clock.val();
         self.active.next = self.active_r.q.val();
         for i in 0..K {
             self.tx_sb[i].clock.next = self.clock.val();
@@ -542,6 +637,16 @@ impl Logic for AcpLink {
             self.trans[i].d.next = self.trans[i].q.val();
             self.ret_pending[i].d.next = self.ret_pending[i].q.val();
             self.ret_doubt[i].d.next = self.ret_doubt[i].q.val();
+            self.tx_verb[i].clock.next = self.clock.val();
+            self.rx_verb[i].clock.next = self.clock.val();
+            self.res_ready[i].clock.next = self.clock.val();
+            self.vres_pending[i].clock.next = self.clock.val();
+            self.tx_verb[i].d.next = self.tx_verb[i].q.val();
+            self.rx_verb[i].d.next = self.rx_verb[i].q.val();
+            self.res_ready[i].d.next = self.res_ready[i].q.val();
+            self.vres_pending[i].d.next = self.vres_pending[i].q.val();
+            self.release[i].next = false;
+            self.rollback[i].next = false;
         }
         self.state.next = self.lstate.q.val();
         self.ev_record.next = false;
@@ -584,6 +689,7 @@ impl Logic for AcpLink {
         self.r_known.next = (self.r_op.val() == self.c_op_entangle.val())
             | (((self.r_op.val() == self.c_op_state.val())
                 | (self.r_op.val() == self.c_op_offer.val())
+                | (self.r_op.val() == self.c_op_offer_verb.val())
                 | (self.r_op.val() == self.c_op_echo.val()))
                 & (self.r_chan.val() < self.c_k8.val())
                 & !self.r_state.val().get_bit(7));
@@ -620,6 +726,8 @@ impl Logic for AcpLink {
         self.s_holding.next = self.holding[0].q.val();
         self.s_ret.next = self.ret_pending[0].q.val();
         self.s_digest.next = self.tx_digest[0].q.val();
+        self.s_tx_verb.next = self.tx_verb[0].q.val();
+        self.s_rx_verb.next = self.rx_verb[0].q.val();
         self.s_rx_buf.next = self.rx_ram.read_data.val();
         for i in 0..K {
             if self.h_ch.q.val().index() == i {
@@ -628,8 +736,15 @@ impl Logic for AcpLink {
                 self.s_holding.next = self.holding[i].q.val();
                 self.s_ret.next = self.ret_pending[i].q.val();
                 self.s_digest.next = self.tx_digest[i].q.val();
+                self.s_tx_verb.next = self.tx_verb[i].q.val();
+                self.s_rx_verb.next = self.rx_verb[i].q.val();
             }
         }
+        // An offered verb: can our atomic unit take it now?
+        self.h_verb.next = self.h_op.q.val() == self.c_op_offer_verb.val();
+        // (The verb's byte address is payload bytes 4..8; its line, bits 6 and up.)
+        self.q_line.next = self.h_payload.q.val().get_bits::<ATOMIC_LINE_BITS>(32 + 6);
+        self.verb_ok.next = self.verb_free.val() & !self.q_held.val();
         self.h_is_data.next = self.h_valid.q.val() & (self.h_op.q.val() != self.c_op_entangle.val());
         self.echo_digest.next = self.h_payload.q.val().get_bits::<32>(0);
         // The peer's receiver bit against our sender bit, and the reverse.
@@ -642,6 +757,7 @@ impl Logic for AcpLink {
         self.n_trans.next = self.c_zero8.val();
         self.moved.next = false;
         self.do_free.next = false;
+        self.do_commit.next = false;
         if self.s_tx.val().get_bits::<3>(0) == self.c_tx_idle.val() {
             if self.s_holding.val()
                 & !self.s_ret.val()
@@ -660,6 +776,7 @@ impl Logic for AcpLink {
                 if self.echo_digest.val() == self.s_digest.val() {
                     self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_commit4.val();
                     self.n_trans.next = self.c_t_commit.val();
+                    self.do_commit.next = true;
                     self.ev_commit.next = self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
                 } else {
                     self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
@@ -694,15 +811,19 @@ impl Logic for AcpLink {
         self.n_rx.next = self.s_rx.val();
         self.do_store.next = false;
         self.do_deliver.next = false;
+        self.do_erase.next = false;
+        self.do_exec.next = false;
         if self.rb_match.val() {
             if self.s_rx.val().get_bits::<2>(0) == self.c_rx_expect.val() {
                 if (self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_offer.val())
-                    & (self.h_op.q.val() == self.c_op_offer.val())
+                    & ((self.h_op.q.val() == self.c_op_offer.val()) | self.h_verb.val())
                 {
-                    if self.room.val() {
+                    // A verb also needs the atomic unit free and its line not held.
+                    if self.room.val() & (!self.h_verb.val() | self.verb_ok.val()) {
                         self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) | self.c_tent3.val();
                         self.n_trans.next = self.c_t_store.val();
                         self.do_store.next = true;
+                        self.do_exec.next = self.h_verb.val();
                     } else {
                         self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) | self.c_reject3.val();
                         self.n_trans.next = self.c_t_reject.val();
@@ -718,6 +839,7 @@ impl Logic for AcpLink {
                 } else if self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_reverse.val() {
                     self.n_rx.next = self.s_rx.val() & self.c_bit3.val();
                     self.n_trans.next = self.c_t_erase.val();
+                    self.do_erase.next = true;
                     self.moved.next = true;
                 }
             } else if self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_idle.val() {
@@ -820,6 +942,26 @@ impl Logic for AcpLink {
 
         // Apply the heard channel's moves (only while up).
         self.push.next = false;
+        self.verb_valid.next = false;
+        self.verb.next.payload = self.h_payload.q.val();
+        self.verb.next.channel = self.h_ch.q.val();
+        // The result the peer echoed with the digest we just committed on.
+        self.vres_ram.write_enable.next = false;
+        self.vres_wr_valid.d.next = false;
+        self.vres_wr_ch.d.next = self.h_ch.q.val();
+        self.vres_ram.write_address.next = self.h_ch.q.val();
+        self.vres_ram.write_data.next = self.h_payload.q.val().get_bits::<128>(64);
+        // Our unit's result for a verb we hold tentatively.
+        self.res_ram.write_enable.next = self.res_valid.val();
+        self.res_wr_valid.d.next = self.res_valid.val();
+        self.res_wr_ch.d.next = self.res.val().channel;
+        self.res_ram.write_address.next = self.res.val().channel;
+        self.res_ram.write_data.next = self.res.val().result;
+        for i in 0..K {
+            if self.res_valid.val() & (self.res.val().channel.index() == i) {
+                self.res_ready[i].d.next = true;
+            }
+        }
         self.rx_ram.write_enable.next = false;
         self.rx_ram.write_address.next = self.h_ch.q.val();
         self.rx_ram.write_data.next = self.h_payload.q.val();
@@ -840,13 +982,24 @@ impl Logic for AcpLink {
                     }
                     if self.do_store.val() {
                         self.rx_digest[i].d.next = self.h_digest.q.val();
+                        self.rx_verb[i].d.next = self.h_verb.val();
+                        self.res_ready[i].d.next = false;
                     }
+                    if self.do_commit.val() & self.s_tx_verb.val() {
+                        self.vres_pending[i].d.next = true;
+                    }
+                    // A tentative verb is made permanent, or undone.
+                    self.release[i].next = self.do_deliver.val() & self.s_rx_verb.val();
+                    self.rollback[i].next = self.do_erase.val() & self.s_rx_verb.val();
                 }
             }
-            if self.do_deliver.val() {
+            if self.do_deliver.val() & !self.s_rx_verb.val() {
                 self.push.next = true;
                 self.ev_deliver.next = true;
             }
+            self.verb_valid.next = self.do_exec.val();
+            self.vres_ram.write_enable.next = self.do_commit.val() & self.s_tx_verb.val();
+            self.vres_wr_valid.d.next = self.do_commit.val() & self.s_tx_verb.val();
             // A commit for this channel comes at least a link round trip
             // after the store, so the RAM's read-before-write never matters.
             self.rx_ram.write_enable.next = self.do_store.val();
@@ -854,19 +1007,36 @@ impl Logic for AcpLink {
 
         // ---- Hand-back scanner: one channel a cycle, when no delivery needs the FIFO ----
         // The RAM read is registered: address the channel scanned next cycle.
+        // It also hands up the results of our committed verbs (first: a
+        // hand-back of the same channel then says the result is in doubt).
         self.tx_ram_ret.read_address.next = self.ret_ptr.q.val() + self.c_one_cb.val();
+        self.vres_ram.read_address.next = self.ret_ptr.q.val() + self.c_one_cb.val();
         self.ret_buf.next = self.tx_ram_ret.read_data.val();
+        self.vres448.i.next = self.vres_ram.read_data.val();
         self.ret_is_doubt.next = self.ret_doubt[0].q.val();
         self.ret_go.next = false;
+        self.vres_go.next = false;
         for i in 0..K {
             if self.ret_ptr.q.val().index() == i {
                 self.ret_is_doubt.next = self.ret_doubt[i].q.val();
                 self.ret_go.next = self.ret_pending[i].q.val();
+                self.vres_go.next = self.vres_pending[i].q.val()
+                    & !(self.vres_wr_valid.q.val() & (self.vres_wr_ch.q.val() == self.ret_ptr.q.val()));
             }
         }
         self.ret_chan8.i.next = self.ret_ptr.q.val();
         self.ret_ptr.d.next = self.ret_ptr.q.val() + self.c_one_cb.val();
-        if self.ret_go.val() & !self.push.val() & (self.msg_used.q.val() < self.c_room_max.val()) {
+        if self.vres_go.val() & !self.push.val() & (self.msg_used.q.val() < self.c_room_max.val()) {
+            self.push.next = true;
+            self.msg_fifo.s.data.next.channel = self.ret_chan8.o.val();
+            self.msg_fifo.s.data.next.payload = self.vres448.o.val();
+            self.msg_fifo.s.data.next.kind = self.c_kind_verb_result.val();
+            for i in 0..K {
+                if self.ret_ptr.q.val().index() == i {
+                    self.vres_pending[i].d.next = false;
+                }
+            }
+        } else if self.ret_go.val() & !self.push.val() & (self.msg_used.q.val() < self.c_room_max.val()) {
             self.push.next = true;
             self.ev_return.next = true;
             self.msg_fifo.s.data.next.channel = self.ret_chan8.o.val();
@@ -902,6 +1072,10 @@ impl Logic for AcpLink {
             if self.flush_local.val() | self.flush_peer.val() {
                 self.tx_sb[i].d.next = self.c_zero4.val();
                 self.rx_sb[i].d.next = self.c_zero3.val();
+                // A tentative verb the flush erases is undone.
+                if self.rx_verb[i].q.val() & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val()) {
+                    self.rollback[i].next = true;
+                }
             }
             if self.holding[i].q.val() & !self.ret_pending[i].q.val() {
                 if self.flush_local.val() {
@@ -920,7 +1094,7 @@ impl Logic for AcpLink {
         }
 
         // ---- Send: load payloads into idle channels ----
-        self.send_dig.data.next = self.s_send.data.val();
+        self.send_dig.data.next = self.s_send.data.val().payload;
         // Any idle channel in use takes the next payload (first one found):
         // a channel is back in service as soon as its last transfer is confirmed.
         self.load_ok.next = false;
@@ -937,10 +1111,10 @@ impl Logic for AcpLink {
         }
         self.s_send.ready.next = self.load_ok.val() & !self.flush_local.val();
         self.tx_ram_form.write_address.next = self.load_sel.val();
-        self.tx_ram_form.write_data.next = self.s_send.data.val();
+        self.tx_ram_form.write_data.next = self.s_send.data.val().payload;
         self.tx_ram_form.write_enable.next = false;
         self.tx_ram_ret.write_address.next = self.load_sel.val();
-        self.tx_ram_ret.write_data.next = self.s_send.data.val();
+        self.tx_ram_ret.write_data.next = self.s_send.data.val().payload;
         self.tx_ram_ret.write_enable.next = false;
         if self.s_send.valid.val() & self.load_ok.val() & !self.flush_local.val() {
             self.tx_ram_form.write_enable.next = true;
@@ -949,6 +1123,7 @@ impl Logic for AcpLink {
                 if self.load_sel.val().index() == i {
                     self.holding[i].d.next = true;
                     self.tx_digest[i].d.next = self.send_dig.crc.val();
+                    self.tx_verb[i].d.next = self.s_send.data.val().verb;
                 }
             }
         }
@@ -961,19 +1136,37 @@ impl Logic for AcpLink {
         self.t_trans.next = self.trans[0].q.val();
         self.t_buf.next = self.tx_ram_form.read_data.val();
         self.t_rdig.next = self.rx_digest[0].q.val();
+        self.t_tx_verb.next = self.tx_verb[0].q.val();
+        self.t_rx_verb.next = self.rx_verb[0].q.val();
+        self.t_res_ready.next = self.res_ready[0].q.val();
         for i in 0..K {
             if self.t_ch.val().index() == i {
                 self.t_tx.next = self.tx_sb[i].q.val();
                 self.t_rx.next = self.rx_sb[i].q.val();
                 self.t_trans.next = self.trans[i].q.val();
                 self.t_rdig.next = self.rx_digest[i].q.val();
+                self.t_tx_verb.next = self.tx_verb[i].q.val();
+                self.t_rx_verb.next = self.rx_verb[i].q.val();
+                self.t_res_ready.next = self.res_ready[i].q.val();
             }
         }
         self.t_offering.next = self.t_tx.val().get_bits::<3>(0) == self.c_tx_offer.val();
         self.t_tentative.next = self.t_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
         // Both roles want the payload slices: digest and payload take turns by round.
-        self.t_echo.next = self.t_tentative.val() & (!self.t_offering.val() | self.rot_round.q.val());
-        self.digest448.i.next = self.t_rdig.val();
+        // A tentative verb is echoed only once its result is back from the
+        // unit, and read from the RAM after it was written there.
+        self.t_echo.next = self.t_tentative.val()
+            & (!self.t_offering.val() | self.rot_round.q.val())
+            & (!self.t_rx_verb.val()
+                | (self.t_res_ready.val() & !(self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.t_ch.val()))));
+        self.t_res.next = self.c_zero128.val();
+        if self.t_rx_verb.val() {
+            self.t_res.next = self.res_ram.read_data.val();
+        }
+        self.echo_lo.i.next = self.t_rdig.val();
+        self.echo_hi.hi.next = self.t_res.val();
+        self.echo_hi.lo.next = self.echo_lo.o.val();
+        self.digest448.i.next = self.echo_hi.o.val();
         self.t_op.next = self.c_op_state.val();
         self.t_payload.next = self.c_zero448.val();
         if self.t_echo.val() {
@@ -981,6 +1174,9 @@ impl Logic for AcpLink {
             self.t_payload.next = self.digest448.o.val();
         } else if self.t_offering.val() {
             self.t_op.next = self.c_op_offer.val();
+            if self.t_tx_verb.val() {
+                self.t_op.next = self.c_op_offer_verb.val();
+            }
             self.t_payload.next = self.t_buf.val();
         }
         self.state7.hi.next = self.t_rx.val();
@@ -1035,6 +1231,7 @@ impl Logic for AcpLink {
         }
         self.rot_ch.d.next = self.rot_next.val();
         self.tx_ram_form.read_address.next = self.rot_next.val();
+        self.res_ram.read_address.next = self.rot_next.val();
         self.tx_cat.hi.next = self.o_body_payload.q.val();
         self.tx_cat.lo.next = self.o_body_head.q.val();
         self.tx_check.data.next = self.tx_cat.o.val();

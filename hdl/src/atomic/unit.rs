@@ -1,7 +1,7 @@
 use crate::stream::{Concat, Join, StreamFifo, StreamSink, StreamSource, ZeroExtend};
-use crate::types::SlotBeat;
+use crate::types::{RemoteResult, RemoteVerb, SlotBeat};
 use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB, LINE_WORDS};
-use pendulum_layout::params::{ATOMIC_BYTES, ATOMIC_LINE_BITS as LB};
+use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ATOMIC_BYTES, ATOMIC_LINE_BITS as LB};
 use rust_hdl::prelude::*;
 
 /// log2 of the result FIFO depth.
@@ -22,6 +22,17 @@ const RF: usize = 5;
 /// and see each other in order. Verbs are accepted while the result FIFO has
 /// room for every result in flight, so execution never stalls.
 ///
+/// Remote verbs (from the peer, over the ACP link) run tentatively: the
+/// link hands one over (`verb_valid`, only while `verb_free` and the verb's
+/// line is not `q_held`), the unit executes it ahead of local verbs, returns
+/// its result to the link (`res_*`, for the ECHO record), and keeps the line
+/// it wrote, with its old contents in an undo entry, held for the verb's
+/// channel. Until the link says `release` (the requester decided COMMIT) or
+/// `rollback` (REVERSE, or a flush), no other verb touches that line: local
+/// verbs on it wait, and the link REJECTs remote ones, which the peer offers
+/// again. A rollback writes the undo entry back. So a verb's effect is seen
+/// by others only once it is permanent, and a reversed verb leaves no trace.
+///
 /// Latency 3 cycles from the slot that completes a verb to its result;
 /// 1 single-word verb/cycle; a commit takes its three slots plus one cycle
 /// for its second result slot.
@@ -36,6 +47,23 @@ pub struct AtomicUnit {
     /// One-cycle pulses: a verb executed (or refused), and a refused one.
     pub ev_verb: Signal<Out, Bit>,
     pub ev_error: Signal<Out, Bit>,
+
+    /// A remote verb from the link, taken in the cycle it is valid (the link
+    /// offers one only while `verb_free` and its line is not `q_held`).
+    pub verb_valid: Signal<In, Bit>,
+    pub verb: Signal<In, RemoteVerb>,
+    pub verb_free: Signal<Out, Bit>,
+    /// The line of a verb the link is about to take, and whether it is held
+    /// by a tentative verb.
+    pub q_line: Signal<In, Bits<LB>>,
+    pub q_held: Signal<Out, Bit>,
+    /// A remote verb's result, for its channel's ECHO record.
+    pub res_valid: Signal<Out, Bit>,
+    pub res: Signal<Out, RemoteResult>,
+    /// Per channel: the tentative verb is permanent (release its line), or
+    /// is to be undone (rollback).
+    pub release: [Signal<In, Bit>; K],
+    pub rollback: [Signal<In, Bit>; K],
 
     lines: RAM<Bits<512>, LB>,
     results: StreamFifo<SlotBeat, RF, { RF + 1 }>,
@@ -69,6 +97,28 @@ pub struct AtomicUnit {
     // A commit result's second slot (the old line), queued the cycle after its first.
     p_valid: DFF<Bit>,
     p_data: DFF<Bits<512>>,
+    // Remote verbs: the one waiting to go in, and per channel the line a
+    // tentative verb holds, its undo entry, and a rollback to do.
+    rv_valid: DFF<Bit>,
+    rv: DFF<RemoteVerb>,
+    lock_valid: [DFF<Bit>; K],
+    lock_line: [DFF<Bits<LB>>; K],
+    rb_pending: [DFF<Bit>; K],
+    undo: RAM<Bits<512>, CB>,
+    x_remote: DFF<Bit>,
+    x_restore: DFF<Bit>,
+    x_ch: DFF<Bits<CB>>,
+    rv_slot: ZeroExtend<448, 512>,
+    take_remote: Signal<Local, Bit>,
+    take_rb: Signal<Local, Bit>,
+    rb_any: Signal<Local, Bit>,
+    rb_ch: Signal<Local, Bits<CB>>,
+    rb_line: Signal<Local, Bits<LB>>,
+    rb_locked: Signal<Local, Bit>,
+    local_line: Signal<Local, Bits<LB>>,
+    local_held: Signal<Local, Bit>,
+    local_issues: Signal<Local, Bit>,
+    chan_id: [Constant<Bits<CB>>; K],
 
     // Accept stage.
     beat: Signal<Local, Bits<512>>,
@@ -186,6 +236,35 @@ impl AtomicUnit {
             w_data: Default::default(),
             p_valid: Default::default(),
             p_data: Default::default(),
+            verb_valid: Default::default(),
+            verb: Default::default(),
+            verb_free: Default::default(),
+            q_line: Default::default(),
+            q_held: Default::default(),
+            res_valid: Default::default(),
+            res: Default::default(),
+            release: Default::default(),
+            rollback: Default::default(),
+            rv_valid: Default::default(),
+            rv: Default::default(),
+            lock_valid: Default::default(),
+            lock_line: Default::default(),
+            rb_pending: Default::default(),
+            undo: Default::default(),
+            x_remote: Default::default(),
+            x_restore: Default::default(),
+            x_ch: Default::default(),
+            rv_slot: Default::default(),
+            take_remote: Default::default(),
+            take_rb: Default::default(),
+            rb_any: Default::default(),
+            rb_ch: Default::default(),
+            rb_line: Default::default(),
+            rb_locked: Default::default(),
+            local_line: Default::default(),
+            local_held: Default::default(),
+            local_issues: Default::default(),
+            chan_id: std::array::from_fn(|i| Constant::new((i as u64).into())),
             beat: Default::default(),
             first: Default::default(),
             last: Default::default(),
@@ -272,22 +351,74 @@ impl Logic for AtomicUnit {
     fn update(&mut self) {
         dff_setup!(
             self, clock, used, g_left, g_tag, g_line, g_err, g_cmask, g_wmask, g_cmp, x_valid, x_commit, x_op, x_tag,
-            x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid, w_line, w_data, p_valid, p_data
+            x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid, w_line, w_data, p_valid, p_data, rv_valid,
+            rv, x_remote, x_restore, x_ch
         );
         self.lines.read_clock.next = self.clock.val();
         self.lines.write_clock.next = self.clock.val();
+        self.undo.read_clock.next = self.clock.val();
+        self.undo.write_clock.next = self.clock.val();
         self.results.clock.next = self.clock.val();
+        for k in 0..K {
+            self.lock_valid[k].clock.next = self.clock.val();
+            self.lock_line[k].clock.next = self.clock.val();
+            self.rb_pending[k].clock.next = self.clock.val();
+            self.lock_valid[k].d.next = self.lock_valid[k].q.val();
+            self.lock_line[k].d.next = self.lock_line[k].q.val();
+            self.rb_pending[k].d.next = self.rb_pending[k].q.val() | self.rollback[k].val();
+            if self.release[k].val() {
+                self.lock_valid[k].d.next = false;
+            }
+        }
+
+        // ---- Remote verbs: one waits in `rv` until the accept stage takes it ----
+        self.verb_free.next = !self.rv_valid.q.val();
+        if self.verb_valid.val() {
+            self.rv_valid.d.next = true;
+            self.rv.d.next = self.verb.val();
+        }
+        self.q_held.next = false;
+        for k in 0..K {
+            if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.q_line.val()) {
+                self.q_held.next = true;
+            }
+        }
+        // The first channel with a rollback to do, and whether its verb wrote.
+        self.rb_any.next = false;
+        self.rb_ch.next = self.chan_id[0].val();
+        self.rb_line.next = self.lock_line[0].q.val();
+        self.rb_locked.next = self.lock_valid[0].q.val();
+        for k in 0..K {
+            if !self.rb_any.val() & self.rb_pending[k].q.val() {
+                self.rb_any.next = true;
+                self.rb_ch.next = self.chan_id[k].val();
+                self.rb_line.next = self.lock_line[k].q.val();
+                self.rb_locked.next = self.lock_valid[k].q.val();
+            }
+        }
+        // A remote verb goes first; then a rollback, once no remote verb is
+        // on its way to the undo entry it reads.
+        self.take_remote.next = self.rv_valid.q.val();
+        self.take_rb.next = !self.rv_valid.q.val() & self.rb_any.val() & !(self.x_valid.q.val() & self.x_remote.q.val());
+        self.rv_slot.i.next = self.rv.q.val().payload;
 
         // ---- Accept: decode and check, gather commits, address the memory ----
         self.beat.next = self.s_verb.data.val().data;
         self.first.next = self.s_verb.data.val().first;
         self.last.next = self.s_verb.data.val().last;
+        if self.take_remote.val() {
+            self.beat.next = self.rv_slot.o.val();
+            self.first.next = true;
+            self.last.next = true;
+        }
         self.d_op.next = self.beat.val().get_bits::<8>(8);
         self.d_addr.next = self.beat.val().get_bits::<32>(32);
         self.d_commit.next = self.d_op.val() == self.c_commit.val();
         self.d_err.next = self.c_ok.val();
+        // (A remote commit is refused: it does not fit one link payload.)
         if (self.d_op.val() < self.c_cas.val())
             | (self.d_op.val() > self.c_commit.val())
+            | (self.take_remote.val() & self.d_commit.val())
             | (self.beat.val().get_bits::<8>(0) != self.c_verb.val())
             | (!self.d_commit.val() & (self.beat.val().get_bits::<192>(320) != self.c_zero192.val()))
             | (self.d_commit.val() & (self.beat.val().get_bits::<432>(80) != self.c_zero432.val()))
@@ -310,7 +441,23 @@ impl Logic for AtomicUnit {
         // switched off mid-commit): the commit is refused first, with a
         // result, and the new verb is taken next cycle.
         self.cut_short.next = self.s_verb.valid.val() & self.first.val() & (self.g_left.q.val() != self.c_zero2.val());
-        self.s_verb.ready.next = self.room.val() & !self.cut_short.val();
+        // A local verb on a line a tentative remote verb holds waits.
+        self.local_line.next = self.d_addr.val().get_bits::<LB>(6);
+        if !self.first.val() {
+            self.local_line.next = self.g_line.q.val();
+        }
+        self.local_held.next = false;
+        for k in 0..K {
+            if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.local_line.val()) {
+                self.local_held.next = true;
+            }
+        }
+        self.local_issues.next = (self.first.val() & !self.d_commit.val()) | (!self.first.val() & self.last.val());
+        self.s_verb.ready.next = self.room.val()
+            & !self.cut_short.val()
+            & !self.take_remote.val()
+            & !self.take_rb.val()
+            & !(self.local_issues.val() & self.local_held.val());
         self.take.next = self.s_verb.valid.val() & self.s_verb.ready.val();
         // A commit's lines come as [compare, write(last)]. A line slot the
         // count does not expect there is dropped and counted (the framer
@@ -320,8 +467,12 @@ impl Logic for AtomicUnit {
         self.stray.next = self.take.val() & !self.first.val() & !self.cmp_line.val() & !self.write_line.val();
 
         self.lines.read_address.next = self.d_addr.val().get_bits::<LB>(6);
+        self.undo.read_address.next = self.rb_ch.val();
         self.issue.next = false;
         self.issue_commit.next = false;
+        self.x_remote.d.next = false;
+        self.x_restore.d.next = false;
+        self.x_ch.d.next = self.rv.q.val().channel;
         self.x_op.d.next = self.d_op.val();
         self.x_tag.d.next = self.beat.val().get_bits::<16>(16);
         self.x_line.d.next = self.d_addr.val().get_bits::<LB>(6);
@@ -331,7 +482,31 @@ impl Logic for AtomicUnit {
         self.x_wmask.d.next = self.g_wmask.q.val();
         self.x_cmp.d.next = self.g_cmp.q.val();
         self.x_beat.d.next = self.beat.val();
-        if self.room.val() & self.cut_short.val() {
+        if self.take_remote.val() {
+            // Its line is held from now; released at once if it writes nothing.
+            self.rv_valid.d.next = self.verb_valid.val();
+            self.issue.next = true;
+            self.x_remote.d.next = true;
+            for k in 0..K {
+                if self.rv.q.val().channel.index() == k {
+                    self.lock_valid[k].d.next = true;
+                    self.lock_line[k].d.next = self.d_addr.val().get_bits::<LB>(6);
+                }
+            }
+        } else if self.take_rb.val() {
+            // Undo the channel's verb (if it wrote), then free its line.
+            self.issue.next = self.rb_locked.val();
+            self.x_restore.d.next = true;
+            self.x_err.d.next = self.c_ok.val();
+            self.x_line.d.next = self.rb_line.val();
+            self.lines.read_address.next = self.rb_line.val();
+            for k in 0..K {
+                if self.rb_ch.val().index() == k {
+                    self.rb_pending[k].d.next = self.rollback[k].val();
+                    self.lock_valid[k].d.next = false;
+                }
+            }
+        } else if self.room.val() & self.cut_short.val() {
             self.issue.next = true;
             self.issue_commit.next = true;
             self.x_op.d.next = self.c_commit.val();
@@ -393,7 +568,9 @@ impl Logic for AtomicUnit {
             ^ ((self.old.val() ^ self.o0.val()) & self.o1.val());
         self.new_word.next = self.old.val();
         self.st.next = self.c_ok.val();
-        if self.x_commit.q.val() {
+        if self.x_restore.q.val() {
+            // A rollback: the line goes back to its undo entry.
+        } else if self.x_commit.q.val() {
             if self.differ.val() != self.c_zero8.val() {
                 self.st.next = self.c_cmp_failed.val();
             }
@@ -429,7 +606,9 @@ impl Logic for AtomicUnit {
         }
         for i in 0..LINE_WORDS {
             self.lane_new[i].next = self.lane_old[i].val();
-            if self.x_commit.q.val() {
+            if self.x_restore.q.val() {
+                self.lane_new[i].next = self.undo.read_data.val().get_bits::<64>(i * 64);
+            } else if self.x_commit.q.val() {
                 if self.x_wmask.q.val().get_bit(i) {
                     self.lane_new[i].next = self.x_beat.q.val().get_bits::<64>(i * 64);
                 }
@@ -470,14 +649,28 @@ impl Logic for AtomicUnit {
         self.results.s.data.next.data = self.res512.o.val();
         self.results.s.data.next.first = true;
         self.results.s.data.next.last = !self.x_commit.q.val();
-        self.results.s.valid.next = self.x_valid.q.val();
+        // Remote verbs answer the link; rollbacks answer nobody.
+        self.results.s.valid.next = self.x_valid.q.val() & !self.x_remote.q.val() & !self.x_restore.q.val();
         if self.p_valid.q.val() {
             self.results.s.data.next.data = self.p_data.q.val();
             self.results.s.data.next.first = false;
             self.results.s.data.next.last = true;
             self.results.s.valid.next = true;
         }
-        self.ev_verb.next = self.x_valid.q.val();
+        self.ev_verb.next = self.x_valid.q.val() & !self.x_restore.q.val();
+        self.res_valid.next = self.x_valid.q.val() & self.x_remote.q.val();
+        self.res.next.result = self.res128.o.val();
+        self.res.next.channel = self.x_ch.q.val();
+        // The old line is the remote verb's undo entry; a verb that wrote
+        // nothing holds nothing.
+        self.undo.write_enable.next = self.x_valid.q.val() & self.x_remote.q.val();
+        self.undo.write_address.next = self.x_ch.q.val();
+        self.undo.write_data.next = self.old_line.val();
+        for k in 0..K {
+            if self.x_valid.q.val() & self.x_remote.q.val() & !self.writes.val() & (self.x_ch.q.val().index() == k) {
+                self.lock_valid[k].d.next = false;
+            }
+        }
         self.ev_error.next = (self.x_valid.q.val() & !self.ok.val()) | self.stray.val();
 
         self.m_result.data.next = self.results.m.data.val();
@@ -486,7 +679,7 @@ impl Logic for AtomicUnit {
         self.pop.next = self.results.m.valid.val() & self.m_result.ready.val();
         // Places taken when a verb enters execute: one, or two for a commit.
         self.taken.next = self.c_zero8.val();
-        if self.issue.val() {
+        if self.issue.val() & !self.take_remote.val() & !self.take_rb.val() {
             self.taken.next = self.c_one8.val();
             if self.issue_commit.val() {
                 self.taken.next = self.c_two8.val();

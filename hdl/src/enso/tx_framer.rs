@@ -1,5 +1,5 @@
 use crate::stream::{StreamSink, StreamSource};
-use crate::types::{EthBeat, SlotBeat, TxBeat, TxRunInfo};
+use crate::types::{AcpSend, EthBeat, SlotBeat, TxBeat, TxRunInfo};
 use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
@@ -24,7 +24,8 @@ pub struct TxFramer {
     /// Payloads of messages from pipes bound to the ACP link: each 64-byte
     /// slot is one message, `pendulum_layout::acp::message` (header byte 0
     /// must be KIND_SEND, else the slot is dropped and counted).
-    pub m_acp: StreamSource<Bits<448>>,
+    /// (KIND_SEND_VERB marks a remote atomic verb.)
+    pub m_acp: StreamSource<AcpSend>,
     pub acp_bound: [Signal<In, Bit>; PIPES],
     /// Verb slots of pipes bound to the atomic unit (byte 0 must be
     /// `pendulum_layout::atomic::KIND_VERB`, else dropped and counted). A
@@ -70,6 +71,8 @@ pub struct TxFramer {
     commit_line: Signal<Local, Bit>,
     slot_kind_ok: Signal<Local, Bit>,
     kind_send: Constant<Bits<8>>,
+    kind_send_verb: Constant<Bits<8>>,
+    acp_verb: Signal<Local, Bit>,
     kind_verb: Constant<Bits<8>>,
     op_commit: Constant<Bits<8>>,
     commit_slots: Constant<Bits<SLOT_BITS>>,
@@ -120,6 +123,8 @@ impl TxFramer {
             slot_kind_ok: Default::default(),
             kind_verb: Constant::new((pendulum_layout::atomic::KIND_VERB as u64).into()),
             kind_send: Constant::new((pendulum_layout::acp::message::KIND_SEND as u64).into()),
+            kind_send_verb: Constant::new((pendulum_layout::acp::message::KIND_SEND_VERB as u64).into()),
+            acp_verb: Default::default(),
             tx_mask: Default::default(),
             tx_enable: Default::default(),
             head: Default::default(),
@@ -196,7 +201,8 @@ impl Logic for TxFramer {
         self.emit.next = false;
         self.acp_emit.next = false;
         self.atomic_emit.next = false;
-        self.acp_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_send.val();
+        self.acp_verb.next = self.beat_data.val().get_bits::<8>(0) == self.kind_send_verb.val();
+        self.acp_kind_ok.next = (self.beat_data.val().get_bits::<8>(0) == self.kind_send.val()) | self.acp_verb.val();
         self.atomic_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_verb.val();
         self.commit_hdr.next = self.atomic_kind_ok.val() & (self.beat_data.val().get_bits::<8>(8) == self.op_commit.val());
         // A commit's compare or write line: passed on as it is, whatever its byte 0.
@@ -235,7 +241,8 @@ impl Logic for TxFramer {
         }
         self.m_eth.data.next.last = self.last_beat.val();
         self.m_eth.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.emit.val();
-        self.m_acp.data.next = self.beat_data.val().get_bits::<448>(64);
+        self.m_acp.data.next.payload = self.beat_data.val().get_bits::<448>(64);
+        self.m_acp.data.next.verb = self.acp_verb.val();
         self.m_acp.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.acp_emit.val();
         self.s_cpl.ready.next = self.s_info.valid.val();
         if self.emit.val() {

@@ -3,7 +3,7 @@
 //! corruption the check word catches, damage it cannot catch, lost records,
 //! and cuts that drop the signal on both sides).
 
-use pendulum_layout::acp::{check_word, BYTE_CHECK, BYTE_OPCODE, OP_OFFER, PAYLOAD_OFFSET, RECORD_BYTES};
+use pendulum_layout::acp::{check_word, BYTE_CHECK, BYTE_OPCODE, OP_OFFER, OP_OFFER_VERB, PAYLOAD_OFFSET, RECORD_BYTES};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -141,7 +141,7 @@ impl AcpLinkModel {
             self.stats.lost += 1;
             return None;
         }
-        if r[BYTE_OPCODE] == OP_OFFER && self.rng.gen_bool(self.faults.undetected_rate.clamp(0.0, 1.0)) {
+        if (r[BYTE_OPCODE] == OP_OFFER || r[BYTE_OPCODE] == OP_OFFER_VERB) && self.rng.gen_bool(self.faults.undetected_rate.clamp(0.0, 1.0)) {
             self.stats.undetected += 1;
             let i = self.rng.gen_range(PAYLOAD_OFFSET..RECORD_BYTES);
             r[i] ^= self.rng.gen_range(1..=255u8);
