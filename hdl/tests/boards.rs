@@ -3,7 +3,8 @@
 //! the register-access adapters. Each is also synthesized by Yosys.
 
 use pendulum_hdl::boards::{AvalonDmaBridge, AvalonMmio, AxiDmaBridge, AxiLiteMmio};
-use pendulum_hdl::stream::AsyncStreamFifo;
+use pendulum_hdl::stream::{AsyncFrameFifo, AsyncStreamFifo};
+use pendulum_hdl::types::EthBeat;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -16,6 +17,7 @@ fn synthesizable<U: Block>(name: &str, mut uut: U) {
 #[test]
 fn board_blocks_are_synthesizable() {
     synthesizable("pendulum_async_fifo", AsyncStreamFifo::<Bits<8>, 3, 4>::new());
+    synthesizable("pendulum_async_frame_fifo", AsyncFrameFifo::<3, 4>::new());
     synthesizable("pendulum_axil_mmio", AxiLiteMmio::default());
     synthesizable("pendulum_avmm_mmio", AvalonMmio::default());
     synthesizable("pendulum_axi_dma", AxiDmaBridge::default());
@@ -104,4 +106,132 @@ fn async_fifo_fills_without_losing_or_duplicating() {
     // A slow reader forces the FIFO full again and again.
     let words: Vec<u64> = (0..200).map(|i| i % 256).collect();
     assert_eq!(cross(words.clone(), 3, 17, 3), words);
+}
+
+/// The board tops pack a beat as `{tlast, tkeep, tdata}` (577 bits) on the
+/// crossings; `EthBeat`'s packing must be the same.
+#[test]
+fn eth_beat_packs_as_last_keep_data() {
+    let b = EthBeat::default();
+    assert_eq!((b.get_my_offset_data(), b.get_my_offset_keep(), b.get_my_offset_last()), (0, 512, 576));
+    assert_eq!(EthBeat::BITS, 577);
+}
+
+type FrameFifo = AsyncFrameFifo<5, 6>;
+
+/// One beat of test frame `f`: data tags the frame and the beat, keep is
+/// contiguous from byte 0 (all ones but on the last beat).
+fn frame_beat(f: usize, k: usize, beats: usize) -> EthBeat {
+    let last = k + 1 == beats;
+    EthBeat {
+        data: (((f as u64) << 16) | k as u64).into(),
+        keep: if last { (u64::MAX >> (f % 64)).into() } else { u64::MAX.into() },
+        last,
+    }
+}
+
+/// Sends frames of `lens` beats through an `AsyncFrameFifo` from a writer
+/// with random gaps to a reader with random stalls. The reader asserts that
+/// `m.valid`, once up for a frame, stays up on every cycle until the frame's
+/// last beat is taken; returns the beats it took.
+fn cross_frames(lens: Vec<usize>, s_half: u64, m_half: u64, seed: u64) -> Vec<EthBeat> {
+    let mut uut = FrameFifo::new();
+    uut.s.valid.connect();
+    uut.s.data.connect();
+    uut.m.ready.connect();
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(s_half, |x: &mut Box<FrameFifo>| x.s_clock.next = !x.s_clock.val());
+    sim.add_clock(m_half, |x: &mut Box<FrameFifo>| x.m_clock.next = !x.m_clock.val());
+    let beats: Vec<EthBeat> = lens
+        .iter()
+        .enumerate()
+        .flat_map(|(f, &n)| (0..n).map(move |k| frame_beat(f, k, n)))
+        .collect();
+    let n = beats.len();
+    let limit = 40 * n + 400;
+    sim.add_testbench(move |mut sim: Sim<FrameFifo>| {
+        let mut x = sim.init()?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut next = 0usize;
+        let mut cycles = 0;
+        wait_clock_false!(sim, s_clock, x);
+        while next < beats.len() && cycles < limit {
+            // A writer slower than the reader, with gaps inside frames too.
+            let offer = rng.gen_bool(0.6);
+            x.s.valid.next = offer;
+            x.s.data.next = if offer { beats[next] } else { EthBeat::default() };
+            x = sim.wait(1, x)?;
+            let taken = offer && x.s.ready.val();
+            wait_clock_true!(sim, s_clock, x);
+            if taken {
+                next += 1;
+            }
+            wait_clock_false!(sim, s_clock, x);
+            cycles += 1;
+        }
+        x.s.valid.next = false;
+        sim.done(x)
+    });
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let out = got.clone();
+    sim.add_testbench(move |mut sim: Sim<FrameFifo>| {
+        let mut x = sim.init()?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+        let mut cycles = 0;
+        let mut offered = false;
+        wait_clock_false!(sim, m_clock, x);
+        while out.lock().unwrap().len() < n && cycles < limit {
+            // The MAC may pause a frame (ready low); the FIFO may not (valid low).
+            x.m.ready.next = rng.gen_bool(0.85);
+            x = sim.wait(1, x)?;
+            sim_assert!(sim, !offered || x.m.valid.val(), x);
+            if x.m.valid.val() {
+                offered = true;
+                if x.m.ready.val() {
+                    let beat = x.m.data.val();
+                    out.lock().unwrap().push(beat);
+                    if beat.last {
+                        offered = false;
+                    }
+                }
+            }
+            wait_clock_true!(sim, m_clock, x);
+            wait_clock_false!(sim, m_clock, x);
+            cycles += 1;
+        }
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 100_000_000).unwrap();
+    let v = got.lock().unwrap().clone();
+    v
+}
+
+fn frame_lens(count: usize, max: usize, seed: u64) -> Vec<usize> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut lens: Vec<usize> = (0..count).map(|_| rng.gen_range(1..=max)).collect();
+    // A one-beat frame and one that fills the FIFO exactly.
+    lens.extend([1, FrameFifo::DEPTH_BEATS, 2]);
+    lens
+}
+
+fn expected(lens: &[usize]) -> Vec<EthBeat> {
+    lens.iter()
+        .enumerate()
+        .flat_map(|(f, &n)| (0..n).map(move |k| frame_beat(f, k, n)))
+        .collect()
+}
+
+#[test]
+fn frame_fifo_never_gaps_inside_a_frame_core_to_cmac() {
+    // 250 MHz core against 322 MHz CMAC: half-periods 13 and 10.
+    let lens = frame_lens(25, 24, 4);
+    assert_eq!(cross_frames(lens.clone(), 13, 10, 4), expected(&lens));
+}
+
+#[test]
+fn frame_fifo_never_gaps_inside_a_frame_much_faster_reader() {
+    // 250 MHz core against the E-tile's 402.83 MHz, and a slower writer still.
+    let lens = frame_lens(20, 32, 5);
+    assert_eq!(cross_frames(lens.clone(), 17, 5, 5), expected(&lens));
 }
