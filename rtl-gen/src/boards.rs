@@ -9,7 +9,7 @@
 //! instance and the lint stub, so the two cannot disagree.
 
 use crate::{rename_identifiers, unsize_part_select_bases, Dir};
-use pendulum_hdl::boards::{AvalonDmaBridge, AvalonMmio, AxiDmaBridge, AxiLiteMmio};
+use pendulum_hdl::boards::{AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio};
 use pendulum_hdl::stream::{AsyncFrameFifo, AsyncStreamFifo};
 use pendulum_layout::params::MAX_FRAME_BYTES;
 use rust_hdl::prelude::*;
@@ -278,6 +278,25 @@ pub const S10_ETH: VendorIp = VendorIp {
         ("i_clk_rx", I, 1),
         ("o_rx_pcs_ready", O, 1),
         ("o_tx_lanes_stable", O, 1),
+        // Avalon-ST client, 100GE, 512 bits (not the segmented MAC interface);
+        // first byte on the wire in the most significant byte. Names and widths
+        // as in the guide's RX and TX client tables (they agree with a generated
+        // 100GE component declared in CESNET's ndk-core); confirm in the E-tile
+        // user guide, with TX ready latency 0, on first use.
+        ("o_rx_data", O, 512),
+        ("o_rx_valid", O, 1),
+        ("o_rx_startofpacket", O, 1),
+        ("o_rx_endofpacket", O, 1),
+        ("o_rx_empty", O, 6),
+        ("o_rx_error", O, 6),
+        ("i_tx_data", I, 512),
+        ("i_tx_valid", I, 1),
+        ("i_tx_startofpacket", I, 1),
+        ("i_tx_endofpacket", I, 1),
+        ("i_tx_empty", I, 6),
+        ("i_tx_error", I, 1),
+        ("i_tx_skip_crc", I, 1),
+        ("o_tx_ready", O, 1),
     ],
 };
 
@@ -442,6 +461,8 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
         Vendor::Intel => {
             v += &emit_block("pendulum_avmm_mmio", AvalonMmio::new())?;
             v += &emit_block("pendulum_avmm_dma", AvalonDmaBridge::new())?;
+            v += &emit_block("pendulum_avst_eth_rx", AvalonStEthRx::new())?;
+            v += &emit_block("pendulum_avst_eth_tx", AvalonStEthTx::new())?;
             v += &s10_top(board)?;
             stubs = [stub(&S10_PCIE), stub(&S10_ETH)].join("\n");
         }
@@ -882,10 +903,11 @@ fn s10_top(board: &Board) -> Result<String, String> {
 // {target}: Intel Stratix 10 MX FPGA development kit (the board Ensō ran on).
 // PCIe Gen3 x16 through the Avalon-MM+ hard IP, whose coreclkout_hip
 // (250 MHz) is the core clock. QSFP28 cage 0 carries the Ethernet port through
-// the E-tile Ethernet hard IP; its client interface is Avalon-ST (big-endian
-// bytes, start/end of packet, empty) and the adapter to the core's AXI-Stream
-// shape is NOT written yet: the core's Ethernet ports are tied off here and the
-// CDC FIFOs are in place for it (README, "what is left").
+// the E-tile Ethernet hard IP (100GE MAC+PCS), whose Avalon-ST client
+// (first byte most significant, start/end of packet, empty) the adapters
+// pendulum_avst_eth_rx / pendulum_avst_eth_tx turn into the core's AXI-Stream
+// shape on the MAC clock, then the CDC FIFOs cross to the core clock, as on
+// the Alveo tops. Not tried on hardware.
 module {top}(
     input wire pcie_refclk,
     input wire pcie_perst_n,
@@ -967,18 +989,37 @@ module {top}(
         ],
     )?;
     v += r#"
-    // ---- Ethernet: E-tile hard IP on QSFP28 cage 0. Client adapter not written:
-    // the MAC side of the CDC FIFOs is idle and the MAC clock runs them.
+    // ---- Ethernet: E-tile hard IP on QSFP28 cage 0, Avalon-ST <-> AXI-Stream
+    // on the MAC clock, then the CDC FIFOs.
     wire mac_clk, mac_pcs_ready, mac_tx_stable;
-    wire [511:0] mac_rx_tdata = 512'd0;
-    wire [63:0] mac_rx_tkeep = 64'd0;
-    wire mac_rx_tlast = 1'b0, mac_rx_tvalid = 1'b0;
+    wire [511:0] mac_rx_tdata, mac_tx_tdata;
+    wire [63:0] mac_rx_tkeep, mac_tx_tkeep;
+    wire mac_rx_tlast, mac_rx_tvalid, mac_tx_tlast, mac_tx_tvalid, mac_tx_tready;
+    wire [511:0] avst_rx_data, avst_tx_data;
+    wire [5:0] avst_rx_empty, avst_tx_empty;
+    wire avst_rx_valid, avst_rx_eop, avst_tx_valid, avst_tx_sop, avst_tx_eop, avst_tx_ready;
+    // Not needed: a frame starts on the beat after an end of packet, and the
+    // MAC's error flags are not acted on (see AvalonStEthRx).
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [511:0] mac_tx_tdata;
-    wire [63:0] mac_tx_tkeep;
-    wire mac_tx_tlast, mac_tx_tvalid;
+    wire avst_rx_sop;
+    wire [5:0] avst_rx_error;
     /* verilator lint_on UNUSEDSIGNAL */
-    wire mac_tx_tready = 1'b0;
+    // RX: the MAC never waits; a beat the crossing cannot take is lost and
+    // sets rx_overflow (CDC, below). The MAC's error flags are not used: a bad
+    // frame is passed like the CMAC tops pass it (see AvalonStEthRx).
+    pendulum_avst_eth_rx eth_rx (
+        .clock(mac_clk),
+        .rx_data(avst_rx_data), .rx_valid(avst_rx_valid), .rx_endofpacket(avst_rx_eop), .rx_empty(avst_rx_empty),
+        .m_tdata(mac_rx_tdata), .m_tkeep(mac_rx_tkeep), .m_tlast(mac_rx_tlast), .m_tvalid(mac_rx_tvalid)
+    );
+    // TX: whole frames from the crossing, so tx_valid holds from start to end of packet.
+    pendulum_avst_eth_tx eth_tx (
+        .clock(mac_clk),
+        .s_tdata(mac_tx_tdata), .s_tkeep(mac_tx_tkeep), .s_tlast(mac_tx_tlast),
+        .s_tvalid(mac_tx_tvalid), .s_tready(mac_tx_tready),
+        .tx_data(avst_tx_data), .tx_valid(avst_tx_valid), .tx_startofpacket(avst_tx_sop),
+        .tx_endofpacket(avst_tx_eop), .tx_empty(avst_tx_empty), .tx_ready(avst_tx_ready)
+    );
 "#;
     v += CDC;
     v += &instance(
@@ -999,21 +1040,36 @@ module {top}(
             c("i_clk_rx", "mac_clk"),
             c("o_rx_pcs_ready", "mac_pcs_ready"),
             c("o_tx_lanes_stable", "mac_tx_stable"),
+            c("o_rx_data", "avst_rx_data"),
+            c("o_rx_valid", "avst_rx_valid"),
+            c("o_rx_startofpacket", "avst_rx_sop"),
+            c("o_rx_endofpacket", "avst_rx_eop"),
+            c("o_rx_empty", "avst_rx_empty"),
+            c("o_rx_error", "avst_rx_error"),
+            c("i_tx_data", "avst_tx_data"),
+            c("i_tx_valid", "avst_tx_valid"),
+            c("i_tx_startofpacket", "avst_tx_sop"),
+            c("i_tx_endofpacket", "avst_tx_eop"),
+            c("i_tx_empty", "avst_tx_empty"),
+            // The core's frames are whole and good; the MAC appends the FCS.
+            c("i_tx_error", "1'b0"),
+            c("i_tx_skip_crc", "1'b0"),
+            c("o_tx_ready", "avst_tx_ready"),
         ],
     )?;
     v += r#"
     // ---- ACP port: tied off. This top has one Ethernet hard IP, the E-tile
-    // instance mac0 on QSFP28 cage 0 (and even its Avalon-ST client adapter is
-    // not written, above), and no second one for the ACP link, so the core's
-    // ACP port has no physical layer here: no records arrive (acp_rx_valid
-    // low), the link reads as having no signal (acp_link_up low: the link
-    // engine stays in its down state and never entangles), and the core's
-    // records are taken and discarded (acp_tx_ready high) so its slot
+    // instance mac0 on QSFP28 cage 0, and no second one for the ACP link, so
+    // the core's ACP port has no physical layer here: no records arrive
+    // (acp_rx_valid low), the link reads as having no signal (acp_link_up low:
+    // the link engine stays in its down state and never entangles), and the
+    // core's records are taken and discarded (acp_tx_ready high) so its slot
     // rotation keeps running. To give it one, a user would add a second E-tile
     // Hard IP for Ethernet instance (100GE MAC+PCS, like alt_ehipc2) on a
     // second 100G port of the kit, with its pins and reference clock in
-    // constraints/stratix10-mx/pendulum.qsf, an Avalon-ST adapter that turns
-    // each 64-byte record into a one-beat frame and back, and then the same
+    // constraints/stratix10-mx/pendulum.qsf, a second pair of Avalon-ST
+    // adapters (AvalonStEthRx/Tx, as above; a record is one whole 64-byte beat,
+    // checked and dropped on RX as the Alveo tops do), and then the same
     // crossings as the Alveo tops: pendulum_cdc_acp_rx and pendulum_cdc_acp_tx
     // (AsyncStreamFifo, 512 bits) and a two-flop synchronizer from the IP's
     // o_rx_pcs_ready to acp_link_up.
