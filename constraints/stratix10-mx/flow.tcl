@@ -23,6 +23,9 @@ exec ip-deploy --family=Stratix\ 10 --part=1SM21BHU2F53E1VG \
     --component-parameter=bar0_address_width_hwtcl=24 \
     --output-directory=ip
 # Ethernet: E-tile Hard IP for Ethernet, 100GE MAC+PCS, Avalon-ST client.
+# The top's adapters (hdl/src/boards/avalon_st_eth_*.rs) expect, to confirm in
+# the IP editor on first use: TX ready latency 0; the FCS inserted on TX and
+# stripped on RX (the core's frames carry none); no preamble pass-through.
 exec ip-deploy --family=Stratix\ 10 --part=1SM21BHU2F53E1VG \
     --component-name=alt_ehipc2 --output-name=alt_ehipc2 \
     --component-parameter=ACTIVE_CHANNEL=0 \

@@ -1,9 +1,11 @@
 //! Unit tests, in rust-hdl's simulator, of the pieces the board tops add
-//! around the NIC core: the dual-clock FIFO of every clock-domain crossing and
-//! the register-access adapters. Each is also synthesized by Yosys.
+//! around the NIC core: the dual-clock FIFOs of the clock-domain crossings,
+//! the register-access adapters and the Avalon-ST Ethernet adapters. Each is
+//! also synthesized by Yosys.
 
-use pendulum_hdl::boards::{AvalonDmaBridge, AvalonMmio, AxiDmaBridge, AxiLiteMmio};
-use pendulum_hdl::stream::AsyncStreamFifo;
+use pendulum_hdl::boards::{AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio};
+use pendulum_hdl::stream::{AsyncFrameFifo, AsyncStreamFifo};
+use pendulum_hdl::types::EthBeat;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -16,10 +18,13 @@ fn synthesizable<U: Block>(name: &str, mut uut: U) {
 #[test]
 fn board_blocks_are_synthesizable() {
     synthesizable("pendulum_async_fifo", AsyncStreamFifo::<Bits<8>, 3, 4>::new());
+    synthesizable("pendulum_async_frame_fifo", AsyncFrameFifo::<3, 4>::new());
     synthesizable("pendulum_axil_mmio", AxiLiteMmio::default());
     synthesizable("pendulum_avmm_mmio", AvalonMmio::default());
     synthesizable("pendulum_axi_dma", AxiDmaBridge::default());
     synthesizable("pendulum_avmm_dma", AvalonDmaBridge::default());
+    synthesizable("pendulum_avst_eth_rx", AvalonStEthRx::default());
+    synthesizable("pendulum_avst_eth_tx", AvalonStEthTx::default());
 }
 
 type Fifo = AsyncStreamFifo<Bits<8>, 3, 4>;
@@ -104,4 +109,280 @@ fn async_fifo_fills_without_losing_or_duplicating() {
     // A slow reader forces the FIFO full again and again.
     let words: Vec<u64> = (0..200).map(|i| i % 256).collect();
     assert_eq!(cross(words.clone(), 3, 17, 3), words);
+}
+
+/// The board tops pack a beat as `{tlast, tkeep, tdata}` (577 bits) on the
+/// crossings; `EthBeat`'s packing must be the same.
+#[test]
+fn eth_beat_packs_as_last_keep_data() {
+    let b = EthBeat::default();
+    assert_eq!((b.get_my_offset_data(), b.get_my_offset_keep(), b.get_my_offset_last()), (0, 512, 576));
+    assert_eq!(EthBeat::BITS, 577);
+}
+
+type FrameFifo = AsyncFrameFifo<5, 6>;
+
+/// One beat of test frame `f`: data tags the frame and the beat, keep is
+/// contiguous from byte 0 (all ones but on the last beat).
+fn frame_beat(f: usize, k: usize, beats: usize) -> EthBeat {
+    let last = k + 1 == beats;
+    EthBeat {
+        data: (((f as u64) << 16) | k as u64).into(),
+        keep: if last { (u64::MAX >> (f % 64)).into() } else { u64::MAX.into() },
+        last,
+    }
+}
+
+/// Sends frames of `lens` beats through an `AsyncFrameFifo` from a writer
+/// with random gaps to a reader with random stalls. The reader asserts that
+/// `m.valid`, once up for a frame, stays up on every cycle until the frame's
+/// last beat is taken; returns the beats it took.
+fn cross_frames(lens: Vec<usize>, s_half: u64, m_half: u64, seed: u64) -> Vec<EthBeat> {
+    let mut uut = FrameFifo::new();
+    uut.s.valid.connect();
+    uut.s.data.connect();
+    uut.m.ready.connect();
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(s_half, |x: &mut Box<FrameFifo>| x.s_clock.next = !x.s_clock.val());
+    sim.add_clock(m_half, |x: &mut Box<FrameFifo>| x.m_clock.next = !x.m_clock.val());
+    let beats: Vec<EthBeat> = lens
+        .iter()
+        .enumerate()
+        .flat_map(|(f, &n)| (0..n).map(move |k| frame_beat(f, k, n)))
+        .collect();
+    let n = beats.len();
+    let limit = 40 * n + 400;
+    sim.add_testbench(move |mut sim: Sim<FrameFifo>| {
+        let mut x = sim.init()?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut next = 0usize;
+        let mut cycles = 0;
+        wait_clock_false!(sim, s_clock, x);
+        while next < beats.len() && cycles < limit {
+            // A writer slower than the reader, with gaps inside frames too.
+            let offer = rng.gen_bool(0.6);
+            x.s.valid.next = offer;
+            x.s.data.next = if offer { beats[next] } else { EthBeat::default() };
+            x = sim.wait(1, x)?;
+            let taken = offer && x.s.ready.val();
+            wait_clock_true!(sim, s_clock, x);
+            if taken {
+                next += 1;
+            }
+            wait_clock_false!(sim, s_clock, x);
+            cycles += 1;
+        }
+        x.s.valid.next = false;
+        sim.done(x)
+    });
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let out = got.clone();
+    sim.add_testbench(move |mut sim: Sim<FrameFifo>| {
+        let mut x = sim.init()?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+        let mut cycles = 0;
+        let mut offered = false;
+        wait_clock_false!(sim, m_clock, x);
+        while out.lock().unwrap().len() < n && cycles < limit {
+            // The MAC may pause a frame (ready low); the FIFO may not (valid low).
+            x.m.ready.next = rng.gen_bool(0.85);
+            x = sim.wait(1, x)?;
+            sim_assert!(sim, !offered || x.m.valid.val(), x);
+            if x.m.valid.val() {
+                offered = true;
+                if x.m.ready.val() {
+                    let beat = x.m.data.val();
+                    out.lock().unwrap().push(beat);
+                    if beat.last {
+                        offered = false;
+                    }
+                }
+            }
+            wait_clock_true!(sim, m_clock, x);
+            wait_clock_false!(sim, m_clock, x);
+            cycles += 1;
+        }
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 100_000_000).unwrap();
+    let v = got.lock().unwrap().clone();
+    v
+}
+
+fn frame_lens(count: usize, max: usize, seed: u64) -> Vec<usize> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut lens: Vec<usize> = (0..count).map(|_| rng.gen_range(1..=max)).collect();
+    // A one-beat frame and one that fills the FIFO exactly.
+    lens.extend([1, FrameFifo::DEPTH_BEATS, 2]);
+    lens
+}
+
+fn expected(lens: &[usize]) -> Vec<EthBeat> {
+    lens.iter()
+        .enumerate()
+        .flat_map(|(f, &n)| (0..n).map(move |k| frame_beat(f, k, n)))
+        .collect()
+}
+
+#[test]
+fn frame_fifo_never_gaps_inside_a_frame_core_to_cmac() {
+    // 250 MHz core against 322 MHz CMAC: half-periods 13 and 10.
+    let lens = frame_lens(25, 24, 4);
+    assert_eq!(cross_frames(lens.clone(), 13, 10, 4), expected(&lens));
+}
+
+#[test]
+fn frame_fifo_never_gaps_inside_a_frame_much_faster_reader() {
+    // 250 MHz core against the E-tile's 402.83 MHz, and a slower writer still.
+    let lens = frame_lens(20, 32, 5);
+    assert_eq!(cross_frames(lens.clone(), 17, 5, 5), expected(&lens));
+}
+
+/// Random frames of 60..=1518 bytes, and a 64-byte (one whole beat) and a
+/// 65-byte (one byte into a second beat) frame.
+fn eth_frames(count: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut lens: Vec<usize> = (0..count).map(|_| rng.gen_range(60..=1518)).collect();
+    lens.splice(1..1, [64, 65]);
+    lens.into_iter().map(|n| (0..n).map(|_| rng.gen()).collect()).collect()
+}
+
+/// A 512-bit word with `bytes[j]` at bit `8 * lane(j)`, zeros past the end.
+fn word(bytes: &[u8], lane: impl Fn(usize) -> usize) -> Bits<512> {
+    let mut w = Bits::<512>::default();
+    for (j, b) in bytes.iter().enumerate() {
+        w = w | (bit_cast::<512, 8>(Bits::<8>::from(*b as u64)) << ((8 * lane(j)) as u64));
+    }
+    w
+}
+
+fn byte_at(w: Bits<512>, lane: usize) -> u8 {
+    w.get_bits::<8>(8 * lane).index() as u8
+}
+
+type EthRx = AvalonStEthRx;
+
+#[test]
+fn avalon_st_rx_frames_come_out_byte_for_byte_with_tkeep_and_tlast() {
+    let frames = eth_frames(14, 6);
+    let mut uut = EthRx::new();
+    uut.rx_data.connect();
+    uut.rx_valid.connect();
+    uut.rx_endofpacket.connect();
+    uut.rx_empty.connect();
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<EthRx>| x.clock.next = !x.clock.val());
+    let want = frames.clone();
+    sim.add_testbench(move |mut sim: Sim<EthRx>| {
+        let mut x = sim.init()?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        // The MAC's beats: first byte on the wire in the top byte.
+        let mut beats = Vec::new();
+        for f in &frames {
+            for (i, chunk) in f.chunks(64).enumerate() {
+                let eop = (i + 1) * 64 >= f.len();
+                beats.push((word(chunk, |j| 63 - j), eop, 64 - chunk.len()));
+            }
+        }
+        let (mut next, mut got, mut cur) = (0usize, Vec::<Vec<u8>>::new(), Vec::new());
+        wait_clock_false!(sim, clock, x);
+        for _ in 0..4 * beats.len() + 10 {
+            // The MAC idles at random, inside frames too; empty is only meaningful with eop.
+            let offer = next < beats.len() && rng.gen_bool(0.7);
+            x.rx_valid.next = offer;
+            let (data, eop, empty) = if offer { beats[next] } else { (Bits::default(), false, 0) };
+            x.rx_data.next = data;
+            x.rx_endofpacket.next = eop;
+            x.rx_empty.next = (if eop { empty } else { rng.gen_range(0..64) } as u64).into();
+            if offer {
+                next += 1;
+            }
+            x = sim.wait(1, x)?;
+            if x.m_tvalid.val() {
+                let keep = x.m_tkeep.val().to_u64();
+                let n = keep.count_ones() as usize;
+                // tkeep contiguous from byte 0, all ones but on the last beat.
+                sim_assert!(sim, keep == u64::MAX >> (64 - n) && n > 0, x);
+                sim_assert!(sim, x.m_tlast.val() || n == 64, x);
+                cur.extend((0..n).map(|j| byte_at(x.m_tdata.val(), j)));
+                if x.m_tlast.val() {
+                    got.push(std::mem::take(&mut cur));
+                }
+            }
+            wait_clock_true!(sim, clock, x);
+            wait_clock_false!(sim, clock, x);
+        }
+        sim_assert!(sim, got == want, x);
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 10_000_000).unwrap();
+}
+
+type EthTx = AvalonStEthTx;
+
+#[test]
+fn avalon_st_tx_frames_go_out_byte_for_byte_with_sop_eop_and_empty_under_stalls() {
+    let frames = eth_frames(14, 8);
+    let mut uut = EthTx::new();
+    uut.s_tdata.connect();
+    uut.s_tkeep.connect();
+    uut.s_tlast.connect();
+    uut.s_tvalid.connect();
+    uut.tx_ready.connect();
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<EthTx>| x.clock.next = !x.clock.val());
+    let want = frames.clone();
+    sim.add_testbench(move |mut sim: Sim<EthTx>| {
+        let mut x = sim.init()?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        // The core's beats: first byte in tdata[7:0].
+        let mut beats = Vec::new();
+        for f in &frames {
+            for (i, chunk) in f.chunks(64).enumerate() {
+                let last = (i + 1) * 64 >= f.len();
+                beats.push((word(chunk, |j| j), u64::MAX >> (64 - chunk.len()), last));
+            }
+        }
+        let (mut next, mut got, mut cur) = (0usize, Vec::<Vec<u8>>::new(), Vec::new());
+        // `held`: a beat offered and not yet taken, which must stay offered.
+        let (mut in_frame, mut held) = (false, false);
+        wait_clock_false!(sim, clock, x);
+        for _ in 0..4 * beats.len() + 10 {
+            // As from AsyncFrameFifo: no gap inside a frame, random gaps between.
+            let offer = next < beats.len() && (in_frame || held || rng.gen_bool(0.7));
+            x.s_tvalid.next = offer;
+            let (data, keep, last) = if offer { beats[next] } else { (Bits::default(), 0, false) };
+            x.s_tdata.next = data;
+            x.s_tkeep.next = keep.into();
+            x.s_tlast.next = last;
+            x.tx_ready.next = rng.gen_bool(0.7);
+            x = sim.wait(1, x)?;
+            held = offer && !x.s_tready.val();
+            if offer && x.s_tready.val() {
+                next += 1;
+                in_frame = !last;
+            }
+            // Once a frame started, tx_valid holds until its end of packet.
+            sim_assert!(sim, cur.is_empty() || x.tx_valid.val(), x);
+            if x.tx_valid.val() && x.tx_ready.val() {
+                let sop = x.tx_startofpacket.val();
+                let eop = x.tx_endofpacket.val();
+                let empty = x.tx_empty.val().index();
+                sim_assert!(sim, sop == cur.is_empty(), x);
+                sim_assert!(sim, eop || empty == 0, x);
+                cur.extend((0..64 - empty).map(|j| byte_at(x.tx_data.val(), 63 - j)));
+                if eop {
+                    got.push(std::mem::take(&mut cur));
+                }
+            }
+            wait_clock_true!(sim, clock, x);
+            wait_clock_false!(sim, clock, x);
+        }
+        sim_assert!(sim, got == want, x);
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 10_000_000).unwrap();
 }

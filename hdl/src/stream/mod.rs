@@ -5,12 +5,14 @@
 
 mod arbiter;
 mod async_fifo;
+mod async_frame_fifo;
 mod fifo;
 mod resize;
 mod skid;
 
 pub use arbiter::RoundRobinArbiter;
 pub use async_fifo::AsyncStreamFifo;
+pub use async_frame_fifo::AsyncFrameFifo;
 pub use fifo::StreamFifo;
 pub use resize::{Concat, Join, ZeroExtend};
 pub use skid::SkidBuffer;
