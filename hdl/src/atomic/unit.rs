@@ -131,6 +131,9 @@ pub struct AtomicUnit {
     d_commit: Signal<Local, Bit>,
     d_err: Signal<Local, Bits<8>>,
     room: Signal<Local, Bit>,
+    /// A commit's second result slot goes into the FIFO next cycle: no
+    /// slot that would queue a result may go in now (gathering may).
+    stall: Signal<Local, Bit>,
     cut_short: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     stray: Signal<Local, Bit>,
@@ -275,6 +278,7 @@ impl AtomicUnit {
             d_commit: Default::default(),
             d_err: Default::default(),
             room: Default::default(),
+            stall: Default::default(),
             cut_short: Default::default(),
             take: Default::default(),
             stray: Default::default(),
@@ -431,12 +435,10 @@ impl Logic for AtomicUnit {
         } else if self.d_addr.val() >= self.c_limit.val() {
             self.d_err.next = self.c_out_of_range.val();
         }
-        // Room for the results in flight, and no commit's second result slot
-        // due next cycle (the FIFO takes one slot a cycle). The FIFO's own
-        // ready is implied by the count; it is checked anyway.
-        self.room.next = (self.used.q.val() < self.c_room.val())
-            & self.results.s.ready.val()
-            & !(self.x_valid.q.val() & self.x_commit.q.val());
+        // Room for the results in flight (the FIFO's own ready is implied by
+        // the count; it is checked anyway).
+        self.room.next = (self.used.q.val() < self.c_room.val()) & self.results.s.ready.val();
+        self.stall.next = self.x_valid.q.val() & self.x_commit.q.val();
         // A new verb while a commit still waits for its lines (its pipe was
         // switched off mid-commit): the commit is refused first, with a
         // result, and the new verb is taken next cycle.
@@ -457,7 +459,7 @@ impl Logic for AtomicUnit {
             & !self.cut_short.val()
             & !self.take_remote.val()
             & !self.take_rb.val()
-            & !(self.local_issues.val() & self.local_held.val());
+            & !(self.local_issues.val() & (self.local_held.val() | self.stall.val()));
         self.take.next = self.s_verb.valid.val() & self.s_verb.ready.val();
         // A commit's lines come as [compare, write(last)]. A line slot the
         // count does not expect there is dropped and counted (the framer
@@ -506,7 +508,7 @@ impl Logic for AtomicUnit {
                     self.lock_valid[k].d.next = false;
                 }
             }
-        } else if self.room.val() & self.cut_short.val() {
+        } else if self.room.val() & !self.stall.val() & self.cut_short.val() {
             self.issue.next = true;
             self.issue_commit.next = true;
             self.x_op.d.next = self.c_commit.val();

@@ -1,48 +1,105 @@
-//! Local atomic verbs: verbs per cycle for streams on distinct words and on
-//! one word, through the whole local path (verbs fetched from a TX ring by
-//! DMA, results written into an RX ring), beside the unit's own limit of one
-//! verb per cycle. Writes `build/bench/atomics.json`.
+//! Local atomic verbs and multi-word commits: requests per cycle through the
+//! whole local path (requests fetched from a TX ring by DMA, results written
+//! into an RX ring), for streams on distinct words and on one word, with the
+//! PCIe model at Gen3 x16 and at Gen4 x16 side by side, beside the unit's
+//! own limit and the OAE target for commits. Writes `build/bench/atomics.json`.
 //!
-//! The remote path over ACP and the multi-word commit are not built yet
-//! (issue 5), so their rows are absent, not zero.
+//! Remote verbs over the ACP link (Verilated pair): the round trip of one
+//! verb (OFFER_VERB out → COMMIT decided, when the result is handed up) beside
+//! that of a plain message and the link's RTT, and verbs per cycle as the
+//! channel count K varies.
 
 use pendulum_driver::{Card, Device};
-use pendulum_layout::atomic::{op, Verb, KIND_RESULT};
+use pendulum_layout::acp::{self, tx_state};
+use pendulum_layout::atomic::{op, Commit, Request, Verb, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT};
+use pendulum_testbench::acp_traffic::AcpTraffic;
+use pendulum_testbench::models::pcie::PcieConfig;
+use pendulum_testbench::models::LinkFaults;
+use pendulum_testbench::pair::Side;
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
 use serde_json::json;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-const VERBS: usize = 20_000;
+const REQUESTS: usize = 20_000;
 
-/// Verbs per cycle from the first result written to the last.
-fn rate(same_word: bool) -> (f64, u64) {
-    let mut dev = Device::open(SimCard::new(SimConfig::default())).unwrap();
+/// 100 GbE line rate for 64-byte frames, in frames per second: the OAE
+/// target for 64 B atomic commits.
+const OAE_COMMITS_PER_SECOND: f64 = 100e9 / ((64.0 + 20.0) * 8.0);
+
+#[derive(Clone, Copy)]
+enum Stream {
+    DistinctWords,
+    OneWord,
+    DistinctLines,
+    OneLine,
+}
+
+impl Stream {
+    fn name(self) -> &'static str {
+        match self {
+            Stream::DistinctWords => "fetch-add, distinct words",
+            Stream::OneWord => "fetch-add, one word",
+            Stream::DistinctLines => "commit, distinct lines",
+            Stream::OneLine => "commit, one line",
+        }
+    }
+
+    fn request(self, i: usize) -> Request {
+        let tag = i as u16;
+        match self {
+            Stream::DistinctWords | Stream::OneWord => {
+                let addr = if let Stream::OneWord = self { 0 } else { (i as u32 % 8192) * 8 };
+                Request::Verb(Verb { op: op::FETCH_ADD, tag, addr, operands: [1, 0, 0, 0], reserved_set: false })
+            }
+            Stream::DistinctLines | Stream::OneLine => {
+                let addr = if let Stream::OneLine = self { 0 } else { (i as u32 % 1024) * 64 };
+                // Compare nothing, write every word: always succeeds, full work.
+                Request::Commit(Commit {
+                    tag,
+                    addr,
+                    compare_mask: 0,
+                    write_mask: 0xFF,
+                    compare: [0; 8],
+                    write: [i as u64; 8],
+                    reserved_set: false,
+                })
+            }
+        }
+    }
+
+    /// Result slots per request.
+    fn result_slots(self) -> u64 {
+        match self {
+            Stream::DistinctWords | Stream::OneWord => 1,
+            Stream::DistinctLines | Stream::OneLine => COMMIT_RESULT_SLOTS as u64,
+        }
+    }
+}
+
+/// Requests per cycle from the first result slot written to the last.
+fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
+    let mut dev = Device::open(SimCard::new(SimConfig { pcie, ..SimConfig::default() })).unwrap();
     let mut at = dev.open_atomics(0, 1, 2 << 20).unwrap();
-    let seen: Rc<RefCell<(Option<u64>, u64, usize)>> = Rc::new(RefCell::new((None, 0, 0)));
+    // (first cycle, last cycle, result slots) of full-line writes into the
+    // result ring; a commit result's second slot is counted by position.
+    let seen: Rc<RefCell<(Option<u64>, u64, u64)>> = Rc::new(RefCell::new((None, 0, 0)));
     let s = seen.clone();
+    let per = stream.result_slots();
     dev.card_mut().sim.dma_tap = Some(Box::new(move |cycle, _, data, strb| {
-        if strb == u64::MAX && data[0] == KIND_RESULT {
-            let mut s = s.borrow_mut();
+        let mut s = s.borrow_mut();
+        if strb == u64::MAX && (s.2 % per != 0 || data[0] == KIND_RESULT) {
             s.0.get_or_insert(cycle);
             s.1 = cycle;
             s.2 += 1;
         }
     }));
-    let verbs: Vec<Verb> = (0..VERBS)
-        .map(|i| Verb {
-            op: op::FETCH_ADD,
-            tag: i as u16,
-            addr: if same_word { 0 } else { (i as u32 % 8192) * 8 },
-            operands: [1, 0, 0, 0],
-            reserved_set: false,
-        })
-        .collect();
+    let requests: Vec<Request> = (0..REQUESTS).map(|i| stream.request(i)).collect();
     let mut next = 0;
     let mut got = 0;
-    while got < VERBS {
-        if next < VERBS {
-            next += at.submit(&mut dev, &verbs[next..]).unwrap();
+    while got < REQUESTS {
+        if next < REQUESTS {
+            next += at.submit_requests(&mut dev, &requests[next..]).unwrap();
         }
         let r = at.results(&mut dev).unwrap();
         got += r.len();
@@ -52,27 +109,156 @@ fn rate(same_word: bool) -> (f64, u64) {
     }
     let s = seen.borrow();
     let cycles = s.1 - s.0.unwrap();
-    ((s.2 - 1) as f64 / cycles as f64, cycles)
+    ((s.2 / per - 1) as f64 / cycles as f64, cycles)
+}
+
+/// A pair with the link up and `k` channels agreed.
+fn remote_pair(k: u32, latency: u32) -> AcpTraffic {
+    let mut t = AcpTraffic::new(SimConfig::default(), LinkFaults { latency, seed: 2026, ..Default::default() }, 256 * 1024)
+        .expect("open pair");
+    t.a.dev.write(pendulum_layout::global::LINK_CHANNELS.offset, k).unwrap();
+    t.b.dev.write(pendulum_layout::global::LINK_CHANNELS.offset, k).unwrap();
+    t.a.dev.reset_link().unwrap();
+    t.b.dev.reset_link().unwrap();
+    assert!(t.wait_up(100_000).unwrap(), "link did not come up");
+    t
+}
+
+/// Offer out → COMMIT decided on A's wire for one transfer on an idle link
+/// with one channel: a remote verb (`verb`) or a plain message.
+fn round_trip(latency: u32, verb: bool) -> u64 {
+    let mut t = remote_pair(1, latency);
+    let offer_op = if verb { acp::OP_OFFER_VERB } else { acp::OP_OFFER };
+    let seen: Rc<RefCell<(Option<u64>, Option<u64>)>> = Rc::new(RefCell::new((None, None)));
+    let s = seen.clone();
+    t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
+        let mut s = s.borrow_mut();
+        if side != Side::A {
+            return;
+        }
+        if rec[acp::BYTE_OPCODE] == offer_op && s.0.is_none() {
+            s.0 = Some(cycle);
+        }
+        if rec[acp::BYTE_STATE] & 7 == tx_state::COMMIT && s.0.is_some() && s.1.is_none() {
+            s.1 = Some(cycle);
+        }
+    }));
+    if verb {
+        let v = Verb { op: op::FETCH_ADD, tag: 1, addr: 0, operands: [1, 0, 0, 0], reserved_set: false };
+        assert_eq!(t.a.link.send_verbs(&mut t.a.dev, &[v]).unwrap(), 1);
+    } else {
+        t.a.queue(1);
+    }
+    let end = t.cycle() + 200_000;
+    while t.cycle() < end && seen.borrow().1.is_none() {
+        t.poll().unwrap();
+    }
+    let s = seen.borrow();
+    s.1.expect("no commit").saturating_sub(s.0.expect("no offer"))
+}
+
+/// Remote verbs per cycle A→B with `k` channels, measured over `cycles`
+/// with A's host keeping a backlog (fetch-and-adds on distinct lines, so
+/// none waits for another's line).
+fn remote_rate(k: u32, latency: u32, cycles: u64) -> f64 {
+    let mut t = remote_pair(k, latency);
+    let mut next = 0u32;
+    let mut got = 0u64;
+    let mut poll = |t: &mut AcpTraffic, got: &mut u64| {
+        let verbs: Vec<Verb> = (next..next + 64)
+            .map(|i| Verb { op: op::FETCH_ADD, tag: i as u16, addr: (i % 1024) * 64, operands: [1, 0, 0, 0], reserved_set: false })
+            .collect();
+        next += t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap() as u32;
+        *got += t.a.link.recv(&mut t.a.dev).unwrap().iter().filter(|m| m.verb_result().is_some()).count() as u64;
+        t.pair.borrow_mut().run(8);
+    };
+    let warm = t.cycle() + 4 * latency as u64 + 2_000;
+    while t.cycle() < warm {
+        poll(&mut t, &mut got);
+    }
+    let (start, g0) = (t.cycle(), got);
+    while t.cycle() - start < cycles {
+        poll(&mut t, &mut got);
+    }
+    (got - g0) as f64 / (t.cycle() - start) as f64
 }
 
 fn main() {
-    let (distinct, cd) = rate(false);
-    let (same, cs) = rate(true);
-    println!("local atomic verbs, {VERBS} fetch-and-adds posted back to back, PCIe Gen3 x16 model");
-    println!("{:<28} {:>12} {:>12} {:>10}", "stream", "verbs/cycle", "M verbs/s", "cycles");
-    println!("{:<28} {:>12.3} {:>12.1} {:>10}", "distinct words", distinct, distinct * CLOCK_MHZ, cd);
-    println!("{:<28} {:>12.3} {:>12.1} {:>10}", "one word (forwarding)", same, same * CLOCK_MHZ, cs);
-    println!("{:<28} {:>12.3} {:>12.1}", "unit limit (by construction)", 1.0, CLOCK_MHZ);
-    println!("each verb moves 64 B over PCIe each way plus TLP headers: the host path, not the unit, sets the rate");
+    let streams = [Stream::DistinctWords, Stream::OneWord, Stream::DistinctLines, Stream::OneLine];
+    println!("local atomic requests, {REQUESTS} posted back to back, results per cycle end to end");
+    println!("{:<28} {:>14} {:>14} {:>12} {:>14}", "stream", "Gen3 x16 /cyc", "Gen4 x16 /cyc", "Gen4 M/s", "unit limit /cyc");
+    let mut rows = Vec::new();
+    for stream in streams {
+        let (g3, c3) = rate(stream, PcieConfig::gen3_x16());
+        let (g4, c4) = rate(stream, PcieConfig::gen4_x16());
+        // The unit takes one slot a cycle: one verb, or a commit's three
+        // (its second result slot is queued while the next commit's first
+        // two slots come in).
+        let limit = match stream {
+            Stream::DistinctWords | Stream::OneWord => 1.0,
+            Stream::DistinctLines | Stream::OneLine => 1.0 / COMMIT_SLOTS as f64,
+        };
+        println!("{:<28} {:>14.3} {:>14.3} {:>12.1} {:>14.3}", stream.name(), g3, g4, g4 * CLOCK_MHZ, limit);
+        rows.push(json!({
+            "stream": stream.name(),
+            "gen3_x16_per_cycle": g3,
+            "gen3_x16_cycles": c3,
+            "gen4_x16_per_cycle": g4,
+            "gen4_x16_cycles": c4,
+            "unit_limit_per_cycle": limit,
+        }));
+    }
+    let oae_per_cycle = OAE_COMMITS_PER_SECOND / (CLOCK_MHZ * 1e6);
+    println!(
+        "OAE target: a 64 B commit at 100 GbE line rate = {:.1} M/s = {:.3} per cycle at {CLOCK_MHZ} MHz",
+        OAE_COMMITS_PER_SECOND / 1e6,
+        oae_per_cycle
+    );
+    println!("a verb moves 64 B over PCIe each way, a commit 192 B in and 128 B out, plus TLP headers;");
+    println!("the NIC's DMA read port takes one 64 B beat a cycle, so a commit costs three cycles there");
+
+    println!();
+    println!("remote verbs over ACP (two Verilated NICs): offer out -> COMMIT decided, one channel, idle link");
+    println!("{:<10} {:>10} {:>16} {:>18} {:>12}", "latency", "link RTT", "message (cyc)", "remote verb (cyc)", "verb - RTT");
+    let mut rtt_rows = Vec::new();
+    for latency in [25u32, 100, 250] {
+        // A round trip of the wire plus each side's register stages (the
+        // ACP port is registered both ways at the NIC boundary).
+        let rtt = 2 * latency as u64;
+        let msg = round_trip(latency, false);
+        let verb = round_trip(latency, true);
+        println!("{:<10} {:>10} {:>16} {:>18} {:>12}", latency, rtt, msg, verb, verb as i64 - rtt as i64);
+        rtt_rows.push(json!({"latency": latency, "wire_rtt_cycles": rtt, "message_cycles": msg, "remote_verb_cycles": verb}));
+    }
+    println!();
+    println!("remote verb throughput A->B (fetch-and-adds on distinct lines), verbs per cycle");
+    println!("{:<10} {:>8} {:>8} {:>8} {:>8}", "latency", "K=1", "K=4", "K=8", "K=16");
+    let mut k_rows = Vec::new();
+    for latency in [25u32, 100] {
+        let rates: Vec<f64> = [1u32, 4, 8, 16].iter().map(|&k| remote_rate(k, latency, 60_000)).collect();
+        println!("{:<10} {:>8.4} {:>8.4} {:>8.4} {:>8.4}", latency, rates[0], rates[1], rates[2], rates[3]);
+        k_rows.push(json!({"latency": latency, "k": [1, 4, 8, 16], "verbs_per_cycle": rates}));
+    }
+    let rev = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .unwrap_or_default();
     let out = json!({
         "bench": "atomics",
-        "verbs": VERBS,
+        "git_rev": rev.trim(),
+        "requests": REQUESTS,
         "clock_mhz": CLOCK_MHZ,
-        "local_distinct_verbs_per_cycle": distinct,
-        "local_same_word_verbs_per_cycle": same,
-        "unit_limit_verbs_per_cycle": 1.0,
+        "pcie_one_way_latency_cycles": PcieConfig::gen3_x16().one_way_latency_cycles,
+        "pcie_tlp_overhead_bytes": PcieConfig::gen3_x16().tlp_overhead_bytes,
+        "local": rows,
         "goal_verbs_per_second": 250e6,
-        "not_built": ["remote verbs over ACP", "multi-word commit"],
+        "oae_commit_target_per_second": OAE_COMMITS_PER_SECOND,
+        "oae_commit_target_per_cycle": oae_per_cycle,
+        "remote_round_trip": rtt_rows,
+        "remote_throughput": k_rows,
+        "not_built": ["remote multi-word commit", "bilateral swap"],
     });
     std::fs::create_dir_all("build/bench").unwrap();
     std::fs::write("build/bench/atomics.json", serde_json::to_string_pretty(&out).unwrap() + "\n").unwrap();
