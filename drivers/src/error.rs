@@ -48,6 +48,8 @@ pub enum Error {
     Atomic { addr: u32, status: u8 },
     #[error("atomic request not sent: {0}")]
     BadVerb(String),
+    #[error("remote verb with tag {tag} came back {}", if *in_doubt { "in doubt: the peer lost its link state after we committed it, so it may or may not have been applied; read the word to find out" } else { "not delivered: our link was reset before it was decided; it was not applied, post it again" })]
+    VerbHandedBack { tag: u16, in_doubt: bool },
     #[error("the simulator refused the request: {0}")]
     Simulator(String),
 }

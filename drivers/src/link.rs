@@ -82,6 +82,8 @@ impl LinkMsg {
 pub struct Link {
     rx: RxPipe,
     tx: TxPipe,
+    /// Messages read while [`Link::run_verb`] waited, for the next `recv`.
+    kept: Vec<LinkMsg>,
 }
 
 impl<C: Card> Device<C> {
@@ -99,7 +101,7 @@ impl<C: Card> Device<C> {
         let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
         self.write_checked(pipe_page(tx_pipe) + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE | pipe::TX_CTRL_ACP)?;
         self.seed_link(seed)?;
-        Ok(Link { rx, tx })
+        Ok(Link { rx, tx, kept: Vec::new() })
     }
 
     /// Stirs `seed` into the link's nonce generator. Two cards with the
@@ -192,6 +194,35 @@ impl Link {
         })
     }
 
+    /// Runs one remote verb and waits for its result, at most `max_polls`
+    /// polls (synchronous form). What else arrives meanwhile is kept for the
+    /// next [`Link::recv`]. A verb handed back instead is an error that says
+    /// whether it may have been applied.
+    pub fn run_verb<C: Card>(&mut self, dev: &mut Device<C>, verb: Verb, max_polls: u64) -> Result<VerbResult> {
+        let mut polls = 0;
+        while self.send_verbs(dev, &[verb])? == 0 {
+            polls += 1;
+            if polls > max_polls {
+                return Err(Error::NoResponse(format!("the link's TX ring stayed full for {max_polls} polls")));
+            }
+            dev.card_mut().relax();
+        }
+        while polls <= max_polls {
+            for m in self.read(dev)? {
+                if let Some(r) = m.verb_result().filter(|r| r.tag == verb.tag) {
+                    return Ok(r);
+                }
+                if let Some(v) = m.returned_verb().filter(|v| v.tag == verb.tag) {
+                    return Err(Error::VerbHandedBack { tag: v.tag, in_doubt: m.kind == MsgKind::InDoubt });
+                }
+                self.kept.push(m);
+            }
+            polls += 1;
+            dev.card_mut().relax();
+        }
+        Err(Error::NoResponse(format!("remote verb with tag {} got no result in {max_polls} polls", verb.tag)))
+    }
+
     /// Raw form for tests: posts `bytes` (whole 64-byte slots, header
     /// included) to the bound TX pipe as they are.
     pub fn send_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
@@ -201,6 +232,12 @@ impl Link {
     /// Every message waiting in the RX pipe, oldest first; their slots are
     /// freed. A slot with an unknown kind is a corrupt ring.
     pub fn recv<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<LinkMsg>> {
+        let mut out = std::mem::take(&mut self.kept);
+        out.extend(self.read(dev)?);
+        Ok(out)
+    }
+
+    fn read<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<LinkMsg>> {
         self.rx.take_slots(dev, |slot| {
             let kind = match slot[0] {
                 message::KIND_DELIVERED => MsgKind::Delivered,
@@ -217,7 +254,7 @@ impl Link {
 
     /// Polls until messages wait, at most `max_polls` times.
     pub fn wait<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {
-        self.rx.wait(dev, max_polls)
+        !self.kept.is_empty() || self.rx.wait(dev, max_polls)
     }
 
     /// True when the card has taken every posted message off the TX ring

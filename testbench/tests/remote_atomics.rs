@@ -55,8 +55,10 @@ impl Outcome {
         }
     }
 
+    /// Verbs with a result or handed back (an in-doubt verb may have both).
     fn accounted(&self) -> usize {
-        self.results.len() + self.returned.len()
+        let back = self.returned.iter().filter(|(v, _)| !self.results.contains_key(&v.tag)).count();
+        self.results.len() + back
     }
 }
 
@@ -294,4 +296,76 @@ fn a_remote_commit_is_refused_by_the_driver() {
     let e = t.a.link.send_verbs(&mut t.a.dev, &[v]).unwrap_err().to_string();
     assert!(e.contains("locally only"), "{e}");
     assert!(t.a.link.sent(&t.a.dev));
+}
+
+/// B resets its link while A has verbs in flight on all 16 channels (one
+/// fetch-and-add of 1 per line, on 256 lines): B undoes the verbs it held
+/// tentatively, and A hands back as in doubt those it had committed (their
+/// results were handed up) but B had not confirmed; undecided ones would be
+/// offered again. So every result saw 0 (a verb run twice without its undo
+/// would see 1), every line with a result not in doubt holds 1, an in-doubt
+/// line holds 0 (undone) or 1 (B heard COMMIT first), and some were undone.
+#[test]
+fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_doubt() {
+    // A long link, so that B's reset (a register write, a few hundred
+    // cycles on its way) lands while verbs are tentative at B and decided
+    // but unconfirmed at A.
+    let (mut t, mut at) = pair(LinkFaults { latency: 400, seed: 23, ..Default::default() });
+    let n = 256u16;
+    let line = |i: u16| 64 * i as u32;
+    let verbs: Vec<Verb> =
+        (0..n).map(|i| Verb { op: op::FETCH_ADD, tag: i, addr: line(i), operands: [1, 0, 0, 0], reserved_set: false }).collect();
+    let b_echo = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let seen = b_echo.clone();
+    let mut last_echo = 0;
+    t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
+        if side == pendulum_testbench::pair::Side::B && rec[pendulum_layout::acp::BYTE_OPCODE] == pendulum_layout::acp::OP_ECHO {
+            if cycle - last_echo > 100 {
+                seen.set(cycle);
+            }
+            last_echo = cycle;
+        }
+    }));
+    let mut out = Outcome::default();
+    let mut posted = 0;
+    let end = t.cycle() + 4_000_000;
+    let mut reset_done = false;
+    while out.accounted() < verbs.len() && t.cycle() < end {
+        posted += t.a.link.send_verbs(&mut t.a.dev, &verbs[posted..]).unwrap();
+        out.take(&mut t);
+        // The channels move nearly in step. Reset as B starts echoing: the
+        // write lands while B holds the verbs tentatively and A has decided
+        // COMMIT on them but heard no confirmation.
+        if !reset_done && out.results.len() >= 64 && t.cycle() - b_echo.get() < 16 {
+            t.b.dev.reset_link().unwrap();
+            reset_done = true;
+        }
+        t.pair.borrow_mut().run(8);
+    }
+    assert_eq!(out.accounted(), verbs.len(), "verbs unaccounted for");
+    assert!(out.returned.iter().all(|(_, k)| *k == MsgKind::InDoubt), "A kept its state, so nothing is 'not delivered'");
+    let doubt: std::collections::HashSet<u16> = out.returned.iter().map(|(v, _)| v.tag).collect();
+    assert!(!doubt.is_empty(), "no verb was past its commit when B reset: the test did not exercise the case");
+    for (r, _) in out.results.values() {
+        assert_eq!((r.status, r.old), (status::OK, 0), "verb {} saw a value it should not have", r.tag);
+    }
+    let words = b_words(&mut t, &mut at, &verbs.iter().map(|v| v.addr).collect::<Vec<_>>());
+    let mut undone = 0;
+    for (i, w) in words.into_iter().enumerate() {
+        let tag = i as u16;
+        if doubt.contains(&tag) {
+            assert!(w <= 1, "line {i} holds {w}");
+            undone += (w == 0) as u32;
+        } else {
+            assert!(out.results.contains_key(&tag), "verb {tag} neither returned nor in doubt");
+            assert_eq!(w, 1, "line {i}: its verb was committed, so it holds 1");
+        }
+    }
+    // B had not heard COMMIT for some when it reset, and undid them.
+    assert!(undone > 0, "no in-doubt verb was undone at B: the rollback on a reset was not exercised");
+    // The synchronous form works after all this, and reports the value.
+    let v = Verb { op: op::SWAP, tag: 9_999, addr: 64 * 300, operands: [77, 0, 0, 0], reserved_set: false };
+    let r = t.a.link.run_verb(&mut t.a.dev, v, 100_000).unwrap();
+    assert_eq!((r.status, r.old), (status::OK, 0));
+    assert_eq!(b_words(&mut t, &mut at, &[64 * 300]), vec![77], "the swap handed B A's value and A B's, in one round trip");
 }

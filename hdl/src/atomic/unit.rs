@@ -381,12 +381,6 @@ impl Logic for AtomicUnit {
             self.rv_valid.d.next = true;
             self.rv.d.next = self.verb.val();
         }
-        self.q_held.next = false;
-        for k in 0..K {
-            if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.q_line.val()) {
-                self.q_held.next = true;
-            }
-        }
         // The first channel with a rollback to do, and whether its verb wrote.
         self.rb_any.next = false;
         self.rb_ch.next = self.chan_id[0].val();
@@ -398,6 +392,14 @@ impl Logic for AtomicUnit {
                 self.rb_ch.next = self.chan_id[k].val();
                 self.rb_line.next = self.lock_line[k].q.val();
                 self.rb_locked.next = self.lock_valid[k].q.val();
+            }
+        }
+        // (While a rollback waits, its channel's line and undo entry must
+        // not be taken by a new remote verb: hold every line until it is done.)
+        self.q_held.next = self.rb_any.val();
+        for k in 0..K {
+            if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.q_line.val()) {
+                self.q_held.next = true;
             }
         }
         // A remote verb goes first; then a rollback, once no remote verb is
