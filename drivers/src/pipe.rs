@@ -115,6 +115,16 @@ impl RxPipe {
         self.poll(dev)
     }
 
+    /// Notification prefetch: asks the card for this pipe's next notification
+    /// now (NOTIF_PREFETCH), without freeing anything, so frames that arrive
+    /// while the application still works on its batch are announced at once
+    /// instead of after [`RxPipe::free`] re-arms the notification. Call it
+    /// when a batch is taken, before working on it.
+    /// (A posted write: the card cannot refuse it, so nothing waits for it.)
+    pub fn prefetch<C: Card>(&mut self, dev: &mut Device<C>) -> Result<()> {
+        dev.write(pipe_page(self.index) + pipe::NOTIF_PREFETCH.offset, 1)
+    }
+
     /// Hands slots up to `to` back to the card (the `end_slot` of a batch, or
     /// any frame boundary before it). This also re-arms the pipe's notification.
     pub fn free<C: Card>(&mut self, dev: &mut Device<C>, to: u32) -> Result<()> {

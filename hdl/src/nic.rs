@@ -436,7 +436,8 @@ impl Logic for PendulumNic {
             self.notif.tail[i].next = self.rx.tail[i].val();
             self.notif.enable[i].next = self.regs.enable[i].val();
             self.notif.notif_base[i].next = self.regs.notif_base[i].val();
-            self.notif.head_written[i].next = self.regs.head_written[i].val();
+            // A head write or a prefetch re-arms the pipe's notification.
+            self.notif.head_written[i].next = self.regs.head_written[i].val() | self.regs.prefetch[i].val();
         }
         self.notif.per_packet.next = self.regs.per_packet_notif.val();
         self.regs.events.pipe.next = self.rx.ev_pipe.val();

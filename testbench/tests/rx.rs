@@ -113,6 +113,44 @@ fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
 }
 
 #[test]
+fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 3, 8192);
+    let mut g = FrameGen::new(5);
+    let first = g.frame(64, 1);
+    dev.card_mut().sim.eth.push(first.clone());
+    let p = &mut pipes[1];
+    assert!(p.wait(&mut dev, 10_000));
+    let held_end = p.recv(&dev).end_slot();
+    assert_eq!(held_end, 1);
+    // More frames arrive while software holds its batch: without a prefetch
+    // (or a free) the pipe is not re-armed, so nothing is announced.
+    let more: Vec<Vec<u8>> = [100, 300].iter().map(|&len| g.frame(len, 1)).collect();
+    for f in &more {
+        dev.card_mut().sim.eth.push(f.clone());
+    }
+    assert!(dev.card_mut().sim.drain(10_000));
+    assert_eq!(p.recv(&dev).end_slot(), held_end, "announced without being re-armed");
+    let notifications = dev.counters().unwrap().notifications;
+    // The prefetch re-arms it without moving the head: the new frames are
+    // announced at once, behind the held ones, and the head stays put.
+    p.prefetch(&mut dev).unwrap();
+    assert!(dev.card_mut().sim.drain(10_000));
+    assert_eq!(dev.counters().unwrap().notifications, notifications + 1);
+    let batch = p.recv(&dev);
+    let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
+    let mut all = vec![first];
+    all.extend(more);
+    assert_eq!(got, all, "the batch holds the old frame and the new ones, unchanged");
+    let end = batch.end_slot();
+    drop(batch);
+    assert_eq!(dev.read(pipe_page(1) + pipe::HEAD.offset).unwrap(), 0, "a prefetch does not move the head");
+    assert_eq!(dev.read(pipe_page(1) + pipe::NOTIF_PREFETCH.offset).unwrap(), 0);
+    p.free(&mut dev, end).unwrap();
+    assert_eq!(dev.counters().unwrap().reg_errors, 0);
+}
+
+#[test]
 fn notification_record_layout_matches_the_layout_crate() {
     let mut dev = open();
     let _pipes = open_pipes(&mut dev, 2, 4096);

@@ -181,6 +181,7 @@ pub mod pipe {
     pub const TAIL: Reg = ro("TAIL", 0x28, "the NIC's position (slot): frames end before it");
     pub const RX_FRAMES: Reg = ro("RX_FRAMES", 0x2C, "frames written into this ring (32-bit, wraps)");
     pub const DROP_RING_FULL: Reg = ro("DROP_RING_FULL", 0x30, "frames dropped for lack of room (32-bit, wraps)");
+    pub const NOTIF_PREFETCH: Reg = rw("NOTIF_PREFETCH", 0x34, "notification prefetch: a write (any value) re-arms this pipe's notification now, without moving the head, so frames that arrive while software still holds its batch are announced at once; reads 0");
     // The TX pipe of the same index.
     pub const TX_RING_BASE_LO: Reg = rw("TX_RING_BASE_LO", 0x40, "bus address of the TX data ring, low 32 bits; 64-byte aligned");
     pub const TX_RING_BASE_HI: Reg = rw("TX_RING_BASE_HI", 0x44, "bus address of the TX data ring, high 32 bits");
@@ -196,7 +197,7 @@ pub mod pipe {
     /// Every pipe register, in address order.
     pub const ALL: &[Reg] = &[
         PIPE_ID, RING_BASE_LO, RING_BASE_HI, RING_BYTES, NOTIF_BASE_LO, NOTIF_BASE_HI, CTRL, HEAD,
-        TAIL, RX_FRAMES, DROP_RING_FULL, TX_RING_BASE_LO, TX_RING_BASE_HI, TX_RING_BYTES,
+        TAIL, RX_FRAMES, DROP_RING_FULL, NOTIF_PREFETCH, TX_RING_BASE_LO, TX_RING_BASE_HI, TX_RING_BYTES,
         TX_COMPL_BASE_LO, TX_COMPL_BASE_HI, TX_CTRL, TX_TAIL, TX_HEAD, TX_FRAMES, TX_DROPS,
     ];
 

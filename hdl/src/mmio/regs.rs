@@ -78,6 +78,9 @@ pub struct RegFile {
     pub head: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
     /// One-cycle pulse: software moved this pipe's head (re-arms its notification).
     pub head_written: [Signal<Out, Bit>; PIPES],
+    /// One-cycle pulse: software asked for this pipe's next notification now
+    /// (NOTIF_PREFETCH; re-arms it like a head write, without moving the head).
+    pub prefetch: [Signal<Out, Bit>; PIPES],
     pub per_packet_notif: Signal<Out, Bit>,
     /// The datapath's tail per pipe (read by software, bounds the head).
     pub tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
@@ -225,6 +228,7 @@ pub struct RegFile {
     p_notif_hi: Constant<Bits<OFF_BITS>>,
     p_ctrl: Constant<Bits<OFF_BITS>>,
     p_head: Constant<Bits<OFF_BITS>>,
+    p_prefetch: Constant<Bits<OFF_BITS>>,
     p_tail: Constant<Bits<OFF_BITS>>,
     p_frames: Constant<Bits<OFF_BITS>>,
     p_drops: Constant<Bits<OFF_BITS>>,
@@ -299,6 +303,7 @@ impl RegFile {
             enable: Default::default(),
             head: Default::default(),
             head_written: Default::default(),
+            prefetch: Default::default(),
             per_packet_notif: Default::default(),
             tail: Default::default(),
             events: Default::default(),
@@ -438,6 +443,7 @@ impl RegFile {
             p_notif_hi: off(pipe::NOTIF_BASE_HI),
             p_ctrl: off(pipe::CTRL),
             p_head: off(pipe::HEAD),
+            p_prefetch: off(pipe::NOTIF_PREFETCH),
             p_tail: off(pipe::TAIL),
             p_frames: off(pipe::RX_FRAMES),
             p_drops: off(pipe::DROP_RING_FULL),
@@ -560,6 +566,7 @@ impl Logic for RegFile {
             self.enable[i].next = self.enable_r[i].q.val();
             self.head[i].next = self.head_r[i].q.val();
             self.head_written[i].next = false;
+            self.prefetch[i].next = false;
         }
         self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
 
@@ -753,6 +760,8 @@ impl Logic for RegFile {
                                     self.tx_tail_r[i].d.next = self.zero16.val();
                                 }
                             }
+                        } else if self.wr_off.val() == self.p_prefetch.val() {
+                            self.prefetch[i].next = true;
                         } else if self.wr_off.val() == self.p_tx_tail.val() {
                             if self.tx_tail_ok[i].val() & self.tx_enable_r[i].q.val() {
                                 self.tx_tail_r[i].d.next = self.wr_data16.val();
@@ -977,6 +986,9 @@ impl Logic for RegFile {
                 }
                 if self.rd_off.val() == self.p_head.val() {
                     self.rd_data.next = self.rd_data.val() | self.head32[i].o.val();
+                    self.rd_hit.next = true;
+                }
+                if self.rd_off.val() == self.p_prefetch.val() {
                     self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.p_tail.val() {

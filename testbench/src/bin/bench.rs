@@ -104,48 +104,71 @@ fn notification_modes() -> Vec<String> {
 
 /// Latency from a frame's first beat at the NIC's port to the host seeing it
 /// in a batch (reactive notifications, host polling every 8 cycles), at 10%,
-/// 50% and 90% of the 100 GbE line rate, 10,000 frames each.
+/// 50% and 90% of the 100 GbE line rate, 10,000 frames each; then the same
+/// with a host that works `WORK` cycles on each batch before freeing it,
+/// without and with notification prefetch (asked for as the batch is taken).
 fn latency() -> Vec<String> {
-    const N: usize = 10_000;
+    const WORK: u64 = 200;
     println!("\nRX latency, first beat at the port to the frame in the host's hands (cycles at 250 MHz; host polls every 8)");
-    println!("{:>6} {:>6} {:>8} {:>8} {:>8}", "bytes", "load", "p50", "p99", "p99.9");
+    println!("{:>6} {:>6} {:>10} {:>9} {:>8} {:>8} {:>8}", "bytes", "load", "host work", "prefetch", "p50", "p99", "p99.9");
     let mut out = Vec::new();
+    let mut runs: Vec<(usize, f64, u64, bool)> = Vec::new();
     for size in [64usize, 1518] {
         for load in [0.1, 0.5, 0.9] {
-            let cfg = SimConfig { pacing: Pacing::LineRate { gbps: 100.0 * load, clock_mhz: CLOCK_MHZ }, ..SimConfig::default() };
-            let mut dev = Device::open(SimCard::new(cfg)).expect("open");
-            let mut pipe = dev.open_rx_pipe(0, 2 << 20).expect("pipe");
-            dev.card_mut().sim.arrivals = Some(Default::default());
-            let mut gen = FrameGen::new(7);
-            for _ in 0..N {
-                let f = gen.frame(size, 0);
-                dev.card_mut().sim.eth.push(f);
-            }
-            let mut lat = Vec::with_capacity(N);
-            while lat.len() < N {
-                let (n, end) = {
-                    let batch = pipe.recv(&dev);
-                    (batch.iter().count(), batch.end_slot())
-                };
-                if n == 0 {
-                    dev.card_mut().relax();
-                    continue;
-                }
-                let now = dev.card().sim.cycle();
-                for _ in 0..n {
-                    let t = dev.card_mut().sim.arrivals.as_mut().and_then(|a| a.pop_front()).expect("arrival");
-                    lat.push(now - t);
-                }
-                pipe.free(&mut dev, end).expect("free");
-            }
-            lat.sort_unstable();
-            let q = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
-            let (p50, p99, p999) = (q(0.5), q(0.99), q(0.999));
-            println!("{size:>6} {:>5.0}% {p50:>8} {p99:>8} {p999:>8}", load * 100.0);
-            out.push(format!(
-                "    {{\"frame_bytes\": {size}, \"load\": {load}, \"frames\": {N}, \"p50_cycles\": {p50}, \"p99_cycles\": {p99}, \"p999_cycles\": {p999}}}"
-            ));
+            runs.push((size, load, 0, false));
         }
     }
+    for size in [64usize, 1518] {
+        for prefetch in [false, true] {
+            runs.push((size, 0.5, WORK, prefetch));
+        }
+    }
+    for (size, load, work, prefetch) in runs {
+        let (p50, p99, p999) = rx_latency(size, load, work, prefetch);
+        println!("{size:>6} {:>5.0}% {work:>10} {:>9} {p50:>8} {p99:>8} {p999:>8}", load * 100.0, if prefetch { "yes" } else { "no" });
+        out.push(format!(
+            "    {{\"frame_bytes\": {size}, \"load\": {load}, \"host_work_cycles\": {work}, \"prefetch\": {prefetch}, \"frames\": 10000, \"p50_cycles\": {p50}, \"p99_cycles\": {p99}, \"p999_cycles\": {p999}}}"
+        ));
+    }
     out
+}
+
+/// (p50, p99, p99.9) of the RX latency of 10,000 frames of `size` at `load`
+/// of the line rate; the host works `work` cycles on each batch before
+/// freeing it, and asks for the next notification first if `prefetch`.
+fn rx_latency(size: usize, load: f64, work: u64, prefetch: bool) -> (u64, u64, u64) {
+    const N: usize = 10_000;
+    let cfg = SimConfig { pacing: Pacing::LineRate { gbps: 100.0 * load, clock_mhz: CLOCK_MHZ }, ..SimConfig::default() };
+    let mut dev = Device::open(SimCard::new(cfg)).expect("open");
+    let mut pipe = dev.open_rx_pipe(0, 2 << 20).expect("pipe");
+    dev.card_mut().sim.arrivals = Some(Default::default());
+    let mut gen = FrameGen::new(7);
+    for _ in 0..N {
+        let f = gen.frame(size, 0);
+        dev.card_mut().sim.eth.push(f);
+    }
+    let mut lat = Vec::with_capacity(N);
+    while lat.len() < N {
+        let (n, end) = {
+            let batch = pipe.recv(&dev);
+            (batch.iter().count(), batch.end_slot())
+        };
+        if n == 0 {
+            dev.card_mut().relax();
+            continue;
+        }
+        let now = dev.card().sim.cycle();
+        for _ in 0..n {
+            let t = dev.card_mut().sim.arrivals.as_mut().and_then(|a| a.pop_front()).expect("arrival");
+            lat.push(now - t);
+        }
+        if prefetch {
+            pipe.prefetch(&mut dev).expect("prefetch");
+        }
+        dev.card_mut().sim.run(work);
+        pipe.free(&mut dev, end).expect("free");
+    }
+    lat.sort_unstable();
+    let q = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+    (q(0.5), q(0.99), q(0.999))
 }
