@@ -1,7 +1,7 @@
 use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Result};
-use pendulum_layout::atomic::{op, status, Commit, Request, Verb, VerbResult, LINE_WORDS};
+use pendulum_layout::atomic::{op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS, WORD_OPS};
 use pendulum_layout::{global, pipe, pipe_page};
 
 /// Local atomic verbs: a TX pipe bound to the card's atomic unit carries the
@@ -42,7 +42,7 @@ impl Atomics {
     pub fn submit_requests<C: Card>(&mut self, dev: &mut Device<C>, requests: &[Request]) -> Result<usize> {
         refuse_bare_commit(requests.iter().filter_map(|q| match q {
             Request::Verb(v) => Some(v),
-            Request::Commit(_) => None,
+            Request::Commit(_) | Request::Words(_) => None,
         }))?;
         self.tx.send_slots(dev, requests, Request::to_slots)
     }
@@ -137,6 +137,16 @@ impl Atomics {
         Ok((r.status == status::OK, r.line))
     }
 
+    /// Multi-word commit in one slot on the 64-byte line at `addr`: up to
+    /// five word operations (compare, write, or both); every compare must
+    /// hold, then every write is done, all or nothing. Returns whether it
+    /// wrote, and each operation's word as it was before.
+    pub fn commit_words<C: Card>(&mut self, dev: &mut Device<C>, addr: u32, ops: &[WordOp]) -> Result<(bool, [u64; WORD_OPS])> {
+        let c = commit_words(self.take_tag(), addr, ops)?;
+        let r = self.run_request(dev, Request::Words(c), addr)?;
+        Ok((r.status == status::OK, r.word_olds))
+    }
+
     /// Masked fetch-and-add: `boundary` marks each field's top bit.
     pub fn masked_fetch_add<C: Card>(&mut self, dev: &mut Device<C>, addr: u32, add: u64, boundary: u64) -> Result<u64> {
         Ok(self.run(dev, op::MASKED_FETCH_ADD, addr, [add, boundary, 0, 0])?.old)
@@ -153,4 +163,17 @@ fn refuse_bare_commit<'a>(mut verbs: impl Iterator<Item = &'a Verb>) -> Result<(
         ))),
         None => Ok(()),
     }
+}
+
+/// A [`CommitWords`] of `ops` (at most five; the rest unused), or why not.
+pub fn commit_words(tag: u16, addr: u32, ops: &[WordOp]) -> Result<CommitWords> {
+    if ops.len() > WORD_OPS {
+        return Err(Error::BadVerb(format!("a one-slot commit takes at most {WORD_OPS} word operations, not {}", ops.len())));
+    }
+    if let Some(o) = ops.iter().find(|o| o.word as usize >= LINE_WORDS) {
+        return Err(Error::BadVerb(format!("word {} is not in a line (0..{LINE_WORDS})", o.word)));
+    }
+    let mut all = [WordOp::default(); WORD_OPS];
+    all[..ops.len()].copy_from_slice(ops);
+    Ok(CommitWords { tag, addr, ops: all, reserved_set: false })
 }

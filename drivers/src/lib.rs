@@ -28,7 +28,7 @@ pub mod sim_proto;
 mod sys;
 mod tx;
 
-pub use atomics::Atomics;
+pub use atomics::{commit_words, Atomics};
 pub use card::{Card, DmaRegion, RegionKind};
 pub use device::{Counters, Device};
 pub use error::{Error, Result};

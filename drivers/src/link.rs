@@ -2,7 +2,7 @@ use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Result};
 use pendulum_layout::acp::{self, link_state, message, ECHO_RESULT_BYTES, PAYLOAD_BYTES};
-use pendulum_layout::atomic::{self, Verb, VerbResult};
+use pendulum_layout::atomic::{self, Request, Verb, VerbResult};
 use pendulum_layout::{global, pipe, pipe_page, Counter, BEAT_BYTES};
 
 /// The ACP link's state (LINK_STATE).
@@ -180,16 +180,28 @@ impl Link {
     /// round trip. A multi-word commit does not fit one link payload and is
     /// refused here.
     pub fn send_verbs<C: Card>(&mut self, dev: &mut Device<C>, verbs: &[Verb]) -> Result<usize> {
-        if let Some(v) = verbs.iter().find(|v| v.op == atomic::op::COMMIT) {
+        let requests: Vec<Request> = verbs.iter().map(|&v| v.into()).collect();
+        self.send_requests(dev, &requests)
+    }
+
+    /// [`Link::send_verbs`] for verbs and one-slot commits (`COMMIT_WORDS`)
+    /// mixed; a three-slot COMMIT is refused: it does not fit a payload.
+    pub fn send_requests<C: Card>(&mut self, dev: &mut Device<C>, requests: &[Request]) -> Result<usize> {
+        let bad = requests.iter().find(|q| match q {
+            Request::Verb(v) => v.op == atomic::op::COMMIT,
+            Request::Commit(_) => true,
+            Request::Words(_) => false,
+        });
+        if let Some(q) = bad {
             return Err(Error::BadVerb(format!(
-                "verb with tag {} is a COMMIT: multi-word commits run locally only (a commit is 192 bytes, a link payload 56)",
-                v.tag
+                "request with tag {} is a three-slot COMMIT: it runs locally only (192 bytes; a link payload holds 56); use a one-slot COMMIT_WORDS (up to five words)",
+                q.tag()
             )));
         }
-        self.tx.send_slots(dev, verbs, |v| {
+        self.tx.send_slots(dev, requests, |q| {
             let mut slot = [0u8; BEAT_BYTES];
             slot[0] = message::KIND_SEND_VERB;
-            slot[message::PAYLOAD_OFFSET..].copy_from_slice(&v.to_slot()[..PAYLOAD_BYTES]);
+            slot[message::PAYLOAD_OFFSET..].copy_from_slice(&q.to_slots()[..PAYLOAD_BYTES]);
             slot
         })
     }

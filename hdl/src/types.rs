@@ -121,11 +121,11 @@ pub struct RemoteVerb {
     pub channel: Bits<{ pendulum_layout::params::ACP_CHANNEL_BITS }>,
 }
 
-/// A remote verb's result, back from the atomic unit: the first 16 bytes of
+/// A remote verb's result, back from the atomic unit: the first 48 bytes of
 /// its result slot, for the ECHO record of `channel`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct RemoteResult {
-    pub result: Bits<128>,
+    pub result: Bits<384>,
     pub channel: Bits<{ pendulum_layout::params::ACP_CHANNEL_BITS }>,
 }
 

@@ -2,7 +2,7 @@
 //! reference semantics in `pendulum_layout::atomic::execute`, bit for bit.
 
 use pendulum_driver::{Atomics, Card, Device, Error};
-use pendulum_layout::atomic::{execute_request, op, status, Commit, Request, Verb, VerbResult, LINE_WORDS};
+use pendulum_layout::atomic::{execute_request, op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS};
 use pendulum_layout::params::ATOMIC_BYTES;
 use pendulum_layout::Counter;
 use pendulum_testbench::{SimCard, SimConfig};
@@ -54,8 +54,8 @@ const ADDRS: [u32; 7] = [0, 8, 16, 4096, ATOMIC_BYTES - 8, ATOMIC_BYTES, 12];
 
 fn verb_strategy() -> impl Strategy<Value = (u8, usize, [u64; 4], bool, bool)> {
     (
-        // Opcode 6 is the commit header: commits come from commit_strategy.
-        prop_oneof![8 => 1u8..=5, 1 => Just(0u8), 1 => 7u8..=255],
+        // Opcodes 6 and 7 are commits: they come from their own strategies.
+        prop_oneof![8 => 1u8..=5, 1 => Just(0u8), 1 => 8u8..=255],
         prop_oneof![10 => 0usize..5, 1 => 5usize..7],
         any::<[u64; 4]>(),
         any::<bool>(),
@@ -81,6 +81,18 @@ fn commit_strategy() -> impl Strategy<Value = (usize, u8, u8, [u64; 8], [u64; 8]
     )
 }
 
+/// A one-slot commit: its line, five operations (compare, write, word,
+/// value; some words out of range to test refusal), whether compares use the
+/// current words, and reserved bytes set.
+fn words_strategy() -> impl Strategy<Value = (usize, [(bool, bool, u8, u64); 5], bool, bool)> {
+    (
+        prop_oneof![10 => 0usize..3, 1 => 3usize..6],
+        prop::array::uniform5((any::<bool>(), any::<bool>(), prop_oneof![20 => 0u8..8, 1 => 8u8..64], any::<u64>())),
+        prop::bool::weighted(0.7),
+        prop::bool::weighted(0.03),
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
@@ -89,7 +101,11 @@ proptest! {
     /// execution.
     #[test]
     fn random_verb_streams_match_the_reference_model(
-        spec in prop::collection::vec(prop_oneof![4 => verb_strategy().prop_map(Ok), 1 => commit_strategy().prop_map(Err)], 1..300)
+        spec in prop::collection::vec(prop_oneof![
+            6 => verb_strategy().prop_map(|v| (Some(v), None, None)),
+            1 => commit_strategy().prop_map(|c| (None, Some(c), None)),
+            2 => words_strategy().prop_map(|w| (None, None, Some(w))),
+        ], 1..300)
     ) {
         let (mut dev, mut at) = open();
         let mut model = vec![0u64; ATOMIC_BYTES as usize / 8];
@@ -98,7 +114,7 @@ proptest! {
         for (i, item) in spec.into_iter().enumerate() {
             let tag = i as u16;
             let q = match item {
-                Ok((opc, a, mut operands, use_current, reserved)) => {
+                (Some((opc, a, mut operands, use_current, reserved)), _, _) => {
                     let addr = ADDRS[a];
                     // Half the compares use the word's current value, so swaps happen.
                     if use_current && (opc == op::CAS || opc == op::MASKED_CAS) && addr % 8 == 0 && addr < ATOMIC_BYTES {
@@ -106,13 +122,24 @@ proptest! {
                     }
                     Request::Verb(Verb { op: opc, tag, addr, operands, reserved_set: reserved })
                 }
-                Err((l, compare_mask, write_mask, mut compare, write, use_current, reserved)) => {
+                (_, Some((l, compare_mask, write_mask, mut compare, write, use_current, reserved)), _) => {
                     let addr = LINES[l];
                     if use_current && addr % 64 == 0 && addr < ATOMIC_BYTES {
                         compare.copy_from_slice(&model[addr as usize / 8..][..LINE_WORDS]);
                     }
                     Request::Commit(Commit { tag, addr, compare_mask, write_mask, compare, write, reserved_set: reserved })
                 }
+                (_, _, Some((l, ops, use_current, reserved))) => {
+                    let addr = LINES[l];
+                    let ops = ops.map(|(compare, write, word, mut value)| {
+                        if use_current && compare && word < 8 && addr % 64 == 0 && addr < ATOMIC_BYTES {
+                            value = model[addr as usize / 8 + word as usize];
+                        }
+                        WordOp { compare, write, word, value }
+                    });
+                    Request::Words(CommitWords { tag, addr, ops, reserved_set: reserved })
+                }
+                _ => unreachable!(),
             };
             expect.push(execute_request(&mut model, &q));
             verbs.push(q);
@@ -276,4 +303,24 @@ fn a_commit_cut_short_by_the_rung_tail_is_dropped_and_counted() {
     let (wrote, _) = at.commit(&mut dev, 0, 0, [0; 8], 0xFF, [0xEE; 8]).unwrap();
     assert!(wrote);
     assert_eq!(at.fetch_add(&mut dev, 56, 0).unwrap(), 0xEE);
+}
+
+#[test]
+fn one_slot_commits_through_the_driver() {
+    let (mut dev, mut at) = open();
+    let line = 0x300;
+    for w in 0..8u32 {
+        at.swap(&mut dev, line + 8 * w, 10 * w as u64).unwrap();
+    }
+    let cmp = |word, value| WordOp { compare: true, write: false, word, value };
+    let set = |word, value| WordOp { compare: false, write: true, word, value };
+    // Word 2 holds 20: words 0, 5 and 7 are written; the old values come back per operation.
+    let (wrote, olds) = at.commit_words(&mut dev, line, &[cmp(2, 20), set(0, 1), set(5, 2), set(7, 3)]).unwrap();
+    assert!(wrote);
+    assert_eq!(olds, [20, 0, 50, 70, 0]);
+    let (wrote, olds) = at.commit_words(&mut dev, line, &[cmp(2, 21), set(0, 9)]).unwrap();
+    assert!(!wrote, "word 2 is 20, not 21");
+    assert_eq!(olds[1], 1, "nothing was written");
+    assert!(matches!(at.commit_words(&mut dev, line, &[set(8, 1)]), Err(Error::BadVerb(_))));
+    assert!(matches!(at.commit_words(&mut dev, line + 8, &[set(1, 1)]), Err(Error::Atomic { status: status::MISALIGNED, .. })));
 }

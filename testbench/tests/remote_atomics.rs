@@ -10,7 +10,7 @@
 //! under link faults (no verb applied twice, none lost).
 
 use pendulum_driver::{Atomics, MsgKind};
-use pendulum_layout::atomic::{execute, op, status, Verb, VerbResult};
+use pendulum_layout::atomic::{execute_request, op, status, CommitWords, Request, Verb, VerbResult, WordOp};
 use pendulum_layout::global;
 use pendulum_layout::params::ATOMIC_BYTES;
 use pendulum_testbench::acp_traffic::AcpTraffic;
@@ -65,13 +65,14 @@ impl Outcome {
 /// Posts `verbs` on A's link (as many per doorbell as fit) and runs until
 /// each has a result or came back, at most `max_cycles`. Returns the
 /// outcome and the cycle each verb was posted.
-fn run_remote(t: &mut AcpTraffic, verbs: &[Verb], max_cycles: u64) -> (Outcome, Vec<u64>) {
+fn run_remote<Q: Copy + Into<Request>>(t: &mut AcpTraffic, verbs: &[Q], max_cycles: u64) -> (Outcome, Vec<u64>) {
+    let verbs: Vec<Request> = verbs.iter().map(|&q| q.into()).collect();
     let mut out = Outcome::default();
     let mut posted = Vec::new();
     let end = t.cycle() + max_cycles;
     while out.accounted() < verbs.len() && t.cycle() < end {
         if posted.len() < verbs.len() {
-            let n = t.a.link.send_verbs(&mut t.a.dev, &verbs[posted.len()..]).unwrap();
+            let n = t.a.link.send_requests(&mut t.a.dev, &verbs[posted.len()..]).unwrap();
             let now = t.cycle();
             posted.extend(std::iter::repeat(now).take(n));
         }
@@ -89,13 +90,29 @@ fn b_words(t: &mut AcpTraffic, at: &mut Atomics, addrs: &[u32]) -> Vec<u64> {
 
 const ADDRS: [u32; 6] = [0, 8, 64, 4096, ATOMIC_BYTES - 8, 12];
 
+/// A verb (opcode 7: a one-slot commit on the verb's line, its operations
+/// from the operands), its address, operands, and whether compares use the
+/// current value.
 fn verb_strategy() -> impl Strategy<Value = (u8, usize, [u64; 4], bool)> {
     (
-        prop_oneof![9 => 1u8..=5, 1 => Just(0u8)],
+        prop_oneof![9 => 1u8..=5, 1 => Just(0u8), 2 => Just(op::COMMIT_WORDS)],
         prop_oneof![10 => 0usize..5, 1 => Just(5usize)],
         any::<[u64; 4]>(),
         any::<bool>(),
     )
+}
+
+/// A one-slot commit on the line of `addr` built from `operands`: compare
+/// one word (its current value if `current` is given), write two.
+fn words_from(tag: u16, addr: u32, operands: [u64; 4], current: Option<&[u64]>) -> CommitWords {
+    let line = addr & !63;
+    let w = |k: usize| (operands[k] % 8) as u8;
+    let compare_value = current.map_or(operands[1], |m| m[line as usize / 8 + w(0) as usize]);
+    let mut ops = [WordOp::default(); 5];
+    ops[0] = WordOp { compare: true, write: false, word: w(0), value: compare_value };
+    ops[1] = WordOp { compare: false, write: true, word: w(2), value: operands[2] };
+    ops[2] = WordOp { compare: false, write: true, word: w(3), value: operands[3] };
+    CommitWords { tag, addr: if addr % 8 != 0 { addr } else { line }, ops, reserved_set: false }
 }
 
 proptest! {
@@ -115,12 +132,18 @@ proptest! {
         let mut expect = Vec::new();
         for (i, (opc, a, mut operands, use_current)) in spec.into_iter().enumerate() {
             let addr = ADDRS[a];
-            if use_current && (opc == op::CAS || opc == op::MASKED_CAS) && addr % 8 == 0 && addr < ATOMIC_BYTES {
-                operands[0] = model[addr as usize / 8];
-            }
-            let v = Verb { op: opc, tag: i as u16, addr, operands, reserved_set: false };
-            expect.push(execute(&mut model, &v));
-            verbs.push(v);
+            let tag = i as u16;
+            let q = if opc == op::COMMIT_WORDS {
+                let in_range = addr < ATOMIC_BYTES;
+                Request::Words(words_from(tag, addr, operands, (use_current && in_range).then_some(&model[..])))
+            } else {
+                if use_current && (opc == op::CAS || opc == op::MASKED_CAS) && addr % 8 == 0 && addr < ATOMIC_BYTES {
+                    operands[0] = model[addr as usize / 8];
+                }
+                Request::Verb(Verb { op: opc, tag, addr, operands, reserved_set: false })
+            };
+            expect.push(execute_request(&mut model, &q));
+            verbs.push(q);
         }
         let (out, _) = run_remote(&mut t, &verbs, 2_000_000);
         prop_assert_eq!(out.returned.len(), 0);
@@ -128,7 +151,11 @@ proptest! {
         for e in &expect {
             prop_assert_eq!(&out.results[&e.tag].0, e);
         }
-        let words: Vec<u32> = ADDRS.iter().copied().filter(|a| a % 8 == 0 && *a < ATOMIC_BYTES).collect();
+        let words: Vec<u32> = ADDRS
+            .iter()
+            .filter(|a| **a < ATOMIC_BYTES)
+            .flat_map(|&a| (0..8).map(move |w| (a & !63) + 8 * w))
+            .collect();
         let mem = b_words(&mut t, &mut at, &words);
         for (a, v) in words.iter().zip(mem) {
             prop_assert_eq!(v, model[*a as usize / 8], "B's word at {:#x}", a);

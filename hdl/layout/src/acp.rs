@@ -43,11 +43,12 @@ pub const OP_ECHO: u8 = 0x03;
 /// The channel's states and moves are those of any transfer.
 pub const OP_OFFER_VERB: u8 = 0x05;
 /// Where an ECHO record's payload holds a remote verb's result (payload
-/// bytes 8..24, record bytes 16..32): the first 16 bytes of a result slot
-/// (`pendulum_layout::atomic`: kind, op, tag, status, old value).
+/// bytes 8..56, record bytes 16..64): the first 48 bytes of a result slot
+/// (`pendulum_layout::atomic`: kind, op, tag, status, differ, then the old
+/// value, or a COMMIT_WORDS' five old words).
 pub const ECHO_RESULT_OFFSET: usize = 8;
 /// Bytes of a remote verb's result in an ECHO record.
-pub const ECHO_RESULT_BYTES: usize = 16;
+pub const ECHO_RESULT_BYTES: usize = 48;
 /// Re-entanglement: slice 1 = nonce (low 32) | nonce heard from the peer (high
 /// 32, 0 if none); slice 2 = incarnation (low 32: drawn when this side's
 /// link state starts and at every reset of it; a peer whose incarnation is
@@ -289,7 +290,7 @@ pub mod message {
     /// peer lost its state before confirming).
     pub const KIND_IN_DOUBT: u8 = 0x03;
     /// Byte 0: the result of one of our remote verbs, returned at the commit
-    /// decision; bytes 8..24 are the first 16 bytes of its result slot.
+    /// decision; bytes 8..56 are the first 48 bytes of its result slot.
     pub const KIND_VERB_RESULT: u8 = 0x04;
     /// Byte 1 of a received slot: the channel it travelled on.
     pub const BYTE_CHANNEL: usize = 1;
@@ -308,7 +309,7 @@ pub fn layout_markdown() -> String {
             tx_state::NAMES.join("/"), rx_state::NAMES.join("/"))),
         ("3", "transition", "last move: bit 7 reverse, bit 6 receiver role, bits 5..3 from, 2..0 to (traces only)".to_string()),
         ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64".to_string()),
-        ("8..64", "slices 1–7", "OFFER: the 56-byte payload; OFFER_VERB: the verb; ECHO: digest (CRC-32C of the payload heard) in bytes 8..12, and a verb's result in bytes 16..32; ENTANGLE: nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22".to_string()),
+        ("8..64", "slices 1–7", "OFFER: the 56-byte payload; OFFER_VERB: the verb; ECHO: digest (CRC-32C of the payload heard) in bytes 8..12, and a verb's result in bytes 16..64; ENTANGLE: nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22".to_string()),
     ];
     for (b, f, c) in rows {
         s += &format!("| {b} | {f} | {c} |\n");

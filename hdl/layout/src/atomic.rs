@@ -44,6 +44,12 @@ pub const KIND_RESULT: u8 = 0xA8;
 pub const SLOT_BYTES: usize = 64;
 /// Words in one line of atomic memory, the unit of a multi-word commit.
 pub const LINE_WORDS: usize = 8;
+/// Word operations in one [`CommitWords`] slot.
+pub const WORD_OPS: usize = 5;
+/// Bits of a [`CommitWords`] descriptor byte: compare, write, and the word.
+pub const WORD_OP_COMPARE: u8 = 0x80;
+pub const WORD_OP_WRITE: u8 = 0x40;
+pub const WORD_OP_WORD: u8 = 0x07;
 /// Slots of a commit verb (header, compare line, write line) and of its result.
 pub const COMMIT_SLOTS: usize = 3;
 pub const COMMIT_RESULT_SLOTS: usize = 2;
@@ -67,7 +73,11 @@ pub mod op {
     /// if every word under the compare mask equals the compare line, write
     /// the words under the write mask; all or nothing.
     pub const COMMIT: u8 = 6;
-    pub const NAMES: [&str; 7] = ["?", "CAS", "FETCH_ADD", "SWAP", "MASKED_CAS", "MASKED_FETCH_ADD", "COMMIT"];
+    /// Multi-word commit in one slot ([`super::CommitWords`]): up to
+    /// [`super::WORD_OPS`] compares and writes on words of one line, all or
+    /// nothing. Fits a link payload, so it also runs remotely.
+    pub const COMMIT_WORDS: u8 = 7;
+    pub const NAMES: [&str; 8] = ["?", "CAS", "FETCH_ADD", "SWAP", "MASKED_CAS", "MASKED_FETCH_ADD", "COMMIT", "COMMIT_WORDS"];
 }
 
 /// Result status (byte 4 of a result).
@@ -110,9 +120,61 @@ pub struct Commit {
     pub reserved_set: bool,
 }
 
+/// One word operation of a [`CommitWords`]: compare the word with `value`,
+/// write `value` to it (only if every compare of the commit held), or both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WordOp {
+    pub compare: bool,
+    pub write: bool,
+    /// Word of the line, 0..8.
+    pub word: u8,
+    pub value: u64,
+}
+
+/// A multi-word commit in one slot, on the line at byte address `addr`:
+/// every compare must hold, then every write is done; all or nothing.
+/// Unused operations have neither `compare` nor `write`; a word written
+/// twice takes the later value.
+///
+/// | bytes | slot | result |
+/// |---|---|---|
+/// | 0..8 | kind, [`op::COMMIT_WORDS`], tag, line address | kind, op, tag, status (4), words that compared unequal (5) |
+/// | 8..13 | one descriptor per operation: [`WORD_OP_COMPARE`], [`WORD_OP_WRITE`], word in bits 2..0; bits 5..3 zero | 8..48: the old value of each operation's word |
+/// | 13..16 | reserved, zero | |
+/// | 16..56 | the operations' values | |
+/// | 56..64 | reserved, zero | |
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommitWords {
+    pub tag: u16,
+    pub addr: u32,
+    pub ops: [WordOp; WORD_OPS],
+    /// Tests only: reserved bytes set.
+    pub reserved_set: bool,
+}
+
+impl CommitWords {
+    pub fn to_slot(&self) -> [u8; SLOT_BYTES] {
+        let mut s = [0u8; SLOT_BYTES];
+        s[0] = KIND_VERB;
+        s[1] = op::COMMIT_WORDS;
+        s[2..4].copy_from_slice(&self.tag.to_le_bytes());
+        s[4..8].copy_from_slice(&self.addr.to_le_bytes());
+        for (j, o) in self.ops.iter().enumerate() {
+            s[8 + j] = (o.compare as u8) << 7 | (o.write as u8) << 6 | (o.word & 0x3F);
+            s[16 + 8 * j..24 + 8 * j].copy_from_slice(&o.value.to_le_bytes());
+        }
+        if self.reserved_set {
+            s[13] = 1;
+        }
+        s
+    }
+}
+
 /// One result. For a commit, `old` is 0 and `line` holds the line as it was
 /// before (on a failed compare, its current values) and `differ` the words
-/// that compared unequal; for single-word verbs both are zero.
+/// that compared unequal; for single-word verbs both are zero. For a
+/// [`CommitWords`], `word_olds` holds the old value of each operation's word
+/// (`old` repeats the first) and `differ` the words that compared unequal.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct VerbResult {
     pub op: u8,
@@ -121,6 +183,7 @@ pub struct VerbResult {
     pub old: u64,
     pub line: [u64; LINE_WORDS],
     pub differ: u8,
+    pub word_olds: [u64; WORD_OPS],
 }
 
 /// What a host posts to the atomic unit: a single-word verb or a commit.
@@ -128,6 +191,13 @@ pub struct VerbResult {
 pub enum Request {
     Verb(Verb),
     Commit(Commit),
+    Words(CommitWords),
+}
+
+impl From<CommitWords> for Request {
+    fn from(c: CommitWords) -> Self {
+        Request::Words(c)
+    }
 }
 
 impl From<Verb> for Request {
@@ -147,6 +217,7 @@ impl Request {
         match self {
             Request::Verb(v) => v.tag,
             Request::Commit(c) => c.tag,
+            Request::Words(c) => c.tag,
         }
     }
 
@@ -155,6 +226,7 @@ impl Request {
         match self {
             Request::Verb(v) => v.to_slot().to_vec(),
             Request::Commit(c) => c.to_slots().to_vec(),
+            Request::Words(c) => c.to_slot().to_vec(),
         }
     }
 }
@@ -235,6 +307,10 @@ impl VerbResult {
             old: u64::from_le_bytes(s[8..16].try_into().unwrap()),
             ..VerbResult::default()
         };
+        if r.op == op::COMMIT_WORDS {
+            r.differ = s[5];
+            r.word_olds = std::array::from_fn(|j| u64::from_le_bytes(s[8 + 8 * j..16 + 8 * j].try_into().unwrap()));
+        }
         if r.op != op::COMMIT {
             return Some((r, 1));
         }
@@ -286,11 +362,46 @@ pub fn execute_commit(mem: &mut [u64], c: &Commit) -> VerbResult {
     VerbResult { line: old, differ, ..r(if differ == 0 { status::OK } else { status::COMPARE_FAILED }) }
 }
 
+/// The reference semantics of a one-slot commit on `mem` (64-bit words).
+pub fn execute_words(mem: &mut [u64], c: &CommitWords) -> VerbResult {
+    let r = |status| VerbResult { op: op::COMMIT_WORDS, tag: c.tag, status, ..VerbResult::default() };
+    if c.reserved_set || c.ops.iter().any(|o| o.word & !WORD_OP_WORD != 0) {
+        return r(status::BAD_OPCODE);
+    }
+    if c.addr % SLOT_BYTES as u32 != 0 {
+        return r(status::MISALIGNED);
+    }
+    let first = c.addr as usize / 8;
+    let Some(words) = mem.get_mut(first..first + LINE_WORDS) else {
+        return r(status::OUT_OF_RANGE);
+    };
+    let old: [u64; LINE_WORDS] = words.try_into().unwrap();
+    let differ = c
+        .ops
+        .iter()
+        .filter(|o| o.compare && old[o.word as usize] != o.value)
+        .fold(0u8, |m, o| m | 1 << o.word);
+    if differ == 0 {
+        for o in c.ops.iter().filter(|o| o.write) {
+            words[o.word as usize] = o.value;
+        }
+    }
+    let word_olds: [u64; WORD_OPS] =
+        std::array::from_fn(|j| if c.ops[j].compare || c.ops[j].write { old[c.ops[j].word as usize] } else { 0 });
+    VerbResult {
+        differ,
+        word_olds,
+        old: word_olds[0],
+        ..r(if differ == 0 { status::OK } else { status::COMPARE_FAILED })
+    }
+}
+
 /// The reference semantics of any request.
 pub fn execute_request(mem: &mut [u64], q: &Request) -> VerbResult {
     match q {
         Request::Verb(v) => execute(mem, v),
         Request::Commit(c) => execute_commit(mem, c),
+        Request::Words(c) => execute_words(mem, c),
     }
 }
 
@@ -401,6 +512,35 @@ mod tests {
         // A bare COMMIT opcode in a one-slot verb is refused.
         let v = Verb { op: op::COMMIT, tag: 0, addr: 0, operands: [0; 4], reserved_set: false };
         assert_eq!(execute(&mut m, &v).status, status::BAD_OPCODE);
+    }
+
+    #[test]
+    fn one_slot_commits_compare_then_write() {
+        let mut m: Vec<u64> = (0..16).collect();
+        let op = |compare, write, word, value| WordOp { compare, write, word, value };
+        let mut c = CommitWords {
+            tag: 4,
+            addr: 64,
+            ops: [op(true, false, 1, 9), op(false, true, 1, 100), op(false, true, 7, 107), op(false, true, 7, 108), WordOp::default()],
+            reserved_set: false,
+        };
+        let r = execute_words(&mut m, &c);
+        assert_eq!((r.status, r.differ, r.word_olds, r.old), (status::OK, 0, [9, 9, 15, 15, 0], 9));
+        assert_eq!((m[9], m[15]), (100, 108), "a word written twice takes the later value");
+        let r = execute_words(&mut m, &c);
+        assert_eq!((r.status, r.differ), (status::COMPARE_FAILED, 0b10));
+        assert_eq!((m[9], m[15]), (100, 108));
+        c.ops[4] = op(false, false, 9, 0);
+        assert_eq!(execute_words(&mut m, &c).status, status::BAD_OPCODE, "bits 5..3 of a descriptor set");
+        let s = CommitWords { ops: [op(true, true, 3, 5); 5], ..c }.to_slot();
+        assert_eq!((s[1], s[8], s[16]), (op::COMMIT_WORDS, 0xC3, 5));
+        let mut r = [0u8; 64];
+        r[0] = KIND_RESULT;
+        r[1] = op::COMMIT_WORDS;
+        r[5] = 3;
+        r[16..24].copy_from_slice(&7u64.to_le_bytes());
+        let (got, n) = VerbResult::from_slots(&r).unwrap();
+        assert_eq!((n, got.differ, got.word_olds[1]), (1, 3, 7));
     }
 
     #[test]

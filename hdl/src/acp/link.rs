@@ -116,9 +116,9 @@ pub struct AcpLink {
     tx_verb: [DFF<Bit>; K],
     rx_verb: [DFF<Bit>; K],
     res_ready: [DFF<Bit>; K],
-    res_ram: RAM<Bits<128>, CB>,
+    res_ram: RAM<Bits<384>, CB>,
     /// Sender role: a verb's result heard at the commit decision, to hand up.
-    vres_ram: RAM<Bits<128>, CB>,
+    vres_ram: RAM<Bits<384>, CB>,
     vres_pending: [DFF<Bit>; K],
     /// The channel whose result was written last cycle: the scanner's read
     /// of it that cycle saw the RAM from before the write.
@@ -228,7 +228,7 @@ pub struct AcpLink {
     ret_buf: Signal<Local, Bits<448>>,
     ret_is_doubt: Signal<Local, Bit>,
     vres_go: Signal<Local, Bit>,
-    vres448: ZeroExtend<128, 448>,
+    vres448: ZeroExtend<384, 448>,
     ret_chan8: ZeroExtend<CB, 8>,
     h_chan8: ZeroExtend<CB, 8>,
     push: Signal<Local, Bit>,
@@ -248,9 +248,9 @@ pub struct AcpLink {
     t_tx_verb: Signal<Local, Bit>,
     t_rx_verb: Signal<Local, Bit>,
     t_res_ready: Signal<Local, Bit>,
-    t_res: Signal<Local, Bits<128>>,
+    t_res: Signal<Local, Bits<384>>,
     echo_lo: ZeroExtend<32, 64>,
-    echo_hi: Concat<128, 64, 192>,
+    echo_hi: Concat<384, 64, 448>,
     t_op: Signal<Local, Bits<8>>,
     t_payload: Signal<Local, Bits<448>>,
     t_head: Signal<Local, Bits<32>>,
@@ -263,7 +263,6 @@ pub struct AcpLink {
     head_lo: Concat<8, 8, 16>,
     head: Concat<16, 16, 32>,
     op_head: ZeroExtend<8, 32>,
-    digest448: ZeroExtend<192, 448>,
     ent_lo: Concat<32, 32, 64>,
     ent_all: Concat<32, 64, 96>,
     ent448: ZeroExtend<112, 448>,
@@ -298,7 +297,7 @@ pub struct AcpLink {
     c_op_echo: Constant<Bits<8>>,
     c_op_offer_verb: Constant<Bits<8>>,
     c_kind_verb_result: Constant<Bits<8>>,
-    c_zero128: Constant<Bits<128>>,
+    c_zero384: Constant<Bits<384>>,
     c_op_entangle: Constant<Bits<8>>,
     c_k8: Constant<Bits<8>>,
     c_ls_down: Constant<Bits<2>>,
@@ -523,7 +522,6 @@ impl AcpLink {
             head_lo: Default::default(),
             head: Default::default(),
             op_head: Default::default(),
-            digest448: Default::default(),
             ent_lo: Default::default(),
             ent_all: Default::default(),
             ent448: Default::default(),
@@ -555,7 +553,7 @@ impl AcpLink {
             c_op_echo: c(acp::OP_ECHO as u64),
             c_op_offer_verb: c(acp::OP_OFFER_VERB as u64),
             c_kind_verb_result: c(message::KIND_VERB_RESULT as u64),
-            c_zero128: c(0),
+            c_zero384: c(0),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
             c_k8: c(K as u64),
             c_ls_down: c(acp::link_state::DOWN as u64),
@@ -950,7 +948,7 @@ impl Logic for AcpLink {
         self.vres_wr_valid.d.next = false;
         self.vres_wr_ch.d.next = self.h_ch.q.val();
         self.vres_ram.write_address.next = self.h_ch.q.val();
-        self.vres_ram.write_data.next = self.h_payload.q.val().get_bits::<128>(64);
+        self.vres_ram.write_data.next = self.h_payload.q.val().get_bits::<384>(64);
         // Our unit's result for a verb we hold tentatively.
         self.res_ram.write_enable.next = self.res_valid.val();
         self.res_wr_valid.d.next = self.res_valid.val();
@@ -1159,19 +1157,19 @@ impl Logic for AcpLink {
             & (!self.t_offering.val() | self.rot_round.q.val())
             & (!self.t_rx_verb.val()
                 | (self.t_res_ready.val() & !(self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.t_ch.val()))));
-        self.t_res.next = self.c_zero128.val();
+        self.t_res.next = self.c_zero384.val();
         if self.t_rx_verb.val() {
             self.t_res.next = self.res_ram.read_data.val();
         }
         self.echo_lo.i.next = self.t_rdig.val();
         self.echo_hi.hi.next = self.t_res.val();
         self.echo_hi.lo.next = self.echo_lo.o.val();
-        self.digest448.i.next = self.echo_hi.o.val();
+
         self.t_op.next = self.c_op_state.val();
         self.t_payload.next = self.c_zero448.val();
         if self.t_echo.val() {
             self.t_op.next = self.c_op_echo.val();
-            self.t_payload.next = self.digest448.o.val();
+            self.t_payload.next = self.echo_hi.o.val();
         } else if self.t_offering.val() {
             self.t_op.next = self.c_op_offer.val();
             if self.t_tx_verb.val() {

@@ -1,6 +1,6 @@
 use crate::stream::{Concat, Join, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{RemoteResult, RemoteVerb, SlotBeat};
-use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB, LINE_WORDS};
+use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB, LINE_WORDS, WORD_OPS};
 use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ATOMIC_BYTES, ATOMIC_LINE_BITS as LB};
 use rust_hdl::prelude::*;
 
@@ -80,6 +80,11 @@ pub struct AtomicUnit {
     // Execute stage.
     x_valid: DFF<Bit>,
     x_commit: DFF<Bit>,
+    /// A one-slot commit (COMMIT_WORDS): the commit's execute path, one result slot.
+    x_words: DFF<Bit>,
+    /// Its operations' words and whether each is used, for the result.
+    x_op_word: [DFF<Bits<3>>; WORD_OPS],
+    x_op_used: [DFF<Bit>; WORD_OPS],
     x_op: DFF<Bits<8>>,
     x_tag: DFF<Bits<16>>,
     x_line: DFF<Bits<LB>>,
@@ -129,6 +134,20 @@ pub struct AtomicUnit {
     d_op: Signal<Local, Bits<8>>,
     d_addr: Signal<Local, Bits<32>>,
     d_commit: Signal<Local, Bit>,
+    d_words: Signal<Local, Bit>,
+    d_words_bad: Signal<Local, Bit>,
+    // A COMMIT_WORDS slot spread over the line: per word, compared / written and the value.
+    w_cmp_en: [Signal<Local, Bits<1>>; LINE_WORDS],
+    w_cmp_val: [Signal<Local, Bits<64>>; LINE_WORDS],
+    w_wr_en: [Signal<Local, Bits<1>>; LINE_WORDS],
+    w_wr_val: [Signal<Local, Bits<64>>; LINE_WORDS],
+    w_cmask: Join<LINE_WORDS, 1, LINE_WORDS>,
+    w_wmask: Join<LINE_WORDS, 1, LINE_WORDS>,
+    w_cmp: Join<LINE_WORDS, 64, 512>,
+    w_wline: Join<LINE_WORDS, 64, 512>,
+    x_multi: Signal<Local, Bit>,
+    words_in: Signal<Local, Bit>,
+    op_old: [Signal<Local, Bits<64>>; WORD_OPS],
     d_err: Signal<Local, Bits<8>>,
     room: Signal<Local, Bit>,
     /// A commit's second result slot goes into the FIFO next cycle: no
@@ -162,20 +181,22 @@ pub struct AtomicUnit {
     // The new line from its words, and the words that compared unequal.
     new_line: Join<LINE_WORDS, 64, 512>,
     differ_bits: Join<LINE_WORDS, 1, LINE_WORDS>,
-    // Result slot: {old 64, differ 8 + status 8 in 32, tag 16, op 8, kind 8} from byte 0.
+    // Result slot, 8-byte words: {differ 8 + status 8 in 32, tag 16, op 8,
+    // kind 8}, then the old value (a COMMIT_WORDS: one per operation).
     op_kind: Concat<8, 8, 16>,
     head32: Concat<16, 16, 32>,
     status16: Concat<8, 8, 16>,
     status32: ZeroExtend<16, 32>,
     word0: Concat<32, 32, 64>,
-    res128: Concat<64, 64, 128>,
-    res512: ZeroExtend<128, 512>,
+    res_words: Join<LINE_WORDS, 64, 512>,
 
     c_cas: Constant<Bits<8>>,
     c_fadd: Constant<Bits<8>>,
     c_swap: Constant<Bits<8>>,
     c_mcas: Constant<Bits<8>>,
     c_commit: Constant<Bits<8>>,
+    c_words: Constant<Bits<8>>,
+    c_zero24: Constant<Bits<24>>,
     c_ok: Constant<Bits<8>>,
     c_cmp_failed: Constant<Bits<8>>,
     c_misaligned: Constant<Bits<8>>,
@@ -225,6 +246,9 @@ impl AtomicUnit {
             g_cmp: Default::default(),
             x_valid: Default::default(),
             x_commit: Default::default(),
+            x_words: Default::default(),
+            x_op_word: Default::default(),
+            x_op_used: Default::default(),
             x_op: Default::default(),
             x_tag: Default::default(),
             x_line: Default::default(),
@@ -276,6 +300,19 @@ impl AtomicUnit {
             d_op: Default::default(),
             d_addr: Default::default(),
             d_commit: Default::default(),
+            d_words: Default::default(),
+            d_words_bad: Default::default(),
+            w_cmp_en: Default::default(),
+            w_cmp_val: Default::default(),
+            w_wr_en: Default::default(),
+            w_wr_val: Default::default(),
+            w_cmask: Default::default(),
+            w_wmask: Default::default(),
+            w_cmp: Default::default(),
+            w_wline: Default::default(),
+            x_multi: Default::default(),
+            words_in: Default::default(),
+            op_old: Default::default(),
             d_err: Default::default(),
             room: Default::default(),
             stall: Default::default(),
@@ -310,13 +347,14 @@ impl AtomicUnit {
             status16: Default::default(),
             status32: Default::default(),
             word0: Default::default(),
-            res128: Default::default(),
-            res512: Default::default(),
+            res_words: Default::default(),
             c_cas: c(op::CAS as u64),
             c_fadd: c(op::FETCH_ADD as u64),
             c_swap: c(op::SWAP as u64),
             c_mcas: c(op::MASKED_CAS as u64),
             c_commit: c(op::COMMIT as u64),
+            c_words: c(op::COMMIT_WORDS as u64),
+            c_zero24: c(0),
             c_ok: c(status::OK as u64),
             c_cmp_failed: c(status::COMPARE_FAILED as u64),
             c_misaligned: c(status::MISALIGNED as u64),
@@ -356,8 +394,14 @@ impl Logic for AtomicUnit {
         dff_setup!(
             self, clock, used, g_left, g_tag, g_line, g_err, g_cmask, g_wmask, g_cmp, x_valid, x_commit, x_op, x_tag,
             x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid, w_line, w_data, p_valid, p_data, rv_valid,
-            rv, x_remote, x_restore, x_ch
+            rv, x_remote, x_restore, x_ch, x_words
         );
+        for j in 0..WORD_OPS {
+            self.x_op_word[j].clock.next = self.clock.val();
+            self.x_op_used[j].clock.next = self.clock.val();
+            self.x_op_word[j].d.next = self.x_op_word[j].q.val();
+            self.x_op_used[j].d.next = self.x_op_used[j].q.val();
+        }
         self.lines.read_clock.next = self.clock.val();
         self.lines.write_clock.next = self.clock.val();
         self.undo.read_clock.next = self.clock.val();
@@ -420,18 +464,53 @@ impl Logic for AtomicUnit {
         self.d_op.next = self.beat.val().get_bits::<8>(8);
         self.d_addr.next = self.beat.val().get_bits::<32>(32);
         self.d_commit.next = self.d_op.val() == self.c_commit.val();
+        self.d_words.next = self.d_op.val() == self.c_words.val();
+        // A COMMIT_WORDS slot: five descriptors (bits 5..3 zero), three
+        // reserved bytes, five values, eight reserved bytes.
+        self.d_words_bad.next = (self.beat.val().get_bits::<24>(104) != self.c_zero24.val())
+            | (self.beat.val().get_bits::<64>(448) != self.c_zero64.val());
+        for j in 0..WORD_OPS {
+            if self.beat.val().get_bits::<3>(64 + 8 * j + 3) != self.c_zero3.val() {
+                self.d_words_bad.next = true;
+            }
+        }
+        // Spread its operations over the line's words (a later one wins).
+        for i in 0..LINE_WORDS {
+            self.w_cmp_en[i].next = false.into();
+            self.w_wr_en[i].next = false.into();
+            self.w_cmp_val[i].next = self.c_zero64.val();
+            self.w_wr_val[i].next = self.c_zero64.val();
+            for j in 0..WORD_OPS {
+                if self.beat.val().get_bits::<3>(64 + 8 * j).index() == i {
+                    if self.beat.val().get_bit(64 + 8 * j + 7) {
+                        self.w_cmp_en[i].next = true.into();
+                        self.w_cmp_val[i].next = self.beat.val().get_bits::<64>(128 + 64 * j);
+                    }
+                    if self.beat.val().get_bit(64 + 8 * j + 6) {
+                        self.w_wr_en[i].next = true.into();
+                        self.w_wr_val[i].next = self.beat.val().get_bits::<64>(128 + 64 * j);
+                    }
+                }
+            }
+            self.w_cmask.i[i].next = self.w_cmp_en[i].val();
+            self.w_wmask.i[i].next = self.w_wr_en[i].val();
+            self.w_cmp.i[i].next = self.w_cmp_val[i].val();
+            self.w_wline.i[i].next = self.w_wr_val[i].val();
+        }
         self.d_err.next = self.c_ok.val();
-        // (A remote commit is refused: it does not fit one link payload.)
+        // (A remote COMMIT is refused: its three slots do not fit one link
+        // payload; COMMIT_WORDS does.)
         if (self.d_op.val() < self.c_cas.val())
-            | (self.d_op.val() > self.c_commit.val())
+            | (self.d_op.val() > self.c_words.val())
             | (self.take_remote.val() & self.d_commit.val())
             | (self.beat.val().get_bits::<8>(0) != self.c_verb.val())
-            | (!self.d_commit.val() & (self.beat.val().get_bits::<192>(320) != self.c_zero192.val()))
+            | (!self.d_commit.val() & !self.d_words.val() & (self.beat.val().get_bits::<192>(320) != self.c_zero192.val()))
             | (self.d_commit.val() & (self.beat.val().get_bits::<432>(80) != self.c_zero432.val()))
+            | (self.d_words.val() & self.d_words_bad.val())
         {
             self.d_err.next = self.c_bad_op.val();
         } else if (self.d_addr.val().get_bits::<3>(0) != self.c_zero3.val())
-            | (self.d_commit.val() & (self.d_addr.val().get_bits::<6>(0) != self.c_zero6.val()))
+            | ((self.d_commit.val() | self.d_words.val()) & (self.d_addr.val().get_bits::<6>(0) != self.c_zero6.val()))
         {
             self.d_err.next = self.c_misaligned.val();
         } else if self.d_addr.val() >= self.c_limit.val() {
@@ -476,6 +555,11 @@ impl Logic for AtomicUnit {
         self.issue_commit.next = false;
         self.x_remote.d.next = false;
         self.x_restore.d.next = false;
+        self.x_words.d.next = false;
+        for j in 0..WORD_OPS {
+            self.x_op_word[j].d.next = self.beat.val().get_bits::<3>(64 + 8 * j);
+            self.x_op_used[j].d.next = self.beat.val().get_bit(64 + 8 * j + 7) | self.beat.val().get_bit(64 + 8 * j + 6);
+        }
         self.x_ch.d.next = self.rv.q.val().channel;
         self.x_op.d.next = self.d_op.val();
         self.x_tag.d.next = self.beat.val().get_bits::<16>(16);
@@ -486,6 +570,16 @@ impl Logic for AtomicUnit {
         self.x_wmask.d.next = self.g_wmask.q.val();
         self.x_cmp.d.next = self.g_cmp.q.val();
         self.x_beat.d.next = self.beat.val();
+        // A COMMIT_WORDS slot that goes in now (local or remote) takes the
+        // commit's execute path with its operations spread over the line.
+        self.words_in.next = self.d_words.val() & (self.take_remote.val() | (self.take.val() & self.first.val() & !self.take_rb.val()));
+        if self.words_in.val() {
+            self.x_words.d.next = true;
+            self.x_cmask.d.next = self.w_cmask.o.val();
+            self.x_wmask.d.next = self.w_wmask.o.val();
+            self.x_cmp.d.next = self.w_cmp.o.val();
+            self.x_beat.d.next = self.w_wline.o.val();
+        }
         if self.take_remote.val() {
             // Its line is held from now; released at once if it writes nothing.
             self.rv_valid.d.next = self.verb_valid.val();
@@ -572,9 +666,10 @@ impl Logic for AtomicUnit {
             ^ ((self.old.val() ^ self.o0.val()) & self.o1.val());
         self.new_word.next = self.old.val();
         self.st.next = self.c_ok.val();
+        self.x_multi.next = self.x_commit.q.val() | self.x_words.q.val();
         if self.x_restore.q.val() {
             // A rollback: the line goes back to its undo entry.
-        } else if self.x_commit.q.val() {
+        } else if self.x_multi.val() {
             if self.differ.val() != self.c_zero8.val() {
                 self.st.next = self.c_cmp_failed.val();
             }
@@ -603,6 +698,18 @@ impl Logic for AtomicUnit {
         if self.x_commit.q.val() {
             self.ret_old.next = self.c_zero64.val();
         }
+        // A COMMIT_WORDS returns each operation's old word (0 if unused).
+        for j in 0..WORD_OPS {
+            self.op_old[j].next = self.c_zero64.val();
+            for i in 0..LINE_WORDS {
+                if self.x_op_used[j].q.val() & (self.x_op_word[j].q.val().index() == i) {
+                    self.op_old[j].next = self.lane_old[i].val();
+                }
+            }
+        }
+        if self.x_words.q.val() {
+            self.ret_old.next = self.op_old[0].val();
+        }
         if !self.ok.val() {
             self.st.next = self.x_err.q.val();
             self.ret_old.next = self.c_zero64.val();
@@ -612,7 +719,7 @@ impl Logic for AtomicUnit {
             self.lane_new[i].next = self.lane_old[i].val();
             if self.x_restore.q.val() {
                 self.lane_new[i].next = self.undo.read_data.val().get_bits::<64>(i * 64);
-            } else if self.x_commit.q.val() {
+            } else if self.x_multi.val() {
                 if self.x_wmask.q.val().get_bit(i) {
                     self.lane_new[i].next = self.x_beat.q.val().get_bits::<64>(i * 64);
                 }
@@ -642,15 +749,22 @@ impl Logic for AtomicUnit {
         self.status32.i.next = self.status16.o.val();
         self.word0.hi.next = self.status32.o.val();
         self.word0.lo.next = self.head32.o.val();
-        self.res128.hi.next = self.ret_old.val();
-        self.res128.lo.next = self.word0.o.val();
-        self.res512.i.next = self.res128.o.val();
+        self.res_words.i[0].next = self.word0.o.val();
+        self.res_words.i[1].next = self.ret_old.val();
+        for j in 1..WORD_OPS {
+            self.res_words.i[j + 1].next = self.c_zero64.val();
+            if self.x_words.q.val() & self.ok.val() {
+                self.res_words.i[j + 1].next = self.op_old[j].val();
+            }
+        }
+        self.res_words.i[6].next = self.c_zero64.val();
+        self.res_words.i[7].next = self.c_zero64.val();
         self.p_valid.d.next = self.x_valid.q.val() & self.x_commit.q.val();
         self.p_data.d.next = self.c_zero512.val();
         if self.ok.val() {
             self.p_data.d.next = self.old_line.val();
         }
-        self.results.s.data.next.data = self.res512.o.val();
+        self.results.s.data.next.data = self.res_words.o.val();
         self.results.s.data.next.first = true;
         self.results.s.data.next.last = !self.x_commit.q.val();
         // Remote verbs answer the link; rollbacks answer nobody.
@@ -663,7 +777,7 @@ impl Logic for AtomicUnit {
         }
         self.ev_verb.next = self.x_valid.q.val() & !self.x_restore.q.val();
         self.res_valid.next = self.x_valid.q.val() & self.x_remote.q.val();
-        self.res.next.result = self.res128.o.val();
+        self.res.next.result = self.res_words.o.val().get_bits::<384>(0);
         self.res.next.channel = self.x_ch.q.val();
         // The old line is the remote verb's undo entry; a verb that wrote
         // nothing holds nothing.
