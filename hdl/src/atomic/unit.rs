@@ -33,16 +33,17 @@ const RF: usize = 5;
 /// again. A rollback writes the undo entry back. So a verb's effect is seen
 /// by others only once it is permanent, and a reversed verb leaves no trace.
 ///
-/// Latency 3 cycles from the slot that completes a verb to its result;
-/// 1 single-word verb/cycle; a commit takes its three slots plus one cycle
-/// for its second result slot.
+/// Latency 3 cycles from the slot that completes a verb to its result.
+/// Throughput: 1 single-word verb or `COMMIT_WORDS` per cycle; a `COMMIT`
+/// per three slots (its second result slot is queued while the next one's
+/// first two slots are gathered).
 #[derive(LogicBlock)]
 pub struct AtomicUnit {
     pub clock: Signal<In, Clock>,
     /// Verb slots (byte 0 of a `first` slot already checked to be KIND_VERB
     /// by the TX framer; a commit's two line slots follow its header).
     pub s_verb: StreamSink<SlotBeat>,
-    /// Result slots: one per verb, two (kept together) per commit.
+    /// Result slots: one per verb, two (kept together) per three-slot COMMIT.
     pub m_result: StreamSource<SlotBeat>,
     /// One-cycle pulses: a verb executed (or refused), and a refused one.
     pub ev_verb: Signal<Out, Bit>,
