@@ -70,7 +70,7 @@ pub mod global {
     pub const LINK_BAD_RECORD: Reg = ro("LINK_BAD_RECORD", 0x0A0, "ACP records ignored: unknown opcode or channel (64-bit)");
     pub const LINK_COMMITS: Reg = ro("LINK_COMMITS", 0x0A8, "our transfers decided COMMIT (64-bit)");
     pub const LINK_DELIVERED: Reg = ro("LINK_DELIVERED", 0x0B0, "the peer's transfers delivered to LINK_RX_PIPE (64-bit)");
-    pub const LINK_REJECTS: Reg = ro("LINK_REJECTS", 0x0B8, "our offers refused by the peer for lack of room (64-bit)");
+    pub const LINK_REJECTS: Reg = ro("LINK_REJECTS", 0x0B8, "our offers refused by the peer: no room, or (a verb) its line held by another tentative verb (64-bit)");
     pub const LINK_REVERSALS: Reg = ro("LINK_REVERSALS", 0x0C0, "our transfers reversed: the peer's echo differed (64-bit)");
     pub const LINK_FAILURES: Reg = ro("LINK_FAILURES", 0x0C8, "link failures detected: loss of signal or undecodable records in a row (64-bit)");
     pub const LINK_ENTANGLES: Reg = ro("LINK_ENTANGLES", 0x0D0, "entanglements completed (64-bit)");
