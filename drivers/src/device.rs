@@ -148,6 +148,14 @@ impl<C: Card> Device<C> {
     }
 
     /// Notify after every frame (the per-packet baseline) instead of reactively.
+    /// The next of `pipes` with frames waiting, looking round-robin from
+    /// position `after + 1` (pass the last one served, so no pipe starves),
+    /// or `None` when all are empty. Reads notification records only.
+    pub fn next_pipe_with_data(&self, pipes: &mut [RxPipe], after: usize) -> Option<usize> {
+        let n = pipes.len();
+        (1..=n).map(|k| (after + k) % n).find(|&i| pipes[i].has_data(self))
+    }
+
     pub fn set_per_packet_notifications(&mut self, on: bool) -> Result<()> {
         let v = if on { global::CTRL_PER_PACKET_NOTIF } else { 0 };
         self.write_checked(global::CTRL.offset, v)

@@ -49,6 +49,12 @@ impl RxPipe {
         self.tail != self.head
     }
 
+    /// Whether frames wait in this pipe (reads its notification record only;
+    /// the ring is not touched).
+    pub fn has_data<C: Card>(&mut self, dev: &Device<C>) -> bool {
+        self.poll(dev)
+    }
+
     /// The frames received and not yet freed, without copying (non-blocking;
     /// empty when nothing is new).
     pub fn recv<'d, C: Card>(&mut self, dev: &'d Device<C>) -> RxBatch<'d> {

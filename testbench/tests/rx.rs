@@ -151,6 +151,41 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
 }
 
 #[test]
+fn the_next_pipe_with_data_is_found_round_robin_across_pipes() {
+    let mut dev = open();
+    let mut pipes = open_pipes(&mut dev, 4, 8192);
+    assert_eq!(dev.next_pipe_with_data(&mut pipes, 3), None, "nothing arrived yet");
+    let mut g = FrameGen::new(6);
+    for p in [2, 0, 2] {
+        dev.card_mut().sim.eth.push(g.frame(100, p));
+    }
+    assert!(dev.card_mut().sim.drain(10_000));
+    // Round-robin from after the last pipe served: 0, then 2, then 0 again.
+    assert_eq!(dev.next_pipe_with_data(&mut pipes, 3), Some(0));
+    assert_eq!(dev.next_pipe_with_data(&mut pipes, 0), Some(2));
+    assert_eq!(dev.next_pipe_with_data(&mut pipes, 2), Some(0));
+    // Serve whatever is next until all three frames are taken: each pipe's
+    // frames in order, nothing left over.
+    let mut got: Vec<(usize, usize)> = Vec::new();
+    let mut last = 3;
+    for _ in 0..200 {
+        if let Some(p) = dev.next_pipe_with_data(&mut pipes, last) {
+            let batch = pipes[p].recv(&dev);
+            let n = batch.iter().count();
+            let end = batch.end_slot();
+            drop(batch);
+            pipes[p].free(&mut dev, end).unwrap();
+            got.push((p, n));
+            last = p;
+        }
+        dev.card_mut().relax();
+    }
+    let per_pipe = |p| got.iter().filter(|g| g.0 == p).map(|g| g.1).sum::<usize>();
+    assert_eq!((per_pipe(0), per_pipe(2)), (1, 2), "served: {got:?}");
+    assert_eq!(dev.next_pipe_with_data(&mut pipes, 0), None);
+}
+
+#[test]
 fn notification_record_layout_matches_the_layout_crate() {
     let mut dev = open();
     let _pipes = open_pipes(&mut dev, 2, 4096);
