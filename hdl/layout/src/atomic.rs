@@ -335,18 +335,25 @@ pub fn masked_add(old: u64, add: u64, boundary: u64) -> u64 {
     ((old & !boundary).wrapping_add(add & !boundary)) ^ ((old ^ add) & boundary)
 }
 
+/// The line a commit at `addr` works on, or the status that refuses it
+/// (checked in the order the unit checks: reserved bytes, alignment, range).
+fn commit_line(mem: &mut [u64], addr: u32, bad: bool) -> Result<&mut [u64], u8> {
+    if bad {
+        return Err(status::BAD_OPCODE);
+    }
+    if addr % SLOT_BYTES as u32 != 0 {
+        return Err(status::MISALIGNED);
+    }
+    let first = addr as usize / 8;
+    mem.get_mut(first..first + LINE_WORDS).ok_or(status::OUT_OF_RANGE)
+}
+
 /// The reference semantics of a commit on `mem` (64-bit words).
 pub fn execute_commit(mem: &mut [u64], c: &Commit) -> VerbResult {
     let r = |status| VerbResult { op: op::COMMIT, tag: c.tag, status, ..VerbResult::default() };
-    if c.reserved_set {
-        return r(status::BAD_OPCODE);
-    }
-    if c.addr % SLOT_BYTES as u32 != 0 {
-        return r(status::MISALIGNED);
-    }
-    let first = c.addr as usize / 8;
-    let Some(words) = mem.get_mut(first..first + LINE_WORDS) else {
-        return r(status::OUT_OF_RANGE);
+    let words = match commit_line(mem, c.addr, c.reserved_set) {
+        Ok(w) => w,
+        Err(st) => return r(st),
     };
     let old: [u64; LINE_WORDS] = words.try_into().unwrap();
     let differ = (0..LINE_WORDS)
@@ -365,15 +372,10 @@ pub fn execute_commit(mem: &mut [u64], c: &Commit) -> VerbResult {
 /// The reference semantics of a one-slot commit on `mem` (64-bit words).
 pub fn execute_words(mem: &mut [u64], c: &CommitWords) -> VerbResult {
     let r = |status| VerbResult { op: op::COMMIT_WORDS, tag: c.tag, status, ..VerbResult::default() };
-    if c.reserved_set || c.ops.iter().any(|o| o.word & !WORD_OP_WORD != 0) {
-        return r(status::BAD_OPCODE);
-    }
-    if c.addr % SLOT_BYTES as u32 != 0 {
-        return r(status::MISALIGNED);
-    }
-    let first = c.addr as usize / 8;
-    let Some(words) = mem.get_mut(first..first + LINE_WORDS) else {
-        return r(status::OUT_OF_RANGE);
+    let bad = c.reserved_set || c.ops.iter().any(|o| o.word & !WORD_OP_WORD != 0);
+    let words = match commit_line(mem, c.addr, bad) {
+        Ok(w) => w,
+        Err(st) => return r(st),
     };
     let old: [u64; LINE_WORDS] = words.try_into().unwrap();
     let differ = c
