@@ -13,7 +13,10 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     for dir in ["../hdl/src", "../hdl/layout/src", "../rtl-gen/src"] {
-        println!("cargo:rerun-if-changed={}", manifest_dir.join(dir).display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            manifest_dir.join(dir).display()
+        );
     }
     println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
 
@@ -30,14 +33,34 @@ fn main() {
     let obj = out.join("obj");
     let _ = std::fs::remove_dir_all(&obj);
     let status = Command::new(&verilator)
-        .args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--noassert", "--trace-fst"])
-        .args(["-Wall", "--top-module", &m.top, "--prefix", "Vnic", "--Mdir"])
+        .args([
+            "--cc",
+            "-O3",
+            "--x-assign",
+            "fast",
+            "--x-initial",
+            "fast",
+            "--noassert",
+            "--trace-fst",
+        ])
+        .args([
+            "-Wall",
+            "--top-module",
+            &m.top,
+            "--prefix",
+            "Vnic",
+            "--Mdir",
+        ])
         .arg(&obj)
         .arg(rtl_dir.join("lint.vlt"))
         .arg(&verilog)
         .status()
         .expect("run verilator");
-    assert!(status.success(), "verilator failed on {}", verilog.display());
+    assert!(
+        status.success(),
+        "verilator failed on {}",
+        verilog.display()
+    );
 
     let shim = out.join("shim.cpp");
     std::fs::write(&shim, shim_cpp(m)).unwrap();
@@ -75,8 +98,11 @@ fn main() {
 }
 
 fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(name)).find(|p| p.is_file()))
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
 }
 
 /// extern "C" accessors: narrow ports as u64, wide ports as little-endian bytes.
@@ -97,12 +123,24 @@ fn shim_cpp(m: &Manifest) -> String {
         let n = &p.name;
         if p.width <= 64 {
             match p.dir {
-                Dir::Input => writeln!(s, "void pnd_set_{n}(PndModel* m, uint64_t v) {{ m->top->{n} = v; }}").unwrap(),
-                Dir::Output => writeln!(s, "uint64_t pnd_get_{n}(PndModel* m) {{ return m->top->{n}; }}").unwrap(),
+                Dir::Input => writeln!(
+                    s,
+                    "void pnd_set_{n}(PndModel* m, uint64_t v) {{ m->top->{n} = v; }}"
+                )
+                .unwrap(),
+                Dir::Output => writeln!(
+                    s,
+                    "uint64_t pnd_get_{n}(PndModel* m) {{ return m->top->{n}; }}"
+                )
+                .unwrap(),
             }
         } else {
             let bytes = p.width / 8;
-            assert_eq!(p.width % 32, 0, "wide port {n} must be a multiple of 32 bits");
+            assert_eq!(
+                p.width % 32,
+                0,
+                "wide port {n} must be a multiple of 32 bits"
+            );
             // VlWide stores little-endian 32-bit words, so on a little-endian
             // host the bytes copy straight across.
             match p.dir {
@@ -113,14 +151,21 @@ fn shim_cpp(m: &Manifest) -> String {
     }
     // By index, for harnesses that reach ports by name (the Python bench).
     // Values travel as little-endian bytes, ceil(width / 8) of them.
-    s.push_str("int pnd_port_set(PndModel* m, uint32_t idx, const uint8_t* v) {\n  switch (idx) {\n");
+    s.push_str(
+        "int pnd_port_set(PndModel* m, uint32_t idx, const uint8_t* v) {\n  switch (idx) {\n",
+    );
     for (i, p) in m.ports.iter().enumerate() {
         if p.dir == Dir::Input {
             let n = &p.name;
             if p.width <= 64 {
                 writeln!(s, "  case {i}: {{ uint64_t x = 0; std::memcpy(&x, v, {}); m->top->{n} = x; return 0; }}", p.width.div_ceil(8)).unwrap();
             } else {
-                writeln!(s, "  case {i}: std::memcpy(&m->top->{n}[0], v, {}); return 0;", p.width / 8).unwrap();
+                writeln!(
+                    s,
+                    "  case {i}: std::memcpy(&m->top->{n}[0], v, {}); return 0;",
+                    p.width / 8
+                )
+                .unwrap();
             }
         }
     }
@@ -129,9 +174,19 @@ fn shim_cpp(m: &Manifest) -> String {
     for (i, p) in m.ports.iter().enumerate() {
         let n = &p.name;
         if p.width <= 64 {
-            writeln!(s, "  case {i}: {{ uint64_t x = m->top->{n}; std::memcpy(v, &x, {}); return 0; }}", p.width.div_ceil(8)).unwrap();
+            writeln!(
+                s,
+                "  case {i}: {{ uint64_t x = m->top->{n}; std::memcpy(v, &x, {}); return 0; }}",
+                p.width.div_ceil(8)
+            )
+            .unwrap();
         } else {
-            writeln!(s, "  case {i}: std::memcpy(v, &m->top->{n}[0], {}); return 0;", p.width / 8).unwrap();
+            writeln!(
+                s,
+                "  case {i}: std::memcpy(v, &m->top->{n}[0], {}); return 0;",
+                p.width / 8
+            )
+            .unwrap();
         }
     }
     s.push_str("  default: return -1;\n  }\n}\n");
@@ -147,8 +202,16 @@ fn ports_rs(m: &Manifest) -> String {
     for p in &m.ports {
         let n = &p.name;
         let w = p.width;
-        let dir = if p.dir == Dir::Input { "Input" } else { "Output" };
-        writeln!(table, "    PortInfo {{ name: \"{n}\", dir: PortDir::{dir}, width: {w} }},").unwrap();
+        let dir = if p.dir == Dir::Input {
+            "Input"
+        } else {
+            "Output"
+        };
+        writeln!(
+            table,
+            "    PortInfo {{ name: \"{n}\", dir: PortDir::{dir}, width: {w} }},"
+        )
+        .unwrap();
         if p.name == m.clock {
             writeln!(ext, "    fn pnd_set_{n}(m: *mut PndModel, v: u64);").unwrap();
             continue;
@@ -202,4 +265,3 @@ fn ports_rs(m: &Manifest) -> String {
         top = m.top
     )
 }
-

@@ -1,7 +1,9 @@
 use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Result};
-use pendulum_layout::atomic::{op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS, WORD_OPS};
+use pendulum_layout::atomic::{
+    op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS, WORD_OPS,
+};
 use pendulum_layout::{global, pipe, pipe_page};
 
 /// Local atomic verbs: a TX pipe bound to the card's atomic unit carries the
@@ -18,15 +20,29 @@ pub struct Atomics {
 impl<C: Card> Device<C> {
     /// Binds TX pipe `tx_pipe` to the atomic unit and makes RX pipe
     /// `rx_pipe` receive its results, each with a ring of `ring_bytes`.
-    pub fn open_atomics(&mut self, rx_pipe: usize, tx_pipe: usize, ring_bytes: u32) -> Result<Atomics> {
+    pub fn open_atomics(
+        &mut self,
+        rx_pipe: usize,
+        tx_pipe: usize,
+        ring_bytes: u32,
+    ) -> Result<Atomics> {
         if self.read(global::CAP_ATOMIC_BYTES.offset)? == 0 {
-            return Err(Error::NoDevice("this card has no atomic unit (CAP_ATOMIC_BYTES = 0)".into()));
+            return Err(Error::NoDevice(
+                "this card has no atomic unit (CAP_ATOMIC_BYTES = 0)".into(),
+            ));
         }
         let rx = self.open_rx_pipe(rx_pipe, ring_bytes)?;
         self.write_checked(global::ATOMIC_RX_PIPE.offset, rx_pipe as u32)?;
         let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
-        self.write_checked(pipe_page(tx_pipe) + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC)?;
-        Ok(Atomics { rx, tx, next_tag: 0 })
+        self.write_checked(
+            pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
+            pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC,
+        )?;
+        Ok(Atomics {
+            rx,
+            tx,
+            next_tag: 0,
+        })
     }
 }
 
@@ -39,7 +55,11 @@ impl Atomics {
 
     /// Posts verbs and commits in order (their tags as given), one doorbell;
     /// returns how many fit whole.
-    pub fn submit_requests<C: Card>(&mut self, dev: &mut Device<C>, requests: &[Request]) -> Result<usize> {
+    pub fn submit_requests<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        requests: &[Request],
+    ) -> Result<usize> {
         refuse_bare_commit(requests.iter().filter_map(|q| match q {
             Request::Verb(v) => Some(v),
             Request::Commit(_) | Request::Words(_) => None,
@@ -57,14 +77,35 @@ impl Atomics {
         self.rx.take_records(dev, |rest| {
             VerbResult::from_slots(rest)
                 .map(|(r, slots)| (r, slots as u32))
-                .ok_or_else(|| format!("byte 0 is {:#04x}, not an atomic result (or half of one)", rest[0]))
+                .ok_or_else(|| {
+                    format!(
+                        "byte 0 is {:#04x}, not an atomic result (or half of one)",
+                        rest[0]
+                    )
+                })
         })
     }
 
     /// Runs one verb and waits for its result (synchronous form).
-    pub fn run<C: Card>(&mut self, dev: &mut Device<C>, op: u8, addr: u32, operands: [u64; 4]) -> Result<VerbResult> {
+    pub fn run<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        op: u8,
+        addr: u32,
+        operands: [u64; 4],
+    ) -> Result<VerbResult> {
         let tag = self.take_tag();
-        self.run_request(dev, Request::Verb(Verb { op, tag, addr, operands, reserved_set: false }), addr)
+        self.run_request(
+            dev,
+            Request::Verb(Verb {
+                op,
+                tag,
+                addr,
+                operands,
+                reserved_set: false,
+            }),
+            addr,
+        )
     }
 
     fn take_tag(&mut self) -> u16 {
@@ -73,7 +114,12 @@ impl Atomics {
         tag
     }
 
-    fn run_request<C: Card>(&mut self, dev: &mut Device<C>, q: Request, addr: u32) -> Result<VerbResult> {
+    fn run_request<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        q: Request,
+        addr: u32,
+    ) -> Result<VerbResult> {
         let tag = q.tag();
         while self.submit_requests(dev, &[q])? == 0 {
             dev.card_mut().relax();
@@ -87,11 +133,19 @@ impl Atomics {
             }
             dev.card_mut().relax();
         }
-        Err(Error::NoResponse(format!("atomic verb at {addr:#x} got no result")))
+        Err(Error::NoResponse(format!(
+            "atomic verb at {addr:#x} got no result"
+        )))
     }
 
     /// Compare-and-swap; returns the old value (it swapped if that equals `expected`).
-    pub fn cas<C: Card>(&mut self, dev: &mut Device<C>, addr: u32, expected: u64, new: u64) -> Result<u64> {
+    pub fn cas<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        addr: u32,
+        expected: u64,
+        new: u64,
+    ) -> Result<u64> {
         Ok(self.run(dev, op::CAS, addr, [expected, new, 0, 0])?.old)
     }
 
@@ -113,7 +167,14 @@ impl Atomics {
         compare_mask: u64,
         swap_mask: u64,
     ) -> Result<u64> {
-        Ok(self.run(dev, op::MASKED_CAS, addr, [expected, new, compare_mask, swap_mask])?.old)
+        Ok(self
+            .run(
+                dev,
+                op::MASKED_CAS,
+                addr,
+                [expected, new, compare_mask, swap_mask],
+            )?
+            .old)
     }
 
     /// Multi-word commit on the 64-byte line at `addr`: if every word `i`
@@ -132,7 +193,15 @@ impl Atomics {
         write: [u64; LINE_WORDS],
     ) -> Result<(bool, [u64; LINE_WORDS])> {
         let tag = self.take_tag();
-        let c = Commit { tag, addr, compare_mask, write_mask, compare, write, reserved_set: false };
+        let c = Commit {
+            tag,
+            addr,
+            compare_mask,
+            write_mask,
+            compare,
+            write,
+            reserved_set: false,
+        };
         let r = self.run_request(dev, Request::Commit(c), addr)?;
         Ok((r.status == status::OK, r.line))
     }
@@ -141,15 +210,28 @@ impl Atomics {
     /// five word operations (compare, write, or both); every compare must
     /// hold, then every write is done, all or nothing. Returns whether it
     /// wrote, and each operation's word as it was before.
-    pub fn commit_words<C: Card>(&mut self, dev: &mut Device<C>, addr: u32, ops: &[WordOp]) -> Result<(bool, [u64; WORD_OPS])> {
+    pub fn commit_words<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        addr: u32,
+        ops: &[WordOp],
+    ) -> Result<(bool, [u64; WORD_OPS])> {
         let c = commit_words(self.take_tag(), addr, ops)?;
         let r = self.run_request(dev, Request::Words(c), addr)?;
         Ok((r.status == status::OK, r.word_olds))
     }
 
     /// Masked fetch-and-add: `boundary` marks each field's top bit.
-    pub fn masked_fetch_add<C: Card>(&mut self, dev: &mut Device<C>, addr: u32, add: u64, boundary: u64) -> Result<u64> {
-        Ok(self.run(dev, op::MASKED_FETCH_ADD, addr, [add, boundary, 0, 0])?.old)
+    pub fn masked_fetch_add<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        addr: u32,
+        add: u64,
+        boundary: u64,
+    ) -> Result<u64> {
+        Ok(self
+            .run(dev, op::MASKED_FETCH_ADD, addr, [add, boundary, 0, 0])?
+            .old)
     }
 }
 
@@ -168,12 +250,23 @@ fn refuse_bare_commit<'a>(mut verbs: impl Iterator<Item = &'a Verb>) -> Result<(
 /// A [`CommitWords`] of `ops` (at most five; the rest unused), or why not.
 pub fn commit_words(tag: u16, addr: u32, ops: &[WordOp]) -> Result<CommitWords> {
     if ops.len() > WORD_OPS {
-        return Err(Error::BadVerb(format!("a one-slot commit takes at most {WORD_OPS} word operations, not {}", ops.len())));
+        return Err(Error::BadVerb(format!(
+            "a one-slot commit takes at most {WORD_OPS} word operations, not {}",
+            ops.len()
+        )));
     }
     if let Some(o) = ops.iter().find(|o| o.word as usize >= LINE_WORDS) {
-        return Err(Error::BadVerb(format!("word {} is not in a line (0..{LINE_WORDS})", o.word)));
+        return Err(Error::BadVerb(format!(
+            "word {} is not in a line (0..{LINE_WORDS})",
+            o.word
+        )));
     }
     let mut all = [WordOp::default(); WORD_OPS];
     all[..ops.len()].copy_from_slice(ops);
-    Ok(CommitWords { tag, addr, ops: all, reserved_set: false })
+    Ok(CommitWords {
+        tag,
+        addr,
+        ops: all,
+        reserved_set: false,
+    })
 }

@@ -1,6 +1,8 @@
+use crate::flow::FlowTable;
 use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
 use crate::{Card, Error, RegionKind, Result};
+use pendulum_layout::flow::{FlowKey, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
 use pendulum_layout::{self as layout, global, pipe, pipe_page, Counter, Reg, RegError};
 
 /// The card's global counters, read in one pass.
@@ -20,6 +22,10 @@ pub struct Counters {
     pub tx_drop_malformed: u64,
     /// TX completion records written.
     pub tx_completions: u64,
+    /// IP frames steered by a flow table entry.
+    pub flow_hits: u64,
+    /// IP frames that missed the flow table and went to a fallback pipe.
+    pub flow_misses: u64,
     /// Register writes the card refused.
     pub reg_errors: u32,
 }
@@ -40,6 +46,7 @@ pub struct Device<C: Card> {
     pipe_open: Vec<bool>,
     /// TX pipes are separate from RX pipes of the same index.
     tx_open: Vec<bool>,
+    flows: FlowTable,
 }
 
 impl<C: Card> Device<C> {
@@ -47,7 +54,10 @@ impl<C: Card> Device<C> {
     pub fn open(mut card: C) -> Result<Self> {
         let id = card.read32(global::IDENTITY.offset)?;
         if id != layout::IDENTITY {
-            return Err(Error::NotPendulum { found: id, expected: layout::IDENTITY });
+            return Err(Error::NotPendulum {
+                found: id,
+                expected: layout::IDENTITY,
+            });
         }
         let version = card.read32(global::VERSION.offset)?;
         let (major, minor) = ((version >> 16) as u16, version as u16);
@@ -60,13 +70,97 @@ impl<C: Card> Device<C> {
         }
         let pipes = card.read32(global::CAP_PIPES.offset)? as usize;
         let max_frame_bytes = card.read32(global::CAP_MAX_FRAME.offset)?;
-        Ok(Self {
+        let shape = card.read32(global::CAP_FLOW_TABLE.offset)?;
+        let (ways, buckets) = ((shape >> 16) as usize, (shape & 0xFFFF) as usize);
+        let mut dev = Self {
             card,
             pipes,
             max_frame_bytes,
             pipe_open: vec![false; pipes],
             tx_open: vec![false; pipes],
-        })
+            flows: FlowTable::new(ways, buckets),
+        };
+        dev.reset_steering()?;
+        Ok(dev)
+    }
+
+    /// Empties the flow table and sends misses over all pipes and non-IP
+    /// frames to pipe 0, as after power-up: the table is the driver's to
+    /// fill, and a previous owner's entries would steer to pipes this one
+    /// never opened.
+    fn reset_steering(&mut self) -> Result<()> {
+        for s in 0..self.flows.len() {
+            self.card.write32(global::FLOW_WRITE.offset, s as u32)?;
+        }
+        self.write_checked(global::FLOW_DEFAULT_PIPE.offset, 0)?;
+        self.set_fallback_pipes(0, self.pipes)
+    }
+
+    /// Steers `key`'s frames to `pipe` (replacing any earlier binding of the
+    /// key). [`Error::FlowTableFull`] when every slot the key can occupy is
+    /// taken.
+    pub fn bind_flow(&mut self, key: FlowKey, pipe: usize) -> Result<()> {
+        if pipe >= self.pipes {
+            return Err(Error::NoSuchPipe {
+                pipe,
+                pipes: self.pipes,
+            });
+        }
+        let slot = self.flows.place(&key)?;
+        for (k, w) in key.words().iter().enumerate() {
+            self.card
+                .write32(global::FLOW_KEY0.offset + 4 * k as u32, *w)?;
+        }
+        self.write_checked(global::FLOW_PIPE.offset, pipe as u32)?;
+        self.write_checked(global::FLOW_WRITE.offset, WRITE_VALID | slot as u32)?;
+        self.flows.set(slot, Some((key, pipe)));
+        Ok(())
+    }
+
+    /// Removes `key`'s binding; its frames go to the fallback pipes again.
+    /// False if it was not bound.
+    pub fn unbind_flow(&mut self, key: FlowKey) -> Result<bool> {
+        let Some(slot) = self.flows.find(&key) else {
+            return Ok(false);
+        };
+        self.write_checked(global::FLOW_WRITE.offset, slot as u32)?;
+        self.flows.set(slot, None);
+        Ok(true)
+    }
+
+    /// The pipe `key` is bound to, if any.
+    pub fn flow_pipe(&self, key: &FlowKey) -> Option<usize> {
+        self.flows.pipe_of(key)
+    }
+
+    /// Flows bound, and the table's size.
+    pub fn flows_bound(&self) -> (usize, usize) {
+        (self.flows.installed(), self.flows.len())
+    }
+
+    /// Frames that are not IPv4 or IPv6 go to `pipe`.
+    pub fn set_default_pipe(&mut self, pipe: usize) -> Result<()> {
+        if pipe >= self.pipes {
+            return Err(Error::NoSuchPipe {
+                pipe,
+                pipes: self.pipes,
+            });
+        }
+        self.write_checked(global::FLOW_DEFAULT_PIPE.offset, pipe as u32)
+    }
+
+    /// IP frames that miss the flow table go to pipes `first..first + count`
+    /// by their RSS hash (`count` a power of two).
+    pub fn set_fallback_pipes(&mut self, first: usize, count: usize) -> Result<()> {
+        if !count.is_power_of_two() || first + count > self.pipes {
+            return Err(Error::BadFallback {
+                first,
+                count,
+                pipes: self.pipes,
+            });
+        }
+        let v = (first as u32) | count.trailing_zeros() << FALLBACK_COUNT_LOG2_SHIFT;
+        self.write_checked(global::FLOW_FALLBACK.offset, v)
     }
 
     pub fn card(&self) -> &C {
@@ -120,6 +214,8 @@ impl<C: Card> Device<C> {
             tx_bytes: self.read64(Counter::TxBytes.reg())?,
             tx_drop_malformed: self.read64(Counter::TxDropMalformed.reg())?,
             tx_completions: self.read64(Counter::TxCompletions.reg())?,
+            flow_hits: self.read64(Counter::FlowHits.reg())?,
+            flow_misses: self.read64(Counter::FlowMisses.reg())?,
             reg_errors: self.card.read32(global::REG_ERRORS.offset)?,
         })
     }
@@ -153,7 +249,9 @@ impl<C: Card> Device<C> {
     /// or `None` when all are empty. Reads notification records only.
     pub fn next_pipe_with_data(&self, pipes: &mut [RxPipe], after: usize) -> Option<usize> {
         let n = pipes.len();
-        (1..=n).map(|k| (after + k) % n).find(|&i| pipes[i].has_data(self))
+        (1..=n)
+            .map(|k| (after + k) % n)
+            .find(|&i| pipes[i].has_data(self))
     }
 
     pub fn set_per_packet_notifications(&mut self, on: bool) -> Result<()> {
@@ -165,8 +263,12 @@ impl<C: Card> Device<C> {
     /// notification buffer, and enables it.
     pub fn open_rx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<RxPipe> {
         self.check_pipe_request(index, ring_bytes, &self.pipe_open)?;
-        let ring = self.card.alloc_dma(ring_bytes as usize, RegionKind::DataRing, true)?;
-        let notif = self.card.alloc_dma(layout::notif::BYTES, RegionKind::Notification, false)?;
+        let ring = self
+            .card
+            .alloc_dma(ring_bytes as usize, RegionKind::DataRing, true)?;
+        let notif = self
+            .card
+            .alloc_dma(layout::notif::BYTES, RegionKind::Notification, false)?;
         let page = pipe_page(index);
         // Start from a disabled pipe: configuration is refused while enabled.
         self.write_checked(page + pipe::CTRL.offset, 0)?;
@@ -191,13 +293,21 @@ impl<C: Card> Device<C> {
     fn check_pipe_request(&self, index: usize, ring_bytes: u32, open: &[bool]) -> Result<()> {
         use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES};
         if index >= self.pipes {
-            return Err(Error::NoSuchPipe { pipe: index, pipes: self.pipes });
+            return Err(Error::NoSuchPipe {
+                pipe: index,
+                pipes: self.pipes,
+            });
         }
         if open.get(index).copied().unwrap_or(false) {
             return Err(Error::PipeInUse(index));
         }
-        if !ring_bytes.is_power_of_two() || !(RING_MIN_BYTES..=RING_MAX_BYTES).contains(&ring_bytes) {
-            return Err(Error::BadRingSize { bytes: ring_bytes, min: RING_MIN_BYTES, max: RING_MAX_BYTES });
+        if !ring_bytes.is_power_of_two() || !(RING_MIN_BYTES..=RING_MAX_BYTES).contains(&ring_bytes)
+        {
+            return Err(Error::BadRingSize {
+                bytes: ring_bytes,
+                min: RING_MIN_BYTES,
+                max: RING_MAX_BYTES,
+            });
         }
         Ok(())
     }
@@ -209,16 +319,26 @@ impl<C: Card> Device<C> {
         self.check_pipe_request(index, ring_bytes, &self.tx_open)?;
         // Not mirrored: the card reads frames by DMA, and software splits a
         // frame that wraps, so one copy is enough.
-        let ring = self.card.alloc_dma(ring_bytes as usize, RegionKind::DataRing, false)?;
-        let compl = self.card.alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
+        let ring = self
+            .card
+            .alloc_dma(ring_bytes as usize, RegionKind::DataRing, false)?;
+        let compl =
+            self.card
+                .alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
         let page = pipe_page(index);
         // Start from a disabled pipe: configuration is refused while enabled.
         self.write_checked(page + pipe::TX_CTRL.offset, 0)?;
         self.write_checked(page + pipe::TX_RING_BASE_LO.offset, ring.iova as u32)?;
-        self.write_checked(page + pipe::TX_RING_BASE_HI.offset, (ring.iova >> 32) as u32)?;
+        self.write_checked(
+            page + pipe::TX_RING_BASE_HI.offset,
+            (ring.iova >> 32) as u32,
+        )?;
         self.write_checked(page + pipe::TX_RING_BYTES.offset, ring_bytes)?;
         self.write_checked(page + pipe::TX_COMPL_BASE_LO.offset, compl.iova as u32)?;
-        self.write_checked(page + pipe::TX_COMPL_BASE_HI.offset, (compl.iova >> 32) as u32)?;
+        self.write_checked(
+            page + pipe::TX_COMPL_BASE_HI.offset,
+            (compl.iova >> 32) as u32,
+        )?;
         self.write_checked(page + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE)?;
         self.tx_open[index] = true;
         Ok(TxPipe::new(index, ring, compl))

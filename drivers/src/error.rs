@@ -7,25 +7,44 @@ pub enum Error {
     #[error("no Pendulum card here: identity register reads {found:#010x}, expected {expected:#010x} (\"PNDL\"); check the device address and that the bitstream is loaded")]
     NotPendulum { found: u32, expected: u32 },
     #[error("card runs register map version {card_major}.{card_minor}, this driver speaks {driver_major}.x; use a driver and bitstream of the same major version")]
-    VersionMismatch { card_major: u16, card_minor: u16, driver_major: u16 },
+    VersionMismatch {
+        card_major: u16,
+        card_minor: u16,
+        driver_major: u16,
+    },
     #[error("pipe {pipe} does not exist: the card has {pipes} pipes (0..{pipes})")]
     NoSuchPipe { pipe: usize, pipes: usize },
     #[error("pipe {0} is already open")]
     PipeInUse(usize),
-    #[error("ring size {bytes} bytes is not allowed: use a power of two from {min} to {max} bytes")]
+    #[error(
+        "ring size {bytes} bytes is not allowed: use a power of two from {min} to {max} bytes"
+    )]
     BadRingSize { bytes: u32, min: u32, max: u32 },
     #[error("the card refused a register write at {addr:#08x}: {}", cause.describe())]
     RegisterRefused { addr: u32, cause: RegError },
     #[error("the card refused a register write at {addr:#08x} with unknown cause code {code}")]
     RegisterRefusedUnknown { addr: u32, code: u32 },
     #[error("ring of pipe {pipe} is corrupt at slot {slot}: {what}")]
-    CorruptRing { pipe: usize, slot: u32, what: String },
+    CorruptRing {
+        pipe: usize,
+        slot: u32,
+        what: String,
+    },
     #[error("cannot free up to slot {to} on pipe {pipe}: only slots {head}..{tail} are held")]
-    BadFree { pipe: usize, to: u32, head: u32, tail: u32 },
+    BadFree {
+        pipe: usize,
+        to: u32,
+        head: u32,
+        tail: u32,
+    },
     #[error("a frame of {len} bytes cannot be sent here: frames must be 1 to {max} bytes (the card's largest frame, or what the TX ring can ever hold, whichever is smaller); nothing was queued")]
     BadFrame { len: usize, max: u32 },
     #[error("TX pipe {pipe} has {free_slots} free slots, {need_slots} are needed: wait for completions (TxPipe::free_slots) and retry")]
-    TxRingFull { pipe: usize, need_slots: u32, free_slots: u32 },
+    TxRingFull {
+        pipe: usize,
+        need_slots: u32,
+        free_slots: u32,
+    },
     #[error("the card did not respond: {0}")]
     NoResponse(String),
     #[error("DMA memory: {0}")]
@@ -50,6 +69,17 @@ pub enum Error {
     BadVerb(String),
     #[error("remote verb with tag {tag} came back {}", if *in_doubt { "in doubt: the peer lost its link state after we committed it, so it may or may not have been applied; read the word to find out" } else { "not delivered: our link was reset before it was decided; it was not applied, post it again" })]
     VerbHandedBack { tag: u16, in_doubt: bool },
+    #[error("flow table full for {key}: all {ways} slots this key can occupy hold other flows; unbind a flow (Device::unbind_flow) or leave this one to the fallback pipes")]
+    FlowTableFull {
+        key: pendulum_layout::flow::FlowKey,
+        ways: usize,
+    },
+    #[error("fallback pipes {first}..{first}+{count} are not allowed: count must be a power of two and the range inside the card's {pipes} pipes")]
+    BadFallback {
+        first: usize,
+        count: usize,
+        pipes: usize,
+    },
     #[error("the simulator refused the request: {0}")]
     Simulator(String),
 }

@@ -95,13 +95,26 @@ impl<C: Card> Device<C> {
     }
 
     /// [`Device::open_link`] with a given nonce seed, for reproducible runs.
-    pub fn open_link_seeded(&mut self, rx_pipe: usize, tx_pipe: usize, ring_bytes: u32, seed: u32) -> Result<Link> {
+    pub fn open_link_seeded(
+        &mut self,
+        rx_pipe: usize,
+        tx_pipe: usize,
+        ring_bytes: u32,
+        seed: u32,
+    ) -> Result<Link> {
         let rx = self.open_rx_pipe(rx_pipe, ring_bytes)?;
         self.write_checked(global::LINK_RX_PIPE.offset, rx_pipe as u32)?;
         let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
-        self.write_checked(pipe_page(tx_pipe) + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE | pipe::TX_CTRL_ACP)?;
+        self.write_checked(
+            pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
+            pipe::CTRL_ENABLE | pipe::TX_CTRL_ACP,
+        )?;
         self.seed_link(seed)?;
-        Ok(Link { rx, tx, kept: Vec::new() })
+        Ok(Link {
+            rx,
+            tx,
+            kept: Vec::new(),
+        })
     }
 
     /// Stirs `seed` into the link's nonce generator. Two cards with the
@@ -116,7 +129,9 @@ impl<C: Card> Device<C> {
             link_state::DOWN => Ok(LinkState::Down),
             link_state::ENTANGLING => Ok(LinkState::Entangling),
             link_state::UP => Ok(LinkState::Up),
-            other => Err(Error::NoResponse(format!("LINK_STATE reads {other}, which no card state has"))),
+            other => Err(Error::NoResponse(format!(
+                "LINK_STATE reads {other}, which no card state has"
+            ))),
         }
     }
 
@@ -147,7 +162,11 @@ impl<C: Card> Device<C> {
 fn host_random() -> u32 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
     h.write_u32(std::process::id());
     h.finish() as u32
 }
@@ -164,7 +183,11 @@ impl Link {
     /// Queues payloads, one 64-byte slot each, and rings the doorbell once.
     /// Returns how many were queued (it stops when the TX ring is full; a
     /// full ring is not an error, retry later).
-    pub fn send<C: Card>(&mut self, dev: &mut Device<C>, payloads: &[[u8; PAYLOAD_BYTES]]) -> Result<usize> {
+    pub fn send<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        payloads: &[[u8; PAYLOAD_BYTES]],
+    ) -> Result<usize> {
         self.tx.send_slots(dev, payloads, |p| {
             let mut slot = [0u8; BEAT_BYTES];
             slot[0] = message::KIND_SEND;
@@ -186,7 +209,11 @@ impl Link {
 
     /// [`Link::send_verbs`] for verbs and one-slot commits (`COMMIT_WORDS`)
     /// mixed; a three-slot COMMIT is refused: it does not fit a payload.
-    pub fn send_requests<C: Card>(&mut self, dev: &mut Device<C>, requests: &[Request]) -> Result<usize> {
+    pub fn send_requests<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        requests: &[Request],
+    ) -> Result<usize> {
         let bad = requests.iter().find(|q| match q {
             Request::Verb(v) => v.op == atomic::op::COMMIT,
             Request::Commit(_) => true,
@@ -210,12 +237,19 @@ impl Link {
     /// polls (synchronous form). What else arrives meanwhile is kept for the
     /// next [`Link::recv`]. A verb handed back instead is an error that says
     /// whether it may have been applied.
-    pub fn run_verb<C: Card>(&mut self, dev: &mut Device<C>, verb: Verb, max_polls: u64) -> Result<VerbResult> {
+    pub fn run_verb<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        verb: Verb,
+        max_polls: u64,
+    ) -> Result<VerbResult> {
         let mut polls = 0;
         while self.send_verbs(dev, &[verb])? == 0 {
             polls += 1;
             if polls > max_polls {
-                return Err(Error::NoResponse(format!("the link's TX ring stayed full for {max_polls} polls")));
+                return Err(Error::NoResponse(format!(
+                    "the link's TX ring stayed full for {max_polls} polls"
+                )));
             }
             dev.card_mut().relax();
         }
@@ -225,14 +259,20 @@ impl Link {
                     return Ok(r);
                 }
                 if let Some(v) = m.returned_verb().filter(|v| v.tag == verb.tag) {
-                    return Err(Error::VerbHandedBack { tag: v.tag, in_doubt: m.kind == MsgKind::InDoubt });
+                    return Err(Error::VerbHandedBack {
+                        tag: v.tag,
+                        in_doubt: m.kind == MsgKind::InDoubt,
+                    });
                 }
                 self.kept.push(m);
             }
             polls += 1;
             dev.card_mut().relax();
         }
-        Err(Error::NoResponse(format!("remote verb with tag {} got no result in {max_polls} polls", verb.tag)))
+        Err(Error::NoResponse(format!(
+            "remote verb with tag {} got no result in {max_polls} polls",
+            verb.tag
+        )))
     }
 
     /// Raw form for tests: posts `bytes` (whole 64-byte slots, header

@@ -45,7 +45,11 @@ impl Default for HostPaths {
 impl HostPaths {
     /// `root/sys`, `root/dev` and `root/proc`.
     pub fn under(root: &Path) -> Self {
-        Self { sys: root.join("sys"), dev: root.join("dev"), proc_: root.join("proc") }
+        Self {
+            sys: root.join("sys"),
+            dev: root.join("dev"),
+            proc_: root.join("proc"),
+        }
     }
 
     fn pci_devices(&self) -> PathBuf {
@@ -67,15 +71,27 @@ impl PciSelector {
     pub fn parse(s: &str) -> Option<Self> {
         if let Some(ids) = s.strip_prefix("pci:") {
             let (v, d) = ids.split_once(':')?;
-            let hex = |x: &str| (!x.is_empty() && x.len() <= 4).then(|| u16::from_str_radix(x.trim_start_matches("0x"), 16).ok()).flatten();
-            return Some(Self::Ids { vendor: hex(v)?, device: hex(d)? });
+            let hex = |x: &str| {
+                (!x.is_empty() && x.len() <= 4)
+                    .then(|| u16::from_str_radix(x.trim_start_matches("0x"), 16).ok())
+                    .flatten()
+            };
+            return Some(Self::Ids {
+                vendor: hex(v)?,
+                device: hex(d)?,
+            });
         }
-        let full = if s.matches(':').count() == 1 { format!("0000:{s}") } else { s.to_string() };
+        let full = if s.matches(':').count() == 1 {
+            format!("0000:{s}")
+        } else {
+            s.to_string()
+        };
         let (dom, rest) = full.split_once(':')?;
         let (bus, rest) = rest.split_once(':')?;
         let (dev, func) = rest.split_once('.')?;
         let ok = |x: &str, n: usize| x.len() == n && x.chars().all(|c| c.is_ascii_hexdigit());
-        (ok(dom, 4) && ok(bus, 2) && ok(dev, 2) && ok(func, 1)).then(|| Self::Address(full.to_ascii_lowercase()))
+        (ok(dom, 4) && ok(bus, 2) && ok(dev, 2) && ok(func, 1))
+            .then(|| Self::Address(full.to_ascii_lowercase()))
     }
 }
 
@@ -105,7 +121,12 @@ pub fn find_device(paths: &HostPaths, sel: &PciSelector) -> Result<(String, Path
         }
         PciSelector::Ids { vendor, device } => {
             let mut names: Vec<String> = fs::read_dir(&devices)
-                .map_err(|e| Error::NoDevice(format!("cannot list {}: {e}; is sysfs mounted?", devices.display())))?
+                .map_err(|e| {
+                    Error::NoDevice(format!(
+                        "cannot list {}: {e}; is sysfs mounted?",
+                        devices.display()
+                    ))
+                })?
                 .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
                 .collect();
             names.sort();
@@ -143,7 +164,12 @@ enum Access {
     /// `resource0` and huge pages with physical addresses (root).
     Sysfs { hugepage_bytes: u64 },
     /// VFIO with a type 1 IOMMU.
-    Vfio { container: File, _group: File, _device: File, next_iova: u64 },
+    Vfio {
+        container: File,
+        _group: File,
+        _device: File,
+        next_iova: u64,
+    },
 }
 
 struct Region {
@@ -207,21 +233,31 @@ impl PciCard {
         })?;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0) as usize;
         if len < 8 {
-            return Err(Error::NoDevice(format!("{} is {len} bytes: BAR 0 of {bdf} is too small to be a Pendulum card", res.display())));
+            return Err(Error::NoDevice(format!(
+                "{} is {len} bytes: BAR 0 of {bdf} is too small to be a Pendulum card",
+                res.display()
+            )));
         }
         // Memory decoding on (`enable`) and bus mastering on (command register
         // bit 2, in config space) so the card may DMA.
         let enable = dir.join("enable");
         if read_trimmed(&enable).map(|s| s == "0").unwrap_or(false) {
             fs::write(&enable, "1").map_err(|e| {
-                Error::Permission(format!("cannot enable {bdf} through {}: {e}; run as root", enable.display()))
+                Error::Permission(format!(
+                    "cannot enable {bdf} through {}: {e}; run as root",
+                    enable.display()
+                ))
             })?;
         }
         set_bus_master(&dir.join("config"), 0).map_err(|e| {
-            Error::Permission(format!("cannot turn on bus mastering for {bdf} in {}/config: {e}; run as root", dir.display()))
+            Error::Permission(format!(
+                "cannot turn on bus mastering for {bdf} in {}/config: {e}; run as root",
+                dir.display()
+            ))
         })?;
-        let bar = Bar::map(&file, 0, len)
-            .map_err(|e| Error::NoDevice(format!("cannot map {} ({len} bytes): {e}", res.display())))?;
+        let bar = Bar::map(&file, 0, len).map_err(|e| {
+            Error::NoDevice(format!("cannot map {} ({len} bytes): {e}", res.display()))
+        })?;
         let hugepage_bytes = hugepage_bytes(paths);
         Ok(Self::new(bdf, paths, bar, Access::Sysfs { hugepage_bytes }))
     }
@@ -257,19 +293,27 @@ impl PciCard {
         let container = open(&container_path)?;
         let group_file = open(&group_path)?;
         let not_vfio = |what: &str, e: io::Error| {
-            Error::Vfio(format!("{what} failed on {} ({e}): is it a VFIO device node? load `vfio-pci`", container_path.display()))
+            Error::Vfio(format!(
+                "{what} failed on {} ({e}): is it a VFIO device node? load `vfio-pci`",
+                container_path.display()
+            ))
         };
         let v = vfio::api_version(&container).map_err(|e| not_vfio("VFIO_GET_API_VERSION", e))?;
         if v != vfio::API_VERSION {
-            return Err(Error::Vfio(format!("the kernel's VFIO API is version {v}, the driver knows {}", vfio::API_VERSION)));
+            return Err(Error::Vfio(format!(
+                "the kernel's VFIO API is version {v}, the driver knows {}",
+                vfio::API_VERSION
+            )));
         }
-        let flags = vfio::group_flags(&group_file).map_err(|e| not_vfio("VFIO_GROUP_GET_STATUS", e))?;
+        let flags =
+            vfio::group_flags(&group_file).map_err(|e| not_vfio("VFIO_GROUP_GET_STATUS", e))?;
         if flags & vfio::GROUP_FLAGS_VIABLE == 0 {
             return Err(Error::Vfio(format!(
                 "IOMMU group {group} is not viable: every device in /sys/kernel/iommu_groups/{group}/devices must be bound to vfio-pci or to no driver"
             )));
         }
-        vfio::group_set_container(&group_file, &container).map_err(|e| Error::Vfio(format!("VFIO_GROUP_SET_CONTAINER: {e}")))?;
+        vfio::group_set_container(&group_file, &container)
+            .map_err(|e| Error::Vfio(format!("VFIO_GROUP_SET_CONTAINER: {e}")))?;
         let kind = if vfio::check_extension(&container, vfio::TYPE1V2_IOMMU).unwrap_or(false) {
             vfio::TYPE1V2_IOMMU
         } else if vfio::check_extension(&container, vfio::TYPE1_IOMMU).unwrap_or(false) {
@@ -277,20 +321,48 @@ impl PciCard {
         } else {
             return Err(Error::Vfio("the kernel offers no type 1 IOMMU to VFIO: turn the IOMMU on (`intel_iommu=on` or `amd_iommu=on`) and reboot".into()));
         };
-        vfio::set_iommu(&container, kind).map_err(|e| Error::Vfio(format!("VFIO_SET_IOMMU: {e}")))?;
-        let device = vfio::group_device(&group_file, &bdf).map_err(|e| Error::Vfio(format!("VFIO_GROUP_GET_DEVICE_FD for {bdf}: {e}")))?;
-        let (size, offset, rflags) = vfio::region(&device, 0).map_err(|e| Error::Vfio(format!("BAR 0 region info: {e}")))?;
+        vfio::set_iommu(&container, kind)
+            .map_err(|e| Error::Vfio(format!("VFIO_SET_IOMMU: {e}")))?;
+        let device = vfio::group_device(&group_file, &bdf)
+            .map_err(|e| Error::Vfio(format!("VFIO_GROUP_GET_DEVICE_FD for {bdf}: {e}")))?;
+        let (size, offset, rflags) =
+            vfio::region(&device, 0).map_err(|e| Error::Vfio(format!("BAR 0 region info: {e}")))?;
         if size < 8 || rflags & 4 == 0 {
-            return Err(Error::NoDevice(format!("BAR 0 of {bdf} is {size} bytes and {}mappable: not a Pendulum card", if rflags & 4 == 0 { "not " } else { "" })));
+            return Err(Error::NoDevice(format!(
+                "BAR 0 of {bdf} is {size} bytes and {}mappable: not a Pendulum card",
+                if rflags & 4 == 0 { "not " } else { "" }
+            )));
         }
-        let (_, cfg_off, _) = vfio::region(&device, vfio::CONFIG_REGION_INDEX).map_err(|e| Error::Vfio(format!("config region info: {e}")))?;
-        set_bus_master_file(&device, cfg_off).map_err(|e| Error::Vfio(format!("cannot turn on bus mastering: {e}")))?;
-        let bar = Bar::map(&device, offset, size as usize).map_err(|e| Error::Vfio(format!("cannot map BAR 0 of {bdf}: {e}")))?;
-        Ok(Self::new(bdf, paths, bar, Access::Vfio { container, _group: group_file, _device: device, next_iova: VFIO_IOVA_BASE }))
+        let (_, cfg_off, _) = vfio::region(&device, vfio::CONFIG_REGION_INDEX)
+            .map_err(|e| Error::Vfio(format!("config region info: {e}")))?;
+        set_bus_master_file(&device, cfg_off)
+            .map_err(|e| Error::Vfio(format!("cannot turn on bus mastering: {e}")))?;
+        let bar = Bar::map(&device, offset, size as usize)
+            .map_err(|e| Error::Vfio(format!("cannot map BAR 0 of {bdf}: {e}")))?;
+        Ok(Self::new(
+            bdf,
+            paths,
+            bar,
+            Access::Vfio {
+                container,
+                _group: group_file,
+                _device: device,
+                next_iova: VFIO_IOVA_BASE,
+            },
+        ))
     }
 
     fn new(bdf: String, paths: &HostPaths, bar: Bar, access: Access) -> Self {
-        Self { bdf, paths: paths.clone(), bar, access, maps: Vec::new(), regions: Vec::new(), carving: None, files_made: 0 }
+        Self {
+            bdf,
+            paths: paths.clone(),
+            bar,
+            access,
+            maps: Vec::new(),
+            regions: Vec::new(),
+            carving: None,
+            files_made: 0,
+        }
     }
 
     /// The device's PCI address.
@@ -317,13 +389,24 @@ impl PciCard {
     }
 
     fn alloc_vfio(&mut self, len: usize, mirrored: bool) -> Result<DmaRegion> {
-        let Access::Vfio { container, next_iova, .. } = &mut self.access else { unreachable!() };
+        let Access::Vfio {
+            container,
+            next_iova,
+            ..
+        } = &mut self.access
+        else {
+            unreachable!()
+        };
         let bytes = (len as u64).next_multiple_of(PAGE_BYTES);
         if mirrored && bytes != len as u64 {
-            return Err(Error::Dma(format!("a mirrored region must be a multiple of {PAGE_BYTES} bytes, not {len}")));
+            return Err(Error::Dma(format!(
+                "a mirrored region must be a multiple of {PAGE_BYTES} bytes, not {len}"
+            )));
         }
-        let file = sys::memfd("pendulum-dma", bytes).map_err(|e| Error::Dma(format!("memfd: {e}")))?;
-        let map = DmaMap::map(&file, 0, bytes as usize, mirrored).map_err(|e| Error::Dma(format!("cannot map {bytes} bytes of DMA memory: {e}")))?;
+        let file =
+            sys::memfd("pendulum-dma", bytes).map_err(|e| Error::Dma(format!("memfd: {e}")))?;
+        let map = DmaMap::map(&file, 0, bytes as usize, mirrored)
+            .map_err(|e| Error::Dma(format!("cannot map {bytes} bytes of DMA memory: {e}")))?;
         let align = (len as u64).next_power_of_two().max(PAGE_BYTES);
         let iova = next_iova.next_multiple_of(align);
         vfio::map_dma(container, &map, iova, bytes).map_err(|e| {
@@ -333,12 +416,23 @@ impl PciCard {
         })?;
         *next_iova = iova + bytes;
         self.maps.push((map, iova));
-        self.regions.push(Region { map: self.maps.len() - 1, offset: 0, view: if mirrored { 2 * len } else { len } });
-        Ok(DmaRegion { id: self.regions.len() - 1, iova, len, mirrored })
+        self.regions.push(Region {
+            map: self.maps.len() - 1,
+            offset: 0,
+            view: if mirrored { 2 * len } else { len },
+        });
+        Ok(DmaRegion {
+            id: self.regions.len() - 1,
+            iova,
+            len,
+            mirrored,
+        })
     }
 
     fn alloc_hugepages(&mut self, len: usize, mirrored: bool) -> Result<DmaRegion> {
-        let Access::Sysfs { hugepage_bytes } = self.access else { unreachable!() };
+        let Access::Sysfs { hugepage_bytes } = self.access else {
+            unreachable!()
+        };
         let huge = hugepage_bytes as usize;
         let align = len.next_power_of_two().max(64);
         // Small regions share a huge page.
@@ -368,9 +462,18 @@ impl PciCard {
     }
 
     fn push_region(&mut self, map: usize, offset: usize, len: usize, mirrored: bool) -> DmaRegion {
-        self.regions.push(Region { map, offset, view: if mirrored { 2 * len } else { len } });
+        self.regions.push(Region {
+            map,
+            offset,
+            view: if mirrored { 2 * len } else { len },
+        });
         let iova = self.map_iova(map) + offset as u64;
-        DmaRegion { id: self.regions.len() - 1, iova, len, mirrored }
+        DmaRegion {
+            id: self.regions.len() - 1,
+            iova,
+            len,
+            mirrored,
+        }
     }
 
     fn map_iova(&self, map: usize) -> u64 {
@@ -378,8 +481,13 @@ impl PciCard {
     }
 
     fn map_hugepages(&mut self, bytes: usize, mirrored: bool) -> Result<(DmaMap, u64)> {
-        let reserved = read_trimmed(&self.paths.proc_.join("sys/vm/nr_hugepages")).ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
-        let Access::Sysfs { hugepage_bytes } = self.access else { unreachable!() };
+        let reserved = read_trimmed(&self.paths.proc_.join("sys/vm/nr_hugepages"))
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or(0);
+        let Access::Sysfs { hugepage_bytes } = self.access else {
+            unreachable!()
+        };
         let want = (bytes as u64 / hugepage_bytes).max(16);
         if reserved == 0 {
             return Err(Error::HugePages(format!(
@@ -396,12 +504,28 @@ impl PciCard {
             )));
         }
         self.files_made += 1;
-        let path = dir.join(format!("pendulum-{}-{}", std::process::id(), self.files_made));
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).map_err(|e| {
-            Error::HugePages(format!("cannot create {}: {e}; run as root or make {} writable", path.display(), dir.display()))
-        })?;
+        let path = dir.join(format!(
+            "pendulum-{}-{}",
+            std::process::id(),
+            self.files_made
+        ));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|e| {
+                Error::HugePages(format!(
+                    "cannot create {}: {e}; run as root or make {} writable",
+                    path.display(),
+                    dir.display()
+                ))
+            })?;
         // The mapping keeps the pages; the name is not needed once mapped.
-        let made = file.set_len(bytes as u64).and_then(|_| DmaMap::map(&file, 0, bytes, mirrored));
+        let made = file
+            .set_len(bytes as u64)
+            .and_then(|_| DmaMap::map(&file, 0, bytes, mirrored));
         let _ = fs::remove_file(&path);
         let map = made.map_err(|e| {
             Error::HugePages(format!(
@@ -409,7 +533,12 @@ impl PciCard {
                 reserved + want
             ))
         })?;
-        let iova = physical_address(&self.paths.proc_.join("self/pagemap"), map.vaddr(), bytes as u64, &self.bdf)?;
+        let iova = physical_address(
+            &self.paths.proc_.join("self/pagemap"),
+            map.vaddr(),
+            bytes as u64,
+            &self.bdf,
+        )?;
         Ok((map, iova))
     }
 }
@@ -447,19 +576,31 @@ fn hugepage_bytes(paths: &HostPaths) -> u64 {
 /// consecutive, since the card sees one contiguous range.
 pub fn physical_address(pagemap: &Path, vaddr: u64, len: u64, bdf: &str) -> Result<u64> {
     let f = File::open(pagemap).map_err(|e| {
-        Error::Dma(format!("cannot open {} ({e}): bus addresses of DMA memory come from it without an IOMMU; {}", pagemap.display(), bind_help(bdf)))
+        Error::Dma(format!(
+            "cannot open {} ({e}): bus addresses of DMA memory come from it without an IOMMU; {}",
+            pagemap.display(),
+            bind_help(bdf)
+        ))
     })?;
     let pages = len.div_ceil(PAGE_BYTES) as usize;
     let mut raw = vec![0u8; pages * 8];
-    f.read_exact_at(&mut raw, vaddr / PAGE_BYTES * 8).map_err(|e| {
-        Error::Dma(format!("cannot read {} ({e}); {}", pagemap.display(), bind_help(bdf)))
-    })?;
+    f.read_exact_at(&mut raw, vaddr / PAGE_BYTES * 8)
+        .map_err(|e| {
+            Error::Dma(format!(
+                "cannot read {} ({e}); {}",
+                pagemap.display(),
+                bind_help(bdf)
+            ))
+        })?;
     let mut first = 0;
     for (i, e) in raw.chunks_exact(8).enumerate() {
         let e = u64::from_le_bytes(e.try_into().unwrap_or([0; 8]));
         let pfn = e & ((1 << 55) - 1);
         if e >> 63 == 0 {
-            return Err(Error::Dma(format!("page {i} of DMA memory at {vaddr:#x} is not present in {}", pagemap.display())));
+            return Err(Error::Dma(format!(
+                "page {i} of DMA memory at {vaddr:#x} is not present in {}",
+                pagemap.display()
+            )));
         }
         if pfn == 0 {
             return Err(Error::Permission(format!(
@@ -481,7 +622,10 @@ pub fn physical_address(pagemap: &Path, vaddr: u64, len: u64, bdf: &str) -> Resu
 
 impl Card for PciCard {
     fn read32(&mut self, offset: u32) -> Result<u32> {
-        let v = self.bar.read32(offset).ok_or_else(|| self.bar_error(offset))?;
+        let v = self
+            .bar
+            .read32(offset)
+            .ok_or_else(|| self.bar_error(offset))?;
         // A card that fell off the bus (or a link down) reads all ones.
         if v == u32::MAX && offset == pendulum_layout::global::IDENTITY.offset {
             return Err(Error::NoResponse(format!(
@@ -493,14 +637,20 @@ impl Card for PciCard {
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
-        self.bar.write32(offset, value).ok_or_else(|| self.bar_error(offset))
+        self.bar
+            .write32(offset, value)
+            .ok_or_else(|| self.bar_error(offset))
     }
 
     fn alloc_dma(&mut self, len: usize, _kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
         if len == 0 {
             return Err(Error::Dma("cannot allocate an empty region".into()));
         }
-        let r = if self.uses_vfio() { self.alloc_vfio(len, mirrored)? } else { self.alloc_hugepages(len, mirrored)? };
+        let r = if self.uses_vfio() {
+            self.alloc_vfio(len, mirrored)?
+        } else {
+            self.alloc_hugepages(len, mirrored)?
+        };
         // Memory is handed out zeroed (a carved piece may follow older use).
         let v = r.len;
         if let Some(b) = self.dma_mut(&r).get_mut(..v) {
@@ -534,11 +684,34 @@ mod tests {
 
     #[test]
     fn addresses_parse() {
-        assert_eq!(PciSelector::parse("0000:03:00.0"), Some(PciSelector::Address("0000:03:00.0".into())));
-        assert_eq!(PciSelector::parse("03:00.1"), Some(PciSelector::Address("0000:03:00.1".into())));
-        assert_eq!(PciSelector::parse("0000:AB:1f.7"), Some(PciSelector::Address("0000:ab:1f.7".into())));
-        assert_eq!(PciSelector::parse("pci:10ee:903f"), Some(PciSelector::Ids { vendor: 0x10ee, device: 0x903f }));
-        for bad in ["", "3:0.0", "0000:03:00", "pci:10ee", "pci:xyz:1", "pci:10ee:12345", "sim:/x"] {
+        assert_eq!(
+            PciSelector::parse("0000:03:00.0"),
+            Some(PciSelector::Address("0000:03:00.0".into()))
+        );
+        assert_eq!(
+            PciSelector::parse("03:00.1"),
+            Some(PciSelector::Address("0000:03:00.1".into()))
+        );
+        assert_eq!(
+            PciSelector::parse("0000:AB:1f.7"),
+            Some(PciSelector::Address("0000:ab:1f.7".into()))
+        );
+        assert_eq!(
+            PciSelector::parse("pci:10ee:903f"),
+            Some(PciSelector::Ids {
+                vendor: 0x10ee,
+                device: 0x903f
+            })
+        );
+        for bad in [
+            "",
+            "3:0.0",
+            "0000:03:00",
+            "pci:10ee",
+            "pci:xyz:1",
+            "pci:10ee:12345",
+            "sim:/x",
+        ] {
             assert_eq!(PciSelector::parse(bad), None, "{bad}");
         }
     }

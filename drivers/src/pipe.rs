@@ -20,7 +20,15 @@ pub struct RxPipe {
 impl RxPipe {
     pub(crate) fn new(index: usize, ring: DmaRegion, notif: DmaRegion) -> Self {
         let slots = (ring.len / BEAT_BYTES) as u32;
-        Self { index, ring, notif, slots, head: 0, tail: 0, last_seq: 0 }
+        Self {
+            index,
+            ring,
+            notif,
+            slots,
+            head: 0,
+            tail: 0,
+            last_seq: 0,
+        }
     }
 
     pub fn index(&self) -> usize {
@@ -47,6 +55,11 @@ impl RxPipe {
             self.tail = notif::TAIL.read(rec) as u32 % self.slots;
         }
         self.tail != self.head
+    }
+
+    /// Steers the flow `key` to this pipe (see [`Device::bind_flow`]).
+    pub fn bind<C: Card>(&self, dev: &mut Device<C>, key: crate::FlowKey) -> Result<()> {
+        dev.bind_flow(key, self.index)
     }
 
     /// Whether frames wait in this pipe (reads its notification record only;
@@ -76,7 +89,9 @@ impl RxPipe {
         dev: &mut Device<C>,
         mut decode: impl FnMut(&[u8]) -> std::result::Result<T, String>,
     ) -> Result<Vec<T>> {
-        self.take_records(dev, |rest| decode(&rest[..BEAT_BYTES]).map(|item| (item, 1)))
+        self.take_records(dev, |rest| {
+            decode(&rest[..BEAT_BYTES]).map(|item| (item, 1))
+        })
     }
 
     /// For pipes carrying records of one or more whole 64-byte slots (the
@@ -95,10 +110,17 @@ impl RxPipe {
         let mut k = 0;
         while k < batch.slots() {
             let rest = batch.raw_from(k);
-            let corrupt = |what| Error::CorruptRing { pipe: self.index, slot: (self.head + k) % self.slots, what };
+            let corrupt = |what| Error::CorruptRing {
+                pipe: self.index,
+                slot: (self.head + k) % self.slots,
+                what,
+            };
             let (item, used) = decode(rest).map_err(corrupt)?;
             if used == 0 || used > batch.slots() - k {
-                return Err(corrupt(format!("a record of {used} slots where {} are waiting", batch.slots() - k)));
+                return Err(corrupt(format!(
+                    "a record of {used} slots where {} are waiting",
+                    batch.slots() - k
+                )));
             }
             out.push(item);
             k += used;
@@ -137,7 +159,12 @@ impl RxPipe {
         let held = self.tail.wrapping_sub(self.head) % self.slots;
         let step = to.wrapping_sub(self.head) % self.slots;
         if to >= self.slots || step > held {
-            return Err(Error::BadFree { pipe: self.index, to, head: self.head, tail: self.tail });
+            return Err(Error::BadFree {
+                pipe: self.index,
+                to,
+                head: self.head,
+                tail: self.tail,
+            });
         }
         dev.write(pipe_page(self.index) + pipe::HEAD.offset, to)?;
         self.head = to;

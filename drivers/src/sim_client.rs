@@ -56,12 +56,27 @@ impl SimClientCard {
             .and_then(|v| v.parse().ok())
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_TIMEOUT);
-        stream.set_read_timeout(Some(timeout)).map_err(|e| Error::SimConnect(e.to_string()))?;
-        stream.set_write_timeout(Some(timeout)).map_err(|e| Error::SimConnect(e.to_string()))?;
-        let mut raw = RawConn { stream, socket: socket.clone(), pid: None };
-        let body = raw.call(&Request::Hello { proto: proto::PROTO_VERSION })?;
+        stream
+            .set_read_timeout(Some(timeout))
+            .map_err(|e| Error::SimConnect(e.to_string()))?;
+        stream
+            .set_write_timeout(Some(timeout))
+            .map_err(|e| Error::SimConnect(e.to_string()))?;
+        let mut raw = RawConn {
+            stream,
+            socket: socket.clone(),
+            pid: None,
+        };
+        let body = raw.call(&Request::Hello {
+            proto: proto::PROTO_VERSION,
+        })?;
         let mut f = Fields::new(&body);
-        let bad = |e: String| Error::SimConnect(format!("the simulator's greeting is malformed ({e}); is {} a pendulum-sim socket?", socket.display()));
+        let bad = |e: String| {
+            Error::SimConnect(format!(
+                "the simulator's greeting is malformed ({e}); is {} a pendulum-sim socket?",
+                socket.display()
+            ))
+        };
         let proto_v = f.u32().map_err(bad)?;
         let pid = f.u32().map_err(bad)?;
         let mem_bytes = f.u64().map_err(bad)?;
@@ -77,13 +92,21 @@ impl SimClientCard {
         })?;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         if len < mem_bytes {
-            return Err(Error::SimConnect(format!("host memory {mem_path} has {len} bytes, the simulator announced {mem_bytes}")));
+            return Err(Error::SimConnect(format!(
+                "host memory {mem_path} has {len} bytes, the simulator announced {mem_bytes}"
+            )));
         }
-        let mem = SharedMem::map(&file).map_err(|e| Error::SimConnect(format!("cannot map {mem_path}: {e}")))?;
+        let mem = SharedMem::map(&file)
+            .map_err(|e| Error::SimConnect(format!("cannot map {mem_path}: {e}")))?;
         Ok(Self {
             stream: raw.stream,
             socket,
-            hello: Hello { proto: proto_v, pid, mem_bytes, mem_path },
+            hello: Hello {
+                proto: proto_v,
+                pid,
+                mem_bytes,
+                mem_path,
+            },
             mem,
             regions: Vec::new(),
             dead: None,
@@ -122,7 +145,14 @@ impl SimClientCard {
 
     fn call(&mut self, req: &Request) -> Result<Vec<u8>> {
         self.check()?;
-        let mut raw = RawConn { stream: self.stream.try_clone().map_err(|e| Error::NoResponse(e.to_string()))?, socket: self.socket.clone(), pid: Some(self.hello.pid) };
+        let mut raw = RawConn {
+            stream: self
+                .stream
+                .try_clone()
+                .map_err(|e| Error::NoResponse(e.to_string()))?,
+            socket: self.socket.clone(),
+            pid: Some(self.hello.pid),
+        };
         match raw.call(req) {
             Err(Error::NoResponse(why)) => {
                 self.dead = Some(why.clone());
@@ -141,12 +171,18 @@ impl SimClientCard {
 
     /// Advances simulated time by `cycles`.
     pub fn run(&mut self, cycles: u64) -> Result<()> {
-        self.call(&Request::Relax { cycles: cycles.max(1) }).map(drop)
+        self.call(&Request::Relax {
+            cycles: cycles.max(1),
+        })
+        .map(drop)
     }
 
     /// Queues frames on the simulated MAC's RX side (tests and tools).
     pub fn eth_send(&mut self, frames: &[Vec<u8>]) -> Result<()> {
-        self.call(&Request::EthSend { frames: frames.to_vec() }).map(drop)
+        self.call(&Request::EthSend {
+            frames: frames.to_vec(),
+        })
+        .map(drop)
     }
 
     /// Takes the frames the NIC sent on its Ethernet TX port since the last call.
@@ -158,7 +194,10 @@ impl SimClientCard {
     /// Runs until the MAC side is idle and the PCIe link quiet, or `max_cycles` pass.
     pub fn drain(&mut self, max_cycles: u64) -> Result<bool> {
         let body = self.call(&Request::Drain { max_cycles })?;
-        Fields::new(&body).u8().map(|d| d != 0).map_err(|e| self.malformed(e))
+        Fields::new(&body)
+            .u8()
+            .map(|d| d != 0)
+            .map_err(|e| self.malformed(e))
     }
 
     /// Asks the simulator process to exit.
@@ -167,7 +206,10 @@ impl SimClientCard {
     }
 
     fn malformed(&mut self, e: String) -> Error {
-        let why = format!("malformed reply from the simulator at {} ({e})", self.socket.display());
+        let why = format!(
+            "malformed reply from the simulator at {} ({e})",
+            self.socket.display()
+        );
         self.dead = Some(why.clone());
         Error::NoResponse(why)
     }
@@ -203,7 +245,9 @@ impl RawConn {
             .ok_or_else(|| lost(io::ErrorKind::UnexpectedEof.into()))?;
         match body.split_first() {
             Some((&proto::OK, rest)) => Ok(rest.to_vec()),
-            Some((&proto::ERR, msg)) => Err(Error::Simulator(String::from_utf8_lossy(msg).into_owned())),
+            Some((&proto::ERR, msg)) => {
+                Err(Error::Simulator(String::from_utf8_lossy(msg).into_owned()))
+            }
             _ => Err(Error::NoResponse(format!("{who} sent a malformed reply"))),
         }
     }
@@ -220,22 +264,39 @@ impl Card for SimClientCard {
     }
 
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
-        let body = self.call(&Request::AllocDma { len: len as u64, kind: proto::kind_code(kind), mirrored })?;
+        let body = self.call(&Request::AllocDma {
+            len: len as u64,
+            kind: proto::kind_code(kind),
+            mirrored,
+        })?;
         let mut f = Fields::new(&body);
         let a = (|| -> std::result::Result<Alloc, String> {
-            Ok(Alloc { iova: f.u64()?, file_offset: f.u64()?, view_bytes: f.u64()? })
+            Ok(Alloc {
+                iova: f.u64()?,
+                file_offset: f.u64()?,
+                view_bytes: f.u64()?,
+            })
         })()
         .map_err(|e| self.malformed(e))?;
         let want_view = if mirrored { 2 * len } else { len };
         let (off, view) = (a.file_offset as usize, a.view_bytes as usize);
-        if view != want_view || off.checked_add(view).map_or(true, |end| end > self.mem.len()) {
+        if view != want_view
+            || off
+                .checked_add(view)
+                .map_or(true, |end| end > self.mem.len())
+        {
             return Err(Error::Dma(format!(
                 "the simulator placed a region of {view} bytes at offset {off} of a {}-byte host memory ({want_view} bytes asked): restart it",
                 self.mem.len()
             )));
         }
         self.regions.push((off, view));
-        Ok(DmaRegion { id: self.regions.len() - 1, iova: a.iova, len, mirrored })
+        Ok(DmaRegion {
+            id: self.regions.len() - 1,
+            iova: a.iova,
+            len,
+            mirrored,
+        })
     }
 
     fn dma(&self, region: &DmaRegion) -> &[u8] {
@@ -254,6 +315,8 @@ impl Card for SimClientCard {
 
     fn relax(&mut self) {
         // A failure is kept in `self.dead`: the next register access reports it.
-        let _ = self.call(&Request::Relax { cycles: self.relax_cycles });
+        let _ = self.call(&Request::Relax {
+            cycles: self.relax_cycles,
+        });
     }
 }

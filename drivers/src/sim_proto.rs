@@ -97,7 +97,10 @@ impl<'a> Fields<'a> {
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if self.rest.len() < n {
-            return Err(format!("message too short: {} bytes left, {n} needed", self.rest.len()));
+            return Err(format!(
+                "message too short: {} bytes left, {n} needed",
+                self.rest.len()
+            ));
         }
         let (a, b) = self.rest.split_at(n);
         self.rest = b;
@@ -185,7 +188,11 @@ impl Request {
             Request::Hello { proto } => b.u8(op::HELLO).u32(*proto),
             Request::Read32 { offset } => b.u8(op::READ32).u32(*offset),
             Request::Write32 { offset, value } => b.u8(op::WRITE32).u32(*offset).u32(*value),
-            Request::AllocDma { len, kind, mirrored } => b.u8(op::ALLOC).u64(*len).u8(*kind).u8(*mirrored as u8),
+            Request::AllocDma {
+                len,
+                kind,
+                mirrored,
+            } => b.u8(op::ALLOC).u64(*len).u8(*kind).u8(*mirrored as u8),
             Request::Relax { cycles } => b.u8(op::RELAX).u64(*cycles),
             Request::Cycle => b.u8(op::CYCLE),
             Request::EthSend { frames } => b.u8(op::ETH_SEND).frames(frames),
@@ -201,13 +208,24 @@ impl Request {
         Ok(match f.u8()? {
             op::HELLO => Request::Hello { proto: f.u32()? },
             op::READ32 => Request::Read32 { offset: f.u32()? },
-            op::WRITE32 => Request::Write32 { offset: f.u32()?, value: f.u32()? },
-            op::ALLOC => Request::AllocDma { len: f.u64()?, kind: f.u8()?, mirrored: f.u8()? != 0 },
+            op::WRITE32 => Request::Write32 {
+                offset: f.u32()?,
+                value: f.u32()?,
+            },
+            op::ALLOC => Request::AllocDma {
+                len: f.u64()?,
+                kind: f.u8()?,
+                mirrored: f.u8()? != 0,
+            },
             op::RELAX => Request::Relax { cycles: f.u64()? },
             op::CYCLE => Request::Cycle,
-            op::ETH_SEND => Request::EthSend { frames: f.frames()? },
+            op::ETH_SEND => Request::EthSend {
+                frames: f.frames()?,
+            },
             op::ETH_TX_TAKE => Request::EthTxTake,
-            op::DRAIN => Request::Drain { max_cycles: f.u64()? },
+            op::DRAIN => Request::Drain {
+                max_cycles: f.u64()?,
+            },
             op::SHUTDOWN => Request::Shutdown,
             other => return Err(format!("unknown request opcode {other}")),
         })
@@ -257,7 +275,10 @@ pub fn read_msg(r: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
     }
     let n = u32::from_le_bytes(len) as usize;
     if n > MAX_BODY_BYTES {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("message of {n} bytes exceeds {MAX_BODY_BYTES}")));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("message of {n} bytes exceeds {MAX_BODY_BYTES}"),
+        ));
     }
     let mut body = vec![0u8; n];
     r.read_exact(&mut body)?;
@@ -271,15 +292,28 @@ mod tests {
     #[test]
     fn requests_round_trip() {
         let all = [
-            Request::Hello { proto: PROTO_VERSION },
+            Request::Hello {
+                proto: PROTO_VERSION,
+            },
             Request::Read32 { offset: 0x1024 },
-            Request::Write32 { offset: 4, value: 0xdead_beef },
-            Request::AllocDma { len: 1 << 20, kind: 1, mirrored: true },
+            Request::Write32 {
+                offset: 4,
+                value: 0xdead_beef,
+            },
+            Request::AllocDma {
+                len: 1 << 20,
+                kind: 1,
+                mirrored: true,
+            },
             Request::Relax { cycles: 8 },
             Request::Cycle,
-            Request::EthSend { frames: vec![vec![1, 2, 3], vec![], vec![9; 1500]] },
+            Request::EthSend {
+                frames: vec![vec![1, 2, 3], vec![], vec![9; 1500]],
+            },
             Request::EthTxTake,
-            Request::Drain { max_cycles: 1_000_000 },
+            Request::Drain {
+                max_cycles: 1_000_000,
+            },
             Request::Shutdown,
         ];
         for r in all {

@@ -102,11 +102,19 @@ impl DmaMap {
     /// page size); when `mirrored`, the same bytes again right after them.
     pub fn map(file: &File, offset: u64, len: usize, mirrored: bool) -> io::Result<Self> {
         let total = if mirrored { 2 * len } else { len };
-        let off = libc::off_t::try_from(offset).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let off = libc::off_t::try_from(offset)
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         // SAFETY: a fresh anonymous PROT_NONE reservation at an address the
         // kernel picks; nothing else refers to it.
         let base = unsafe {
-            libc::mmap(std::ptr::null_mut(), total, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+            libc::mmap(
+                std::ptr::null_mut(),
+                total,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
         };
         if base == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
@@ -133,7 +141,11 @@ impl DmaMap {
                 return Err(e);
             }
         }
-        Ok(Self { ptr: base as *mut u8, len, mirrored })
+        Ok(Self {
+            ptr: base as *mut u8,
+            len,
+            mirrored,
+        })
     }
 
     /// Virtual address of the first byte.
@@ -205,12 +217,14 @@ pub mod vfio {
 
     pub fn check_extension(container: &File, ext: i32) -> io::Result<bool> {
         // SAFETY: the argument is an integer, passed by value.
-        check(unsafe { libc::ioctl(container.as_raw_fd(), CHECK_EXTENSION, ext as libc::c_ulong) }).map(|r| r > 0)
+        check(unsafe { libc::ioctl(container.as_raw_fd(), CHECK_EXTENSION, ext as libc::c_ulong) })
+            .map(|r| r > 0)
     }
 
     pub fn set_iommu(container: &File, kind: i32) -> io::Result<()> {
         // SAFETY: the argument is an integer, passed by value.
-        check(unsafe { libc::ioctl(container.as_raw_fd(), SET_IOMMU, kind as libc::c_ulong) }).map(drop)
+        check(unsafe { libc::ioctl(container.as_raw_fd(), SET_IOMMU, kind as libc::c_ulong) })
+            .map(drop)
     }
 
     #[repr(C)]
@@ -220,23 +234,41 @@ pub mod vfio {
     }
 
     pub fn group_flags(group: &File) -> io::Result<u32> {
-        let mut st = GroupStatus { argsz: std::mem::size_of::<GroupStatus>() as u32, flags: 0 };
+        let mut st = GroupStatus {
+            argsz: std::mem::size_of::<GroupStatus>() as u32,
+            flags: 0,
+        };
         // SAFETY: the kernel writes at most `argsz` bytes into `st`, which lives across the call.
-        check(unsafe { libc::ioctl(group.as_raw_fd(), GROUP_GET_STATUS, &mut st as *mut GroupStatus) })?;
+        check(unsafe {
+            libc::ioctl(
+                group.as_raw_fd(),
+                GROUP_GET_STATUS,
+                &mut st as *mut GroupStatus,
+            )
+        })?;
         Ok(st.flags)
     }
 
     pub fn group_set_container(group: &File, container: &File) -> io::Result<()> {
         let fd: libc::c_int = container.as_raw_fd();
         // SAFETY: the kernel reads one int from `&fd`, which lives across the call.
-        check(unsafe { libc::ioctl(group.as_raw_fd(), GROUP_SET_CONTAINER, &fd as *const libc::c_int) }).map(drop)
+        check(unsafe {
+            libc::ioctl(
+                group.as_raw_fd(),
+                GROUP_SET_CONTAINER,
+                &fd as *const libc::c_int,
+            )
+        })
+        .map(drop)
     }
 
     /// The device's fd, by its PCI address.
     pub fn group_device(group: &File, bdf: &str) -> io::Result<File> {
-        let name = std::ffi::CString::new(bdf).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let name = std::ffi::CString::new(bdf)
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         // SAFETY: the kernel reads a NUL-terminated string that lives across the call.
-        let fd = check(unsafe { libc::ioctl(group.as_raw_fd(), GROUP_GET_DEVICE_FD, name.as_ptr()) })?;
+        let fd =
+            check(unsafe { libc::ioctl(group.as_raw_fd(), GROUP_GET_DEVICE_FD, name.as_ptr()) })?;
         // SAFETY: the ioctl returned a new fd that nothing else owns.
         Ok(unsafe { File::from_raw_fd(fd) })
     }
@@ -254,9 +286,19 @@ pub mod vfio {
 
     /// (size, offset in the device fd, flags) of region `index`.
     pub fn region(device: &File, index: u32) -> io::Result<(u64, u64, u32)> {
-        let mut info = RegionInfo { argsz: std::mem::size_of::<RegionInfo>() as u32, index, ..Default::default() };
+        let mut info = RegionInfo {
+            argsz: std::mem::size_of::<RegionInfo>() as u32,
+            index,
+            ..Default::default()
+        };
         // SAFETY: the kernel fills at most `argsz` bytes of `info`, which lives across the call.
-        check(unsafe { libc::ioctl(device.as_raw_fd(), DEVICE_GET_REGION_INFO, &mut info as *mut RegionInfo) })?;
+        check(unsafe {
+            libc::ioctl(
+                device.as_raw_fd(),
+                DEVICE_GET_REGION_INFO,
+                &mut info as *mut RegionInfo,
+            )
+        })?;
         Ok((info.size, info.offset, info.flags))
     }
 
@@ -271,16 +313,30 @@ pub mod vfio {
 
     /// Maps `size` bytes at `map`'s first byte to bus address `iova`, for reads and writes by the device.
     pub fn map_dma(container: &File, map: &DmaMap, iova: u64, size: u64) -> io::Result<()> {
-        let arg = DmaMapArg { argsz: std::mem::size_of::<DmaMapArg>() as u32, flags: 1 | 2, vaddr: map.vaddr(), iova, size };
+        let arg = DmaMapArg {
+            argsz: std::mem::size_of::<DmaMapArg>() as u32,
+            flags: 1 | 2,
+            vaddr: map.vaddr(),
+            iova,
+            size,
+        };
         // SAFETY: the kernel reads `arg`; the memory it names belongs to
         // `map`, and the caller keeps `map` alive while the device may use it.
-        check(unsafe { libc::ioctl(container.as_raw_fd(), IOMMU_MAP_DMA, &arg as *const DmaMapArg) }).map(drop)
+        check(unsafe {
+            libc::ioctl(
+                container.as_raw_fd(),
+                IOMMU_MAP_DMA,
+                &arg as *const DmaMapArg,
+            )
+        })
+        .map(drop)
     }
 }
 
 /// An anonymous memory file (memfd) of `len` bytes, for DMA memory under VFIO.
 pub fn memfd(name: &str, len: u64) -> io::Result<File> {
-    let c = std::ffi::CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let c =
+        std::ffi::CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     // SAFETY: `c` is NUL-terminated and lives across the call.
     let fd = unsafe { libc::memfd_create(c.as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {

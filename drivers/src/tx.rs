@@ -26,7 +26,15 @@ pub struct TxPipe {
 impl TxPipe {
     pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion) -> Self {
         let slots = (ring.len / BEAT_BYTES) as u32;
-        Self { index, ring, compl, slots, tail: 0, head: 0, last_seq: 0 }
+        Self {
+            index,
+            ring,
+            compl,
+            slots,
+            tail: 0,
+            head: 0,
+            last_seq: 0,
+        }
     }
 
     /// The pipe's index (its register page).
@@ -86,7 +94,8 @@ impl TxPipe {
     /// Largest frame this pipe can ever hold: the card's limit, or the ring
     /// minus its empty slot when that is smaller.
     fn max_frame_bytes<C: Card>(&self, dev: &Device<C>) -> u32 {
-        dev.max_frame_bytes().min((self.slots - 1) * BEAT_BYTES as u32)
+        dev.max_frame_bytes()
+            .min((self.slots - 1) * BEAT_BYTES as u32)
     }
 
     /// Copies `bytes` into the ring from slot `self.tail` on, wrapping at the
@@ -127,8 +136,14 @@ impl TxPipe {
     /// counts it.
     pub fn send<C: Card>(&mut self, dev: &mut Device<C>, frames: &[&[u8]]) -> Result<usize> {
         let max = self.max_frame_bytes(dev);
-        if let Some(bad) = frames.iter().find(|f| f.is_empty() || f.len() > max as usize) {
-            return Err(Error::BadFrame { len: bad.len(), max });
+        if let Some(bad) = frames
+            .iter()
+            .find(|f| f.is_empty() || f.len() > max as usize)
+        {
+            return Err(Error::BadFrame {
+                len: bad.len(),
+                max,
+            });
         }
         self.poll(dev);
         let mut free = self.free_now();
@@ -160,7 +175,11 @@ impl TxPipe {
         let need = u32::try_from(bytes.len()).map_or(u32::MAX, slots_for);
         let free = self.free_now();
         if need > free {
-            return Err(Error::TxRingFull { pipe: self.index, need_slots: need, free_slots: free });
+            return Err(Error::TxRingFull {
+                pipe: self.index,
+                need_slots: need,
+                free_slots: free,
+            });
         }
         self.place(dev, bytes)?;
         self.ring_doorbell(dev)
@@ -183,7 +202,10 @@ impl TxPipe {
         for item in items {
             let s = slots(item);
             let s = s.as_ref();
-            debug_assert!(!s.is_empty() && s.len() % BEAT_BYTES == 0, "messages are whole slots");
+            debug_assert!(
+                !s.is_empty() && s.len() % BEAT_BYTES == 0,
+                "messages are whole slots"
+            );
             if bytes.len() + s.len() > room {
                 break;
             }

@@ -35,23 +35,49 @@ impl Card for FixedCard {
 
 #[test]
 fn a_card_that_is_not_pendulum_is_refused_with_what_it_read() {
-    let e = Device::open(FixedCard { identity: 0xFFFF_FFFF, version: 0 }).err().unwrap();
-    assert!(matches!(e, Error::NotPendulum { found: 0xFFFF_FFFF, .. }));
+    let e = Device::open(FixedCard {
+        identity: 0xFFFF_FFFF,
+        version: 0,
+    })
+    .err()
+    .unwrap();
+    assert!(matches!(
+        e,
+        Error::NotPendulum {
+            found: 0xFFFF_FFFF,
+            ..
+        }
+    ));
     assert!(e.to_string().contains("PNDL"));
 }
 
 #[test]
 fn another_major_version_is_refused_and_named() {
     let v = ((VERSION_MAJOR as u32 + 1) << 16) | 3;
-    let e = Device::open(FixedCard { identity: IDENTITY, version: v }).err().unwrap();
+    let e = Device::open(FixedCard {
+        identity: IDENTITY,
+        version: v,
+    })
+    .err()
+    .unwrap();
     assert!(matches!(e, Error::VersionMismatch { card_minor: 3, .. }));
     assert!(e.to_string().contains(&format!("{}.3", VERSION_MAJOR + 1)));
 }
 
 #[test]
 fn a_matching_card_opens_and_bad_pipe_requests_are_clear_errors() {
-    let mut dev = Device::open(FixedCard { identity: IDENTITY, version: pendulum_layout::VERSION }).unwrap();
+    let mut dev = Device::open(FixedCard {
+        identity: IDENTITY,
+        version: pendulum_layout::VERSION,
+    })
+    .unwrap();
     assert_eq!(dev.pipes(), 4);
-    assert!(matches!(dev.open_rx_pipe(4, 4096), Err(Error::NoSuchPipe { pipe: 4, pipes: 4 })));
-    assert!(matches!(dev.open_rx_pipe(0, 5000), Err(Error::BadRingSize { bytes: 5000, .. })));
+    assert!(matches!(
+        dev.open_rx_pipe(4, 4096),
+        Err(Error::NoSuchPipe { pipe: 4, pipes: 4 })
+    ));
+    assert!(matches!(
+        dev.open_rx_pipe(0, 5000),
+        Err(Error::BadRingSize { bytes: 5000, .. })
+    ));
 }

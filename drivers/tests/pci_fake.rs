@@ -18,7 +18,8 @@ struct FakeHost {
 
 impl FakeHost {
     fn new(name: &str) -> Self {
-        let root = std::env::temp_dir().join(format!("pendulum-fakehost-{name}-{}", std::process::id()));
+        let root =
+            std::env::temp_dir().join(format!("pendulum-fakehost-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&root);
         fs::create_dir_all(root.join("sys/bus/pci/devices")).unwrap();
         fs::create_dir_all(root.join("proc/sys/vm")).unwrap();
@@ -39,7 +40,9 @@ impl FakeHost {
         fs::write(d.join("enable"), "0\n").unwrap();
         fs::write(d.join("config"), [0u8; 256]).unwrap();
         let mut bar = vec![0u8; BAR_BYTES];
-        let mut put = |off: u32, v: u32| bar[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes());
+        let mut put = |off: u32, v: u32| {
+            bar[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes())
+        };
         put(global::IDENTITY.offset, layout::IDENTITY);
         put(global::VERSION.offset, version);
         put(global::CAP_PIPES.offset, 4);
@@ -51,8 +54,16 @@ impl FakeHost {
     /// Huge pages as the tests can have them: a plain directory for the
     /// hugetlbfs mount, 4 KiB "huge" pages, and the real pagemap.
     fn with_hugepages(&self, reserved: u32) {
-        fs::write(self.root.join("proc/sys/vm/nr_hugepages"), format!("{reserved}\n")).unwrap();
-        fs::write(self.root.join("proc/meminfo"), "MemTotal: 1000 kB\nHugepagesize:       4 kB\n").unwrap();
+        fs::write(
+            self.root.join("proc/sys/vm/nr_hugepages"),
+            format!("{reserved}\n"),
+        )
+        .unwrap();
+        fs::write(
+            self.root.join("proc/meminfo"),
+            "MemTotal: 1000 kB\nHugepagesize:       4 kB\n",
+        )
+        .unwrap();
         fs::create_dir_all(self.root.join("proc/self")).unwrap();
         let _ = symlink("/proc/self/pagemap", self.root.join("proc/self/pagemap"));
         fs::create_dir_all(self.root.join("dev/hugepages")).unwrap();
@@ -108,15 +119,29 @@ fn finds_the_first_card_by_vendor_and_device_id() {
     let card = PciCard::open_with_root(&host.root, "pci:10ee:903f").unwrap();
     assert_eq!(card.address(), "0000:05:00.0");
     let text = err_text(PciCard::open_with_root(&host.root, "pci:1172:0001"));
-    assert!(text.contains("no PCI device with vendor 1172 and device 0001") && text.contains("lspci"), "{text}");
+    assert!(
+        text.contains("no PCI device with vendor 1172 and device 0001") && text.contains("lspci"),
+        "{text}"
+    );
 }
 
 #[test]
 fn identity_and_version_are_checked_first() {
     let host = FakeHost::new("ver");
-    host.add_device(BDF, 0x10ee, 0x903f, (layout::VERSION_MAJOR as u32 + 1) << 16 | 3);
-    let text = err_text(Device::open(PciCard::open_with_root(&host.root, BDF).unwrap()));
-    let want = format!("card runs register map version {}.3, this driver speaks {}.x", layout::VERSION_MAJOR + 1, layout::VERSION_MAJOR);
+    host.add_device(
+        BDF,
+        0x10ee,
+        0x903f,
+        (layout::VERSION_MAJOR as u32 + 1) << 16 | 3,
+    );
+    let text = err_text(Device::open(
+        PciCard::open_with_root(&host.root, BDF).unwrap(),
+    ));
+    let want = format!(
+        "card runs register map version {}.3, this driver speaks {}.x",
+        layout::VERSION_MAJOR + 1,
+        layout::VERSION_MAJOR
+    );
     assert!(text.contains(&want), "{text}");
 
     let other = FakeHost::new("notpndl");
@@ -124,19 +149,30 @@ fn identity_and_version_are_checked_first() {
     let mut bar = fs::read(d.join("resource0")).unwrap();
     bar[..4].copy_from_slice(&0x1234_5678u32.to_le_bytes());
     fs::write(d.join("resource0"), bar).unwrap();
-    let text = err_text(Device::open(PciCard::open_with_root(&other.root, BDF).unwrap()));
-    assert!(text.contains("no Pendulum card here") && text.contains("bitstream"), "{text}");
+    let text = err_text(Device::open(
+        PciCard::open_with_root(&other.root, BDF).unwrap(),
+    ));
+    assert!(
+        text.contains("no Pendulum card here") && text.contains("bitstream"),
+        "{text}"
+    );
 }
 
 #[test]
 fn missing_devices_and_bad_addresses_say_what_to_do() {
     let host = FakeHost::new("missing");
     let text = err_text(PciCard::open_with_root(&host.root, "0000:09:00.0"));
-    assert!(text.contains("no PCI device 0000:09:00.0") && text.contains("rescan"), "{text}");
+    assert!(
+        text.contains("no PCI device 0000:09:00.0") && text.contains("rescan"),
+        "{text}"
+    );
     let text = err_text(PciCard::open_with_root(&host.root, "not-an-address"));
     assert!(text.contains("sim:/path/to/socket"), "{text}");
     let text = err_text(pendulum_driver::open("sim:/nonexistent/pendulum.sock"));
-    assert!(text.contains("pendulum-sim serve --socket /nonexistent/pendulum.sock"), "{text}");
+    assert!(
+        text.contains("pendulum-sim serve --socket /nonexistent/pendulum.sock"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -147,7 +183,12 @@ fn a_device_owned_by_another_driver_is_refused() {
     fs::create_dir_all(&drv).unwrap();
     symlink(&drv, d.join("driver")).unwrap();
     let text = err_text(PciCard::open_with_root(&host.root, BDF));
-    assert!(text.contains("bound to the kernel driver `xdma`") && text.contains("unbind") && text.contains("vfio-pci"), "{text}");
+    assert!(
+        text.contains("bound to the kernel driver `xdma`")
+            && text.contains("unbind")
+            && text.contains("vfio-pci"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -159,13 +200,21 @@ fn vfio_without_dev_vfio_says_how_to_set_it_up() {
     symlink(&drv, d.join("driver")).unwrap();
     // Bound to vfio-pci but no IOMMU group: the IOMMU is off.
     let text = err_text(PciCard::open_with_root(&host.root, BDF));
-    assert!(text.contains("no IOMMU group") && text.contains("intel_iommu=on"), "{text}");
+    assert!(
+        text.contains("no IOMMU group") && text.contains("intel_iommu=on"),
+        "{text}"
+    );
     // With a group, but /dev/vfio is missing.
     let grp = host.root.join("sys/kernel/iommu_groups/17");
     fs::create_dir_all(&grp).unwrap();
     symlink(&grp, d.join("iommu_group")).unwrap();
     let text = err_text(PciCard::open_with_root(&host.root, BDF));
-    assert!(text.starts_with("VFIO:") && text.contains("dev/vfio/vfio does not exist") && text.contains("modprobe vfio-pci"), "{text}");
+    assert!(
+        text.starts_with("VFIO:")
+            && text.contains("dev/vfio/vfio does not exist")
+            && text.contains("modprobe vfio-pci"),
+        "{text}"
+    );
     // /dev/vfio/vfio is there but the group's node is not.
     fs::create_dir_all(host.root.join("dev/vfio")).unwrap();
     fs::write(host.root.join("dev/vfio/vfio"), b"").unwrap();
@@ -174,7 +223,10 @@ fn vfio_without_dev_vfio_says_how_to_set_it_up() {
     // Both are there but are not VFIO nodes (plain files): the ioctl fails.
     fs::write(host.root.join("dev/vfio/17"), b"").unwrap();
     let text = err_text(PciCard::open_with_root(&host.root, BDF));
-    assert!(text.contains("VFIO_GET_API_VERSION failed") && text.contains("vfio-pci"), "{text}");
+    assert!(
+        text.contains("VFIO_GET_API_VERSION failed") && text.contains("vfio-pci"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -184,8 +236,14 @@ fn no_reserved_huge_pages_says_how_to_reserve_them() {
     host.with_hugepages(0);
     let mut dev = Device::open(PciCard::open_with_root(&host.root, BDF).unwrap()).unwrap();
     let text = err_text(dev.open_rx_pipe(0, 4096));
-    assert!(text.starts_with("huge pages: no huge pages are reserved"), "{text}");
-    assert!(text.contains("echo 16 | sudo tee /proc/sys/vm/nr_hugepages"), "{text}");
+    assert!(
+        text.starts_with("huge pages: no huge pages are reserved"),
+        "{text}"
+    );
+    assert!(
+        text.contains("echo 16 | sudo tee /proc/sys/vm/nr_hugepages"),
+        "{text}"
+    );
     assert!(text.contains("vfio-pci"), "{text}");
 }
 
@@ -197,13 +255,20 @@ fn no_hugetlbfs_mount_says_how_to_mount_one() {
     fs::remove_dir(host.root.join("dev/hugepages")).unwrap();
     let mut card = PciCard::open_with_root(&host.root, BDF).unwrap();
     let text = err_text(card.alloc_dma(64, RegionKind::Notification, false));
-    assert!(text.contains("no hugetlbfs at") && text.contains("mount -t hugetlbfs"), "{text}");
+    assert!(
+        text.contains("no hugetlbfs at") && text.contains("mount -t hugetlbfs"),
+        "{text}"
+    );
 }
 
 fn is_root() -> bool {
     fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(1) == Some("0")))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(1) == Some("0"))
+        })
         .unwrap_or(false)
 }
 
@@ -217,7 +282,10 @@ fn dma_memory_gets_bus_addresses_from_the_pagemap() {
     if !is_root() {
         // Without root the kernel hides frame numbers: the documented message.
         let text = err_text(r);
-        assert!(text.contains("needs root (CAP_SYS_ADMIN)") && text.contains("vfio-pci"), "{text}");
+        assert!(
+            text.contains("needs root (CAP_SYS_ADMIN)") && text.contains("vfio-pci"),
+            "{text}"
+        );
         return;
     }
     let a = r.unwrap();
@@ -243,7 +311,10 @@ fn dma_memory_gets_bus_addresses_from_the_pagemap() {
         }
         Err(e) => {
             let text = e.to_string();
-            assert!(text.contains("not physically contiguous") || text.contains("needs an IOMMU"), "{text}");
+            assert!(
+                text.contains("not physically contiguous") || text.contains("needs an IOMMU"),
+                "{text}"
+            );
         }
     }
 }
@@ -257,14 +328,23 @@ fn pagemap_without_permission_is_explained() {
     let pm = dir.join("pagemap");
     fs::write(&pm, (1u64 << 63).to_le_bytes().repeat(4)).unwrap();
     let text = err_text(pendulum_driver::physical_address(&pm, 0, 8192, BDF));
-    assert!(text.contains("needs root") && text.contains("vfio-pci"), "{text}");
+    assert!(
+        text.contains("needs root") && text.contains("vfio-pci"),
+        "{text}"
+    );
     fs::write(&pm, 0u64.to_le_bytes().repeat(4)).unwrap();
     let text = err_text(pendulum_driver::physical_address(&pm, 4096, 4096, BDF));
     assert!(text.contains("not present"), "{text}");
     // Frames 100, 101 then 500: not contiguous.
-    let entries: Vec<u8> = [100u64, 101, 500].iter().flat_map(|p| (1u64 << 63 | p).to_le_bytes()).collect();
+    let entries: Vec<u8> = [100u64, 101, 500]
+        .iter()
+        .flat_map(|p| (1u64 << 63 | p).to_le_bytes())
+        .collect();
     fs::write(&pm, entries).unwrap();
-    assert_eq!(pendulum_driver::physical_address(&pm, 0, 8192, BDF).unwrap(), 100 * 4096);
+    assert_eq!(
+        pendulum_driver::physical_address(&pm, 0, 8192, BDF).unwrap(),
+        100 * 4096
+    );
     let text = err_text(pendulum_driver::physical_address(&pm, 0, 12288, BDF));
     assert!(text.contains("not physically contiguous"), "{text}");
     fs::remove_dir_all(&dir).unwrap();

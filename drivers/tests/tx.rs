@@ -29,12 +29,22 @@ impl FakeCard {
 
     /// Values written to `offset`, oldest first.
     fn writes_to(&self, offset: u32) -> Vec<u32> {
-        self.writes.iter().filter(|(o, _)| *o == offset).map(|(_, v)| *v).collect()
+        self.writes
+            .iter()
+            .filter(|(o, _)| *o == offset)
+            .map(|(_, v)| *v)
+            .collect()
     }
 
     /// The `n`th region of `kind` allocated.
     fn region(&mut self, kind: RegionKind, n: usize) -> &mut Vec<u8> {
-        &mut self.regions.iter_mut().filter(|(k, _)| *k == kind).nth(n).expect("region").1
+        &mut self
+            .regions
+            .iter_mut()
+            .filter(|(k, _)| *k == kind)
+            .nth(n)
+            .expect("region")
+            .1
     }
 
     /// Writes a TX completion record, as the card would, into the `n`th one.
@@ -58,7 +68,12 @@ impl Card for FakeCard {
         self.regions.push((kind, vec![0; view]));
         // Far apart and aligned, like a real IOMMU would hand them out.
         let iova = (self.regions.len() as u64) << 32;
-        Ok(DmaRegion { id: self.regions.len() - 1, iova, len, mirrored })
+        Ok(DmaRegion {
+            id: self.regions.len() - 1,
+            iova,
+            len,
+            mirrored,
+        })
     }
     fn dma(&self, region: &DmaRegion) -> &[u8] {
         &self.regions[region.id].1
@@ -90,17 +105,28 @@ fn open_programs_the_tx_registers_in_order() {
     assert_eq!(tx.ring_slots(), 128);
     let page = pipe_page(1);
     let card = dev.card();
-    let tx_writes: Vec<(u32, u32)> = card.writes.iter().copied().filter(|(o, _)| (page..page + 0x1000).contains(o)).collect();
+    let tx_writes: Vec<(u32, u32)> = card
+        .writes
+        .iter()
+        .copied()
+        .filter(|(o, _)| (page..page + 0x1000).contains(o))
+        .collect();
     let (ring_iova, compl_iova) = (1u64 << 32, 2u64 << 32);
     assert_eq!(
         tx_writes,
         [
             (page + pipe::TX_CTRL.offset, 0),
             (page + pipe::TX_RING_BASE_LO.offset, ring_iova as u32),
-            (page + pipe::TX_RING_BASE_HI.offset, (ring_iova >> 32) as u32),
+            (
+                page + pipe::TX_RING_BASE_HI.offset,
+                (ring_iova >> 32) as u32
+            ),
             (page + pipe::TX_RING_BYTES.offset, 8192),
             (page + pipe::TX_COMPL_BASE_LO.offset, compl_iova as u32),
-            (page + pipe::TX_COMPL_BASE_HI.offset, (compl_iova >> 32) as u32),
+            (
+                page + pipe::TX_COMPL_BASE_HI.offset,
+                (compl_iova >> 32) as u32
+            ),
             (page + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE),
         ]
     );
@@ -113,14 +139,26 @@ fn open_programs_the_tx_registers_in_order() {
 #[test]
 fn pipe_requests_are_checked_like_rx() {
     let (mut dev, _tx) = open(4096);
-    assert!(matches!(dev.open_tx_pipe(1, 4096), Err(Error::PipeInUse(1))));
-    assert!(matches!(dev.open_tx_pipe(4, 4096), Err(Error::NoSuchPipe { pipe: 4, pipes: 4 })));
-    assert!(matches!(dev.open_tx_pipe(0, 3000), Err(Error::BadRingSize { bytes: 3000, .. })));
+    assert!(matches!(
+        dev.open_tx_pipe(1, 4096),
+        Err(Error::PipeInUse(1))
+    ));
+    assert!(matches!(
+        dev.open_tx_pipe(4, 4096),
+        Err(Error::NoSuchPipe { pipe: 4, pipes: 4 })
+    ));
+    assert!(matches!(
+        dev.open_tx_pipe(0, 3000),
+        Err(Error::BadRingSize { bytes: 3000, .. })
+    ));
     // RX and TX of the same index are independent.
     dev.open_rx_pipe(1, 4096).unwrap();
     let tx0 = dev.open_tx_pipe(0, 4096).unwrap();
     dev.close_tx_pipe(tx0).unwrap();
-    assert_eq!(dev.card().writes.last(), Some(&(pipe_page(0) + pipe::TX_CTRL.offset, 0)));
+    assert_eq!(
+        dev.card().writes.last(),
+        Some(&(pipe_page(0) + pipe::TX_CTRL.offset, 0))
+    );
     dev.open_tx_pipe(0, 4096).unwrap();
 }
 
@@ -181,7 +219,11 @@ fn a_full_ring_takes_what_fits_and_one_slot_stays_empty() {
     assert_eq!(tx.free_slots(&dev), 14);
     assert!(matches!(
         tx.send_raw(&mut dev, &[0; 15 * 64]),
-        Err(Error::TxRingFull { pipe: 1, need_slots: 15, free_slots: 14 })
+        Err(Error::TxRingFull {
+            pipe: 1,
+            need_slots: 15,
+            free_slots: 14
+        })
     ));
     tx.send_raw(&mut dev, &[0; 14 * 64]).unwrap();
     assert_eq!(tx.free_slots(&dev), 0);
@@ -199,7 +241,13 @@ fn bad_frames_are_refused_and_nothing_is_queued() {
     let ok = frame(1, 100);
     let huge = vec![0; MAX_FRAME_BYTES as usize + 1];
     let e = tx.send(&mut dev, &[&ok, &[]]).unwrap_err();
-    assert!(matches!(e, Error::BadFrame { len: 0, max: MAX_FRAME_BYTES }));
+    assert!(matches!(
+        e,
+        Error::BadFrame {
+            len: 0,
+            max: MAX_FRAME_BYTES
+        }
+    ));
     let e = tx.send(&mut dev, &[&ok, &huge]).unwrap_err();
     assert!(matches!(e, Error::BadFrame { len, max: MAX_FRAME_BYTES } if len == huge.len()));
     assert!(e.to_string().contains("nothing was queued"));
@@ -211,7 +259,13 @@ fn bad_frames_are_refused_and_nothing_is_queued() {
     // left to return 0 forever.
     let (mut dev, mut tx) = open(4096);
     let e = tx.send(&mut dev, &[&huge[..4033]]).unwrap_err();
-    assert!(matches!(e, Error::BadFrame { len: 4033, max: 4032 }));
+    assert!(matches!(
+        e,
+        Error::BadFrame {
+            len: 4033,
+            max: 4032
+        }
+    ));
     assert_eq!(tx.send(&mut dev, &[&huge[..4032]]).unwrap(), 1);
 }
 

@@ -12,5 +12,6 @@ pub mod mmio;
 pub mod nic;
 pub mod stream;
 pub mod types;
+mod xor_matrix;
 
 pub use nic::PendulumNic;

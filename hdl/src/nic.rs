@@ -1,12 +1,15 @@
 use crate::acp::AcpLink;
 use crate::atomic::AtomicUnit;
-use crate::enso::{NotifWriter, RxEngine, RxParse, SlotGate, TxFetcher, TxFramer, TxParse};
+use crate::enso::{
+    FlowDirector, NotifWriter, RxEngine, RxParse, SlotGate, TxFetcher, TxFramer, TxParse,
+};
 use crate::mmio::RegFile;
-use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::stream::{Concat, ZeroExtend};
+use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, TxRunInfo};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES, TX_CPL_FIFO_DEPTH_LOG2,
+    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES,
+    TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
 
@@ -105,6 +108,7 @@ pub struct PendulumNic {
     msg_beat: Concat<448, 64, 512>,
     eth_fifo: StreamFifo<EthBeat, ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
     rx_parse: RxParse,
+    flow: FlowDirector,
     rx: RxEngine,
     notif: NotifWriter,
     tx_fetch: TxFetcher,
@@ -180,6 +184,7 @@ impl PendulumNic {
             msg_beat: Default::default(),
             eth_fifo: StreamFifo::new(),
             rx_parse: RxParse::new(),
+            flow: FlowDirector::new(),
             rx: RxEngine::new(),
             notif: NotifWriter::new(),
             tx_fetch: TxFetcher::new(),
@@ -208,6 +213,7 @@ impl Logic for PendulumNic {
         self.eth_fifo.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
         self.rx_parse.clock.next = self.clock.val();
+        self.flow.clock.next = self.clock.val();
         self.notif.clock.next = self.clock.val();
         self.dma_arb.clock.next = self.clock.val();
         self.dma_skid.clock.next = self.clock.val();
@@ -224,7 +230,7 @@ impl Logic for PendulumNic {
         self.rx_arb.clock.next = self.clock.val();
         self.rx_skid.clock.next = self.clock.val();
 
-        // Ethernet in → FIFO → parse stage → RX engine.
+        // Ethernet in → FIFO → parse stage → flow director → RX engine.
         self.eth_fifo.s.data.next.data = self.eth_rx_tdata.val();
         self.eth_fifo.s.data.next.keep = self.eth_rx_tkeep.val();
         self.eth_fifo.s.data.next.last = self.eth_rx_tlast.val();
@@ -233,10 +239,23 @@ impl Logic for PendulumNic {
         self.rx_parse.s.data.next = self.eth_fifo.m.data.val();
         self.rx_parse.s.valid.next = self.eth_fifo.m.valid.val();
         self.eth_fifo.m.ready.next = self.rx_parse.s.ready.val();
-        self.rx_arb.s[0].data.next = self.rx_parse.m.data.val();
-        self.rx_arb.s[0].valid.next = self.rx_parse.m.valid.val();
-        self.rx_arb.s_last[0].next = self.rx_parse.m.data.val().last;
-        self.rx_parse.m.ready.next = self.rx_arb.s[0].ready.val();
+        self.flow.s.data.next = self.rx_parse.m.data.val();
+        self.flow.s.valid.next = self.rx_parse.m.valid.val();
+        self.rx_parse.m.ready.next = self.flow.s.ready.val();
+        self.flow.wr.next = self.regs.flow_table_wr.val();
+        self.flow.wr_slot.next = self.regs.flow_table_slot.val();
+        self.flow.wr_valid.next = self.regs.flow_table_valid.val();
+        self.flow.wr_key.next = self.regs.flow_key.val();
+        self.flow.wr_pipe.next = self.regs.flow_pipe.val();
+        self.flow.default_pipe.next = self.regs.flow_default_pipe.val();
+        self.flow.fallback_first.next = self.regs.flow_fallback_first.val();
+        self.flow.fallback_mask.next = self.regs.flow_fallback_mask.val();
+        self.regs.flow_hit.next = self.flow.ev_hit.val();
+        self.regs.flow_miss.next = self.flow.ev_miss.val();
+        self.rx_arb.s[0].data.next = self.flow.m.data.val();
+        self.rx_arb.s[0].valid.next = self.flow.m.valid.val();
+        self.rx_arb.s_last[0].next = self.flow.m.data.val().last;
+        self.flow.m.ready.next = self.rx_arb.s[0].ready.val();
         self.rx_skid.s.data.next = self.rx_arb.m.data.val();
         self.rx_skid.s.valid.next = self.rx_arb.m.valid.val();
         self.rx_arb.m.ready.next = self.rx_skid.s.ready.val();
@@ -245,7 +264,14 @@ impl Logic for PendulumNic {
         self.rx_skid.m.ready.next = self.rx.s_eth.ready.val();
 
         // ACP port ↔ link engine, registered both ways.
-        dff_setup!(self, clock, acp_rx_data_r, acp_rx_valid_r, acp_link_up_r, link_reset_r);
+        dff_setup!(
+            self,
+            clock,
+            acp_rx_data_r,
+            acp_rx_valid_r,
+            acp_link_up_r,
+            link_reset_r
+        );
         self.acp_tx_skid.clock.next = self.clock.val();
         self.acp_rx_data_r.d.next = self.acp_rx_data.val();
         self.acp_rx_valid_r.d.next = self.acp_rx_valid.val();
@@ -437,7 +463,8 @@ impl Logic for PendulumNic {
             self.notif.enable[i].next = self.regs.enable[i].val();
             self.notif.notif_base[i].next = self.regs.notif_base[i].val();
             // A head write or a prefetch re-arms the pipe's notification.
-            self.notif.head_written[i].next = self.regs.head_written[i].val() | self.regs.prefetch[i].val();
+            self.notif.head_written[i].next =
+                self.regs.head_written[i].val() | self.regs.prefetch[i].val();
         }
         self.notif.per_packet.next = self.regs.per_packet_notif.val();
         self.regs.events.pipe.next = self.rx.ev_pipe.val();

@@ -3,7 +3,9 @@
 //! the register-access adapters and the Avalon-ST Ethernet adapters. Each is
 //! also synthesized by Yosys.
 
-use pendulum_hdl::boards::{AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio};
+use pendulum_hdl::boards::{
+    AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio,
+};
 use pendulum_hdl::stream::{AsyncFrameFifo, AsyncStreamFifo};
 use pendulum_hdl::types::EthBeat;
 use rand::{Rng, SeedableRng};
@@ -17,7 +19,10 @@ fn synthesizable<U: Block>(name: &str, mut uut: U) {
 
 #[test]
 fn board_blocks_are_synthesizable() {
-    synthesizable("pendulum_async_fifo", AsyncStreamFifo::<Bits<8>, 3, 4>::new());
+    synthesizable(
+        "pendulum_async_fifo",
+        AsyncStreamFifo::<Bits<8>, 3, 4>::new(),
+    );
     synthesizable("pendulum_async_frame_fifo", AsyncFrameFifo::<3, 4>::new());
     synthesizable("pendulum_axil_mmio", AxiLiteMmio::default());
     synthesizable("pendulum_avmm_mmio", AvalonMmio::default());
@@ -38,8 +43,12 @@ fn cross(words: Vec<u64>, s_half: u64, m_half: u64, seed: u64) -> Vec<u64> {
     uut.m.ready.connect();
     uut.connect_all();
     let mut sim = Simulation::new();
-    sim.add_clock(s_half, |x: &mut Box<Fifo>| x.s_clock.next = !x.s_clock.val());
-    sim.add_clock(m_half, |x: &mut Box<Fifo>| x.m_clock.next = !x.m_clock.val());
+    sim.add_clock(s_half, |x: &mut Box<Fifo>| {
+        x.s_clock.next = !x.s_clock.val()
+    });
+    sim.add_clock(m_half, |x: &mut Box<Fifo>| {
+        x.m_clock.next = !x.m_clock.val()
+    });
     let n = words.len();
     let limit = 40 * n + 200;
     // Writer: on s_clock, drives inputs while the clock is low.
@@ -116,7 +125,14 @@ fn async_fifo_fills_without_losing_or_duplicating() {
 #[test]
 fn eth_beat_packs_as_last_keep_data() {
     let b = EthBeat::default();
-    assert_eq!((b.get_my_offset_data(), b.get_my_offset_keep(), b.get_my_offset_last()), (0, 512, 576));
+    assert_eq!(
+        (
+            b.get_my_offset_data(),
+            b.get_my_offset_keep(),
+            b.get_my_offset_last()
+        ),
+        (0, 512, 576)
+    );
     assert_eq!(EthBeat::BITS, 577);
 }
 
@@ -128,7 +144,11 @@ fn frame_beat(f: usize, k: usize, beats: usize) -> EthBeat {
     let last = k + 1 == beats;
     EthBeat {
         data: (((f as u64) << 16) | k as u64).into(),
-        keep: if last { (u64::MAX >> (f % 64)).into() } else { u64::MAX.into() },
+        keep: if last {
+            (u64::MAX >> (f % 64)).into()
+        } else {
+            u64::MAX.into()
+        },
         last,
     }
 }
@@ -144,8 +164,12 @@ fn cross_frames(lens: Vec<usize>, s_half: u64, m_half: u64, seed: u64) -> Vec<Et
     uut.m.ready.connect();
     uut.connect_all();
     let mut sim = Simulation::new();
-    sim.add_clock(s_half, |x: &mut Box<FrameFifo>| x.s_clock.next = !x.s_clock.val());
-    sim.add_clock(m_half, |x: &mut Box<FrameFifo>| x.m_clock.next = !x.m_clock.val());
+    sim.add_clock(s_half, |x: &mut Box<FrameFifo>| {
+        x.s_clock.next = !x.s_clock.val()
+    });
+    sim.add_clock(m_half, |x: &mut Box<FrameFifo>| {
+        x.m_clock.next = !x.m_clock.val()
+    });
     let beats: Vec<EthBeat> = lens
         .iter()
         .enumerate()
@@ -163,7 +187,11 @@ fn cross_frames(lens: Vec<usize>, s_half: u64, m_half: u64, seed: u64) -> Vec<Et
             // A writer slower than the reader, with gaps inside frames too.
             let offer = rng.gen_bool(0.6);
             x.s.valid.next = offer;
-            x.s.data.next = if offer { beats[next] } else { EthBeat::default() };
+            x.s.data.next = if offer {
+                beats[next]
+            } else {
+                EthBeat::default()
+            };
             x = sim.wait(1, x)?;
             let taken = offer && x.s.ready.val();
             wait_clock_true!(sim, s_clock, x);
@@ -245,7 +273,9 @@ fn eth_frames(count: usize, seed: u64) -> Vec<Vec<u8>> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut lens: Vec<usize> = (0..count).map(|_| rng.gen_range(60..=1518)).collect();
     lens.splice(1..1, [64, 65]);
-    lens.into_iter().map(|n| (0..n).map(|_| rng.gen()).collect()).collect()
+    lens.into_iter()
+        .map(|n| (0..n).map(|_| rng.gen()).collect())
+        .collect()
 }
 
 /// A 512-bit word with `bytes[j]` at bit `8 * lane(j)`, zeros past the end.
@@ -292,7 +322,11 @@ fn avalon_st_rx_frames_come_out_byte_for_byte_with_tkeep_and_tlast() {
             // The MAC idles at random, inside frames too; empty is only meaningful with eop.
             let offer = next < beats.len() && rng.gen_bool(0.7);
             x.rx_valid.next = offer;
-            let (data, eop, empty) = if offer { beats[next] } else { (Bits::default(), false, 0) };
+            let (data, eop, empty) = if offer {
+                beats[next]
+            } else {
+                (Bits::default(), false, 0)
+            };
             x.rx_data.next = data;
             x.rx_endofpacket.next = eop;
             x.rx_empty.next = (if eop { empty } else { rng.gen_range(0..64) } as u64).into();
@@ -354,7 +388,11 @@ fn avalon_st_tx_frames_go_out_byte_for_byte_with_sop_eop_and_empty_under_stalls(
             // As from AsyncFrameFifo: no gap inside a frame, random gaps between.
             let offer = next < beats.len() && (in_frame || held || rng.gen_bool(0.7));
             x.s_tvalid.next = offer;
-            let (data, keep, last) = if offer { beats[next] } else { (Bits::default(), 0, false) };
+            let (data, keep, last) = if offer {
+                beats[next]
+            } else {
+                (Bits::default(), 0, false)
+            };
             x.s_tdata.next = data;
             x.s_tkeep.next = keep.into();
             x.s_tlast.next = last;

@@ -74,7 +74,12 @@ fn skid_buffer_keeps_every_word_in_order_under_random_stalls() {
 #[test]
 fn fifo_keeps_every_word_in_order_under_random_stalls() {
     let words: Vec<u64> = (0..300).map(|i| (i * 53 + 7) % 256).collect();
-    let got = pass_through!(StreamFifo<Bits<8>, 3, 4>, StreamFifo::new(), words.clone(), 2);
+    let got = pass_through!(
+        StreamFifo<Bits<8>, 3, 4>,
+        StreamFifo::new(),
+        words.clone(),
+        2
+    );
     assert_eq!(got, words);
 }
 

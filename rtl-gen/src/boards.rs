@@ -9,7 +9,9 @@
 //! instance and the lint stub, so the two cannot disagree.
 
 use crate::{rename_identifiers, unsize_part_select_bases, Dir};
-use pendulum_hdl::boards::{AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio};
+use pendulum_hdl::boards::{
+    AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio,
+};
 use pendulum_hdl::stream::{AsyncFrameFifo, AsyncStreamFifo};
 use pendulum_layout::params::MAX_FRAME_BYTES;
 use rust_hdl::prelude::*;
@@ -208,7 +210,13 @@ pub const QDMA: VendorIp = VendorIp {
 pub const IBUFDS_GTE4: VendorIp = VendorIp {
     module: "IBUFDS_GTE4",
     source: "AMD UG974 (UltraScale Architecture Libraries Guide), IBUFDS_GTE4",
-    ports: &[("I", I, 1), ("IB", I, 1), ("CEB", I, 1), ("O", O, 1), ("ODIV2", O, 1)],
+    ports: &[
+        ("I", I, 1),
+        ("IB", I, 1),
+        ("CEB", I, 1),
+        ("O", O, 1),
+        ("ODIV2", O, 1),
+    ],
 };
 
 /// UltraScale+ differential input buffer (UG974, IBUFDS).
@@ -230,7 +238,8 @@ pub const BUFG: VendorIp = VendorIp {
 /// slave `bas_*` for card-initiated host access.
 pub const S10_PCIE: VendorIp = VendorIp {
     module: "pcie_avmmp",
-    source: "Intel L- and H-tile Avalon Memory-mapped+ IP for PCI Express User Guide, interface signals",
+    source:
+        "Intel L- and H-tile Avalon Memory-mapped+ IP for PCI Express User Guide, interface signals",
     ports: &[
         ("refclk", I, 1),
         ("pin_perst", I, 1),
@@ -311,7 +320,9 @@ fn emit_block<B: Block>(root: &str, mut block: B) -> Result<String, String> {
     check_all(&block).map_err(|e| format!("{root}: rust-hdl design check failed: {e:?}"))?;
     let mut defines = ModuleDefines::default();
     block.accept(root, &mut defines);
-    Ok(unsize_part_select_bases(&rename_identifiers(&defines.defines())?))
+    Ok(unsize_part_select_bases(&rename_identifiers(
+        &defines.defines(),
+    )?))
 }
 
 /// A stub with the vendor block's ports, for lint only (never given to the vendor tool).
@@ -326,7 +337,11 @@ pub fn stub(ip: &VendorIp) -> String {
         .ports
         .iter()
         .map(|(n, d, w)| {
-            let dir = if *d == Dir::Input { "input wire" } else { "output wire" };
+            let dir = if *d == Dir::Input {
+                "input wire"
+            } else {
+                "output wire"
+            };
             let range = if *w > 1 {
                 format!("[{}:0] ", w - 1)
             } else {
@@ -359,12 +374,19 @@ fn instance(ip: &VendorIp, inst: &str, conns: &[(String, String)]) -> Result<Str
         match conns.iter().find(|(p, e)| p == n && !e.is_empty()) {
             Some((_, e)) => lines.push(format!("        .{n}({e})")),
             None if *d == Dir::Input => {
-                return Err(format!("{}: input {n} of instance {inst} is not driven", ip.module))
+                return Err(format!(
+                    "{}: input {n} of instance {inst} is not driven",
+                    ip.module
+                ))
             }
             None => {}
         }
     }
-    Ok(format!("    {} {inst} (\n{}\n    );\n", ip.module, lines.join(",\n")))
+    Ok(format!(
+        "    {} {inst} (\n{}\n    );\n",
+        ip.module,
+        lines.join(",\n")
+    ))
 }
 
 fn c(p: &str, e: &str) -> (String, String) {
@@ -379,7 +401,9 @@ pub struct BoardFiles {
 }
 
 fn ports_of(verilog: &str, top: &str) -> Result<Vec<TopPort>, String> {
-    let start = verilog.find(&format!("module {top}(")).ok_or("board top not found")?;
+    let start = verilog
+        .find(&format!("module {top}("))
+        .ok_or("board top not found")?;
     let body = &verilog[start..];
     let end = body.find(");").ok_or("board top has no port list end")?;
     let mut out = Vec::new();
@@ -396,7 +420,13 @@ fn ports_of(verilog: &str, top: &str) -> Result<Vec<TopPort>, String> {
         let (width, name) = match rest.strip_prefix('[') {
             Some(r) => {
                 let (range, name) = r.split_once(']').ok_or("bad range")?;
-                let msb: usize = range.split(':').next().unwrap().trim().parse().map_err(|_| "bad msb")?;
+                let msb: usize = range
+                    .split(':')
+                    .next()
+                    .unwrap()
+                    .trim()
+                    .parse()
+                    .map_err(|_| "bad msb")?;
                 (msb + 1, name.trim())
             }
             None => (1, rest),
@@ -418,7 +448,10 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
     );
     // 577 bits = {tlast, tkeep[63:0], tdata[511:0]} (EthBeat's packing). RX
     // is deep (512 beats, block RAM) because the MAC cannot be held back.
-    v += &emit_block("pendulum_cdc_rx", AsyncStreamFifo::<Bits<577>, 9, 10>::new())?;
+    v += &emit_block(
+        "pendulum_cdc_rx",
+        AsyncStreamFifo::<Bits<577>, 9, 10>::new(),
+    )?;
     // TX holds each frame until its last beat is in, so the MAC, on a faster
     // clock than the core, never sees a gap inside a frame: it must hold the
     // core's largest frame (MAX_FRAME_BYTES, 9,728 bytes = 152 beats; a
@@ -443,8 +476,14 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
             // 8 words, enough for CMAC 1's line rate (one 64-byte frame per
             // 7.04 ns, 88 bytes on the wire with FCS, preamble and gap) over the
             // FIFO's pointer round trip of about 3 cycles of each clock.
-            v += &emit_block("pendulum_cdc_acp_rx", AsyncStreamFifo::<Bits<512>, 5, 6>::new())?;
-            v += &emit_block("pendulum_cdc_acp_tx", AsyncStreamFifo::<Bits<512>, 3, 4>::new())?;
+            v += &emit_block(
+                "pendulum_cdc_acp_rx",
+                AsyncStreamFifo::<Bits<512>, 5, 6>::new(),
+            )?;
+            v += &emit_block(
+                "pendulum_cdc_acp_tx",
+                AsyncStreamFifo::<Bits<512>, 3, 4>::new(),
+            )?;
             // A level (CMAC 1's stat_rx_aligned) into the core clock: two flip-flops.
             v += &emit_block("pendulum_sync_bit", BitSynchronizer::default())?;
             v += &alveo_top(board)?;
@@ -718,60 +757,70 @@ module {top}(
     wire mac0_aligned;
 "#;
     v += CDC;
-    let mac =
-        |ip: &VendorIp, n: usize, clk: &str, rx: [&str; 4], tx: [&str; 5], aligned: &str| -> Result<String, String> {
-            instance(
-                ip,
-                &format!("mac{n}"),
-                &[
-                    c("gt_ref_clk_p", &format!("qsfp{n}_refclk_p")),
-                    c("gt_ref_clk_n", &format!("qsfp{n}_refclk_n")),
-                    c("gt_rxp_in", &format!("qsfp{n}_rx_p")),
-                    c("gt_rxn_in", &format!("qsfp{n}_rx_n")),
-                    c("gt_txp_out", &format!("qsfp{n}_tx_p")),
-                    c("gt_txn_out", &format!("qsfp{n}_tx_n")),
-                    c("init_clk", "init_clk"),
-                    c("sys_reset", "1'b0"),
-                    c("core_rx_reset", "1'b0"),
-                    c("core_tx_reset", "1'b0"),
-                    c("core_drp_reset", "1'b0"),
-                    c("drp_clk", "init_clk"),
-                    c("drp_addr", "10'd0"),
-                    c("drp_di", "16'd0"),
-                    c("drp_en", "1'b0"),
-                    c("drp_we", "1'b0"),
-                    c("gt_loopback_in", "12'd0"),
-                    c("gt_txusrclk2", clk),
-                    c("rx_clk", clk),
-                    c("rx_axis_tvalid", rx[0]),
-                    c("rx_axis_tdata", rx[1]),
-                    c("rx_axis_tlast", rx[2]),
-                    c("rx_axis_tkeep", rx[3]),
-                    c("tx_axis_tready", tx[0]),
-                    c("tx_axis_tvalid", tx[1]),
-                    c("tx_axis_tdata", tx[2]),
-                    c("tx_axis_tlast", tx[3]),
-                    c("tx_axis_tkeep", tx[4]),
-                    c("tx_axis_tuser", "1'b0"),
-                    c("tx_preamblein", "56'd0"),
-                    // Static configuration (no AXI-Lite): enable both directions, no test patterns.
-                    c("ctl_rx_enable", "1'b1"),
-                    c("ctl_rx_force_resync", "1'b0"),
-                    c("ctl_rx_test_pattern", "1'b0"),
-                    c("ctl_tx_enable", "1'b1"),
-                    c("ctl_tx_send_idle", "1'b0"),
-                    c("ctl_tx_send_rfi", "1'b0"),
-                    c("ctl_tx_send_lfi", "1'b0"),
-                    c("ctl_tx_test_pattern", "1'b0"),
-                    c("stat_rx_aligned", aligned),
-                ],
-            )
-        };
+    let mac = |ip: &VendorIp,
+               n: usize,
+               clk: &str,
+               rx: [&str; 4],
+               tx: [&str; 5],
+               aligned: &str|
+     -> Result<String, String> {
+        instance(
+            ip,
+            &format!("mac{n}"),
+            &[
+                c("gt_ref_clk_p", &format!("qsfp{n}_refclk_p")),
+                c("gt_ref_clk_n", &format!("qsfp{n}_refclk_n")),
+                c("gt_rxp_in", &format!("qsfp{n}_rx_p")),
+                c("gt_rxn_in", &format!("qsfp{n}_rx_n")),
+                c("gt_txp_out", &format!("qsfp{n}_tx_p")),
+                c("gt_txn_out", &format!("qsfp{n}_tx_n")),
+                c("init_clk", "init_clk"),
+                c("sys_reset", "1'b0"),
+                c("core_rx_reset", "1'b0"),
+                c("core_tx_reset", "1'b0"),
+                c("core_drp_reset", "1'b0"),
+                c("drp_clk", "init_clk"),
+                c("drp_addr", "10'd0"),
+                c("drp_di", "16'd0"),
+                c("drp_en", "1'b0"),
+                c("drp_we", "1'b0"),
+                c("gt_loopback_in", "12'd0"),
+                c("gt_txusrclk2", clk),
+                c("rx_clk", clk),
+                c("rx_axis_tvalid", rx[0]),
+                c("rx_axis_tdata", rx[1]),
+                c("rx_axis_tlast", rx[2]),
+                c("rx_axis_tkeep", rx[3]),
+                c("tx_axis_tready", tx[0]),
+                c("tx_axis_tvalid", tx[1]),
+                c("tx_axis_tdata", tx[2]),
+                c("tx_axis_tlast", tx[3]),
+                c("tx_axis_tkeep", tx[4]),
+                c("tx_axis_tuser", "1'b0"),
+                c("tx_preamblein", "56'd0"),
+                // Static configuration (no AXI-Lite): enable both directions, no test patterns.
+                c("ctl_rx_enable", "1'b1"),
+                c("ctl_rx_force_resync", "1'b0"),
+                c("ctl_rx_test_pattern", "1'b0"),
+                c("ctl_tx_enable", "1'b1"),
+                c("ctl_tx_send_idle", "1'b0"),
+                c("ctl_tx_send_rfi", "1'b0"),
+                c("ctl_tx_send_lfi", "1'b0"),
+                c("ctl_tx_test_pattern", "1'b0"),
+                c("stat_rx_aligned", aligned),
+            ],
+        )
+    };
     v += &mac(
         &CMAC,
         0,
         "mac_clk",
-        ["mac_rx_tvalid", "mac_rx_tdata", "mac_rx_tlast", "mac_rx_tkeep"],
+        [
+            "mac_rx_tvalid",
+            "mac_rx_tdata",
+            "mac_rx_tlast",
+            "mac_rx_tkeep",
+        ],
         [
             "mac_tx_tready",
             "mac_tx_tvalid",
@@ -844,8 +893,19 @@ module {top}(
         &CMAC_ACP,
         1,
         "acp_clk",
-        ["mac1_rx_tvalid", "mac1_rx_tdata", "mac1_rx_tlast", "mac1_rx_tkeep"],
-        ["mac1_tx_tready", "mac1_tx_tvalid", "mac1_tx_tdata", "1'b1", "{64{1'b1}}"],
+        [
+            "mac1_rx_tvalid",
+            "mac1_rx_tdata",
+            "mac1_rx_tlast",
+            "mac1_rx_tkeep",
+        ],
+        [
+            "mac1_tx_tready",
+            "mac1_tx_tvalid",
+            "mac1_tx_tdata",
+            "1'b1",
+            "{64{1'b1}}",
+        ],
         "mac1_aligned",
     )?;
     v += r#"
@@ -867,7 +927,9 @@ fn alveo_board_ports(board: &Board) -> String {
         if board.target == "alveo-u250" {
             p += &format!(",\n    output wire qsfp{n}_resetl,\n    output wire qsfp{n}_lpmode,\n    output wire qsfp{n}_modsell,\n    output wire qsfp{n}_refclk_reset,\n    output wire [1:0] qsfp{n}_fs");
         } else {
-            p += &format!(",\n    output wire qsfp{n}_refclk_oe_b,\n    output wire qsfp{n}_refclk_fs");
+            p += &format!(
+                ",\n    output wire qsfp{n}_refclk_oe_b,\n    output wire qsfp{n}_refclk_fs"
+            );
         }
     }
     if board.leds > 0 {
@@ -885,7 +947,9 @@ fn alveo_board_logic(board: &Board) -> String {
             v += &format!("    assign qsfp{n}_resetl = 1'b1;\n    assign qsfp{n}_lpmode = 1'b0;\n    assign qsfp{n}_modsell = 1'b0;\n    assign qsfp{n}_refclk_reset = 1'b0;\n    assign qsfp{n}_fs = 2'b10;\n");
         } else {
             // Reference clock enabled at 161.1328125 MHz (FS = 1), the CMAC's reference.
-            v += &format!("    assign qsfp{n}_refclk_oe_b = 1'b0;\n    assign qsfp{n}_refclk_fs = 1'b1;\n");
+            v += &format!(
+                "    assign qsfp{n}_refclk_oe_b = 1'b0;\n    assign qsfp{n}_refclk_fs = 1'b1;\n"
+            );
         }
     }
     if board.leds >= 3 {
@@ -1090,7 +1154,9 @@ endmodule
 /// Writes the board's files into `dir` (beside the core's `pendulum_nic.v`).
 pub fn write_board(board: &Board, dir: &Path) -> Result<BoardFiles, String> {
     let files = generate_board(board)?;
-    let w = |name: &str, text: &str| crate::write_if_changed(&dir.join(name), text).map_err(|e| format!("{name}: {e}"));
+    let w = |name: &str, text: &str| {
+        crate::write_if_changed(&dir.join(name), text).map_err(|e| format!("{name}: {e}"))
+    };
     w(&format!("{}.v", board.top), &files.top_verilog)?;
     w("vendor_stubs.v", &files.stubs)?;
     w("board_lint.vlt", &lint_waivers(board))?;
@@ -1104,6 +1170,9 @@ pub fn write_board(board: &Board, dir: &Path) -> Result<BoardFiles, String> {
         "constraints": format!("constraints/{}", board.constraints),
         "ports": files.ports,
     });
-    w("board.json", &(serde_json::to_string_pretty(&json).unwrap() + "\n"))?;
+    w(
+        "board.json",
+        &(serde_json::to_string_pretty(&json).unwrap() + "\n"),
+    )?;
     Ok(files)
 }

@@ -58,7 +58,10 @@ pub const TARGETS: &[&str] = &["sim", "alveo-u250", "alveo-u280", "stratix10-mx"
 /// Generates the NIC core for `target`.
 pub fn generate(target: &str) -> Result<Generated, String> {
     if !TARGETS.contains(&target) {
-        return Err(format!("unknown target '{target}'; known targets: {}", TARGETS.join(", ")));
+        return Err(format!(
+            "unknown target '{target}'; known targets: {}",
+            TARGETS.join(", ")
+        ));
     }
     let mut nic = PendulumNic::new();
     nic.connect_all();
@@ -79,7 +82,10 @@ pub fn generate(target: &str) -> Result<Generated, String> {
         ("SLOT_BITS".to_string(), p::SLOT_BITS as u64),
         ("MAX_FRAME_BYTES".to_string(), p::MAX_FRAME_BYTES as u64),
         ("MMIO_ADDR_BITS".to_string(), p::MMIO_ADDR_BITS as u64),
-        ("ETH_RX_FIFO_DEPTH".to_string(), 1u64 << p::ETH_RX_FIFO_DEPTH_LOG2),
+        (
+            "ETH_RX_FIFO_DEPTH".to_string(),
+            1u64 << p::ETH_RX_FIFO_DEPTH_LOG2,
+        ),
         ("VERSION".to_string(), pendulum_layout::VERSION as u64),
     ]);
     Ok(Generated {
@@ -125,7 +131,10 @@ pub fn write(generated: &Generated, dir: &Path) -> std::io::Result<PathBuf> {
 
 // Keeps timestamps stable so that builds depending on the files do not rerun.
 pub(crate) fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
-    if std::fs::read_to_string(path).map(|old| old == text).unwrap_or(false) {
+    if std::fs::read_to_string(path)
+        .map(|old| old == text)
+        .unwrap_or(false)
+    {
         return Ok(());
     }
     std::fs::write(path, text)
@@ -164,12 +173,20 @@ pub(crate) fn rename_identifiers(text: &str) -> Result<String, String> {
     for id in &idents {
         let new = id.replace('$', "__");
         if let Some(other) = seen.insert(new.clone(), id) {
-            return Err(format!("renaming '{id}' and '{other}' would both give '{new}'"));
+            return Err(format!(
+                "renaming '{id}' and '{other}' would both give '{new}'"
+            ));
         }
     }
     Ok(toks
         .iter()
-        .map(|(is_id, t)| if *is_id { t.replace('$', "__") } else { t.to_string() })
+        .map(|(is_id, t)| {
+            if *is_id {
+                t.replace('$', "__")
+            } else {
+                t.to_string()
+            }
+        })
         .collect())
 }
 
@@ -217,7 +234,10 @@ fn top_ports(verilog: &str) -> Result<Vec<Port>, String> {
         let line = line.trim().trim_end_matches(';');
         let (dir, rest) = if let Some(r) = line.strip_prefix("input wire") {
             (Dir::Input, r)
-        } else if let Some(r) = line.strip_prefix("output reg").or(line.strip_prefix("output wire")) {
+        } else if let Some(r) = line
+            .strip_prefix("output reg")
+            .or(line.strip_prefix("output wire"))
+        {
             (Dir::Output, r)
         } else {
             continue;
@@ -225,12 +245,22 @@ fn top_ports(verilog: &str) -> Result<Vec<Port>, String> {
         let rest = rest.trim();
         let (width, name) = if let Some(r) = rest.strip_prefix('[') {
             let (range, name) = r.split_once(']').ok_or("bad port range")?;
-            let msb: usize = range.split(':').next().unwrap().trim().parse().map_err(|_| "bad msb")?;
+            let msb: usize = range
+                .split(':')
+                .next()
+                .unwrap()
+                .trim()
+                .parse()
+                .map_err(|_| "bad msb")?;
             (msb + 1, name.trim())
         } else {
             (1, rest)
         };
-        ports.push(Port { name: name.to_string(), dir, width });
+        ports.push(Port {
+            name: name.to_string(),
+            dir,
+            width,
+        });
     }
     if ports.is_empty() {
         return Err("no ports found on the top module".into());
@@ -244,7 +274,10 @@ mod tests {
 
     #[test]
     fn part_select_bases_lose_their_size() {
-        assert_eq!(unsize_part_select_bases("a[(64'h200)+:(64)] b[(k)+:(2)]"), "a[512+:(64)] b[(k)+:(2)]");
+        assert_eq!(
+            unsize_part_select_bases("a[(64'h200)+:(64)] b[(k)+:(2)]"),
+            "a[512+:(64)] b[(k)+:(2)]"
+        );
     }
 
     #[test]
@@ -263,7 +296,12 @@ mod tests {
         for want in ["clock", "eth_rx_tdata", "dma_wr_addr", "mmio_rsp_data"] {
             assert!(names.contains(&want), "missing port {want}");
         }
-        let tdata = g.manifest.ports.iter().find(|p| p.name == "eth_rx_tdata").unwrap();
+        let tdata = g
+            .manifest
+            .ports
+            .iter()
+            .find(|p| p.name == "eth_rx_tdata")
+            .unwrap();
         assert_eq!((tdata.dir, tdata.width), (Dir::Input, 512));
     }
 

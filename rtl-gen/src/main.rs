@@ -12,7 +12,10 @@ fn main() -> ExitCode {
         match a.as_str() {
             "--out" => out = args.next().map(PathBuf::from),
             "-h" | "--help" => {
-                println!("usage: rtl-gen [TARGET] [--out DIR]\ntargets: {}", pendulum_rtl_gen::TARGETS.join(", "));
+                println!(
+                    "usage: rtl-gen [TARGET] [--out DIR]\ntargets: {}",
+                    pendulum_rtl_gen::TARGETS.join(", ")
+                );
                 return ExitCode::SUCCESS;
             }
             t => target = t.to_string(),
@@ -20,11 +23,15 @@ fn main() -> ExitCode {
     }
     let out = out.unwrap_or_else(|| PathBuf::from("build/rtl").join(&target));
     match pendulum_rtl_gen::generate(&target).and_then(|g| {
-        let path = pendulum_rtl_gen::write(&g, &out).map_err(|e| format!("writing {}: {e}", out.display()))?;
+        let path = pendulum_rtl_gen::write(&g, &out)
+            .map_err(|e| format!("writing {}: {e}", out.display()))?;
         Ok((path, g.manifest.ports.len()))
     }) {
         Ok((path, n)) => {
-            println!("rtl-gen: wrote {} ({n} ports) and its manifest.json", path.display());
+            println!(
+                "rtl-gen: wrote {} ({n} ports) and its manifest.json",
+                path.display()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -8,7 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// `(port, bit)` references in a constraint line: `get_ports {a[3]}`,
@@ -59,7 +62,12 @@ fn files(board: &Board) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("xdc" | "qsf" | "sdc")))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("xdc" | "qsf" | "sdc")
+            )
+        })
         .collect();
     v.sort();
     assert!(!v.is_empty(), "no constraint files in {}", dir.display());
@@ -72,7 +80,10 @@ fn glob_match(pat: &str, name: &str) -> bool {
         Some((a, b)) => {
             name.starts_with(a)
                 && name.len() >= a.len() + b.len()
-                && glob_match(&format!("*{b}").replacen('*', "", 1), &name[name.len() - b.len()..])
+                && glob_match(
+                    &format!("*{b}").replacen('*', "", 1),
+                    &name[name.len() - b.len()..],
+                )
         }
     }
 }
@@ -81,7 +92,8 @@ fn glob_match(pat: &str, name: &str) -> bool {
 fn constraints_name_only_ports_of_the_top_and_every_port_has_a_pin_or_a_reason() {
     for board in BOARDS {
         let g = generate_board(board).unwrap();
-        let ports: BTreeMap<&str, &TopPort> = g.ports.iter().map(|p| (p.name.as_str(), p)).collect();
+        let ports: BTreeMap<&str, &TopPort> =
+            g.ports.iter().map(|p| (p.name.as_str(), p)).collect();
         // Bits placed, per port; ports excused with a reason.
         let mut placed: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
         let mut excused: BTreeSet<String> = BTreeSet::new();
@@ -108,7 +120,8 @@ fn constraints_name_only_ports_of_the_top_and_every_port_has_a_pin_or_a_reason()
                 if code.trim().is_empty() {
                     continue;
                 }
-                let is_pin = code.contains("PACKAGE_PIN") || code.contains("set_location_assignment");
+                let is_pin =
+                    code.contains("PACKAGE_PIN") || code.contains("set_location_assignment");
                 for (name, bit) in port_refs(code) {
                     // Patterns (qsfp*_lpmode) must match at least one port.
                     let matching: Vec<&&TopPort> = ports
@@ -116,12 +129,17 @@ fn constraints_name_only_ports_of_the_top_and_every_port_has_a_pin_or_a_reason()
                         .filter(|(n, _)| glob_match(&name, n))
                         .map(|(_, p)| p)
                         .collect();
-                    assert!(!matching.is_empty(), "{at}: '{name}' is not a port of {}", board.top);
+                    assert!(
+                        !matching.is_empty(),
+                        "{at}: '{name}' is not a port of {}",
+                        board.top
+                    );
                     for p in matching {
                         let bits: Vec<usize> = match bit.as_deref() {
                             None | Some("*") => (0..p.width).collect(),
                             Some(b) => {
-                                let b: usize = b.parse().unwrap_or_else(|_| panic!("{at}: bad bit '{b}'"));
+                                let b: usize =
+                                    b.parse().unwrap_or_else(|_| panic!("{at}: bad bit '{b}'"));
                                 assert!(
                                     b < p.width && p.width > 1,
                                     "{at}: {}[{b}] is out of range (width {})",
@@ -165,7 +183,11 @@ fn board_tops_lint_clean_with_vendor_stubs() {
     let core = pendulum_rtl_gen::generate("sim").unwrap();
     for board in BOARDS {
         let g = generate_board(board).unwrap();
-        let dir = std::env::temp_dir().join(format!("pendulum-lint-{}-{}", board.target, std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "pendulum-lint-{}-{}",
+            board.target,
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let w = |n: &str, t: &str| {
             let p = dir.join(n);
@@ -202,11 +224,22 @@ fn every_board_is_a_target_and_generates() {
             "{}: core not instantiated",
             board.target
         );
-        assert!(g.top_verilog.contains("pendulum_cdc_rx cdc_rx") && g.top_verilog.contains("pendulum_cdc_tx cdc_tx"));
+        assert!(
+            g.top_verilog.contains("pendulum_cdc_rx cdc_rx")
+                && g.top_verilog.contains("pendulum_cdc_tx cdc_tx")
+        );
         // The ACP port goes through its own crossings where the board has a second MAC.
         if board.target.starts_with("alveo") {
-            for inst in ["pendulum_cdc_acp_rx acp_cdc_rx", "pendulum_cdc_acp_tx acp_cdc_tx", "pendulum_sync_bit acp_link_sync"] {
-                assert!(g.top_verilog.contains(inst), "{}: no `{inst}`", board.target);
+            for inst in [
+                "pendulum_cdc_acp_rx acp_cdc_rx",
+                "pendulum_cdc_acp_tx acp_cdc_tx",
+                "pendulum_sync_bit acp_link_sync",
+            ] {
+                assert!(
+                    g.top_verilog.contains(inst),
+                    "{}: no `{inst}`",
+                    board.target
+                );
             }
         }
         assert!(!g.top_verilog.contains('$'));

@@ -150,7 +150,9 @@ impl AcpTraffic {
     pub fn wait_up(&mut self, max_cycles: u64) -> Result<bool> {
         let end = self.cycle() + max_cycles;
         while self.cycle() < end {
-            if self.a.dev.link_state()? == LinkState::Up && self.b.dev.link_state()? == LinkState::Up {
+            if self.a.dev.link_state()? == LinkState::Up
+                && self.b.dev.link_state()? == LinkState::Up
+            {
                 return Ok(true);
             }
             self.pair.borrow_mut().run(64);
@@ -189,7 +191,12 @@ impl AcpTraffic {
         for id in new_ids {
             self.accounted[side(id)].insert(id);
         }
-        self.folded = [self.a.received.len(), self.a.returned.len(), self.b.received.len(), self.b.returned.len()];
+        self.folded = [
+            self.a.received.len(),
+            self.a.returned.len(),
+            self.b.received.len(),
+            self.b.returned.len(),
+        ];
     }
 
     /// Polls until [`AcpTraffic::settled`], at most `max_cycles`; returns whether it settled.
@@ -235,7 +242,9 @@ fn check_direction(name: &str, from: &Endpoint, to: &Endpoint) -> std::result::R
             return Err(format!("{name}: message {id} handed back twice"));
         }
         if kind == MsgKind::NotDelivered && delivered.contains(&id) {
-            return Err(format!("{name}: message {id} handed back as not delivered, but it was delivered"));
+            return Err(format!(
+                "{name}: message {id} handed back as not delivered, but it was delivered"
+            ));
         }
     }
     // Within a channel, messages arrive in the order they were sent.

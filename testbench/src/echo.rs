@@ -11,13 +11,21 @@ use pendulum_driver::{Card, Device, Result, RxPipe, TxPipe};
 /// Waiting for room relaxes the card at most `max_polls` times; if the card
 /// still has no room, the frames already sent stay sent and the rest of the
 /// batch is an error.
-pub fn echo_batch<C: Card>(dev: &mut Device<C>, rx: &mut RxPipe, tx: &mut TxPipe, max_polls: u64) -> Result<usize> {
+pub fn echo_batch<C: Card>(
+    dev: &mut Device<C>,
+    rx: &mut RxPipe,
+    tx: &mut TxPipe,
+    max_polls: u64,
+) -> Result<usize> {
     let (copies, end) = {
         let batch = rx.recv(dev);
         if batch.is_empty() {
             return Ok(0);
         }
-        let copies: Vec<Vec<u8>> = batch.iter().map(|f| f.map(<[u8]>::to_vec)).collect::<Result<_>>()?;
+        let copies: Vec<Vec<u8>> = batch
+            .iter()
+            .map(|f| f.map(<[u8]>::to_vec))
+            .collect::<Result<_>>()?;
         (copies, batch.end_slot())
     };
     let refs: Vec<&[u8]> = copies.iter().map(Vec::as_slice).collect();

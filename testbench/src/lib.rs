@@ -10,11 +10,11 @@
 //!   applications that open it with `pendulum_driver::open("sim:/path")`.
 //! - [`echo`]: the echo application, for any card.
 
+pub mod acp_traffic;
 pub mod echo;
+pub mod linearizability;
 pub mod models;
 mod nic_sim;
-pub mod acp_traffic;
-pub mod linearizability;
 pub mod pair;
 pub mod rx_check;
 pub mod server;

@@ -30,7 +30,10 @@ type State = BTreeMap<usize, u64>;
 /// result, starting from `initial` (word index → value; other words 0).
 /// At most 64 ops.
 pub fn linearizable(ops: &[Op], initial: &BTreeMap<usize, u64>) -> bool {
-    assert!(ops.len() <= 64, "the checker takes at most 64 ops per history");
+    assert!(
+        ops.len() <= 64,
+        "the checker takes at most 64 ops per history"
+    );
     let mut seen = HashSet::new();
     search(ops, 0, initial.clone(), &mut seen)
 }
@@ -44,7 +47,11 @@ fn search(ops: &[Op], done: u64, state: State, seen: &mut HashSet<(u64, State)>)
     }
     let pending = |i: usize| done & (1 << i) == 0;
     // An op can go next only if no pending op returned before it was invoked.
-    let first_return = (0..ops.len()).filter(|&i| pending(i)).map(|i| ops[i].returned).min().unwrap();
+    let first_return = (0..ops.len())
+        .filter(|&i| pending(i))
+        .map(|i| ops[i].returned)
+        .min()
+        .unwrap();
     for i in (0..ops.len()).filter(|&i| pending(i) && ops[i].invoked <= first_return) {
         let (result, next) = apply(&state, &ops[i].verb);
         if result == ops[i].result && search(ops, done | 1 << i, next, seen) {
@@ -62,7 +69,13 @@ fn apply(state: &State, verb: &Verb) -> (VerbResult, State) {
     }
     // The one word it touches, as a memory of one word (same alignment).
     let mut word = [state.get(&idx).copied().unwrap_or(0)];
-    let r = execute(&mut word, &Verb { addr: verb.addr % 8, ..*verb });
+    let r = execute(
+        &mut word,
+        &Verb {
+            addr: verb.addr % 8,
+            ..*verb
+        },
+    );
     let mut next = state.clone();
     next.insert(idx, word[0]);
     (r, next)
@@ -74,9 +87,26 @@ mod tests {
     use pendulum_layout::atomic::{op, status};
 
     fn fadd(tag: u16, add: u64, invoked: u64, returned: u64, old: u64) -> Op {
-        let verb = Verb { op: op::FETCH_ADD, tag, addr: 8, operands: [add, 0, 0, 0], reserved_set: false };
-        let result = VerbResult { op: op::FETCH_ADD, tag, status: status::OK, old, ..VerbResult::default() };
-        Op { invoked, returned, verb, result }
+        let verb = Verb {
+            op: op::FETCH_ADD,
+            tag,
+            addr: 8,
+            operands: [add, 0, 0, 0],
+            reserved_set: false,
+        };
+        let result = VerbResult {
+            op: op::FETCH_ADD,
+            tag,
+            status: status::OK,
+            old,
+            ..VerbResult::default()
+        };
+        Op {
+            invoked,
+            returned,
+            verb,
+            result,
+        }
     }
 
     #[test]
@@ -99,7 +129,10 @@ mod tests {
     #[test]
     fn a_value_nobody_wrote_is_caught() {
         let h = [fadd(1, 1, 0, 10, 0), fadd(2, 1, 0, 10, 0)];
-        assert!(!linearizable(&h, &BTreeMap::new()), "two adds both saw 0: one was applied twice or lost");
+        assert!(
+            !linearizable(&h, &BTreeMap::new()),
+            "two adds both saw 0: one was applied twice or lost"
+        );
         let mut init = BTreeMap::new();
         init.insert(1, 5);
         assert!(linearizable(&[fadd(1, 1, 0, 1, 5)], &init));

@@ -122,9 +122,14 @@ impl NicSim {
     /// cycle on, until released. The model that drives the port's interface
     /// (`eth_rx_*`, `eth_tx_*`, `dma_wr_*`, `dma_rd_*`, `mmio_*`) stops driving it meanwhile.
     pub fn force(&mut self, idx: usize, value: &[u8]) -> Result<(), String> {
-        let p = PORTS.get(idx).ok_or_else(|| format!("no port with index {idx}"))?;
+        let p = PORTS
+            .get(idx)
+            .ok_or_else(|| format!("no port with index {idx}"))?;
         if p.dir != PortDir::Input {
-            return Err(format!("{} is an output of the NIC; only inputs can be driven", p.name));
+            return Err(format!(
+                "{} is an output of the NIC; only inputs can be driven",
+                p.name
+            ));
         }
         if p.name == "clock" {
             return Err("the clock is driven by the harness; step the simulation instead".into());
@@ -146,7 +151,10 @@ impl NicSim {
 
     fn update_detached(&mut self) {
         let any = |prefix: &str| {
-            PORTS.iter().zip(&self.forced).any(|(p, f)| f.is_some() && p.name.starts_with(prefix))
+            PORTS
+                .iter()
+                .zip(&self.forced)
+                .any(|(p, f)| f.is_some() && p.name.starts_with(prefix))
         };
         self.eth_detached = any("eth_rx_");
         self.dma_detached = any("dma_wr_");
@@ -173,7 +181,11 @@ impl NicSim {
         let n = &mut self.nic;
 
         // Inputs for this cycle.
-        let eth_offer = if self.eth_detached { None } else { self.eth.current(now) };
+        let eth_offer = if self.eth_detached {
+            None
+        } else {
+            self.eth.current(now)
+        };
         let mut eth_last = false;
         let eth_valid = match eth_offer {
             Some(b) => {
@@ -229,7 +241,12 @@ impl NicSim {
         n.set_acp_link_up(self.acp_up as u64);
         n.set_acp_tx_ready(self.acp_tx_ready as u64);
         // Forced ports are rare; the hot loop skips them when there are none.
-        if self.eth_detached || self.eth_tx_detached || self.dma_detached || self.rd_detached || self.mmio_detached {
+        if self.eth_detached
+            || self.eth_tx_detached
+            || self.dma_detached
+            || self.rd_detached
+            || self.mmio_detached
+        {
             for (idx, f) in self.forced.iter().enumerate() {
                 if let Some(v) = f {
                     n.set_port(idx, v);
@@ -261,14 +278,26 @@ impl NicSim {
             if let Some(tap) = self.dma_tap.as_mut() {
                 tap(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb());
             }
-            self.pcie.push_write(now, n.dma_wr_addr(), &self.dma_data, n.dma_wr_strb(), n.dma_wr_last() != 0);
+            self.pcie.push_write(
+                now,
+                n.dma_wr_addr(),
+                &self.dma_data,
+                n.dma_wr_strb(),
+                n.dma_wr_last() != 0,
+            );
         }
         if tx_ready && n.eth_tx_tvalid() != 0 {
             n.eth_tx_tdata(&mut self.tx_data);
-            self.eth_tx.accept(now, &self.tx_data, n.eth_tx_tkeep(), n.eth_tx_tlast() != 0);
+            self.eth_tx
+                .accept(now, &self.tx_data, n.eth_tx_tkeep(), n.eth_tx_tlast() != 0);
         }
         if rd_ready && n.dma_rd_req_valid() != 0 {
-            self.pcie.push_read(now, n.dma_rd_req_addr(), n.dma_rd_req_len() as u32, n.dma_rd_req_tag() as u8);
+            self.pcie.push_read(
+                now,
+                n.dma_rd_req_addr(),
+                n.dma_rd_req_len() as u32,
+                n.dma_rd_req_tag() as u8,
+            );
         }
         if cpl_valid && n.dma_rd_cpl_ready() != 0 {
             self.pcie.pop_completion_beat(now);
@@ -277,7 +306,8 @@ impl NicSim {
             self.mmio_pending = None;
         }
         if !self.mmio_detached && n.mmio_rsp_valid() != 0 {
-            self.pcie.push_mmio_completion(now, n.mmio_rsp_data() as u32);
+            self.pcie
+                .push_mmio_completion(now, n.mmio_rsp_data() as u32);
         }
         self.acp_out = None;
         if self.acp_tx_ready && n.acp_tx_valid() != 0 {

@@ -26,7 +26,13 @@ impl NicPair {
         let mut b_cfg = cfg.clone();
         // One waveform file per NIC.
         b_cfg.waveform = cfg.waveform.as_ref().map(|p| p.with_extension("b.fst"));
-        Self { a: NicSim::new(cfg), b: NicSim::new(b_cfg), link: AcpLinkModel::new(faults), wire_tap: None, phy_ready: None }
+        Self {
+            a: NicSim::new(cfg),
+            b: NicSim::new(b_cfg),
+            link: AcpLinkModel::new(faults),
+            wire_tap: None,
+            phy_ready: None,
+        }
     }
 
     /// One cycle: the link carries what each NIC sent last cycle, then both NICs step.
@@ -76,7 +82,10 @@ impl NicPair {
     /// and polling on either advance both.
     pub fn into_cards(self) -> (PairCard, PairCard) {
         let pair = Rc::new(RefCell::new(self));
-        (PairCard::new(pair.clone(), Side::A), PairCard::new(pair, Side::B))
+        (
+            PairCard::new(pair.clone(), Side::A),
+            PairCard::new(pair, Side::B),
+        )
     }
 }
 
@@ -95,7 +104,11 @@ pub struct PairCard {
 
 impl PairCard {
     fn new(pair: Rc<RefCell<NicPair>>, side: Side) -> Self {
-        Self { pair, side, regions: Vec::new() }
+        Self {
+            pair,
+            side,
+            regions: Vec::new(),
+        }
     }
 }
 
@@ -113,7 +126,9 @@ impl Card for PairCard {
             }
             p.step();
         }
-        Err(Error::NoResponse(format!("register read at {offset:#x} got no completion within {timeout} cycles")))
+        Err(Error::NoResponse(format!(
+            "register read at {offset:#x} got no completion within {timeout} cycles"
+        )))
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
@@ -126,7 +141,13 @@ impl Card for PairCard {
 
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
         let mut p = self.pair.borrow_mut();
-        crate::sim_card::alloc_region(&mut p.side(self.side).mem, &mut self.regions, len, kind, mirrored)
+        crate::sim_card::alloc_region(
+            &mut p.side(self.side).mem,
+            &mut self.regions,
+            len,
+            kind,
+            mirrored,
+        )
     }
 
     fn dma(&self, region: &DmaRegion) -> &[u8] {

@@ -54,7 +54,10 @@ pub fn receive_and_check(
                 for frame in batch.iter() {
                     let frame = frame.map_err(|e| e.to_string())?;
                     let want = expected[p].pop_front().ok_or_else(|| {
-                        format!("pipe {p}: frame {} arrived but nothing more was sent to this pipe", seen[i])
+                        format!(
+                            "pipe {p}: frame {} arrived but nothing more was sent to this pipe",
+                            seen[i]
+                        )
                     })?;
                     if frame != want.as_slice() {
                         return Err(format!(
@@ -86,7 +89,10 @@ pub fn receive_and_check(
 
 fn first_difference(a: &[u8], b: &[u8]) -> String {
     match a.iter().zip(b).position(|(x, y)| x != y) {
-        Some(i) => format!(", first difference at byte {i} (got {:#04x}, sent {:#04x})", a[i], b[i]),
+        Some(i) => format!(
+            ", first difference at byte {i} (got {:#04x}, sent {:#04x})",
+            a[i], b[i]
+        ),
         None => String::new(),
     }
 }

@@ -38,7 +38,11 @@ impl ServeOptions {
     /// Host memory in `/dev/shm` (RAM) when it exists, else the temp dir.
     pub fn default_mem_path() -> PathBuf {
         let dir = PathBuf::from("/dev/shm");
-        let dir = if dir.is_dir() { dir } else { std::env::temp_dir() };
+        let dir = if dir.is_dir() {
+            dir
+        } else {
+            std::env::temp_dir()
+        };
         dir.join(format!("pendulum-sim-{}.mem", std::process::id()))
     }
 }
@@ -57,13 +61,22 @@ pub fn serve(opts: &ServeOptions, ready: impl FnOnce()) -> io::Result<()> {
     }
     // A socket file left by a simulator that was killed.
     let _ = std::fs::remove_file(&opts.socket);
-    let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&opts.mem)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&opts.mem)?;
     file.set_len(opts.mem_bytes)?;
     let mut sim = NicSim::new(opts.sim.clone());
     sim.mem = HostMemory::with_shared_file(&file)?;
     let listener = UnixListener::bind(&opts.socket)?;
     ready();
-    let mut server = Server { sim, mem_path: opts.mem.to_string_lossy().into_owned(), mem_bytes: opts.mem_bytes };
+    let mut server = Server {
+        sim,
+        mem_path: opts.mem.to_string_lossy().into_owned(),
+        mem_bytes: opts.mem_bytes,
+    };
     // Connections are accepted on a thread of their own, so a second client
     // gets a clear "busy" answer at once instead of waiting in the backlog.
     let busy = Arc::new(AtomicBool::new(false));
@@ -82,9 +95,10 @@ pub fn serve(opts: &ServeOptions, ready: impl FnOnce()) -> io::Result<()> {
                 free = !acceptor_busy.swap(true, Ordering::SeqCst);
             }
             if !free {
-                let msg = Body::default()
-                    .u8(proto::ERR)
-                    .str(&format!("the simulator (pid {}) is serving another client; it serves one at a time", std::process::id()));
+                let msg = Body::default().u8(proto::ERR).str(&format!(
+                    "the simulator (pid {}) is serving another client; it serves one at a time",
+                    std::process::id()
+                ));
                 let _ = proto::write_msg(&mut conn, &msg.0);
                 continue;
             }
@@ -157,13 +171,21 @@ impl Server {
         let b = Body::default();
         let sim = &mut self.sim;
         Ok(match req {
-            Request::Hello { .. } => b.u32(proto::PROTO_VERSION).u32(std::process::id()).u64(self.mem_bytes).str(&self.mem_path),
+            Request::Hello { .. } => b
+                .u32(proto::PROTO_VERSION)
+                .u32(std::process::id())
+                .u64(self.mem_bytes)
+                .str(&self.mem_path),
             Request::Read32 { offset } => b.u32(sim.mmio_read(offset)?),
             Request::Write32 { offset, value } => {
                 sim.mmio_write(offset, value);
                 b
             }
-            Request::AllocDma { len, kind, mirrored } => {
+            Request::AllocDma {
+                len,
+                kind,
+                mirrored,
+            } => {
                 let len = usize::try_from(len).map_err(|_| "region too large".to_string())?;
                 if len == 0 {
                     return Err("cannot allocate an empty region".into());
@@ -173,12 +195,22 @@ impl Server {
                     RegionKind::Notification => MemKind::Notification,
                     RegionKind::Other => MemKind::Other,
                 };
-                let (id, iova) = sim.mem.try_alloc(len, kind, mirrored).map_err(|e| e.to_string())?;
-                let off = sim.mem.region_file_offset(id).ok_or("host memory is not shared")?;
+                let (id, iova) = sim
+                    .mem
+                    .try_alloc(len, kind, mirrored)
+                    .map_err(|e| e.to_string())?;
+                let off = sim
+                    .mem
+                    .region_file_offset(id)
+                    .ok_or("host memory is not shared")?;
                 b.u64(iova).u64(off).u64(sim.mem.region(id).len() as u64)
             }
             Request::Relax { cycles } => {
-                let n = if cycles == 0 { sim.cfg.poll_interval_cycles } else { cycles };
+                let n = if cycles == 0 {
+                    sim.cfg.poll_interval_cycles
+                } else {
+                    cycles
+                };
                 sim.run(n);
                 b
             }

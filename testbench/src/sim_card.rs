@@ -11,7 +11,10 @@ pub struct SimCard {
 
 impl SimCard {
     pub fn new(cfg: SimConfig) -> Self {
-        Self { sim: NicSim::new(cfg), regions: Vec::new() }
+        Self {
+            sim: NicSim::new(cfg),
+            regions: Vec::new(),
+        }
     }
 }
 
@@ -34,7 +37,12 @@ pub(crate) fn alloc_region(
     };
     let (id, iova) = mem.alloc(len, kind, mirrored);
     regions.push(id);
-    Ok(DmaRegion { id: regions.len() - 1, iova, len, mirrored })
+    Ok(DmaRegion {
+        id: regions.len() - 1,
+        iova,
+        len,
+        mirrored,
+    })
 }
 
 impl Card for SimCard {

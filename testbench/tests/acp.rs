@@ -22,20 +22,37 @@ fn traffic(faults: LinkFaults) -> AcpTraffic {
 #[test]
 fn without_faults_nothing_is_reversed_or_repeated_at_any_latency() {
     for latency in [1, 40, 333] {
-        let mut t = traffic(LinkFaults { latency, seed: latency as u64, ..Default::default() });
+        let mut t = traffic(LinkFaults {
+            latency,
+            seed: latency as u64,
+            ..Default::default()
+        });
         t.a.queue(1500);
         t.b.queue(1200);
-        assert!(t.run_until_settled(3_000_000).unwrap(), "latency {latency}: not settled");
-        t.check().unwrap_or_else(|e| panic!("latency {latency}: {e}"));
+        assert!(
+            t.run_until_settled(3_000_000).unwrap(),
+            "latency {latency}: not settled"
+        );
+        t.check()
+            .unwrap_or_else(|e| panic!("latency {latency}: {e}"));
         assert_eq!(t.b.received.len(), 1500);
         assert_eq!(t.a.received.len(), 1200);
         assert!(t.a.returned.is_empty() && t.b.returned.is_empty());
         let (ca, cb) = t.counters().unwrap();
         for (name, c) in [("A", &ca), ("B", &cb)] {
-            assert_eq!(c.reversals, 0, "latency {latency}: {name} reversed a transfer with no fault");
-            assert_eq!(c.failures, 0, "latency {latency}: {name} saw a failure with no fault");
+            assert_eq!(
+                c.reversals, 0,
+                "latency {latency}: {name} reversed a transfer with no fault"
+            );
+            assert_eq!(
+                c.failures, 0,
+                "latency {latency}: {name} saw a failure with no fault"
+            );
             assert_eq!(c.bad_check, 0, "latency {latency}: {name}");
-            assert_eq!(c.entangles, 1, "latency {latency}: {name} entangled more than once");
+            assert_eq!(
+                c.entangles, 1,
+                "latency {latency}: {name} entangled more than once"
+            );
         }
         assert_eq!(ca.commits, 1500);
         assert_eq!(cb.delivered, 1500);
@@ -48,7 +65,11 @@ fn without_faults_nothing_is_reversed_or_repeated_at_any_latency() {
 fn random_delays_without_loss_never_reverse_or_repeat() {
     // The physical layers stall at random, so records leave late and the
     // slots of each side drift against the other's; nothing is lost.
-    let mut t = traffic(LinkFaults { latency: 70, seed: 21, ..Default::default() });
+    let mut t = traffic(LinkFaults {
+        latency: 70,
+        seed: 21,
+        ..Default::default()
+    });
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     t.pair.borrow_mut().phy_ready = Some(Box::new(move |_, _| {
         x ^= x << 13;
@@ -63,7 +84,17 @@ fn random_delays_without_loss_never_reverse_or_repeat() {
     assert_eq!((t.b.received.len(), t.a.received.len()), (3_000, 3_000));
     let (ca, cb) = t.counters().unwrap();
     for c in [&ca, &cb] {
-        assert_eq!((c.reversals, c.failures, c.bad_check, c.returned, c.entangles), (0, 0, 0, 0, 1), "{c:?}");
+        assert_eq!(
+            (
+                c.reversals,
+                c.failures,
+                c.bad_check,
+                c.returned,
+                c.entangles
+            ),
+            (0, 0, 0, 0, 1),
+            "{c:?}"
+        );
     }
 }
 
@@ -90,7 +121,10 @@ fn corruption_loss_undetected_errors_and_cuts_deliver_exactly_once() {
     t.check().unwrap();
     let stats = t.pair.borrow().link.stats().clone();
     assert!(stats.records > 2_000_000, "{stats:?}");
-    assert!(stats.corrupted > 1000 && stats.lost > 1000 && stats.undetected > 50 && stats.cuts >= 3, "{stats:?}");
+    assert!(
+        stats.corrupted > 1000 && stats.lost > 1000 && stats.undetected > 50 && stats.cuts >= 3,
+        "{stats:?}"
+    );
     let (ca, cb) = t.counters().unwrap();
     // The faults were felt: offers reversed after undetected damage, failures
     // detected and healed by re-entangling.
@@ -106,8 +140,17 @@ fn corruption_loss_undetected_errors_and_cuts_deliver_exactly_once() {
 fn a_reversed_transfer_leaves_no_trace_at_the_receiver() {
     // Every offer damaged behind the check for a while: the receiver stores,
     // echoes a digest that disagrees, and must erase.
-    let mut t = traffic(LinkFaults { latency: 30, seed: 3, ..Default::default() });
-    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 30, undetected_rate: 1.0, seed: 3, ..Default::default() });
+    let mut t = traffic(LinkFaults {
+        latency: 30,
+        seed: 3,
+        ..Default::default()
+    });
+    t.pair.borrow_mut().link.set_faults(LinkFaults {
+        latency: 30,
+        undetected_rate: 1.0,
+        seed: 3,
+        ..Default::default()
+    });
     t.a.queue(50);
     for _ in 0..2_000 {
         t.poll().unwrap();
@@ -118,7 +161,11 @@ fn a_reversed_transfer_leaves_no_trace_at_the_receiver() {
     assert!(ca.reversals > 0, "{ca:?}");
     assert_eq!(ca.commits, 0);
     // The damage stops; the same messages go through, once each.
-    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 30, seed: 3, ..Default::default() });
+    t.pair.borrow_mut().link.set_faults(LinkFaults {
+        latency: 30,
+        seed: 3,
+        ..Default::default()
+    });
     assert!(t.run_until_settled(500_000).unwrap());
     t.check().unwrap();
     assert_eq!(t.b.received.len(), 50);
@@ -126,7 +173,11 @@ fn a_reversed_transfer_leaves_no_trace_at_the_receiver() {
 
 #[test]
 fn a_cut_is_detected_by_loss_of_signal_and_in_flight_transfers_settle_once() {
-    let mut t = traffic(LinkFaults { latency: 100, seed: 11, ..Default::default() });
+    let mut t = traffic(LinkFaults {
+        latency: 100,
+        seed: 11,
+        ..Default::default()
+    });
     t.a.queue(3_000);
     t.b.queue(3_000);
     for _ in 0..400 {
@@ -148,19 +199,32 @@ fn a_cut_is_detected_by_loss_of_signal_and_in_flight_transfers_settle_once() {
 
 #[test]
 fn a_garbled_link_is_detected_by_undecodable_records_in_a_row() {
-    let mut t = traffic(LinkFaults { latency: 50, seed: 5, ..Default::default() });
+    let mut t = traffic(LinkFaults {
+        latency: 50,
+        seed: 5,
+        ..Default::default()
+    });
     t.a.queue(2_000);
     for _ in 0..300 {
         t.poll().unwrap();
     }
     // Signal stays, but every record is garbage for a while.
-    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 50, corrupt_rate: 1.0, seed: 5, ..Default::default() });
+    t.pair.borrow_mut().link.set_faults(LinkFaults {
+        latency: 50,
+        corrupt_rate: 1.0,
+        seed: 5,
+        ..Default::default()
+    });
     for _ in 0..100 {
         t.poll().unwrap();
     }
     let (ca, cb) = t.counters().unwrap();
     assert!(ca.failures >= 1 && cb.failures >= 1, "{ca:?} {cb:?}");
-    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 50, seed: 5, ..Default::default() });
+    t.pair.borrow_mut().link.set_faults(LinkFaults {
+        latency: 50,
+        seed: 5,
+        ..Default::default()
+    });
     assert!(t.run_until_settled(2_000_000).unwrap());
     t.check().unwrap();
     assert_eq!(t.b.received.len(), 2_000);
@@ -168,7 +232,11 @@ fn a_garbled_link_is_detected_by_undecodable_records_in_a_row() {
 
 #[test]
 fn a_peer_that_loses_its_state_gets_every_in_doubt_transfer_resolved_once() {
-    let mut t = traffic(LinkFaults { latency: 80, seed: 13, ..Default::default() });
+    let mut t = traffic(LinkFaults {
+        latency: 80,
+        seed: 13,
+        ..Default::default()
+    });
     t.a.queue(4_000);
     t.b.queue(4_000);
     for _ in 0..600 {
@@ -180,7 +248,11 @@ fn a_peer_that_loses_its_state_gets_every_in_doubt_transfer_resolved_once() {
     t.check().unwrap();
     // B's held messages came back to B; A's unconfirmed commits came back to A in doubt.
     assert!(!t.b.returned.is_empty(), "B held messages when it reset");
-    assert!(t.b.returned.iter().all(|&(_, k)| k == MsgKind::NotDelivered || k == MsgKind::InDoubt));
+    assert!(t
+        .b
+        .returned
+        .iter()
+        .all(|&(_, k)| k == MsgKind::NotDelivered || k == MsgKind::InDoubt));
     let (ca, cb) = t.counters().unwrap();
     assert_eq!(cb.returned as usize, t.b.returned.len());
     assert_eq!(ca.returned as usize, t.a.returned.len());
@@ -190,7 +262,16 @@ fn a_peer_that_loses_its_state_gets_every_in_doubt_transfer_resolved_once() {
 #[test]
 fn a_full_receiver_rejects_and_nothing_is_lost() {
     // B's ring is the smallest (64 slots) and B's host stops reading.
-    let mut t = AcpTraffic::new(SimConfig::default(), LinkFaults { latency: 20, seed: 2, ..Default::default() }, 4096).unwrap();
+    let mut t = AcpTraffic::new(
+        SimConfig::default(),
+        LinkFaults {
+            latency: 20,
+            seed: 2,
+            ..Default::default()
+        },
+        4096,
+    )
+    .unwrap();
     assert!(t.wait_up(20_000).unwrap());
     t.a.queue(600);
     let start = t.cycle();
@@ -205,12 +286,20 @@ fn a_full_receiver_rejects_and_nothing_is_lost() {
     t.check().unwrap();
     assert_eq!(t.b.received.len(), 600);
     let c = t.b.dev.counters().unwrap();
-    assert_eq!(c.drops(), 0, "a committed message was dropped at the RX ring: {c:?}");
+    assert_eq!(
+        c.drops(),
+        0,
+        "a committed message was dropped at the RX ring: {c:?}"
+    );
 }
 
 #[test]
 fn a_message_without_the_send_header_is_dropped_and_counted() {
-    let mut t = traffic(LinkFaults { latency: 10, seed: 4, ..Default::default() });
+    let mut t = traffic(LinkFaults {
+        latency: 10,
+        seed: 4,
+        ..Default::default()
+    });
     let mut bad = [0u8; 64];
     bad[0] = 0x55;
     t.a.link.send_raw(&mut t.a.dev, &bad).unwrap();
@@ -265,47 +354,92 @@ fn bad_records_are_counted_and_never_acted_on() {
     assert_eq!(read64(&mut sim, Counter::LinkBadCheck), 50);
     assert_eq!(read64(&mut sim, Counter::LinkRecords), 0);
     // Still entangling (nothing valid was heard), and the NIC answers.
-    assert_eq!(sim.mmio_read(global::LINK_STATE.offset).unwrap(), acp::link_state::ENTANGLING);
-    assert_eq!(sim.mmio_read(global::IDENTITY.offset).unwrap(), pendulum_layout::IDENTITY);
+    assert_eq!(
+        sim.mmio_read(global::LINK_STATE.offset).unwrap(),
+        acp::link_state::ENTANGLING
+    );
+    assert_eq!(
+        sim.mmio_read(global::IDENTITY.offset).unwrap(),
+        pendulum_layout::IDENTITY
+    );
 }
 
 #[test]
 fn link_register_writes_are_checked() {
     use pendulum_driver::Error;
     use pendulum_layout::RegError;
-    let mut t = traffic(LinkFaults { latency: 10, seed: 8, ..Default::default() });
+    let mut t = traffic(LinkFaults {
+        latency: 10,
+        seed: 8,
+        ..Default::default()
+    });
     let refused = |r: Result<(), Error>| match r {
         Err(Error::RegisterRefused { cause, .. }) => cause,
         other => panic!("expected a refused write, got {other:?}"),
     };
     let k = pendulum_layout::params::ACP_CHANNELS as u32;
     let pipes = t.a.dev.pipes() as u32;
-    assert_eq!(refused(t.a.dev.write_checked(global::LINK_RX_PIPE.offset, pipes)), RegError::BadValue);
-    assert_eq!(refused(t.a.dev.write_checked(global::LINK_CHANNELS.offset, k + 1)), RegError::BadValue);
-    assert_eq!(refused(t.a.dev.write_checked(global::LINK_STATE.offset, 0)), RegError::ReadOnly);
-    assert_eq!(refused(t.a.dev.write_checked(global::LINK_ACTIVE_CHANNELS.offset, 1)), RegError::ReadOnly);
+    assert_eq!(
+        refused(t.a.dev.write_checked(global::LINK_RX_PIPE.offset, pipes)),
+        RegError::BadValue
+    );
+    assert_eq!(
+        refused(t.a.dev.write_checked(global::LINK_CHANNELS.offset, k + 1)),
+        RegError::BadValue
+    );
+    assert_eq!(
+        refused(t.a.dev.write_checked(global::LINK_STATE.offset, 0)),
+        RegError::ReadOnly
+    );
+    assert_eq!(
+        refused(
+            t.a.dev
+                .write_checked(global::LINK_ACTIVE_CHANNELS.offset, 1)
+        ),
+        RegError::ReadOnly
+    );
     // Nothing changed, and the link still works.
     assert_eq!(t.a.dev.read(global::LINK_RX_PIPE.offset).unwrap(), 0);
-    assert_eq!(t.a.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(), k);
+    assert_eq!(
+        t.a.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(),
+        k
+    );
     t.a.queue(100);
     assert!(t.run_until_settled(500_000).unwrap());
     t.check().unwrap();
     // Fewer channels, agreed at the next entanglement: the smaller offer wins.
-    t.a.dev.write_checked(global::LINK_CHANNELS.offset, 3).unwrap();
-    t.b.dev.write_checked(global::LINK_CHANNELS.offset, 5).unwrap();
+    t.a.dev
+        .write_checked(global::LINK_CHANNELS.offset, 3)
+        .unwrap();
+    t.b.dev
+        .write_checked(global::LINK_CHANNELS.offset, 5)
+        .unwrap();
     t.a.dev.reset_link().unwrap();
     assert!(t.wait_up(100_000).unwrap());
-    assert_eq!(t.a.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(), 3);
-    assert_eq!(t.b.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(), 3);
+    assert_eq!(
+        t.a.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(),
+        3
+    );
+    assert_eq!(
+        t.b.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(),
+        3
+    );
     t.b.queue(300);
     assert!(t.run_until_settled(2_000_000).unwrap());
     t.check().unwrap();
-    assert!(t.a.received.iter().all(|&(_, ch)| ch < 3), "a channel beyond the agreed 3 was used");
+    assert!(
+        t.a.received.iter().all(|&(_, ch)| ch < 3),
+        "a channel beyond the agreed 3 was used"
+    );
 }
 
 #[test]
 fn a_disabled_receiving_pipe_holds_messages_back_until_it_is_enabled() {
-    let mut t = traffic(LinkFaults { latency: 10, seed: 9, ..Default::default() });
+    let mut t = traffic(LinkFaults {
+        latency: 10,
+        seed: 9,
+        ..Default::default()
+    });
     // B turns its link RX pipe off (before anything arrived, so its driver
     // state stays valid across the re-enable): deliveries wait in the link,
     // offers are refused.
@@ -318,8 +452,14 @@ fn a_disabled_receiving_pipe_holds_messages_back_until_it_is_enabled() {
     assert!(t.b.received.is_empty());
     let (ca, _) = t.counters().unwrap();
     assert!(ca.rejects > 0, "{ca:?}");
-    assert_eq!(t.b.dev.counters().unwrap().drop_pipe_off, 0, "a committed message was dropped");
-    t.b.dev.write_checked(ctrl, pendulum_layout::pipe::CTRL_ENABLE).unwrap();
+    assert_eq!(
+        t.b.dev.counters().unwrap().drop_pipe_off,
+        0,
+        "a committed message was dropped"
+    );
+    t.b.dev
+        .write_checked(ctrl, pendulum_layout::pipe::CTRL_ENABLE)
+        .unwrap();
     assert!(t.run_until_settled(2_000_000).unwrap());
     t.check().unwrap();
     assert_eq!(t.b.received.len(), 400);

@@ -2,7 +2,9 @@
 //! reference semantics in `pendulum_layout::atomic::execute`, bit for bit.
 
 use pendulum_driver::{Atomics, Card, Device, Error};
-use pendulum_layout::atomic::{execute_request, op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS};
+use pendulum_layout::atomic::{
+    execute_request, op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS,
+};
 use pendulum_layout::params::ATOMIC_BYTES;
 use pendulum_layout::Counter;
 use pendulum_testbench::{SimCard, SimConfig};
@@ -34,7 +36,12 @@ fn run_requests(dev: &mut Device<SimCard>, at: &mut Atomics, verbs: &[Request]) 
         if got.is_empty() {
             dev.card_mut().relax();
             idle += 1;
-            assert!(idle < 200_000, "results stopped after {} of {}", out.len(), verbs.len());
+            assert!(
+                idle < 200_000,
+                "results stopped after {} of {}",
+                out.len(),
+                verbs.len()
+            );
         }
         out.extend(got);
     }
@@ -45,7 +52,13 @@ fn run_requests(dev: &mut Device<SimCard>, at: &mut Atomics, verbs: &[Request]) 
 fn read_words(dev: &mut Device<SimCard>, at: &mut Atomics, addrs: &[u32]) -> Vec<u64> {
     let verbs: Vec<Verb> = addrs
         .iter()
-        .map(|&a| Verb { op: op::FETCH_ADD, tag: 0, addr: a, operands: [0; 4], reserved_set: false })
+        .map(|&a| Verb {
+            op: op::FETCH_ADD,
+            tag: 0,
+            addr: a,
+            operands: [0; 4],
+            reserved_set: false,
+        })
         .collect();
     run_all(dev, at, &verbs).iter().map(|r| r.old).collect()
 }
@@ -87,7 +100,12 @@ fn commit_strategy() -> impl Strategy<Value = (usize, u8, u8, [u64; 8], [u64; 8]
 fn words_strategy() -> impl Strategy<Value = (usize, [(bool, bool, u8, u64); 5], bool, bool)> {
     (
         prop_oneof![10 => 0usize..3, 1 => 3usize..6],
-        prop::array::uniform5((any::<bool>(), any::<bool>(), prop_oneof![20 => 0u8..8, 1 => 8u8..64], any::<u64>())),
+        prop::array::uniform5((
+            any::<bool>(),
+            any::<bool>(),
+            prop_oneof![20 => 0u8..8, 1 => 8u8..64],
+            any::<u64>(),
+        )),
         prop::bool::weighted(0.7),
         prop::bool::weighted(0.03),
     )
@@ -166,7 +184,13 @@ fn back_to_back_verbs_on_one_word_see_each_other_in_order() {
     let (mut dev, mut at) = open();
     let n = 600u16;
     let verbs: Vec<Verb> = (0..n)
-        .map(|i| Verb { op: op::FETCH_ADD, tag: i, addr: 64, operands: [1, 0, 0, 0], reserved_set: false })
+        .map(|i| Verb {
+            op: op::FETCH_ADD,
+            tag: i,
+            addr: 64,
+            operands: [1, 0, 0, 0],
+            reserved_set: false,
+        })
         .collect();
     let got = run_all(&mut dev, &mut at, &verbs);
     for (i, r) in got.iter().enumerate() {
@@ -180,16 +204,41 @@ fn the_driver_verbs_and_their_errors() {
     let (mut dev, mut at) = open();
     assert_eq!(at.swap(&mut dev, 800, 10).unwrap(), 0);
     assert_eq!(at.cas(&mut dev, 800, 10, 20).unwrap(), 10);
-    assert_eq!(at.cas(&mut dev, 800, 10, 30).unwrap(), 20, "a failed CAS returns the current value");
+    assert_eq!(
+        at.cas(&mut dev, 800, 10, 30).unwrap(),
+        20,
+        "a failed CAS returns the current value"
+    );
     assert_eq!(at.fetch_add(&mut dev, 800, 5).unwrap(), 20);
     // Two 32-bit counters in one word: the low one wraps, the high one is untouched.
     at.swap(&mut dev, 808, 0x0000_0007_FFFF_FFFF).unwrap();
-    at.masked_fetch_add(&mut dev, 808, 1, 1 << 63 | 1 << 31).unwrap();
-    assert_eq!(at.fetch_add(&mut dev, 808, 0).unwrap(), 0x0000_0007_0000_0000);
+    at.masked_fetch_add(&mut dev, 808, 1, 1 << 63 | 1 << 31)
+        .unwrap();
+    assert_eq!(
+        at.fetch_add(&mut dev, 808, 0).unwrap(),
+        0x0000_0007_0000_0000
+    );
     // Masked CAS: compare the low byte only, replace the high byte only.
-    assert_eq!(at.masked_cas(&mut dev, 800, 0xFF19, 0xAB00_0000_0000_0000, 0xFF, 0xFF00_0000_0000_0000).unwrap(), 25);
-    assert_eq!(at.fetch_add(&mut dev, 800, 0).unwrap(), 0xAB00_0000_0000_0019);
-    for (addr, st) in [(804, status::MISALIGNED), (ATOMIC_BYTES, status::OUT_OF_RANGE)] {
+    assert_eq!(
+        at.masked_cas(
+            &mut dev,
+            800,
+            0xFF19,
+            0xAB00_0000_0000_0000,
+            0xFF,
+            0xFF00_0000_0000_0000
+        )
+        .unwrap(),
+        25
+    );
+    assert_eq!(
+        at.fetch_add(&mut dev, 800, 0).unwrap(),
+        0xAB00_0000_0000_0019
+    );
+    for (addr, st) in [
+        (804, status::MISALIGNED),
+        (ATOMIC_BYTES, status::OUT_OF_RANGE),
+    ] {
         match at.fetch_add(&mut dev, addr, 1) {
             Err(Error::Atomic { addr: a, status: s }) => assert_eq!((a, s), (addr, st)),
             other => panic!("{addr:#x}: expected a refused verb, got {other:?}"),
@@ -200,7 +249,14 @@ fn the_driver_verbs_and_their_errors() {
     assert_eq!(dev.read64(Counter::AtomicErrors.reg()).unwrap(), 3);
     // A slot without the verb kind byte never reaches the unit: dropped and counted.
     let before = dev.counters().unwrap().tx_drop_malformed;
-    let mut junk = Verb { op: op::SWAP, tag: 1, addr: 0, operands: [9; 4], reserved_set: false }.to_slot();
+    let mut junk = Verb {
+        op: op::SWAP,
+        tag: 1,
+        addr: 0,
+        operands: [9; 4],
+        reserved_set: false,
+    }
+    .to_slot();
     junk[0] = 0x00;
     at.submit_raw(&mut dev, &junk).unwrap();
     assert_eq!(at.fetch_add(&mut dev, 0, 0).unwrap(), 0);
@@ -220,19 +276,34 @@ fn commits_are_all_or_nothing_and_return_the_line() {
     cmp[1] = 101;
     cmp[6] = 106;
     let new = [7, 8, 9, 10, 11, 12, 13, 14];
-    let (wrote, old) = at.commit(&mut dev, line, 0b0100_0010, cmp, 0b1000_0011, new).unwrap();
+    let (wrote, old) = at
+        .commit(&mut dev, line, 0b0100_0010, cmp, 0b1000_0011, new)
+        .unwrap();
     assert!(wrote);
     assert_eq!(old, before);
-    let after = read_words(&mut dev, &mut at, &(0..8).map(|w| line + 8 * w).collect::<Vec<_>>());
+    let after = read_words(
+        &mut dev,
+        &mut at,
+        &(0..8).map(|w| line + 8 * w).collect::<Vec<_>>(),
+    );
     assert_eq!(after, vec![7, 8, 102, 103, 104, 105, 106, 14]);
     // Word 1 no longer matches: nothing written, the current values returned.
-    let (wrote, cur) = at.commit(&mut dev, line, 0b0100_0010, cmp, 0xFF, [0; 8]).unwrap();
+    let (wrote, cur) = at
+        .commit(&mut dev, line, 0b0100_0010, cmp, 0xFF, [0; 8])
+        .unwrap();
     assert!(!wrote);
     assert_eq!(cur.to_vec(), after);
-    let again = read_words(&mut dev, &mut at, &(0..8).map(|w| line + 8 * w).collect::<Vec<_>>());
+    let again = read_words(
+        &mut dev,
+        &mut at,
+        &(0..8).map(|w| line + 8 * w).collect::<Vec<_>>(),
+    );
     assert_eq!(again, after, "a failed commit writes nothing");
     // Errors: misaligned line, beyond the memory.
-    for (addr, st) in [(line + 8, status::MISALIGNED), (ATOMIC_BYTES, status::OUT_OF_RANGE)] {
+    for (addr, st) in [
+        (line + 8, status::MISALIGNED),
+        (ATOMIC_BYTES, status::OUT_OF_RANGE),
+    ] {
         match at.commit(&mut dev, addr, 0, [0; 8], 0xFF, [1; 8]) {
             Err(Error::Atomic { addr: a, status: s }) => assert_eq!((a, s), (addr, st)),
             other => panic!("{addr:#x}: expected a refused commit, got {other:?}"),
@@ -240,8 +311,17 @@ fn commits_are_all_or_nothing_and_return_the_line() {
     }
     assert_eq!(dev.read64(Counter::AtomicErrors.reg()).unwrap(), 2);
     // A one-slot verb naming COMMIT is refused by the driver, not posted.
-    let bare = Verb { op: op::COMMIT, tag: 0, addr: 0, operands: [0; 4], reserved_set: false };
-    assert!(matches!(at.submit(&mut dev, &[bare]), Err(Error::BadVerb(_))));
+    let bare = Verb {
+        op: op::COMMIT,
+        tag: 0,
+        addr: 0,
+        operands: [0; 4],
+        reserved_set: false,
+    };
+    assert!(matches!(
+        at.submit(&mut dev, &[bare]),
+        Err(Error::BadVerb(_))
+    ));
 }
 
 #[test]
@@ -266,7 +346,13 @@ fn commits_and_verbs_back_to_back_on_one_line_see_each_other() {
                 reserved_set: false,
             })
         } else {
-            Request::Verb(Verb { op: op::FETCH_ADD, tag: i, addr: 24, operands: [1, 0, 0, 0], reserved_set: false })
+            Request::Verb(Verb {
+                op: op::FETCH_ADD,
+                tag: i,
+                addr: 24,
+                operands: [1, 0, 0, 0],
+                reserved_set: false,
+            })
         };
         execute_request(&mut model, &q);
         reqs.push(q);
@@ -274,22 +360,49 @@ fn commits_and_verbs_back_to_back_on_one_line_see_each_other() {
     let got = run_requests(&mut dev, &mut at, &reqs);
     for (r, q) in got.iter().zip(&reqs) {
         if let Request::Commit(_) = q {
-            assert_eq!(r.status, status::OK, "commit {} saw a stale word 3: {r:?}", r.tag);
+            assert_eq!(
+                r.status,
+                status::OK,
+                "commit {} saw a stale word 3: {r:?}",
+                r.tag
+            );
         }
     }
-    assert_eq!(read_words(&mut dev, &mut at, &(0..8).map(|w| 8 * w).collect::<Vec<_>>()), model[..8].to_vec());
+    assert_eq!(
+        read_words(
+            &mut dev,
+            &mut at,
+            &(0..8).map(|w| 8 * w).collect::<Vec<_>>()
+        ),
+        model[..8].to_vec()
+    );
 }
 
 #[test]
 fn a_commit_cut_short_by_the_rung_tail_is_dropped_and_counted() {
     let (mut dev, mut at) = open();
     let before = dev.counters().unwrap().tx_drop_malformed;
-    let c = Commit { tag: 1, addr: 0, compare_mask: 0, write_mask: 0xFF, compare: [0; 8], write: [0xEE; 8], reserved_set: false };
+    let c = Commit {
+        tag: 1,
+        addr: 0,
+        compare_mask: 0,
+        write_mask: 0xFF,
+        compare: [0; 8],
+        write: [0xEE; 8],
+        reserved_set: false,
+    };
     // Header and compare line rung, the write line not: the two slots are
     // dropped (one count), and the compare line is never taken for a verb,
     // even though it looks like one.
     let mut slots = c.to_slots();
-    let looks_like_a_swap = Verb { op: op::SWAP, tag: 9, addr: 0, operands: [0xBAD; 4], reserved_set: false }.to_slot();
+    let looks_like_a_swap = Verb {
+        op: op::SWAP,
+        tag: 9,
+        addr: 0,
+        operands: [0xBAD; 4],
+        reserved_set: false,
+    }
+    .to_slot();
     slots[64..128].copy_from_slice(&looks_like_a_swap);
     at.submit_raw(&mut dev, &slots[..128]).unwrap();
     // Let the card fetch them before anything else is rung: doorbells that
@@ -297,7 +410,11 @@ fn a_commit_cut_short_by_the_rung_tail_is_dropped_and_counted() {
     // slot would be this commit's write line (the driver never posts part of
     // a commit, so only raw posting can get here).
     dev.card_mut().sim.run(2_000);
-    assert_eq!(at.fetch_add(&mut dev, 0, 0).unwrap(), 0, "nothing of the cut commit was executed");
+    assert_eq!(
+        at.fetch_add(&mut dev, 0, 0).unwrap(),
+        0,
+        "nothing of the cut commit was executed"
+    );
     assert_eq!(dev.counters().unwrap().tx_drop_malformed, before + 1);
     // The whole commit then goes through.
     let (wrote, _) = at.commit(&mut dev, 0, 0, [0; 8], 0xFF, [0xEE; 8]).unwrap();
@@ -312,15 +429,42 @@ fn one_slot_commits_through_the_driver() {
     for w in 0..8u32 {
         at.swap(&mut dev, line + 8 * w, 10 * w as u64).unwrap();
     }
-    let cmp = |word, value| WordOp { compare: true, write: false, word, value };
-    let set = |word, value| WordOp { compare: false, write: true, word, value };
+    let cmp = |word, value| WordOp {
+        compare: true,
+        write: false,
+        word,
+        value,
+    };
+    let set = |word, value| WordOp {
+        compare: false,
+        write: true,
+        word,
+        value,
+    };
     // Word 2 holds 20: words 0, 5 and 7 are written; the old values come back per operation.
-    let (wrote, olds) = at.commit_words(&mut dev, line, &[cmp(2, 20), set(0, 1), set(5, 2), set(7, 3)]).unwrap();
+    let (wrote, olds) = at
+        .commit_words(
+            &mut dev,
+            line,
+            &[cmp(2, 20), set(0, 1), set(5, 2), set(7, 3)],
+        )
+        .unwrap();
     assert!(wrote);
     assert_eq!(olds, [20, 0, 50, 70, 0]);
-    let (wrote, olds) = at.commit_words(&mut dev, line, &[cmp(2, 21), set(0, 9)]).unwrap();
+    let (wrote, olds) = at
+        .commit_words(&mut dev, line, &[cmp(2, 21), set(0, 9)])
+        .unwrap();
     assert!(!wrote, "word 2 is 20, not 21");
     assert_eq!(olds[1], 1, "nothing was written");
-    assert!(matches!(at.commit_words(&mut dev, line, &[set(8, 1)]), Err(Error::BadVerb(_))));
-    assert!(matches!(at.commit_words(&mut dev, line + 8, &[set(1, 1)]), Err(Error::Atomic { status: status::MISALIGNED, .. })));
+    assert!(matches!(
+        at.commit_words(&mut dev, line, &[set(8, 1)]),
+        Err(Error::BadVerb(_))
+    ));
+    assert!(matches!(
+        at.commit_words(&mut dev, line + 8, &[set(1, 1)]),
+        Err(Error::Atomic {
+            status: status::MISALIGNED,
+            ..
+        })
+    ));
 }

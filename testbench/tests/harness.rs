@@ -12,7 +12,11 @@ fn shim_ports_are_exactly_the_manifest_ports() {
     for (want, have) in ports.iter().zip(PORTS) {
         assert_eq!(want["name"], have.name);
         assert_eq!(want["width"].as_u64().unwrap() as usize, have.width);
-        let dir = if have.dir == PortDir::Input { "input" } else { "output" };
+        let dir = if have.dir == PortDir::Input {
+            "input"
+        } else {
+            "output"
+        };
         assert_eq!(want["dir"], dir);
     }
 }
@@ -21,7 +25,10 @@ fn shim_ports_are_exactly_the_manifest_ports() {
 fn fst_waveform_is_written_on_request() {
     let path = std::env::temp_dir().join(format!("pendulum-wave-{}.fst", std::process::id()));
     {
-        let mut sim = NicSim::new(SimConfig { waveform: Some(path.clone()), ..SimConfig::default() });
+        let mut sim = NicSim::new(SimConfig {
+            waveform: Some(path.clone()),
+            ..SimConfig::default()
+        });
         sim.run(200);
     }
     let bytes = std::fs::read(&path).expect("waveform written");
@@ -33,7 +40,10 @@ fn fst_waveform_is_written_on_request() {
 
 #[test]
 fn idle_nic_writes_nothing_to_host_memory() {
-    let mut sim = NicSim::new(SimConfig { waveform: None, ..SimConfig::default() });
+    let mut sim = NicSim::new(SimConfig {
+        waveform: None,
+        ..SimConfig::default()
+    });
     sim.run(5_000);
     assert_eq!(sim.pcie.counters().dma_writes, 0);
     assert!(sim.pcie.idle());

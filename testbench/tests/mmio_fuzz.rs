@@ -14,7 +14,12 @@ use proptest::prelude::*;
 enum Op {
     /// A register write: page (0 = global, 1..=PIPES pipes, more = nothing),
     /// register index or raw offset, value choice.
-    Write { page: u32, reg: usize, raw_off: u32, value: Value },
+    Write {
+        page: u32,
+        reg: usize,
+        raw_off: u32,
+        value: Value,
+    },
     /// A read of any address.
     Read { addr: u32 },
     /// Frames onto the wire.
@@ -26,9 +31,15 @@ enum Op {
 #[derive(Clone, Debug)]
 enum Value {
     /// The bus address of one of the regions the test allocated (low or high half).
-    Region { which: u8, high: bool },
+    Region {
+        which: u8,
+        high: bool,
+    },
     /// A ring size, legal or not.
-    Size { log2: u8, plus: u8 },
+    Size {
+        log2: u8,
+        plus: u8,
+    },
     Small(u16),
     Any(u32),
 }

@@ -10,7 +10,9 @@
 //! under link faults (no verb applied twice, none lost).
 
 use pendulum_driver::{Atomics, MsgKind};
-use pendulum_layout::atomic::{execute_request, op, status, CommitWords, Request, Verb, VerbResult, WordOp};
+use pendulum_layout::atomic::{
+    execute_request, op, status, CommitWords, Request, Verb, VerbResult, WordOp,
+};
 use pendulum_layout::global;
 use pendulum_layout::params::ATOMIC_BYTES;
 use pendulum_testbench::acp_traffic::AcpTraffic;
@@ -46,7 +48,11 @@ impl Outcome {
         let cycle = t.cycle();
         for m in t.a.link.recv(&mut t.a.dev).unwrap() {
             if let Some(r) = m.verb_result() {
-                assert!(self.results.insert(r.tag, (r, cycle)).is_none(), "a second result for tag {}", r.tag);
+                assert!(
+                    self.results.insert(r.tag, (r, cycle)).is_none(),
+                    "a second result for tag {}",
+                    r.tag
+                );
             } else if let Some(v) = m.returned_verb() {
                 self.returned.push((v, m.kind));
             } else {
@@ -57,7 +63,11 @@ impl Outcome {
 
     /// Verbs with a result or handed back (an in-doubt verb may have both).
     fn accounted(&self) -> usize {
-        let back = self.returned.iter().filter(|(v, _)| !self.results.contains_key(&v.tag)).count();
+        let back = self
+            .returned
+            .iter()
+            .filter(|(v, _)| !self.results.contains_key(&v.tag))
+            .count();
         self.results.len() + back
     }
 }
@@ -65,27 +75,41 @@ impl Outcome {
 /// Posts `verbs` on A's link (as many per doorbell as fit) and runs until
 /// each has a result or came back, at most `max_cycles`. Returns the
 /// outcome and the cycle each verb was posted.
-fn run_remote<Q: Copy + Into<Request>>(t: &mut AcpTraffic, verbs: &[Q], max_cycles: u64) -> (Outcome, Vec<u64>) {
+fn run_remote<Q: Copy + Into<Request>>(
+    t: &mut AcpTraffic,
+    verbs: &[Q],
+    max_cycles: u64,
+) -> (Outcome, Vec<u64>) {
     let verbs: Vec<Request> = verbs.iter().map(|&q| q.into()).collect();
     let mut out = Outcome::default();
     let mut posted = Vec::new();
     let end = t.cycle() + max_cycles;
     while out.accounted() < verbs.len() && t.cycle() < end {
         if posted.len() < verbs.len() {
-            let n = t.a.link.send_requests(&mut t.a.dev, &verbs[posted.len()..]).unwrap();
+            let n =
+                t.a.link
+                    .send_requests(&mut t.a.dev, &verbs[posted.len()..])
+                    .unwrap();
             let now = t.cycle();
             posted.extend(std::iter::repeat(now).take(n));
         }
         out.take(t);
         t.pair.borrow_mut().run(8);
     }
-    assert_eq!(out.accounted(), verbs.len(), "verbs still unaccounted for after {max_cycles} cycles");
+    assert_eq!(
+        out.accounted(),
+        verbs.len(),
+        "verbs still unaccounted for after {max_cycles} cycles"
+    );
     (out, posted)
 }
 
 /// B's words at `addrs`, read by its host (fetch-and-add 0).
 fn b_words(t: &mut AcpTraffic, at: &mut Atomics, addrs: &[u32]) -> Vec<u64> {
-    addrs.iter().map(|&a| at.fetch_add(&mut t.b.dev, a, 0).unwrap()).collect()
+    addrs
+        .iter()
+        .map(|&a| at.fetch_add(&mut t.b.dev, a, 0).unwrap())
+        .collect()
 }
 
 const ADDRS: [u32; 6] = [0, 8, 64, 4096, ATOMIC_BYTES - 8, 12];
@@ -109,10 +133,30 @@ fn words_from(tag: u16, addr: u32, operands: [u64; 4], current: Option<&[u64]>) 
     let w = |k: usize| (operands[k] % 8) as u8;
     let compare_value = current.map_or(operands[1], |m| m[line as usize / 8 + w(0) as usize]);
     let mut ops = [WordOp::default(); 5];
-    ops[0] = WordOp { compare: true, write: false, word: w(0), value: compare_value };
-    ops[1] = WordOp { compare: false, write: true, word: w(2), value: operands[2] };
-    ops[2] = WordOp { compare: false, write: true, word: w(3), value: operands[3] };
-    CommitWords { tag, addr: if addr % 8 != 0 { addr } else { line }, ops, reserved_set: false }
+    ops[0] = WordOp {
+        compare: true,
+        write: false,
+        word: w(0),
+        value: compare_value,
+    };
+    ops[1] = WordOp {
+        compare: false,
+        write: true,
+        word: w(2),
+        value: operands[2],
+    };
+    ops[2] = WordOp {
+        compare: false,
+        write: true,
+        word: w(3),
+        value: operands[3],
+    };
+    CommitWords {
+        tag,
+        addr: if addr % 8 != 0 { addr } else { line },
+        ops,
+        reserved_set: false,
+    }
 }
 
 proptest! {
@@ -174,7 +218,13 @@ fn contended_verb(rng: &mut u64, tag: u16, line: u32) -> Verb {
     let op = [op::FETCH_ADD, op::FETCH_ADD, op::CAS, op::SWAP][(x % 4) as usize];
     // Small values, so CAS guesses are sometimes right.
     let operands = [(x >> 8) % 4, (x >> 16) % 4 + 1, 0, 0];
-    Verb { op, tag, addr: line + 8 * ((x >> 24) % 2) as u32, operands, reserved_set: false }
+    Verb {
+        op,
+        tag,
+        addr: line + 8 * ((x >> 24) % 2) as u32,
+        operands,
+        reserved_set: false,
+    }
 }
 
 /// Both hosts hammer the same two words, A remotely over all 16 channels and
@@ -191,45 +241,84 @@ fn verbs_from_both_hosts_on_the_same_words_are_linearizable() {
     // in the ops that overlap.
     const ROUNDS: u32 = 24;
     const PER_HOST: u16 = 10;
-    let (mut t, mut at) = pair(LinkFaults { latency: 25, undetected_rate: 0.05, seed: 8, ..Default::default() });
+    let (mut t, mut at) = pair(LinkFaults {
+        latency: 25,
+        undetected_rate: 0.05,
+        seed: 8,
+        ..Default::default()
+    });
     let mut rng = 0x9E37_79B9_7F4A_7C15u64;
     for round in 0..ROUNDS {
         let line = 64 * round;
-        let remote: Vec<Verb> = (0..PER_HOST).map(|i| contended_verb(&mut rng, i, line)).collect();
-        let local: Vec<Verb> = (0..PER_HOST).map(|i| contended_verb(&mut rng, 100 + i, line)).collect();
+        let remote: Vec<Verb> = (0..PER_HOST)
+            .map(|i| contended_verb(&mut rng, i, line))
+            .collect();
+        let local: Vec<Verb> = (0..PER_HOST)
+            .map(|i| contended_verb(&mut rng, 100 + i, line))
+            .collect();
         // Post both batches, then run both hosts until everything is back.
         let mut out = Outcome::default();
         let a_posted = t.cycle();
-        assert_eq!(t.a.link.send_verbs(&mut t.a.dev, &remote).unwrap(), remote.len());
+        assert_eq!(
+            t.a.link.send_verbs(&mut t.a.dev, &remote).unwrap(),
+            remote.len()
+        );
         let b_posted = t.cycle();
         assert_eq!(at.submit(&mut t.b.dev, &local).unwrap(), local.len());
         let mut local_results = Vec::new();
         let end = t.cycle() + 200_000;
-        while (out.accounted() < remote.len() || local_results.len() < local.len()) && t.cycle() < end {
+        while (out.accounted() < remote.len() || local_results.len() < local.len())
+            && t.cycle() < end
+        {
             out.take(&mut t);
             let now = t.cycle();
-            local_results.extend(at.results(&mut t.b.dev).unwrap().into_iter().map(|r| (r, now)));
+            local_results.extend(
+                at.results(&mut t.b.dev)
+                    .unwrap()
+                    .into_iter()
+                    .map(|r| (r, now)),
+            );
             t.pair.borrow_mut().run(8);
         }
         let n = PER_HOST as usize;
-        assert_eq!((out.results.len(), local_results.len()), (n, n), "round {round}: verbs did not all complete");
+        assert_eq!(
+            (out.results.len(), local_results.len()),
+            (n, n),
+            "round {round}: verbs did not all complete"
+        );
         let mut history: Vec<Op> = remote
             .iter()
             .map(|v| {
                 let (r, at_cycle) = out.results[&v.tag];
-                Op { invoked: a_posted, returned: at_cycle, verb: *v, result: r }
+                Op {
+                    invoked: a_posted,
+                    returned: at_cycle,
+                    verb: *v,
+                    result: r,
+                }
             })
             .collect();
         for (r, at_cycle) in local_results {
             let v = local.iter().find(|v| v.tag == r.tag).unwrap();
-            history.push(Op { invoked: b_posted, returned: at_cycle, verb: *v, result: r });
+            history.push(Op {
+                invoked: b_posted,
+                returned: at_cycle,
+                verb: *v,
+                result: r,
+            });
         }
-        assert!(linearizable(&history, &BTreeMap::new()), "round {round}: not linearizable: {history:#?}");
+        assert!(
+            linearizable(&history, &BTreeMap::new()),
+            "round {round}: not linearizable: {history:#?}"
+        );
     }
     let (ca, cb) = t.counters().unwrap();
     assert_eq!(ca.commits, (ROUNDS * PER_HOST as u32) as u64, "{ca:?}");
     assert!(ca.reversals > 0, "no tentative verb was undone: {ca:?}");
-    assert!(cb.rejects + ca.rejects > 0, "no remote verb ever met a held line: the test does not contend ({ca:?} {cb:?})");
+    assert!(
+        cb.rejects + ca.rejects > 0,
+        "no remote verb ever met a held line: the test does not contend ({ca:?} {cb:?})"
+    );
 }
 
 /// Under loss, corruption the check catches, damage it cannot catch (so
@@ -250,21 +339,42 @@ fn under_link_faults_every_remote_verb_is_applied_exactly_once() {
     };
     let (mut t, mut at) = pair(faults);
     let n = 3_000u16;
-    let verbs: Vec<Verb> =
-        (0..n).map(|i| Verb { op: op::FETCH_ADD, tag: i, addr: 128, operands: [1, 0, 0, 0], reserved_set: false }).collect();
+    let verbs: Vec<Verb> = (0..n)
+        .map(|i| Verb {
+            op: op::FETCH_ADD,
+            tag: i,
+            addr: 128,
+            operands: [1, 0, 0, 0],
+            reserved_set: false,
+        })
+        .collect();
     let (out, _) = run_remote(&mut t, &verbs, 6_000_000);
-    assert!(out.returned.is_empty(), "no host lost its state, yet verbs came back: {:?}", &out.returned[..out.returned.len().min(4)]);
-    let mut olds: Vec<u64> = out.results.values().map(|(r, _)| {
-        assert_eq!(r.status, status::OK);
-        r.old
-    }).collect();
+    assert!(
+        out.returned.is_empty(),
+        "no host lost its state, yet verbs came back: {:?}",
+        &out.returned[..out.returned.len().min(4)]
+    );
+    let mut olds: Vec<u64> = out
+        .results
+        .values()
+        .map(|(r, _)| {
+            assert_eq!(r.status, status::OK);
+            r.old
+        })
+        .collect();
     olds.sort_unstable();
     assert_eq!(olds, (0..n as u64).collect::<Vec<_>>());
     assert_eq!(b_words(&mut t, &mut at, &[128]), vec![n as u64]);
     let stats = t.pair.borrow().link.stats().clone();
-    assert!(stats.undetected > 0 && stats.cuts > 0 && stats.lost > 0, "{stats:?}");
+    assert!(
+        stats.undetected > 0 && stats.cuts > 0 && stats.lost > 0,
+        "{stats:?}"
+    );
     let (ca, _) = t.counters().unwrap();
-    assert!(ca.reversals > 0, "no verb was reversed, so no undo was exercised: {ca:?}");
+    assert!(
+        ca.reversals > 0,
+        "no verb was reversed, so no undo was exercised: {ca:?}"
+    );
 }
 
 /// Every offer damaged past the check: B runs each verb tentatively, A
@@ -273,26 +383,52 @@ fn under_link_faults_every_remote_verb_is_applied_exactly_once() {
 /// every verb applies once.
 #[test]
 fn reversed_remote_verbs_leave_no_trace() {
-    let (mut t, mut at) = pair(LinkFaults { latency: 30, seed: 3, ..Default::default() });
+    let (mut t, mut at) = pair(LinkFaults {
+        latency: 30,
+        seed: 3,
+        ..Default::default()
+    });
     let words = [0u32, 8, 16];
     for (i, &a) in words.iter().enumerate() {
         at.swap(&mut t.b.dev, a, 1000 + i as u64).unwrap();
     }
-    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 30, undetected_rate: 1.0, seed: 3, ..Default::default() });
+    t.pair.borrow_mut().link.set_faults(LinkFaults {
+        latency: 30,
+        undetected_rate: 1.0,
+        seed: 3,
+        ..Default::default()
+    });
     let verbs: Vec<Verb> = (0..30u16)
-        .map(|i| Verb { op: op::SWAP, tag: i, addr: words[i as usize % 3], operands: [i as u64, 0, 0, 0], reserved_set: false })
+        .map(|i| Verb {
+            op: op::SWAP,
+            tag: i,
+            addr: words[i as usize % 3],
+            operands: [i as u64, 0, 0, 0],
+            reserved_set: false,
+        })
         .collect();
-    assert_eq!(t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap(), verbs.len());
+    assert_eq!(
+        t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap(),
+        verbs.len()
+    );
     let mut out = Outcome::default();
     for _ in 0..300 {
         out.take(&mut t);
-        assert_eq!(b_words(&mut t, &mut at, &words), vec![1000, 1001, 1002], "a reversed verb left a trace");
+        assert_eq!(
+            b_words(&mut t, &mut at, &words),
+            vec![1000, 1001, 1002],
+            "a reversed verb left a trace"
+        );
         t.pair.borrow_mut().run(8);
     }
     assert!(out.results.is_empty(), "a damaged verb was committed");
     let (ca, _) = t.counters().unwrap();
     assert!(ca.reversals > 0 && ca.commits == 0, "{ca:?}");
-    t.pair.borrow_mut().link.set_faults(LinkFaults { latency: 30, seed: 3, ..Default::default() });
+    t.pair.borrow_mut().link.set_faults(LinkFaults {
+        latency: 30,
+        seed: 3,
+        ..Default::default()
+    });
     let end = t.cycle() + 500_000;
     while out.accounted() < verbs.len() && t.cycle() < end {
         out.take(&mut t);
@@ -302,8 +438,12 @@ fn reversed_remote_verbs_leave_no_trace() {
     // Each word saw 10 swaps, in some order: the old values are the
     // initial value and nine of the ten swapped-in values, each once.
     for (i, &a) in words.iter().enumerate() {
-        let mut olds: Vec<u64> =
-            out.results.values().filter(|(r, _)| verbs[r.tag as usize].addr == a).map(|(r, _)| r.old).collect();
+        let mut olds: Vec<u64> = out
+            .results
+            .values()
+            .filter(|(r, _)| verbs[r.tag as usize].addr == a)
+            .map(|(r, _)| r.old)
+            .collect();
         let last = b_words(&mut t, &mut at, &[a])[0];
         olds.push(last);
         olds.sort_unstable();
@@ -318,9 +458,23 @@ fn reversed_remote_verbs_leave_no_trace() {
 /// with a clear error, and nothing is posted.
 #[test]
 fn a_remote_commit_is_refused_by_the_driver() {
-    let (mut t, _) = pair(LinkFaults { latency: 5, seed: 1, ..Default::default() });
-    let v = Verb { op: op::COMMIT, tag: 1, addr: 0, operands: [0; 4], reserved_set: false };
-    let e = t.a.link.send_verbs(&mut t.a.dev, &[v]).unwrap_err().to_string();
+    let (mut t, _) = pair(LinkFaults {
+        latency: 5,
+        seed: 1,
+        ..Default::default()
+    });
+    let v = Verb {
+        op: op::COMMIT,
+        tag: 1,
+        addr: 0,
+        operands: [0; 4],
+        reserved_set: false,
+    };
+    let e =
+        t.a.link
+            .send_verbs(&mut t.a.dev, &[v])
+            .unwrap_err()
+            .to_string();
     assert!(e.contains("locally only"), "{e}");
     assert!(t.a.link.sent(&t.a.dev));
 }
@@ -337,16 +491,29 @@ fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_do
     // A long link, so that B's reset (a register write, a few hundred
     // cycles on its way) lands while verbs are tentative at B and decided
     // but unconfirmed at A.
-    let (mut t, mut at) = pair(LinkFaults { latency: 400, seed: 23, ..Default::default() });
+    let (mut t, mut at) = pair(LinkFaults {
+        latency: 400,
+        seed: 23,
+        ..Default::default()
+    });
     let n = 256u16;
     let line = |i: u16| 64 * i as u32;
-    let verbs: Vec<Verb> =
-        (0..n).map(|i| Verb { op: op::FETCH_ADD, tag: i, addr: line(i), operands: [1, 0, 0, 0], reserved_set: false }).collect();
+    let verbs: Vec<Verb> = (0..n)
+        .map(|i| Verb {
+            op: op::FETCH_ADD,
+            tag: i,
+            addr: line(i),
+            operands: [1, 0, 0, 0],
+            reserved_set: false,
+        })
+        .collect();
     let b_echo = std::rc::Rc::new(std::cell::Cell::new(0u64));
     let seen = b_echo.clone();
     let mut last_echo = 0;
     t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
-        if side == pendulum_testbench::pair::Side::B && rec[pendulum_layout::acp::BYTE_OPCODE] == pendulum_layout::acp::OP_ECHO {
+        if side == pendulum_testbench::pair::Side::B
+            && rec[pendulum_layout::acp::BYTE_OPCODE] == pendulum_layout::acp::OP_ECHO
+        {
             if cycle - last_echo > 100 {
                 seen.set(cycle);
             }
@@ -370,13 +537,28 @@ fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_do
         t.pair.borrow_mut().run(8);
     }
     assert_eq!(out.accounted(), verbs.len(), "verbs unaccounted for");
-    assert!(out.returned.iter().all(|(_, k)| *k == MsgKind::InDoubt), "A kept its state, so nothing is 'not delivered'");
+    assert!(
+        out.returned.iter().all(|(_, k)| *k == MsgKind::InDoubt),
+        "A kept its state, so nothing is 'not delivered'"
+    );
     let doubt: std::collections::HashSet<u16> = out.returned.iter().map(|(v, _)| v.tag).collect();
-    assert!(!doubt.is_empty(), "no verb was past its commit when B reset: the test did not exercise the case");
+    assert!(
+        !doubt.is_empty(),
+        "no verb was past its commit when B reset: the test did not exercise the case"
+    );
     for (r, _) in out.results.values() {
-        assert_eq!((r.status, r.old), (status::OK, 0), "verb {} saw a value it should not have", r.tag);
+        assert_eq!(
+            (r.status, r.old),
+            (status::OK, 0),
+            "verb {} saw a value it should not have",
+            r.tag
+        );
     }
-    let words = b_words(&mut t, &mut at, &verbs.iter().map(|v| v.addr).collect::<Vec<_>>());
+    let words = b_words(
+        &mut t,
+        &mut at,
+        &verbs.iter().map(|v| v.addr).collect::<Vec<_>>(),
+    );
     let mut undone = 0;
     for (i, w) in words.into_iter().enumerate() {
         let tag = i as u16;
@@ -384,15 +566,31 @@ fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_do
             assert!(w <= 1, "line {i} holds {w}");
             undone += (w == 0) as u32;
         } else {
-            assert!(out.results.contains_key(&tag), "verb {tag} neither returned nor in doubt");
+            assert!(
+                out.results.contains_key(&tag),
+                "verb {tag} neither returned nor in doubt"
+            );
             assert_eq!(w, 1, "line {i}: its verb was committed, so it holds 1");
         }
     }
     // B had not heard COMMIT for some when it reset, and undid them.
-    assert!(undone > 0, "no in-doubt verb was undone at B: the rollback on a reset was not exercised");
+    assert!(
+        undone > 0,
+        "no in-doubt verb was undone at B: the rollback on a reset was not exercised"
+    );
     // The synchronous form works after all this, and reports the value.
-    let v = Verb { op: op::SWAP, tag: 9_999, addr: 64 * 300, operands: [77, 0, 0, 0], reserved_set: false };
+    let v = Verb {
+        op: op::SWAP,
+        tag: 9_999,
+        addr: 64 * 300,
+        operands: [77, 0, 0, 0],
+        reserved_set: false,
+    };
     let r = t.a.link.run_verb(&mut t.a.dev, v, 100_000).unwrap();
     assert_eq!((r.status, r.old), (status::OK, 0));
-    assert_eq!(b_words(&mut t, &mut at, &[64 * 300]), vec![77], "the swap handed B A's value and A B's, in one round trip");
+    assert_eq!(
+        b_words(&mut t, &mut at, &[64 * 300]),
+        vec![77],
+        "the swap handed B A's value and A B's, in one round trip"
+    );
 }

@@ -16,12 +16,20 @@ fn open() -> Device<SimCard> {
 /// unpaced source fills a 4 KiB ring in 64 cycles, so frames would be
 /// dropped (and counted) as ring-full.
 fn open_paced(gbps: f64) -> Device<SimCard> {
-    let cfg = SimConfig { pacing: Pacing::LineRate { gbps, clock_mhz: 250.0 }, ..SimConfig::default() };
+    let cfg = SimConfig {
+        pacing: Pacing::LineRate {
+            gbps,
+            clock_mhz: 250.0,
+        },
+        ..SimConfig::default()
+    };
     Device::open(SimCard::new(cfg)).expect("open simulated card")
 }
 
 fn open_pipes(dev: &mut Device<SimCard>, n: usize, ring_bytes: u32) -> Vec<RxPipe> {
-    (0..n).map(|p| dev.open_rx_pipe(p, ring_bytes).unwrap()).collect()
+    (0..n)
+        .map(|p| dev.open_rx_pipe(p, ring_bytes).unwrap())
+        .collect()
 }
 
 /// Queues frames on the MAC side and remembers them per pipe.
@@ -35,7 +43,13 @@ fn send(dev: &mut Device<SimCard>, expected: &mut Expected, frames: Vec<(Vec<u8>
     }
 }
 
-fn random_frames(seed: u64, n: usize, min: usize, max: usize, pipes: usize) -> Vec<(Vec<u8>, usize)> {
+fn random_frames(
+    seed: u64,
+    n: usize,
+    min: usize,
+    max: usize,
+    pipes: usize,
+) -> Vec<(Vec<u8>, usize)> {
     let mut g = FrameGen::new(seed);
     (0..n)
         .map(|i| {
@@ -60,7 +74,10 @@ fn random_sizes_from_60_to_9600_arrive_intact_and_in_order() {
     // Ring writes go out as TLPs of up to four beats inside a 256-byte block.
     let pcie = dev.card().sim.pcie.counters();
     assert_eq!(pcie.tlp_errors, 0);
-    assert!(pcie.dma_writes * 3 < pcie.data_bytes / 64, "writes are not coalesced: {pcie:?}");
+    assert!(
+        pcie.dma_writes * 3 < pcie.data_bytes / 64,
+        "writes are not coalesced: {pcie:?}"
+    );
 }
 
 #[test]
@@ -88,7 +105,10 @@ fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
     assert!(dev.card_mut().sim.drain(10_000));
     // The first frame found the pipe armed; the other two wait for a head write.
     assert_eq!(dev.counters().unwrap().notifications, 1);
-    assert_eq!(dev.read(pipe_page(2) + pipe::TAIL.offset).unwrap(), 1 + 2 + 4);
+    assert_eq!(
+        dev.read(pipe_page(2) + pipe::TAIL.offset).unwrap(),
+        1 + 2 + 4
+    );
     let p = &mut pipes[2];
     let batch = p.recv(&dev);
     let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
@@ -130,7 +150,11 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
         dev.card_mut().sim.eth.push(f.clone());
     }
     assert!(dev.card_mut().sim.drain(10_000));
-    assert_eq!(p.recv(&dev).end_slot(), held_end, "announced without being re-armed");
+    assert_eq!(
+        p.recv(&dev).end_slot(),
+        held_end,
+        "announced without being re-armed"
+    );
     let notifications = dev.counters().unwrap().notifications;
     // The prefetch re-arms it without moving the head: the new frames are
     // announced at once, behind the held ones, and the head stays put.
@@ -141,11 +165,22 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
     let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
     let mut all = vec![first];
     all.extend(more);
-    assert_eq!(got, all, "the batch holds the old frame and the new ones, unchanged");
+    assert_eq!(
+        got, all,
+        "the batch holds the old frame and the new ones, unchanged"
+    );
     let end = batch.end_slot();
     drop(batch);
-    assert_eq!(dev.read(pipe_page(1) + pipe::HEAD.offset).unwrap(), 0, "a prefetch does not move the head");
-    assert_eq!(dev.read(pipe_page(1) + pipe::NOTIF_PREFETCH.offset).unwrap(), 0);
+    assert_eq!(
+        dev.read(pipe_page(1) + pipe::HEAD.offset).unwrap(),
+        0,
+        "a prefetch does not move the head"
+    );
+    assert_eq!(
+        dev.read(pipe_page(1) + pipe::NOTIF_PREFETCH.offset)
+            .unwrap(),
+        0
+    );
     p.free(&mut dev, end).unwrap();
     assert_eq!(dev.counters().unwrap().reg_errors, 0);
 }
@@ -154,7 +189,11 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
 fn the_next_pipe_with_data_is_found_round_robin_across_pipes() {
     let mut dev = open();
     let mut pipes = open_pipes(&mut dev, 4, 8192);
-    assert_eq!(dev.next_pipe_with_data(&mut pipes, 3), None, "nothing arrived yet");
+    assert_eq!(
+        dev.next_pipe_with_data(&mut pipes, 3),
+        None,
+        "nothing arrived yet"
+    );
     let mut g = FrameGen::new(6);
     for p in [2, 0, 2] {
         dev.card_mut().sim.eth.push(g.frame(100, p));
@@ -204,7 +243,11 @@ fn notification_record_layout_matches_the_layout_crate() {
 }
 
 fn read_host(dev: &Device<SimCard>, iova: u64, len: usize) -> Vec<u8> {
-    dev.card().sim.mem.read(iova, len).unwrap_or_else(|| panic!("no region holds {iova:#x}"))
+    dev.card()
+        .sim
+        .mem
+        .read(iova, len)
+        .unwrap_or_else(|| panic!("no region holds {iova:#x}"))
 }
 
 #[test]
@@ -220,7 +263,11 @@ fn full_ring_drops_and_counts_without_touching_what_is_stored() {
     assert!(dev.card_mut().sim.drain(100_000));
     let c = dev.counters().unwrap();
     assert_eq!((c.rx_frames, c.drop_ring_full), (63, 37));
-    assert_eq!(dev.read(pipe_page(0) + pipe::DROP_RING_FULL.offset).unwrap(), 37);
+    assert_eq!(
+        dev.read(pipe_page(0) + pipe::DROP_RING_FULL.offset)
+            .unwrap(),
+        37
+    );
     let mut exp: Expected = vec![frames[..63].iter().cloned().collect()];
     receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
     // After freeing, the pipe takes frames again, once the head write has
@@ -244,33 +291,80 @@ fn wrong_register_writes_are_refused_counted_and_the_engine_keeps_working() {
     let mut dev = open_paced(10.0);
     let mut pipes = open_pipes(&mut dev, 2, 4096);
     let p1 = pipe_page(1);
-    assert_eq!(refused(dev.write_checked(0x7F0, 1)), RegError::UnknownAddress);
-    assert_eq!(refused(dev.write_checked(pipe_page(9), 1)), RegError::UnknownAddress);
-    assert_eq!(refused(dev.write_checked(0x26, 1)), RegError::UnknownAddress);
-    assert_eq!(refused(dev.write_checked(global::IDENTITY.offset, 1)), RegError::ReadOnly);
-    assert_eq!(refused(dev.write_checked(p1 + pipe::TAIL.offset, 1)), RegError::ReadOnly);
+    assert_eq!(
+        refused(dev.write_checked(0x7F0, 1)),
+        RegError::UnknownAddress
+    );
+    assert_eq!(
+        refused(dev.write_checked(pipe_page(9), 1)),
+        RegError::UnknownAddress
+    );
+    assert_eq!(
+        refused(dev.write_checked(0x26, 1)),
+        RegError::UnknownAddress
+    );
+    assert_eq!(
+        refused(dev.write_checked(global::IDENTITY.offset, 1)),
+        RegError::ReadOnly
+    );
+    assert_eq!(
+        refused(dev.write_checked(p1 + pipe::TAIL.offset, 1)),
+        RegError::ReadOnly
+    );
     // Configuration of an enabled pipe is refused.
-    assert_eq!(refused(dev.write_checked(p1 + pipe::RING_BYTES.offset, 8192)), RegError::PipeEnabled);
+    assert_eq!(
+        refused(dev.write_checked(p1 + pipe::RING_BYTES.offset, 8192)),
+        RegError::PipeEnabled
+    );
     // Head beyond the tail (nothing received yet, so any other head is beyond).
-    assert_eq!(refused(dev.write_checked(p1 + pipe::HEAD.offset, 5)), RegError::HeadBeyondTail);
-    assert_eq!(refused(dev.write_checked(p1 + pipe::HEAD.offset, 1 << 20)), RegError::HeadBeyondTail);
+    assert_eq!(
+        refused(dev.write_checked(p1 + pipe::HEAD.offset, 5)),
+        RegError::HeadBeyondTail
+    );
+    assert_eq!(
+        refused(dev.write_checked(p1 + pipe::HEAD.offset, 1 << 20)),
+        RegError::HeadBeyondTail
+    );
     // Disabled pipe: ring size and alignment checks.
     let p3 = pipe_page(3);
-    assert_eq!(refused(dev.write_checked(p3 + pipe::CTRL.offset, 1)), RegError::BadRingSize);
-    assert_eq!(refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 12288)), RegError::BadRingSize);
-    assert_eq!(refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 2048)), RegError::BadRingSize);
-    assert_eq!(refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 4 << 20)), RegError::BadRingSize);
-    assert_eq!(refused(dev.write_checked(p3 + pipe::RING_BASE_LO.offset, 0x1020)), RegError::Misaligned);
-    assert_eq!(refused(dev.write_checked(p3 + pipe::NOTIF_BASE_LO.offset, 0x1004)), RegError::Misaligned);
-    dev.write_checked(p3 + pipe::RING_BYTES.offset, 8192).unwrap();
+    assert_eq!(
+        refused(dev.write_checked(p3 + pipe::CTRL.offset, 1)),
+        RegError::BadRingSize
+    );
+    assert_eq!(
+        refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 12288)),
+        RegError::BadRingSize
+    );
+    assert_eq!(
+        refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 2048)),
+        RegError::BadRingSize
+    );
+    assert_eq!(
+        refused(dev.write_checked(p3 + pipe::RING_BYTES.offset, 4 << 20)),
+        RegError::BadRingSize
+    );
+    assert_eq!(
+        refused(dev.write_checked(p3 + pipe::RING_BASE_LO.offset, 0x1020)),
+        RegError::Misaligned
+    );
+    assert_eq!(
+        refused(dev.write_checked(p3 + pipe::NOTIF_BASE_LO.offset, 0x1004)),
+        RegError::Misaligned
+    );
+    dev.write_checked(p3 + pipe::RING_BYTES.offset, 8192)
+        .unwrap();
     assert_eq!(dev.read(p3 + pipe::RING_BYTES.offset).unwrap(), 8192);
     let c = dev.counters().unwrap();
     assert_eq!(c.reg_errors, 14);
     let (addr, cause) = dev.last_reg_error().unwrap();
-    assert_eq!((addr, RegError::from_code(cause)), (p3 + pipe::NOTIF_BASE_LO.offset, Some(RegError::Misaligned)));
+    assert_eq!(
+        (addr, RegError::from_code(cause)),
+        (p3 + pipe::NOTIF_BASE_LO.offset, Some(RegError::Misaligned))
+    );
     // Unknown reads answer all ones; the scratch register reads back.
     assert_eq!(dev.read(0x7F0).unwrap(), u32::MAX);
-    dev.write_checked(global::SCRATCH.offset, 0xA5A5_0001).unwrap();
+    dev.write_checked(global::SCRATCH.offset, 0xA5A5_0001)
+        .unwrap();
     assert_eq!(dev.read(global::SCRATCH.offset).unwrap(), 0xA5A5_0001);
     // And frames still flow.
     let mut exp = Expected::default();
@@ -361,7 +455,12 @@ fn per_packet_notifications_deliver_the_same_frames_with_more_notifications() {
         receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
         notifs.push(dev.counters().unwrap().notifications);
     }
-    assert!(notifs[1] > 4 * notifs[0], "per-packet {} vs reactive {}", notifs[1], notifs[0]);
+    assert!(
+        notifs[1] > 4 * notifs[0],
+        "per-packet {} vs reactive {}",
+        notifs[1],
+        notifs[0]
+    );
 }
 
 #[test]
@@ -369,7 +468,11 @@ fn one_hundred_thousand_seeded_frames_checked_one_by_one() {
     let mut dev = open();
     let mut pipes = open_pipes(&mut dev, 4, 256 * 1024);
     let mut exp = Expected::default();
-    send(&mut dev, &mut exp, random_frames(2026, 100_000, 60, 1518, 4));
+    send(
+        &mut dev,
+        &mut exp,
+        random_frames(2026, 100_000, 60, 1518, 4),
+    );
     let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 200_000_000).unwrap();
     assert_eq!(rep.frames, 100_000);
     let c = dev.counters().unwrap();
@@ -381,14 +484,21 @@ fn one_hundred_thousand_seeded_frames_checked_one_by_one() {
 #[test]
 fn line_rate_pacing_is_honoured() {
     let cfg = SimConfig {
-        pacing: Pacing::LineRate { gbps: 100.0, clock_mhz: 250.0 },
+        pacing: Pacing::LineRate {
+            gbps: 100.0,
+            clock_mhz: 250.0,
+        },
         ..SimConfig::default()
     };
     let mut dev = Device::open(SimCard::new(cfg)).unwrap();
     let mut pipes = open_pipes(&mut dev, 1, 65536);
     let mut exp = Expected::default();
     let mut g = FrameGen::new(11);
-    send(&mut dev, &mut exp, (0..1000).map(|_| (g.frame(1518, 0), 0)).collect());
+    send(
+        &mut dev,
+        &mut exp,
+        (0..1000).map(|_| (g.frame(1518, 0), 0)).collect(),
+    );
     let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
     // 1000 frames of 1538 wire bytes at 50 bytes/cycle take at least 30,760 cycles.
     assert!(rep.cycles >= 30_000, "{} cycles", rep.cycles);

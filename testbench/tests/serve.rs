@@ -21,7 +21,8 @@ struct Server {
 
 impl Server {
     fn start(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("pendulum-serve-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("pendulum-serve-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let socket = dir.join("sim.sock");
@@ -37,8 +38,13 @@ impl Server {
         // The server prints one line once the socket accepts connections.
         let mut child = child;
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        assert!(line.starts_with("pendulum-sim: serving"), "pendulum-sim did not start: {line:?}");
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(
+            line.starts_with("pendulum-sim: serving"),
+            "pendulum-sim did not start: {line:?}"
+        );
         Self { child, dir, socket }
     }
 
@@ -60,7 +66,11 @@ impl Drop for Server {
 }
 
 /// Receives on `pipes` until every expected frame arrived, checking each.
-fn receive_all(dev: &mut Device<AnyCard>, pipes: &mut [RxPipe], expected: &mut [VecDeque<Vec<u8>>]) -> Result<u64, String> {
+fn receive_all(
+    dev: &mut Device<AnyCard>,
+    pipes: &mut [RxPipe],
+    expected: &mut [VecDeque<Vec<u8>>],
+) -> Result<u64, String> {
     let mut got = 0;
     let mut idle_polls = 0;
     while expected.iter().any(|q| !q.is_empty()) {
@@ -74,7 +84,9 @@ fn receive_all(dev: &mut Device<AnyCard>, pipes: &mut [RxPipe], expected: &mut [
                 }
                 for f in batch.iter() {
                     let f = f.map_err(|e| e.to_string())?;
-                    let want = expected[p].pop_front().ok_or(format!("pipe {p}: an extra frame"))?;
+                    let want = expected[p]
+                        .pop_front()
+                        .ok_or(format!("pipe {p}: an extra frame"))?;
                     if f != want.as_slice() {
                         return Err(format!("pipe {p}: frame {got} differs"));
                     }
@@ -103,10 +115,17 @@ fn opens_with_one_string_and_checks_identity() {
     let mut dev = s.open();
     assert_eq!(dev.pipes(), 4);
     assert_eq!(dev.max_frame_bytes(), 9728);
-    dev.write_checked(pendulum_driver::layout::global::SCRATCH.offset, 77).unwrap();
-    assert_eq!(dev.read(pendulum_driver::layout::global::SCRATCH.offset).unwrap(), 77);
+    dev.write_checked(pendulum_driver::layout::global::SCRATCH.offset, 77)
+        .unwrap();
+    assert_eq!(
+        dev.read(pendulum_driver::layout::global::SCRATCH.offset)
+            .unwrap(),
+        77
+    );
     // A refused write comes back with the card's reason, across the socket.
-    let e = dev.write_checked(pendulum_driver::layout::global::CAP_PIPES.offset, 1).unwrap_err();
+    let e = dev
+        .write_checked(pendulum_driver::layout::global::CAP_PIPES.offset, 1)
+        .unwrap_err();
     assert!(matches!(e, Error::RegisterRefused { .. }), "{e}");
     // One client at a time: a second one is told so at once.
     let t = Instant::now();
@@ -119,19 +138,29 @@ fn opens_with_one_string_and_checks_identity() {
     // The card keeps its state for the next client.
     drop(dev);
     let mut dev = s.open();
-    assert_eq!(dev.read(pendulum_driver::layout::global::SCRATCH.offset).unwrap(), 77);
+    assert_eq!(
+        dev.read(pendulum_driver::layout::global::SCRATCH.offset)
+            .unwrap(),
+        77
+    );
 }
 
 #[test]
 fn rx_through_the_simulator_process() {
     let s = Server::start("rx");
     let mut dev = s.open();
-    let mut pipes: Vec<RxPipe> = (0..4).map(|p| dev.open_rx_pipe(p, 64 * 1024).unwrap()).collect();
+    let mut pipes: Vec<RxPipe> = (0..4)
+        .map(|p| dev.open_rx_pipe(p, 64 * 1024).unwrap())
+        .collect();
     let mut gen = FrameGen::new(11);
     let mut expected = vec![VecDeque::new(); 4];
     let mut frames = Vec::new();
     for i in 0..2000 {
-        let len = if i % 5 == 4 { gen.random_len(60, 1518) } else { 64 + 64 * (i % 3) };
+        let len = if i % 5 == 4 {
+            gen.random_len(60, 1518)
+        } else {
+            64 + 64 * (i % 3)
+        };
         let f = gen.frame(len, (i % 4) as u8);
         expected[i % 4].push_back(f.clone());
         frames.push(f);
@@ -149,7 +178,9 @@ fn tx_through_the_simulator_process() {
     let mut dev = s.open();
     let mut tx = dev.open_tx_pipe(1, 16 * 1024).unwrap();
     let mut gen = FrameGen::new(12);
-    let frames: Vec<Vec<u8>> = (0..600).map(|i| gen.frame(if i % 7 == 0 { 1500 } else { 64 + 64 * (i % 3) }, 1)).collect();
+    let frames: Vec<Vec<u8>> = (0..600)
+        .map(|i| gen.frame(if i % 7 == 0 { 1500 } else { 64 + 64 * (i % 3) }, 1))
+        .collect();
     let mut sent = 0;
     while sent < frames.len() {
         let refs: Vec<&[u8]> = frames[sent..].iter().map(Vec::as_slice).collect();
@@ -196,22 +227,44 @@ fn echo_through_the_simulator_process() {
 #[test]
 fn the_echo_application_and_ctl_run_against_the_simulator() {
     let s = Server::start("apps");
-    let out = Command::new(env!("CARGO_BIN_EXE_pendulum-echo")).arg(s.address()).args(["--self-test", "2000"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pendulum-echo"))
+        .arg(s.address())
+        .args(["--self-test", "2000"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("self-test OK: 2000 frames"), "{text}");
 
-    let ctl = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_pendulum-ctl")).arg(s.address()).args(args).output().unwrap();
+    let ctl = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pendulum-ctl"))
+            .arg(s.address())
+            .args(args)
+            .output()
+            .unwrap()
+    };
     let info = ctl(&["info"]);
     assert!(info.status.success());
     assert!(String::from_utf8_lossy(&info.stdout).contains("identity          PNDL"));
     let counters = String::from_utf8_lossy(&ctl(&["counters"]).stdout).into_owned();
-    assert!(counters.contains("rx_frames          2000") && counters.contains("tx_frames          2000"), "{counters}");
+    assert!(
+        counters.contains("rx_frames          2000")
+            && counters.contains("tx_frames          2000"),
+        "{counters}"
+    );
     // Atomic verbs by hand, through the simulator process.
     let o = ctl(&["atomic", "swap", "0x40", "7"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = ctl(&["atomic", "fetch-add", "0x40", "5"]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("old value 0x7 (7)"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("old value 0x7 (7)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let o = ctl(&["atomic", "fetch-add", "0x44", "5"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a multiple of 8"));
@@ -219,7 +272,14 @@ fn the_echo_application_and_ctl_run_against_the_simulator() {
     let link = ctl(&["link"]);
     let text = String::from_utf8_lossy(&link.stdout);
     assert!(link.status.success(), "{text}");
-    assert!(text.contains("state              Down") && text.contains(&format!("of {} built", pendulum_layout::params::ACP_CHANNELS)), "{text}");
+    assert!(
+        text.contains("state              Down")
+            && text.contains(&format!(
+                "of {} built",
+                pendulum_layout::params::ACP_CHANNELS
+            )),
+        "{text}"
+    );
 }
 
 #[test]
@@ -256,12 +316,20 @@ fn killing_the_simulator_mid_run_gives_a_clear_error_quickly() {
             }
             Ok(_) => {}
         }
-        assert!(t.elapsed() < Duration::from_secs(5), "no error 5 s after the simulator died");
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "no error 5 s after the simulator died"
+        );
     };
     assert!(t.elapsed() < Duration::from_secs(2));
     let text = err.to_string();
     assert!(matches!(err, Error::NoResponse(_)), "{text}");
-    assert!(text.contains(&format!("simulator process {pid}")) && text.contains("exited") && text.contains("restart"), "{text}");
+    assert!(
+        text.contains(&format!("simulator process {pid}"))
+            && text.contains("exited")
+            && text.contains("restart"),
+        "{text}"
+    );
     // Every later call fails the same way at once.
     assert!(matches!(dev.read(0), Err(Error::NoResponse(_))));
     assert!(dev.counters().is_err());
@@ -286,7 +354,13 @@ fn atomic_verbs_against_the_simulator_process_match_the_reference_model() {
             let r = rnd();
             let opc = 1 + (r % 5) as u8;
             let addr = [0u32, 8, 16, 24, 12][(r >> 8) as usize % 5];
-            Verb { op: opc, tag, addr, operands: [rnd() % 4, rnd(), rnd(), rnd()], reserved_set: false }
+            Verb {
+                op: opc,
+                tag,
+                addr,
+                operands: [rnd() % 4, rnd(), rnd(), rnd()],
+                reserved_set: false,
+            }
         })
         .collect();
     let expect: Vec<_> = verbs.iter().map(|v| execute(&mut model, v)).collect();

@@ -11,9 +11,23 @@ const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/spin/acp_channel.pml")
 
 /// Bounds of the safety run: tokens each way and fault budgets. About six
 /// million states, ten seconds.
-const SAFETY: &[&str] = &["-DNTOK_A=2", "-DNTOK_B=2", "-DMAX_LOSS=1", "-DMAX_CORRUPT=1", "-DMAX_NOROOM=1", "-DMAX_CUTS=2"];
+const SAFETY: &[&str] = &[
+    "-DNTOK_A=2",
+    "-DNTOK_B=2",
+    "-DMAX_LOSS=1",
+    "-DMAX_CORRUPT=1",
+    "-DMAX_NOROOM=1",
+    "-DMAX_CUTS=2",
+];
 /// Smaller bounds for the liveness run (acceptance cycles cost more).
-const LIVENESS: &[&str] = &["-DNTOK_A=2", "-DNTOK_B=1", "-DMAX_LOSS=1", "-DMAX_CORRUPT=1", "-DMAX_NOROOM=1", "-DMAX_CUTS=1"];
+const LIVENESS: &[&str] = &[
+    "-DNTOK_A=2",
+    "-DNTOK_B=1",
+    "-DMAX_LOSS=1",
+    "-DMAX_CORRUPT=1",
+    "-DMAX_NOROOM=1",
+    "-DMAX_CUTS=1",
+];
 
 fn model() -> String {
     std::fs::read_to_string(MODEL).expect("testbench/spin/acp_channel.pml")
@@ -34,12 +48,28 @@ fn check(name: &str, source: &str, defines: &[&str], liveness: bool) -> String {
     let dir = workdir(name);
     std::fs::write(dir.join("model.pml"), source).unwrap();
     let run = |cmd: &mut Command, what: &str| {
-        let out = cmd.current_dir(&dir).output().unwrap_or_else(|e| panic!("{what}: {e}"));
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success() || what == "pan", "{what} failed:\n{text}");
+        let out = cmd
+            .current_dir(&dir)
+            .output()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success() || what == "pan",
+            "{what} failed:\n{text}"
+        );
         text
     };
-    run(Command::new("spin").arg("-a").args(defines).arg("model.pml"), "spin -a");
+    run(
+        Command::new("spin")
+            .arg("-a")
+            .args(defines)
+            .arg("model.pml"),
+        "spin -a",
+    );
     let mut gcc = Command::new("gcc");
     gcc.args(["-O2", "-o", "pan", "pan.c"]);
     if !liveness {
@@ -57,12 +87,22 @@ fn check(name: &str, source: &str, defines: &[&str], liveness: bool) -> String {
 }
 
 fn errors(out: &str) -> u64 {
-    let at = out.find("errors: ").unwrap_or_else(|| panic!("no verdict in pan's output:\n{out}"));
-    out[at + 8..].split_whitespace().next().unwrap().parse().unwrap()
+    let at = out
+        .find("errors: ")
+        .unwrap_or_else(|| panic!("no verdict in pan's output:\n{out}"));
+    out[at + 8..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 fn states(out: &str) -> &str {
-    out.lines().find(|l| l.contains("states, stored")).unwrap_or("?").trim()
+    out.lines()
+        .find(|l| l.contains("states, stored"))
+        .unwrap_or("?")
+        .trim()
 }
 
 #[test]
@@ -118,7 +158,10 @@ fn seeded_bugs_are_found() {
             "flushA = 0; /* MUTATION: session-A */",
         ),
     ] {
-        assert!(src.contains(from), "the model no longer has the line for `{what}`");
+        assert!(
+            src.contains(from),
+            "the model no longer has the line for `{what}`"
+        );
         let out = check("mutant", &src.replace(from, to), LIVENESS, false);
         assert!(errors(&out) > 0, "SPIN did not catch: {what}\n{out}");
     }

@@ -17,7 +17,11 @@ fn send_all(dev: &mut Device<SimCard>, tx: &mut TxPipe, frames: &[Vec<u8>]) {
     let mut next = 0;
     let mut stalls = 0;
     while next < frames.len() {
-        let batch: Vec<&[u8]> = frames[next..].iter().take(32).map(|f| f.as_slice()).collect();
+        let batch: Vec<&[u8]> = frames[next..]
+            .iter()
+            .take(32)
+            .map(|f| f.as_slice())
+            .collect();
         let n = tx.send(dev, &batch).expect("send");
         next += n;
         if n == 0 {
@@ -35,34 +39,48 @@ fn random_frame_mix_goes_out_byte_for_byte_and_in_order() {
     let mut dev = open();
     let mut tx = dev.open_tx_pipe(0, 64 * 1024).unwrap();
     let mut g = FrameGen::new(21);
-    let frames: Vec<Vec<u8>> = (0..600).map(|_| {
-        let len = g.random_len(60, 9600);
-        g.frame(len, 0)
-    }).collect();
+    let frames: Vec<Vec<u8>> = (0..600)
+        .map(|_| {
+            let len = g.random_len(60, 9600);
+            g.frame(len, 0)
+        })
+        .collect();
     send_all(&mut dev, &mut tx, &frames);
     let out = dev.card_mut().sim.eth_tx.take_frames();
     assert_eq!(out.len(), frames.len());
     for (i, (a, b)) in out.iter().zip(&frames).enumerate() {
-        assert!(a == b, "frame {i}: sent {} bytes, the wire saw {}", b.len(), a.len());
+        assert!(
+            a == b,
+            "frame {i}: sent {} bytes, the wire saw {}",
+            b.len(),
+            a.len()
+        );
     }
     let c = dev.counters().unwrap();
     assert_eq!(c.tx_frames, 600);
-    assert_eq!(c.tx_bytes, frames.iter().map(|f| f.len() as u64).sum::<u64>());
+    assert_eq!(
+        c.tx_bytes,
+        frames.iter().map(|f| f.len() as u64).sum::<u64>()
+    );
     assert_eq!(dev.card().sim.eth_tx.protocol_errors(), 0);
 }
 
 #[test]
 fn several_tx_pipes_keep_each_pipes_order() {
     let mut dev = open();
-    let mut pipes: Vec<TxPipe> = (0..4).map(|p| dev.open_tx_pipe(p, 16 * 1024).unwrap()).collect();
+    let mut pipes: Vec<TxPipe> = (0..4)
+        .map(|p| dev.open_tx_pipe(p, 16 * 1024).unwrap())
+        .collect();
     let mut g = FrameGen::new(22);
     let mut sent: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 4];
     for round in 0..40 {
         for (p, tx) in pipes.iter_mut().enumerate() {
-            let frames: Vec<Vec<u8>> = (0..1 + (round + p) % 3).map(|_| {
-                let len = g.random_len(60, 1500);
-                g.frame(len, p as u8)
-            }).collect();
+            let frames: Vec<Vec<u8>> = (0..1 + (round + p) % 3)
+                .map(|_| {
+                    let len = g.random_len(60, 1500);
+                    g.frame(len, p as u8)
+                })
+                .collect();
             let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
             let n = tx.send(&mut dev, &refs).unwrap();
             sent[p].extend(frames.into_iter().take(n));
@@ -167,9 +185,18 @@ fn tx_completion_record_carries_the_head_sequence_and_pipe() {
     assert_eq!(tx.send(&mut dev, &refs).unwrap(), 3);
     assert!(tx.wait_idle(&mut dev, 100_000));
     assert!(dev.card_mut().sim.drain(10_000));
-    let lo = dev.read(pipe_page(3) + pipe::TX_COMPL_BASE_LO.offset).unwrap() as u64;
-    let hi = dev.read(pipe_page(3) + pipe::TX_COMPL_BASE_HI.offset).unwrap() as u64;
-    let rec = dev.card().sim.mem.read(hi << 32 | lo, tx_compl::BYTES).unwrap();
+    let lo = dev
+        .read(pipe_page(3) + pipe::TX_COMPL_BASE_LO.offset)
+        .unwrap() as u64;
+    let hi = dev
+        .read(pipe_page(3) + pipe::TX_COMPL_BASE_HI.offset)
+        .unwrap() as u64;
+    let rec = dev
+        .card()
+        .sim
+        .mem
+        .read(hi << 32 | lo, tx_compl::BYTES)
+        .unwrap();
     assert_eq!(tx_compl::HEAD.read(&rec), 1 + 2 + 4);
     assert!(tx_compl::SEQ.read(&rec) >= 1);
     assert_eq!(tx_compl::PIPE.read(&rec), 3);
@@ -178,15 +205,23 @@ fn tx_completion_record_carries_the_head_sequence_and_pipe() {
 
 #[test]
 fn echo_what_arrives_goes_back_out_unchanged() {
-    let cfg = SimConfig { pacing: Pacing::LineRate { gbps: 50.0, clock_mhz: 250.0 }, ..SimConfig::default() };
+    let cfg = SimConfig {
+        pacing: Pacing::LineRate {
+            gbps: 50.0,
+            clock_mhz: 250.0,
+        },
+        ..SimConfig::default()
+    };
     let mut dev = Device::open(SimCard::new(cfg)).unwrap();
     let mut rx = dev.open_rx_pipe(0, 64 * 1024).unwrap();
     let mut tx = dev.open_tx_pipe(0, 64 * 1024).unwrap();
     let mut g = FrameGen::new(26);
-    let frames: Vec<Vec<u8>> = (0..500).map(|_| {
-        let len = g.random_len(60, 1500);
-        g.frame(len, 0)
-    }).collect();
+    let frames: Vec<Vec<u8>> = (0..500)
+        .map(|_| {
+            let len = g.random_len(60, 1500);
+            g.frame(len, 0)
+        })
+        .collect();
     for f in &frames {
         dev.card_mut().sim.eth.push(f.clone());
     }
@@ -196,7 +231,10 @@ fn echo_what_arrives_goes_back_out_unchanged() {
         polls += 1;
         if polls >= 2_000_000 {
             let c = dev.counters().unwrap();
-            panic!("echo stalled at {echoed}: {c:?} eth queued {}", dev.card().sim.eth.queued_frames());
+            panic!(
+                "echo stalled at {echoed}: {c:?} eth queued {}",
+                dev.card().sim.eth.queued_frames()
+            );
         }
         let (copies, end) = {
             let batch = rx.recv(&dev);

@@ -142,7 +142,11 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
     for &b in bytes {
         crc ^= b as u32;
         for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0x82F6_3B78 } else { crc >> 1 };
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
@@ -174,7 +178,12 @@ pub enum Record {
         transition: u8,
         body: Body,
     },
-    Entangle { nonce: u32, heard: u32, incarnation: u32, channels: u16 },
+    Entangle {
+        nonce: u32,
+        heard: u32,
+        incarnation: u32,
+        channels: u16,
+    },
 }
 
 /// What slices 1..=7 of a channel record hold.
@@ -203,7 +212,15 @@ impl Record {
     pub fn to_bytes(&self) -> [u8; RECORD_BYTES] {
         let mut r = [0u8; RECORD_BYTES];
         match *self {
-            Record::Channel { channel, tx, tx_bit, rx, rx_bit, transition, body } => {
+            Record::Channel {
+                channel,
+                tx,
+                tx_bit,
+                rx,
+                rx_bit,
+                transition,
+                body,
+            } => {
                 r[BYTE_CHANNEL] = channel;
                 r[BYTE_STATE] = state_byte(tx, tx_bit, rx, rx_bit);
                 r[BYTE_TRANSITION] = transition;
@@ -223,7 +240,12 @@ impl Record {
                     }
                 };
             }
-            Record::Entangle { nonce, heard, incarnation, channels } => {
+            Record::Entangle {
+                nonce,
+                heard,
+                incarnation,
+                channels,
+            } => {
                 r[BYTE_OPCODE] = OP_ENTANGLE;
                 r[8..12].copy_from_slice(&nonce.to_le_bytes());
                 r[12..16].copy_from_slice(&heard.to_le_bytes());
@@ -246,7 +268,12 @@ impl Record {
         let op = r[BYTE_OPCODE];
         if op == OP_ENTANGLE {
             let channels = u16::from_le_bytes([r[20], r[21]]);
-            return Ok(Record::Entangle { nonce: word(8), heard: word(12), incarnation: word(16), channels });
+            return Ok(Record::Entangle {
+                nonce: word(8),
+                heard: word(12),
+                incarnation: word(16),
+                channels,
+            });
         }
         let body = match op {
             OP_STATE => Body::None,
@@ -334,9 +361,30 @@ mod tests {
             *b = (i * 7) as u8;
         }
         let recs = [
-            Record::Channel { channel: 3, tx: tx_state::OFFER, tx_bit: true, rx: rx_state::TENTATIVE, rx_bit: false, transition: 0x8a, body: Body::Payload(p) },
-            Record::Channel { channel: 0, tx: tx_state::COMMIT, tx_bit: false, rx: rx_state::TENTATIVE, rx_bit: true, transition: 0, body: Body::Digest(0xdead_beef) },
-            Record::Entangle { nonce: 5, heard: 9, incarnation: 12, channels: 3 },
+            Record::Channel {
+                channel: 3,
+                tx: tx_state::OFFER,
+                tx_bit: true,
+                rx: rx_state::TENTATIVE,
+                rx_bit: false,
+                transition: 0x8a,
+                body: Body::Payload(p),
+            },
+            Record::Channel {
+                channel: 0,
+                tx: tx_state::COMMIT,
+                tx_bit: false,
+                rx: rx_state::TENTATIVE,
+                rx_bit: true,
+                transition: 0,
+                body: Body::Digest(0xdead_beef),
+            },
+            Record::Entangle {
+                nonce: 5,
+                heard: 9,
+                incarnation: 12,
+                channels: 3,
+            },
         ];
         for r in recs {
             let b = r.to_bytes();
@@ -344,7 +392,11 @@ mod tests {
             for bit in [0, 9, 17, 40, 100, 511] {
                 let mut c = b;
                 c[bit / 8] ^= 1 << (bit % 8);
-                assert_eq!(Record::from_bytes(&c, 4), Err(RecordError::BadCheck), "bit {bit}");
+                assert_eq!(
+                    Record::from_bytes(&c, 4),
+                    Err(RecordError::BadCheck),
+                    "bit {bit}"
+                );
             }
         }
         let b = recs[0].to_bytes();
@@ -353,7 +405,10 @@ mod tests {
 
     #[test]
     fn an_all_zero_slot_is_not_heard() {
-        assert_eq!(Record::from_bytes(&[0; RECORD_BYTES], 4), Err(RecordError::BadCheck));
+        assert_eq!(
+            Record::from_bytes(&[0; RECORD_BYTES], 4),
+            Err(RecordError::BadCheck)
+        );
     }
 
     #[test]
@@ -371,6 +426,10 @@ mod readme {
     /// PENDULUM_BLESS=1 to rewrite it after a layout change.
     #[test]
     fn readme_record_table_is_current() {
-        crate::check_readme_section("<!-- acp record begin -->\n", "<!-- acp record end -->", &super::layout_markdown());
+        crate::check_readme_section(
+            "<!-- acp record begin -->\n",
+            "<!-- acp record end -->",
+            &super::layout_markdown(),
+        );
     }
 }

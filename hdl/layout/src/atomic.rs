@@ -77,7 +77,16 @@ pub mod op {
     /// [`super::WORD_OPS`] compares and writes on words of one line, all or
     /// nothing. Fits a link payload, so it also runs remotely.
     pub const COMMIT_WORDS: u8 = 7;
-    pub const NAMES: [&str; 8] = ["?", "CAS", "FETCH_ADD", "SWAP", "MASKED_CAS", "MASKED_FETCH_ADD", "COMMIT", "COMMIT_WORDS"];
+    pub const NAMES: [&str; 8] = [
+        "?",
+        "CAS",
+        "FETCH_ADD",
+        "SWAP",
+        "MASKED_CAS",
+        "MASKED_FETCH_ADD",
+        "COMMIT",
+        "COMMIT_WORDS",
+    ];
 }
 
 /// Result status (byte 4 of a result).
@@ -309,7 +318,9 @@ impl VerbResult {
         };
         if r.op == op::COMMIT_WORDS {
             r.differ = s[5];
-            r.word_olds = std::array::from_fn(|j| u64::from_le_bytes(s[8 + 8 * j..16 + 8 * j].try_into().unwrap()));
+            r.word_olds = std::array::from_fn(|j| {
+                u64::from_le_bytes(s[8 + 8 * j..16 + 8 * j].try_into().unwrap())
+            });
         }
         if r.op != op::COMMIT {
             return Some((r, 1));
@@ -324,7 +335,9 @@ impl VerbResult {
 
     /// Decodes a one-slot result; `None` if it is not one.
     pub fn from_slot(s: &[u8]) -> Option<VerbResult> {
-        VerbResult::from_slots(s).filter(|&(_, n)| n == 1).map(|(r, _)| r)
+        VerbResult::from_slots(s)
+            .filter(|&(_, n)| n == 1)
+            .map(|(r, _)| r)
     }
 }
 
@@ -345,12 +358,18 @@ fn commit_line(mem: &mut [u64], addr: u32, bad: bool) -> Result<&mut [u64], u8> 
         return Err(status::MISALIGNED);
     }
     let first = addr as usize / 8;
-    mem.get_mut(first..first + LINE_WORDS).ok_or(status::OUT_OF_RANGE)
+    mem.get_mut(first..first + LINE_WORDS)
+        .ok_or(status::OUT_OF_RANGE)
 }
 
 /// The reference semantics of a commit on `mem` (64-bit words).
 pub fn execute_commit(mem: &mut [u64], c: &Commit) -> VerbResult {
-    let r = |status| VerbResult { op: op::COMMIT, tag: c.tag, status, ..VerbResult::default() };
+    let r = |status| VerbResult {
+        op: op::COMMIT,
+        tag: c.tag,
+        status,
+        ..VerbResult::default()
+    };
     let words = match commit_line(mem, c.addr, c.reserved_set) {
         Ok(w) => w,
         Err(st) => return r(st),
@@ -366,12 +385,25 @@ pub fn execute_commit(mem: &mut [u64], c: &Commit) -> VerbResult {
             }
         }
     }
-    VerbResult { line: old, differ, ..r(if differ == 0 { status::OK } else { status::COMPARE_FAILED }) }
+    VerbResult {
+        line: old,
+        differ,
+        ..r(if differ == 0 {
+            status::OK
+        } else {
+            status::COMPARE_FAILED
+        })
+    }
 }
 
 /// The reference semantics of a one-slot commit on `mem` (64-bit words).
 pub fn execute_words(mem: &mut [u64], c: &CommitWords) -> VerbResult {
-    let r = |status| VerbResult { op: op::COMMIT_WORDS, tag: c.tag, status, ..VerbResult::default() };
+    let r = |status| VerbResult {
+        op: op::COMMIT_WORDS,
+        tag: c.tag,
+        status,
+        ..VerbResult::default()
+    };
     let bad = c.reserved_set || c.ops.iter().any(|o| o.word & !WORD_OP_WORD != 0);
     let words = match commit_line(mem, c.addr, bad) {
         Ok(w) => w,
@@ -388,13 +420,22 @@ pub fn execute_words(mem: &mut [u64], c: &CommitWords) -> VerbResult {
             words[o.word as usize] = o.value;
         }
     }
-    let word_olds: [u64; WORD_OPS] =
-        std::array::from_fn(|j| if c.ops[j].compare || c.ops[j].write { old[c.ops[j].word as usize] } else { 0 });
+    let word_olds: [u64; WORD_OPS] = std::array::from_fn(|j| {
+        if c.ops[j].compare || c.ops[j].write {
+            old[c.ops[j].word as usize]
+        } else {
+            0
+        }
+    });
     VerbResult {
         differ,
         word_olds,
         old: word_olds[0],
-        ..r(if differ == 0 { status::OK } else { status::COMPARE_FAILED })
+        ..r(if differ == 0 {
+            status::OK
+        } else {
+            status::COMPARE_FAILED
+        })
     }
 }
 
@@ -410,7 +451,13 @@ pub fn execute_request(mem: &mut [u64], q: &Request) -> VerbResult {
 /// The reference semantics: executes `v` on `mem` (64-bit words). A verb
 /// slot that names COMMIT is refused here: a commit is three slots.
 pub fn execute(mem: &mut [u64], v: &Verb) -> VerbResult {
-    let r = |status, old| VerbResult { op: v.op, tag: v.tag, status, old, ..VerbResult::default() };
+    let r = |status, old| VerbResult {
+        op: v.op,
+        tag: v.tag,
+        status,
+        old,
+        ..VerbResult::default()
+    };
     if !(op::CAS..=op::MASKED_FETCH_ADD).contains(&v.op) || v.reserved_set {
         return r(status::BAD_OPCODE, 0);
     }
@@ -443,35 +490,74 @@ mod tests {
     fn masked_add_keeps_carries_inside_fields() {
         // Two 32-bit fields: the low one overflows without touching the high one.
         let b = 1 << 63 | 1 << 31;
-        assert_eq!(masked_add(0x0000_0001_FFFF_FFFF, 1, b), 0x0000_0001_0000_0000);
+        assert_eq!(
+            masked_add(0x0000_0001_FFFF_FFFF, 1, b),
+            0x0000_0001_0000_0000
+        );
         assert_eq!(masked_add(5, 7, 0), 12);
         // Eight byte fields.
         let b = 0x8080_8080_8080_8080;
-        assert_eq!(masked_add(0x01FF_0000_0000_00FF, 0x0101_0000_0000_0001, b), 0x0200_0000_0000_0000);
+        assert_eq!(
+            masked_add(0x01FF_0000_0000_00FF, 0x0101_0000_0000_0001, b),
+            0x0200_0000_0000_0000
+        );
     }
 
     #[test]
     fn verbs_follow_their_semantics() {
         let mut m = vec![0u64; 4];
-        let v = |op, addr, operands| Verb { op, tag: 7, addr, operands, reserved_set: false };
-        assert_eq!(execute(&mut m, &v(op::CAS, 8, [0, 9, 0, 0])).status, status::OK);
+        let v = |op, addr, operands| Verb {
+            op,
+            tag: 7,
+            addr,
+            operands,
+            reserved_set: false,
+        };
+        assert_eq!(
+            execute(&mut m, &v(op::CAS, 8, [0, 9, 0, 0])).status,
+            status::OK
+        );
         assert_eq!(
             execute(&mut m, &v(op::CAS, 8, [0, 5, 0, 0])),
-            VerbResult { op: op::CAS, tag: 7, status: status::COMPARE_FAILED, old: 9, ..VerbResult::default() }
+            VerbResult {
+                op: op::CAS,
+                tag: 7,
+                status: status::COMPARE_FAILED,
+                old: 9,
+                ..VerbResult::default()
+            }
         );
         assert_eq!(execute(&mut m, &v(op::FETCH_ADD, 8, [3, 0, 0, 0])).old, 9);
         assert_eq!(execute(&mut m, &v(op::SWAP, 8, [1, 0, 0, 0])).old, 12);
-        assert_eq!(execute(&mut m, &v(op::MASKED_CAS, 8, [0xF1, 0xAB00, 0x0F, 0xFF00])).status, status::OK);
+        assert_eq!(
+            execute(&mut m, &v(op::MASKED_CAS, 8, [0xF1, 0xAB00, 0x0F, 0xFF00])).status,
+            status::OK
+        );
         assert_eq!(m[1], 0xAB01);
-        assert_eq!(execute(&mut m, &v(op::SWAP, 12, [1, 0, 0, 0])).status, status::MISALIGNED);
-        assert_eq!(execute(&mut m, &v(op::SWAP, 32, [1, 0, 0, 0])).status, status::OUT_OF_RANGE);
-        assert_eq!(execute(&mut m, &v(9, 8, [1, 0, 0, 0])).status, status::BAD_OPCODE);
+        assert_eq!(
+            execute(&mut m, &v(op::SWAP, 12, [1, 0, 0, 0])).status,
+            status::MISALIGNED
+        );
+        assert_eq!(
+            execute(&mut m, &v(op::SWAP, 32, [1, 0, 0, 0])).status,
+            status::OUT_OF_RANGE
+        );
+        assert_eq!(
+            execute(&mut m, &v(9, 8, [1, 0, 0, 0])).status,
+            status::BAD_OPCODE
+        );
         assert_eq!(m, vec![0, 0xAB01, 0, 0]);
     }
 
     #[test]
     fn slots_round_trip() {
-        let v = Verb { op: op::MASKED_CAS, tag: 0xBEEF, addr: 0x1238, operands: [1, 2, 3, 4], reserved_set: false };
+        let v = Verb {
+            op: op::MASKED_CAS,
+            tag: 0xBEEF,
+            addr: 0x1238,
+            operands: [1, 2, 3, 4],
+            reserved_set: false,
+        };
         let s = v.to_slot();
         assert_eq!(s[0], KIND_VERB);
         let mut r = [0u8; 64];
@@ -482,7 +568,13 @@ mod tests {
         r[8..16].copy_from_slice(&77u64.to_le_bytes());
         assert_eq!(
             VerbResult::from_slot(&r),
-            Some(VerbResult { op: op::CAS, tag: 5, status: status::COMPARE_FAILED, old: 77, ..VerbResult::default() })
+            Some(VerbResult {
+                op: op::CAS,
+                tag: 5,
+                status: status::COMPARE_FAILED,
+                old: 77,
+                ..VerbResult::default()
+            })
         );
         assert_eq!(VerbResult::from_slot(&s), None);
     }
@@ -500,7 +592,10 @@ mod tests {
             reserved_set: false,
         };
         let r = execute_commit(&mut m, &c);
-        assert_eq!((r.status, r.differ, r.line), (status::OK, 0, [8, 9, 10, 11, 12, 13, 14, 15]));
+        assert_eq!(
+            (r.status, r.differ, r.line),
+            (status::OK, 0, [8, 9, 10, 11, 12, 13, 14, 15])
+        );
         assert_eq!(&m[8..], &[100, 9, 10, 11, 12, 13, 106, 107]);
         // Word 2 still compares, word 0 no longer: nothing is written.
         c.write_mask = 0xFF;
@@ -508,33 +603,81 @@ mod tests {
         assert_eq!((r.status, r.differ), (status::COMPARE_FAILED, 0b001));
         assert_eq!(r.line, [100, 9, 10, 11, 12, 13, 106, 107]);
         assert_eq!(&m[8..], &[100, 9, 10, 11, 12, 13, 106, 107]);
-        assert_eq!(execute_commit(&mut m, &Commit { addr: 72, ..c }).status, status::MISALIGNED);
-        assert_eq!(execute_commit(&mut m, &Commit { addr: 128, ..c }).status, status::OUT_OF_RANGE);
-        assert_eq!(execute_commit(&mut m, &Commit { reserved_set: true, ..c }).status, status::BAD_OPCODE);
+        assert_eq!(
+            execute_commit(&mut m, &Commit { addr: 72, ..c }).status,
+            status::MISALIGNED
+        );
+        assert_eq!(
+            execute_commit(&mut m, &Commit { addr: 128, ..c }).status,
+            status::OUT_OF_RANGE
+        );
+        assert_eq!(
+            execute_commit(
+                &mut m,
+                &Commit {
+                    reserved_set: true,
+                    ..c
+                }
+            )
+            .status,
+            status::BAD_OPCODE
+        );
         // A bare COMMIT opcode in a one-slot verb is refused.
-        let v = Verb { op: op::COMMIT, tag: 0, addr: 0, operands: [0; 4], reserved_set: false };
+        let v = Verb {
+            op: op::COMMIT,
+            tag: 0,
+            addr: 0,
+            operands: [0; 4],
+            reserved_set: false,
+        };
         assert_eq!(execute(&mut m, &v).status, status::BAD_OPCODE);
     }
 
     #[test]
     fn one_slot_commits_compare_then_write() {
         let mut m: Vec<u64> = (0..16).collect();
-        let op = |compare, write, word, value| WordOp { compare, write, word, value };
+        let op = |compare, write, word, value| WordOp {
+            compare,
+            write,
+            word,
+            value,
+        };
         let mut c = CommitWords {
             tag: 4,
             addr: 64,
-            ops: [op(true, false, 1, 9), op(false, true, 1, 100), op(false, true, 7, 107), op(false, true, 7, 108), WordOp::default()],
+            ops: [
+                op(true, false, 1, 9),
+                op(false, true, 1, 100),
+                op(false, true, 7, 107),
+                op(false, true, 7, 108),
+                WordOp::default(),
+            ],
             reserved_set: false,
         };
         let r = execute_words(&mut m, &c);
-        assert_eq!((r.status, r.differ, r.word_olds, r.old), (status::OK, 0, [9, 9, 15, 15, 0], 9));
-        assert_eq!((m[9], m[15]), (100, 108), "a word written twice takes the later value");
+        assert_eq!(
+            (r.status, r.differ, r.word_olds, r.old),
+            (status::OK, 0, [9, 9, 15, 15, 0], 9)
+        );
+        assert_eq!(
+            (m[9], m[15]),
+            (100, 108),
+            "a word written twice takes the later value"
+        );
         let r = execute_words(&mut m, &c);
         assert_eq!((r.status, r.differ), (status::COMPARE_FAILED, 0b10));
         assert_eq!((m[9], m[15]), (100, 108));
         c.ops[4] = op(false, false, 9, 0);
-        assert_eq!(execute_words(&mut m, &c).status, status::BAD_OPCODE, "bits 5..3 of a descriptor set");
-        let s = CommitWords { ops: [op(true, true, 3, 5); 5], ..c }.to_slot();
+        assert_eq!(
+            execute_words(&mut m, &c).status,
+            status::BAD_OPCODE,
+            "bits 5..3 of a descriptor set"
+        );
+        let s = CommitWords {
+            ops: [op(true, true, 3, 5); 5],
+            ..c
+        }
+        .to_slot();
         assert_eq!((s[1], s[8], s[16]), (op::COMMIT_WORDS, 0xC3, 5));
         let mut r = [0u8; 64];
         r[0] = KIND_RESULT;
@@ -557,7 +700,10 @@ mod tests {
             reserved_set: false,
         };
         let s = c.to_slots();
-        assert_eq!((s[0], s[1], s[8], s[9]), (KIND_VERB, op::COMMIT, 0x0F, 0xF0));
+        assert_eq!(
+            (s[0], s[1], s[8], s[9]),
+            (KIND_VERB, op::COMMIT, 0x0F, 0xF0)
+        );
         assert_eq!(get_line(&s[64..]), c.compare);
         assert_eq!(get_line(&s[128..]), c.write);
         let mut r = [0u8; 128];
@@ -567,7 +713,14 @@ mod tests {
         r[5] = 0x12;
         put_line(&mut r[64..], &[7; 8]);
         let (got, n) = VerbResult::from_slots(&r).unwrap();
-        assert_eq!((n, got.differ, got.line, got.status), (2, 0x12, [7; 8], status::COMPARE_FAILED));
-        assert_eq!(VerbResult::from_slots(&r[..64]), None, "half a commit result is not a result");
+        assert_eq!(
+            (n, got.differ, got.line, got.status),
+            (2, 0x12, [7; 8], status::COMPARE_FAILED)
+        );
+        assert_eq!(
+            VerbResult::from_slots(&r[..64]),
+            None,
+            "half a commit result is not a result"
+        );
     }
 }

@@ -33,7 +33,10 @@ pub const ARP_FRAME_BYTES: u32 = 42;
 /// The frame length the header states, or `None` when the rule above does not
 /// apply (too short to tell, or an EtherType without a length).
 pub fn frame_len_from_header(head: &[u8]) -> Option<u32> {
-    let be16 = |o: usize| head.get(o..o + 2).map(|b| u16::from_be_bytes([b[0], b[1]]) as u32);
+    let be16 = |o: usize| {
+        head.get(o..o + 2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]) as u32)
+    };
     match be16(ETHERTYPE_OFFSET)? as u16 {
         ETHERTYPE_IPV4 => Some(ETH_HEADER_BYTES + be16(IPV4_LEN_OFFSET)?),
         ETHERTYPE_IPV6 => Some(ETH_HEADER_BYTES + IPV6_HEADER_BYTES + be16(IPV6_LEN_OFFSET)?),

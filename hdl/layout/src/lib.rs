@@ -9,6 +9,7 @@
 
 pub mod acp;
 pub mod atomic;
+pub mod flow;
 pub mod frame;
 pub mod regs;
 
@@ -19,7 +20,7 @@ pub const IDENTITY: u32 = u32::from_le_bytes(*b"PNDL");
 /// Major version: the driver refuses a card whose major differs from its own.
 pub const VERSION_MAJOR: u16 = 0;
 /// Minor version: features added without breaking the register map.
-pub const VERSION_MINOR: u16 = 4;
+pub const VERSION_MINOR: u16 = 5;
 /// Value of the VERSION register.
 pub const VERSION: u32 = ((VERSION_MAJOR as u32) << 16) | VERSION_MINOR as u32;
 
@@ -75,6 +76,12 @@ pub mod params {
     /// Bits of a line index into the atomic memory (the memory is one line wide,
     /// so a multi-word commit reads and writes its line in one cycle).
     pub const ATOMIC_LINE_BITS: usize = 10;
+    /// Ways of the flow director's exact-match table (one block RAM each).
+    pub const FLOW_WAYS: usize = 4;
+    /// log2 of the buckets per way: 4 x 256 = 1,024 flows.
+    pub const FLOW_BUCKET_BITS: usize = 8;
+    /// Bits of a table slot number (FLOW_WRITE's index).
+    pub const FLOW_SLOT_BITS: usize = FLOW_BUCKET_BITS + 2;
 }
 
 /// The notification record: written by the NIC into a pipe's notification
@@ -161,11 +168,20 @@ mod tests {
 pub(crate) fn check_readme_section(begin: &str, end: &str, table: &str) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
     let readme = std::fs::read_to_string(path).expect("README.md");
-    let a = readme.find(begin).unwrap_or_else(|| panic!("README has no `{begin}`")) + begin.len();
-    let b = readme.find(end).unwrap_or_else(|| panic!("README has no `{end}`"));
+    let a = readme
+        .find(begin)
+        .unwrap_or_else(|| panic!("README has no `{begin}`"))
+        + begin.len();
+    let b = readme
+        .find(end)
+        .unwrap_or_else(|| panic!("README has no `{end}`"));
     if std::env::var_os("PENDULUM_BLESS").is_some() {
         std::fs::write(path, format!("{}{}{}", &readme[..a], table, &readme[b..])).unwrap();
     } else {
-        assert_eq!(&readme[a..b], table, "README section {begin} is stale: run PENDULUM_BLESS=1 cargo test -p pendulum-layout");
+        assert_eq!(
+            &readme[a..b],
+            table,
+            "README section {begin} is stale: run PENDULUM_BLESS=1 cargo test -p pendulum-layout"
+        );
     }
 }

@@ -23,10 +23,20 @@ pub struct Reg {
 }
 
 const fn ro(name: &'static str, offset: u32, doc: &'static str) -> Reg {
-    Reg { name, offset, access: Access::Ro, doc }
+    Reg {
+        name,
+        offset,
+        access: Access::Ro,
+        doc,
+    }
 }
 const fn rw(name: &'static str, offset: u32, doc: &'static str) -> Reg {
-    Reg { name, offset, access: Access::Rw, doc }
+    Reg {
+        name,
+        offset,
+        access: Access::Rw,
+        doc,
+    }
 }
 
 /// Size of a register page.
@@ -47,61 +57,232 @@ pub mod global {
     pub const NEXT: Reg = ro("NEXT", 0x008, "offset of the next register block; 0 = none");
     pub const CAP_PIPES: Reg = ro("CAP_PIPES", 0x00C, "number of RX pipes");
     pub const CAP_NOTIF_BUFS: Reg = ro("CAP_NOTIF_BUFS", 0x010, "number of notification buffers");
-    pub const CAP_LINK_CHANNELS: Reg = ro("CAP_LINK_CHANNELS", 0x014, "ACP token channels (0: no link yet)");
-    pub const CAP_ATOMIC_BYTES: Reg = ro("CAP_ATOMIC_BYTES", 0x018, "on-NIC atomic memory (0: no atomic unit yet)");
+    pub const CAP_LINK_CHANNELS: Reg = ro(
+        "CAP_LINK_CHANNELS",
+        0x014,
+        "ACP token channels (0: no link yet)",
+    );
+    pub const CAP_ATOMIC_BYTES: Reg = ro(
+        "CAP_ATOMIC_BYTES",
+        0x018,
+        "on-NIC atomic memory (0: no atomic unit yet)",
+    );
     pub const CAP_MAX_FRAME: Reg = ro("CAP_MAX_FRAME", 0x01C, "largest frame accepted, bytes");
-    pub const CTRL: Reg = rw("CTRL", 0x020, "bit 0: notify after every frame (per-packet baseline) instead of reactively");
+    pub const CTRL: Reg = rw(
+        "CTRL",
+        0x020,
+        "bit 0: notify after every frame (per-packet baseline) instead of reactively",
+    );
     pub const SCRATCH: Reg = rw("SCRATCH", 0x024, "free for software; resets to 0");
     pub const REG_ERRORS: Reg = ro("REG_ERRORS", 0x028, "register writes refused since reset");
-    pub const LAST_REG_ERROR: Reg = ro("LAST_REG_ERROR", 0x02C, "cause << 24 | byte address of the last refused write");
+    pub const LAST_REG_ERROR: Reg = ro(
+        "LAST_REG_ERROR",
+        0x02C,
+        "cause << 24 | byte address of the last refused write",
+    );
     /// 64-bit counters, LO at the offset and HI at offset + 4.
     pub const RX_FRAMES: Reg = ro("RX_FRAMES", 0x040, "frames written to a ring (64-bit)");
     pub const RX_BYTES: Reg = ro("RX_BYTES", 0x048, "bytes of those frames (64-bit)");
-    pub const DROP_RING_FULL: Reg = ro("DROP_RING_FULL", 0x050, "frames dropped: ring had no room (64-bit)");
-    pub const DROP_MALFORMED: Reg = ro("DROP_MALFORMED", 0x058, "frames dropped: length unknown, over MTU, or not as the header says (64-bit)");
-    pub const DROP_PIPE_OFF: Reg = ro("DROP_PIPE_OFF", 0x060, "frames dropped: their pipe is not enabled (64-bit)");
+    pub const DROP_RING_FULL: Reg = ro(
+        "DROP_RING_FULL",
+        0x050,
+        "frames dropped: ring had no room (64-bit)",
+    );
+    pub const DROP_MALFORMED: Reg = ro(
+        "DROP_MALFORMED",
+        0x058,
+        "frames dropped: length unknown, over MTU, or not as the header says (64-bit)",
+    );
+    pub const DROP_PIPE_OFF: Reg = ro(
+        "DROP_PIPE_OFF",
+        0x060,
+        "frames dropped: their pipe is not enabled (64-bit)",
+    );
     pub const NOTIFICATIONS: Reg = ro("NOTIFICATIONS", 0x068, "notifications written (64-bit)");
-    pub const TX_FRAMES: Reg = ro("TX_FRAMES", 0x070, "frames sent on the Ethernet TX port (64-bit)");
+    pub const TX_FRAMES: Reg = ro(
+        "TX_FRAMES",
+        0x070,
+        "frames sent on the Ethernet TX port (64-bit)",
+    );
     pub const TX_BYTES: Reg = ro("TX_BYTES", 0x078, "bytes of those frames (64-bit)");
     pub const TX_DROP_MALFORMED: Reg = ro("TX_DROP_MALFORMED", 0x080, "TX data dropped: a frame with no length, over the MTU, or running past the posted tail (64-bit)");
-    pub const TX_COMPLETIONS: Reg = ro("TX_COMPLETIONS", 0x088, "TX completion records written (64-bit)");
-    pub const LINK_RECORDS: Reg = ro("LINK_RECORDS", 0x090, "ACP records heard (check passed, known opcode and channel) (64-bit)");
-    pub const LINK_BAD_CHECK: Reg = ro("LINK_BAD_CHECK", 0x098, "ACP records not heard: check word wrong (64-bit)");
-    pub const LINK_BAD_RECORD: Reg = ro("LINK_BAD_RECORD", 0x0A0, "ACP records ignored: unknown opcode or channel (64-bit)");
-    pub const LINK_COMMITS: Reg = ro("LINK_COMMITS", 0x0A8, "our transfers decided COMMIT (64-bit)");
-    pub const LINK_DELIVERED: Reg = ro("LINK_DELIVERED", 0x0B0, "the peer's transfers delivered to LINK_RX_PIPE (64-bit)");
+    pub const TX_COMPLETIONS: Reg = ro(
+        "TX_COMPLETIONS",
+        0x088,
+        "TX completion records written (64-bit)",
+    );
+    pub const LINK_RECORDS: Reg = ro(
+        "LINK_RECORDS",
+        0x090,
+        "ACP records heard (check passed, known opcode and channel) (64-bit)",
+    );
+    pub const LINK_BAD_CHECK: Reg = ro(
+        "LINK_BAD_CHECK",
+        0x098,
+        "ACP records not heard: check word wrong (64-bit)",
+    );
+    pub const LINK_BAD_RECORD: Reg = ro(
+        "LINK_BAD_RECORD",
+        0x0A0,
+        "ACP records ignored: unknown opcode or channel (64-bit)",
+    );
+    pub const LINK_COMMITS: Reg = ro(
+        "LINK_COMMITS",
+        0x0A8,
+        "our transfers decided COMMIT (64-bit)",
+    );
+    pub const LINK_DELIVERED: Reg = ro(
+        "LINK_DELIVERED",
+        0x0B0,
+        "the peer's transfers delivered to LINK_RX_PIPE (64-bit)",
+    );
     pub const LINK_REJECTS: Reg = ro("LINK_REJECTS", 0x0B8, "our offers refused by the peer: no room, or (a verb) its line held by another tentative verb (64-bit)");
-    pub const LINK_REVERSALS: Reg = ro("LINK_REVERSALS", 0x0C0, "our transfers reversed: the peer's echo differed (64-bit)");
-    pub const LINK_FAILURES: Reg = ro("LINK_FAILURES", 0x0C8, "link failures detected: loss of signal or undecodable records in a row (64-bit)");
+    pub const LINK_REVERSALS: Reg = ro(
+        "LINK_REVERSALS",
+        0x0C0,
+        "our transfers reversed: the peer's echo differed (64-bit)",
+    );
+    pub const LINK_FAILURES: Reg = ro(
+        "LINK_FAILURES",
+        0x0C8,
+        "link failures detected: loss of signal or undecodable records in a row (64-bit)",
+    );
     pub const LINK_ENTANGLES: Reg = ro("LINK_ENTANGLES", 0x0D0, "entanglements completed (64-bit)");
-    pub const LINK_RETURNED: Reg = ro("LINK_RETURNED", 0x0D8, "our messages handed back as not delivered or in doubt (64-bit)");
-    pub const ATOMIC_VERBS: Reg = ro("ATOMIC_VERBS", 0x0E0, "atomic verbs executed or refused, each with a result (64-bit)");
-    pub const ATOMIC_ERRORS: Reg = ro("ATOMIC_ERRORS", 0x0E8, "atomic verbs refused: bad opcode, misaligned or out of range (64-bit)");
+    pub const LINK_RETURNED: Reg = ro(
+        "LINK_RETURNED",
+        0x0D8,
+        "our messages handed back as not delivered or in doubt (64-bit)",
+    );
+    pub const ATOMIC_VERBS: Reg = ro(
+        "ATOMIC_VERBS",
+        0x0E0,
+        "atomic verbs executed or refused, each with a result (64-bit)",
+    );
+    pub const ATOMIC_ERRORS: Reg = ro(
+        "ATOMIC_ERRORS",
+        0x0E8,
+        "atomic verbs refused: bad opcode, misaligned or out of range (64-bit)",
+    );
+    pub const FLOW_HITS: Reg = ro(
+        "FLOW_HITS",
+        0x0F0,
+        "IP frames steered by an exact-match table entry (64-bit)",
+    );
+    pub const FLOW_MISSES: Reg = ro(
+        "FLOW_MISSES",
+        0x0F8,
+        "IP frames that missed the table and went to a fallback pipe (64-bit)",
+    );
 
     /// Every global register, in address order.
     pub const ALL: &[Reg] = &[
-        IDENTITY, VERSION, NEXT, CAP_PIPES, CAP_NOTIF_BUFS, CAP_LINK_CHANNELS, CAP_ATOMIC_BYTES,
-        CAP_MAX_FRAME, CTRL, SCRATCH, REG_ERRORS, LAST_REG_ERROR,
+        IDENTITY,
+        VERSION,
+        NEXT,
+        CAP_PIPES,
+        CAP_NOTIF_BUFS,
+        CAP_LINK_CHANNELS,
+        CAP_ATOMIC_BYTES,
+        CAP_MAX_FRAME,
+        CTRL,
+        SCRATCH,
+        REG_ERRORS,
+        LAST_REG_ERROR,
     ];
     /// The ACP link's control block.
-    pub const LINK_STATE: Reg = ro("LINK_STATE", 0x100, "ACP link: 0 down (no signal), 1 entangling, 2 up");
+    pub const LINK_STATE: Reg = ro(
+        "LINK_STATE",
+        0x100,
+        "ACP link: 0 down (no signal), 1 entangling, 2 up",
+    );
     pub const LINK_CTRL: Reg = rw("LINK_CTRL", 0x104, "bit 0: write 1 to reset the link: every message held is handed back, then re-entangle (reads 0)");
-    pub const LINK_SEED: Reg = rw("LINK_SEED", 0x108, "mixed into the link's nonce generator on every write (write host randomness once at open)");
-    pub const LINK_RX_PIPE: Reg = rw("LINK_RX_PIPE", 0x10C, "RX pipe receiving ACP messages: delivered by the peer and handed back; 64 B each");
+    pub const LINK_SEED: Reg = rw(
+        "LINK_SEED",
+        0x108,
+        "mixed into the link's nonce generator on every write (write host randomness once at open)",
+    );
+    pub const LINK_RX_PIPE: Reg = rw(
+        "LINK_RX_PIPE",
+        0x10C,
+        "RX pipe receiving ACP messages: delivered by the peer and handed back; 64 B each",
+    );
     pub const LINK_CHANNELS: Reg = rw("LINK_CHANNELS", 0x110, "token channels to use, 1..=CAP_LINK_CHANNELS (0 reads as all); the link uses the smaller of both ends' values, agreed when entangling");
-    pub const LINK_ACTIVE_CHANNELS: Reg = ro("LINK_ACTIVE_CHANNELS", 0x114, "token channels in use since the last entanglement");
+    pub const LINK_ACTIVE_CHANNELS: Reg = ro(
+        "LINK_ACTIVE_CHANNELS",
+        0x114,
+        "token channels in use since the last entanglement",
+    );
     /// The atomic unit's control.
-    pub const ATOMIC_RX_PIPE: Reg = rw("ATOMIC_RX_PIPE", 0x120, "RX pipe receiving atomic verb results, 64 B each");
+    pub const ATOMIC_RX_PIPE: Reg = rw(
+        "ATOMIC_RX_PIPE",
+        0x120,
+        "RX pipe receiving atomic verb results, 64 B each",
+    );
     /// The link and atomic control block, in address order.
-    pub const LINK: &[Reg] = &[LINK_STATE, LINK_CTRL, LINK_SEED, LINK_RX_PIPE, LINK_CHANNELS, LINK_ACTIVE_CHANNELS, ATOMIC_RX_PIPE];
+    pub const LINK: &[Reg] = &[
+        LINK_STATE,
+        LINK_CTRL,
+        LINK_SEED,
+        LINK_RX_PIPE,
+        LINK_CHANNELS,
+        LINK_ACTIVE_CHANNELS,
+        ATOMIC_RX_PIPE,
+    ];
 
     /// The 64-bit counters, in the order of [`super::Counter`].
     pub const COUNTERS: &[Reg] = &[
-        RX_FRAMES, RX_BYTES, DROP_RING_FULL, DROP_MALFORMED, DROP_PIPE_OFF, NOTIFICATIONS, TX_FRAMES,
-        TX_BYTES, TX_DROP_MALFORMED, TX_COMPLETIONS, LINK_RECORDS, LINK_BAD_CHECK, LINK_BAD_RECORD,
-        LINK_COMMITS, LINK_DELIVERED, LINK_REJECTS, LINK_REVERSALS, LINK_FAILURES, LINK_ENTANGLES,
-        LINK_RETURNED, ATOMIC_VERBS, ATOMIC_ERRORS,
+        RX_FRAMES,
+        RX_BYTES,
+        DROP_RING_FULL,
+        DROP_MALFORMED,
+        DROP_PIPE_OFF,
+        NOTIFICATIONS,
+        TX_FRAMES,
+        TX_BYTES,
+        TX_DROP_MALFORMED,
+        TX_COMPLETIONS,
+        LINK_RECORDS,
+        LINK_BAD_CHECK,
+        LINK_BAD_RECORD,
+        LINK_COMMITS,
+        LINK_DELIVERED,
+        LINK_REJECTS,
+        LINK_REVERSALS,
+        LINK_FAILURES,
+        LINK_ENTANGLES,
+        LINK_RETURNED,
+        ATOMIC_VERBS,
+        ATOMIC_ERRORS,
+        FLOW_HITS,
+        FLOW_MISSES,
     ];
+
+    /// The flow director (see `pendulum_layout::flow`).
+    pub const CAP_FLOW_TABLE: Reg = ro(
+        "CAP_FLOW_TABLE",
+        0x140,
+        "flow table shape: ways << 16 | buckets per way",
+    );
+    pub const FLOW_DEFAULT_PIPE: Reg = rw(
+        "FLOW_DEFAULT_PIPE",
+        0x144,
+        "pipe receiving frames that are not IPv4 or IPv6; resets to 0",
+    );
+    pub const FLOW_FALLBACK: Reg = rw("FLOW_FALLBACK", 0x148, "where IP frames that miss the table go: pipe first + (RSS hash mod count); bits 15..0 first, bits 20..16 log2(count); first + count must not pass CAP_PIPES; resets to all pipes");
+    pub const FLOW_PIPE: Reg = rw("FLOW_PIPE", 0x14C, "pipe of the entry FLOW_WRITE installs");
+    pub const FLOW_WRITE: Reg = rw("FLOW_WRITE", 0x150, "writes table slot bits 15..0 (way * buckets + bucket): bit 31 set installs FLOW_KEY0..9 -> FLOW_PIPE, clear empties the slot; reads 0");
+    pub const FLOW_KEY0: Reg = rw("FLOW_KEY0", 0x160, "flow key bytes 0..4 (source address); FLOW_KEYk at 0x160 + 4k holds key bytes 4k..4k+4, k = 0..9 (see pendulum_layout::flow)");
+    /// The flow director block, in address order (FLOW_KEY1..9 follow FLOW_KEY0).
+    pub const FLOW: &[Reg] = &[
+        CAP_FLOW_TABLE,
+        FLOW_DEFAULT_PIPE,
+        FLOW_FALLBACK,
+        FLOW_PIPE,
+        FLOW_WRITE,
+        FLOW_KEY0,
+    ];
+    /// Registers FLOW_KEY0..9.
+    pub const FLOW_KEY_WORDS: u32 = 10;
 
     /// Bit of CTRL selecting per-packet notifications.
     pub const CTRL_PER_PACKET_NOTIF: u32 = 1 << 0;
@@ -134,10 +315,12 @@ pub enum Counter {
     LinkReturned = 19,
     AtomicVerbs = 20,
     AtomicErrors = 21,
+    FlowHits = 22,
+    FlowMisses = 23,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 22] = [
+    pub const ALL: [Counter; 24] = [
         Counter::RxFrames,
         Counter::RxBytes,
         Counter::DropRingFull,
@@ -160,6 +343,8 @@ impl Counter {
         Counter::LinkReturned,
         Counter::AtomicVerbs,
         Counter::AtomicErrors,
+        Counter::FlowHits,
+        Counter::FlowMisses,
     ];
     /// The register holding this counter's low half.
     pub fn reg(self) -> Reg {
@@ -171,34 +356,121 @@ impl Counter {
 pub mod pipe {
     use super::*;
     pub const PIPE_ID: Reg = ro("PIPE_ID", 0x00, "index of this pipe");
-    pub const RING_BASE_LO: Reg = rw("RING_BASE_LO", 0x08, "bus address of the data ring, low 32 bits; 64-byte aligned");
-    pub const RING_BASE_HI: Reg = rw("RING_BASE_HI", 0x0C, "bus address of the data ring, high 32 bits");
-    pub const RING_BYTES: Reg = rw("RING_BYTES", 0x10, "ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written");
-    pub const NOTIF_BASE_LO: Reg = rw("NOTIF_BASE_LO", 0x18, "bus address of the notification buffer, low 32 bits; 16-byte aligned");
-    pub const NOTIF_BASE_HI: Reg = rw("NOTIF_BASE_HI", 0x1C, "bus address of the notification buffer, high 32 bits");
+    pub const RING_BASE_LO: Reg = rw(
+        "RING_BASE_LO",
+        0x08,
+        "bus address of the data ring, low 32 bits; 64-byte aligned",
+    );
+    pub const RING_BASE_HI: Reg = rw(
+        "RING_BASE_HI",
+        0x0C,
+        "bus address of the data ring, high 32 bits",
+    );
+    pub const RING_BYTES: Reg = rw(
+        "RING_BYTES",
+        0x10,
+        "ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written",
+    );
+    pub const NOTIF_BASE_LO: Reg = rw(
+        "NOTIF_BASE_LO",
+        0x18,
+        "bus address of the notification buffer, low 32 bits; 16-byte aligned",
+    );
+    pub const NOTIF_BASE_HI: Reg = rw(
+        "NOTIF_BASE_HI",
+        0x1C,
+        "bus address of the notification buffer, high 32 bits",
+    );
     pub const CTRL: Reg = rw("CTRL", 0x20, "bit 0: enable (refused while RING_BYTES is unset); enabling sets head = tail = 0 and the sequence to 0");
-    pub const HEAD: Reg = rw("HEAD", 0x24, "software's position (slot): everything before it is free; must move within [head, tail]");
-    pub const TAIL: Reg = ro("TAIL", 0x28, "the NIC's position (slot): frames end before it");
-    pub const RX_FRAMES: Reg = ro("RX_FRAMES", 0x2C, "frames written into this ring (32-bit, wraps)");
-    pub const DROP_RING_FULL: Reg = ro("DROP_RING_FULL", 0x30, "frames dropped for lack of room (32-bit, wraps)");
+    pub const HEAD: Reg = rw(
+        "HEAD",
+        0x24,
+        "software's position (slot): everything before it is free; must move within [head, tail]",
+    );
+    pub const TAIL: Reg = ro(
+        "TAIL",
+        0x28,
+        "the NIC's position (slot): frames end before it",
+    );
+    pub const RX_FRAMES: Reg = ro(
+        "RX_FRAMES",
+        0x2C,
+        "frames written into this ring (32-bit, wraps)",
+    );
+    pub const DROP_RING_FULL: Reg = ro(
+        "DROP_RING_FULL",
+        0x30,
+        "frames dropped for lack of room (32-bit, wraps)",
+    );
     pub const NOTIF_PREFETCH: Reg = rw("NOTIF_PREFETCH", 0x34, "notification prefetch: a write (any value) re-arms this pipe's notification now, without moving the head, so frames that arrive while software still holds its batch are announced at once; reads 0");
     // The TX pipe of the same index.
-    pub const TX_RING_BASE_LO: Reg = rw("TX_RING_BASE_LO", 0x40, "bus address of the TX data ring, low 32 bits; 64-byte aligned");
-    pub const TX_RING_BASE_HI: Reg = rw("TX_RING_BASE_HI", 0x44, "bus address of the TX data ring, high 32 bits");
-    pub const TX_RING_BYTES: Reg = rw("TX_RING_BYTES", 0x48, "TX ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written");
-    pub const TX_COMPL_BASE_LO: Reg = rw("TX_COMPL_BASE_LO", 0x50, "bus address of the TX completion record, low 32 bits; 16-byte aligned");
-    pub const TX_COMPL_BASE_HI: Reg = rw("TX_COMPL_BASE_HI", 0x54, "bus address of the TX completion record, high 32 bits");
+    pub const TX_RING_BASE_LO: Reg = rw(
+        "TX_RING_BASE_LO",
+        0x40,
+        "bus address of the TX data ring, low 32 bits; 64-byte aligned",
+    );
+    pub const TX_RING_BASE_HI: Reg = rw(
+        "TX_RING_BASE_HI",
+        0x44,
+        "bus address of the TX data ring, high 32 bits",
+    );
+    pub const TX_RING_BYTES: Reg = rw(
+        "TX_RING_BYTES",
+        0x48,
+        "TX ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written",
+    );
+    pub const TX_COMPL_BASE_LO: Reg = rw(
+        "TX_COMPL_BASE_LO",
+        0x50,
+        "bus address of the TX completion record, low 32 bits; 16-byte aligned",
+    );
+    pub const TX_COMPL_BASE_HI: Reg = rw(
+        "TX_COMPL_BASE_HI",
+        0x54,
+        "bus address of the TX completion record, high 32 bits",
+    );
     pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte messages, not frames); bit 2: bound to the atomic unit (64-byte verbs)");
     pub const TX_TAIL: Reg = rw("TX_TAIL", 0x5C, "doorbell: software's tail (slot) after the frames it appended; must not pass the NIC's TX head");
-    pub const TX_HEAD: Reg = ro("TX_HEAD", 0x60, "the NIC's TX position (slot): everything before it is sent or dropped, and free");
-    pub const TX_FRAMES: Reg = ro("TX_FRAMES", 0x64, "frames this TX pipe sent (32-bit, wraps)");
-    pub const TX_DROPS: Reg = ro("TX_DROPS", 0x68, "malformed TX data dropped on this pipe (32-bit, wraps)");
+    pub const TX_HEAD: Reg = ro(
+        "TX_HEAD",
+        0x60,
+        "the NIC's TX position (slot): everything before it is sent or dropped, and free",
+    );
+    pub const TX_FRAMES: Reg = ro(
+        "TX_FRAMES",
+        0x64,
+        "frames this TX pipe sent (32-bit, wraps)",
+    );
+    pub const TX_DROPS: Reg = ro(
+        "TX_DROPS",
+        0x68,
+        "malformed TX data dropped on this pipe (32-bit, wraps)",
+    );
 
     /// Every pipe register, in address order.
     pub const ALL: &[Reg] = &[
-        PIPE_ID, RING_BASE_LO, RING_BASE_HI, RING_BYTES, NOTIF_BASE_LO, NOTIF_BASE_HI, CTRL, HEAD,
-        TAIL, RX_FRAMES, DROP_RING_FULL, NOTIF_PREFETCH, TX_RING_BASE_LO, TX_RING_BASE_HI, TX_RING_BYTES,
-        TX_COMPL_BASE_LO, TX_COMPL_BASE_HI, TX_CTRL, TX_TAIL, TX_HEAD, TX_FRAMES, TX_DROPS,
+        PIPE_ID,
+        RING_BASE_LO,
+        RING_BASE_HI,
+        RING_BYTES,
+        NOTIF_BASE_LO,
+        NOTIF_BASE_HI,
+        CTRL,
+        HEAD,
+        TAIL,
+        RX_FRAMES,
+        DROP_RING_FULL,
+        NOTIF_PREFETCH,
+        TX_RING_BASE_LO,
+        TX_RING_BASE_HI,
+        TX_RING_BYTES,
+        TX_COMPL_BASE_LO,
+        TX_COMPL_BASE_HI,
+        TX_CTRL,
+        TX_TAIL,
+        TX_HEAD,
+        TX_FRAMES,
+        TX_DROPS,
     ];
 
     /// Bit of CTRL enabling the pipe.
@@ -230,9 +502,10 @@ pub enum RegError {
     PipeEnabled = 6,
     /// TX_TAIL outside the ring, or passing the NIC's TX head (the ring would overflow).
     TailBeyondHead = 7,
-    /// A value outside what the register accepts (LINK_RX_PIPE must name a
-    /// pipe; LINK_CHANNELS must be at most CAP_LINK_CHANNELS; ATOMIC_RX_PIPE
-    /// must name a pipe).
+    /// A value outside what the register accepts (LINK_RX_PIPE, ATOMIC_RX_PIPE,
+    /// FLOW_DEFAULT_PIPE and FLOW_PIPE must name a pipe; LINK_CHANNELS must be
+    /// at most CAP_LINK_CHANNELS; FLOW_FALLBACK must stay inside the pipes;
+    /// FLOW_WRITE must name a table slot).
     BadValue = 8,
 }
 
@@ -258,8 +531,12 @@ impl RegError {
             RegError::BadRingSize => "ring size must be a power of two from 4 KiB to 2 MiB",
             RegError::Misaligned => "base address is not aligned",
             RegError::HeadBeyondTail => "head must stay inside the ring and not pass the tail",
-            RegError::PipeEnabled => "disable the pipe before changing its ring or notification buffer",
-            RegError::TailBeyondHead => "TX tail must stay inside the ring and leave one slot free before the TX head",
+            RegError::PipeEnabled => {
+                "disable the pipe before changing its ring or notification buffer"
+            }
+            RegError::TailBeyondHead => {
+                "TX tail must stay inside the ring and leave one slot free before the TX head"
+            }
             RegError::BadValue => "value out of range for this register",
         }
     }
@@ -270,13 +547,31 @@ pub const LAST_REG_ERROR_CAUSE_SHIFT: u32 = 24;
 
 /// The register map as a Markdown table (for the README and `docs/regmap.md`).
 pub fn regmap_markdown() -> String {
-    let mut s = String::from("| page | offset | name | access | meaning |\n|---|---|---|---|---|\n");
+    let mut s =
+        String::from("| page | offset | name | access | meaning |\n|---|---|---|---|---|\n");
     let acc = |a: Access| if a == Access::Ro { "RO" } else { "RW" };
-    for r in global::ALL.iter().chain(global::COUNTERS).chain(global::LINK) {
-        s += &format!("| global | 0x{:03X} | {} | {} | {} |\n", r.offset, r.name, acc(r.access), r.doc);
+    for r in global::ALL
+        .iter()
+        .chain(global::COUNTERS)
+        .chain(global::LINK)
+        .chain(global::FLOW)
+    {
+        s += &format!(
+            "| global | 0x{:03X} | {} | {} | {} |\n",
+            r.offset,
+            r.name,
+            acc(r.access),
+            r.doc
+        );
     }
     for r in pipe::ALL {
-        s += &format!("| pipe p at 0x1000*(p+1) | 0x{:03X} | {} | {} | {} |\n", r.offset, r.name, acc(r.access), r.doc);
+        s += &format!(
+            "| pipe p at 0x1000*(p+1) | 0x{:03X} | {} | {} | {} |\n",
+            r.offset,
+            r.name,
+            acc(r.access),
+            r.doc
+        );
     }
     s
 }
@@ -306,6 +601,15 @@ mod tests {
         check_unique(global::LINK, 4);
         let counters_end = global::COUNTERS.iter().map(|r| r.offset).max().unwrap() + 8;
         assert!(global::LINK.iter().all(|r| r.offset >= counters_end));
+        check_unique(global::FLOW, 4);
+        let link_end = global::LINK.iter().map(|r| r.offset).max().unwrap() + 4;
+        assert!(global::FLOW.iter().all(|r| r.offset >= link_end));
+        assert_eq!(
+            global::FLOW_KEY0.offset,
+            global::FLOW.iter().map(|r| r.offset).max().unwrap(),
+            "FLOW_KEY1..9 follow FLOW_KEY0"
+        );
+        assert!(global::FLOW_KEY0.offset + 4 * global::FLOW_KEY_WORDS <= PAGE_BYTES);
         check_unique(pipe::ALL, 4);
         let last_plain = global::ALL.iter().map(|r| r.offset).max().unwrap();
         assert!(global::COUNTERS.iter().all(|c| c.offset > last_plain));
@@ -326,6 +630,10 @@ mod readme {
     /// PENDULUM_BLESS=1 to rewrite it after a layout change.
     #[test]
     fn readme_register_table_is_current() {
-        crate::check_readme_section("<!-- regmap begin -->\n", "<!-- regmap end -->", &super::regmap_markdown());
+        crate::check_readme_section(
+            "<!-- regmap begin -->\n",
+            "<!-- regmap end -->",
+            &super::regmap_markdown(),
+        );
     }
 }

@@ -3,7 +3,8 @@ use crate::stream::{Concat, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
 use pendulum_layout::acp::{self, message, rx_state as rs, tx_state as ts};
 use pendulum_layout::params::{
-    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER, ACP_MSG_FIFO_DEPTH_LOG2 as MF, ATOMIC_LINE_BITS,
+    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER, ACP_MSG_FIFO_DEPTH_LOG2 as MF,
+    ATOMIC_LINE_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -344,7 +345,10 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 impl AcpLink {
     pub fn new() -> Self {
         assert_eq!(1 << CB, K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
-        assert!(K + 1 < 1 << MF, "the message FIFO must hold a commit from every channel");
+        assert!(
+            K + 1 < 1 << MF,
+            "the message FIFO must hold a commit from every channel"
+        );
         assert_eq!(acp::PAYLOAD_OFFSET * 8, 64);
         Self {
             clock: Default::default(),
@@ -601,10 +605,39 @@ impl Logic for AcpLink {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, lstate, nonce, peer_nonce, heard_inc, peer_inc, heard_peer, incarnation, lfsr, bad_run, rot_ch,
-            rot_round, active_r, peer_channels,
-            ret_ptr, msg_used, r_data, r_valid, h_valid, h_op, h_ch, h_tx, h_rx, h_payload, h_digest,
-            o_body_payload, o_body_head, o_started, vres_wr_valid, vres_wr_ch, res_wr_valid, res_wr_ch
+            self,
+            clock,
+            lstate,
+            nonce,
+            peer_nonce,
+            heard_inc,
+            peer_inc,
+            heard_peer,
+            incarnation,
+            lfsr,
+            bad_run,
+            rot_ch,
+            rot_round,
+            active_r,
+            peer_channels,
+            ret_ptr,
+            msg_used,
+            r_data,
+            r_valid,
+            h_valid,
+            h_op,
+            h_ch,
+            h_tx,
+            h_rx,
+            h_payload,
+            h_digest,
+            o_body_payload,
+            o_body_head,
+            o_started,
+            vres_wr_valid,
+            vres_wr_ch,
+            res_wr_valid,
+            res_wr_ch
         );
         self.msg_fifo.clock.next = self.clock.val();
         self.tx_ram_form.read_clock.next = self.clock.val();
@@ -743,7 +776,8 @@ impl Logic for AcpLink {
         // (The verb's byte address is payload bytes 4..8; its line, bits 6 and up.)
         self.q_line.next = self.h_payload.q.val().get_bits::<ATOMIC_LINE_BITS>(32 + 6);
         self.verb_ok.next = self.verb_free.val() & !self.q_held.val();
-        self.h_is_data.next = self.h_valid.q.val() & (self.h_op.q.val() != self.c_op_entangle.val());
+        self.h_is_data.next =
+            self.h_valid.q.val() & (self.h_op.q.val() != self.c_op_entangle.val());
         self.echo_digest.next = self.h_payload.q.val().get_bits::<32>(0);
         // The peer's receiver bit against our sender bit, and the reverse.
         self.tb_match.next = self.h_rx.q.val().get_bit(2) == self.s_tx.val().get_bit(3);
@@ -767,7 +801,8 @@ impl Logic for AcpLink {
                 self.moved.next = true;
             }
         } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_offer.val() {
-            if self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
+            if self.tb_match.val()
+                & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
                 & (self.h_op.q.val() == self.c_op_echo.val())
             {
                 // The decision: the commit point of the transfer.
@@ -775,21 +810,27 @@ impl Logic for AcpLink {
                     self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_commit4.val();
                     self.n_trans.next = self.c_t_commit.val();
                     self.do_commit.next = true;
-                    self.ev_commit.next = self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                    self.ev_commit.next =
+                        self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
                 } else {
                     self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
                     self.n_trans.next = self.c_t_reverse.val();
-                    self.ev_reverse.next = self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                    self.ev_reverse.next =
+                        self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
                 }
                 self.moved.next = true;
-            } else if self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_reject.val()) {
+            } else if self.tb_match.val()
+                & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_reject.val())
+            {
                 self.n_tx.next = self.s_tx.val() & self.c_bit4.val();
                 self.n_trans.next = self.c_t_rejected.val();
-                self.ev_reject.next = self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                self.ev_reject.next =
+                    self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
                 self.moved.next = true;
             }
         } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_commit.val() {
-            if !self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val()) {
+            if !self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val())
+            {
                 // Confirmed: the peer delivered it and expects the next bit.
                 self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) ^ self.c_bit4.val();
                 self.n_trans.next = self.c_t_confirmed.val();
@@ -797,7 +838,8 @@ impl Logic for AcpLink {
                 self.moved.next = true;
             }
         } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_reverse.val() {
-            if self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val()) {
+            if self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val())
+            {
                 // Erased at the peer: hold it and offer it again.
                 self.n_tx.next = self.s_tx.val() & self.c_bit4.val();
                 self.n_trans.next = self.c_t_reoffer.val();
@@ -823,7 +865,8 @@ impl Logic for AcpLink {
                         self.do_store.next = true;
                         self.do_exec.next = self.h_verb.val();
                     } else {
-                        self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) | self.c_reject3.val();
+                        self.n_rx.next =
+                            (self.s_rx.val() & self.c_bit3.val()) | self.c_reject3.val();
                         self.n_trans.next = self.c_t_reject.val();
                     }
                     self.moved.next = true;
@@ -855,7 +898,9 @@ impl Logic for AcpLink {
         // Channels agreed on going up: the smaller offer (a peer offering 0 counts as ours).
         self.my_channels16.i.next = self.channels_cfg.val();
         self.agreed.next = self.channels_cfg.val();
-        if (self.peer_channels.q.val() < self.my_channels16.o.val()) & (self.peer_channels.q.val() != self.c_zero16.val()) {
+        if (self.peer_channels.q.val() < self.my_channels16.o.val())
+            & (self.peer_channels.q.val() != self.c_zero16.val())
+        {
             self.agreed.next = self.peer_channels.q.val().get_bits::<CB1>(0);
         }
         if self.h_valid.q.val()
@@ -907,16 +952,16 @@ impl Logic for AcpLink {
                 self.heard_peer.d.next = true;
                 if self.h_ph.val() == self.nonce.q.val() {
                     self.go_up.next = true;
-                    self.flush_peer.next =
-                        (self.peer_inc.q.val() != self.c_zero32.val()) & (self.h_ps.val() != self.peer_inc.q.val());
+                    self.flush_peer.next = (self.peer_inc.q.val() != self.c_zero32.val())
+                        & (self.h_ps.val() != self.peer_inc.q.val());
                     self.peer_inc.d.next = self.h_ps.val();
                 }
             }
         } else if self.h_is_data.val() & self.heard_peer.q.val() {
             // The peer heard our nonce and is up already.
             self.go_up.next = true;
-            self.flush_peer.next =
-                (self.peer_inc.q.val() != self.c_zero32.val()) & (self.heard_inc.q.val() != self.peer_inc.q.val());
+            self.flush_peer.next = (self.peer_inc.q.val() != self.c_zero32.val())
+                & (self.heard_inc.q.val() != self.peer_inc.q.val());
             self.peer_inc.d.next = self.heard_inc.q.val();
         }
         if self.fresh.val() {
@@ -967,7 +1012,10 @@ impl Logic for AcpLink {
         self.h_chan8.i.next = self.h_ch.q.val();
         self.msg_fifo.s.data.next.channel = self.h_chan8.o.val();
         self.msg_fifo.s.data.next.payload = self.s_rx_buf.val();
-        if self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val()) & !self.reset_link.val() {
+        if self.h_is_data.val()
+            & (self.lstate.q.val() == self.c_ls_up.val())
+            & !self.reset_link.val()
+        {
             for i in 0..K {
                 if self.h_ch.q.val().index() == i {
                     self.tx_sb[i].d.next = self.n_tx.val();
@@ -1019,7 +1067,8 @@ impl Logic for AcpLink {
                 self.ret_is_doubt.next = self.ret_doubt[i].q.val();
                 self.ret_go.next = self.ret_pending[i].q.val();
                 self.vres_go.next = self.vres_pending[i].q.val()
-                    & !(self.vres_wr_valid.q.val() & (self.vres_wr_ch.q.val() == self.ret_ptr.q.val()));
+                    & !(self.vres_wr_valid.q.val()
+                        & (self.vres_wr_ch.q.val() == self.ret_ptr.q.val()));
             }
         }
         self.ret_chan8.i.next = self.ret_ptr.q.val();
@@ -1034,7 +1083,10 @@ impl Logic for AcpLink {
                     self.vres_pending[i].d.next = false;
                 }
             }
-        } else if self.ret_go.val() & !self.push.val() & (self.msg_used.q.val() < self.c_room_max.val()) {
+        } else if self.ret_go.val()
+            & !self.push.val()
+            & (self.msg_used.q.val() < self.c_room_max.val())
+        {
             self.push.next = true;
             self.ev_return.next = true;
             self.msg_fifo.s.data.next.channel = self.ret_chan8.o.val();
@@ -1071,7 +1123,9 @@ impl Logic for AcpLink {
                 self.tx_sb[i].d.next = self.c_zero4.val();
                 self.rx_sb[i].d.next = self.c_zero3.val();
                 // A tentative verb the flush erases is undone.
-                if self.rx_verb[i].q.val() & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val()) {
+                if self.rx_verb[i].q.val()
+                    & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
+                {
                     self.rollback[i].next = true;
                 }
             }
@@ -1080,7 +1134,8 @@ impl Logic for AcpLink {
                     // Ours, dropped by our own reset: certainly not delivered
                     // unless we had decided COMMIT.
                     self.ret_pending[i].d.next = true;
-                    self.ret_doubt[i].d.next = self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val();
+                    self.ret_doubt[i].d.next =
+                        self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val();
                 } else if self.flush_peer.val()
                     & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
                 {
@@ -1126,7 +1181,6 @@ impl Logic for AcpLink {
             }
         }
 
-
         // ---- Send: form the next slot's record ----
         self.t_ch.next = self.rot_ch.q.val();
         self.t_tx.next = self.tx_sb[0].q.val();
@@ -1156,7 +1210,8 @@ impl Logic for AcpLink {
         self.t_echo.next = self.t_tentative.val()
             & (!self.t_offering.val() | self.rot_round.q.val())
             & (!self.t_rx_verb.val()
-                | (self.t_res_ready.val() & !(self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.t_ch.val()))));
+                | (self.t_res_ready.val()
+                    & !(self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.t_ch.val()))));
         self.t_res.next = self.c_zero384.val();
         if self.t_rx_verb.val() {
             self.t_res.next = self.res_ram.read_data.val();

@@ -1,7 +1,9 @@
 use crate::stream::{Concat, Join, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{RemoteResult, RemoteVerb, SlotBeat};
 use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB, LINE_WORDS, WORD_OPS};
-use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ATOMIC_BYTES, ATOMIC_LINE_BITS as LB};
+use pendulum_layout::params::{
+    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ATOMIC_BYTES, ATOMIC_LINE_BITS as LB,
+};
 use rust_hdl::prelude::*;
 
 /// log2 of the result FIFO depth.
@@ -227,7 +229,11 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 
 impl AtomicUnit {
     pub fn new() -> Self {
-        assert_eq!(64u64 << LB, ATOMIC_BYTES as u64, "ATOMIC_LINE_BITS must address ATOMIC_BYTES");
+        assert_eq!(
+            64u64 << LB,
+            ATOMIC_BYTES as u64,
+            "ATOMIC_LINE_BITS must address ATOMIC_BYTES"
+        );
         assert_eq!(LINE_WORDS * 64, 512, "a line is one 512-bit memory word");
         Self {
             clock: Default::default(),
@@ -393,9 +399,9 @@ impl Logic for AtomicUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, used, g_left, g_tag, g_line, g_err, g_cmask, g_wmask, g_cmp, x_valid, x_commit, x_op, x_tag,
-            x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid, w_line, w_data, p_valid, p_data, rv_valid,
-            rv, x_remote, x_restore, x_ch, x_words
+            self, clock, used, g_left, g_tag, g_line, g_err, g_cmask, g_wmask, g_cmp, x_valid,
+            x_commit, x_op, x_tag, x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid,
+            w_line, w_data, p_valid, p_data, rv_valid, rv, x_remote, x_restore, x_ch, x_words
         );
         for j in 0..WORD_OPS {
             self.x_op_word[j].clock.next = self.clock.val();
@@ -450,7 +456,9 @@ impl Logic for AtomicUnit {
         // A remote verb goes first; then a rollback, once no remote verb is
         // on its way to the undo entry it reads.
         self.take_remote.next = self.rv_valid.q.val();
-        self.take_rb.next = !self.rv_valid.q.val() & self.rb_any.val() & !(self.x_valid.q.val() & self.x_remote.q.val());
+        self.take_rb.next = !self.rv_valid.q.val()
+            & self.rb_any.val()
+            & !(self.x_valid.q.val() & self.x_remote.q.val());
         self.rv_slot.i.next = self.rv.q.val().payload;
 
         // ---- Accept: decode and check, gather commits, address the memory ----
@@ -505,13 +513,16 @@ impl Logic for AtomicUnit {
             | (self.d_op.val() > self.c_words.val())
             | (self.take_remote.val() & self.d_commit.val())
             | (self.beat.val().get_bits::<8>(0) != self.c_verb.val())
-            | (!self.d_commit.val() & !self.d_words.val() & (self.beat.val().get_bits::<192>(320) != self.c_zero192.val()))
+            | (!self.d_commit.val()
+                & !self.d_words.val()
+                & (self.beat.val().get_bits::<192>(320) != self.c_zero192.val()))
             | (self.d_commit.val() & (self.beat.val().get_bits::<432>(80) != self.c_zero432.val()))
             | (self.d_words.val() & self.d_words_bad.val())
         {
             self.d_err.next = self.c_bad_op.val();
         } else if (self.d_addr.val().get_bits::<3>(0) != self.c_zero3.val())
-            | ((self.d_commit.val() | self.d_words.val()) & (self.d_addr.val().get_bits::<6>(0) != self.c_zero6.val()))
+            | ((self.d_commit.val() | self.d_words.val())
+                & (self.d_addr.val().get_bits::<6>(0) != self.c_zero6.val()))
         {
             self.d_err.next = self.c_misaligned.val();
         } else if self.d_addr.val() >= self.c_limit.val() {
@@ -524,7 +535,9 @@ impl Logic for AtomicUnit {
         // A new verb while a commit still waits for its lines (its pipe was
         // switched off mid-commit): the commit is refused first, with a
         // result, and the new verb is taken next cycle.
-        self.cut_short.next = self.s_verb.valid.val() & self.first.val() & (self.g_left.q.val() != self.c_zero2.val());
+        self.cut_short.next = self.s_verb.valid.val()
+            & self.first.val()
+            & (self.g_left.q.val() != self.c_zero2.val());
         // A local verb on a line a tentative remote verb holds waits.
         self.local_line.next = self.d_addr.val().get_bits::<LB>(6);
         if !self.first.val() {
@@ -536,7 +549,8 @@ impl Logic for AtomicUnit {
                 self.local_held.next = true;
             }
         }
-        self.local_issues.next = (self.first.val() & !self.d_commit.val()) | (!self.first.val() & self.last.val());
+        self.local_issues.next =
+            (self.first.val() & !self.d_commit.val()) | (!self.first.val() & self.last.val());
         self.s_verb.ready.next = self.room.val()
             & !self.cut_short.val()
             & !self.take_remote.val()
@@ -546,9 +560,12 @@ impl Logic for AtomicUnit {
         // A commit's lines come as [compare, write(last)]. A line slot the
         // count does not expect there is dropped and counted (the framer
         // never sends one).
-        self.cmp_line.next = !self.first.val() & !self.last.val() & (self.g_left.q.val() == self.c_two2.val());
-        self.write_line.next = !self.first.val() & self.last.val() & (self.g_left.q.val() == self.c_one2.val());
-        self.stray.next = self.take.val() & !self.first.val() & !self.cmp_line.val() & !self.write_line.val();
+        self.cmp_line.next =
+            !self.first.val() & !self.last.val() & (self.g_left.q.val() == self.c_two2.val());
+        self.write_line.next =
+            !self.first.val() & self.last.val() & (self.g_left.q.val() == self.c_one2.val());
+        self.stray.next =
+            self.take.val() & !self.first.val() & !self.cmp_line.val() & !self.write_line.val();
 
         self.lines.read_address.next = self.d_addr.val().get_bits::<LB>(6);
         self.undo.read_address.next = self.rb_ch.val();
@@ -559,7 +576,8 @@ impl Logic for AtomicUnit {
         self.x_words.d.next = false;
         for j in 0..WORD_OPS {
             self.x_op_word[j].d.next = self.beat.val().get_bits::<3>(64 + 8 * j);
-            self.x_op_used[j].d.next = self.beat.val().get_bit(64 + 8 * j + 7) | self.beat.val().get_bit(64 + 8 * j + 6);
+            self.x_op_used[j].d.next =
+                self.beat.val().get_bit(64 + 8 * j + 7) | self.beat.val().get_bit(64 + 8 * j + 6);
         }
         self.x_ch.d.next = self.rv.q.val().channel;
         self.x_op.d.next = self.d_op.val();
@@ -573,7 +591,8 @@ impl Logic for AtomicUnit {
         self.x_beat.d.next = self.beat.val();
         // A COMMIT_WORDS slot that goes in now (local or remote) takes the
         // commit's execute path with its operations spread over the line.
-        self.words_in.next = self.d_words.val() & (self.take_remote.val() | (self.take.val() & self.first.val() & !self.take_rb.val()));
+        self.words_in.next = self.d_words.val()
+            & (self.take_remote.val() | (self.take.val() & self.first.val() & !self.take_rb.val()));
         if self.words_in.val() {
             self.x_words.d.next = true;
             self.x_cmask.d.next = self.w_cmask.o.val();
@@ -663,7 +682,8 @@ impl Logic for AtomicUnit {
         self.o3.next = self.x_beat.q.val().get_bits::<64>(256);
         // Fields: clear their top bits so no carry leaves a field, then fix
         // the top bits up (pendulum_layout::atomic::masked_add).
-        self.masked_sum.next = ((self.old.val() & !self.o1.val()) + (self.o0.val() & !self.o1.val()))
+        self.masked_sum.next = ((self.old.val() & !self.o1.val())
+            + (self.o0.val() & !self.o1.val()))
             ^ ((self.old.val() ^ self.o0.val()) & self.o1.val());
         self.new_word.next = self.old.val();
         self.st.next = self.c_ok.val();
@@ -686,7 +706,8 @@ impl Logic for AtomicUnit {
             self.new_word.next = self.o0.val();
         } else if self.x_op.q.val() == self.c_mcas.val() {
             if (self.old.val() & self.o2.val()) == (self.o0.val() & self.o2.val()) {
-                self.new_word.next = (self.old.val() & !self.o3.val()) | (self.o1.val() & self.o3.val());
+                self.new_word.next =
+                    (self.old.val() & !self.o3.val()) | (self.o1.val() & self.o3.val());
             } else {
                 self.st.next = self.c_cmp_failed.val();
             }
@@ -769,7 +790,8 @@ impl Logic for AtomicUnit {
         self.results.s.data.next.first = true;
         self.results.s.data.next.last = !self.x_commit.q.val();
         // Remote verbs answer the link; rollbacks answer nobody.
-        self.results.s.valid.next = self.x_valid.q.val() & !self.x_remote.q.val() & !self.x_restore.q.val();
+        self.results.s.valid.next =
+            self.x_valid.q.val() & !self.x_remote.q.val() & !self.x_restore.q.val();
         if self.p_valid.q.val() {
             self.results.s.data.next.data = self.p_data.q.val();
             self.results.s.data.next.first = false;
@@ -786,7 +808,11 @@ impl Logic for AtomicUnit {
         self.undo.write_address.next = self.x_ch.q.val();
         self.undo.write_data.next = self.old_line.val();
         for k in 0..K {
-            if self.x_valid.q.val() & self.x_remote.q.val() & !self.writes.val() & (self.x_ch.q.val().index() == k) {
+            if self.x_valid.q.val()
+                & self.x_remote.q.val()
+                & !self.writes.val()
+                & (self.x_ch.q.val().index() == k)
+            {
                 self.lock_valid[k].d.next = false;
             }
         }

@@ -126,7 +126,8 @@ impl Logic for AvalonDmaBridge {
                 & self.dma_rd_req_valid.val()
                 & self.bursts.s.ready.val()
                 & (self.reads_turn.q.val() | !self.dma_wr_valid.val()));
-        self.do_write.next = self.hold_write.q.val() | (!self.do_read.val() & self.dma_wr_valid.val());
+        self.do_write.next =
+            self.hold_write.q.val() | (!self.do_read.val() & self.dma_wr_valid.val());
         self.avm_read.next = self.do_read.val();
         self.avm_write.next = self.do_write.val();
         self.avm_writedata.next = self.dma_wr_data.val();
@@ -155,7 +156,8 @@ impl Logic for AvalonDmaBridge {
         self.dma_rd_cpl_data.next = self.avm_readdata.val();
         self.dma_rd_cpl_valid.next = self.avm_readdatavalid.val();
         self.beat_next.next = self.beat.q.val() + self.one4.val();
-        self.dma_rd_cpl_last.next = self.bursts.m.valid.val() & (self.beat_next.val() == self.bursts.m.data.val());
+        self.dma_rd_cpl_last.next =
+            self.bursts.m.valid.val() & (self.beat_next.val() == self.bursts.m.data.val());
         self.bursts.m.ready.next = false;
         if self.avm_readdatavalid.val() {
             self.beat.d.next = self.beat_next.val();

@@ -88,13 +88,19 @@ impl Logic for AvalonMmio {
         self.lane_bit.hi.next = self.lane.val();
         self.lane_bit.lo.next = self.zero5.val();
         self.mmio_wr_addr.next = self.avs_address.val();
-        self.mmio_wr_data.next = self.avs_writedata.val().get_bits::<32>(self.lane_bit.o.val().index());
+        self.mmio_wr_data.next = self
+            .avs_writedata
+            .val()
+            .get_bits::<32>(self.lane_bit.o.val().index());
         self.mmio_wr_valid.next = self.avs_write.val();
         self.mmio_rd_addr.next = self.avs_address.val();
-        self.mmio_rd_valid.next = self.avs_read.val() & !self.avs_write.val() & !self.r_pending.q.val();
+        self.mmio_rd_valid.next =
+            self.avs_read.val() & !self.avs_write.val() & !self.r_pending.q.val();
         // Hold the master until the core takes its command.
         self.avs_waitrequest.next = (self.avs_write.val() & !self.mmio_wr_ready.val())
-            | (self.avs_read.val() & !self.avs_write.val() & (self.r_pending.q.val() | !self.mmio_rd_ready.val()));
+            | (self.avs_read.val()
+                & !self.avs_write.val()
+                & (self.r_pending.q.val() | !self.mmio_rd_ready.val()));
         self.spread.i.next = self.mmio_rsp_data.val();
         self.avs_readdata.next = self.spread.o.val();
         self.avs_readdatavalid.next = self.mmio_rsp_valid.val();
@@ -102,7 +108,11 @@ impl Logic for AvalonMmio {
         if self.mmio_rsp_valid.val() {
             self.r_pending.d.next = false;
         }
-        if self.avs_read.val() & !self.avs_write.val() & !self.r_pending.q.val() & self.mmio_rd_ready.val() {
+        if self.avs_read.val()
+            & !self.avs_write.val()
+            & !self.r_pending.q.val()
+            & self.mmio_rd_ready.val()
+        {
             self.r_pending.d.next = true;
         }
     }

@@ -75,7 +75,9 @@ impl AvalonStEthTx {
             last_byte: Default::default(),
             empty_bits: Default::default(),
             index_bit_clear: std::array::from_fn(|b| {
-                let mask = (0..64).filter(|k| k & (1 << b) == 0).fold(0u64, |m, k| m | (1 << k));
+                let mask = (0..64)
+                    .filter(|k| k & (1 << b) == 0)
+                    .fold(0u64, |m, k| m | (1 << k));
                 Constant::new(mask.into())
             }),
             mid_frame: Default::default(),
@@ -99,7 +101,9 @@ impl Logic for AvalonStEthTx {
         self.reverse.i.next = self.s_tdata.val();
         self.last_byte.next = self.s_tkeep.val() & !(self.s_tkeep.val() >> self.one.val());
         for b in 0..6 {
-            self.empty_bits.i[b].next = (self.last_byte.val() & self.index_bit_clear[b].val()).any().into();
+            self.empty_bits.i[b].next = (self.last_byte.val() & self.index_bit_clear[b].val())
+                .any()
+                .into();
         }
         self.out.s.data.next.data = self.reverse.o.val();
         // A beat that is not last keeps all 64 bytes, so this is 0 there.

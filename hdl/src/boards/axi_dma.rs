@@ -165,7 +165,8 @@ impl Logic for AxiDmaBridge {
 
         // Reads: one burst of ceil(len / 64) beats per request.
         self.len_round.next = self.dma_rd_req_len.val() + self.beat_round.val();
-        self.beats_minus_one.next = (self.len_round.val() >> self.beat_shift.val()) - self.one16.val();
+        self.beats_minus_one.next =
+            (self.len_round.val() >> self.beat_shift.val()) - self.one16.val();
         self.m_axi_araddr.next = self.dma_rd_req_addr.val();
         self.m_axi_arlen.next = self.beats_minus_one.val().get_bits::<8>(0);
         self.m_axi_arsize.next = self.size64.val();

@@ -102,16 +102,25 @@ impl Logic for AxiLiteMmio {
         // Writes: address and data together, one at a time.
         self.mmio_wr_addr.next = self.s_axil_awaddr.val();
         self.mmio_wr_data.next = self.s_axil_wdata.val();
-        self.mmio_wr_valid.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_pending.q.val();
-        self.s_axil_awready.next =
-            self.mmio_wr_ready.val() & self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_pending.q.val();
-        self.s_axil_wready.next =
-            self.mmio_wr_ready.val() & self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_pending.q.val();
+        self.mmio_wr_valid.next =
+            self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_pending.q.val();
+        self.s_axil_awready.next = self.mmio_wr_ready.val()
+            & self.s_axil_awvalid.val()
+            & self.s_axil_wvalid.val()
+            & !self.b_pending.q.val();
+        self.s_axil_wready.next = self.mmio_wr_ready.val()
+            & self.s_axil_awvalid.val()
+            & self.s_axil_wvalid.val()
+            & !self.b_pending.q.val();
         self.s_axil_bvalid.next = self.b_pending.q.val();
         if self.s_axil_bready.val() {
             self.b_pending.d.next = false;
         }
-        if self.mmio_wr_ready.val() & self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_pending.q.val() {
+        if self.mmio_wr_ready.val()
+            & self.s_axil_awvalid.val()
+            & self.s_axil_wvalid.val()
+            & !self.b_pending.q.val()
+        {
             self.b_pending.d.next = true;
         }
 

@@ -24,7 +24,9 @@ impl<const B: usize, const W: usize> Logic for ByteReverse<B, W> {
         self.o.connect();
     }
     fn hdl(&self) -> Verilog {
-        let bytes: Vec<String> = (0..B).map(|k| format!("i[{}:{}]", 8 * k + 7, 8 * k)).collect();
+        let bytes: Vec<String> = (0..B)
+            .map(|k| format!("i[{}:{}]", 8 * k + 7, 8 * k))
+            .collect();
         Verilog::Custom(format!("always @(*) o = {{{}}};", bytes.join(", ")))
     }
 }

@@ -52,7 +52,11 @@ impl FrameLenParser {
         let c16 = |v: u32| Constant::new((v as u64).into());
         let lens_at = |offset: usize| Constant::new((8 * (offset - LENS_OFFSET) as u64).into());
         let swap = |et: u16| c16(et.swap_bytes() as u32);
-        assert_eq!(IPV6_LEN_OFFSET + 2 - LENS_OFFSET, 4, "lens must hold both length fields");
+        assert_eq!(
+            IPV6_LEN_OFFSET + 2 - LENS_OFFSET,
+            4,
+            "lens must hold both length fields"
+        );
         Self {
             ethertype: Default::default(),
             lens: Default::default(),
@@ -88,10 +92,22 @@ impl Default for FrameLenParser {
 impl Logic for FrameLenParser {
     #[hdl_gen]
     fn update(&mut self) {
-        self.len_v4.hi.next = self.lens.val().get_bits::<8>(self.at_v4_len_hi.val().index());
-        self.len_v4.lo.next = self.lens.val().get_bits::<8>(self.at_v4_len_lo.val().index());
-        self.len_v6.hi.next = self.lens.val().get_bits::<8>(self.at_v6_len_hi.val().index());
-        self.len_v6.lo.next = self.lens.val().get_bits::<8>(self.at_v6_len_lo.val().index());
+        self.len_v4.hi.next = self
+            .lens
+            .val()
+            .get_bits::<8>(self.at_v4_len_hi.val().index());
+        self.len_v4.lo.next = self
+            .lens
+            .val()
+            .get_bits::<8>(self.at_v4_len_lo.val().index());
+        self.len_v6.hi.next = self
+            .lens
+            .val()
+            .get_bits::<8>(self.at_v6_len_hi.val().index());
+        self.len_v6.lo.next = self
+            .lens
+            .val()
+            .get_bits::<8>(self.at_v6_len_lo.val().index());
         self.known.next = true;
         self.too_big.next = false;
         self.len.next = self.arp_len.val();

@@ -1,20 +1,26 @@
 //! The Ensō streaming DMA engine: frames land back to back in per-pipe data
 //! rings in host memory, and notifications carry each pipe's new tail.
 
+mod flow_director;
+mod flow_key;
 mod frame_len;
 mod notif;
 mod rx;
 mod rx_parse;
 mod slot_gate;
+mod toeplitz;
 mod tx_fetch;
 mod tx_framer;
 mod tx_parse;
 
+pub use flow_director::{FlowDirector, MATCH_BITS as FLOW_MATCH_BITS};
+pub use flow_key::FlowKeyParser;
 pub use frame_len::FrameLenParser;
 pub use notif::NotifWriter;
 pub use rx::RxEngine;
 pub use rx_parse::RxParse;
 pub use slot_gate::SlotGate;
+pub use toeplitz::Toeplitz;
 pub use tx_fetch::TxFetcher;
 pub use tx_framer::TxFramer;
 pub use tx_parse::TxParse;

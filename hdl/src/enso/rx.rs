@@ -138,7 +138,6 @@ impl RxEngine {
             block_end: Constant::new(3u64.into()),
             one16: c16(1),
             zero16: c16(0),
-            // Last byte of the destination MAC.
         }
     }
 }
@@ -152,7 +151,20 @@ impl Default for RxEngine {
 impl Logic for RxEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, writing, overrun, pipe, beat, frame_len, frame_beats, f_base, f_mask, f_tail, f_live);
+        dff_setup!(
+            self,
+            clock,
+            writing,
+            overrun,
+            pipe,
+            beat,
+            frame_len,
+            frame_beats,
+            f_base,
+            f_mask,
+            f_tail,
+            f_live
+        );
         for i in 0..PIPES {
             self.tail_r[i].clock.next = self.clock.val();
             self.tail_r[i].d.next = self.tail_r[i].q.val();
@@ -235,7 +247,8 @@ impl Logic for RxEngine {
         }
         self.m_dma.data.next.data = self.beat_data.val();
         self.m_dma.data.next.strb = self.beat_keep.val();
-        self.m_dma.valid.next = self.s_eth.valid.val() & self.cur_writing.val() & self.in_ring.val();
+        self.m_dma.valid.next =
+            self.s_eth.valid.val() & self.cur_writing.val() & self.in_ring.val();
         self.s_eth.ready.next = true;
         if self.cur_writing.val() & self.in_ring.val() {
             self.s_eth.ready.next = self.m_dma.ready.val();
@@ -293,8 +306,9 @@ impl Logic for RxEngine {
                         self.ev_frame.next = true;
                         for i in 0..PIPES {
                             if self.cur_pipe.val().index() == i {
-                                self.tail_r[i].d.next =
-                                    (self.sel_tail.val() + self.cur_beats.val()) & self.sel_mask.val();
+                                self.tail_r[i].d.next = (self.sel_tail.val()
+                                    + self.cur_beats.val())
+                                    & self.sel_mask.val();
                             }
                         }
                     } else {

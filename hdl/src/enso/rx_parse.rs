@@ -5,9 +5,8 @@ use crate::types::{EthBeat, RxBeat};
 use pendulum_layout::params::{MIN_FRAME_BYTES, PIPE_BITS};
 use rust_hdl::prelude::*;
 
-/// RX parse stage: reads each frame's headers on its first beat (length by
-/// the rule of `pendulum_layout::frame`, pipe by the current selection rule:
-/// the low bits of the last byte of the destination MAC) and checks every
+/// RX parse stage: reads each frame's length from the headers on its first
+/// beat (by the rule of `pendulum_layout::frame`) and checks every
 /// last beat's byte count against that length, then registers the beat with
 /// its results. Splitting this from the RX engine keeps the parse and the
 /// ring-room check in different cycles.
@@ -31,7 +30,7 @@ pub struct RxParse {
     keep_shift: Signal<Local, Bits<6>>,
     at_ethertype: Constant<Bits<9>>,
     at_lens: Constant<Bits<9>>,
-    at_pipe_select: Constant<Bits<9>>,
+    no_pipe: Constant<Bits<PIPE_BITS>>,
     all_keep: Constant<Bits<64>>,
     min_keep: Constant<Bits<64>>,
     min_frame: Constant<Bits<16>>,
@@ -57,8 +56,7 @@ impl RxParse {
             keep_shift: Default::default(),
             at_ethertype: Constant::new(ETHERTYPE_BIT.into()),
             at_lens: Constant::new(LENS_BIT.into()),
-            // Last byte of the destination MAC.
-            at_pipe_select: Constant::new((8 * 5u64).into()),
+            no_pipe: Constant::new(0u64.into()),
             all_keep: Constant::new(u64::MAX.into()),
             min_keep: Constant::new(((1u64 << MIN_FRAME_BYTES) - 1).into()),
             min_frame: c16(MIN_FRAME_BYTES as u64),
@@ -81,7 +79,10 @@ impl Logic for RxParse {
         self.data.next = self.s.data.val().data;
         self.keep.next = self.s.data.val().keep;
         self.sop.next = !self.in_frame.q.val();
-        self.hdr.ethertype.next = self.data.val().get_bits::<16>(self.at_ethertype.val().index());
+        self.hdr.ethertype.next = self
+            .data
+            .val()
+            .get_bits::<16>(self.at_ethertype.val().index());
         self.hdr.lens.next = self.data.val().get_bits::<32>(self.at_lens.val().index());
         self.len.next = self.frame_len.q.val();
         if self.sop.val() {
@@ -97,11 +98,12 @@ impl Logic for RxParse {
         self.out.s.data.next.keep = self.keep.val();
         self.out.s.data.next.last = self.s.data.val().last;
         self.out.s.data.next.sop = self.sop.val();
-        self.out.s.data.next.pipe = self.data.val().get_bits::<PIPE_BITS>(self.at_pipe_select.val().index());
+        self.out.s.data.next.pipe = self.no_pipe.val();
         self.out.s.data.next.len = self.hdr.len.val();
         self.out.s.data.next.slots = self.hdr.slots.val();
         self.out.s.data.next.len_known = self.hdr.known.val() & !self.hdr.too_big.val();
-        self.out.s.data.next.keep_ok = (self.keep.val() == (self.all_keep.val() >> self.keep_shift.val()))
+        self.out.s.data.next.keep_ok = (self.keep.val()
+            == (self.all_keep.val() >> self.keep_shift.val()))
             | ((self.len.val() < self.min_frame.val()) & (self.keep.val() == self.min_keep.val()));
         self.out.s.valid.next = self.s.valid.val();
         self.s.ready.next = self.out.s.ready.val();

@@ -72,11 +72,13 @@ impl Logic for SlotGate {
         for i in 0..PIPES {
             if self.pipe.val().index() == i {
                 // One slot always stays empty (a full ring differs from an empty one).
-                self.free.next = (self.head[i].val() - self.tail[i].val() - self.one16.val()) & self.ring_mask[i].val();
+                self.free.next = (self.head[i].val() - self.tail[i].val() - self.one16.val())
+                    & self.ring_mask[i].val();
                 self.open.next = self.enable[i].val();
             }
         }
-        self.pass.next = (self.open.val() & (self.free.val() >= self.min_free.val())) | !self.s.data.val().first;
+        self.pass.next =
+            (self.open.val() & (self.free.val() >= self.min_free.val())) | !self.s.data.val().first;
         self.m.data.next.data = self.s.data.val().data;
         self.m.data.next.keep = self.all_keep.val();
         self.m.data.next.last = self.s.data.val().last;

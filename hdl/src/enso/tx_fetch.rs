@@ -1,6 +1,8 @@
 use crate::stream::{StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxRunInfo};
-use pendulum_layout::params::{DMA_READ_MAX_BYTES, PIPES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2};
+use pendulum_layout::params::{
+    DMA_READ_MAX_BYTES, PIPES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+};
 use rust_hdl::prelude::*;
 
 /// TX fetcher: reads what software posted on each TX pipe (from the NIC's
@@ -129,8 +131,20 @@ impl Logic for TxFetcher {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, cur, run_tail, visit, left, to_end, credits_used, room, out_valid, out_addr,
-            out_len, out_tag
+            self,
+            clock,
+            active,
+            cur,
+            run_tail,
+            visit,
+            left,
+            to_end,
+            credits_used,
+            room,
+            out_valid,
+            out_addr,
+            out_len,
+            out_tag
         );
         for i in 0..PIPES {
             self.fetched[i].clock.next = self.clock.val();
@@ -160,8 +174,10 @@ impl Logic for TxFetcher {
                     self.active.d.next = true;
                     self.cur.d.next = self.visit.q.val();
                     self.run_tail.d.next = self.tx_tail[i].val();
-                    self.left.d.next = (self.tx_tail[i].val() - self.fetched[i].q.val()) & self.tx_mask[i].val();
-                    self.to_end.d.next = (self.tx_mask[i].val() - self.fetched[i].q.val()) + self.one16.val();
+                    self.left.d.next =
+                        (self.tx_tail[i].val() - self.fetched[i].q.val()) & self.tx_mask[i].val();
+                    self.to_end.d.next =
+                        (self.tx_mask[i].val() - self.fetched[i].q.val()) + self.one16.val();
                 }
             }
         }
@@ -204,7 +220,8 @@ impl Logic for TxFetcher {
             self.used_next.next = self.credits_used.q.val() + self.n.val();
             for i in 0..PIPES {
                 if self.cur.q.val().index() == i {
-                    self.fetched[i].d.next = (self.sel_fetched.val() + self.n.val()) & self.sel_mask.val();
+                    self.fetched[i].d.next =
+                        (self.sel_fetched.val() + self.n.val()) & self.sel_mask.val();
                 }
             }
             self.left.d.next = self.left.q.val() - self.n.val();

@@ -123,7 +123,9 @@ impl TxFramer {
             slot_kind_ok: Default::default(),
             kind_verb: Constant::new((pendulum_layout::atomic::KIND_VERB as u64).into()),
             kind_send: Constant::new((pendulum_layout::acp::message::KIND_SEND as u64).into()),
-            kind_send_verb: Constant::new((pendulum_layout::acp::message::KIND_SEND_VERB as u64).into()),
+            kind_send_verb: Constant::new(
+                (pendulum_layout::acp::message::KIND_SEND_VERB as u64).into(),
+            ),
             acp_verb: Default::default(),
             tx_mask: Default::default(),
             tx_enable: Default::default(),
@@ -170,7 +172,16 @@ impl Default for TxFramer {
 impl Logic for TxFramer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, dropping, beats_left, frame_len, frame_slots, commit_left);
+        dff_setup!(
+            self,
+            clock,
+            in_frame,
+            dropping,
+            beats_left,
+            frame_len,
+            frame_slots,
+            commit_left
+        );
         for i in 0..PIPES {
             self.head_r[i].clock.next = self.clock.val();
             self.head_r[i].d.next = self.head_r[i].q.val();
@@ -202,9 +213,11 @@ impl Logic for TxFramer {
         self.acp_emit.next = false;
         self.atomic_emit.next = false;
         self.acp_verb.next = self.beat_data.val().get_bits::<8>(0) == self.kind_send_verb.val();
-        self.acp_kind_ok.next = (self.beat_data.val().get_bits::<8>(0) == self.kind_send.val()) | self.acp_verb.val();
+        self.acp_kind_ok.next =
+            (self.beat_data.val().get_bits::<8>(0) == self.kind_send.val()) | self.acp_verb.val();
         self.atomic_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_verb.val();
-        self.commit_hdr.next = self.atomic_kind_ok.val() & (self.beat_data.val().get_bits::<8>(8) == self.op_commit.val());
+        self.commit_hdr.next = self.atomic_kind_ok.val()
+            & (self.beat_data.val().get_bits::<8>(8) == self.op_commit.val());
         // A commit's compare or write line: passed on as it is, whatever its byte 0.
         self.commit_line.next = self.commit_left.q.val() != self.zero2.val();
         // A pipe bound to the link or the atomic unit carries 64-byte slots, not frames.
@@ -220,8 +233,11 @@ impl Logic for TxFramer {
             self.acp_emit.next = self.sel_enable.val() & self.acp_kind_ok.val();
         } else if !self.dropping.q.val() & self.sel_atomic.val() {
             // A verb slot for the atomic unit; a commit needs all its slots in this run.
-            self.bad.next = !self.commit_line.val() & self.commit_hdr.val() & (self.remaining.val() < self.commit_slots.val());
-            self.atomic_emit.next = self.sel_enable.val() & self.slot_kind_ok.val() & !self.bad.val();
+            self.bad.next = !self.commit_line.val()
+                & self.commit_hdr.val()
+                & (self.remaining.val() < self.commit_slots.val());
+            self.atomic_emit.next =
+                self.sel_enable.val() & self.slot_kind_ok.val() & !self.bad.val();
         } else if !self.dropping.q.val() {
             self.cur_len.next = self.s_cpl.data.val().len;
             self.last_beat.next = self.s_cpl.data.val().slots == self.one16.val();
@@ -243,7 +259,8 @@ impl Logic for TxFramer {
         self.m_eth.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.emit.val();
         self.m_acp.data.next.payload = self.beat_data.val().get_bits::<448>(64);
         self.m_acp.data.next.verb = self.acp_verb.val();
-        self.m_acp.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.acp_emit.val();
+        self.m_acp.valid.next =
+            self.s_cpl.valid.val() & self.s_info.valid.val() & self.acp_emit.val();
         self.s_cpl.ready.next = self.s_info.valid.val();
         if self.emit.val() {
             self.s_cpl.ready.next = self.s_info.valid.val() & self.m_eth.ready.val();
@@ -253,8 +270,10 @@ impl Logic for TxFramer {
         }
         self.m_atomic.data.next.data = self.beat_data.val();
         self.m_atomic.data.next.first = !self.commit_line.val();
-        self.m_atomic.data.next.last = (self.commit_left.q.val() == self.one2.val()) | (!self.commit_line.val() & !self.commit_hdr.val());
-        self.m_atomic.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.atomic_emit.val();
+        self.m_atomic.data.next.last = (self.commit_left.q.val() == self.one2.val())
+            | (!self.commit_line.val() & !self.commit_hdr.val());
+        self.m_atomic.valid.next =
+            self.s_cpl.valid.val() & self.s_info.valid.val() & self.atomic_emit.val();
         if self.atomic_emit.val() {
             self.s_cpl.ready.next = self.s_info.valid.val() & self.m_atomic.ready.val();
         }
@@ -274,7 +293,9 @@ impl Logic for TxFramer {
                     self.ev_frame.next = true;
                     for i in 0..PIPES {
                         if self.pipe.val().index() == i {
-                            self.head_r[i].d.next = (self.sel_head.val() + self.frame_slots.q.val()) & self.sel_mask.val();
+                            self.head_r[i].d.next = (self.sel_head.val()
+                                + self.frame_slots.q.val())
+                                & self.sel_mask.val();
                         }
                     }
                 }
@@ -282,7 +303,8 @@ impl Logic for TxFramer {
                 // Skip to the tail that was rung; each slot is free once passed.
                 for i in 0..PIPES {
                     if self.pipe.val().index() == i {
-                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                        self.head_r[i].d.next =
+                            (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
                     }
                 }
                 if self.remaining.val() == self.one16.val() {
@@ -292,7 +314,8 @@ impl Logic for TxFramer {
                 self.ev_drop_malformed.next = true;
                 for i in 0..PIPES {
                     if self.pipe.val().index() == i {
-                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                        self.head_r[i].d.next =
+                            (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
                     }
                 }
                 if self.remaining.val() > self.one16.val() {
@@ -304,7 +327,8 @@ impl Logic for TxFramer {
                 self.ev_drop_malformed.next = !self.slot_kind_ok.val();
                 for i in 0..PIPES {
                     if self.pipe.val().index() == i {
-                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                        self.head_r[i].d.next =
+                            (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
                     }
                 }
                 if self.commit_line.val() {
@@ -317,7 +341,8 @@ impl Logic for TxFramer {
                 self.ev_frame.next = true;
                 for i in 0..PIPES {
                     if self.pipe.val().index() == i {
-                        self.head_r[i].d.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+                        self.head_r[i].d.next =
+                            (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
                     }
                 }
             } else {

@@ -50,7 +50,10 @@ impl Logic for TxParse {
     fn update(&mut self) {
         self.out.clock.next = self.clock.val();
         self.data.next = self.s.data.val().data;
-        self.hdr.ethertype.next = self.data.val().get_bits::<16>(self.at_ethertype.val().index());
+        self.hdr.ethertype.next = self
+            .data
+            .val()
+            .get_bits::<16>(self.at_ethertype.val().index());
         self.hdr.lens.next = self.data.val().get_bits::<32>(self.at_lens.val().index());
         self.out.s.data.next.data = self.data.val();
         self.out.s.data.next.last = self.s.data.val().last;

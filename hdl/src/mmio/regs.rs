@@ -1,6 +1,10 @@
-use crate::stream::{Concat, StreamSink, StreamSource, ZeroExtend};
+use crate::enso::FLOW_MATCH_BITS;
+use crate::stream::{Concat, Join, StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
-use pendulum_layout::params::{ACP_CHANNEL_BITS as CB, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS};
+use pendulum_layout::flow::{ENTRIES, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
+use pendulum_layout::params::{
+    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS,
+};
 use pendulum_layout::{global, pipe, Counter, Reg, RegError};
 use rust_hdl::prelude::*;
 
@@ -11,6 +15,11 @@ const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
 const COUNTERS: usize = Counter::ALL.len();
 /// Registers on the global page that hold constants (identity and capabilities).
 const CONST_REGS: usize = 8;
+/// FLOW_KEY0..9; the table compares the first FLOW_MATCH_BITS of them, so
+/// the last word gives only its low bytes.
+const FLOW_KEY_WORDS: usize = global::FLOW_KEY_WORDS as usize;
+const FLOW_FULL_WORDS: usize = FLOW_KEY_WORDS - 1;
+const FLOW_LAST_BITS: usize = FLOW_MATCH_BITS - 32 * FLOW_FULL_WORDS;
 
 /// Events the RX datapath reports for counting, one frame at a time.
 #[derive(Clone, Debug, Default, LogicInterface)]
@@ -115,6 +124,50 @@ pub struct RegFile {
     pub link_channels: Signal<Out, Bits<{ CB + 1 }>>,
     /// Channels in use (LINK_ACTIVE_CHANNELS).
     pub link_active: Signal<In, Bits<CB1>>,
+    /// The flow director's table writes (FLOW_WRITE, one cycle later, with
+    /// the staged key and pipe) and steering settings.
+    pub flow_table_wr: Signal<Out, Bit>,
+    pub flow_table_slot: Signal<Out, Bits<FLOW_SLOT_BITS>>,
+    pub flow_table_valid: Signal<Out, Bit>,
+    pub flow_key: Signal<Out, Bits<FLOW_MATCH_BITS>>,
+    pub flow_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_default_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_fallback_first: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_fallback_mask: Signal<Out, Bits<PIPE_BITS>>,
+    /// Flow director events: an IP frame hit or missed the table.
+    pub flow_hit: Signal<In, Bit>,
+    pub flow_miss: Signal<In, Bit>,
+    // The flow director's registers. Decoded here with the rest: a child
+    // block's combinational answer read back into this one always block is
+    // a loop Verilator evaluates once, and would read stale.
+    flow_key_r: [DFF<Bits<32>>; FLOW_KEY_WORDS],
+    flow_key_join: Join<FLOW_FULL_WORDS, 32, { 32 * FLOW_FULL_WORDS }>,
+    flow_key_cat: Concat<FLOW_LAST_BITS, { 32 * FLOW_FULL_WORDS }, FLOW_MATCH_BITS>,
+    flow_pipe_r: DFF<Bits<32>>,
+    flow_default_r: DFF<Bits<32>>,
+    // FLOW_FALLBACK as written; until the first write it reads as all pipes.
+    flow_fallback_r: DFF<Bits<32>>,
+    flow_fallback_set: DFF<Bit>,
+    flow_fallback: Signal<Local, Bits<32>>,
+    flow_fallback_ok: Signal<Local, Bit>,
+    // FLOW_WRITE's value and its pulse, a cycle after the register write.
+    flow_write_r: DFF<Bits<32>>,
+    flow_write_pulse: DFF<Bit>,
+    g_flow_cap: Constant<Bits<OFF_BITS>>,
+    g_flow_default: Constant<Bits<OFF_BITS>>,
+    g_flow_fallback: Constant<Bits<OFF_BITS>>,
+    g_flow_pipe: Constant<Bits<OFF_BITS>>,
+    g_flow_write: Constant<Bits<OFF_BITS>>,
+    g_flow_key: [Constant<Bits<OFF_BITS>>; FLOW_KEY_WORDS],
+    g_flow_key_first: Constant<Bits<OFF_BITS>>,
+    g_flow_key_last: Constant<Bits<OFF_BITS>>,
+    flow_cap: Constant<Bits<32>>,
+    flow_all_pipes: Constant<Bits<32>>,
+    flow_write_reserved: Constant<Bits<32>>,
+    flow_fallback_reserved: Constant<Bits<32>>,
+    flow_max_log2: Constant<Bits<5>>,
+    pipe_ones: Constant<Bits<PIPE_BITS>>,
+    low16: Constant<Bits<32>>,
 
     // Address decode.
     wr_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
@@ -327,6 +380,46 @@ impl RegFile {
             link_seed_pulse: Default::default(),
             link_channels: Default::default(),
             link_active: Default::default(),
+            flow_table_wr: Default::default(),
+            flow_table_slot: Default::default(),
+            flow_table_valid: Default::default(),
+            flow_key: Default::default(),
+            flow_pipe: Default::default(),
+            flow_default_pipe: Default::default(),
+            flow_fallback_first: Default::default(),
+            flow_fallback_mask: Default::default(),
+            flow_hit: Default::default(),
+            flow_miss: Default::default(),
+            flow_key_r: Default::default(),
+            flow_key_join: Default::default(),
+            flow_key_cat: Default::default(),
+            flow_pipe_r: Default::default(),
+            flow_default_r: Default::default(),
+            flow_fallback_r: Default::default(),
+            flow_fallback_set: Default::default(),
+            flow_fallback: Default::default(),
+            flow_fallback_ok: Default::default(),
+            flow_write_r: Default::default(),
+            flow_write_pulse: Default::default(),
+            g_flow_cap: off(global::CAP_FLOW_TABLE),
+            g_flow_default: off(global::FLOW_DEFAULT_PIPE),
+            g_flow_fallback: off(global::FLOW_FALLBACK),
+            g_flow_pipe: off(global::FLOW_PIPE),
+            g_flow_write: off(global::FLOW_WRITE),
+            g_flow_key: std::array::from_fn(|k| {
+                Constant::new(((global::FLOW_KEY0.offset + 4 * k as u32) as u64).into())
+            }),
+            g_flow_key_first: off(global::FLOW_KEY0),
+            g_flow_key_last: Constant::new(
+                ((global::FLOW_KEY0.offset + 4 * (FLOW_KEY_WORDS as u32 - 1)) as u64).into(),
+            ),
+            flow_cap: c32((FLOW_WAYS as u32) << 16 | 1 << FLOW_BUCKET_BITS),
+            flow_all_pipes: c32((PIPE_BITS as u32) << FALLBACK_COUNT_LOG2_SHIFT),
+            flow_write_reserved: c32(!(WRITE_VALID | (ENTRIES as u32 - 1))),
+            flow_fallback_reserved: c32(!((1 << (FALLBACK_COUNT_LOG2_SHIFT + 5)) - 1)),
+            flow_max_log2: Constant::new((PIPE_BITS as u64).into()),
+            pipe_ones: Constant::new(((1u64 << PIPE_BITS) - 1).into()),
+            low16: c32(0xFFFF),
             link_channels_r: Default::default(),
             link_active32: Default::default(),
             g_link_channels: off(global::LINK_CHANNELS),
@@ -522,12 +615,36 @@ impl Logic for RegFile {
             self.tx_atomic_r[i].d.next = self.tx_atomic_r[i].q.val();
             self.tx_atomic[i].next = self.tx_atomic_r[i].q.val();
         }
+        for k in 0..FLOW_KEY_WORDS {
+            self.flow_key_r[k].clock.next = self.clock.val();
+            self.flow_key_r[k].d.next = self.flow_key_r[k].q.val();
+        }
         for k in 0..COUNTERS {
             self.counters[k].clock.next = self.clock.val();
             self.counters[k].d.next = self.counters[k].q.val();
         }
-        dff_setup!(self, clock, ctrl, scratch, reg_errors, last_err, hi_latch, rsp_valid, rsp_data, link_rx_pipe_r, link_seed_r, link_seed_pulse,
-            link_channels_r, atomic_rx_pipe_r);
+        dff_setup!(
+            self,
+            clock,
+            ctrl,
+            scratch,
+            reg_errors,
+            last_err,
+            hi_latch,
+            rsp_valid,
+            rsp_data,
+            link_rx_pipe_r,
+            link_seed_r,
+            link_seed_pulse,
+            link_channels_r,
+            atomic_rx_pipe_r,
+            flow_pipe_r,
+            flow_default_r,
+            flow_fallback_r,
+            flow_fallback_set,
+            flow_write_r,
+            flow_write_pulse
+        );
         self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
         if self.link_channels_r.q.val() == self.zero32.val() {
@@ -572,19 +689,54 @@ impl Logic for RegFile {
 
         // ---- Writes ----
         self.s_wr.ready.next = true;
+        for k in 0..FLOW_FULL_WORDS {
+            self.flow_key_join.i[k].next = self.flow_key_r[k].q.val();
+        }
+        self.flow_key_cat.lo.next = self.flow_key_join.o.val();
+        for k in FLOW_FULL_WORDS..FLOW_KEY_WORDS {
+            self.flow_key_cat.hi.next = self.flow_key_r[k].q.val().get_bits::<FLOW_LAST_BITS>(0);
+        }
+        self.flow_fallback.next = self.flow_all_pipes.val();
+        if self.flow_fallback_set.q.val() {
+            self.flow_fallback.next = self.flow_fallback_r.q.val();
+        }
+        self.flow_key.next = self.flow_key_cat.o.val();
+        self.flow_pipe.next = self.flow_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.flow_default_pipe.next = self.flow_default_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.flow_fallback_first.next = self.flow_fallback.val().get_bits::<PIPE_BITS>(0);
+        self.flow_fallback_mask.next =
+            !(self.pipe_ones.val() << self.flow_fallback.val().get_bits::<5>(16));
+        self.flow_table_wr.next = self.flow_write_pulse.q.val();
+        self.flow_table_slot.next = self.flow_write_r.q.val().get_bits::<FLOW_SLOT_BITS>(0);
+        self.flow_table_valid.next = self.flow_write_r.q.val().get_bit(31);
+        self.flow_write_pulse.d.next = false;
         self.wr_addr.next = self.s_wr.data.val().addr;
         self.wr_data.next = self.s_wr.data.val().data;
-        self.wr_page.next = self.wr_addr.val().get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.wr_page.next = self
+            .wr_addr
+            .val()
+            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
         self.wr_off.next = self.wr_addr.val().get_bits::<OFF_BITS>(0);
         self.wr_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
         self.wr_addr32.i.next = self.wr_addr.val();
+        // FLOW_FALLBACK: count a power of two up to all pipes, first + count
+        // within the pipes, reserved bits clear.
+        self.flow_fallback_ok.next = ((self.wr_data.val() & self.flow_fallback_reserved.val())
+            == self.zero32.val())
+            & (self.wr_data.val().get_bits::<5>(16) <= self.flow_max_log2.val())
+            & (((self.wr_data.val() & self.low16.val())
+                + (self.one32.val() << self.wr_data.val().get_bits::<5>(16)))
+                <= self.pipes32.val());
         self.ring_slots.next = self.wr_data.val().get_bits::<SLOT_BITS>(6);
         // The value checks shared by the RX and TX ring registers, once per write.
-        self.size_ok.next = ((self.wr_data.val() & (self.wr_data.val() - self.one32.val())) == self.zero32.val())
+        self.size_ok.next = ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
+            == self.zero32.val())
             & (self.wr_data.val() >= self.ring_min.val())
             & (self.wr_data.val() <= self.ring_max.val());
-        self.ring_aligned.next = (self.wr_data.val() & self.ring_align_mask.val()) == self.zero32.val();
-        self.notif_aligned.next = (self.wr_data.val() & self.notif_align_mask.val()) == self.zero32.val();
+        self.ring_aligned.next =
+            (self.wr_data.val() & self.ring_align_mask.val()) == self.zero32.val();
+        self.notif_aligned.next =
+            (self.wr_data.val() & self.notif_align_mask.val()) == self.zero32.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
         self.page_hit.next = false;
@@ -593,16 +745,19 @@ impl Logic for RegFile {
             self.head_ok[i].next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
                 & ((self.wr_data16.val() & !self.ring_mask_r[i].q.val()) == self.zero16.val())
                 & (((self.wr_data16.val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val())
-                    <= ((self.tail[i].val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val()));
+                    <= ((self.tail[i].val() - self.head_r[i].q.val())
+                        & self.ring_mask_r[i].q.val()));
         }
         for i in 0..PIPES {
             // The new TX tail must lie in the ring and advance only into free slots
             // (one slot stays empty so a full ring differs from an empty one).
             self.tx_tail_ok[i].next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
                 & ((self.wr_data16.val() & !self.tx_mask_r[i].q.val()) == self.zero16.val())
-                & (((self.wr_data16.val() - self.tx_tail_r[i].q.val()) & self.tx_mask_r[i].q.val())
+                & (((self.wr_data16.val() - self.tx_tail_r[i].q.val())
+                    & self.tx_mask_r[i].q.val())
                     <= (self.tx_mask_r[i].q.val()
-                        - ((self.tx_tail_r[i].q.val() - self.tx_head[i].val()) & self.tx_mask_r[i].q.val())));
+                        - ((self.tx_tail_r[i].q.val() - self.tx_head[i].val())
+                            & self.tx_mask_r[i].q.val())));
         }
         if self.s_wr.valid.val() {
             if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
@@ -625,7 +780,9 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
                     }
-                } else if (self.wr_off.val() == self.g_link_active.val()) | (self.wr_off.val() == self.g_link_state.val()) {
+                } else if (self.wr_off.val() == self.g_link_active.val())
+                    | (self.wr_off.val() == self.g_link_state.val())
+                {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();
                 } else if self.wr_off.val() == self.g_atomic_rx_pipe.val() {
@@ -642,7 +799,44 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
                     }
+                } else if (self.wr_off.val() == self.g_flow_default.val())
+                    | (self.wr_off.val() == self.g_flow_pipe.val())
+                {
+                    if self.wr_data.val() >= self.pipes32.val() {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_value.val();
+                    } else if self.wr_off.val() == self.g_flow_default.val() {
+                        self.flow_default_r.d.next = self.wr_data.val();
+                    } else {
+                        self.flow_pipe_r.d.next = self.wr_data.val();
+                    }
+                } else if self.wr_off.val() == self.g_flow_fallback.val() {
+                    if self.flow_fallback_ok.val() {
+                        self.flow_fallback_r.d.next = self.wr_data.val();
+                        self.flow_fallback_set.d.next = true;
+                    } else {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_value.val();
+                    }
+                } else if self.wr_off.val() == self.g_flow_write.val() {
+                    if (self.wr_data.val() & self.flow_write_reserved.val()) == self.zero32.val() {
+                        self.flow_write_r.d.next = self.wr_data.val();
+                        self.flow_write_pulse.d.next = true;
+                    } else {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_value.val();
+                    }
+                } else if (self.wr_off.val() >= self.g_flow_key_first.val())
+                    & (self.wr_off.val() <= self.g_flow_key_last.val())
+                {
+                    for k in 0..FLOW_KEY_WORDS {
+                        if self.wr_off.val() == self.g_flow_key[k].val() {
+                            self.flow_key_r[k].d.next = self.wr_data.val();
+                        }
+                    }
                 } else if (self.wr_off.val() < self.g_plain_end.val())
+                    | (self.wr_off.val() == self.g_flow_cap.val())
+                    | (self.wr_off.val() < self.g_plain_end.val())
                     | ((self.wr_off.val() >= self.g_cnt_start.val())
                         & (self.wr_off.val() < self.g_cnt_end.val()))
                 {
@@ -681,7 +875,8 @@ impl Logic for RegFile {
                                 } else {
                                     self.ring_bytes[i].d.next = self.wr_data.val();
                                     // Slots minus one: (bytes - 64) / 64.
-                                    self.ring_mask_r[i].d.next = self.ring_slots.val() - self.one16.val();
+                                    self.ring_mask_r[i].d.next =
+                                        self.ring_slots.val() - self.one16.val();
                                 }
                             } else if self.wr_off.val() == self.p_notif_lo.val() {
                                 if !self.notif_aligned.val() {
@@ -694,7 +889,9 @@ impl Logic for RegFile {
                                 self.notif_hi[i].d.next = self.wr_data.val();
                             }
                         } else if self.wr_off.val() == self.p_ctrl.val() {
-                            if self.wr_data.val().get_bit(0) & (self.ring_bytes[i].q.val() == self.zero32.val()) {
+                            if self.wr_data.val().get_bit(0)
+                                & (self.ring_bytes[i].q.val() == self.zero32.val())
+                            {
                                 // A pipe cannot be enabled before it has a ring.
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_ring_size.val();
@@ -736,7 +933,8 @@ impl Logic for RegFile {
                                     self.err_cause.next = self.cause_ring_size.val();
                                 } else {
                                     self.tx_ring_bytes[i].d.next = self.wr_data.val();
-                                    self.tx_mask_r[i].d.next = self.ring_slots.val() - self.one16.val();
+                                    self.tx_mask_r[i].d.next =
+                                        self.ring_slots.val() - self.one16.val();
                                 }
                             } else if self.wr_off.val() == self.p_tx_compl_lo.val() {
                                 if !self.notif_aligned.val() {
@@ -749,7 +947,9 @@ impl Logic for RegFile {
                                 self.tx_compl_hi[i].d.next = self.wr_data.val();
                             }
                         } else if self.wr_off.val() == self.p_tx_ctrl.val() {
-                            if self.wr_data.val().get_bit(0) & (self.tx_ring_bytes[i].q.val() == self.zero32.val()) {
+                            if self.wr_data.val().get_bit(0)
+                                & (self.tx_ring_bytes[i].q.val() == self.zero32.val())
+                            {
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_ring_size.val();
                             } else {
@@ -861,6 +1061,12 @@ impl Logic for RegFile {
         if self.atomic_error.val() {
             self.counters[21].d.next = self.counters[21].q.val() + self.one64.val();
         }
+        if self.flow_hit.val() {
+            self.counters[22].d.next = self.counters[22].q.val() + self.one64.val();
+        }
+        if self.flow_miss.val() {
+            self.counters[23].d.next = self.counters[23].q.val() + self.one64.val();
+        }
         for i in 0..PIPES {
             if self.tx_events.pipe.val().index() == i {
                 if self.tx_events.frame.val() {
@@ -884,7 +1090,10 @@ impl Logic for RegFile {
 
         // ---- Reads ----
         self.rd_addr.next = self.s_rd.data.val();
-        self.rd_page.next = self.rd_addr.val().get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.rd_page.next = self
+            .rd_addr
+            .val()
+            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
         self.rd_off.next = self.rd_addr.val().get_bits::<OFF_BITS>(0);
         // Offsets are unique, so the hits are ORed together: an OR of
         // AND-terms that synthesis balances into a shallow tree, where a chain
@@ -892,6 +1101,31 @@ impl Logic for RegFile {
         self.rd_data.next = self.zero32.val();
         self.rd_hit.next = false;
         if self.rd_page.val() == self.page0.val() {
+            if self.rd_off.val() == self.g_flow_cap.val() {
+                self.rd_data.next = self.rd_data.val() | self.flow_cap.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_flow_default.val() {
+                self.rd_data.next = self.rd_data.val() | self.flow_default_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_flow_fallback.val() {
+                self.rd_data.next = self.rd_data.val() | self.flow_fallback.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_flow_pipe.val() {
+                self.rd_data.next = self.rd_data.val() | self.flow_pipe_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_flow_write.val() {
+                self.rd_hit.next = true;
+            }
+            for k in 0..FLOW_KEY_WORDS {
+                if self.rd_off.val() == self.g_flow_key[k].val() {
+                    self.rd_data.next = self.rd_data.val() | self.flow_key_r[k].q.val();
+                    self.rd_hit.next = true;
+                }
+            }
             for k in 0..CONST_REGS {
                 if self.rd_off.val() == self.const_off[k].val() {
                     self.rd_data.next = self.rd_data.val() | self.const_val[k].val();
@@ -943,7 +1177,8 @@ impl Logic for RegFile {
             }
             for k in 0..COUNTERS {
                 if self.rd_off.val() == self.cnt_lo_off[k].val() {
-                    self.rd_data.next = self.rd_data.val() | self.counters[k].q.val().get_bits::<32>(0);
+                    self.rd_data.next =
+                        self.rd_data.val() | self.counters[k].q.val().get_bits::<32>(0);
                     self.rd_hit.next = true;
                 }
                 if self.rd_off.val() == self.cnt_hi_off[k].val() {
@@ -1070,7 +1305,9 @@ impl Logic for RegFile {
             self.rsp_valid.d.next = true;
             self.rsp_data.d.next = self.rd_data.val();
             for k in 0..COUNTERS {
-                if (self.rd_page.val() == self.page0.val()) & (self.rd_off.val() == self.cnt_lo_off[k].val()) {
+                if (self.rd_page.val() == self.page0.val())
+                    & (self.rd_off.val() == self.cnt_lo_off[k].val())
+                {
                     self.hi_latch.d.next = self.counters[k].q.val().get_bits::<32>(32);
                 }
             }

@@ -75,7 +75,8 @@ impl<T: Synth, const N: usize> Logic for RoundRobinArbiter<T, N> {
         } else {
             for k in 0..N {
                 for i in 0..N {
-                    if !self.found.val() & (self.cand[k].val().index() == i) & self.s[i].valid.val() {
+                    if !self.found.val() & (self.cand[k].val().index() == i) & self.s[i].valid.val()
+                    {
                         self.found.next = true;
                         self.grant.next = self.cand[k].val();
                     }

@@ -95,9 +95,10 @@ impl<T: Synth, const N: usize, const NP1: usize> Logic for AsyncStreamFifo<T, N,
         self.ram.write_clock.next = self.s_clock.val();
         self.rd_gray_meta.d.next = self.rd_gray.q.val();
         self.rd_gray_sync.d.next = self.rd_gray_meta.q.val();
-        self.s.ready.next = self.wr_gray.q.val() != (self.rd_gray_sync.q.val() ^ self.top_two.val());
-        self.push.next =
-            self.s.valid.val() & (self.wr_gray.q.val() != (self.rd_gray_sync.q.val() ^ self.top_two.val()));
+        self.s.ready.next =
+            self.wr_gray.q.val() != (self.rd_gray_sync.q.val() ^ self.top_two.val());
+        self.push.next = self.s.valid.val()
+            & (self.wr_gray.q.val() != (self.rd_gray_sync.q.val() ^ self.top_two.val()));
         self.ram.write_enable.next = self.push.val();
         self.ram.write_address.next = self.wr_bin.q.val().get_bits::<N>(0);
         self.ram.write_data.next = self.s.data.val();

@@ -104,7 +104,8 @@ impl<const N: usize, const NP1: usize> Logic for AsyncFrameFifo<N, NP1> {
             self.frames_next.next = self.frames_bin.q.val() + self.one.val();
         }
         self.frames_bin.d.next = self.frames_next.val();
-        self.frames_gray.d.next = self.frames_next.val() ^ (self.frames_next.val() >> self.one.val());
+        self.frames_gray.d.next =
+            self.frames_next.val() ^ (self.frames_next.val() >> self.one.val());
 
         // Read side.
         self.frames_gray_meta.clock.next = self.m_clock.val();
@@ -121,7 +122,11 @@ impl<const N: usize, const NP1: usize> Logic for AsyncFrameFifo<N, NP1> {
         self.m.valid.next = self.fifo.m.valid.val() & self.frame_ready.val();
         self.fifo.m.ready.next = self.m.ready.val() & self.frame_ready.val();
         self.done_next.next = self.done_bin.q.val();
-        if self.fifo.m.valid.val() & self.frame_ready.val() & self.m.ready.val() & self.fifo.m.data.val().last {
+        if self.fifo.m.valid.val()
+            & self.frame_ready.val()
+            & self.m.ready.val()
+            & self.fifo.m.data.val().last
+        {
             self.done_next.next = self.done_bin.q.val() + self.one.val();
         }
         self.done_bin.d.next = self.done_next.val();

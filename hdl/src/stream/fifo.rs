@@ -60,7 +60,8 @@ impl<T: Synth, const N: usize, const NP1: usize> Logic for StreamFifo<T, N, NP1>
         self.wr_ptr_seen.d.next = self.wr_ptr.q.val();
         self.s.ready.next = (self.wr_ptr.q.val() - self.rd_ptr.q.val()) != self.depth.val();
         self.m.valid.next = self.wr_ptr_seen.q.val() != self.rd_ptr.q.val();
-        self.push.next = self.s.valid.val() & ((self.wr_ptr.q.val() - self.rd_ptr.q.val()) != self.depth.val());
+        self.push.next =
+            self.s.valid.val() & ((self.wr_ptr.q.val() - self.rd_ptr.q.val()) != self.depth.val());
         self.pop.next = self.m.ready.val() & (self.wr_ptr_seen.q.val() != self.rd_ptr.q.val());
         self.ram.write_enable.next = self.push.val();
         self.ram.write_address.next = self.wr_ptr.q.val().get_bits::<N>(0);

@@ -35,7 +35,8 @@ pub struct Concat<const H: usize, const L: usize, const O: usize> {
 
 impl<const H: usize, const L: usize, const O: usize> Logic for Concat<H, L, O> {
     fn update(&mut self) {
-        self.o.next = (bit_cast::<O, H>(self.hi.val()) << (L as u64)) | bit_cast::<O, L>(self.lo.val());
+        self.o.next =
+            (bit_cast::<O, H>(self.hi.val()) << (L as u64)) | bit_cast::<O, L>(self.lo.val());
     }
     fn connect(&mut self) {
         assert_eq!(O, H + L, "Concat needs O = H + L");
@@ -56,7 +57,10 @@ pub struct Join<const N: usize, const W: usize, const O: usize> {
 
 impl<const N: usize, const W: usize, const O: usize> Default for Join<N, W, O> {
     fn default() -> Self {
-        Self { i: std::array::from_fn(|_| Default::default()), o: Default::default() }
+        Self {
+            i: std::array::from_fn(|_| Default::default()),
+            o: Default::default(),
+        }
     }
 }
 

@@ -12,8 +12,18 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::path::PathBuf;
 
-create_exception!(_native, SimulationEnded, PyRuntimeError, "The simulation was closed; make a new one.");
-create_exception!(_native, DriverError, PyRuntimeError, "The driver reported an error (the message says what to do).");
+create_exception!(
+    _native,
+    SimulationEnded,
+    PyRuntimeError,
+    "The simulation was closed; make a new one."
+);
+create_exception!(
+    _native,
+    DriverError,
+    PyRuntimeError,
+    "The driver reported an error (the message says what to do)."
+);
 
 fn driver_err(e: DriverErr) -> PyErr {
     DriverError::new_err(e.to_string())
@@ -22,7 +32,12 @@ fn driver_err(e: DriverErr) -> PyErr {
 /// The card as a raw model, or opened by the driver (which then owns it).
 enum Card {
     Raw(SimCard),
-    Device { dev: Device<SimCard>, pipes: Vec<Option<RxPipe>>, tx: Vec<Option<TxPipe>>, atomics: Option<Atomics> },
+    Device {
+        dev: Device<SimCard>,
+        pipes: Vec<Option<RxPipe>>,
+        tx: Vec<Option<TxPipe>>,
+        atomics: Option<Atomics>,
+    },
 }
 
 impl Card {
@@ -53,10 +68,14 @@ fn port(name: &str) -> PyResult<usize> {
 
 impl Sim {
     fn card(&self) -> PyResult<&Card> {
-        self.card.as_ref().ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))
+        self.card
+            .as_ref()
+            .ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))
     }
     fn card_mut(&mut self) -> PyResult<&mut Card> {
-        self.card.as_mut().ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))
+        self.card
+            .as_mut()
+            .ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))
     }
     fn device(&mut self) -> PyResult<(&mut Device<SimCard>, &mut Vec<Option<RxPipe>>)> {
         match self.card_mut()? {
@@ -87,17 +106,28 @@ impl Sim {
     ) -> PyResult<Self> {
         if let Some(g) = pacing_gbps {
             if !(g > 0.0 && g.is_finite()) {
-                return Err(PyValueError::new_err(format!("pacing_gbps must be a positive rate, not {g}")));
+                return Err(PyValueError::new_err(format!(
+                    "pacing_gbps must be a positive rate, not {g}"
+                )));
             }
         }
         let cfg = SimConfig {
-            pcie: PcieConfig { one_way_latency_cycles: pcie_latency_cycles, ..PcieConfig::default() },
-            pacing: pacing_gbps.map_or(Pacing::Unpaced, |gbps| Pacing::LineRate { gbps, clock_mhz: 250.0 }),
+            pcie: PcieConfig {
+                one_way_latency_cycles: pcie_latency_cycles,
+                ..PcieConfig::default()
+            },
+            pacing: pacing_gbps.map_or(Pacing::Unpaced, |gbps| Pacing::LineRate {
+                gbps,
+                clock_mhz: 250.0,
+            }),
             waveform,
             poll_interval_cycles: poll_interval_cycles.max(1),
             ..SimConfig::default()
         };
-        Ok(Self { card: Some(Card::Raw(SimCard::new(cfg))), read_pending: false })
+        Ok(Self {
+            card: Some(Card::Raw(SimCard::new(cfg))),
+            read_pending: false,
+        })
     }
 
     /// Every port of the top as (name, "input"|"output", width in bits).
@@ -105,7 +135,17 @@ impl Sim {
     fn ports() -> Vec<(&'static str, &'static str, usize)> {
         PORTS
             .iter()
-            .map(|p| (p.name, if p.dir == PortDir::Input { "input" } else { "output" }, p.width))
+            .map(|p| {
+                (
+                    p.name,
+                    if p.dir == PortDir::Input {
+                        "input"
+                    } else {
+                        "output"
+                    },
+                    p.width,
+                )
+            })
             .collect()
     }
 
@@ -134,11 +174,21 @@ impl Sim {
     /// (the generator the Rust tests use).
     #[staticmethod]
     #[pyo3(signature = (length, pipe=0, seq=0))]
-    fn udp_frame<'py>(py: Python<'py>, length: usize, pipe: u8, seq: u64) -> PyResult<Bound<'py, PyBytes>> {
+    fn udp_frame<'py>(
+        py: Python<'py>,
+        length: usize,
+        pipe: u8,
+        seq: u64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         if !(42..=9728).contains(&length) {
-            return Err(PyValueError::new_err(format!("an IPv4/UDP frame here is 42 to 9728 bytes, not {length}")));
+            return Err(PyValueError::new_err(format!(
+                "an IPv4/UDP frame here is 42 to 9728 bytes, not {length}"
+            )));
         }
-        Ok(PyBytes::new(py, &pendulum_testbench::models::ipv4_udp_frame(seq, length, pipe, seq ^ 0x5eed)))
+        Ok(PyBytes::new(
+            py,
+            &pendulum_testbench::models::ipv4_udp_frame(seq, length, pipe, seq ^ 0x5eed),
+        ))
     }
 
     /// Cycles simulated so far.
@@ -155,14 +205,21 @@ impl Sim {
     /// The value on a port as little-endian bytes.
     fn get<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
         let idx = port(name)?;
-        let v = self.card()?.sim().peek(idx).ok_or_else(|| PyKeyError::new_err(name.to_string()))?;
+        let v = self
+            .card()?
+            .sim()
+            .peek(idx)
+            .ok_or_else(|| PyKeyError::new_err(name.to_string()))?;
         Ok(PyBytes::new(py, &v))
     }
 
     /// Holds an input port at a value (little-endian bytes) until released.
     fn force(&mut self, name: &str, value: &[u8]) -> PyResult<()> {
         let idx = port(name)?;
-        self.card_mut()?.sim_mut().force(idx, value).map_err(PyValueError::new_err)
+        self.card_mut()?
+            .sim_mut()
+            .force(idx, value)
+            .map_err(PyValueError::new_err)
     }
 
     /// Hands a forced port back to its model.
@@ -207,7 +264,12 @@ impl Sim {
     /// (frames queued, frames sent, bytes sent, stall cycles).
     fn eth_stats(&self) -> PyResult<(usize, u64, u64, u64)> {
         let e = &self.card()?.sim().eth;
-        Ok((e.queued_frames(), e.frames_sent(), e.bytes_sent(), e.stall_cycles()))
+        Ok((
+            e.queued_frames(),
+            e.frames_sent(),
+            e.bytes_sent(),
+            e.stall_cycles(),
+        ))
     }
 
     // ---- Host memory and PCIe ----
@@ -219,7 +281,11 @@ impl Sim {
             "data" => RegionKind::DataRing,
             "notification" => RegionKind::Notification,
             "other" => RegionKind::Other,
-            k => return Err(PyValueError::new_err(format!("kind must be 'data', 'notification' or 'other', not {k:?}"))),
+            k => {
+                return Err(PyValueError::new_err(format!(
+                    "kind must be 'data', 'notification' or 'other', not {k:?}"
+                )))
+            }
         };
         if length == 0 {
             return Err(PyValueError::new_err("length must be positive"));
@@ -229,9 +295,16 @@ impl Sim {
     }
 
     /// Reads host memory at a bus address.
-    fn mem_read<'py>(&self, py: Python<'py>, iova: u64, length: usize) -> PyResult<Bound<'py, PyBytes>> {
+    fn mem_read<'py>(
+        &self,
+        py: Python<'py>,
+        iova: u64,
+        length: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let v = self.card()?.sim().mem.read(iova, length).ok_or_else(|| {
-            PyValueError::new_err(format!("no host memory region holds {length} bytes at {iova:#x}"))
+            PyValueError::new_err(format!(
+                "no host memory region holds {length} bytes at {iova:#x}"
+            ))
         })?;
         Ok(PyBytes::new(py, &v))
     }
@@ -257,7 +330,9 @@ impl Sim {
     /// Sends a register read; poll for its value with `mmio_read_poll`.
     fn mmio_read_start(&mut self, addr: u32) -> PyResult<()> {
         if self.read_pending {
-            return Err(PyRuntimeError::new_err("a register read is already in flight"));
+            return Err(PyRuntimeError::new_err(
+                "a register read is already in flight",
+            ));
         }
         let sim = self.card_mut()?.sim_mut();
         let now = sim.cycle();
@@ -281,7 +356,10 @@ impl Sim {
 
     /// Opens the card with the Rust driver (checks identity and version).
     fn open_device(&mut self) -> PyResult<()> {
-        let card = self.card.take().ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))?;
+        let card = self
+            .card
+            .take()
+            .ok_or_else(|| SimulationEnded::new_err("the simulation has ended"))?;
         match card {
             Card::Raw(c) => match Device::open(c) {
                 Ok(dev) => {
@@ -356,11 +434,17 @@ impl Sim {
     /// (status, old value). A refused verb raises DriverError.
     fn atomic(&mut self, op: u8, addr: u32, operands: [u64; 4]) -> PyResult<(u8, u64)> {
         match self.card_mut()? {
-            Card::Device { dev, atomics: Some(at), .. } => {
+            Card::Device {
+                dev,
+                atomics: Some(at),
+                ..
+            } => {
                 let r = at.run(dev, op, addr, operands).map_err(driver_err)?;
                 Ok((r.status, r.old))
             }
-            _ => Err(DriverError::new_err("open the atomic unit first (open_atomics)")),
+            _ => Err(DriverError::new_err(
+                "open the atomic unit first (open_atomics)",
+            )),
         }
     }
 
@@ -376,10 +460,16 @@ impl Sim {
         write: [u64; 8],
     ) -> PyResult<(bool, [u64; 8])> {
         match self.card_mut()? {
-            Card::Device { dev, atomics: Some(at), .. } => {
-                at.commit(dev, addr, compare_mask, compare, write_mask, write).map_err(driver_err)
-            }
-            _ => Err(DriverError::new_err("open the atomic unit first (open_atomics)")),
+            Card::Device {
+                dev,
+                atomics: Some(at),
+                ..
+            } => at
+                .commit(dev, addr, compare_mask, compare, write_mask, write)
+                .map_err(driver_err),
+            _ => Err(DriverError::new_err(
+                "open the atomic unit first (open_atomics)",
+            )),
         }
     }
 
@@ -419,7 +509,11 @@ impl Sim {
     }
 
     /// The frames waiting on pipe `index` (copied into bytes), then frees them.
-    fn rx_recv<'py>(&mut self, py: Python<'py>, index: usize) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    fn rx_recv<'py>(
+        &mut self,
+        py: Python<'py>,
+        index: usize,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         let (dev, pipes) = self.device()?;
         let p = pipes
             .get_mut(index)

@@ -40,8 +40,12 @@ fn payload_id(rec: &[u8]) -> Option<u64> {
 /// A pair with the link up, K channels in use, and taps recording times.
 fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Rc<RefCell<Times>>) {
     let mut t = AcpTraffic::new(SimConfig::default(), faults, RING).expect("open pair");
-    t.a.dev.write(pendulum_layout::global::LINK_CHANNELS.offset, k).unwrap();
-    t.b.dev.write(pendulum_layout::global::LINK_CHANNELS.offset, k).unwrap();
+    t.a.dev
+        .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
+        .unwrap();
+    t.b.dev
+        .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
+        .unwrap();
     // The channel count is agreed when entangling: reset both ends' links.
     t.a.dev.reset_link().unwrap();
     t.b.dev.reset_link().unwrap();
@@ -70,7 +74,14 @@ fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Rc<RefCell<Times>>) {
 
 /// Goodput A→B in payload bytes per cycle over `cycles` of steady sending.
 fn goodput(k: u32, latency: u32, cycles: u64) -> f64 {
-    let (mut t, _) = setup(k, LinkFaults { latency, seed: SEED, ..Default::default() });
+    let (mut t, _) = setup(
+        k,
+        LinkFaults {
+            latency,
+            seed: SEED,
+            ..Default::default()
+        },
+    );
     // The host keeps a backlog of a few hundred messages: the link, not the
     // host, sets the rate.
     let top_up = |t: &mut AcpTraffic| {
@@ -88,8 +99,12 @@ fn goodput(k: u32, latency: u32, cycles: u64) -> f64 {
         top_up(&mut t);
         t.poll().unwrap();
     }
-    let g = (t.b.received.len() - n0) as f64 * acp::PAYLOAD_BYTES as f64 / (t.cycle() - start) as f64;
-    assert!(t.run_until_settled(50_000_000).unwrap(), "K={k} latency={latency}: did not settle");
+    let g =
+        (t.b.received.len() - n0) as f64 * acp::PAYLOAD_BYTES as f64 / (t.cycle() - start) as f64;
+    assert!(
+        t.run_until_settled(50_000_000).unwrap(),
+        "K={k} latency={latency}: did not settle"
+    );
     t.check().expect("exactly once");
     g
 }
@@ -97,7 +112,14 @@ fn goodput(k: u32, latency: u32, cycles: u64) -> f64 {
 /// Offer out → commit decided for one transfer on an idle link, in cycles.
 fn round_trip(latency: u32) -> u64 {
     // One channel: no wait for the channel's turn in the rotation.
-    let (mut t, _) = setup(1, LinkFaults { latency, seed: SEED, ..Default::default() });
+    let (mut t, _) = setup(
+        1,
+        LinkFaults {
+            latency,
+            seed: SEED,
+            ..Default::default()
+        },
+    );
     let seen: Rc<RefCell<(Option<u64>, Option<u64>)>> = Rc::new(RefCell::new((None, None)));
     let s = seen.clone();
     t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
@@ -125,7 +147,14 @@ fn round_trip(latency: u32) -> u64 {
 
 /// Cycles from the fault to the first ENTANGLE record A sends.
 fn detect(latency: u32, garble: bool) -> u64 {
-    let (mut t, _) = setup(16, LinkFaults { latency, seed: SEED, ..Default::default() });
+    let (mut t, _) = setup(
+        16,
+        LinkFaults {
+            latency,
+            seed: SEED,
+            ..Default::default()
+        },
+    );
     t.a.queue(1_000);
     for _ in 0..200 {
         t.poll().unwrap();
@@ -139,7 +168,12 @@ fn detect(latency: u32, garble: bool) -> u64 {
     }));
     let at = t.cycle();
     if garble {
-        t.pair.borrow_mut().link.set_faults(LinkFaults { latency, corrupt_rate: 1.0, seed: SEED, ..Default::default() });
+        t.pair.borrow_mut().link.set_faults(LinkFaults {
+            latency,
+            corrupt_rate: 1.0,
+            seed: SEED,
+            ..Default::default()
+        });
     } else {
         t.pair.borrow_mut().link.cut_now(10_000);
     }
@@ -166,12 +200,19 @@ fn stats(lat: &mut [u64]) -> Value {
 
 /// ACP under faults: A sends `n` messages to B.
 fn acp_under(f: &FaultRun, n: u64) -> Value {
-    let (mut t, times) = setup(pendulum_layout::params::ACP_CHANNELS as u32, f.faults.clone());
+    let (mut t, times) = setup(
+        pendulum_layout::params::ACP_CHANNELS as u32,
+        f.faults.clone(),
+    );
     t.a.queue(n);
     let settled = t.run_until_settled(40_000_000).unwrap();
     let ok = t.check();
     let mut seen = HashMap::new();
-    let dups = t.b.received.iter().filter(|(id, _)| seen.insert(*id, ()).is_some()).count();
+    let dups =
+        t.b.received
+            .iter()
+            .filter(|(id, _)| seen.insert(*id, ()).is_some())
+            .count();
     let returned = t.a.returned.len();
     let lost = t.a.sent.len() - seen.len() - returned;
     let times = times.borrow();
@@ -236,7 +277,10 @@ fn main() {
     // ---- Goodput vs K and latency ----
     println!("ACP goodput, A→B, one record per cycle each way (port: 56 B/cycle = {:.0} Gb/s payload at {CLOCK_MHZ} MHz)", 56.0 * 8.0 * CLOCK_MHZ / 1e3);
     println!("bounds: spec = K x 56 B / (2 RTT); with rotation = K x 56 B / (2 RTT + 2K), at most 28 B/cycle (two of a channel's slots per payload)");
-    println!("{:>4} {:>8} {:>9} {:>12} {:>12} {:>7} {:>14} {:>7}", "K", "latency", "RTT(cyc)", "goodput B/c", "spec bound", "share", "rotation bound", "share");
+    println!(
+        "{:>4} {:>8} {:>9} {:>12} {:>12} {:>7} {:>14} {:>7}",
+        "K", "latency", "RTT(cyc)", "goodput B/c", "spec bound", "share", "rotation bound", "share"
+    );
     let mut rows = Vec::new();
     for &latency in &[25u32, 100, 250] {
         let rtt = round_trip(latency);
@@ -266,10 +310,23 @@ fn main() {
 
     // ---- Under faults, beside go-back-N ----
     let runs = [
-        FaultRun { name: "none", faults: LinkFaults { latency: 100, seed: SEED, ..Default::default() } },
+        FaultRun {
+            name: "none",
+            faults: LinkFaults {
+                latency: 100,
+                seed: SEED,
+                ..Default::default()
+            },
+        },
         FaultRun {
             name: "loss 1e-3, corruption 1e-3",
-            faults: LinkFaults { latency: 100, loss_rate: 1e-3, corrupt_rate: 1e-3, seed: SEED, ..Default::default() },
+            faults: LinkFaults {
+                latency: 100,
+                loss_rate: 1e-3,
+                corrupt_rate: 1e-3,
+                seed: SEED,
+                ..Default::default()
+            },
         },
         FaultRun {
             name: "loss and corruption 1e-3, cut every 50k cycles for 5k",
@@ -287,17 +344,30 @@ fn main() {
     let n = 20_000;
     println!("\nexactly-once under faults, {n} messages A→B, latency 100 cycles");
     println!("latency: first transmission on the wire to the message in the receiver's memory (ACP) or at the receiver (go-back-N), cycles");
-    println!("{:<52} {:<20} {:>9} {:>6} {:>6} {:>7} {:>7} {:>7}", "faults", "link", "delivered", "dups", "lost", "p50", "p99", "p99.9");
+    println!(
+        "{:<52} {:<20} {:>9} {:>6} {:>6} {:>7} {:>7} {:>7}",
+        "faults", "link", "delivered", "dups", "lost", "p50", "p99", "p99.9"
+    );
     let mut fault_rows = Vec::new();
     for f in &runs {
         let a = acp_under(f, n);
         let g1 = gbn_under(f, n, OnFailure::Retransmit);
         let g2 = gbn_under(f, n, OnFailure::Drop);
-        for (name, v) in [("ACP", &a), ("go-back-N, resend", &g1), ("go-back-N, give up", &g2)] {
+        for (name, v) in [
+            ("ACP", &a),
+            ("go-back-N, resend", &g1),
+            ("go-back-N, give up", &g2),
+        ] {
             println!(
                 "{:<52} {:<20} {:>9} {:>6} {:>6} {:>7} {:>7} {:>7}",
-                f.name, name, v["delivered"], v["duplicates_delivered"], v["lost"],
-                v["latency_cycles"]["p50"], v["latency_cycles"]["p99"], v["latency_cycles"]["p99_9"]
+                f.name,
+                name,
+                v["delivered"],
+                v["duplicates_delivered"],
+                v["lost"],
+                v["latency_cycles"]["p50"],
+                v["latency_cycles"]["p99"],
+                v["latency_cycles"]["p99_9"]
             );
         }
         fault_rows.push(json!({ "faults": f.name, "params": format!("{:?}", f.faults), "acp": a, "gobackn_retransmit": g1, "gobackn_drop": g2 }));
@@ -319,6 +389,13 @@ fn main() {
         "seed": SEED,
     });
     std::fs::create_dir_all("build/bench").unwrap();
-    std::fs::write("build/bench/acp.json", serde_json::to_string_pretty(&out).unwrap() + "\n").unwrap();
-    println!("\nwrote build/bench/acp.json ({:.0} s)", wall.elapsed().as_secs_f64());
+    std::fs::write(
+        "build/bench/acp.json",
+        serde_json::to_string_pretty(&out).unwrap() + "\n",
+    )
+    .unwrap();
+    println!(
+        "\nwrote build/bench/acp.json ({:.0} s)",
+        wall.elapsed().as_secs_f64()
+    );
 }

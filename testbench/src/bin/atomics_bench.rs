@@ -11,7 +11,9 @@
 
 use pendulum_driver::{Card, Device};
 use pendulum_layout::acp::{self, tx_state};
-use pendulum_layout::atomic::{op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT};
+use pendulum_layout::atomic::{
+    op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT,
+};
 use pendulum_testbench::acp_traffic::AcpTraffic;
 use pendulum_testbench::models::pcie::PcieConfig;
 use pendulum_testbench::models::LinkFaults;
@@ -53,20 +55,48 @@ impl Stream {
         let tag = i as u16;
         match self {
             Stream::DistinctWords | Stream::OneWord => {
-                let addr = if let Stream::OneWord = self { 0 } else { (i as u32 % 8192) * 8 };
-                Request::Verb(Verb { op: op::FETCH_ADD, tag, addr, operands: [1, 0, 0, 0], reserved_set: false })
+                let addr = if let Stream::OneWord = self {
+                    0
+                } else {
+                    (i as u32 % 8192) * 8
+                };
+                Request::Verb(Verb {
+                    op: op::FETCH_ADD,
+                    tag,
+                    addr,
+                    operands: [1, 0, 0, 0],
+                    reserved_set: false,
+                })
             }
             Stream::WordsDistinctLines | Stream::WordsOneLine => {
-                let addr = if let Stream::WordsOneLine = self { 0 } else { (i as u32 % 1024) * 64 };
+                let addr = if let Stream::WordsOneLine = self {
+                    0
+                } else {
+                    (i as u32 % 1024) * 64
+                };
                 // Write four words and compare nothing: always succeeds.
                 let mut ops = [WordOp::default(); 5];
                 for (w, o) in ops.iter_mut().take(4).enumerate() {
-                    *o = WordOp { compare: false, write: true, word: 2 * w as u8, value: i as u64 };
+                    *o = WordOp {
+                        compare: false,
+                        write: true,
+                        word: 2 * w as u8,
+                        value: i as u64,
+                    };
                 }
-                Request::Words(CommitWords { tag, addr, ops, reserved_set: false })
+                Request::Words(CommitWords {
+                    tag,
+                    addr,
+                    ops,
+                    reserved_set: false,
+                })
             }
             Stream::DistinctLines | Stream::OneLine => {
-                let addr = if let Stream::OneLine = self { 0 } else { (i as u32 % 1024) * 64 };
+                let addr = if let Stream::OneLine = self {
+                    0
+                } else {
+                    (i as u32 % 1024) * 64
+                };
                 // Compare nothing, write every word: always succeeds, full work.
                 Request::Commit(Commit {
                     tag,
@@ -84,7 +114,10 @@ impl Stream {
     /// Result slots per request.
     fn result_slots(self) -> u64 {
         match self {
-            Stream::DistinctWords | Stream::OneWord | Stream::WordsDistinctLines | Stream::WordsOneLine => 1,
+            Stream::DistinctWords
+            | Stream::OneWord
+            | Stream::WordsDistinctLines
+            | Stream::WordsOneLine => 1,
             Stream::DistinctLines | Stream::OneLine => COMMIT_RESULT_SLOTS as u64,
         }
     }
@@ -92,7 +125,11 @@ impl Stream {
 
 /// Requests per cycle from the first result slot written to the last.
 fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
-    let mut dev = Device::open(SimCard::new(SimConfig { pcie, ..SimConfig::default() })).unwrap();
+    let mut dev = Device::open(SimCard::new(SimConfig {
+        pcie,
+        ..SimConfig::default()
+    }))
+    .unwrap();
     let mut at = dev.open_atomics(0, 1, 2 << 20).unwrap();
     // (first cycle, last cycle, result slots) of full-line writes into the
     // result ring; a commit result's second slot is counted by position.
@@ -127,10 +164,22 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
 
 /// A pair with the link up and `k` channels agreed.
 fn remote_pair(k: u32, latency: u32) -> AcpTraffic {
-    let mut t = AcpTraffic::new(SimConfig::default(), LinkFaults { latency, seed: 2026, ..Default::default() }, 256 * 1024)
-        .expect("open pair");
-    t.a.dev.write(pendulum_layout::global::LINK_CHANNELS.offset, k).unwrap();
-    t.b.dev.write(pendulum_layout::global::LINK_CHANNELS.offset, k).unwrap();
+    let mut t = AcpTraffic::new(
+        SimConfig::default(),
+        LinkFaults {
+            latency,
+            seed: 2026,
+            ..Default::default()
+        },
+        256 * 1024,
+    )
+    .expect("open pair");
+    t.a.dev
+        .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
+        .unwrap();
+    t.b.dev
+        .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
+        .unwrap();
     t.a.dev.reset_link().unwrap();
     t.b.dev.reset_link().unwrap();
     assert!(t.wait_up(100_000).unwrap(), "link did not come up");
@@ -141,7 +190,11 @@ fn remote_pair(k: u32, latency: u32) -> AcpTraffic {
 /// with one channel: a remote verb (`verb`) or a plain message.
 fn round_trip(latency: u32, verb: bool) -> u64 {
     let mut t = remote_pair(1, latency);
-    let offer_op = if verb { acp::OP_OFFER_VERB } else { acp::OP_OFFER };
+    let offer_op = if verb {
+        acp::OP_OFFER_VERB
+    } else {
+        acp::OP_OFFER
+    };
     let seen: Rc<RefCell<(Option<u64>, Option<u64>)>> = Rc::new(RefCell::new((None, None)));
     let s = seen.clone();
     t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
@@ -157,7 +210,13 @@ fn round_trip(latency: u32, verb: bool) -> u64 {
         }
     }));
     if verb {
-        let v = Verb { op: op::FETCH_ADD, tag: 1, addr: 0, operands: [1, 0, 0, 0], reserved_set: false };
+        let v = Verb {
+            op: op::FETCH_ADD,
+            tag: 1,
+            addr: 0,
+            operands: [1, 0, 0, 0],
+            reserved_set: false,
+        };
         assert_eq!(t.a.link.send_verbs(&mut t.a.dev, &[v]).unwrap(), 1);
     } else {
         t.a.queue(1);
@@ -167,7 +226,8 @@ fn round_trip(latency: u32, verb: bool) -> u64 {
         t.poll().unwrap();
     }
     let s = seen.borrow();
-    s.1.expect("no commit").saturating_sub(s.0.expect("no offer"))
+    s.1.expect("no commit")
+        .saturating_sub(s.0.expect("no offer"))
 }
 
 /// Remote verbs per cycle A→B with `k` channels, measured over `cycles`
@@ -179,10 +239,22 @@ fn remote_rate(k: u32, latency: u32, cycles: u64) -> f64 {
     let mut got = 0u64;
     let mut poll = |t: &mut AcpTraffic, got: &mut u64| {
         let verbs: Vec<Verb> = (next..next + 64)
-            .map(|i| Verb { op: op::FETCH_ADD, tag: i as u16, addr: (i % 1024) * 64, operands: [1, 0, 0, 0], reserved_set: false })
+            .map(|i| Verb {
+                op: op::FETCH_ADD,
+                tag: i as u16,
+                addr: (i % 1024) * 64,
+                operands: [1, 0, 0, 0],
+                reserved_set: false,
+            })
             .collect();
         next += t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap() as u32;
-        *got += t.a.link.recv(&mut t.a.dev).unwrap().iter().filter(|m| m.verb_result().is_some()).count() as u64;
+        *got +=
+            t.a.link
+                .recv(&mut t.a.dev)
+                .unwrap()
+                .iter()
+                .filter(|m| m.verb_result().is_some())
+                .count() as u64;
         t.pair.borrow_mut().run(8);
     };
     let warm = t.cycle() + 4 * latency as u64 + 2_000;
@@ -208,12 +280,21 @@ fn main() {
     println!("local atomic requests, {REQUESTS} posted back to back, results per cycle end to end");
     println!(
         "{:<28} {:>14} {:>14} {:>12} {:>14} {:>14}",
-        "stream", "Gen3 x16 /cyc", "Gen4 x16 /cyc", "Gen4 M/s", "ideal host /cyc", "unit limit /cyc"
+        "stream",
+        "Gen3 x16 /cyc",
+        "Gen4 x16 /cyc",
+        "Gen4 M/s",
+        "ideal host /cyc",
+        "unit limit /cyc"
     );
     // An ideal host link: no bandwidth limit, no TLP overhead, same latency.
     // What is left is the NIC: its DMA ports (one 64 B beat a cycle each
     // way, shared with notifications) and the unit.
-    let ideal = PcieConfig { link_gbps: 1e6, tlp_overhead_bytes: 0, ..PcieConfig::gen3_x16() };
+    let ideal = PcieConfig {
+        link_gbps: 1e6,
+        tlp_overhead_bytes: 0,
+        ..PcieConfig::gen3_x16()
+    };
     let mut rows = Vec::new();
     for stream in streams {
         let (g3, c3) = rate(stream, PcieConfig::gen3_x16());
@@ -223,10 +304,21 @@ fn main() {
         // (its second result slot is queued while the next commit's first
         // two slots come in).
         let limit = match stream {
-            Stream::DistinctWords | Stream::OneWord | Stream::WordsDistinctLines | Stream::WordsOneLine => 1.0,
+            Stream::DistinctWords
+            | Stream::OneWord
+            | Stream::WordsDistinctLines
+            | Stream::WordsOneLine => 1.0,
             Stream::DistinctLines | Stream::OneLine => 1.0 / COMMIT_SLOTS as f64,
         };
-        println!("{:<28} {:>14.3} {:>14.3} {:>12.1} {:>14.3} {:>14.3}", stream.name(), g3, g4, g4 * CLOCK_MHZ, gi, limit);
+        println!(
+            "{:<28} {:>14.3} {:>14.3} {:>12.1} {:>14.3} {:>14.3}",
+            stream.name(),
+            g3,
+            g4,
+            g4 * CLOCK_MHZ,
+            gi,
+            limit
+        );
         rows.push(json!({
             "stream": stream.name(),
             "gen3_x16_per_cycle": g3,
@@ -245,13 +337,18 @@ fn main() {
     );
     println!("with an ideal host link the rate stays at 0.745: results are one-slot frames, and the RX engine");
     println!("writes about three such frames in four cycles (the 64 B frame rate in rx.json), not the unit;");
-    println!("a verb moves 64 B over PCIe each way, a commit 192 B in and 128 B out, plus TLP headers;");
+    println!(
+        "a verb moves 64 B over PCIe each way, a commit 192 B in and 128 B out, plus TLP headers;"
+    );
     println!("the NIC's DMA read port takes one 64 B beat a cycle, so a commit costs three cycles there;");
     println!("a one-slot commit (up to five word operations) costs one, like a verb");
 
     println!();
     println!("remote verbs over ACP (two Verilated NICs): offer out -> COMMIT decided, one channel, idle link");
-    println!("{:<10} {:>10} {:>16} {:>18} {:>12}", "latency", "link RTT", "message (cyc)", "remote verb (cyc)", "verb - RTT");
+    println!(
+        "{:<10} {:>10} {:>16} {:>18} {:>12}",
+        "latency", "link RTT", "message (cyc)", "remote verb (cyc)", "verb - RTT"
+    );
     let mut rtt_rows = Vec::new();
     for latency in [25u32, 100, 250] {
         // A round trip of the wire plus each side's register stages (the
@@ -259,16 +356,32 @@ fn main() {
         let rtt = 2 * latency as u64;
         let msg = round_trip(latency, false);
         let verb = round_trip(latency, true);
-        println!("{:<10} {:>10} {:>16} {:>18} {:>12}", latency, rtt, msg, verb, verb as i64 - rtt as i64);
+        println!(
+            "{:<10} {:>10} {:>16} {:>18} {:>12}",
+            latency,
+            rtt,
+            msg,
+            verb,
+            verb as i64 - rtt as i64
+        );
         rtt_rows.push(json!({"latency": latency, "wire_rtt_cycles": rtt, "message_cycles": msg, "remote_verb_cycles": verb}));
     }
     println!();
     println!("remote verb throughput A->B (fetch-and-adds on distinct lines), verbs per cycle");
-    println!("{:<10} {:>8} {:>8} {:>8} {:>8}", "latency", "K=1", "K=4", "K=8", "K=16");
+    println!(
+        "{:<10} {:>8} {:>8} {:>8} {:>8}",
+        "latency", "K=1", "K=4", "K=8", "K=16"
+    );
     let mut k_rows = Vec::new();
     for latency in [25u32, 100] {
-        let rates: Vec<f64> = [1u32, 4, 8, 16].iter().map(|&k| remote_rate(k, latency, 60_000)).collect();
-        println!("{:<10} {:>8.4} {:>8.4} {:>8.4} {:>8.4}", latency, rates[0], rates[1], rates[2], rates[3]);
+        let rates: Vec<f64> = [1u32, 4, 8, 16]
+            .iter()
+            .map(|&k| remote_rate(k, latency, 60_000))
+            .collect();
+        println!(
+            "{:<10} {:>8.4} {:>8.4} {:>8.4} {:>8.4}",
+            latency, rates[0], rates[1], rates[2], rates[3]
+        );
         k_rows.push(json!({"latency": latency, "k": [1, 4, 8, 16], "verbs_per_cycle": rates}));
     }
     let rev = std::process::Command::new("git")
@@ -293,6 +406,10 @@ fn main() {
         "not_built": ["remote three-slot commit (one-slot commits run remotely)"],
     });
     std::fs::create_dir_all("build/bench").unwrap();
-    std::fs::write("build/bench/atomics.json", serde_json::to_string_pretty(&out).unwrap() + "\n").unwrap();
+    std::fs::write(
+        "build/bench/atomics.json",
+        serde_json::to_string_pretty(&out).unwrap() + "\n",
+    )
+    .unwrap();
     println!("wrote build/bench/atomics.json");
 }

@@ -8,8 +8,8 @@
 //! frame seen by the host, at 250 MHz.
 
 use pendulum_driver::{Card, Device};
-use pendulum_testbench::models::Pacing;
 use pendulum_testbench::models::FrameGen;
+use pendulum_testbench::models::Pacing;
 use pendulum_testbench::rx_check::{receive_and_check, Expected};
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
 use std::time::Instant;
@@ -26,7 +26,10 @@ fn main() {
     println!("RX throughput, {FRAMES} frames per size, PCIe Gen3 x16 model (24 B per TLP, 100-cycle latency), 250 MHz");
     println!("MAC side unpaced (no 20 B preamble/gap), so the NIC and the PCIe model set the rate: one 64 B write per beat");
     println!("costs 64 + 24 B of the model's 63 B/cycle, which caps 64 B frames near 179 Mpps, above the 148.8 Mpps line rate.");
-    println!("{:>6} {:>10} {:>12} {:>8} {:>12} {:>10} {:>14}", "bytes", "Mpps", "line Mpps", "% line", "PCIe meta %", "cycles", "sim cycles/s");
+    println!(
+        "{:>6} {:>10} {:>12} {:>8} {:>12} {:>10} {:>14}",
+        "bytes", "Mpps", "line Mpps", "% line", "PCIe meta %", "cycles", "sim cycles/s"
+    );
     for size in SIZES {
         let card = SimCard::new(SimConfig::default());
         let mut dev = Device::open(card).expect("open");
@@ -47,7 +50,11 @@ fn main() {
         let line = line_rate_mpps(size);
         let meta = 100.0 * pcie.metadata_share();
         let speed = rep.cycles as f64 / secs;
-        println!("{size:>6} {mpps:>10.2} {line:>12.2} {:>7.1}% {meta:>11.1}% {:>10} {speed:>14.0}", 100.0 * mpps / line, rep.cycles);
+        println!(
+            "{size:>6} {mpps:>10.2} {line:>12.2} {:>7.1}% {meta:>11.1}% {:>10} {speed:>14.0}",
+            100.0 * mpps / line,
+            rep.cycles
+        );
         rows.push(format!(
             "    {{\"frame_bytes\": {size}, \"frames\": {}, \"cycles\": {}, \"mpps\": {mpps:.3}, \"line_rate_mpps\": {line:.3}, \"share_of_line_rate\": {:.4}, \"pcie_data_bytes\": {}, \"pcie_metadata_bytes\": {}, \"metadata_share\": {:.4}, \"sim_cycles_per_second\": {speed:.0}}}",
             rep.frames, rep.cycles, mpps / line, pcie.data_bytes, pcie.metadata_bytes, meta / 100.0
@@ -55,8 +62,12 @@ fn main() {
     }
     let modes = notification_modes();
     let lat = latency();
-    let rev = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).output().ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok()).unwrap_or_default();
+    let rev = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .unwrap_or_default();
     let json = format!(
         "{{\n  \"bench\": \"rx\",\n  \"git_rev\": \"{}\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"link_gbps\": 126.03, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"mac_pacing\": \"unpaced\",\n  \"results\": [\n{}\n  ],\n  \"notification_modes\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ]\n}}\n",
         rev.trim(), rows.join(",\n"), modes.join(",\n"), lat.join(",\n")
@@ -70,7 +81,10 @@ fn main() {
 /// run, metadata on the PCIe link and notifications per frame.
 fn notification_modes() -> Vec<String> {
     println!("\nNotifications: reactive (one outstanding per pipe) against per-packet, 20,000 frames, one pipe");
-    println!("{:>6} {:>12} {:>14} {:>12} {:>10}", "bytes", "mode", "notif/frame", "PCIe meta %", "Mpps");
+    println!(
+        "{:>6} {:>12} {:>14} {:>12} {:>10}",
+        "bytes", "mode", "notif/frame", "PCIe meta %", "Mpps"
+    );
     let mut out = Vec::new();
     for size in [64usize, 1518] {
         for per_packet in [false, true] {
@@ -84,7 +98,8 @@ fn notification_modes() -> Vec<String> {
                 exp[0].push_back(f.clone());
                 dev.card_mut().sim.eth.push(f);
             }
-            let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000_000).expect("receive");
+            let rep =
+                receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000_000).expect("receive");
             assert!(dev.card_mut().sim.drain(100_000));
             let pcie = dev.card().sim.pcie.counters().clone();
             let notifs = dev.counters().expect("counters").notifications;
@@ -110,7 +125,10 @@ fn notification_modes() -> Vec<String> {
 fn latency() -> Vec<String> {
     const WORK: u64 = 200;
     println!("\nRX latency, first beat at the port to the frame in the host's hands (cycles at 250 MHz; host polls every 8)");
-    println!("{:>6} {:>6} {:>10} {:>9} {:>8} {:>8} {:>8}", "bytes", "load", "host work", "prefetch", "p50", "p99", "p99.9");
+    println!(
+        "{:>6} {:>6} {:>10} {:>9} {:>8} {:>8} {:>8}",
+        "bytes", "load", "host work", "prefetch", "p50", "p99", "p99.9"
+    );
     let mut out = Vec::new();
     let mut runs: Vec<(usize, f64, u64, bool)> = Vec::new();
     for size in [64usize, 1518] {
@@ -125,7 +143,11 @@ fn latency() -> Vec<String> {
     }
     for (size, load, work, prefetch) in runs {
         let (p50, p99, p999) = rx_latency(size, load, work, prefetch);
-        println!("{size:>6} {:>5.0}% {work:>10} {:>9} {p50:>8} {p99:>8} {p999:>8}", load * 100.0, if prefetch { "yes" } else { "no" });
+        println!(
+            "{size:>6} {:>5.0}% {work:>10} {:>9} {p50:>8} {p99:>8} {p999:>8}",
+            load * 100.0,
+            if prefetch { "yes" } else { "no" }
+        );
         out.push(format!(
             "    {{\"frame_bytes\": {size}, \"load\": {load}, \"host_work_cycles\": {work}, \"prefetch\": {prefetch}, \"frames\": 10000, \"p50_cycles\": {p50}, \"p99_cycles\": {p99}, \"p999_cycles\": {p999}}}"
         ));
@@ -138,7 +160,13 @@ fn latency() -> Vec<String> {
 /// freeing it, and asks for the next notification first if `prefetch`.
 fn rx_latency(size: usize, load: f64, work: u64, prefetch: bool) -> (u64, u64, u64) {
     const N: usize = 10_000;
-    let cfg = SimConfig { pacing: Pacing::LineRate { gbps: 100.0 * load, clock_mhz: CLOCK_MHZ }, ..SimConfig::default() };
+    let cfg = SimConfig {
+        pacing: Pacing::LineRate {
+            gbps: 100.0 * load,
+            clock_mhz: CLOCK_MHZ,
+        },
+        ..SimConfig::default()
+    };
     let mut dev = Device::open(SimCard::new(cfg)).expect("open");
     let mut pipe = dev.open_rx_pipe(0, 2 << 20).expect("pipe");
     dev.card_mut().sim.arrivals = Some(Default::default());
@@ -159,7 +187,13 @@ fn rx_latency(size: usize, load: f64, work: u64, prefetch: bool) -> (u64, u64, u
         }
         let now = dev.card().sim.cycle();
         for _ in 0..n {
-            let t = dev.card_mut().sim.arrivals.as_mut().and_then(|a| a.pop_front()).expect("arrival");
+            let t = dev
+                .card_mut()
+                .sim
+                .arrivals
+                .as_mut()
+                .and_then(|a| a.pop_front())
+                .expect("arrival");
             lat.push(now - t);
         }
         if prefetch {

@@ -43,7 +43,10 @@ impl SimSide for AnyCard {
         self.as_sim().expect("sim").cycle().expect("cycle")
     }
     fn inject(&mut self, frames: &[Vec<u8>]) {
-        self.as_sim().expect("sim").eth_send(frames).expect("eth_send")
+        self.as_sim()
+            .expect("sim")
+            .eth_send(frames)
+            .expect("eth_send")
     }
     fn finish(&mut self) -> Vec<Vec<u8>> {
         let s = self.as_sim().expect("sim");
@@ -101,7 +104,9 @@ fn measure<C: SimSide>(dev: &mut Device<C>) -> Figures {
 fn main() {
     let inproc = measure(&mut Device::open(SimCard::new(SimConfig::default())).expect("open"));
 
-    let exe = std::env::current_exe().expect("exe").with_file_name("pendulum-sim");
+    let exe = std::env::current_exe()
+        .expect("exe")
+        .with_file_name("pendulum-sim");
     let dir = std::env::temp_dir().join(format!("pendulum-card-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let socket = dir.join("sim.sock");
@@ -114,19 +119,43 @@ fn main() {
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {} ({e}): build it with `cargo build --release -p pendulum-testbench`", exe.display()));
     let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("server line");
-    let outproc = measure(&mut pendulum_driver::open(&format!("sim:{}", socket.display())).expect("open sim:"));
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("server line");
+    let outproc = measure(
+        &mut pendulum_driver::open(&format!("sim:{}", socket.display())).expect("open sim:"),
+    );
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);
 
     println!("card access: in process (SimCard) vs out of process (pendulum-sim serve, Unix socket + shared memory)");
-    println!("{:<34} {:>14} {:>14} {:>8}", "", "in process", "out of process", "ratio");
-    let row = |name: &str, a: f64, b: f64| println!("{name:<34} {a:>14.3} {b:>14.3} {:>8.2}", b / a);
-    row("register read, wall us", inproc.read_ns / 1e3, outproc.read_ns / 1e3);
-    row("register read, simulated cycles", inproc.read_cycles, outproc.read_cycles);
-    row("64 B echo, simulated Mpps", inproc.echo_sim_mpps, outproc.echo_sim_mpps);
-    row("64 B echo, wall Mpps", inproc.echo_wall_mpps, outproc.echo_wall_mpps);
+    println!(
+        "{:<34} {:>14} {:>14} {:>8}",
+        "", "in process", "out of process", "ratio"
+    );
+    let row =
+        |name: &str, a: f64, b: f64| println!("{name:<34} {a:>14.3} {b:>14.3} {:>8.2}", b / a);
+    row(
+        "register read, wall us",
+        inproc.read_ns / 1e3,
+        outproc.read_ns / 1e3,
+    );
+    row(
+        "register read, simulated cycles",
+        inproc.read_cycles,
+        outproc.read_cycles,
+    );
+    row(
+        "64 B echo, simulated Mpps",
+        inproc.echo_sim_mpps,
+        outproc.echo_sim_mpps,
+    );
+    row(
+        "64 B echo, wall Mpps",
+        inproc.echo_wall_mpps,
+        outproc.echo_wall_mpps,
+    );
     let obj = |f: &Figures| {
         format!(
             "{{\"register_read_wall_ns\": {:.0}, \"register_read_cycles\": {:.1}, \"echo_64b_sim_mpps\": {:.3}, \"echo_64b_wall_mpps\": {:.4}, \"echo_cycles\": {}}}",

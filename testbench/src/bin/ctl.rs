@@ -52,7 +52,12 @@ fn num(s: &str) -> Result<u32, Failure> {
         Some(h) => u32::from_str_radix(h, 16),
         None => s.parse(),
     };
-    r.map_err(|_| (2, format!("`{s}` is not a number (decimal, or hex with 0x)")))
+    r.map_err(|_| {
+        (
+            2,
+            format!("`{s}` is not a number (decimal, or hex with 0x)"),
+        )
+    })
 }
 
 fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
@@ -60,14 +65,39 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
         "info" => {
             let v = dev.read(global::VERSION.offset).map_err(e)?;
             let kind = match dev.card_mut() {
-                AnyCard::Pci(p) => format!("PCIe {} ({}, BAR 0 of {} bytes)", p.address(), if p.uses_vfio() { "VFIO" } else { "sysfs" }, p.bar_bytes()),
-                AnyCard::Sim(s) => format!("simulator process {} (host memory {})", s.server_pid(), s.mem_path()),
+                AnyCard::Pci(p) => format!(
+                    "PCIe {} ({}, BAR 0 of {} bytes)",
+                    p.address(),
+                    if p.uses_vfio() { "VFIO" } else { "sysfs" },
+                    p.bar_bytes()
+                ),
+                AnyCard::Sim(s) => format!(
+                    "simulator process {} (host memory {})",
+                    s.server_pid(),
+                    s.mem_path()
+                ),
             };
             println!("card              {kind}");
             println!("identity          PNDL");
-            println!("version           {}.{} (driver {}.{})", v >> 16, v & 0xFFFF, layout::VERSION_MAJOR, layout::VERSION_MINOR);
-            for r in [global::CAP_PIPES, global::CAP_NOTIF_BUFS, global::CAP_LINK_CHANNELS, global::CAP_ATOMIC_BYTES, global::CAP_MAX_FRAME] {
-                println!("{:<17} {}", r.name.to_ascii_lowercase(), dev.read(r.offset).map_err(e)?);
+            println!(
+                "version           {}.{} (driver {}.{})",
+                v >> 16,
+                v & 0xFFFF,
+                layout::VERSION_MAJOR,
+                layout::VERSION_MINOR
+            );
+            for r in [
+                global::CAP_PIPES,
+                global::CAP_NOTIF_BUFS,
+                global::CAP_LINK_CHANNELS,
+                global::CAP_ATOMIC_BYTES,
+                global::CAP_MAX_FRAME,
+            ] {
+                println!(
+                    "{:<17} {}",
+                    r.name.to_ascii_lowercase(),
+                    dev.read(r.offset).map_err(e)?
+                );
             }
         }
         "counters" => {
@@ -85,7 +115,8 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
             println!("tx_completions     {}", c.tx_completions);
             println!("reg_errors         {}", c.reg_errors);
             if c.reg_errors > 0 {
-                let why = layout::RegError::from_code(cause).map_or("unknown cause", |c| c.describe());
+                let why =
+                    layout::RegError::from_code(cause).map_or("unknown cause", |c| c.describe());
                 println!("last_reg_error     {addr:#08x}: {why}");
             }
         }
@@ -125,9 +156,15 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
             println!("rx pipe            {rx_pipe}");
             println!("records heard      {}", c.records);
             println!("bad check word     {}", c.bad_check);
-            println!("bad records        {} (unknown opcode or channel)", c.bad_record);
+            println!(
+                "bad records        {} (unknown opcode or channel)",
+                c.bad_record
+            );
             println!("commits            {} (ours, decided)", c.commits);
-            println!("delivered          {} (the peer's, to the rx pipe)", c.delivered);
+            println!(
+                "delivered          {} (the peer's, to the rx pipe)",
+                c.delivered
+            );
             println!("rejects            {}", c.rejects);
             println!("reversals          {}", c.reversals);
             println!("failures           {}", c.failures);
@@ -144,7 +181,10 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
                 return Err((3, "atomic: not built in this card (CAP_ATOMIC_BYTES = 0: this bitstream has no atomic unit)".into()));
             }
             let verb = args.get(1).map(String::as_str).unwrap_or("");
-            let nums = args[2.min(args.len())..].iter().map(|a| num(a)).collect::<Result<Vec<u32>, _>>()?;
+            let nums = args[2.min(args.len())..]
+                .iter()
+                .map(|a| num(a))
+                .collect::<Result<Vec<u32>, _>>()?;
             let need = match verb {
                 "cas" => 3,
                 "fetch-add" | "swap" => 2,
@@ -153,7 +193,10 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
                 _ => return Err((2, format!("atomic: unknown verb `{verb}`\n{USAGE}"))),
             };
             if nums.len() != need {
-                return Err((2, format!("atomic {verb} takes {need} numbers: ADDR and its operands\n{USAGE}")));
+                return Err((
+                    2,
+                    format!("atomic {verb} takes {need} numbers: ADDR and its operands\n{USAGE}"),
+                ));
             }
             // The last pipe, RX and TX, serves the verbs of this tool.
             let p = dev.pipes() - 1;
@@ -167,7 +210,10 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
                 _ => at.masked_fetch_add(dev, nums[0], n(1), n(2)),
             }
             .map_err(e)?;
-            println!("atomic {verb} at {:#x}: old value {old:#x} ({old})", nums[0]);
+            println!(
+                "atomic {verb} at {:#x}: old value {old:#x} ({old})",
+                nums[0]
+            );
         }
         "read" => {
             let off = num(args.get(1).ok_or((2, "read needs an OFFSET".to_string()))?)?;
@@ -175,8 +221,12 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
             println!("{off:#06x} = {v:#010x} ({v})");
         }
         "write" => {
-            let off = num(args.get(1).ok_or((2, "write needs OFFSET VALUE".to_string()))?)?;
-            let v = num(args.get(2).ok_or((2, "write needs OFFSET VALUE".to_string()))?)?;
+            let off = num(args
+                .get(1)
+                .ok_or((2, "write needs OFFSET VALUE".to_string()))?)?;
+            let v = num(args
+                .get(2)
+                .ok_or((2, "write needs OFFSET VALUE".to_string()))?)?;
             dev.write_checked(off, v).map_err(e)?;
             println!("{off:#06x} <- {v:#010x}: accepted");
         }

@@ -23,7 +23,11 @@ fn run() -> Result<(), String> {
     println!("Pendulum demo: Verilog from {RTL_DIR}/pendulum_nic.v, simulated with Verilator");
     let card = SimCard::new(SimConfig::default());
     let mut dev = Device::open(card).map_err(|e| e.to_string())?;
-    println!("card: identity PNDL, {} pipes, frames up to {} bytes", dev.pipes(), dev.max_frame_bytes());
+    println!(
+        "card: identity PNDL, {} pipes, frames up to {} bytes",
+        dev.pipes(),
+        dev.max_frame_bytes()
+    );
     let mut pipes = (0..PIPES)
         .map(|p| dev.open_rx_pipe(p, RING_BYTES))
         .collect::<Result<Vec<_>, _>>()
@@ -33,7 +37,11 @@ fn run() -> Result<(), String> {
     let mut expected: Expected = vec![Default::default(); PIPES];
     let mut sent_bytes = 0u64;
     for i in 0..FRAMES {
-        let len = if i % 4 == 3 { gen.random_len(60, 1518) } else { 64 + 64 * (i % 3) };
+        let len = if i % 4 == 3 {
+            gen.random_len(60, 1518)
+        } else {
+            64 + 64 * (i % 3)
+        };
         let pipe = (i % PIPES) as u8;
         let f = gen.frame(len, pipe);
         sent_bytes += f.len() as u64;
@@ -52,11 +60,25 @@ fn run() -> Result<(), String> {
 
     println!();
     println!("frames sent        {FRAMES:>12}   ({sent_bytes} bytes, mixed 64-1518 B over {PIPES} pipes)");
-    println!("frames received    {:>12}   ({} bytes, every one checked byte for byte, in order)", rep.frames, rep.bytes);
-    println!("batches            {:>12}   ({:.1} frames per notification batch)", rep.batches, rep.frames as f64 / rep.batches.max(1) as f64);
+    println!(
+        "frames received    {:>12}   ({} bytes, every one checked byte for byte, in order)",
+        rep.frames, rep.bytes
+    );
+    println!(
+        "batches            {:>12}   ({:.1} frames per notification batch)",
+        rep.batches,
+        rep.frames as f64 / rep.batches.max(1) as f64
+    );
     println!("card counters      {:>12} frames, {} bytes, {} drops, {} notifications, {} refused register writes", c.rx_frames, c.rx_bytes, c.drops(), c.notifications, c.reg_errors);
-    println!("simulated cycles   {cycles:>12}   ({:.1} us at {CLOCK_MHZ} MHz)", cycles as f64 / CLOCK_MHZ);
-    println!("throughput         {:>12.2} Mpps, {:.1} Gb/s at {CLOCK_MHZ} MHz (MAC side unpaced)", rep.frames as f64 / cycles as f64 * CLOCK_MHZ, rep.bytes as f64 * 8.0 / cycles as f64 * CLOCK_MHZ / 1e3);
+    println!(
+        "simulated cycles   {cycles:>12}   ({:.1} us at {CLOCK_MHZ} MHz)",
+        cycles as f64 / CLOCK_MHZ
+    );
+    println!(
+        "throughput         {:>12.2} Mpps, {:.1} Gb/s at {CLOCK_MHZ} MHz (MAC side unpaced)",
+        rep.frames as f64 / cycles as f64 * CLOCK_MHZ,
+        rep.bytes as f64 * 8.0 / cycles as f64 * CLOCK_MHZ / 1e3
+    );
     println!("PCIe NIC->host     {:>12} data bytes, {} metadata bytes ({:.2}% of data: TLP headers and notifications)", data, meta, 100.0 * meta as f64 / data.max(1) as f64);
     println!("PCIe host->NIC     {:>12} register bytes", pcie.mmio_bytes);
     println!("simulator speed    {:>12.0} cycles/s ({secs:.2} s wall, Verilator, one thread, checking included)", cycles as f64 / secs);
@@ -78,23 +100,42 @@ fn remote_atomics() -> Result<(), String> {
     use pendulum_layout::atomic::{op, Verb};
     const REMOTE: u16 = 2_000;
     const LOCAL: u16 = 2_000;
-    let faults = LinkFaults { latency: 50, loss_rate: 1e-3, corrupt_rate: 1e-3, undetected_rate: 2e-3, ..Default::default() };
+    let faults = LinkFaults {
+        latency: 50,
+        loss_rate: 1e-3,
+        corrupt_rate: 1e-3,
+        undetected_rate: 2e-3,
+        ..Default::default()
+    };
     let e = |e: pendulum_driver::Error| e.to_string();
     let mut t = AcpTraffic::new(SimConfig::default(), faults, RING_BYTES).map_err(e)?;
     if !t.wait_up(100_000).map_err(e)? {
         return Err("the ACP link did not come up".into());
     }
     let mut at = t.b.dev.open_atomics(2, 3, RING_BYTES).map_err(e)?;
-    let fadd = |tag| Verb { op: op::FETCH_ADD, tag, addr: 0x40, operands: [1, 0, 0, 0], reserved_set: false };
+    let fadd = |tag| Verb {
+        op: op::FETCH_ADD,
+        tag,
+        addr: 0x40,
+        operands: [1, 0, 0, 0],
+        reserved_set: false,
+    };
     let remote: Vec<Verb> = (0..REMOTE).map(fadd).collect();
     let local: Vec<Verb> = (0..LOCAL).map(fadd).collect();
     let start = t.cycle();
     let (mut r_next, mut l_next, mut r_olds, mut l_olds) = (0, 0, Vec::new(), Vec::new());
     while r_olds.len() < remote.len() || l_olds.len() < local.len() {
         if t.cycle() - start > 20_000_000 {
-            return Err(format!("remote verbs stalled: {} remote and {} local results", r_olds.len(), l_olds.len()));
+            return Err(format!(
+                "remote verbs stalled: {} remote and {} local results",
+                r_olds.len(),
+                l_olds.len()
+            ));
         }
-        r_next += t.a.link.send_verbs(&mut t.a.dev, &remote[r_next..]).map_err(e)?;
+        r_next +=
+            t.a.link
+                .send_verbs(&mut t.a.dev, &remote[r_next..])
+                .map_err(e)?;
         l_next += at.submit(&mut t.b.dev, &local[l_next..]).map_err(e)?;
         for m in t.a.link.recv(&mut t.a.dev).map_err(e)? {
             match m.verb_result() {
@@ -114,8 +155,20 @@ fn remote_atomics() -> Result<(), String> {
     let stats = t.pair.borrow().link.stats().clone();
     println!();
     println!("remote atomics     host A: {REMOTE} fetch-and-adds over the ACP link into B's atomic memory; host B: {LOCAL} on the same word, locally");
-    println!("link model         {:>12} records, {} corrupted, {} damaged past the check, {} lost", stats.records, stats.corrupted, stats.undetected, stats.lost);
-    println!("results            {:>12} remote + {} local, old values {}; B's word holds {total}", r_olds.len(), l_olds.len(), if exact { "exactly 0..3999, each once" } else { "NOT a permutation of 0..3999" });
+    println!(
+        "link model         {:>12} records, {} corrupted, {} damaged past the check, {} lost",
+        stats.records, stats.corrupted, stats.undetected, stats.lost
+    );
+    println!(
+        "results            {:>12} remote + {} local, old values {}; B's word holds {total}",
+        r_olds.len(),
+        l_olds.len(),
+        if exact {
+            "exactly 0..3999, each once"
+        } else {
+            "NOT a permutation of 0..3999"
+        }
+    );
     println!("link counters A    {:>12} commits, {} rejects (the word held by another channel's verb: offered again), {} reversals (run at B, then undone)", ca.commits, ca.rejects, ca.reversals);
     println!("simulated cycles   {cycles:>12}");
     if !exact || total != (REMOTE + LOCAL) as u64 {
@@ -133,7 +186,13 @@ fn atomics() -> Result<(), String> {
     let mut dev = Device::open(SimCard::new(SimConfig::default())).map_err(e)?;
     let mut at = dev.open_atomics(0, 1, 256 * 1024).map_err(e)?;
     let verbs: Vec<Verb> = (0..2_000u16)
-        .map(|tag| Verb { op: op::FETCH_ADD, tag, addr: 0x100, operands: [1, 0, 0, 0], reserved_set: false })
+        .map(|tag| Verb {
+            op: op::FETCH_ADD,
+            tag,
+            addr: 0x100,
+            operands: [1, 0, 0, 0],
+            reserved_set: false,
+        })
         .collect();
     let start = dev.card().sim.cycle();
     let (mut next, mut results) = (0, Vec::new());
@@ -146,15 +205,33 @@ fn atomics() -> Result<(), String> {
         results.extend(r);
     }
     let cycles = dev.card().sim.cycle() - start;
-    let in_order = results.iter().enumerate().all(|(i, r)| r.old == i as u64 && r.status == status::OK);
+    let in_order = results
+        .iter()
+        .enumerate()
+        .all(|(i, r)| r.old == i as u64 && r.status == status::OK);
     let total = at.fetch_add(&mut dev, 0x100, 0).map_err(e)?;
     let cas_old = at.cas(&mut dev, 0x100, 7, 99).map_err(e)?;
     println!();
     println!("atomic unit        2000 fetch-and-adds on one word, posted back to back through the driver");
-    println!("results            {:>12} ({}), the word now holds {total}", results.len(), if in_order { "old values 0..1999 in order" } else { "NOT in order" });
+    println!(
+        "results            {:>12} ({}), the word now holds {total}",
+        results.len(),
+        if in_order {
+            "old values 0..1999 in order"
+        } else {
+            "NOT in order"
+        }
+    );
     println!("rate               {:>12.2} verbs/cycle end to end over {cycles} cycles (the PCIe path sets it; the unit takes one a cycle)", results.len() as f64 / cycles as f64);
-    println!("compare-and-swap   {:>12} expected 7, found {cas_old}: not swapped", "");
-    if !in_order || total != 2_000 || cas_old != 2_000 || at.fetch_add(&mut dev, 0x100, 0).map_err(e)? != 2_000 {
+    println!(
+        "compare-and-swap   {:>12} expected 7, found {cas_old}: not swapped",
+        ""
+    );
+    if !in_order
+        || total != 2_000
+        || cas_old != 2_000
+        || at.fetch_add(&mut dev, 0x100, 0).map_err(e)? != 2_000
+    {
         return Err("atomic results differ from sequential execution".into());
     }
     println!("\nOK: every verb saw the one before it.");
@@ -166,7 +243,9 @@ fn echo(dev: &mut Device<SimCard>, rx: &mut pendulum_driver::RxPipe) -> Result<(
     const ECHO_FRAMES: usize = 5_000;
     let mut tx = dev.open_tx_pipe(0, RING_BYTES).map_err(|e| e.to_string())?;
     let mut gen = FrameGen::new(7);
-    let frames: Vec<Vec<u8>> = (0..ECHO_FRAMES).map(|i| gen.frame(64 + 64 * (i % 4), 0)).collect();
+    let frames: Vec<Vec<u8>> = (0..ECHO_FRAMES)
+        .map(|i| gen.frame(64 + 64 * (i % 4), 0))
+        .collect();
     for f in &frames {
         dev.card_mut().sim.eth.push(f.clone());
     }
@@ -178,7 +257,11 @@ fn echo(dev: &mut Device<SimCard>, rx: &mut pendulum_driver::RxPipe) -> Result<(
         }
         let (copies, end) = {
             let batch = rx.recv(dev);
-            let copies: Vec<Vec<u8>> = batch.iter().map(|f| f.map(|f| f.to_vec())).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+            let copies: Vec<Vec<u8>> = batch
+                .iter()
+                .map(|f| f.map(|f| f.to_vec()))
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string())?;
             (copies, batch.end_slot())
         };
         if copies.is_empty() {
@@ -205,8 +288,19 @@ fn echo(dev: &mut Device<SimCard>, rx: &mut pendulum_driver::RxPipe) -> Result<(
     let same = out == frames;
     println!();
     println!("echo               {:>12} frames of 64-256 B in on RX, through the driver (one copy), out on TX", ECHO_FRAMES);
-    println!("echoed             {:>12} frames on the Ethernet TX port, {}", out.len(), if same { "identical to what came in, in order" } else { "NOT identical" });
-    println!("echo throughput    {:>12.2} Mpps at {CLOCK_MHZ} MHz over {cycles} cycles", ECHO_FRAMES as f64 / cycles as f64 * CLOCK_MHZ);
+    println!(
+        "echoed             {:>12} frames on the Ethernet TX port, {}",
+        out.len(),
+        if same {
+            "identical to what came in, in order"
+        } else {
+            "NOT identical"
+        }
+    );
+    println!(
+        "echo throughput    {:>12.2} Mpps at {CLOCK_MHZ} MHz over {cycles} cycles",
+        ECHO_FRAMES as f64 / cycles as f64 * CLOCK_MHZ
+    );
     if !same {
         return Err("echoed frames differ from what came in".into());
     }
@@ -247,8 +341,18 @@ fn link() -> Result<(), String> {
     println!();
     println!("ACP link           two NICs, {} token channels, latency 100 cycles, loss and corruption 1e-3, one cut", pendulum_layout::params::ACP_CHANNELS);
     println!("link model         {:>12} records, {} corrupted, {} damaged past the check, {} lost, {} cut", stats.records, stats.corrupted, stats.undetected, stats.lost, stats.cuts);
-    println!("A -> B             {:>12} sent, {} delivered, {} handed back", t.a.sent.len(), t.b.received.len(), t.a.returned.len());
-    println!("B -> A             {:>12} sent, {} delivered, {} handed back", t.b.sent.len(), t.a.received.len(), t.b.returned.len());
+    println!(
+        "A -> B             {:>12} sent, {} delivered, {} handed back",
+        t.a.sent.len(),
+        t.b.received.len(),
+        t.a.returned.len()
+    );
+    println!(
+        "B -> A             {:>12} sent, {} delivered, {} handed back",
+        t.b.sent.len(),
+        t.a.received.len(),
+        t.b.returned.len()
+    );
     println!("link counters A    {:>12} commits, {} rejects, {} reversals, {} failures, {} entanglements", ca.commits, ca.rejects, ca.reversals, ca.failures, ca.entangles);
     println!("link counters B    {:>12} commits, {} rejects, {} reversals, {} failures, {} entanglements", cb.commits, cb.rejects, cb.reversals, cb.failures, cb.entangles);
     println!("simulated cycles   {cycles:>12}");

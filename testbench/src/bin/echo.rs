@@ -13,7 +13,8 @@ use pendulum_testbench::models::FrameGen;
 use pendulum_testbench::CLOCK_MHZ;
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "usage: pendulum-echo ADDRESS [--pipe P] [--ring-bytes N] [--frames N] [--self-test N]";
+const USAGE: &str =
+    "usage: pendulum-echo ADDRESS [--pipe P] [--ring-bytes N] [--frames N] [--self-test N]";
 
 fn main() {
     if let Err(e) = run() {
@@ -24,11 +25,19 @@ fn main() {
 
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let address = args.first().filter(|a| !a.starts_with('-')).ok_or(USAGE)?.clone();
-    let (mut pipe, mut ring_bytes, mut limit, mut self_test) = (0usize, 256 * 1024u32, u64::MAX, 0usize);
+    let address = args
+        .first()
+        .filter(|a| !a.starts_with('-'))
+        .ok_or(USAGE)?
+        .clone();
+    let (mut pipe, mut ring_bytes, mut limit, mut self_test) =
+        (0usize, 256 * 1024u32, u64::MAX, 0usize);
     let mut it = args[1..].iter();
     while let Some(a) = it.next() {
-        let v: u64 = it.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{a} needs a number\n{USAGE}"))?;
+        let v: u64 = it
+            .next()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{a} needs a number\n{USAGE}"))?;
         match a.as_str() {
             "--pipe" => pipe = v as usize,
             "--ring-bytes" => ring_bytes = v as u32,
@@ -38,15 +47,27 @@ fn run() -> Result<(), String> {
         }
     }
     let mut dev = pendulum_driver::open(&address).map_err(|e| e.to_string())?;
-    let mut rx = dev.open_rx_pipe(pipe, ring_bytes).map_err(|e| e.to_string())?;
-    let mut tx = dev.open_tx_pipe(pipe, ring_bytes).map_err(|e| e.to_string())?;
-    println!("pendulum-echo: {address}: echoing pipe {pipe} ({} pipes, rings of {ring_bytes} bytes)", dev.pipes());
+    let mut rx = dev
+        .open_rx_pipe(pipe, ring_bytes)
+        .map_err(|e| e.to_string())?;
+    let mut tx = dev
+        .open_tx_pipe(pipe, ring_bytes)
+        .map_err(|e| e.to_string())?;
+    println!(
+        "pendulum-echo: {address}: echoing pipe {pipe} ({} pipes, rings of {ring_bytes} bytes)",
+        dev.pipes()
+    );
 
     let mut sent_frames = Vec::new();
     if self_test > 0 {
-        let sim = dev.card_mut().as_sim().ok_or("--self-test needs the simulated card (sim:...)")?;
+        let sim = dev
+            .card_mut()
+            .as_sim()
+            .ok_or("--self-test needs the simulated card (sim:...)")?;
         let mut gen = FrameGen::new(7);
-        sent_frames = (0..self_test).map(|i| gen.frame(64 + 64 * (i % 4), pipe as u8)).collect();
+        sent_frames = (0..self_test)
+            .map(|i| gen.frame(64 + 64 * (i % 4), pipe as u8))
+            .collect();
         sim.eth_send(&sent_frames).map_err(|e| e.to_string())?;
         limit = self_test as u64;
     }
@@ -75,17 +96,30 @@ fn run() -> Result<(), String> {
         return Err("TX did not finish".into());
     }
     let secs = wall.elapsed().as_secs_f64();
-    println!("echoed {echoed} frames in {secs:.2} s wall ({:.3} Mpps wall)", echoed as f64 / secs / 1e6);
+    println!(
+        "echoed {echoed} frames in {secs:.2} s wall ({:.3} Mpps wall)",
+        echoed as f64 / secs / 1e6
+    );
     if self_test > 0 {
         let sim = dev.card_mut().as_sim().ok_or("not a simulated card")?;
         sim.drain(1_000_000).map_err(|e| e.to_string())?;
         let cycles = sim.cycle().map_err(|e| e.to_string())? - start_cycle;
         let out = sim.eth_tx_take().map_err(|e| e.to_string())?;
-        println!("simulated: {cycles} cycles, {:.2} Mpps at {CLOCK_MHZ} MHz", echoed as f64 / cycles as f64 * CLOCK_MHZ);
+        println!(
+            "simulated: {cycles} cycles, {:.2} Mpps at {CLOCK_MHZ} MHz",
+            echoed as f64 / cycles as f64 * CLOCK_MHZ
+        );
         if out != sent_frames {
-            return Err(format!("the MAC sent {} frames back, {} came in; they differ", out.len(), sent_frames.len()));
+            return Err(format!(
+                "the MAC sent {} frames back, {} came in; they differ",
+                out.len(),
+                sent_frames.len()
+            ));
         }
-        println!("self-test OK: {} frames came back out unchanged, in order", out.len());
+        println!(
+            "self-test OK: {} frames came back out unchanged, in order",
+            out.len()
+        );
     }
     Ok(())
 }

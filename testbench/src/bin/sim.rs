@@ -7,7 +7,8 @@ use pendulum_testbench::SimConfig;
 use std::io::Write;
 use std::path::PathBuf;
 
-const USAGE: &str = "usage: pendulum-sim serve --socket PATH [--mem PATH] [--mem-bytes N] [--poll-cycles N]
+const USAGE: &str =
+    "usage: pendulum-sim serve --socket PATH [--mem PATH] [--mem-bytes N] [--poll-cycles N]
 
   --socket PATH     Unix socket to listen on (applications open \"sim:PATH\")
   --mem PATH        host-memory file to create (default /dev/shm/pendulum-sim-<pid>.mem)
@@ -38,12 +39,19 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut sim = SimConfig::default();
     let mut it = args[1..].iter();
     while let Some(a) = it.next() {
-        let mut val = || it.next().cloned().ok_or_else(|| format!("{a} needs a value\n{USAGE}"));
+        let mut val = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{a} needs a value\n{USAGE}"))
+        };
         match a.as_str() {
             "--socket" => socket = Some(PathBuf::from(val()?)),
             "--mem" => mem = Some(PathBuf::from(val()?)),
             "--mem-bytes" => mem_bytes = parse_size(&val()?)?,
-            "--poll-cycles" => sim.poll_interval_cycles = val()?.parse().map_err(|e| format!("--poll-cycles: {e}"))?,
+            "--poll-cycles" => {
+                sim.poll_interval_cycles =
+                    val()?.parse().map_err(|e| format!("--poll-cycles: {e}"))?
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -52,7 +60,12 @@ fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let socket = socket.ok_or_else(|| format!("--socket is required\n{USAGE}"))?;
-    let opts = ServeOptions { socket, mem: mem.unwrap_or_else(ServeOptions::default_mem_path), mem_bytes, sim };
+    let opts = ServeOptions {
+        socket,
+        mem: mem.unwrap_or_else(ServeOptions::default_mem_path),
+        mem_bytes,
+        sim,
+    };
     serve(&opts, || {
         println!(
             "pendulum-sim: serving sim:{} (pid {}, host memory {} of {} bytes)",
@@ -74,5 +87,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
         Some('G' | 'g') => (&s[..s.len() - 1], 1 << 30),
         _ => (s, 1),
     };
-    num.parse::<u64>().map(|n| n * mul).map_err(|e| format!("bad size {s}: {e}"))
+    num.parse::<u64>()
+        .map(|n| n * mul)
+        .map_err(|e| format!("bad size {s}: {e}"))
 }

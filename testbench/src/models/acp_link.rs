@@ -3,7 +3,9 @@
 //! corruption the check word catches, damage it cannot catch, lost records,
 //! and cuts that drop the signal on both sides).
 
-use pendulum_layout::acp::{check_word, BYTE_CHECK, BYTE_OPCODE, OP_OFFER, OP_OFFER_VERB, PAYLOAD_OFFSET, RECORD_BYTES};
+use pendulum_layout::acp::{
+    check_word, BYTE_CHECK, BYTE_OPCODE, OP_OFFER, OP_OFFER_VERB, PAYLOAD_OFFSET, RECORD_BYTES,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -109,7 +111,10 @@ impl AcpLinkModel {
     /// Changes the fault rates (and latency) from now on; the random stream
     /// continues, so a run stays reproducible.
     pub fn set_faults(&mut self, f: LinkFaults) {
-        self.faults = LinkFaults { seed: self.faults.seed, ..f };
+        self.faults = LinkFaults {
+            seed: self.faults.seed,
+            ..f
+        };
         self.fill();
     }
 
@@ -141,7 +146,11 @@ impl AcpLinkModel {
             self.stats.lost += 1;
             return None;
         }
-        if (r[BYTE_OPCODE] == OP_OFFER || r[BYTE_OPCODE] == OP_OFFER_VERB) && self.rng.gen_bool(self.faults.undetected_rate.clamp(0.0, 1.0)) {
+        if (r[BYTE_OPCODE] == OP_OFFER || r[BYTE_OPCODE] == OP_OFFER_VERB)
+            && self
+                .rng
+                .gen_bool(self.faults.undetected_rate.clamp(0.0, 1.0))
+        {
             self.stats.undetected += 1;
             let i = self.rng.gen_range(PAYLOAD_OFFSET..RECORD_BYTES);
             r[i] ^= self.rng.gen_range(1..=255u8);
@@ -162,7 +171,11 @@ impl AcpLinkModel {
 
     /// One cycle: what A and B put on the wire now; returns what each
     /// receives now and whether each has signal.
-    pub fn step(&mut self, a_tx: Option<[u8; RECORD_BYTES]>, b_tx: Option<[u8; RECORD_BYTES]>) -> LinkOutput {
+    pub fn step(
+        &mut self,
+        a_tx: Option<[u8; RECORD_BYTES]>,
+        b_tx: Option<[u8; RECORD_BYTES]>,
+    ) -> LinkOutput {
         if self.cut_left == 0 {
             if let Some(mean) = self.faults.cut_every {
                 if self.rng.gen_bool((1.0 / mean.max(1) as f64).min(1.0)) {
@@ -181,7 +194,12 @@ impl AcpLinkModel {
         self.b_to_a.push_back(b_in);
         let b_rx = self.a_to_b.pop_front().flatten();
         let a_rx = self.b_to_a.pop_front().flatten();
-        LinkOutput { a_rx, b_rx, a_up: up, b_up: up }
+        LinkOutput {
+            a_rx,
+            b_rx,
+            a_up: up,
+            b_up: up,
+        }
     }
 }
 
@@ -191,13 +209,24 @@ mod tests {
     use pendulum_layout::acp::{Body, Record, RecordError};
 
     fn rec(n: u8) -> [u8; RECORD_BYTES] {
-        Record::Channel { channel: 0, tx: 1, tx_bit: false, rx: 0, rx_bit: false, transition: 0, body: Body::Payload([n; 56]) }
-            .to_bytes()
+        Record::Channel {
+            channel: 0,
+            tx: 1,
+            tx_bit: false,
+            rx: 0,
+            rx_bit: false,
+            transition: 0,
+            body: Body::Payload([n; 56]),
+        }
+        .to_bytes()
     }
 
     #[test]
     fn latency_is_exact_and_bytes_are_kept_without_faults() {
-        let mut m = AcpLinkModel::new(LinkFaults { latency: 7, ..Default::default() });
+        let mut m = AcpLinkModel::new(LinkFaults {
+            latency: 7,
+            ..Default::default()
+        });
         let mut got = Vec::new();
         for c in 0..30u8 {
             let o = m.step(Some(rec(c)), None);
@@ -214,19 +243,32 @@ mod tests {
 
     #[test]
     fn corruption_fails_the_check_and_undetected_damage_passes_it() {
-        let mut m = AcpLinkModel::new(LinkFaults { latency: 1, corrupt_rate: 1.0, ..Default::default() });
+        let mut m = AcpLinkModel::new(LinkFaults {
+            latency: 1,
+            corrupt_rate: 1.0,
+            ..Default::default()
+        });
         m.step(Some(rec(1)), None);
         let r = m.step(None, None).b_rx.unwrap();
         assert_eq!(Record::from_bytes(&r, 4), Err(RecordError::BadCheck));
-        let mut m = AcpLinkModel::new(LinkFaults { latency: 1, undetected_rate: 1.0, ..Default::default() });
+        let mut m = AcpLinkModel::new(LinkFaults {
+            latency: 1,
+            undetected_rate: 1.0,
+            ..Default::default()
+        });
         m.step(Some(rec(1)), None);
         let r = m.step(None, None).b_rx.unwrap();
-        assert!(matches!(Record::from_bytes(&r, 4), Ok(Record::Channel { body: Body::Payload(p), .. }) if p != [1; 56]));
+        assert!(
+            matches!(Record::from_bytes(&r, 4), Ok(Record::Channel { body: Body::Payload(p), .. }) if p != [1; 56])
+        );
     }
 
     #[test]
     fn a_cut_drops_the_signal_for_its_length_and_loses_what_is_in_flight() {
-        let mut m = AcpLinkModel::new(LinkFaults { latency: 5, ..Default::default() });
+        let mut m = AcpLinkModel::new(LinkFaults {
+            latency: 5,
+            ..Default::default()
+        });
         for _ in 0..5 {
             m.step(Some(rec(9)), Some(rec(9)));
         }
@@ -246,8 +288,16 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_faults() {
         let run = || {
-            let mut m = AcpLinkModel::new(LinkFaults { latency: 3, corrupt_rate: 0.3, loss_rate: 0.2, seed: 42, ..Default::default() });
-            (0..200u8).map(|c| m.step(Some(rec(c)), Some(rec(c))).b_rx).collect::<Vec<_>>()
+            let mut m = AcpLinkModel::new(LinkFaults {
+                latency: 3,
+                corrupt_rate: 0.3,
+                loss_rate: 0.2,
+                seed: 42,
+                ..Default::default()
+            });
+            (0..200u8)
+                .map(|c| m.step(Some(rec(c)), Some(rec(c))).b_rx)
+                .collect::<Vec<_>>()
         };
         assert_eq!(run(), run());
     }

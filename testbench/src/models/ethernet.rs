@@ -37,14 +37,17 @@ fn ones_complement_sum(bytes: &[u8]) -> u16 {
 /// The IPv4 total length is `len_bytes - 14`, so
 /// `pendulum_layout::frame::frame_len_from_header` returns `len_bytes`; the
 /// IPv4 checksum is correct and the UDP length consistent (UDP checksum 0,
-/// which IPv4 allows). The last destination-MAC byte (frame byte 5) is
-/// `pipe`, because the NIC steers on its low bits. The UDP payload starts
+/// which IPv4 allows). The flow is 10.0.0.1:1234 → 10.0.0.2 on a UDP port
+/// chosen so that the card's reset steering (RSS hash over all pipes, no
+/// table entries) sends it to `pipe` (see [`steering_port`]); the last
+/// destination-MAC byte is `pipe` too, for a reader. The UDP payload starts
 /// with `seq` as a little-endian u64 (truncated when the frame is shorter
 /// than 50 bytes) followed by bytes drawn from `fill_seed` and `seq`, so
 /// every frame is distinct and a receiver can regenerate it to compare.
 ///
 /// # Panics
-/// If `len_bytes` is below 42 or above 65549 (no such IPv4/UDP frame exists).
+/// If `len_bytes` is below 42 or above 65549 (no such IPv4/UDP frame
+/// exists), or `pipe` is not a pipe of the simulated card.
 pub fn ipv4_udp_frame(seq: u64, len_bytes: usize, pipe: u8, fill_seed: u64) -> Vec<u8> {
     assert!(
         (MIN_UDP_FRAME_BYTES..=IPV4_OFFSET + 0xFFFF).contains(&len_bytes),
@@ -63,14 +66,14 @@ pub fn ipv4_udp_frame(seq: u64, len_bytes: usize, pipe: u8, fill_seed: u64) -> V
     ip[6] = 0x40; // DF: these frames are never fragmented
     ip[8] = 64;
     ip[9] = 17;
-    ip[12..16].copy_from_slice(&[10, 0, 0, 1]);
-    ip[16..20].copy_from_slice(&[10, 0, 0, 2]);
+    ip[12..16].copy_from_slice(&TEST_SRC_IP);
+    ip[16..20].copy_from_slice(&TEST_DST_IP);
     let csum = !ones_complement_sum(ip);
     ip[10..12].copy_from_slice(&csum.to_be_bytes());
 
     let udp = &mut f[UDP_OFFSET..PAYLOAD_OFFSET];
-    udp[0..2].copy_from_slice(&1234u16.to_be_bytes());
-    udp[2..4].copy_from_slice(&(4000 + pipe as u16).to_be_bytes());
+    udp[0..2].copy_from_slice(&TEST_SPORT.to_be_bytes());
+    udp[2..4].copy_from_slice(&steering_port(pipe).to_be_bytes());
     udp[4..6].copy_from_slice(&((len_bytes - UDP_OFFSET) as u16).to_be_bytes());
 
     let payload = &mut f[PAYLOAD_OFFSET..];
@@ -85,6 +88,39 @@ pub fn ipv4_udp_frame(seq: u64, len_bytes: usize, pipe: u8, fill_seed: u64) -> V
         rng.fill_bytes(&mut payload[8..]);
     }
     f
+}
+
+/// The addresses and source port of [`ipv4_udp_frame`]'s flows.
+pub const TEST_SRC_IP: [u8; 4] = [10, 0, 0, 1];
+pub const TEST_DST_IP: [u8; 4] = [10, 0, 0, 2];
+pub const TEST_SPORT: u16 = 1234;
+
+/// The first UDP destination port from 4000 up whose flow from
+/// 10.0.0.1:1234 to 10.0.0.2 the card's reset steering sends to `pipe`:
+/// it misses the (empty) flow table, so its RSS hash picks among all pipes.
+///
+/// # Panics
+/// If `pipe` is not below `PIPES`.
+pub fn steering_port(pipe: u8) -> u16 {
+    use pendulum_layout::flow::{fallback_pipe, FlowKey, PROTO_UDP};
+    use pendulum_layout::params::{PIPES, PIPE_BITS};
+    static PORTS: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
+    let ports = PORTS.get_or_init(|| {
+        (0..PIPES)
+            .map(|p| {
+                (4000u16..)
+                    .find(|&port| {
+                        let key =
+                            FlowKey::v4(TEST_SRC_IP, TEST_DST_IP, PROTO_UDP, TEST_SPORT, port);
+                        fallback_pipe(key.hash(), 0, PIPE_BITS as u32) == p
+                    })
+                    .expect("some port hashes to every pipe")
+            })
+            .collect()
+    });
+    *ports
+        .get(pipe as usize)
+        .unwrap_or_else(|| panic!("pipe {pipe}: the simulated card has pipes 0..{PIPES}"))
 }
 
 /// Pads `frame` with zeros to the 60-byte minimum, as a MAC delivers a

@@ -46,7 +46,12 @@ impl GbnConfig {
     /// The usual setting for a link of `latency` cycles one way: an RTO of
     /// twice the round trip plus a margin, window 32, 8 retries.
     pub fn for_latency(latency: u32, on_failure: OnFailure) -> Self {
-        Self { window: 32, rto: 4 * latency as u64 + 64, max_retries: 8, on_failure }
+        Self {
+            window: 32,
+            rto: 4 * latency as u64 + 64,
+            max_retries: 8,
+            on_failure,
+        }
     }
 }
 
@@ -299,9 +304,25 @@ mod tests {
 
     #[test]
     fn without_faults_everything_arrives_once_in_order() {
-        let mut g = run(GbnConfig::for_latency(20, OnFailure::Retransmit), LinkFaults { latency: 20, ..Default::default() }, 500, 1_000_000);
+        let mut g = run(
+            GbnConfig::for_latency(20, OnFailure::Retransmit),
+            LinkFaults {
+                latency: 20,
+                ..Default::default()
+            },
+            500,
+            1_000_000,
+        );
         let r = g.report();
-        assert_eq!((r.delivered, r.duplicates_delivered, r.lost, r.retransmissions), (500, 0, 0, 0));
+        assert_eq!(
+            (
+                r.delivered,
+                r.duplicates_delivered,
+                r.lost,
+                r.retransmissions
+            ),
+            (500, 0, 0, 0)
+        );
         let ids: Vec<u64> = g.delivered().iter().map(|(p, _)| id(p)).collect();
         assert_eq!(ids, (0..500).collect::<Vec<_>>());
     }
@@ -310,7 +331,13 @@ mod tests {
     fn loss_is_repaired_by_retransmission() {
         let g = run(
             GbnConfig::for_latency(20, OnFailure::Retransmit),
-            LinkFaults { latency: 20, loss_rate: 0.01, corrupt_rate: 0.01, seed: 3, ..Default::default() },
+            LinkFaults {
+                latency: 20,
+                loss_rate: 0.01,
+                corrupt_rate: 0.01,
+                seed: 3,
+                ..Default::default()
+            },
             2000,
             10_000_000,
         );
@@ -322,11 +349,29 @@ mod tests {
     #[test]
     fn cuts_make_a_resending_link_deliver_twice_and_a_dropping_one_lose() {
         // Cuts longer than max_retries x RTO (8 x 144 cycles), often.
-        let faults = LinkFaults { latency: 20, cut_every: Some(400), cut_cycles: 2_000, seed: 9, ..Default::default() };
-        let r = run(GbnConfig::for_latency(20, OnFailure::Retransmit), faults.clone(), 3000, 50_000_000).report();
+        let faults = LinkFaults {
+            latency: 20,
+            cut_every: Some(400),
+            cut_cycles: 2_000,
+            seed: 9,
+            ..Default::default()
+        };
+        let r = run(
+            GbnConfig::for_latency(20, OnFailure::Retransmit),
+            faults.clone(),
+            3000,
+            50_000_000,
+        )
+        .report();
         assert!(r.reconnects > 0 && r.duplicates_delivered > 0, "{r:?}");
         assert_eq!(r.lost, 0);
-        let r = run(GbnConfig::for_latency(20, OnFailure::Drop), faults, 3000, 50_000_000).report();
+        let r = run(
+            GbnConfig::for_latency(20, OnFailure::Drop),
+            faults,
+            3000,
+            50_000_000,
+        )
+        .report();
         assert!(r.reconnects > 0 && r.lost > 0, "{r:?}");
         assert_eq!(r.duplicates_delivered, 0);
         assert_eq!(r.delivered + r.lost, 3000);
@@ -335,7 +380,14 @@ mod tests {
     #[test]
     fn percentiles_by_nearest_rank() {
         let v: Vec<u64> = (1..=100).collect();
-        assert_eq!((percentile(&v, 0.5), percentile(&v, 0.99), percentile(&v, 1.0)), (50, 99, 100));
+        assert_eq!(
+            (
+                percentile(&v, 0.5),
+                percentile(&v, 0.99),
+                percentile(&v, 1.0)
+            ),
+            (50, 99, 100)
+        );
         assert_eq!(percentile(&[], 0.5), 0);
     }
 }

@@ -62,7 +62,10 @@ struct Region {
 enum Store {
     Heap(Vec<u8>),
     /// At `offset` in the shared file.
-    Shared { offset: usize, view_bytes: usize },
+    Shared {
+        offset: usize,
+        view_bytes: usize,
+    },
 }
 
 /// A file mapped by this process and by the application.
@@ -124,7 +127,10 @@ impl HostMemory {
         // reply), so the bytes never change under a live slice of this
         // process; the file's length is fixed before it is shared.
         let map = unsafe { MmapMut::map_mut(file)? };
-        Ok(Self { shared: Some(SharedFile { map, used: 0 }), ..Self::new() })
+        Ok(Self {
+            shared: Some(SharedFile { map, used: 0 }),
+            ..Self::new()
+        })
     }
 
     /// Offset of the region's bytes in the shared file (`None` for in-process memory).
@@ -137,15 +143,27 @@ impl HostMemory {
 
     /// Like [`alloc`](Self::alloc), but fails instead of panicking when a
     /// shared file has no room left.
-    pub fn try_alloc(&mut self, len_bytes: usize, kind: RegionKind, mirrored: bool) -> Result<(RegionId, u64), MemError> {
+    pub fn try_alloc(
+        &mut self,
+        len_bytes: usize,
+        kind: RegionKind,
+        mirrored: bool,
+    ) -> Result<(RegionId, u64), MemError> {
         let view_bytes = if mirrored { 2 * len_bytes } else { len_bytes };
         let store = match &mut self.shared {
             None => Store::Heap(vec![0; view_bytes]),
             Some(s) => {
                 let offset = s.used.next_multiple_of(4096);
                 let total = s.map.len();
-                if offset.checked_add(view_bytes).map_or(true, |end| end > total) {
-                    return Err(MemError::Full { need: view_bytes, free: total.saturating_sub(offset), total });
+                if offset
+                    .checked_add(view_bytes)
+                    .map_or(true, |end| end > total)
+                {
+                    return Err(MemError::Full {
+                        need: view_bytes,
+                        free: total.saturating_sub(offset),
+                        total,
+                    });
                 }
                 s.used = offset + view_bytes;
                 // Fresh bytes of a file that was just created are zero; zero
@@ -157,7 +175,13 @@ impl HostMemory {
         let align = (len_bytes.next_power_of_two() as u64).max(4096);
         let iova = self.next_iova.next_multiple_of(align);
         self.next_iova = iova + len_bytes as u64 + GUARD_BYTES;
-        self.regions.push(Region { iova, len_bytes, kind, mirrored, store });
+        self.regions.push(Region {
+            iova,
+            len_bytes,
+            kind,
+            mirrored,
+            store,
+        });
         Ok((RegionId(self.regions.len() - 1), iova))
     }
 
@@ -234,7 +258,9 @@ impl HostMemory {
         self.last_hit = i;
         let r = &mut self.regions[i];
         let bytes: &mut [u8] = match (&mut r.store, &mut self.shared) {
-            (Store::Shared { offset, view_bytes }, Some(s)) => &mut s.map[*offset..*offset + *view_bytes],
+            (Store::Shared { offset, view_bytes }, Some(s)) => {
+                &mut s.map[*offset..*offset + *view_bytes]
+            }
             (Store::Heap(v), _) => v,
             (Store::Shared { .. }, None) => return Err(MemError::Unmapped { iova }),
         };
@@ -269,7 +295,9 @@ impl HostMemory {
     pub fn region_mut(&mut self, id: RegionId) -> &mut [u8] {
         match (&mut self.regions[id.0].store, &mut self.shared) {
             (Store::Heap(v), _) => v,
-            (Store::Shared { offset, view_bytes }, Some(s)) => &mut s.map[*offset..*offset + *view_bytes],
+            (Store::Shared { offset, view_bytes }, Some(s)) => {
+                &mut s.map[*offset..*offset + *view_bytes]
+            }
             (Store::Shared { .. }, None) => &mut [],
         }
     }
@@ -352,7 +380,13 @@ mod tests {
     #[test]
     fn shared_file_holds_the_regions() {
         let path = std::env::temp_dir().join(format!("pendulum-hostmem-{}", std::process::id()));
-        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
         file.set_len(16384).unwrap();
         let mut m = HostMemory::with_shared_file(&file).unwrap();
         let (r, iova) = m.alloc(4096, RegionKind::DataRing, true);
@@ -366,7 +400,10 @@ mod tests {
         assert_eq!(&on_disk[4096 + 4032..4096 + 4096], &[7; 64]);
         let (n, _) = m.alloc(100, RegionKind::Notification, false);
         assert_eq!(m.region_file_offset(n), Some(8192));
-        assert!(matches!(m.try_alloc(8192, RegionKind::Other, false), Err(MemError::Full { .. })));
+        assert!(matches!(
+            m.try_alloc(8192, RegionKind::Other, false),
+            Err(MemError::Full { .. })
+        ));
         std::fs::remove_file(&path).unwrap();
     }
 

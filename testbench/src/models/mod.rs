@@ -12,7 +12,9 @@ pub mod host_mem;
 pub mod pcie;
 
 pub use acp_link::{AcpLinkModel, LinkFaults, LinkOutput, LinkStats};
+pub use ethernet::{
+    beats_of, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing,
+};
 pub use gobackn::{percentile, GbnConfig, GbnReport, GoBackN, OnFailure};
-pub use ethernet::{beats_of, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing};
 pub use host_mem::{HostMemory, MemError, RegionId, RegionKind};
 pub use pcie::{CplBeat, MmioOp, PcieConfig, PcieCounters, PcieModel};

@@ -454,7 +454,12 @@ impl PcieModel {
                 break;
             };
             let (iova, data, strb, tlp_start) = match tlp {
-                ToHost::Write { iova, data, strb, tlp_start } => (iova, data, strb, tlp_start),
+                ToHost::Write {
+                    iova,
+                    data,
+                    strb,
+                    tlp_start,
+                } => (iova, data, strb, tlp_start),
                 ToHost::Read {
                     iova,
                     len_bytes,
@@ -523,7 +528,13 @@ mod tests {
         while sent < total || !link.idle() {
             link.tick(now, &mut mem);
             if sent < total && link.can_accept_write() {
-                link.push_write(now, iova + (sent % (1 << 14)) * 64, &[0x5A; 64], u64::MAX, true);
+                link.push_write(
+                    now,
+                    iova + (sent % (1 << 14)) * 64,
+                    &[0x5A; 64],
+                    u64::MAX,
+                    true,
+                );
                 sent += 1;
             }
             now += 1;
@@ -771,7 +782,10 @@ mod tlp_tests {
             link.tick(now, &mut mem);
         }
         let c = link.counters();
-        assert_eq!((c.dma_writes, c.data_bytes, c.metadata_bytes, c.tlp_errors), (1, 256, 24, 0));
+        assert_eq!(
+            (c.dma_writes, c.data_bytes, c.metadata_bytes, c.tlp_errors),
+            (1, 256, 24, 0)
+        );
     }
 
     #[test]

@@ -1,0 +1,97 @@
+use crate::xor_matrix;
+use pendulum_layout::flow::FlowKey;
+use rust_hdl::prelude::*;
+
+/// Reads a frame's flow key from its first beat, by the rule of
+/// `pendulum_layout::flow` (IPv4 or IPv6 addresses, protocol, and TCP/UDP
+/// ports where the beat certainly holds them). Combinational; a few LUTs of
+/// compares and muxes, no arithmetic.
+///
+/// The key is laid out as the FLOW_KEY registers hold it
+/// (`FlowKey::bytes`), and `v4_in` is the RSS hash input of an IPv4 key
+/// (source, destination, ports); an IPv6 key's hash input is key bytes 0..36.
+#[derive(LogicBlock, Default)]
+pub struct FlowKeyParser {
+    /// A frame's first beat, byte k in bits 8k+7..8k.
+    pub beat: Signal<In, Bits<512>>,
+    pub key: Signal<Out, Bits<320>>,
+    /// The frame is IPv4 or IPv6.
+    pub ip: Signal<Out, Bit>,
+    pub v6: Signal<Out, Bit>,
+    pub v4_in: Signal<Out, Bits<96>>,
+}
+
+impl Logic for FlowKeyParser {
+    fn update(&mut self) {
+        // rust-hdl's own simulator: the layout's rule, on the beat's bytes.
+        let key = FlowKey::from_frame(&xor_matrix::bytes_of(self.beat.val()));
+        let bytes = key
+            .map(|k| k.bytes())
+            .unwrap_or([0; pendulum_layout::flow::KEY_BYTES]);
+        let mut bits = Bits::<320>::default();
+        for (i, b) in bytes.iter().enumerate() {
+            for j in 0..8 {
+                bits = bits.replace_bit(8 * i + j, b >> j & 1 == 1);
+            }
+        }
+        let v4_in = key
+            .map(|k| k.hash_input())
+            .filter(|v| v.len() == 12)
+            .unwrap_or_default();
+        let mut v4 = Bits::<96>::default();
+        for (i, b) in v4_in.iter().enumerate() {
+            for j in 0..8 {
+                v4 = v4.replace_bit(8 * i + j, b >> j & 1 == 1);
+            }
+        }
+        self.key.next = bits;
+        self.ip.next = key.is_some();
+        self.v6.next = key.map(|k| k.v6).unwrap_or(false);
+        self.v4_in.next = v4;
+    }
+    fn connect(&mut self) {
+        self.key.connect();
+        self.ip.connect();
+        self.v6.connect();
+        self.v4_in.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        // Frame byte k is beat[8*k +: 8]; key byte k is key[8*k +: 8].
+        Verilog::Custom(
+            r#"wire [15:0] ethertype = {beat[8*12 +: 8], beat[8*13 +: 8]};
+wire is_v4 = ethertype == 16'h0800;
+wire is_v6 = ethertype == 16'h86DD;
+wire [7:0] v4_proto = beat[8*23 +: 8];
+// Ports only for TCP/UDP with a 20-byte header (IHL 5) that is not a fragment.
+wire v4_ports = ((v4_proto == 8'd6) | (v4_proto == 8'd17)) & (beat[8*14 +: 4] == 4'd5)
+    & (beat[8*20 +: 6] == 6'd0) & (beat[8*21 +: 8] == 8'd0);
+wire [7:0] v6_next = beat[8*20 +: 8];
+wire v6_ports = (v6_next == 8'd6) | (v6_next == 8'd17);
+// The MACs and the header fields no key uses (IPv4 ToS, length, id, TTL,
+// checksum; IPv6 flow label, length, hop limit) are read nowhere.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [511:0] unused_beat = beat;
+/* verilator lint_on UNUSEDSIGNAL */
+always @(*) begin
+    key = 320'b0;
+    ip = is_v4 | is_v6;
+    v6 = is_v6;
+    if (is_v6) begin
+        key[8*0 +: 128] = beat[8*22 +: 128];
+        key[8*16 +: 128] = beat[8*38 +: 128];
+        if (v6_ports) key[8*32 +: 32] = beat[8*54 +: 32];
+        key[8*36 +: 8] = v6_next;
+        key[8*37 +: 8] = 8'd6;
+    end else if (is_v4) begin
+        key[8*0 +: 32] = beat[8*26 +: 32];
+        key[8*16 +: 32] = beat[8*30 +: 32];
+        if (v4_ports) key[8*32 +: 32] = beat[8*34 +: 32];
+        key[8*36 +: 8] = v4_proto;
+        key[8*37 +: 8] = 8'd4;
+    end
+    v4_in = {key[8*32 +: 32], key[8*16 +: 32], key[8*0 +: 32]};
+end"#
+                .into(),
+        )
+    }
+}
