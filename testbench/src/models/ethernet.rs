@@ -123,6 +123,68 @@ pub fn steering_port(pipe: u8) -> u16 {
         .unwrap_or_else(|| panic!("pipe {pipe}: the simulated card has pipes 0..{PIPES}"))
 }
 
+/// Builds a frame of the flow `key`, `len_bytes` long: Ethernet II, then
+/// IPv4 (20-byte header) or IPv6 (40 bytes), then a TCP (20 bytes) or UDP
+/// (8 bytes) header when `key.proto` is one of them, then a payload that
+/// starts with `seq` (little-endian u64) and continues with bytes drawn from
+/// `seq`. Other protocols carry the payload straight after the IP header.
+/// The IP length fields give `len_bytes`, so the card accepts the frame.
+///
+/// # Panics
+/// If `len_bytes` cannot hold the headers and the 8-byte sequence number.
+pub fn flow_frame(key: &pendulum_layout::flow::FlowKey, seq: u64, len_bytes: usize) -> Vec<u8> {
+    use pendulum_layout::flow::{PROTO_TCP, PROTO_UDP};
+    use pendulum_layout::frame::ETHERTYPE_IPV6;
+    let ip_len = if key.v6 { 40 } else { 20 };
+    let l4_len = match key.proto {
+        PROTO_TCP => 20,
+        PROTO_UDP => 8,
+        _ => 0,
+    };
+    let payload_at = IPV4_OFFSET + ip_len + l4_len;
+    assert!(
+        len_bytes >= payload_at + 8,
+        "flow_frame: {len_bytes} bytes cannot hold the headers and a sequence number"
+    );
+    let mut f = vec![0u8; len_bytes];
+    f[0..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 1]);
+    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xFE]);
+    let ip = IPV4_OFFSET;
+    if key.v6 {
+        f[12..14].copy_from_slice(&ETHERTYPE_IPV6.to_be_bytes());
+        f[ip] = 0x60;
+        f[ip + 4..ip + 6].copy_from_slice(&((len_bytes - ip - 40) as u16).to_be_bytes());
+        f[ip + 6] = key.proto;
+        f[ip + 7] = 64;
+        f[ip + 8..ip + 24].copy_from_slice(&key.src);
+        f[ip + 24..ip + 40].copy_from_slice(&key.dst);
+    } else {
+        f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
+        f[ip] = 0x45;
+        f[ip + 2..ip + 4].copy_from_slice(&((len_bytes - ip) as u16).to_be_bytes());
+        f[ip + 8] = 64;
+        f[ip + 9] = key.proto;
+        f[ip + 12..ip + 16].copy_from_slice(&key.src[..4]);
+        f[ip + 16..ip + 20].copy_from_slice(&key.dst[..4]);
+        let csum = !ones_complement_sum(&f[ip..ip + 20]);
+        f[ip + 10..ip + 12].copy_from_slice(&csum.to_be_bytes());
+    }
+    let l4 = ip + ip_len;
+    if l4_len > 0 {
+        f[l4..l4 + 2].copy_from_slice(&key.sport.to_be_bytes());
+        f[l4 + 2..l4 + 4].copy_from_slice(&key.dport.to_be_bytes());
+        if key.proto == PROTO_UDP {
+            f[l4 + 4..l4 + 6].copy_from_slice(&((len_bytes - l4) as u16).to_be_bytes());
+        } else {
+            f[l4 + 12] = 5 << 4; // data offset: 5 words
+        }
+    }
+    f[payload_at..payload_at + 8].copy_from_slice(&seq.to_le_bytes());
+    let mut rng = ChaCha8Rng::seed_from_u64(seq);
+    rng.fill_bytes(&mut f[payload_at + 8..]);
+    f
+}
+
 /// Pads `frame` with zeros to the 60-byte minimum, as a MAC delivers a
 /// short frame once the FCS is stripped.
 pub fn pad_to_min(frame: &mut Vec<u8>) {

@@ -13,7 +13,7 @@ pub mod pcie;
 
 pub use acp_link::{AcpLinkModel, LinkFaults, LinkOutput, LinkStats};
 pub use ethernet::{
-    beats_of, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing,
+    beats_of, flow_frame, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing,
 };
 pub use gobackn::{percentile, GbnConfig, GbnReport, GoBackN, OnFailure};
 pub use host_mem::{HostMemory, MemError, RegionId, RegionKind};
