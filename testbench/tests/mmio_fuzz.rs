@@ -92,7 +92,10 @@ proptest! {
         for op in &ops {
             match op {
                 Op::Write { page, reg, raw_off, value } => {
-                    let regs = if *page == 0 { global::ALL } else { pipe::ALL };
+                    // The global page's plain registers and the flow director's
+                    // (key words, table writes, default and fallback pipes).
+                    let global_regs: Vec<_> = global::ALL.iter().chain(global::FLOW).copied().collect();
+                    let regs = if *page == 0 { &global_regs[..] } else { pipe::ALL };
                     // Half the time a real register, half a raw offset (unknown ones too).
                     let off = if reg % 2 == 0 { regs[reg / 2 % regs.len()].offset } else { raw_off & !3 };
                     // Base registers only ever get a region's address (or a
