@@ -57,6 +57,7 @@ bench: setup verilog $(VENV)/.ready
 	target/release/pendulum-card-bench
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-acp-bench
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-atomics-bench
+	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-enso-bench
 	$(MATURIN) develop -q --release -m testbench/python/Cargo.toml
 	$(VENV_BIN)/python testbench/python/bench_speed.py
 

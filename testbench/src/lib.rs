@@ -13,6 +13,7 @@
 pub mod acp_traffic;
 pub mod echo;
 pub mod linearizability;
+pub mod measure;
 pub mod models;
 mod nic_sim;
 pub mod pair;

@@ -7,9 +7,9 @@
 //! Throughput = frames / simulated cycles from the first frame to the last
 //! frame seen by the host, at 250 MHz.
 
-use pendulum_driver::{Card, Device};
+use pendulum_driver::Device;
+use pendulum_testbench::measure::rx_latency;
 use pendulum_testbench::models::FrameGen;
-use pendulum_testbench::models::Pacing;
 use pendulum_testbench::rx_check::{receive_and_check, Expected};
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
 use std::time::Instant;
@@ -153,56 +153,4 @@ fn latency() -> Vec<String> {
         ));
     }
     out
-}
-
-/// (p50, p99, p99.9) of the RX latency of 10,000 frames of `size` at `load`
-/// of the line rate; the host works `work` cycles on each batch before
-/// freeing it, and asks for the next notification first if `prefetch`.
-fn rx_latency(size: usize, load: f64, work: u64, prefetch: bool) -> (u64, u64, u64) {
-    const N: usize = 10_000;
-    let cfg = SimConfig {
-        pacing: Pacing::LineRate {
-            gbps: 100.0 * load,
-            clock_mhz: CLOCK_MHZ,
-        },
-        ..SimConfig::default()
-    };
-    let mut dev = Device::open(SimCard::new(cfg)).expect("open");
-    let mut pipe = dev.open_rx_pipe(0, 2 << 20).expect("pipe");
-    dev.card_mut().sim.arrivals = Some(Default::default());
-    let mut gen = FrameGen::new(7);
-    for _ in 0..N {
-        let f = gen.frame(size, 0);
-        dev.card_mut().sim.eth.push(f);
-    }
-    let mut lat = Vec::with_capacity(N);
-    while lat.len() < N {
-        let (n, end) = {
-            let batch = pipe.recv(&dev);
-            (batch.iter().count(), batch.end_slot())
-        };
-        if n == 0 {
-            dev.card_mut().relax();
-            continue;
-        }
-        let now = dev.card().sim.cycle();
-        for _ in 0..n {
-            let t = dev
-                .card_mut()
-                .sim
-                .arrivals
-                .as_mut()
-                .and_then(|a| a.pop_front())
-                .expect("arrival");
-            lat.push(now - t);
-        }
-        if prefetch {
-            pipe.prefetch(&mut dev).expect("prefetch");
-        }
-        dev.card_mut().sim.run(work);
-        pipe.free(&mut dev, end).expect("free");
-    }
-    lat.sort_unstable();
-    let q = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
-    (q(0.5), q(0.99), q(0.999))
 }

@@ -1,0 +1,133 @@
+//! Measurements shared by the bench binaries (`make bench`): each runs the
+//! Verilated NIC through the driver and returns figures in simulated cycles.
+
+use crate::echo::echo_batch;
+use crate::models::{FrameGen, Pacing, PcieCounters};
+use crate::{SimCard, SimConfig, CLOCK_MHZ};
+use pendulum_driver::{Card, Device};
+
+/// What an echo run saw.
+#[derive(Clone, Debug)]
+pub struct EchoRun {
+    pub frames: u64,
+    /// Cycles from the start to the last echoed frame leaving the MAC.
+    pub cycles: u64,
+    pub pcie: PcieCounters,
+    pub notifications: u64,
+}
+
+impl EchoRun {
+    pub fn mpps(&self) -> f64 {
+        self.frames as f64 / self.cycles as f64 * CLOCK_MHZ
+    }
+}
+
+/// Echoes `frames` frames of `size` bytes offered back to back (MAC side
+/// unpaced) and spread round-robin over `pipes` pipes: the echo
+/// application receives on each RX pipe and sends back on the TX pipe of
+/// the same index. Checks that what the MAC sent back is what came in.
+///
+/// # Panics
+/// If the echo stalls or the frames sent back differ: a bench must not
+/// report figures of a broken run.
+pub fn echo_run(size: usize, frames: usize, pipes: usize, per_packet: bool) -> EchoRun {
+    let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
+    dev.set_per_packet_notifications(per_packet)
+        .expect("notification mode");
+    let mut rx: Vec<_> = (0..pipes)
+        .map(|p| dev.open_rx_pipe(p, 2 << 20).expect("rx pipe"))
+        .collect();
+    let mut tx: Vec<_> = (0..pipes)
+        .map(|p| dev.open_tx_pipe(p, 2 << 20).expect("tx pipe"))
+        .collect();
+    let mut gen = FrameGen::new(size as u64);
+    let mut sent: Vec<Vec<u8>> = (0..frames)
+        .map(|i| gen.frame(size, (i % pipes) as u8))
+        .collect();
+    for f in &sent {
+        dev.card_mut().sim.eth.push(f.clone());
+    }
+    let start = dev.card().sim.cycle();
+    let mut echoed = 0;
+    while echoed < frames {
+        let mut any = 0;
+        for p in 0..pipes {
+            any += echo_batch(&mut dev, &mut rx[p], &mut tx[p], 1_000_000).expect("echo");
+        }
+        echoed += any;
+        if any == 0 {
+            dev.card_mut().relax();
+            assert!(
+                dev.card().sim.cycle() - start < 1_000_000_000,
+                "echo stalled at {echoed} of {frames}"
+            );
+        }
+    }
+    while dev.card().sim.eth_tx.frames_received() < frames as u64 {
+        dev.card_mut().sim.run(1);
+        assert!(dev.card().sim.cycle() - start < 1_000_000_000, "TX stalled");
+    }
+    let cycles = dev.card().sim.cycle() - start;
+    let mut out = dev.card_mut().sim.eth_tx.take_frames();
+    out.sort_unstable();
+    sent.sort_unstable();
+    assert!(out == sent, "the MAC sent back other frames than came in");
+    EchoRun {
+        frames: frames as u64,
+        cycles,
+        pcie: dev.card().sim.pcie.counters().clone(),
+        notifications: dev.counters().expect("counters").notifications,
+    }
+}
+
+/// (p50, p99, p99.9) of the RX latency of 10,000 frames of `size` at `load`
+/// of the line rate; the host works `work` cycles on each batch before
+/// freeing it, and asks for the next notification first if `prefetch`.
+pub fn rx_latency(size: usize, load: f64, work: u64, prefetch: bool) -> (u64, u64, u64) {
+    const N: usize = 10_000;
+    let cfg = SimConfig {
+        pacing: Pacing::LineRate {
+            gbps: 100.0 * load,
+            clock_mhz: CLOCK_MHZ,
+        },
+        ..SimConfig::default()
+    };
+    let mut dev = Device::open(SimCard::new(cfg)).expect("open");
+    let mut pipe = dev.open_rx_pipe(0, 2 << 20).expect("pipe");
+    dev.card_mut().sim.arrivals = Some(Default::default());
+    let mut gen = FrameGen::new(7);
+    for _ in 0..N {
+        let f = gen.frame(size, 0);
+        dev.card_mut().sim.eth.push(f);
+    }
+    let mut lat = Vec::with_capacity(N);
+    while lat.len() < N {
+        let (n, end) = {
+            let batch = pipe.recv(&dev);
+            (batch.iter().count(), batch.end_slot())
+        };
+        if n == 0 {
+            dev.card_mut().relax();
+            continue;
+        }
+        let now = dev.card().sim.cycle();
+        for _ in 0..n {
+            let t = dev
+                .card_mut()
+                .sim
+                .arrivals
+                .as_mut()
+                .and_then(|a| a.pop_front())
+                .expect("arrival");
+            lat.push(now - t);
+        }
+        if prefetch {
+            pipe.prefetch(&mut dev).expect("prefetch");
+        }
+        dev.card_mut().sim.run(work);
+        pipe.free(&mut dev, end).expect("free");
+    }
+    lat.sort_unstable();
+    let q = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+    (q(0.5), q(0.99), q(0.999))
+}
