@@ -3,8 +3,55 @@
 
 use crate::echo::echo_batch;
 use crate::models::{FrameGen, Pacing, PcieCounters};
+use crate::rx_check::{receive_and_check, Expected, RxReport};
 use crate::{SimCard, SimConfig, CLOCK_MHZ};
 use pendulum_driver::{Card, Device};
+
+/// What an RX-only run saw.
+#[derive(Clone, Debug)]
+pub struct RxRun {
+    pub report: RxReport,
+    pub pcie: PcieCounters,
+    pub notifications: u64,
+    /// Wall-clock seconds the receive took (for the simulator's speed).
+    pub wall_secs: f64,
+}
+
+impl RxRun {
+    pub fn mpps(&self) -> f64 {
+        self.report.frames as f64 / self.report.cycles as f64 * CLOCK_MHZ
+    }
+}
+
+/// Receives `frames` frames of `size` bytes offered back to back (MAC side
+/// unpaced) on one pipe with a 2 MiB ring, every frame checked byte for
+/// byte, reactive or per-packet notifications.
+///
+/// # Panics
+/// If a frame is lost or altered: a bench must not report a broken run.
+pub fn rx_run(size: usize, frames: usize, per_packet: bool) -> RxRun {
+    let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
+    dev.set_per_packet_notifications(per_packet)
+        .expect("notification mode");
+    let mut pipes = vec![dev.open_rx_pipe(0, 2 << 20).expect("pipe")];
+    let mut gen = FrameGen::new(size as u64);
+    let mut exp: Expected = vec![Default::default()];
+    for _ in 0..frames {
+        let f = gen.frame(size, 0);
+        exp[0].push_back(f.clone());
+        dev.card_mut().sim.eth.push(f);
+    }
+    let wall = std::time::Instant::now();
+    let report = receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000_000).expect("receive");
+    let wall_secs = wall.elapsed().as_secs_f64();
+    assert!(dev.card_mut().sim.drain(100_000));
+    RxRun {
+        report,
+        pcie: dev.card().sim.pcie.counters().clone(),
+        notifications: dev.counters().expect("counters").notifications,
+        wall_secs,
+    }
+}
 
 /// What an echo run saw.
 #[derive(Clone, Debug)]

@@ -128,6 +128,12 @@ class RxPipe:
         self._driver = driver
         self.index = index
 
+    def bind(self, src: str, dst: str, proto: int, sport: int = 0, dport: int = 0) -> None:
+        """Steers a flow here (flow director exact match): addresses as text, IPv4 or IPv6."""
+        import ipaddress
+        s, d = ipaddress.ip_address(src).packed, ipaddress.ip_address(dst).packed
+        self._driver._sim.bind_flow(self.index, s, d, proto, sport, dport)
+
     def wait(self, max_polls: int = 100_000) -> bool:
         """Polls (running simulated time) until frames wait; False if none came."""
         return self._driver._sim.rx_wait(self.index, max_polls)

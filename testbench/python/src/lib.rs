@@ -396,8 +396,47 @@ impl Sim {
         d.set_item("tx_bytes", c.tx_bytes)?;
         d.set_item("tx_drop_malformed", c.tx_drop_malformed)?;
         d.set_item("tx_completions", c.tx_completions)?;
+        d.set_item("flow_hits", c.flow_hits)?;
+        d.set_item("flow_misses", c.flow_misses)?;
         d.set_item("reg_errors", c.reg_errors)?;
         Ok(d)
+    }
+
+    /// Steers the flow (IP addresses as 4 or 16 bytes, protocol, ports) to
+    /// pipe `pipe` through the flow director's exact-match table.
+    fn bind_flow(
+        &mut self,
+        pipe: usize,
+        src: Vec<u8>,
+        dst: Vec<u8>,
+        proto: u8,
+        sport: u16,
+        dport: u16,
+    ) -> PyResult<()> {
+        use pendulum_layout::flow::FlowKey;
+        let key = match (src.len(), dst.len()) {
+            (4, 4) => FlowKey::v4(
+                src[..].try_into().unwrap(),
+                dst[..].try_into().unwrap(),
+                proto,
+                sport,
+                dport,
+            ),
+            (16, 16) => FlowKey::v6(
+                src[..].try_into().unwrap(),
+                dst[..].try_into().unwrap(),
+                proto,
+                sport,
+                dport,
+            ),
+            _ => {
+                return Err(PyValueError::new_err(
+                    "addresses must both be 4 bytes (IPv4) or both 16 (IPv6)",
+                ))
+            }
+        };
+        let (dev, _) = self.device()?;
+        dev.bind_flow(key, pipe).map_err(driver_err)
     }
 
     /// Writes a register and raises DriverError with the card's reason if it is refused.

@@ -83,11 +83,13 @@ async def test_scapy_packets_are_accepted(dut):
     drv = ps.Driver(dut)
     drv.open()
     pipe = drv.rx_pipe(2, 16 * 1024)
+    pipe.bind("10.0.0.1", "10.0.0.2", 17, 1, 2)
     pkt = Ether(dst="02:00:00:00:00:02", src="02:00:00:00:00:aa") / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=1, dport=2) / Raw(b"pendulum" * 20)
     ps.EthernetSource(dut).send(pkt)
     got = pipe.recv_n(1)
     assert got == [bytes(pkt)]
     assert Ether(got[0])[UDP].dport == 2
+    assert drv.counters()["flow_hits"] == 1
 
 
 @ps.test()

@@ -7,12 +7,8 @@
 //! Throughput = frames / simulated cycles from the first frame to the last
 //! frame seen by the host, at 250 MHz.
 
-use pendulum_driver::Device;
-use pendulum_testbench::measure::rx_latency;
-use pendulum_testbench::models::FrameGen;
-use pendulum_testbench::rx_check::{receive_and_check, Expected};
-use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
-use std::time::Instant;
+use pendulum_testbench::measure::{rx_latency, rx_run};
+use pendulum_testbench::CLOCK_MHZ;
 
 const FRAMES: usize = 20_000;
 const SIZES: [usize; 4] = [64, 128, 512, 1518];
@@ -31,22 +27,9 @@ fn main() {
         "bytes", "Mpps", "line Mpps", "% line", "PCIe meta %", "cycles", "sim cycles/s"
     );
     for size in SIZES {
-        let card = SimCard::new(SimConfig::default());
-        let mut dev = Device::open(card).expect("open");
-        let mut pipes = vec![dev.open_rx_pipe(0, 2 << 20).expect("pipe")];
-        let mut gen = FrameGen::new(size as u64);
-        let mut exp: Expected = vec![Default::default()];
-        for _ in 0..FRAMES {
-            let f = gen.frame(size, 0);
-            exp[0].push_back(f.clone());
-            dev.card_mut().sim.eth.push(f);
-        }
-        let wall = Instant::now();
-        let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000_000).expect("receive");
-        let secs = wall.elapsed().as_secs_f64();
-        assert!(dev.card_mut().sim.drain(100_000));
-        let pcie = dev.card().sim.pcie.counters().clone();
-        let mpps = rep.frames as f64 / rep.cycles as f64 * CLOCK_MHZ;
+        let run = rx_run(size, FRAMES, false);
+        let (rep, pcie, secs) = (&run.report, &run.pcie, run.wall_secs);
+        let mpps = run.mpps();
         let line = line_rate_mpps(size);
         let meta = 100.0 * pcie.metadata_share();
         let speed = rep.cycles as f64 / secs;
@@ -88,25 +71,12 @@ fn notification_modes() -> Vec<String> {
     let mut out = Vec::new();
     for size in [64usize, 1518] {
         for per_packet in [false, true] {
-            let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
-            dev.set_per_packet_notifications(per_packet).expect("mode");
-            let mut pipes = vec![dev.open_rx_pipe(0, 2 << 20).expect("pipe")];
-            let mut gen = FrameGen::new(size as u64);
-            let mut exp: Expected = vec![Default::default()];
-            for _ in 0..FRAMES {
-                let f = gen.frame(size, 0);
-                exp[0].push_back(f.clone());
-                dev.card_mut().sim.eth.push(f);
-            }
-            let rep =
-                receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000_000).expect("receive");
-            assert!(dev.card_mut().sim.drain(100_000));
-            let pcie = dev.card().sim.pcie.counters().clone();
-            let notifs = dev.counters().expect("counters").notifications;
+            let run = rx_run(size, FRAMES, per_packet);
+            let (pcie, notifs) = (&run.pcie, run.notifications);
             let mode = if per_packet { "per-packet" } else { "reactive" };
             let per_frame = notifs as f64 / FRAMES as f64;
             let meta = 100.0 * pcie.metadata_share();
-            let mpps = rep.frames as f64 / rep.cycles as f64 * CLOCK_MHZ;
+            let mpps = run.mpps();
             println!("{size:>6} {mode:>12} {per_frame:>14.4} {meta:>11.1}% {mpps:>10.2}");
             out.push(format!(
                 "    {{\"frame_bytes\": {size}, \"mode\": \"{mode}\", \"notifications\": {notifs}, \"notifications_per_frame\": {per_frame:.5}, \"metadata_share\": {:.4}, \"mpps\": {mpps:.3}}}",

@@ -10,11 +10,8 @@
 //! - RX latency with and without notification prefetch.
 //! - Echo throughput as the frames spread over more pipes.
 
-use pendulum_driver::Device;
-use pendulum_testbench::measure::{echo_run, rx_latency};
-use pendulum_testbench::models::FrameGen;
-use pendulum_testbench::rx_check::{receive_and_check, Expected};
-use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
+use pendulum_testbench::measure::{echo_run, rx_latency, rx_run};
+use pendulum_testbench::CLOCK_MHZ;
 
 const FRAMES: usize = 20_000;
 const SIZES: [usize; 6] = [64, 128, 256, 512, 1024, 1518];
@@ -42,25 +39,13 @@ struct RxOnly {
 }
 
 fn rx_only(size: usize, per_packet: bool) -> RxOnly {
-    let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
-    dev.set_per_packet_notifications(per_packet).expect("mode");
-    let mut pipes = vec![dev.open_rx_pipe(0, 2 << 20).expect("pipe")];
-    let mut gen = FrameGen::new(size as u64);
-    let mut exp: Expected = vec![Default::default()];
-    for _ in 0..FRAMES {
-        let f = gen.frame(size, 0);
-        exp[0].push_back(f.clone());
-        dev.card_mut().sim.eth.push(f);
-    }
-    let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000_000).expect("receive");
-    assert!(dev.card_mut().sim.drain(100_000));
-    let pcie = dev.card().sim.pcie.counters().clone();
-    let notifs = dev.counters().expect("counters").notifications;
+    let run = rx_run(size, FRAMES, per_packet);
+    let pcie = &run.pcie;
     RxOnly {
-        mpps: rep.frames as f64 / rep.cycles as f64 * CLOCK_MHZ,
-        notifs_per_frame: notifs as f64 / FRAMES as f64,
+        mpps: run.mpps(),
+        notifs_per_frame: run.notifications as f64 / FRAMES as f64,
         metadata_share: pcie.metadata_share(),
-        notif_share: notifs as f64 * NOTIF_BYTES / pcie.data_bytes as f64,
+        notif_share: run.notifications as f64 * NOTIF_BYTES / pcie.data_bytes as f64,
         bytes_per_frame: (pcie.data_bytes + pcie.metadata_bytes) as f64 / FRAMES as f64,
     }
 }
