@@ -31,6 +31,17 @@ pub(crate) fn bytes_of<const N: usize>(d: rust_hdl::prelude::Bits<N>) -> Vec<u8>
         .collect()
 }
 
+/// The inverse of [`bytes_of`]: byte k into bits 8k+7..8k (missing bytes are 0).
+pub(crate) fn bits_of<const N: usize>(bytes: &[u8]) -> rust_hdl::prelude::Bits<N> {
+    let mut bits = rust_hdl::prelude::Bits::<N>::default();
+    for (i, b) in bytes.iter().enumerate().take(N / 8) {
+        for j in 0..8 {
+            bits = bits.replace_bit(8 * i + j, b >> j & 1 == 1);
+        }
+    }
+    bits
+}
+
 /// The Verilog: `output[i] = ^(input & mask_i) ^ flip_i`, one line per bit.
 pub(crate) fn verilog(
     input: &str,

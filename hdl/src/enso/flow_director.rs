@@ -89,6 +89,7 @@ pub struct FlowDirector {
     any_hit: Signal<Local, Bit>,
     sel_pipe: Signal<Local, Bits<PIPE_BITS>>,
     wr_way: Signal<Local, Bits<2>>,
+    rd_hash: Signal<Local, Bits<32>>,
     way_id: [Constant<Bits<2>>; FLOW_WAYS],
     at_way: Constant<Bits<SLOT_INDEX_BITS>>,
     at_valid: Constant<Bits<TAG_INDEX_BITS>>,
@@ -144,6 +145,7 @@ impl FlowDirector {
             any_hit: Default::default(),
             sel_pipe: Default::default(),
             wr_way: Default::default(),
+            rd_hash: Default::default(),
             way_id: std::array::from_fn(|w| Constant::new((w as u64).into())),
             at_way: Constant::new((BB as u64).into()),
             at_valid: Constant::new((PIPE_BITS as u64).into()),
@@ -206,6 +208,11 @@ impl Logic for FlowDirector {
             self.s3_ip.d.next = self.s2_ip.q.val();
             self.s3_hash.d.next = self.s2_hash.q.val();
         }
+        // The hash of what stage 3 holds next cycle: its buckets are read now.
+        self.rd_hash.next = self.s3_hash.q.val();
+        if self.move3.val() {
+            self.rd_hash.next = self.s2_hash.q.val();
+        }
         self.wr_way.next = self.wr_slot.val().get_bits::<2>(self.at_way.val().index());
         self.wr_tag.hi.next = self.wr_valid.val().into();
         self.wr_tag.lo.next = self.wr_pipe.val();
@@ -214,12 +221,8 @@ impl Logic for FlowDirector {
             self.key_ram[w].write_clock.next = self.clock.val();
             self.tag_ram[w].read_clock.next = self.clock.val();
             self.tag_ram[w].write_clock.next = self.clock.val();
-            self.key_ram[w].read_address.next = self.s3_hash.q.val().get_bits::<BB>(8 * w);
-            self.tag_ram[w].read_address.next = self.s3_hash.q.val().get_bits::<BB>(8 * w);
-            if self.move3.val() {
-                self.key_ram[w].read_address.next = self.s2_hash.q.val().get_bits::<BB>(8 * w);
-                self.tag_ram[w].read_address.next = self.s2_hash.q.val().get_bits::<BB>(8 * w);
-            }
+            self.key_ram[w].read_address.next = self.rd_hash.val().get_bits::<BB>(8 * w);
+            self.tag_ram[w].read_address.next = self.rd_hash.val().get_bits::<BB>(8 * w);
             self.key_ram[w].write_address.next = self.wr_slot.val().get_bits::<BB>(0);
             self.tag_ram[w].write_address.next = self.wr_slot.val().get_bits::<BB>(0);
             self.key_ram[w].write_data.next = self.wr_key.val();

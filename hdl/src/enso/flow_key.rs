@@ -28,26 +28,15 @@ impl Logic for FlowKeyParser {
         let bytes = key
             .map(|k| k.bytes())
             .unwrap_or([0; pendulum_layout::flow::KEY_BYTES]);
-        let mut bits = Bits::<320>::default();
-        for (i, b) in bytes.iter().enumerate() {
-            for j in 0..8 {
-                bits = bits.replace_bit(8 * i + j, b >> j & 1 == 1);
-            }
-        }
+        // The IPv4 hash input (12 bytes); zero for IPv6 and non-IP frames.
         let v4_in = key
             .map(|k| k.hash_input())
             .filter(|v| v.len() == 12)
             .unwrap_or_default();
-        let mut v4 = Bits::<96>::default();
-        for (i, b) in v4_in.iter().enumerate() {
-            for j in 0..8 {
-                v4 = v4.replace_bit(8 * i + j, b >> j & 1 == 1);
-            }
-        }
-        self.key.next = bits;
+        self.key.next = xor_matrix::bits_of(&bytes);
+        self.v4_in.next = xor_matrix::bits_of(&v4_in);
         self.ip.next = key.is_some();
         self.v6.next = key.map(|k| k.v6).unwrap_or(false);
-        self.v4_in.next = v4;
     }
     fn connect(&mut self) {
         self.key.connect();
