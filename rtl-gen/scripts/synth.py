@@ -39,13 +39,30 @@ LUTRAM_LUTS = {"RAM32M16": 8, "RAM64M8": 8, "RAM32M": 4, "RAM64M": 4, "RAM32X1D"
 SEQUENTIAL = re.compile(r"^(FD|RAMB|URAM|IBUF|OBUF|BUFG|DSP)")
 
 
-def lut_levels(netlist_path):
+def _net_names(mod):
+    """Bit -> the most readable name Yosys kept for it (public names first)."""
+    names = {}
+    for name, n in mod["netnames"].items():
+        public = not name.startswith("$")
+        for i, b in enumerate(n["bits"]):
+            if not isinstance(b, int):
+                continue
+            label = name if len(n["bits"]) == 1 else f"{name}[{i}]"
+            key = (0 if public else 1, len(label))
+            if b not in names or key < names[b][0]:
+                names[b] = (key, label)
+    return {b: label for b, (_, label) in names.items()}
+
+
+def lut_levels(netlist_path, report=0):
     """Longest register-to-register path counted in LUT levels.
 
     LUTs and distributed-RAM reads count 1; MUXF7/MUXF8 and CARRY8 count 0
     (they sit in the same slice as the LUT that feeds them and add a fraction
     of a LUT's delay); flip-flops, block RAM and I/O buffers end a path.
-    Returns (levels, carry cells on that path, names of its end points).
+    Returns (levels, carries on that path, paths): `paths` holds the `report`
+    deepest paths with distinct end points, each as a list of the nets it
+    crosses, start first, so the slow logic can be found by name.
     """
     mod = json.load(open(netlist_path))["modules"]["pendulum_nic"]
     cells = mod["cells"]
@@ -57,6 +74,7 @@ def lut_levels(netlist_path):
                     if isinstance(b, int):
                         driver[b] = name
     memo = {}
+    via = {}  # cell -> (input bit, driving cell) on its deepest path
 
     def weight(t):
         if re.fullmatch(r"LUT[1-6]", t) or t.startswith("RAM") and not t.startswith("RAMB"):
@@ -80,15 +98,56 @@ def lut_levels(netlist_path):
                 for b in bits:
                     d = driver.get(b) if isinstance(b, int) else None
                     if d is not None and not SEQUENTIAL.match(cells[d]["type"]):
-                        best = max(best, depth(d))
+                        got = depth(d)
+                        if got > best:
+                            best = got
+                            via[name] = (b, d)
         r = (best[0] + weight(c["type"]), best[1] + (1 if c["type"].startswith("CARRY") else 0))
         memo[name] = r
         return r
 
-    worst = (0, 0)
     for name in cells:
-        worst = max(worst, depth(name))
-    return worst
+        depth(name)
+    ranked = sorted(cells, key=lambda n: memo[n], reverse=True)
+    worst = memo[ranked[0]] if ranked else (0, 0)
+    if not report:
+        return worst[0], worst[1], []
+    names = _net_names(mod)
+
+    def out_net(cell):
+        for port, bits in cells[cell]["connections"].items():
+            if cells[cell].get("port_directions", {}).get(port) == "output":
+                for b in bits:
+                    if isinstance(b, int) and b in names:
+                        return names[b]
+        return cell
+
+    paths, seen = [], set()
+    for end in ranked:
+        if len(paths) >= report or memo[end][0] < worst[0] - 4:
+            break
+        # One path per end signal (its name without the bit index).
+        end_name = re.sub(r"\[\d+\]$", "", out_net(end))
+        if end_name in seen:
+            continue
+        seen.add(end_name)
+        chain, cell = [], end
+        while True:
+            lv = memo[cell][0]
+            chain.append(f"{out_net(cell)} ({cells[cell]['type']}, level {lv})")
+            if cell not in via:
+                b = None
+                for port, bits in cells[cell]["connections"].items():
+                    if cells[cell].get("port_directions", {}).get(port) == "input":
+                        b = next((x for x in bits if isinstance(x, int)), None)
+                        if b is not None:
+                            break
+                if b is not None:
+                    chain.append(f"{names.get(b, b)} (start)")
+                break
+            b, cell = via[cell]
+        paths.append({"levels": memo[end][0], "end": end_name, "nets": list(reversed(chain))})
+    return worst[0], worst[1], paths
 
 
 def yosys():
@@ -132,7 +191,7 @@ tee -q -o {out_dir}/ltp.txt ltp
     bram36 = cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0)
     uram = cells.get("URAM288", 0)
     dsp = cells.get("DSP48E2", 0)
-    levels, carries = lut_levels(f"{out_dir}/netlist.json")
+    levels, carries, paths = lut_levels(f"{out_dir}/netlist.json", report=8)
     fig = {
         "board": board,
         "what": "NIC core (pendulum_nic) alone, Yosys synth_xilinx -family xcup -flatten; adapters, CDC FIFOs and vendor IP not included",
@@ -151,6 +210,7 @@ tee -q -o {out_dir}/ltp.txt ltp
         "logic_depth_carry8_on_that_path": carries,
         "logic_depth_cells": depth,
         "logic_depth_meaning": "lut_levels: most LUTs (and LUT-RAM reads) a signal crosses between registers, MUXF/CARRY8 counted 0; cells: longest chain of combinational cells (LUT, MUXF, CARRY8) from Yosys ltp, an upper bound",
+        "deepest_paths": paths,
         "cells": cells,
     }
     cap = CAPACITY.get(board if board != "sim" else "alveo-u250")
@@ -164,6 +224,8 @@ tee -q -o {out_dir}/ltp.txt ltp
     print(f"synth: {board}: {fig['luts']} LUTs ({fig['luts_as_ram']} as RAM), {ffs} FFs, {bram36} BRAM36, {uram} URAM, {dsp} DSP; "
           f"depth {levels} LUT levels ({depth} cells)" + (f"; share of the board: LUT {share['luts']}%, FF {share['ffs']}%" if share else "")
           + f" -> build/synth/{board}.json")
+    for p in paths:
+        print(f"  {p['levels']} levels to {p['end']}: " + " <- ".join(n.split(' (')[0] for n in reversed(p['nets'])))
 
 
 if __name__ == "__main__":
