@@ -118,6 +118,14 @@ pub struct PendulumNic {
     tx_framer: TxFramer,
     eth_tx_skid: SkidBuffer<EthBeat>,
     tx_compl: NotifWriter,
+    // Registers the RX engine's ring writes before the DMA arbiter, so the
+    // ring-room check and the arbiter's grant sit in different cycles.
+    rx_dma_skid: SkidBuffer<DmaWrite>,
+    // Beats in rx_dma_skid: a notification waits for them (NotifWriter::ahead).
+    rx_dma_ahead: Signal<Local, Bits<2>>,
+    ahead_none: Constant<Bits<2>>,
+    ahead_one: Constant<Bits<2>>,
+    ahead_two: Constant<Bits<2>>,
     dma_arb: RoundRobinArbiter<DmaWrite, 3>,
     dma_skid: SkidBuffer<DmaWrite>,
     regs: RegFile,
@@ -195,6 +203,11 @@ impl PendulumNic {
             eth_tx_skid: SkidBuffer::default(),
             tx_compl: NotifWriter::new(),
             dma_arb: RoundRobinArbiter::new(),
+            rx_dma_skid: SkidBuffer::default(),
+            rx_dma_ahead: Default::default(),
+            ahead_none: Constant::new(0u64.into()),
+            ahead_one: Constant::new(1u64.into()),
+            ahead_two: Constant::new(2u64.into()),
             dma_skid: SkidBuffer::default(),
             regs: RegFile::new(ACP_CHANNELS as u32, ATOMIC_BYTES),
         }
@@ -217,6 +230,7 @@ impl Logic for PendulumNic {
         self.notif.clock.next = self.clock.val();
         self.dma_arb.clock.next = self.clock.val();
         self.dma_skid.clock.next = self.clock.val();
+        self.rx_dma_skid.clock.next = self.clock.val();
         self.regs.clock.next = self.clock.val();
         self.tx_fetch.clock.next = self.clock.val();
         self.tx_info.clock.next = self.clock.val();
@@ -229,6 +243,8 @@ impl Logic for PendulumNic {
         self.atomic.clock.next = self.clock.val();
         self.rx_arb.clock.next = self.clock.val();
         self.rx_skid.clock.next = self.clock.val();
+        self.acp_gate.clock.next = self.clock.val();
+        self.atomic_gate.clock.next = self.clock.val();
 
         // Ethernet in → FIFO → parse stage → flow director → RX engine.
         self.eth_fifo.s.data.next.data = self.eth_rx_tdata.val();
@@ -363,12 +379,15 @@ impl Logic for PendulumNic {
         }
 
         // Ring writes and notifications share the DMA write port.
-        self.dma_arb.s_last[0].next = self.rx.m_dma.data.val().last;
+        self.rx_dma_skid.s.data.next = self.rx.m_dma.data.val();
+        self.rx_dma_skid.s.valid.next = self.rx.m_dma.valid.val();
+        self.rx.m_dma.ready.next = self.rx_dma_skid.s.ready.val();
+        self.dma_arb.s_last[0].next = self.rx_dma_skid.m.data.val().last;
         self.dma_arb.s_last[1].next = self.notif.m_dma.data.val().last;
         self.dma_arb.s_last[2].next = self.tx_compl.m_dma.data.val().last;
-        self.dma_arb.s[0].data.next = self.rx.m_dma.data.val();
-        self.dma_arb.s[0].valid.next = self.rx.m_dma.valid.val();
-        self.rx.m_dma.ready.next = self.dma_arb.s[0].ready.val();
+        self.dma_arb.s[0].data.next = self.rx_dma_skid.m.data.val();
+        self.dma_arb.s[0].valid.next = self.rx_dma_skid.m.valid.val();
+        self.rx_dma_skid.m.ready.next = self.dma_arb.s[0].ready.val();
         self.dma_arb.s[1].data.next = self.notif.m_dma.data.val();
         self.dma_arb.s[1].valid.next = self.notif.m_dma.valid.val();
         self.notif.m_dma.ready.next = self.dma_arb.s[1].ready.val();
@@ -419,6 +438,9 @@ impl Logic for PendulumNic {
         self.eth_tx_skid.m.ready.next = self.eth_tx_tready.val();
         // TX completions report every move of the TX head (no re-arm needed).
         self.tx_compl.per_packet.next = true;
+        // TX completions carry no ordering with RX ring writes.
+        self.tx_compl.ahead.next = self.ahead_none.val();
+        self.tx_compl.ahead_drain.next = false;
         for i in 0..PIPES {
             self.tx_fetch.tx_base[i].next = self.regs.tx_base[i].val();
             self.tx_fetch.tx_mask[i].next = self.regs.tx_mask[i].val();
@@ -467,6 +489,18 @@ impl Logic for PendulumNic {
                 self.regs.head_written[i].val() | self.regs.prefetch[i].val();
         }
         self.notif.per_packet.next = self.regs.per_packet_notif.val();
+        // The skid holds a beat at its output (m.valid) and one more when full
+        // (!s.ready); both are registers.
+        self.rx_dma_ahead.next = self.ahead_none.val();
+        if self.rx_dma_skid.m.valid.val() | !self.rx_dma_skid.s.ready.val() {
+            self.rx_dma_ahead.next = self.ahead_one.val();
+        }
+        if self.rx_dma_skid.m.valid.val() & !self.rx_dma_skid.s.ready.val() {
+            self.rx_dma_ahead.next = self.ahead_two.val();
+        }
+        self.notif.ahead.next = self.rx_dma_ahead.val();
+        self.notif.ahead_drain.next =
+            self.rx_dma_skid.m.valid.val() & self.rx_dma_skid.m.ready.val();
         self.regs.events.pipe.next = self.rx.ev_pipe.val();
         self.regs.events.frame.next = self.rx.ev_frame.val();
         self.regs.events.frame_bytes.next = self.rx.ev_frame_bytes.val();

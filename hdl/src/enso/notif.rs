@@ -15,7 +15,10 @@ use rust_hdl::prelude::*;
 /// registered in one cycle and waits on `m_dma.ready`; it is issued only after
 /// the tail it carries was advanced, i.e. after the frame's last ring write
 /// was accepted, and the host port keeps writes in order, so data is in
-/// memory before the notification that covers it.
+/// memory before the notification that covers it. Ring writes pass a
+/// register stage (a skid buffer) before they meet notifications at the DMA
+/// arbiter, so a record also waits until the beats that stage held when the
+/// record was formed (`ahead`, at most 2) have left it (`ahead_drain`).
 #[derive(LogicBlock)]
 pub struct NotifWriter {
     pub clock: Signal<In, Clock>,
@@ -24,6 +27,11 @@ pub struct NotifWriter {
     pub notif_base: [Signal<In, Bits<64>>; PIPES],
     pub head_written: [Signal<In, Bit>; PIPES],
     pub per_packet: Signal<In, Bit>,
+    /// Ring-write beats accepted from the RX engine and still in the register
+    /// stage before the DMA arbiter (0 where no such stage exists).
+    pub ahead: Signal<In, Bits<2>>,
+    /// One of those beats went on to the arbiter this cycle.
+    pub ahead_drain: Signal<In, Bit>,
     pub m_dma: StreamSource<DmaWrite>,
     /// One-cycle pulse per notification formed.
     pub ev_notification: Signal<Out, Bit>,
@@ -35,6 +43,8 @@ pub struct NotifWriter {
     out_valid: DFF<Bit>,
     out_addr: DFF<Bits<64>>,
     out_rec: DFF<Bits<128>>,
+    // Beats of ring data still ahead of the record in `out_*`.
+    held_back: DFF<Bits<2>>,
 
     wants: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
@@ -49,6 +59,8 @@ pub struct NotifWriter {
     rec512: ZeroExtend<128, 512>,
     one_visit: Constant<Bits<PIPE_BITS>>,
     one32: Constant<Bits<32>>,
+    zero2: Constant<Bits<2>>,
+    one2: Constant<Bits<2>>,
     zero16: Constant<Bits<SLOT_BITS>>,
     zero32: Constant<Bits<32>>,
     rec_strb: Constant<Bits<64>>,
@@ -67,6 +79,8 @@ impl NotifWriter {
             notif_base: Default::default(),
             head_written: Default::default(),
             per_packet: Default::default(),
+            ahead: Default::default(),
+            ahead_drain: Default::default(),
             m_dma: Default::default(),
             ev_notification: Default::default(),
             sent_tail: Default::default(),
@@ -76,6 +90,7 @@ impl NotifWriter {
             out_valid: Default::default(),
             out_addr: Default::default(),
             out_rec: Default::default(),
+            held_back: Default::default(),
             wants: Default::default(),
             load: Default::default(),
             sel_tail: Default::default(),
@@ -88,6 +103,8 @@ impl NotifWriter {
             rec512: Default::default(),
             one_visit: Constant::new(1u64.into()),
             one32: Constant::new(1u64.into()),
+            zero2: Constant::new(0u64.into()),
+            one2: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
             rec_strb: Constant::new(((1u64 << pendulum_layout::notif::BYTES) - 1).into()),
@@ -104,7 +121,7 @@ impl Default for NotifWriter {
 impl Logic for NotifWriter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, visit, out_valid, out_addr, out_rec);
+        dff_setup!(self, clock, visit, out_valid, out_addr, out_rec, held_back);
         for i in 0..PIPES {
             self.sent_tail[i].clock.next = self.clock.val();
             self.seq[i].clock.next = self.clock.val();
@@ -116,13 +133,16 @@ impl Logic for NotifWriter {
                 self.armed[i].d.next = true;
             }
         }
-        self.m_dma.valid.next = self.out_valid.q.val();
+        self.m_dma.valid.next = self.out_valid.q.val() & (self.held_back.q.val() == self.zero2.val());
+        if (self.held_back.q.val() != self.zero2.val()) & self.ahead_drain.val() {
+            self.held_back.d.next = self.held_back.q.val() - self.one2.val();
+        }
         self.m_dma.data.next.addr = self.out_addr.q.val();
         self.m_dma.data.next.data = self.rec512.o.val();
         self.m_dma.data.next.strb = self.rec_strb.val();
         self.m_dma.data.next.last = true;
         self.rec512.i.next = self.out_rec.q.val();
-        if self.m_dma.ready.val() {
+        if self.m_dma.ready.val() & self.m_dma.valid.val() {
             self.out_valid.d.next = false;
         }
 
@@ -142,7 +162,8 @@ impl Logic for NotifWriter {
                     & (self.armed[i].q.val() | self.per_packet.val());
             }
         }
-        self.load.next = self.wants.val() & (!self.out_valid.q.val() | self.m_dma.ready.val());
+        self.load.next = self.wants.val()
+            & (!self.out_valid.q.val() | (self.m_dma.ready.val() & self.m_dma.valid.val()));
         self.tail32.i.next = self.sel_tail.val();
         self.pipe32.i.next = self.visit.q.val();
         self.seq_tail.hi.next = self.sel_seq.val() + self.one32.val();
@@ -154,6 +175,10 @@ impl Logic for NotifWriter {
             self.out_valid.d.next = true;
             self.out_addr.d.next = self.sel_base.val();
             self.out_rec.d.next = self.rec.o.val();
+            self.held_back.d.next = self.ahead.val();
+            if self.ahead_drain.val() {
+                self.held_back.d.next = self.ahead.val() - self.one2.val();
+            }
             for i in 0..PIPES {
                 if self.visit.q.val().index() == i {
                     self.sent_tail[i].d.next = self.sel_tail.val();

@@ -67,9 +67,16 @@ pub struct RxEngine {
     cur_writing: Signal<Local, Bit>,
     sel_base: Signal<Local, Bits<64>>,
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
-    sel_head: Signal<Local, Bits<SLOT_BITS>>,
     sel_tail: Signal<Local, Bits<SLOT_BITS>>,
     sel_enable: Signal<Local, Bit>,
+    // The ring state of the pipe a first beat names, selected by the beat's
+    // own (registered) pipe field rather than through `cur_pipe`: the room
+    // check is the deepest logic here, and this keeps it one mux shallower.
+    sop_base: Signal<Local, Bits<64>>,
+    sop_mask: Signal<Local, Bits<SLOT_BITS>>,
+    sop_head: Signal<Local, Bits<SLOT_BITS>>,
+    sop_tail: Signal<Local, Bits<SLOT_BITS>>,
+    sop_enable: Signal<Local, Bit>,
     free_slots: Signal<Local, Bits<SLOT_BITS>>,
     in_ring: Signal<Local, Bit>,
     slot: Signal<Local, Bits<SLOT_BITS>>,
@@ -125,9 +132,13 @@ impl RxEngine {
             cur_writing: Default::default(),
             sel_base: Default::default(),
             sel_mask: Default::default(),
-            sel_head: Default::default(),
             sel_tail: Default::default(),
             sel_enable: Default::default(),
+            sop_base: Default::default(),
+            sop_mask: Default::default(),
+            sop_head: Default::default(),
+            sop_tail: Default::default(),
+            sop_enable: Default::default(),
             free_slots: Default::default(),
             in_ring: Default::default(),
             slot: Default::default(),
@@ -189,36 +200,48 @@ impl Logic for RxEngine {
             self.cur_len.next = self.s_eth.data.val().len;
             self.cur_beats.next = self.s_eth.data.val().slots;
         }
-        self.sel_base.next = self.ring_base[0].val();
-        self.sel_mask.next = self.ring_mask[0].val();
-        self.sel_head.next = self.head[0].val();
-        self.sel_tail.next = self.tail_r[0].q.val();
+        self.sop_base.next = self.ring_base[0].val();
+        self.sop_mask.next = self.ring_mask[0].val();
+        self.sop_head.next = self.head[0].val();
+        self.sop_tail.next = self.tail_r[0].q.val();
+        self.sop_enable.next = self.enable[0].val();
+        for i in 0..PIPES {
+            if self.s_eth.data.val().pipe.index() == i {
+                self.sop_base.next = self.ring_base[i].val();
+                self.sop_mask.next = self.ring_mask[i].val();
+                self.sop_head.next = self.head[i].val();
+                self.sop_tail.next = self.tail_r[i].q.val();
+                self.sop_enable.next = self.enable[i].val();
+            }
+        }
+        // Later beats use the ring as it was at the first (f_*), and whether
+        // the frame's pipe is still enabled.
+        self.sel_base.next = self.f_base.q.val();
+        self.sel_mask.next = self.f_mask.q.val();
+        self.sel_tail.next = self.f_tail.q.val();
         self.sel_enable.next = self.enable[0].val();
         for i in 0..PIPES {
-            if self.cur_pipe.val().index() == i {
-                self.sel_base.next = self.ring_base[i].val();
-                self.sel_mask.next = self.ring_mask[i].val();
-                self.sel_head.next = self.head[i].val();
-                self.sel_tail.next = self.tail_r[i].q.val();
+            if self.pipe.q.val().index() == i {
                 self.sel_enable.next = self.enable[i].val();
             }
         }
-        if !self.sop.val() {
-            self.sel_base.next = self.f_base.q.val();
-            self.sel_mask.next = self.f_mask.q.val();
-            self.sel_tail.next = self.f_tail.q.val();
+        if self.sop.val() {
+            self.sel_base.next = self.sop_base.val();
+            self.sel_mask.next = self.sop_mask.val();
+            self.sel_tail.next = self.sop_tail.val();
+            self.sel_enable.next = self.sop_enable.val();
         }
         self.frame_live.next = self.sel_enable.val() & (self.sop.val() | self.f_live.q.val());
         self.f_live.d.next = self.frame_live.val();
         // One slot always stays empty so that a full ring differs from an empty one.
-        self.free_slots.next = self.sel_mask.val()
-            - ((self.sel_tail.val() - self.sel_head.val()) & self.sel_mask.val());
+        self.free_slots.next = self.sop_mask.val()
+            - ((self.sop_tail.val() - self.sop_head.val()) & self.sop_mask.val());
 
         self.cur_writing.next = self.writing.q.val();
         if self.sop.val() {
             self.cur_writing.next = self.s_eth.data.val().len_known
-                & self.sel_enable.val()
-                & (self.cur_beats.val() <= self.free_slots.val());
+                & self.sop_enable.val()
+                & (self.s_eth.data.val().slots <= self.free_slots.val());
         }
 
         // Where this beat goes: the slot `beat` places after the tail.

@@ -5,13 +5,32 @@ use crate::types::{EthBeat, RxBeat};
 use pendulum_layout::params::{MIN_FRAME_BYTES, PIPE_BITS};
 use rust_hdl::prelude::*;
 
+/// A beat between the parse stage's two halves: what the headers said, and
+/// the two facts the last-beat check needs, worked out from the length while
+/// it is fresh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+struct ParsedBeat {
+    data: Bits<512>,
+    keep: Bits<64>,
+    last: Bit,
+    sop: Bit,
+    len: Bits<16>,
+    slots: Bits<16>,
+    len_known: Bit,
+    /// 63 - ((len - 1) mod 64): how far a full keep shifts right to give the
+    /// keep of this frame's last beat.
+    keep_shift: Bits<6>,
+    /// Shorter than the minimum frame: its last beat may carry padding.
+    short: Bit,
+}
+
 /// RX parse stage: reads each frame's length from the headers on its first
 /// beat (by the rule of `pendulum_layout::frame`) and checks every
-/// last beat's byte count against that length, then registers the beat with
-/// its results. Splitting this from the RX engine keeps the parse and the
-/// ring-room check in different cycles.
+/// last beat's byte count against that length. Two registered halves: the
+/// header parse, then the last-beat check, so neither the parse, nor the
+/// check, nor the RX engine's ring-room check share a cycle.
 ///
-/// Latency 1 cycle; 1 beat/cycle; stalls only on `m.ready`.
+/// Latency 2 cycles; 1 beat/cycle; stalls only on `m.ready`.
 #[derive(LogicBlock)]
 pub struct RxParse {
     pub clock: Signal<In, Clock>,
@@ -19,15 +38,17 @@ pub struct RxParse {
     pub m: StreamSource<RxBeat>,
 
     in_frame: DFF<Bit>,
-    frame_len: DFF<Bits<16>>,
     hdr: FrameLenParser,
+    parsed: SkidBuffer<ParsedBeat>,
+    // The second half's copy of the frame's last-beat facts, from its first beat.
+    frame_shift: DFF<Bits<6>>,
+    frame_short: DFF<Bit>,
     out: SkidBuffer<RxBeat>,
     data: Signal<Local, Bits<512>>,
-    keep: Signal<Local, Bits<64>>,
     sop: Signal<Local, Bit>,
-    len: Signal<Local, Bits<16>>,
     len6: Signal<Local, Bits<6>>,
-    keep_shift: Signal<Local, Bits<6>>,
+    shift: Signal<Local, Bits<6>>,
+    short: Signal<Local, Bit>,
     at_ethertype: Constant<Bits<9>>,
     at_lens: Constant<Bits<9>>,
     no_pipe: Constant<Bits<PIPE_BITS>>,
@@ -45,15 +66,16 @@ impl RxParse {
             s: Default::default(),
             m: Default::default(),
             in_frame: Default::default(),
-            frame_len: Default::default(),
             hdr: FrameLenParser::new(),
+            parsed: Default::default(),
+            frame_shift: Default::default(),
+            frame_short: Default::default(),
             out: Default::default(),
             data: Default::default(),
-            keep: Default::default(),
             sop: Default::default(),
-            len: Default::default(),
             len6: Default::default(),
-            keep_shift: Default::default(),
+            shift: Default::default(),
+            short: Default::default(),
             at_ethertype: Constant::new(ETHERTYPE_BIT.into()),
             at_lens: Constant::new(LENS_BIT.into()),
             no_pipe: Constant::new(0u64.into()),
@@ -74,48 +96,68 @@ impl Default for RxParse {
 impl Logic for RxParse {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, frame_len);
+        dff_setup!(self, clock, in_frame, frame_shift, frame_short);
+        self.parsed.clock.next = self.clock.val();
         self.out.clock.next = self.clock.val();
+
+        // First half: the headers.
         self.data.next = self.s.data.val().data;
-        self.keep.next = self.s.data.val().keep;
         self.sop.next = !self.in_frame.q.val();
         self.hdr.ethertype.next = self
             .data
             .val()
             .get_bits::<16>(self.at_ethertype.val().index());
         self.hdr.lens.next = self.data.val().get_bits::<32>(self.at_lens.val().index());
-        self.len.next = self.frame_len.q.val();
-        if self.sop.val() {
-            self.len.next = self.hdr.len.val();
-        }
         // The keep a last beat must have: bytes 0..=(len - 1) mod 64. The shift
         // is 63 - ((len - 1) mod 64), which is the 6-bit complement: only the
-        // length's low 6 bits are involved, so this stays a few LUTs deep.
-        self.len6.next = self.len.val().get_bits::<6>(0);
-        self.keep_shift.next = !(self.len6.val() - self.one6.val());
+        // length's low 6 bits are involved.
+        self.len6.next = self.hdr.len.val().get_bits::<6>(0);
+        self.shift.next = !(self.len6.val() - self.one6.val());
+        self.short.next = self.hdr.len.val() < self.min_frame.val();
+        self.parsed.s.data.next.data = self.data.val();
+        self.parsed.s.data.next.keep = self.s.data.val().keep;
+        self.parsed.s.data.next.last = self.s.data.val().last;
+        self.parsed.s.data.next.sop = self.sop.val();
+        self.parsed.s.data.next.len = self.hdr.len.val();
+        self.parsed.s.data.next.slots = self.hdr.slots.val();
+        self.parsed.s.data.next.len_known = self.hdr.known.val() & !self.hdr.too_big.val();
+        self.parsed.s.data.next.keep_shift = self.shift.val();
+        self.parsed.s.data.next.short = self.short.val();
+        self.parsed.s.valid.next = self.s.valid.val();
+        self.s.ready.next = self.parsed.s.ready.val();
+        if self.s.valid.val() & self.parsed.s.ready.val() {
+            self.in_frame.d.next = !self.s.data.val().last;
+        }
 
-        self.out.s.data.next.data = self.data.val();
-        self.out.s.data.next.keep = self.keep.val();
-        self.out.s.data.next.last = self.s.data.val().last;
-        self.out.s.data.next.sop = self.sop.val();
+        // Second half: a last beat's byte count against the frame's length
+        // (its first beat's facts, kept here; a one-beat frame uses its own).
+        self.out.s.data.next.data = self.parsed.m.data.val().data;
+        self.out.s.data.next.keep = self.parsed.m.data.val().keep;
+        self.out.s.data.next.last = self.parsed.m.data.val().last;
+        self.out.s.data.next.sop = self.parsed.m.data.val().sop;
         self.out.s.data.next.pipe = self.no_pipe.val();
-        self.out.s.data.next.len = self.hdr.len.val();
-        self.out.s.data.next.slots = self.hdr.slots.val();
-        self.out.s.data.next.len_known = self.hdr.known.val() & !self.hdr.too_big.val();
-        self.out.s.data.next.keep_ok = (self.keep.val()
-            == (self.all_keep.val() >> self.keep_shift.val()))
-            | ((self.len.val() < self.min_frame.val()) & (self.keep.val() == self.min_keep.val()));
-        self.out.s.valid.next = self.s.valid.val();
-        self.s.ready.next = self.out.s.ready.val();
+        self.out.s.data.next.len = self.parsed.m.data.val().len;
+        self.out.s.data.next.slots = self.parsed.m.data.val().slots;
+        self.out.s.data.next.len_known = self.parsed.m.data.val().len_known;
+        if self.parsed.m.data.val().sop {
+            self.out.s.data.next.keep_ok = (self.parsed.m.data.val().keep
+                == (self.all_keep.val() >> self.parsed.m.data.val().keep_shift))
+                | (self.parsed.m.data.val().short
+                    & (self.parsed.m.data.val().keep == self.min_keep.val()));
+        } else {
+            self.out.s.data.next.keep_ok = (self.parsed.m.data.val().keep
+                == (self.all_keep.val() >> self.frame_shift.q.val()))
+                | (self.frame_short.q.val()
+                    & (self.parsed.m.data.val().keep == self.min_keep.val()));
+        }
+        self.out.s.valid.next = self.parsed.m.valid.val();
+        self.parsed.m.ready.next = self.out.s.ready.val();
+        if self.parsed.m.valid.val() & self.out.s.ready.val() & self.parsed.m.data.val().sop {
+            self.frame_shift.d.next = self.parsed.m.data.val().keep_shift;
+            self.frame_short.d.next = self.parsed.m.data.val().short;
+        }
         self.m.data.next = self.out.m.data.val();
         self.m.valid.next = self.out.m.valid.val();
         self.out.m.ready.next = self.m.ready.val();
-
-        if self.s.valid.val() & self.out.s.ready.val() {
-            self.in_frame.d.next = !self.s.data.val().last;
-            if self.sop.val() {
-                self.frame_len.d.next = self.hdr.len.val();
-            }
-        }
     }
 }

@@ -12,9 +12,13 @@ use rust_hdl::prelude::*;
 /// back). Only a frame's first slot waits: once it has gone, the rest follow
 /// (the RX arbiter holds its input until the frame ends), and a pipe switched
 /// off in between drops the frame in the RX engine, counted.
-/// Combinational.
+/// The room check is registered (`room_ok`: this cycle's decision uses the
+/// ring as it was a cycle ago), so it does not share a cycle with the RX
+/// arbiter's grant; the extra margin in `min_free` covers the one frame that
+/// may have been written meanwhile. Otherwise combinational (latency 0).
 #[derive(LogicBlock)]
 pub struct SlotGate {
+    pub clock: Signal<In, Clock>,
     pub s: StreamSink<SlotBeat>,
     pub m: StreamSource<RxBeat>,
     /// The RX pipe that receives the slots.
@@ -26,6 +30,7 @@ pub struct SlotGate {
 
     free: Signal<Local, Bits<SLOT_BITS>>,
     open: Signal<Local, Bit>,
+    room_ok: DFF<Bit>,
     pass: Signal<Local, Bit>,
     min_free: Constant<Bits<SLOT_BITS>>,
     all_keep: Constant<Bits<64>>,
@@ -37,6 +42,7 @@ pub struct SlotGate {
 impl SlotGate {
     pub fn new() -> Self {
         Self {
+            clock: Default::default(),
             s: Default::default(),
             m: Default::default(),
             pipe: Default::default(),
@@ -46,10 +52,12 @@ impl SlotGate {
             enable: Default::default(),
             free: Default::default(),
             open: Default::default(),
+            room_ok: Default::default(),
             pass: Default::default(),
             // Slots possibly between the gates and the RX engine's own room
-            // check (its input skid buffer, one from each gated source), with margin.
-            min_free: Constant::new(8u64.into()),
+            // check (its input skid buffer, one from each gated source), with
+            // margin, plus one two-slot frame written while `room_ok` was formed.
+            min_free: Constant::new(10u64.into()),
             all_keep: Constant::new(u64::MAX.into()),
             slot_len: Constant::new((pendulum_layout::BEAT_BYTES as u64).into()),
             one16: Constant::new(1u64.into()),
@@ -67,6 +75,7 @@ impl Default for SlotGate {
 impl Logic for SlotGate {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, room_ok);
         self.free.next = self.one16.val();
         self.open.next = false;
         for i in 0..PIPES {
@@ -77,8 +86,8 @@ impl Logic for SlotGate {
                 self.open.next = self.enable[i].val();
             }
         }
-        self.pass.next =
-            (self.open.val() & (self.free.val() >= self.min_free.val())) | !self.s.data.val().first;
+        self.room_ok.d.next = self.open.val() & (self.free.val() >= self.min_free.val());
+        self.pass.next = self.room_ok.q.val() | !self.s.data.val().first;
         self.m.data.next.data = self.s.data.val().data;
         self.m.data.next.keep = self.all_keep.val();
         self.m.data.next.last = self.s.data.val().last;

@@ -68,7 +68,9 @@ pub struct LinkEvents {
 /// head, and every counter. A write that `RegError` forbids changes nothing
 /// and is counted in REG_ERRORS with its cause in LAST_REG_ERROR.
 /// Writes take effect in 1 cycle; a read answers 1 cycle after it is accepted;
-/// 1 write and 1 read per cycle.
+/// 1 write every other cycle (125 M register writes/s at 250 MHz, far above
+/// what a PCIe BAR delivers) and 1 read per cycle. Counters count an event
+/// 1 cycle after the datapath reports it.
 #[derive(LogicBlock)]
 pub struct RegFile {
     pub clock: Signal<In, Clock>,
@@ -252,6 +254,32 @@ pub struct RegFile {
     reg_errors: DFF<Bits<32>>,
     last_err: DFF<Bits<32>>,
     counters: [DFF<Bits<64>>; COUNTERS],
+    // Every counted event, registered: counter k counts ev_r[k] a cycle after
+    // the datapath reports it, so the datapath's event logic and the 64-bit
+    // adders are in different cycles. No register read can see the lag.
+    ev_r: [DFF<Bit>; COUNTERS],
+    ev_rx_pipe: DFF<Bits<PIPE_BITS>>,
+    ev_rx_bytes: DFF<Bits<16>>,
+    ev_tx_pipe: DFF<Bits<PIPE_BITS>>,
+    ev_tx_bytes: DFF<Bits<16>>,
+    // A write goes through two cycles: the cycle it is accepted checks its
+    // value against the pipe state (into the `*_r` flags below, with its
+    // address and data), the next decodes the address and applies it. A write
+    // is accepted at most every other cycle (`wr_gap`), so each check sees
+    // the previous write's effect.
+    wr_addr_r: DFF<Bits<MMIO_ADDR_BITS>>,
+    wr_data_r: DFF<Bits<32>>,
+    wr_apply: DFF<Bit>,
+    in_data: Signal<Local, Bits<32>>,
+    in_data16: Signal<Local, Bits<SLOT_BITS>>,
+    size_ok_r: DFF<Bit>,
+    ring_aligned_r: DFF<Bit>,
+    notif_aligned_r: DFF<Bit>,
+    flow_fallback_ok_r: DFF<Bit>,
+    head_ok_r: [DFF<Bit>; PIPES],
+    tx_tail_ok_r: [DFF<Bit>; PIPES],
+    wr_gap: DFF<Bit>,
+    wr_take: Signal<Local, Bit>,
     // Reading a counter's LO half latches its HI half here.
     hi_latch: DFF<Bits<32>>,
     rsp_valid: DFF<Bit>,
@@ -508,6 +536,24 @@ impl RegFile {
             reg_errors: Default::default(),
             last_err: Default::default(),
             counters: Default::default(),
+            ev_r: Default::default(),
+            ev_rx_pipe: Default::default(),
+            ev_rx_bytes: Default::default(),
+            ev_tx_pipe: Default::default(),
+            ev_tx_bytes: Default::default(),
+            wr_addr_r: Default::default(),
+            wr_data_r: Default::default(),
+            wr_apply: Default::default(),
+            in_data: Default::default(),
+            in_data16: Default::default(),
+            size_ok_r: Default::default(),
+            ring_aligned_r: Default::default(),
+            notif_aligned_r: Default::default(),
+            flow_fallback_ok_r: Default::default(),
+            head_ok_r: Default::default(),
+            tx_tail_ok_r: Default::default(),
+            wr_gap: Default::default(),
+            wr_take: Default::default(),
             hi_latch: Default::default(),
             rsp_valid: Default::default(),
             rsp_data: Default::default(),
@@ -622,10 +668,27 @@ impl Logic for RegFile {
         for k in 0..COUNTERS {
             self.counters[k].clock.next = self.clock.val();
             self.counters[k].d.next = self.counters[k].q.val();
+            self.ev_r[k].clock.next = self.clock.val();
+        }
+        for i in 0..PIPES {
+            self.head_ok_r[i].clock.next = self.clock.val();
+            self.tx_tail_ok_r[i].clock.next = self.clock.val();
         }
         dff_setup!(
             self,
             clock,
+            ev_rx_pipe,
+            ev_rx_bytes,
+            ev_tx_pipe,
+            ev_tx_bytes,
+            wr_gap,
+            wr_addr_r,
+            wr_data_r,
+            wr_apply,
+            size_ok_r,
+            ring_aligned_r,
+            notif_aligned_r,
+            flow_fallback_ok_r,
             ctrl,
             scratch,
             reg_errors,
@@ -688,7 +751,17 @@ impl Logic for RegFile {
         self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
 
         // ---- Writes ----
-        self.s_wr.ready.next = true;
+        // One write every other cycle (see `wr_addr_r`).
+        self.s_wr.ready.next = !self.wr_gap.q.val();
+        self.wr_take.next = self.s_wr.valid.val() & !self.wr_gap.q.val();
+        self.wr_gap.d.next = self.wr_take.val();
+        self.wr_apply.d.next = self.wr_take.val();
+        if self.wr_take.val() {
+            self.wr_addr_r.d.next = self.s_wr.data.val().addr;
+            self.wr_data_r.d.next = self.s_wr.data.val().data;
+        }
+        self.in_data.next = self.s_wr.data.val().data;
+        self.in_data16.next = self.in_data.val().get_bits::<SLOT_BITS>(0);
         for k in 0..FLOW_FULL_WORDS {
             self.flow_key_join.i[k].next = self.flow_key_r[k].q.val();
         }
@@ -710,8 +783,8 @@ impl Logic for RegFile {
         self.flow_table_slot.next = self.flow_write_r.q.val().get_bits::<FLOW_SLOT_BITS>(0);
         self.flow_table_valid.next = self.flow_write_r.q.val().get_bit(31);
         self.flow_write_pulse.d.next = false;
-        self.wr_addr.next = self.s_wr.data.val().addr;
-        self.wr_data.next = self.s_wr.data.val().data;
+        self.wr_addr.next = self.wr_addr_r.q.val();
+        self.wr_data.next = self.wr_data_r.q.val();
         self.wr_page.next = self
             .wr_addr
             .val()
@@ -721,45 +794,51 @@ impl Logic for RegFile {
         self.wr_addr32.i.next = self.wr_addr.val();
         // FLOW_FALLBACK: count a power of two up to all pipes, first + count
         // within the pipes, reserved bits clear.
-        self.flow_fallback_ok.next = ((self.wr_data.val() & self.flow_fallback_reserved.val())
+        self.flow_fallback_ok_r.d.next = ((self.in_data.val() & self.flow_fallback_reserved.val())
             == self.zero32.val())
-            & (self.wr_data.val().get_bits::<5>(16) <= self.flow_max_log2.val())
-            & (((self.wr_data.val() & self.low16.val())
-                + (self.one32.val() << self.wr_data.val().get_bits::<5>(16)))
+            & (self.in_data.val().get_bits::<5>(16) <= self.flow_max_log2.val())
+            & (((self.in_data.val() & self.low16.val())
+                + (self.one32.val() << self.in_data.val().get_bits::<5>(16)))
                 <= self.pipes32.val());
+        self.flow_fallback_ok.next = self.flow_fallback_ok_r.q.val();
         self.ring_slots.next = self.wr_data.val().get_bits::<SLOT_BITS>(6);
         // The value checks shared by the RX and TX ring registers, once per write.
-        self.size_ok.next = ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
+        self.size_ok_r.d.next = ((self.in_data.val() & (self.in_data.val() - self.one32.val()))
             == self.zero32.val())
-            & (self.wr_data.val() >= self.ring_min.val())
-            & (self.wr_data.val() <= self.ring_max.val());
-        self.ring_aligned.next =
-            (self.wr_data.val() & self.ring_align_mask.val()) == self.zero32.val();
-        self.notif_aligned.next =
-            (self.wr_data.val() & self.notif_align_mask.val()) == self.zero32.val();
+            & (self.in_data.val() >= self.ring_min.val())
+            & (self.in_data.val() <= self.ring_max.val());
+        self.size_ok.next = self.size_ok_r.q.val();
+        self.ring_aligned_r.d.next =
+            (self.in_data.val() & self.ring_align_mask.val()) == self.zero32.val();
+        self.ring_aligned.next = self.ring_aligned_r.q.val();
+        self.notif_aligned_r.d.next =
+            (self.in_data.val() & self.notif_align_mask.val()) == self.zero32.val();
+        self.notif_aligned.next = self.notif_aligned_r.q.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
         self.page_hit.next = false;
         for i in 0..PIPES {
             // The new head must lie in the ring and between the old head and the tail.
-            self.head_ok[i].next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
-                & ((self.wr_data16.val() & !self.ring_mask_r[i].q.val()) == self.zero16.val())
-                & (((self.wr_data16.val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val())
+            self.head_ok_r[i].d.next = (self.in_data.val().get_bits::<16>(16) == self.zero16.val())
+                & ((self.in_data16.val() & !self.ring_mask_r[i].q.val()) == self.zero16.val())
+                & (((self.in_data16.val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val())
                     <= ((self.tail[i].val() - self.head_r[i].q.val())
                         & self.ring_mask_r[i].q.val()));
+            self.head_ok[i].next = self.head_ok_r[i].q.val();
         }
         for i in 0..PIPES {
             // The new TX tail must lie in the ring and advance only into free slots
             // (one slot stays empty so a full ring differs from an empty one).
-            self.tx_tail_ok[i].next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
-                & ((self.wr_data16.val() & !self.tx_mask_r[i].q.val()) == self.zero16.val())
-                & (((self.wr_data16.val() - self.tx_tail_r[i].q.val())
+            self.tx_tail_ok_r[i].d.next = (self.in_data.val().get_bits::<16>(16) == self.zero16.val())
+                & ((self.in_data16.val() & !self.tx_mask_r[i].q.val()) == self.zero16.val())
+                & (((self.in_data16.val() - self.tx_tail_r[i].q.val())
                     & self.tx_mask_r[i].q.val())
                     <= (self.tx_mask_r[i].q.val()
                         - ((self.tx_tail_r[i].q.val() - self.tx_head[i].val())
                             & self.tx_mask_r[i].q.val())));
+            self.tx_tail_ok[i].next = self.tx_tail_ok_r[i].q.val();
         }
-        if self.s_wr.valid.val() {
+        if self.wr_apply.q.val() {
             if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
                 self.err.next = true;
                 self.err_cause.next = self.cause_unknown.val();
@@ -997,92 +1076,64 @@ impl Logic for RegFile {
         }
 
         // ---- Counters ----
-        self.frame_bytes64.i.next = self.events.frame_bytes.val();
-        if self.events.frame.val() {
-            self.counters[0].d.next = self.counters[0].q.val() + self.one64.val();
+        self.ev_r[0].d.next = self.events.frame.val();
+        self.ev_r[1].d.next = self.events.frame.val();
+        self.ev_r[2].d.next = self.events.drop_ring_full.val();
+        self.ev_r[3].d.next = self.events.drop_malformed.val();
+        self.ev_r[4].d.next = self.events.drop_pipe_off.val();
+        self.ev_r[5].d.next = self.events.notification.val();
+        self.ev_r[6].d.next = self.tx_events.frame.val();
+        self.ev_r[7].d.next = self.tx_events.frame.val();
+        self.ev_r[8].d.next = self.tx_events.drop_malformed.val();
+        self.ev_r[9].d.next = self.tx_events.completion.val();
+        self.ev_r[10].d.next = self.link_events.record.val();
+        self.ev_r[11].d.next = self.link_events.bad_check.val();
+        self.ev_r[12].d.next = self.link_events.bad_record.val();
+        self.ev_r[13].d.next = self.link_events.commit.val();
+        self.ev_r[14].d.next = self.link_events.deliver.val();
+        self.ev_r[15].d.next = self.link_events.reject.val();
+        self.ev_r[16].d.next = self.link_events.reverse.val();
+        self.ev_r[17].d.next = self.link_events.failure.val();
+        self.ev_r[18].d.next = self.link_events.entangle.val();
+        self.ev_r[19].d.next = self.link_events.returned.val();
+        self.ev_r[20].d.next = self.atomic_verb.val();
+        self.ev_r[21].d.next = self.atomic_error.val();
+        self.ev_r[22].d.next = self.flow_hit.val();
+        self.ev_r[23].d.next = self.flow_miss.val();
+        self.ev_rx_pipe.d.next = self.events.pipe.val();
+        self.ev_rx_bytes.d.next = self.events.frame_bytes.val();
+        self.ev_tx_pipe.d.next = self.tx_events.pipe.val();
+        self.ev_tx_bytes.d.next = self.tx_events.frame_bytes.val();
+        for k in 0..COUNTERS {
+            if self.ev_r[k].q.val() {
+                self.counters[k].d.next = self.counters[k].q.val() + self.one64.val();
+            }
+        }
+        // The two byte counters add the frame's length instead of one.
+        self.frame_bytes64.i.next = self.ev_rx_bytes.q.val();
+        if self.ev_r[1].q.val() {
             self.counters[1].d.next = self.counters[1].q.val() + self.frame_bytes64.o.val();
         }
-        if self.events.drop_ring_full.val() {
-            self.counters[2].d.next = self.counters[2].q.val() + self.one64.val();
-        }
-        if self.events.drop_malformed.val() {
-            self.counters[3].d.next = self.counters[3].q.val() + self.one64.val();
-        }
-        if self.events.drop_pipe_off.val() {
-            self.counters[4].d.next = self.counters[4].q.val() + self.one64.val();
-        }
-        if self.events.notification.val() {
-            self.counters[5].d.next = self.counters[5].q.val() + self.one64.val();
-        }
-        self.tx_bytes64.i.next = self.tx_events.frame_bytes.val();
-        if self.tx_events.frame.val() {
-            self.counters[6].d.next = self.counters[6].q.val() + self.one64.val();
+        self.tx_bytes64.i.next = self.ev_tx_bytes.q.val();
+        if self.ev_r[7].q.val() {
             self.counters[7].d.next = self.counters[7].q.val() + self.tx_bytes64.o.val();
         }
-        if self.tx_events.drop_malformed.val() {
-            self.counters[8].d.next = self.counters[8].q.val() + self.one64.val();
-        }
-        if self.tx_events.completion.val() {
-            self.counters[9].d.next = self.counters[9].q.val() + self.one64.val();
-        }
-        if self.link_events.record.val() {
-            self.counters[10].d.next = self.counters[10].q.val() + self.one64.val();
-        }
-        if self.link_events.bad_check.val() {
-            self.counters[11].d.next = self.counters[11].q.val() + self.one64.val();
-        }
-        if self.link_events.bad_record.val() {
-            self.counters[12].d.next = self.counters[12].q.val() + self.one64.val();
-        }
-        if self.link_events.commit.val() {
-            self.counters[13].d.next = self.counters[13].q.val() + self.one64.val();
-        }
-        if self.link_events.deliver.val() {
-            self.counters[14].d.next = self.counters[14].q.val() + self.one64.val();
-        }
-        if self.link_events.reject.val() {
-            self.counters[15].d.next = self.counters[15].q.val() + self.one64.val();
-        }
-        if self.link_events.reverse.val() {
-            self.counters[16].d.next = self.counters[16].q.val() + self.one64.val();
-        }
-        if self.link_events.failure.val() {
-            self.counters[17].d.next = self.counters[17].q.val() + self.one64.val();
-        }
-        if self.link_events.entangle.val() {
-            self.counters[18].d.next = self.counters[18].q.val() + self.one64.val();
-        }
-        if self.link_events.returned.val() {
-            self.counters[19].d.next = self.counters[19].q.val() + self.one64.val();
-        }
-        if self.atomic_verb.val() {
-            self.counters[20].d.next = self.counters[20].q.val() + self.one64.val();
-        }
-        if self.atomic_error.val() {
-            self.counters[21].d.next = self.counters[21].q.val() + self.one64.val();
-        }
-        if self.flow_hit.val() {
-            self.counters[22].d.next = self.counters[22].q.val() + self.one64.val();
-        }
-        if self.flow_miss.val() {
-            self.counters[23].d.next = self.counters[23].q.val() + self.one64.val();
-        }
         for i in 0..PIPES {
-            if self.tx_events.pipe.val().index() == i {
-                if self.tx_events.frame.val() {
+            if self.ev_tx_pipe.q.val().index() == i {
+                if self.ev_r[6].q.val() {
                     self.tx_frames[i].d.next = self.tx_frames[i].q.val() + self.one32.val();
                 }
-                if self.tx_events.drop_malformed.val() {
+                if self.ev_r[8].q.val() {
                     self.tx_drops[i].d.next = self.tx_drops[i].q.val() + self.one32.val();
                 }
             }
         }
         for i in 0..PIPES {
-            if self.events.pipe.val().index() == i {
-                if self.events.frame.val() {
+            if self.ev_rx_pipe.q.val().index() == i {
+                if self.ev_r[0].q.val() {
                     self.pipe_frames[i].d.next = self.pipe_frames[i].q.val() + self.one32.val();
                 }
-                if self.events.drop_ring_full.val() {
+                if self.ev_r[2].q.val() {
                     self.pipe_drops[i].d.next = self.pipe_drops[i].q.val() + self.one32.val();
                 }
             }
@@ -1295,13 +1346,16 @@ impl Logic for RegFile {
         }
 
         // One response register: accept a read when it is empty or draining.
-        self.s_rd.ready.next = !self.rsp_valid.q.val() | self.m_rsp.ready.val();
+        // A read waits out a write being applied, so it sees that write (a
+        // read never passes a posted write, as on PCIe).
+        self.s_rd.ready.next =
+            (!self.rsp_valid.q.val() | self.m_rsp.ready.val()) & !self.wr_apply.q.val();
         self.m_rsp.valid.next = self.rsp_valid.q.val();
         self.m_rsp.data.next = self.rsp_data.q.val();
         if self.m_rsp.ready.val() {
             self.rsp_valid.d.next = false;
         }
-        if self.s_rd.valid.val() & (!self.rsp_valid.q.val() | self.m_rsp.ready.val()) {
+        if self.s_rd.valid.val() & self.s_rd.ready.val() {
             self.rsp_valid.d.next = true;
             self.rsp_data.d.next = self.rd_data.val();
             for k in 0..COUNTERS {
