@@ -87,6 +87,10 @@ pub struct RxEngine {
 
     // Address bits 7..6 of the last 64-byte block of a 256-byte block.
     block_end: Constant<Bits<2>>,
+    // Address bits 7..6 of this beat, from the base's and the slot's alone
+    // (bits 5..0 of both addends are 0, so no carry enters): the end of a
+    // 256-byte block is then known without waiting for the 64-bit sum.
+    addr_blk: Signal<Local, Bits<2>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
 }
@@ -147,6 +151,7 @@ impl RxEngine {
             wire_ok: Default::default(),
             accept: Default::default(),
             block_end: Constant::new(3u64.into()),
+            addr_blk: Default::default(),
             one16: c16(1),
             zero16: c16(0),
         }
@@ -256,16 +261,17 @@ impl Logic for RxEngine {
         self.slot64.i.next = self.slot.val();
         self.dma_addr.next = self.sel_base.val() + (self.slot64.o.val() << 6);
         self.m_dma.data.next.addr = self.dma_addr.val();
+        self.addr_blk.next = self.sel_base.val().get_bits::<2>(6) + self.slot.val().get_bits::<2>(0);
         // A write (one TLP) ends with the frame's data, at a 256-byte boundary,
         // or where the ring wraps.
         self.m_dma.data.next.last = self.beat_last.val()
             | ((self.beat.q.val() + self.one16.val()) == self.cur_beats.val())
-            | (self.dma_addr.val().get_bits::<2>(6) == self.block_end.val())
+            | (self.addr_blk.val() == self.block_end.val())
             | (self.slot.val() == self.sel_mask.val());
         if self.sop.val() {
             self.m_dma.data.next.last = self.beat_last.val()
                 | (self.cur_beats.val() == self.one16.val())
-                | (self.dma_addr.val().get_bits::<2>(6) == self.block_end.val())
+                | (self.addr_blk.val() == self.block_end.val())
                 | (self.slot.val() == self.sel_mask.val());
         }
         self.m_dma.data.next.data = self.beat_data.val();
