@@ -6,7 +6,7 @@ use crate::enso::{
 use crate::mmio::RegFile;
 use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
-use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, TxRunInfo};
+use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
 use pendulum_layout::params::{
     ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES,
     TX_CPL_FIFO_DEPTH_LOG2,
@@ -29,7 +29,8 @@ use rust_hdl::prelude::*;
 /// Inside: Ethernet FIFO → parse → RX engine ┐
 ///                    notification writer ─┤
 ///                 TX completion writer ───┴→ round-robin → skid → DMA write port;
-/// TX fetcher → DMA read port; completions → FIFO → parse → TX framer → skid → Ethernet TX;
+/// TX fetcher → DMA read port; completions → FIFO → parse → TX framer → skid → Ethernet TX
+/// (the fetcher's run info reaches the framer through a FIFO and a skid);
 /// MMIO → register file, which holds every pipe's configuration and the counters.
 /// ACP: TX pipes bound to the link hand their 64-byte messages to the link
 /// engine instead of the framer; what the link delivers (or hands back) joins
@@ -99,6 +100,9 @@ pub struct PendulumNic {
     link_reset_r: DFF<Bit>,
     acp_tx_skid: SkidBuffer<Bits<512>>,
     atomic: AtomicUnit,
+    // Verb slots from the framer, registered both ways: the framer's accept
+    // logic and the unit's are each deep enough alone.
+    atomic_skid: SkidBuffer<SlotBeat>,
     rx_arb: RoundRobinArbiter<RxBeat, 3>,
     acp_gate: SlotGate,
     atomic_gate: SlotGate,
@@ -113,6 +117,9 @@ pub struct PendulumNic {
     notif: NotifWriter,
     tx_fetch: TxFetcher,
     tx_info: StreamFifo<TxRunInfo, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
+    // Between the info FIFO and the framer, so that the framer's ready does
+    // not run on into the FIFO's read pointer, and its info is a register.
+    tx_info_skid: SkidBuffer<TxRunInfo>,
     cpl_fifo: StreamFifo<CplBeat, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
     tx_parse: TxParse,
     tx_framer: TxFramer,
@@ -183,6 +190,7 @@ impl PendulumNic {
             link_reset_r: Default::default(),
             acp_tx_skid: SkidBuffer::default(),
             atomic: AtomicUnit::new(),
+            atomic_skid: SkidBuffer::default(),
             rx_arb: RoundRobinArbiter::new(),
             acp_gate: SlotGate::new(),
             atomic_gate: SlotGate::new(),
@@ -197,6 +205,7 @@ impl PendulumNic {
             notif: NotifWriter::new(),
             tx_fetch: TxFetcher::new(),
             tx_info: StreamFifo::new(),
+            tx_info_skid: SkidBuffer::default(),
             cpl_fifo: StreamFifo::new(),
             tx_parse: TxParse::new(),
             tx_framer: TxFramer::new(),
@@ -234,6 +243,8 @@ impl Logic for PendulumNic {
         self.regs.clock.next = self.clock.val();
         self.tx_fetch.clock.next = self.clock.val();
         self.tx_info.clock.next = self.clock.val();
+        self.tx_info_skid.clock.next = self.clock.val();
+        self.atomic_skid.clock.next = self.clock.val();
         self.cpl_fifo.clock.next = self.clock.val();
         self.tx_framer.clock.next = self.clock.val();
         self.tx_parse.clock.next = self.clock.val();
@@ -339,9 +350,14 @@ impl Logic for PendulumNic {
         self.rx_arb.s_last[1].next = true;
         // Atomic verbs from bound TX pipes; results into ATOMIC_RX_PIPE, gated
         // on its room the same way (a result is never dropped).
-        self.atomic.s_verb.data.next = self.tx_framer.m_atomic.data.val();
-        self.atomic.s_verb.valid.next = self.tx_framer.m_atomic.valid.val();
-        self.tx_framer.m_atomic.ready.next = self.atomic.s_verb.ready.val();
+        // (A commit's three slots stay in order through the skid, which is
+        // all the unit needs: it gathers them whatever the gaps between.)
+        self.atomic_skid.s.data.next = self.tx_framer.m_atomic.data.val();
+        self.atomic_skid.s.valid.next = self.tx_framer.m_atomic.valid.val();
+        self.tx_framer.m_atomic.ready.next = self.atomic_skid.s.ready.val();
+        self.atomic.s_verb.data.next = self.atomic_skid.m.data.val();
+        self.atomic.s_verb.valid.next = self.atomic_skid.m.valid.val();
+        self.atomic_skid.m.ready.next = self.atomic.s_verb.ready.val();
         self.regs.atomic_verb.next = self.atomic.ev_verb.val();
         self.regs.atomic_error.next = self.atomic.ev_error.val();
         self.atomic_gate.s.data.next = self.atomic.m_result.data.val();
@@ -424,9 +440,12 @@ impl Logic for PendulumNic {
         self.tx_framer.s_cpl.data.next = self.tx_parse.m.data.val();
         self.tx_framer.s_cpl.valid.next = self.tx_parse.m.valid.val();
         self.tx_parse.m.ready.next = self.tx_framer.s_cpl.ready.val();
-        self.tx_framer.s_info.data.next = self.tx_info.m.data.val();
-        self.tx_framer.s_info.valid.next = self.tx_info.m.valid.val();
-        self.tx_info.m.ready.next = self.tx_framer.s_info.ready.val();
+        self.tx_info_skid.s.data.next = self.tx_info.m.data.val();
+        self.tx_info_skid.s.valid.next = self.tx_info.m.valid.val();
+        self.tx_info.m.ready.next = self.tx_info_skid.s.ready.val();
+        self.tx_framer.s_info.data.next = self.tx_info_skid.m.data.val();
+        self.tx_framer.s_info.valid.next = self.tx_info_skid.m.valid.val();
+        self.tx_info_skid.m.ready.next = self.tx_framer.s_info.ready.val();
         self.tx_fetch.beat_consumed.next = self.tx_framer.beat_consumed.val();
         self.eth_tx_skid.s.data.next = self.tx_framer.m_eth.data.val();
         self.eth_tx_skid.s.valid.next = self.tx_framer.m_eth.valid.val();

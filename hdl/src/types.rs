@@ -52,12 +52,15 @@ pub struct CplBeat {
 }
 
 /// What the TX framer must know about each read the fetcher issued: whose
-/// data it is, and where that pipe's posted data ends (the tail rung when the
-/// fetch run started), so a frame that runs past it is caught.
+/// data it is, and how far that pipe's posted data goes (to the tail rung
+/// when the fetch run started), so a frame that runs past it is caught.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct TxRunInfo {
     pub pipe: Bits<{ pendulum_layout::params::PIPE_BITS }>,
-    pub run_tail: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    /// Slots from the read's first slot to the end of its run. A count, not
+    /// the tail itself, so that the framer needs no subtraction from its
+    /// head to know what is left (timing).
+    pub run_left: Bits<{ pendulum_layout::params::SLOT_BITS }>,
 }
 
 /// An Ethernet beat with what the RX parse stage learned from its frame's
@@ -92,6 +95,15 @@ pub struct TxBeat {
     pub slots: Bits<16>,
     /// The headers give a length, and it is within the MTU.
     pub len_known: Bit,
+    /// Keep of that frame's last beat: its length mod 64 bytes.
+    pub last_keep: Bits<64>,
+    /// Byte 0 as a message slot's kind: KIND_SEND, KIND_SEND_VERB
+    /// (`pendulum_layout::acp::message`), KIND_VERB (`pendulum_layout::atomic`);
+    /// and byte 1 is the COMMIT opcode.
+    pub kind_send: Bit,
+    pub kind_send_verb: Bit,
+    pub kind_verb: Bit,
+    pub op_commit: Bit,
 }
 
 /// One 64-byte slot of a message that may span several slots: an atomic

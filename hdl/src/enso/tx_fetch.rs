@@ -16,12 +16,14 @@ use rust_hdl::prelude::*;
 /// their beats (credits), so completions never back up into the link.
 /// Each request also leaves a `TxRunInfo` for the framer (`info_push`).
 ///
-/// For timing, the slots left in the run, the slots to the ring's end and
-/// "room for a full request" are kept in registers, and requests leave from
-/// an output register: no path runs from the fetch position through the
-/// request arithmetic to the port.
+/// For timing, the slots left in the run, the slots to the ring's end, the
+/// smaller of the two, "room for a full request" and the credits coming
+/// back are kept in registers, and requests leave from an output register:
+/// no path runs from the fetch position through the request arithmetic to
+/// the port, and the next request's size is one LUT from registers.
 ///
-/// 1 request per cycle at most; latency 2 cycles from a doorbell to a request.
+/// 1 request per cycle at most; latency 3 cycles from a doorbell to a
+/// request (a run's first request is sized in the cycle after it starts).
 #[derive(LogicBlock)]
 pub struct TxFetcher {
     pub clock: Signal<In, Clock>,
@@ -41,16 +43,23 @@ pub struct TxFetcher {
     fetched: [DFF<Bits<SLOT_BITS>>; PIPES],
     active: DFF<Bit>,
     cur: DFF<Bits<PIPE_BITS>>,
-    run_tail: DFF<Bits<SLOT_BITS>>,
     visit: DFF<Bits<PIPE_BITS>>,
     // Slots of the run not yet requested, and slots from the fetch position
     // to the end of the ring.
     left: DFF<Bits<SLOT_BITS>>,
     to_end: DFF<Bits<SLOT_BITS>>,
+    // min(left, to_end), whether it is a full request or more, and whether
+    // those two hold for this run yet (not in the cycle it starts).
+    span: DFF<Bits<SLOT_BITS>>,
+    big: DFF<Bit>,
+    sized: DFF<Bit>,
     // Beats requested and not yet consumed by the framer, and whether a
     // request of the largest size still fits (decided a cycle ahead).
     credits_used: DFF<Bits<16>>,
     room: DFF<Bit>,
+    // `beat_consumed`, a cycle late: it comes out of the framer's accept
+    // logic, and a credit returned late only holds requests back.
+    consumed: DFF<Bit>,
     out_valid: DFF<Bit>,
     out_addr: DFF<Bits<64>>,
     out_len: DFF<Bits<16>>,
@@ -91,12 +100,15 @@ impl TxFetcher {
             fetched: Default::default(),
             active: Default::default(),
             cur: Default::default(),
-            run_tail: Default::default(),
             visit: Default::default(),
             left: Default::default(),
             to_end: Default::default(),
+            span: Default::default(),
+            big: Default::default(),
+            sized: Default::default(),
             credits_used: Default::default(),
             room: Default::default(),
+            consumed: Default::default(),
             out_valid: Default::default(),
             out_addr: Default::default(),
             out_len: Default::default(),
@@ -135,12 +147,15 @@ impl Logic for TxFetcher {
             clock,
             active,
             cur,
-            run_tail,
             visit,
             left,
             to_end,
+            span,
+            big,
+            sized,
             credits_used,
             room,
+            consumed,
             out_valid,
             out_addr,
             out_len,
@@ -172,8 +187,8 @@ impl Logic for TxFetcher {
                     & (self.tx_tail[i].val() != self.fetched[i].q.val())
                 {
                     self.active.d.next = true;
+                    self.sized.d.next = false;
                     self.cur.d.next = self.visit.q.val();
-                    self.run_tail.d.next = self.tx_tail[i].val();
                     self.left.d.next =
                         (self.tx_tail[i].val() - self.fetched[i].q.val()) & self.tx_mask[i].val();
                     self.to_end.d.next =
@@ -182,16 +197,22 @@ impl Logic for TxFetcher {
             }
         }
 
+        // In the cycle after a run starts, the span of its first read.
+        if self.active.q.val() & !self.sized.q.val() {
+            self.sized.d.next = true;
+            self.span.d.next = self.left.q.val();
+            if self.to_end.q.val() < self.left.q.val() {
+                self.span.d.next = self.to_end.q.val();
+            }
+        }
         // Size of the next read: what is left of the run, at most one request,
         // and never past the end of the ring.
-        self.n.next = self.left.q.val();
-        if self.n.val() > self.max_beats.val() {
+        self.n.next = self.span.q.val();
+        if self.big.q.val() {
             self.n.next = self.max_beats.val();
         }
-        if self.n.val() > self.to_end.q.val() {
-            self.n.next = self.to_end.q.val();
-        }
         self.load.next = self.active.q.val()
+            & self.sized.q.val()
             & self.sel_enable.val()
             & self.room.q.val()
             & self.info_ready.val()
@@ -208,7 +229,7 @@ impl Logic for TxFetcher {
         self.fetched64.i.next = self.sel_fetched.val();
         self.pipe8.i.next = self.cur.q.val();
         self.info.next.pipe = self.cur.q.val();
-        self.info.next.run_tail = self.run_tail.q.val();
+        self.info.next.run_left = self.left.q.val();
         self.info_push.next = self.load.val();
 
         self.used_next.next = self.credits_used.q.val();
@@ -226,20 +247,25 @@ impl Logic for TxFetcher {
             }
             self.left.d.next = self.left.q.val() - self.n.val();
             self.to_end.d.next = self.to_end.q.val() - self.n.val();
+            self.span.d.next = self.span.q.val() - self.n.val();
             if self.n.val() == self.to_end.q.val() {
-                // Wrapped to slot 0: the whole ring is ahead.
+                // Wrapped to slot 0: the whole ring is ahead, so only the
+                // run's end limits the span.
                 self.to_end.d.next = self.sel_mask.val() + self.one16.val();
+                self.span.d.next = self.left.q.val() - self.n.val();
             }
             if self.n.val() == self.left.q.val() {
                 self.active.d.next = false;
             }
         }
-        if self.beat_consumed.val() {
+        self.consumed.d.next = self.beat_consumed.val();
+        if self.consumed.q.val() {
             self.credits_used.d.next = self.used_next.val() - self.one16.val();
         } else {
             self.credits_used.d.next = self.used_next.val();
         }
         self.room.d.next = self.credits_used.d.val() <= self.room_limit.val();
+        self.big.d.next = self.span.d.val() >= self.max_beats.val();
         // A run on a pipe that was disabled ends.
         if self.active.q.val() & !self.sel_enable.val() {
             self.active.d.next = false;

@@ -53,10 +53,18 @@ pub struct TxFramer {
     /// Line slots of a commit still to pass to the atomic unit.
     commit_left: DFF<Bits<2>>,
     head_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    // Slots of the run from the next beat on, once a beat of the current
+    // read was taken (`mid_read`); a read's first beat takes the count from
+    // its info entry. Counting beats instead of subtracting the head from
+    // the run's tail keeps an adder out of the path to every ready.
+    rem_r: DFF<Bits<SLOT_BITS>>,
+    mid_read: DFF<Bit>,
+    /// Keep of the last beat of the frame in progress (from the parse
+    /// stage, at its first beat).
+    frame_keep: DFF<Bits<64>>,
 
     beat_data: Signal<Local, Bits<512>>,
     pipe: Signal<Local, Bits<PIPE_BITS>>,
-    run_tail: Signal<Local, Bits<SLOT_BITS>>,
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
     sel_head: Signal<Local, Bits<SLOT_BITS>>,
     sel_enable: Signal<Local, Bit>,
@@ -70,11 +78,7 @@ pub struct TxFramer {
     commit_hdr: Signal<Local, Bit>,
     commit_line: Signal<Local, Bit>,
     slot_kind_ok: Signal<Local, Bit>,
-    kind_send: Constant<Bits<8>>,
-    kind_send_verb: Constant<Bits<8>>,
     acp_verb: Signal<Local, Bit>,
-    kind_verb: Constant<Bits<8>>,
-    op_commit: Constant<Bits<8>>,
     commit_slots: Constant<Bits<SLOT_BITS>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
@@ -83,12 +87,11 @@ pub struct TxFramer {
     cur_len: Signal<Local, Bits<16>>,
     emit: Signal<Local, Bit>,
     last_beat: Signal<Local, Bit>,
+    frame_last: Signal<Local, Bit>,
+    start_last: Signal<Local, Bit>,
     bad: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
-    keep_shift: Signal<Local, Bits<16>>,
     all_keep: Constant<Bits<64>>,
-    beat_bytes: Constant<Bits<16>>,
-    beat_low: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
 }
@@ -114,18 +117,12 @@ impl TxFramer {
             atomic_kind_ok: Default::default(),
             commit_hdr: Default::default(),
             commit_line: Default::default(),
-            op_commit: Constant::new((pendulum_layout::atomic::op::COMMIT as u64).into()),
             commit_slots: Constant::new((pendulum_layout::atomic::COMMIT_SLOTS as u64).into()),
             zero2: Constant::new(0u64.into()),
             one2: Constant::new(1u64.into()),
             two2: Constant::new(2u64.into()),
             commit_left: Default::default(),
             slot_kind_ok: Default::default(),
-            kind_verb: Constant::new((pendulum_layout::atomic::KIND_VERB as u64).into()),
-            kind_send: Constant::new((pendulum_layout::acp::message::KIND_SEND as u64).into()),
-            kind_send_verb: Constant::new(
-                (pendulum_layout::acp::message::KIND_SEND_VERB as u64).into(),
-            ),
             acp_verb: Default::default(),
             tx_mask: Default::default(),
             tx_enable: Default::default(),
@@ -141,9 +138,11 @@ impl TxFramer {
             frame_len: Default::default(),
             frame_slots: Default::default(),
             head_r: Default::default(),
+            rem_r: Default::default(),
+            mid_read: Default::default(),
+            frame_keep: Default::default(),
             beat_data: Default::default(),
             pipe: Default::default(),
-            run_tail: Default::default(),
             sel_mask: Default::default(),
             sel_head: Default::default(),
             sel_enable: Default::default(),
@@ -151,12 +150,11 @@ impl TxFramer {
             cur_len: Default::default(),
             emit: Default::default(),
             last_beat: Default::default(),
+            frame_last: Default::default(),
+            start_last: Default::default(),
             bad: Default::default(),
             accept: Default::default(),
-            keep_shift: Default::default(),
             all_keep: Constant::new(u64::MAX.into()),
-            beat_bytes: c16(pendulum_layout::BEAT_BYTES as u64),
-            beat_low: c16(pendulum_layout::BEAT_BYTES as u64 - 1),
             one16: c16(1),
             zero16: c16(0),
         }
@@ -180,7 +178,10 @@ impl Logic for TxFramer {
             beats_left,
             frame_len,
             frame_slots,
-            commit_left
+            commit_left,
+            rem_r,
+            mid_read,
+            frame_keep
         );
         for i in 0..PIPES {
             self.head_r[i].clock.next = self.clock.val();
@@ -189,7 +190,6 @@ impl Logic for TxFramer {
         }
         self.beat_data.next = self.s_cpl.data.val().data;
         self.pipe.next = self.s_info.data.val().pipe;
-        self.run_tail.next = self.s_info.data.val().run_tail;
         self.sel_mask.next = self.tx_mask[0].val();
         self.sel_head.next = self.head_r[0].q.val();
         self.sel_enable.next = self.tx_enable[0].val();
@@ -204,20 +204,23 @@ impl Logic for TxFramer {
                 self.sel_atomic.next = self.atomic_bound[i].val();
             }
         }
-        // Slots of this run not yet finished, counting the one in this beat.
-        self.remaining.next = (self.run_tail.val() - self.sel_head.val()) & self.sel_mask.val();
+        // Slots of this run not yet finished, counting the one in this beat
+        // (wherever it is used, the head is at this beat's slot).
+        self.remaining.next = self.s_info.data.val().run_left;
+        if self.mid_read.q.val() {
+            self.remaining.next = self.rem_r.q.val();
+        }
 
         // What this beat is: part of a frame going out, or data to drop.
         self.bad.next = false;
         self.emit.next = false;
         self.acp_emit.next = false;
         self.atomic_emit.next = false;
-        self.acp_verb.next = self.beat_data.val().get_bits::<8>(0) == self.kind_send_verb.val();
-        self.acp_kind_ok.next =
-            (self.beat_data.val().get_bits::<8>(0) == self.kind_send.val()) | self.acp_verb.val();
-        self.atomic_kind_ok.next = self.beat_data.val().get_bits::<8>(0) == self.kind_verb.val();
-        self.commit_hdr.next = self.atomic_kind_ok.val()
-            & (self.beat_data.val().get_bits::<8>(8) == self.op_commit.val());
+        // (The parse stage read the kind byte.)
+        self.acp_verb.next = self.s_cpl.data.val().kind_send_verb;
+        self.acp_kind_ok.next = self.s_cpl.data.val().kind_send | self.acp_verb.val();
+        self.atomic_kind_ok.next = self.s_cpl.data.val().kind_verb;
+        self.commit_hdr.next = self.atomic_kind_ok.val() & self.s_cpl.data.val().op_commit;
         // A commit's compare or write line: passed on as it is, whatever its byte 0.
         self.commit_line.next = self.commit_left.q.val() != self.zero2.val();
         // A pipe bound to the link or the atomic unit carries 64-byte slots, not frames.
@@ -225,7 +228,9 @@ impl Logic for TxFramer {
         self.slot_kind_ok.next = (self.sel_bound.val() & self.acp_kind_ok.val())
             | (!self.sel_bound.val() & (self.atomic_kind_ok.val() | self.commit_line.val()));
         self.cur_len.next = self.frame_len.q.val();
-        self.last_beat.next = self.beats_left.q.val() == self.one16.val();
+        self.frame_last.next = self.beats_left.q.val() == self.one16.val();
+        self.start_last.next = self.s_cpl.data.val().slots == self.one16.val();
+        self.last_beat.next = self.frame_last.val();
         if self.in_frame.q.val() {
             self.emit.next = self.sel_enable.val();
         } else if !self.dropping.q.val() & self.sel_bound.val() {
@@ -240,7 +245,7 @@ impl Logic for TxFramer {
                 self.sel_enable.val() & self.slot_kind_ok.val() & !self.bad.val();
         } else if !self.dropping.q.val() {
             self.cur_len.next = self.s_cpl.data.val().len;
-            self.last_beat.next = self.s_cpl.data.val().slots == self.one16.val();
+            self.last_beat.next = self.start_last.val();
             self.bad.next = !self.s_cpl.data.val().len_known
                 | (self.s_cpl.data.val().slots == self.zero16.val())
                 | (self.s_cpl.data.val().slots > self.remaining.val());
@@ -248,14 +253,22 @@ impl Logic for TxFramer {
         }
 
         // Keep: every byte, except on a frame's last beat: its length mod 64.
-        self.keep_shift.next = self.beat_bytes.val()
-            - (((self.cur_len.val() - self.one16.val()) & self.beat_low.val()) + self.one16.val());
+        // Both candidates are registers (the parse stage's, or the one kept
+        // from the frame's first beat), chosen by `in_frame` rather than by
+        // the beat's decoded kind, so that keep stays a few LUTs deep.
         self.m_eth.data.next.data = self.beat_data.val();
         self.m_eth.data.next.keep = self.all_keep.val();
-        if self.last_beat.val() {
-            self.m_eth.data.next.keep = self.all_keep.val() >> self.keep_shift.val();
+        if self.in_frame.q.val() {
+            self.m_eth.data.next.last = self.frame_last.val();
+            if self.frame_last.val() {
+                self.m_eth.data.next.keep = self.frame_keep.q.val();
+            }
+        } else {
+            self.m_eth.data.next.last = self.start_last.val();
+            if self.start_last.val() {
+                self.m_eth.data.next.keep = self.s_cpl.data.val().last_keep;
+            }
         }
-        self.m_eth.data.next.last = self.last_beat.val();
         self.m_eth.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.emit.val();
         self.m_acp.data.next.payload = self.beat_data.val().get_bits::<448>(64);
         self.m_acp.data.next.verb = self.acp_verb.val();
@@ -278,6 +291,10 @@ impl Logic for TxFramer {
             self.s_cpl.ready.next = self.s_info.valid.val() & self.m_atomic.ready.val();
         }
         self.accept.next = self.s_cpl.valid.val() & self.s_cpl.ready.val();
+        if self.accept.val() {
+            self.rem_r.d.next = self.remaining.val() - self.one16.val();
+            self.mid_read.d.next = !self.s_cpl.data.val().last;
+        }
         self.beat_consumed.next = self.accept.val();
         self.s_info.ready.next = self.accept.val() & self.s_cpl.data.val().last;
 
@@ -349,6 +366,7 @@ impl Logic for TxFramer {
                 self.in_frame.d.next = true;
                 self.frame_len.d.next = self.s_cpl.data.val().len;
                 self.frame_slots.d.next = self.s_cpl.data.val().slots;
+                self.frame_keep.d.next = self.s_cpl.data.val().last_keep;
                 self.beats_left.d.next = self.s_cpl.data.val().slots - self.one16.val();
             }
         }

@@ -5,10 +5,11 @@ use crate::types::{CplBeat, TxBeat};
 use rust_hdl::prelude::*;
 
 /// TX parse stage: reads every completion beat as if a frame started there
-/// (length by the rule of `pendulum_layout::frame`) and registers the beat
-/// with the result. The framer knows which beats start frames and uses the
-/// result only there; doing the parse a cycle early keeps it out of the
-/// framer's path from the beat to its ready.
+/// (length by the rule of `pendulum_layout::frame`, and its last beat's
+/// keep) and as if it were a message slot (its kind byte), and registers
+/// the beat with the result. The framer knows which beats start frames or
+/// are slots and uses the result only there; doing the parse a cycle early
+/// keeps it out of the framer's path from the beat to its ready.
 ///
 /// Latency 1 cycle; 1 beat/cycle; stalls only on `m.ready`.
 #[derive(LogicBlock)]
@@ -20,6 +21,14 @@ pub struct TxParse {
     hdr: FrameLenParser,
     out: SkidBuffer<TxBeat>,
     data: Signal<Local, Bits<512>>,
+    len6: Signal<Local, Bits<6>>,
+    keep_shift: Signal<Local, Bits<6>>,
+    all_keep: Constant<Bits<64>>,
+    one6: Constant<Bits<6>>,
+    kind_send: Constant<Bits<8>>,
+    kind_send_verb: Constant<Bits<8>>,
+    kind_verb: Constant<Bits<8>>,
+    op_commit: Constant<Bits<8>>,
     at_ethertype: Constant<Bits<9>>,
     at_lens: Constant<Bits<9>>,
 }
@@ -33,6 +42,16 @@ impl TxParse {
             hdr: FrameLenParser::new(),
             out: Default::default(),
             data: Default::default(),
+            len6: Default::default(),
+            keep_shift: Default::default(),
+            all_keep: Constant::new(u64::MAX.into()),
+            one6: Constant::new(1u64.into()),
+            kind_send: Constant::new((pendulum_layout::acp::message::KIND_SEND as u64).into()),
+            kind_send_verb: Constant::new(
+                (pendulum_layout::acp::message::KIND_SEND_VERB as u64).into(),
+            ),
+            kind_verb: Constant::new((pendulum_layout::atomic::KIND_VERB as u64).into()),
+            op_commit: Constant::new((pendulum_layout::atomic::op::COMMIT as u64).into()),
             at_ethertype: Constant::new(ETHERTYPE_BIT.into()),
             at_lens: Constant::new(LENS_BIT.into()),
         }
@@ -60,6 +79,15 @@ impl Logic for TxParse {
         self.out.s.data.next.len = self.hdr.len.val();
         self.out.s.data.next.slots = self.hdr.slots.val();
         self.out.s.data.next.len_known = self.hdr.known.val() & !self.hdr.too_big.val();
+        // Only the length's low 6 bits, so each keep bit is one LUT.
+        self.len6.next = self.hdr.len.val().get_bits::<6>(0);
+        self.keep_shift.next = !(self.len6.val() - self.one6.val());
+        self.out.s.data.next.last_keep = self.all_keep.val() >> self.keep_shift.val();
+        self.out.s.data.next.kind_send = self.data.val().get_bits::<8>(0) == self.kind_send.val();
+        self.out.s.data.next.kind_send_verb =
+            self.data.val().get_bits::<8>(0) == self.kind_send_verb.val();
+        self.out.s.data.next.kind_verb = self.data.val().get_bits::<8>(0) == self.kind_verb.val();
+        self.out.s.data.next.op_commit = self.data.val().get_bits::<8>(8) == self.op_commit.val();
         self.out.s.valid.next = self.s.valid.val();
         self.s.ready.next = self.out.s.ready.val();
         self.m.data.next = self.out.m.data.val();
