@@ -61,8 +61,10 @@ def lut_levels(netlist_path, report=0):
     (they sit in the same slice as the LUT that feeds them and add a fraction
     of a LUT's delay); flip-flops, block RAM and I/O buffers end a path.
     Returns (levels, carries on that path, paths): `paths` holds the `report`
-    deepest paths with distinct end points, each as a list of the nets it
-    crosses, start first, so the slow logic can be found by name.
+    deepest paths (within 2 levels of the worst) with distinct named ends,
+    each as the named nets it crosses, start first, with the LUT level each
+    is at: `rx.free_slots@3` is 3 levels after a register. A name may be an
+    alias of the register that drives it (a block's input port).
     """
     mod = json.load(open(netlist_path))["modules"]["pendulum_nic"]
     cells = mod["cells"]
@@ -114,39 +116,38 @@ def lut_levels(netlist_path, report=0):
         return worst[0], worst[1], []
     names = _net_names(mod)
 
-    def out_net(cell):
+    def public(cell):
+        # The readable nets this cell drives (Yosys keeps the HDL's names for
+        # signals that survive; the rest are $-names of its own).
         for port, bits in cells[cell]["connections"].items():
             if cells[cell].get("port_directions", {}).get(port) == "output":
-                for b in bits:
-                    if isinstance(b, int) and b in names:
-                        return names[b]
-        return cell
+                for bit in bits:
+                    if isinstance(bit, int) and bit in names and not names[bit].startswith("$"):
+                        return names[bit]
+        return None
 
     paths, seen = [], set()
     for end in ranked:
-        if len(paths) >= report or memo[end][0] < worst[0] - 4:
+        if len(paths) >= report or memo[end][0] < worst[0] - 2:
             break
-        # One path per end signal (its name without the bit index).
-        end_name = re.sub(r"\[\d+\]$", "", out_net(end))
-        if end_name in seen:
-            continue
-        seen.add(end_name)
         chain, cell = [], end
         while True:
-            lv = memo[cell][0]
-            chain.append(f"{out_net(cell)} ({cells[cell]['type']}, level {lv})")
+            name = public(cell)
+            base = name and re.sub(r"\[\d+\]$", "", name)
+            if name and (not chain or re.sub(r"\[\d+\]$", "", chain[-1][0]) != base):
+                chain.append((name, memo[cell][0]))
             if cell not in via:
-                b = None
-                for port, bits in cells[cell]["connections"].items():
-                    if cells[cell].get("port_directions", {}).get(port) == "input":
-                        b = next((x for x in bits if isinstance(x, int)), None)
-                        if b is not None:
-                            break
-                if b is not None:
-                    chain.append(f"{names.get(b, b)} (start)")
                 break
-            b, cell = via[cell]
-        paths.append({"levels": memo[end][0], "end": end_name, "nets": list(reversed(chain))})
+            _, cell = via[cell]
+        chain.reverse()
+        if not chain:
+            continue
+        # One path per (first, last) named net: the rest are its bits.
+        key = (re.sub(r"\[\d+\]$", "", chain[0][0]), re.sub(r"\[\d+\]$", "", chain[-1][0]))
+        if key in seen:
+            continue
+        seen.add(key)
+        paths.append({"levels": memo[end][0], "nets": [f"{n}@{lv}" for n, lv in chain]})
     return worst[0], worst[1], paths
 
 
@@ -225,7 +226,7 @@ tee -q -o {out_dir}/ltp.txt ltp
           f"depth {levels} LUT levels ({depth} cells)" + (f"; share of the board: LUT {share['luts']}%, FF {share['ffs']}%" if share else "")
           + f" -> build/synth/{board}.json")
     for p in paths:
-        print(f"  {p['levels']} levels to {p['end']}: " + " <- ".join(n.split(' (')[0] for n in reversed(p['nets'])))
+        print(f"  {p['levels']} levels: " + " -> ".join(p["nets"]))
 
 
 if __name__ == "__main__":
