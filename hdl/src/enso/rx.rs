@@ -254,9 +254,11 @@ impl Logic for RxEngine {
         if self.sop.val() {
             self.in_ring.next = true;
         }
-        self.slot.next = (self.sel_tail.val() + self.beat.q.val()) & self.sel_mask.val();
+        // Later beats from the frame's own registers, a first beat from its
+        // pipe's tail: two short paths rather than one through both muxes.
+        self.slot.next = (self.f_tail.q.val() + self.beat.q.val()) & self.f_mask.q.val();
         if self.sop.val() {
-            self.slot.next = self.sel_tail.val();
+            self.slot.next = self.sop_tail.val();
         }
         self.slot64.i.next = self.slot.val();
         self.dma_addr.next = self.sel_base.val() + (self.slot64.o.val() << 6);
