@@ -67,7 +67,7 @@ wave: setup verilog
 	PENDULUM_WAVE=build/wave/demo.fst $(CARGO) run -q --release -p pendulum-testbench --bin pendulum-demo
 	@echo "wave: build/wave/demo.fst"
 
-# Yosys synthesis of the NIC core for UltraScale+ (about a minute; not part of
+# Yosys synthesis of the NIC core for UltraScale+ (about six minutes; not part of
 # `make test`): figures and share of the board in build/synth/$(BOARD).json.
 synth: setup verilog
 	python3 rtl-gen/scripts/synth.py $(BOARD)

@@ -177,7 +177,7 @@ tee -q -o {out_dir}/ltp.txt ltp
     with open(f"{out_dir}/synth.ys", "w") as f:
         f.write(script)
     exe = yosys()
-    print(f"synth: {exe} synth_xilinx -family xcup on {rtl} (about a minute)...", flush=True)
+    print(f"synth: {exe} synth_xilinx -family xcup on {rtl} (about six minutes)...", flush=True)
     t0 = time.time()
     r = subprocess.run([exe, "-q", "-l", f"{out_dir}/yosys.log", "-s", f"{out_dir}/synth.ys"], capture_output=True, text=True)
     if r.returncode != 0:
