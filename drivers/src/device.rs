@@ -1,7 +1,7 @@
 use crate::flow::FlowTable;
 use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
-use crate::{Card, Error, RegionKind, Result};
+use crate::{Card, DmaRegion, Error, RegionKind, Result};
 use pendulum_layout::flow::{FlowKey, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
 use pendulum_layout::{self as layout, global, pipe, pipe_page, Counter, Reg, RegError};
 
@@ -325,6 +325,31 @@ impl<C: Card> Device<C> {
         let compl =
             self.card
                 .alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
+        self.program_tx_pipe(index, &ring, &compl)?;
+        Ok(TxPipe::new(index, ring, compl))
+    }
+
+    /// Sets up TX pipe `index` to send straight out of RX pipe `rx`'s ring
+    /// (zero copy, Ensō-style echo): the TX ring *is* the RX ring, so frames
+    /// received there are sent by posting their end slot
+    /// ([`TxPipe::send_through`]), optionally after editing them in place, and
+    /// the RX slots are freed once the TX head has passed them
+    /// ([`RxPipe::free`] up to [`TxPipe::head`]). Open it right after `rx`,
+    /// before frames arrive, so both rings start at slot 0. Only the
+    /// completion record is allocated.
+    pub fn open_tx_pipe_over(&mut self, index: usize, rx: &RxPipe) -> Result<TxPipe> {
+        let ring = rx.ring_region().clone();
+        let ring_bytes = ring.len as u32;
+        self.check_pipe_request(index, ring_bytes, &self.tx_open)?;
+        let compl =
+            self.card
+                .alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
+        self.program_tx_pipe(index, &ring, &compl)?;
+        Ok(TxPipe::new_over_rx(index, ring, compl, rx.index()))
+    }
+
+    /// Writes a TX pipe's ring and completion record and enables it.
+    fn program_tx_pipe(&mut self, index: usize, ring: &DmaRegion, compl: &DmaRegion) -> Result<()> {
         let page = pipe_page(index);
         // Start from a disabled pipe: configuration is refused while enabled.
         self.write_checked(page + pipe::TX_CTRL.offset, 0)?;
@@ -333,7 +358,7 @@ impl<C: Card> Device<C> {
             page + pipe::TX_RING_BASE_HI.offset,
             (ring.iova >> 32) as u32,
         )?;
-        self.write_checked(page + pipe::TX_RING_BYTES.offset, ring_bytes)?;
+        self.write_checked(page + pipe::TX_RING_BYTES.offset, ring.len as u32)?;
         self.write_checked(page + pipe::TX_COMPL_BASE_LO.offset, compl.iova as u32)?;
         self.write_checked(
             page + pipe::TX_COMPL_BASE_HI.offset,
@@ -341,7 +366,7 @@ impl<C: Card> Device<C> {
         )?;
         self.write_checked(page + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE)?;
         self.tx_open[index] = true;
-        Ok(TxPipe::new(index, ring, compl))
+        Ok(())
     }
 
     /// Disables a TX pipe. Frames posted and not yet sent are abandoned:

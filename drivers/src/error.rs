@@ -45,6 +45,15 @@ pub enum Error {
         need_slots: u32,
         free_slots: u32,
     },
+    #[error("TX pipe {pipe} does not send out of RX pipe {rx}'s ring as asked: a pipe opened with Device::open_tx_pipe_over posts received frames with TxPipe::send_through (no copies), and only those of the RX pipe it was opened over")]
+    TxOverRx { pipe: usize, rx: usize },
+    #[error("TX pipe {pipe} cannot send through slot {end}: it must lie from its tail {tail} up to the RX pipe's announced tail {rx_tail}")]
+    BadSendThrough {
+        pipe: usize,
+        end: u32,
+        tail: u32,
+        rx_tail: u32,
+    },
     #[error("the card did not respond: {0}")]
     NoResponse(String),
     #[error("DMA memory: {0}")]

@@ -31,6 +31,12 @@ impl RxPipe {
         }
     }
 
+    /// The data ring's DMA region (a TX pipe may send straight out of it:
+    /// [`Device::open_tx_pipe_over`]).
+    pub fn ring_region(&self) -> &DmaRegion {
+        &self.ring
+    }
+
     pub fn index(&self) -> usize {
         self.index
     }
@@ -38,6 +44,11 @@ impl RxPipe {
     /// Software's position in the ring (slot).
     pub fn head(&self) -> u32 {
         self.head
+    }
+
+    /// The newest tail the card has announced (slot): frames end before it.
+    pub fn tail(&self) -> u32 {
+        self.tail
     }
 
     /// Ring size in 64-byte slots.

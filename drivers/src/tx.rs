@@ -2,7 +2,7 @@
 //! doorbell; the card reads them by DMA, sends them and reports its new head
 //! in a completion record.
 
-use crate::{Card, Device, DmaRegion, Error, Result};
+use crate::{Card, Device, DmaRegion, Error, Result, RxPipe};
 use pendulum_layout::frame::slots_for;
 use pendulum_layout::{pipe, pipe_page, tx_compl, BEAT_BYTES};
 
@@ -21,6 +21,9 @@ pub struct TxPipe {
     /// The card's position as last reported: slots before it are free (slot).
     head: u32,
     last_seq: u32,
+    /// Set when the ring is an RX pipe's ring (that pipe's index): frames are
+    /// posted where they were received, never copied in.
+    over_rx: Option<usize>,
 }
 
 impl TxPipe {
@@ -34,7 +37,57 @@ impl TxPipe {
             tail: 0,
             head: 0,
             last_seq: 0,
+            over_rx: None,
         }
+    }
+
+    pub(crate) fn new_over_rx(index: usize, ring: DmaRegion, compl: DmaRegion, rx: usize) -> Self {
+        Self {
+            over_rx: Some(rx),
+            ..Self::new(index, ring, compl)
+        }
+    }
+
+    /// Refuses copying into a ring that belongs to an RX pipe.
+    fn check_own_ring(&self) -> Result<()> {
+        match self.over_rx {
+            Some(rx) => Err(Error::TxOverRx {
+                pipe: self.index,
+                rx,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Zero copy: sends the frames `rx` received from this pipe's tail up to
+    /// slot `end` (the `end_slot` of an RX batch, or any frame boundary
+    /// before it), with one doorbell. For a pipe opened over `rx` with
+    /// [`Device::open_tx_pipe_over`]; edit frames in place first if they
+    /// should change. Free the RX slots only once this pipe's head has passed
+    /// them. `end` beyond what `rx` has announced is [`Error::BadSendThrough`],
+    /// another RX pipe [`Error::TxOverRx`]; nothing is posted then.
+    pub fn send_through<C: Card>(&mut self, dev: &mut Device<C>, rx: &RxPipe, end: u32) -> Result<()> {
+        if self.over_rx != Some(rx.index()) {
+            return Err(Error::TxOverRx {
+                pipe: self.index,
+                rx: rx.index(),
+            });
+        }
+        let step = end.wrapping_sub(self.tail) % self.slots;
+        let received = rx.tail().wrapping_sub(self.tail) % self.slots;
+        if end >= self.slots || step > received {
+            return Err(Error::BadSendThrough {
+                pipe: self.index,
+                end,
+                tail: self.tail,
+                rx_tail: rx.tail(),
+            });
+        }
+        if step == 0 {
+            return Ok(());
+        }
+        self.tail = end;
+        self.ring_doorbell(dev)
     }
 
     /// The pipe's index (its register page).
@@ -135,6 +188,7 @@ impl TxPipe {
     /// is missing or disagrees is queued as given, and the card drops and
     /// counts it.
     pub fn send<C: Card>(&mut self, dev: &mut Device<C>, frames: &[&[u8]]) -> Result<usize> {
+        self.check_own_ring()?;
         let max = self.max_frame_bytes(dev);
         if let Some(bad) = frames
             .iter()
@@ -168,6 +222,7 @@ impl TxPipe {
     /// doorbell, without looking at the contents. [`Error::TxRingFull`] if
     /// the bytes do not fit now; empty `bytes` do nothing.
     pub fn send_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
+        self.check_own_ring()?;
         if bytes.is_empty() {
             return Ok(());
         }

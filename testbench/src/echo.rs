@@ -3,9 +3,12 @@
 //! the in-process simulated card, the simulator process and a PCIe card.
 
 use pendulum_driver::{Card, Device, Result, RxPipe, TxPipe};
+use pendulum_layout::frame::slots_for;
 
-/// Receives one batch on `rx` and sends each frame back on `tx` (one copy:
-/// ring to ring), waiting for TX room when the ring is full; frees the batch.
+/// Receives one batch on `rx` and sends each frame back on `tx`, waiting for
+/// TX room when the ring is full; frees the batch. Two copies (ring to a
+/// buffer, buffer to the TX ring), because the batch borrows the card while
+/// the TX ring is written; [`echo_in_place`] copies nothing.
 /// Returns how many frames were echoed (0: nothing had arrived).
 ///
 /// Waiting for room relaxes the card at most `max_polls` times; if the card
@@ -48,4 +51,42 @@ pub fn echo_batch<C: Card>(
     }
     rx.free(dev, end)?;
     Ok(copies.len())
+}
+
+/// Zero copy: `tx` was opened over `rx`'s ring ([`Device::open_tx_pipe_over`]),
+/// so the frames received are sent from where they landed. Posts the frames
+/// that arrived since the last call (one doorbell), then frees on `rx` what
+/// `tx` has already sent. Returns how many frames were newly posted (0:
+/// nothing new had arrived).
+///
+/// [`Device::open_tx_pipe_over`]: pendulum_driver::Device::open_tx_pipe_over
+pub fn echo_in_place<C: Card>(
+    dev: &mut Device<C>,
+    rx: &mut RxPipe,
+    tx: &mut TxPipe,
+) -> Result<usize> {
+    let slots = rx.ring_slots();
+    // Frames between the RX head and the TX tail were posted by an earlier
+    // call and are still being sent; the batch starts at the RX head.
+    let posted = tx.tail().wrapping_sub(rx.head()) % slots;
+    let (fresh, end) = {
+        let batch = rx.recv(dev);
+        let mut walked = 0;
+        let mut fresh = 0;
+        for frame in batch.iter() {
+            if walked >= posted {
+                fresh += 1;
+            }
+            walked += slots_for(frame?.len() as u32);
+        }
+        (fresh, batch.end_slot())
+    };
+    if fresh > 0 {
+        tx.send_through(dev, rx, end)?;
+    }
+    tx.free_slots(dev); // refreshes the TX head from its completion record
+    if tx.head() != rx.head() {
+        rx.free(dev, tx.head())?;
+    }
+    Ok(fresh)
 }
