@@ -21,6 +21,10 @@ pub struct FrameLenParser {
     pub known: Signal<Out, Bit>,
     /// The stated length is over the MTU.
     pub too_big: Signal<Out, Bit>,
+    /// 63 - ((len - 1) mod 64): a full keep shifted right by this is the
+    /// keep of the frame's last beat (bytes 0..=(len - 1) mod 64). Only the
+    /// length's low 6 bits are involved, so it stays a few LUTs deep.
+    pub last_shift: Signal<Out, Bits<6>>,
 
     len_v4: Concat<8, 8, 16>,
     len_v6: Concat<8, 8, 16>,
@@ -32,6 +36,7 @@ pub struct FrameLenParser {
     v6_overhead: Constant<Bits<16>>,
     arp_len: Constant<Bits<16>>,
     max_frame: Constant<Bits<16>>,
+    one6: Constant<Bits<6>>,
     beat_round: Constant<Bits<16>>,
     beat_shift: Constant<Bits<16>>,
     // Bit positions inside `lens`.
@@ -64,6 +69,7 @@ impl FrameLenParser {
             slots: Default::default(),
             known: Default::default(),
             too_big: Default::default(),
+            last_shift: Default::default(),
             len_v4: Default::default(),
             len_v6: Default::default(),
             et_ipv4: swap(ETHERTYPE_IPV4),
@@ -73,6 +79,7 @@ impl FrameLenParser {
             v6_overhead: c16(ETH_HEADER_BYTES + IPV6_HEADER_BYTES),
             arp_len: c16(ARP_FRAME_BYTES),
             max_frame: c16(MAX_FRAME_BYTES),
+            one6: Constant::new(1u64.into()),
             beat_round: c16(pendulum_layout::BEAT_BYTES as u32 - 1),
             beat_shift: c16(pendulum_layout::BEAT_BYTES_LOG2),
             at_v4_len_hi: lens_at(IPV4_LEN_OFFSET),
@@ -125,5 +132,6 @@ impl Logic for FrameLenParser {
             self.too_big.next = true;
         }
         self.slots.next = (self.len.val() + self.beat_round.val()) >> self.beat_shift.val();
+        self.last_shift.next = !(self.len.val().get_bits::<6>(0) - self.one6.val());
     }
 }

@@ -46,8 +46,6 @@ pub struct RxParse {
     out: SkidBuffer<RxBeat>,
     data: Signal<Local, Bits<512>>,
     sop: Signal<Local, Bit>,
-    len6: Signal<Local, Bits<6>>,
-    shift: Signal<Local, Bits<6>>,
     short: Signal<Local, Bit>,
     at_ethertype: Constant<Bits<9>>,
     at_lens: Constant<Bits<9>>,
@@ -55,7 +53,6 @@ pub struct RxParse {
     all_keep: Constant<Bits<64>>,
     min_keep: Constant<Bits<64>>,
     min_frame: Constant<Bits<16>>,
-    one6: Constant<Bits<6>>,
 }
 
 impl RxParse {
@@ -73,8 +70,6 @@ impl RxParse {
             out: Default::default(),
             data: Default::default(),
             sop: Default::default(),
-            len6: Default::default(),
-            shift: Default::default(),
             short: Default::default(),
             at_ethertype: Constant::new(ETHERTYPE_BIT.into()),
             at_lens: Constant::new(LENS_BIT.into()),
@@ -82,7 +77,6 @@ impl RxParse {
             all_keep: Constant::new(u64::MAX.into()),
             min_keep: Constant::new(((1u64 << MIN_FRAME_BYTES) - 1).into()),
             min_frame: c16(MIN_FRAME_BYTES as u64),
-            one6: Constant::new(1u64.into()),
         }
     }
 }
@@ -108,11 +102,6 @@ impl Logic for RxParse {
             .val()
             .get_bits::<16>(self.at_ethertype.val().index());
         self.hdr.lens.next = self.data.val().get_bits::<32>(self.at_lens.val().index());
-        // The keep a last beat must have: bytes 0..=(len - 1) mod 64. The shift
-        // is 63 - ((len - 1) mod 64), which is the 6-bit complement: only the
-        // length's low 6 bits are involved.
-        self.len6.next = self.hdr.len.val().get_bits::<6>(0);
-        self.shift.next = !(self.len6.val() - self.one6.val());
         self.short.next = self.hdr.len.val() < self.min_frame.val();
         self.parsed.s.data.next.data = self.data.val();
         self.parsed.s.data.next.keep = self.s.data.val().keep;
@@ -121,7 +110,7 @@ impl Logic for RxParse {
         self.parsed.s.data.next.len = self.hdr.len.val();
         self.parsed.s.data.next.slots = self.hdr.slots.val();
         self.parsed.s.data.next.len_known = self.hdr.known.val() & !self.hdr.too_big.val();
-        self.parsed.s.data.next.keep_shift = self.shift.val();
+        self.parsed.s.data.next.keep_shift = self.hdr.last_shift.val();
         self.parsed.s.data.next.short = self.short.val();
         self.parsed.s.valid.next = self.s.valid.val();
         self.s.ready.next = self.parsed.s.ready.val();

@@ -21,10 +21,7 @@ pub struct TxParse {
     hdr: FrameLenParser,
     out: SkidBuffer<TxBeat>,
     data: Signal<Local, Bits<512>>,
-    len6: Signal<Local, Bits<6>>,
-    keep_shift: Signal<Local, Bits<6>>,
     all_keep: Constant<Bits<64>>,
-    one6: Constant<Bits<6>>,
     kind_send: Constant<Bits<8>>,
     kind_send_verb: Constant<Bits<8>>,
     kind_verb: Constant<Bits<8>>,
@@ -42,10 +39,7 @@ impl TxParse {
             hdr: FrameLenParser::new(),
             out: Default::default(),
             data: Default::default(),
-            len6: Default::default(),
-            keep_shift: Default::default(),
             all_keep: Constant::new(u64::MAX.into()),
-            one6: Constant::new(1u64.into()),
             kind_send: Constant::new((pendulum_layout::acp::message::KIND_SEND as u64).into()),
             kind_send_verb: Constant::new(
                 (pendulum_layout::acp::message::KIND_SEND_VERB as u64).into(),
@@ -80,9 +74,7 @@ impl Logic for TxParse {
         self.out.s.data.next.slots = self.hdr.slots.val();
         self.out.s.data.next.len_known = self.hdr.known.val() & !self.hdr.too_big.val();
         // Only the length's low 6 bits, so each keep bit is one LUT.
-        self.len6.next = self.hdr.len.val().get_bits::<6>(0);
-        self.keep_shift.next = !(self.len6.val() - self.one6.val());
-        self.out.s.data.next.last_keep = self.all_keep.val() >> self.keep_shift.val();
+        self.out.s.data.next.last_keep = self.all_keep.val() >> self.hdr.last_shift.val();
         self.out.s.data.next.kind_send = self.data.val().get_bits::<8>(0) == self.kind_send.val();
         self.out.s.data.next.kind_send_verb =
             self.data.val().get_bits::<8>(0) == self.kind_send_verb.val();
