@@ -470,10 +470,21 @@ impl Logic for PendulumNic {
             self.tx_framer.acp_bound[i].next = self.regs.tx_acp[i].val();
             self.tx_framer.atomic_bound[i].next = self.regs.tx_atomic[i].val();
             self.regs.tx_head[i].next = self.tx_framer.head[i].val();
-            self.tx_compl.tail[i].next = self.tx_framer.head[i].val();
-            self.tx_compl.enable[i].next = self.regs.tx_enable[i].val();
-            self.tx_compl.notif_base[i].next = self.regs.tx_compl_base[i].val();
-            self.tx_compl.head_written[i].next = false;
+        }
+        // TX completions: the framer's head moves, a restart when software
+        // switches the TX pipe on or off, and the pipe's completion address.
+        self.tx_compl.moved.next = self.tx_framer.moved.val();
+        self.tx_compl.moved_pipe.next = self.tx_framer.ev_pipe.val();
+        self.tx_compl.moved_tail.next = self.tx_framer.new_head.val();
+        self.tx_compl.rearm.next = false;
+        self.tx_compl.rearm_pipe.next = self.regs.wr_pipe.val();
+        self.tx_compl.restart.next = self.regs.tx_restart.val();
+        self.tx_compl.restart_pipe.next = self.regs.wr_pipe.val();
+        self.tx_compl.base.next = self.regs.tx_compl_base[0].val();
+        for i in 0..PIPES {
+            if self.tx_compl.base_pipe.val().index() == i {
+                self.tx_compl.base.next = self.regs.tx_compl_base[i].val();
+            }
         }
         self.regs.tx_events.pipe.next = self.tx_framer.ev_pipe.val();
         self.regs.tx_events.frame.next = self.tx_framer.ev_frame.val();
@@ -500,12 +511,22 @@ impl Logic for PendulumNic {
             self.rx.enable[i].next = self.regs.enable[i].val();
             self.rx.head[i].next = self.regs.head[i].val();
             self.regs.tail[i].next = self.rx.tail[i].val();
-            self.notif.tail[i].next = self.rx.tail[i].val();
-            self.notif.enable[i].next = self.regs.enable[i].val();
-            self.notif.notif_base[i].next = self.regs.notif_base[i].val();
-            // A head write or a prefetch re-arms the pipe's notification.
-            self.notif.head_written[i].next =
-                self.regs.head_written[i].val() | self.regs.prefetch[i].val();
+        }
+        // Notifications: each published frame moves its pipe's tail; a head
+        // write or a prefetch re-arms the pipe; switching it on or off
+        // restarts it.
+        self.notif.moved.next = self.rx.ev_frame.val();
+        self.notif.moved_pipe.next = self.rx.ev_pipe.val();
+        self.notif.moved_tail.next = self.rx.ev_tail.val();
+        self.notif.rearm.next = self.regs.rearm.val();
+        self.notif.rearm_pipe.next = self.regs.wr_pipe.val();
+        self.notif.restart.next = self.regs.restart.val();
+        self.notif.restart_pipe.next = self.regs.wr_pipe.val();
+        self.notif.base.next = self.regs.notif_base[0].val();
+        for i in 0..PIPES {
+            if self.notif.base_pipe.val().index() == i {
+                self.notif.base.next = self.regs.notif_base[i].val();
+            }
         }
         self.notif.per_packet.next = self.regs.per_packet_notif.val();
         // The skid holds a beat at its output (m.valid) and one more when full

@@ -32,6 +32,8 @@ pub struct RxEngine {
     pub ev_pipe: Signal<Out, Bits<PIPE_BITS>>,
     pub ev_frame: Signal<Out, Bit>,
     pub ev_frame_bytes: Signal<Out, Bits<16>>,
+    /// With `ev_frame`: the pipe's new tail (the notification writer's move).
+    pub ev_tail: Signal<Out, Bits<SLOT_BITS>>,
     pub ev_drop_ring_full: Signal<Out, Bit>,
     pub ev_drop_malformed: Signal<Out, Bit>,
     pub ev_drop_pipe_off: Signal<Out, Bit>,
@@ -84,6 +86,8 @@ pub struct RxEngine {
     dma_addr: Signal<Local, Bits<64>>,
     wire_ok: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
+    // The tail after this frame, if it is published.
+    new_tail: Signal<Local, Bits<SLOT_BITS>>,
 
     // Address bits 7..6 of the last 64-byte block of a 256-byte block.
     block_end: Constant<Bits<2>>,
@@ -110,6 +114,7 @@ impl RxEngine {
             ev_pipe: Default::default(),
             ev_frame: Default::default(),
             ev_frame_bytes: Default::default(),
+            ev_tail: Default::default(),
             ev_drop_ring_full: Default::default(),
             ev_drop_malformed: Default::default(),
             ev_drop_pipe_off: Default::default(),
@@ -150,6 +155,7 @@ impl RxEngine {
             dma_addr: Default::default(),
             wire_ok: Default::default(),
             accept: Default::default(),
+            new_tail: Default::default(),
             block_end: Constant::new(3u64.into()),
             addr_blk: Default::default(),
             one16: c16(1),
@@ -299,6 +305,8 @@ impl Logic for RxEngine {
         self.ev_pipe.next = self.cur_pipe.val();
         self.ev_frame.next = false;
         self.ev_frame_bytes.next = self.cur_len.val();
+        self.new_tail.next = (self.sel_tail.val() + self.cur_beats.val()) & self.sel_mask.val();
+        self.ev_tail.next = self.new_tail.val();
         self.ev_drop_ring_full.next = false;
         self.ev_drop_malformed.next = false;
         self.ev_drop_pipe_off.next = false;
@@ -337,9 +345,7 @@ impl Logic for RxEngine {
                         self.ev_frame.next = true;
                         for i in 0..PIPES {
                             if self.cur_pipe.val().index() == i {
-                                self.tail_r[i].d.next = (self.sel_tail.val()
-                                    + self.cur_beats.val())
-                                    & self.sel_mask.val();
+                                self.tail_r[i].d.next = self.new_tail.val();
                             }
                         }
                     } else {

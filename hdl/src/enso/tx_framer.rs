@@ -38,6 +38,10 @@ pub struct TxFramer {
     pub tx_enable: [Signal<In, Bit>; PIPES],
     /// Slot after the last frame sent or dropped, per pipe; 0 while the pipe is off.
     pub head: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    /// One-cycle pulse: pipe `ev_pipe`'s head moved to `new_head` (the TX
+    /// completion writer's move).
+    pub moved: Signal<Out, Bit>,
+    pub new_head: Signal<Out, Bits<SLOT_BITS>>,
     /// A completion beat was consumed (one credit back to the fetcher).
     pub beat_consumed: Signal<Out, Bit>,
     pub ev_pipe: Signal<Out, Bits<PIPE_BITS>>,
@@ -67,6 +71,8 @@ pub struct TxFramer {
     pipe: Signal<Local, Bits<PIPE_BITS>>,
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
     sel_head: Signal<Local, Bits<SLOT_BITS>>,
+    head_moves: Signal<Local, Bit>,
+    head_next: Signal<Local, Bits<SLOT_BITS>>,
     sel_enable: Signal<Local, Bit>,
     sel_bound: Signal<Local, Bit>,
     sel_atomic: Signal<Local, Bit>,
@@ -127,6 +133,8 @@ impl TxFramer {
             tx_mask: Default::default(),
             tx_enable: Default::default(),
             head: Default::default(),
+            moved: Default::default(),
+            new_head: Default::default(),
             beat_consumed: Default::default(),
             ev_pipe: Default::default(),
             ev_frame: Default::default(),
@@ -145,6 +153,8 @@ impl TxFramer {
             pipe: Default::default(),
             sel_mask: Default::default(),
             sel_head: Default::default(),
+            head_moves: Default::default(),
+            head_next: Default::default(),
             sel_enable: Default::default(),
             remaining: Default::default(),
             cur_len: Default::default(),
@@ -302,39 +312,28 @@ impl Logic for TxFramer {
         self.ev_frame.next = false;
         self.ev_frame_bytes.next = self.cur_len.val();
         self.ev_drop_malformed.next = false;
+        // The head moves one slot, or past a whole frame on its last beat.
+        self.head_moves.next = false;
+        self.head_next.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
         if self.accept.val() & self.sel_enable.val() {
             if self.in_frame.q.val() {
                 self.beats_left.d.next = self.beats_left.q.val() - self.one16.val();
                 if self.last_beat.val() {
                     self.in_frame.d.next = false;
                     self.ev_frame.next = true;
-                    for i in 0..PIPES {
-                        if self.pipe.val().index() == i {
-                            self.head_r[i].d.next = (self.sel_head.val()
-                                + self.frame_slots.q.val())
-                                & self.sel_mask.val();
-                        }
-                    }
+                    self.head_moves.next = true;
+                    self.head_next.next =
+                        (self.sel_head.val() + self.frame_slots.q.val()) & self.sel_mask.val();
                 }
             } else if self.dropping.q.val() {
                 // Skip to the tail that was rung; each slot is free once passed.
-                for i in 0..PIPES {
-                    if self.pipe.val().index() == i {
-                        self.head_r[i].d.next =
-                            (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
-                    }
-                }
+                self.head_moves.next = true;
                 if self.remaining.val() == self.one16.val() {
                     self.dropping.d.next = false;
                 }
             } else if self.bad.val() {
                 self.ev_drop_malformed.next = true;
-                for i in 0..PIPES {
-                    if self.pipe.val().index() == i {
-                        self.head_r[i].d.next =
-                            (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
-                    }
-                }
+                self.head_moves.next = true;
                 if self.remaining.val() > self.one16.val() {
                     self.dropping.d.next = true;
                 }
@@ -342,12 +341,7 @@ impl Logic for TxFramer {
                 // One message or verb per slot (a commit's lines follow its
                 // header), passed on or, without its kind byte, dropped.
                 self.ev_drop_malformed.next = !self.slot_kind_ok.val();
-                for i in 0..PIPES {
-                    if self.pipe.val().index() == i {
-                        self.head_r[i].d.next =
-                            (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
-                    }
-                }
+                self.head_moves.next = true;
                 if self.commit_line.val() {
                     self.commit_left.d.next = self.commit_left.q.val() - self.one2.val();
                 } else if self.sel_atomic.val() & self.commit_hdr.val() {
@@ -356,18 +350,20 @@ impl Logic for TxFramer {
             } else if self.last_beat.val() {
                 // A one-beat frame.
                 self.ev_frame.next = true;
-                for i in 0..PIPES {
-                    if self.pipe.val().index() == i {
-                        self.head_r[i].d.next =
-                            (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
-                    }
-                }
+                self.head_moves.next = true;
             } else {
                 self.in_frame.d.next = true;
                 self.frame_len.d.next = self.s_cpl.data.val().len;
                 self.frame_slots.d.next = self.s_cpl.data.val().slots;
                 self.frame_keep.d.next = self.s_cpl.data.val().last_keep;
                 self.beats_left.d.next = self.s_cpl.data.val().slots - self.one16.val();
+            }
+        }
+        self.moved.next = self.head_moves.val();
+        self.new_head.next = self.head_next.val();
+        for i in 0..PIPES {
+            if self.head_moves.val() & (self.pipe.val().index() == i) {
+                self.head_r[i].d.next = self.head_next.val();
             }
         }
         // A pipe switched off mid-frame abandons it; its head stays 0.

@@ -87,11 +87,17 @@ pub struct RegFile {
     pub notif_base: [Signal<Out, Bits<64>>; PIPES],
     pub enable: [Signal<Out, Bit>; PIPES],
     pub head: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
-    /// One-cycle pulse: software moved this pipe's head (re-arms its notification).
-    pub head_written: [Signal<Out, Bit>; PIPES],
-    /// One-cycle pulse: software asked for this pipe's next notification now
-    /// (NOTIF_PREFETCH; re-arms it like a head write, without moving the head).
-    pub prefetch: [Signal<Out, Bit>; PIPES],
+    /// The pipe whose page the write applied this cycle addresses (what
+    /// `rearm`, `restart` and `tx_restart` are about).
+    pub wr_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// One-cycle pulse: software moved the pipe's head, or asked for its next
+    /// notification now (NOTIF_PREFETCH, without moving the head); either
+    /// re-arms its notification.
+    pub rearm: Signal<Out, Bit>,
+    /// One-cycle pulse: the pipe was switched on or off (CTRL bit 0 changed).
+    pub restart: Signal<Out, Bit>,
+    /// One-cycle pulse: the TX pipe was switched on or off (TX_CTRL bit 0 changed).
+    pub tx_restart: Signal<Out, Bit>,
     pub per_packet_notif: Signal<Out, Bit>,
     /// The datapath's tail per pipe (read by software, bounds the head).
     pub tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
@@ -169,6 +175,7 @@ pub struct RegFile {
     flow_fallback_reserved: Constant<Bits<32>>,
     flow_max_log2: Constant<Bits<5>>,
     pipe_ones: Constant<Bits<PIPE_BITS>>,
+    pipe_one: Constant<Bits<PIPE_BITS>>,
     low16: Constant<Bits<32>>,
 
     // Address decode.
@@ -383,8 +390,10 @@ impl RegFile {
             notif_base: Default::default(),
             enable: Default::default(),
             head: Default::default(),
-            head_written: Default::default(),
-            prefetch: Default::default(),
+            wr_pipe: Default::default(),
+            rearm: Default::default(),
+            restart: Default::default(),
+            tx_restart: Default::default(),
             per_packet_notif: Default::default(),
             tail: Default::default(),
             events: Default::default(),
@@ -447,6 +456,7 @@ impl RegFile {
             flow_fallback_reserved: c32(!((1 << (FALLBACK_COUNT_LOG2_SHIFT + 5)) - 1)),
             flow_max_log2: Constant::new((PIPE_BITS as u64).into()),
             pipe_ones: Constant::new(((1u64 << PIPE_BITS) - 1).into()),
+            pipe_one: Constant::new(1u64.into()),
             low16: c32(0xFFFF),
             link_channels_r: Default::default(),
             link_active32: Default::default(),
@@ -745,10 +755,11 @@ impl Logic for RegFile {
             self.ring_mask[i].next = self.ring_mask_r[i].q.val();
             self.enable[i].next = self.enable_r[i].q.val();
             self.head[i].next = self.head_r[i].q.val();
-            self.head_written[i].next = false;
-            self.prefetch[i].next = false;
         }
         self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
+        self.rearm.next = false;
+        self.restart.next = false;
+        self.tx_restart.next = false;
 
         // ---- Writes ----
         // One write every other cycle (see `wr_addr_r`).
@@ -790,6 +801,9 @@ impl Logic for RegFile {
             .val()
             .get_bits::<PAGE_BITS>(self.off_bits.val().index());
         self.wr_off.next = self.wr_addr.val().get_bits::<OFF_BITS>(0);
+        // Pipe p's page is page p + 1.
+        // (The low bits of page - 1 are the low bits of the page, minus 1.)
+        self.wr_pipe.next = self.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
         self.wr_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
         self.wr_addr32.i.next = self.wr_addr.val();
         // FLOW_FALLBACK: count a power of two up to all pipes, first + count
@@ -976,6 +990,8 @@ impl Logic for RegFile {
                                 self.err_cause.next = self.cause_ring_size.val();
                             } else {
                                 self.enable_r[i].d.next = self.wr_data.val().get_bit(0);
+                                self.restart.next =
+                                    self.wr_data.val().get_bit(0) != self.enable_r[i].q.val();
                                 if self.wr_data.val().get_bit(0) & !self.enable_r[i].q.val() {
                                     self.head_r[i].d.next = self.zero16.val();
                                 }
@@ -983,7 +999,7 @@ impl Logic for RegFile {
                         } else if self.wr_off.val() == self.p_head.val() {
                             if self.head_ok[i].val() {
                                 self.head_r[i].d.next = self.wr_data16.val();
-                                self.head_written[i].next = true;
+                                self.rearm.next = true;
                             } else {
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_head.val();
@@ -1033,6 +1049,8 @@ impl Logic for RegFile {
                                 self.err_cause.next = self.cause_ring_size.val();
                             } else {
                                 self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
+                                self.tx_restart.next =
+                                    self.wr_data.val().get_bit(0) != self.tx_enable_r[i].q.val();
                                 self.tx_acp_r[i].d.next = self.wr_data.val().get_bit(1);
                                 self.tx_atomic_r[i].d.next = self.wr_data.val().get_bit(2);
                                 if !self.wr_data.val().get_bit(0) {
@@ -1040,7 +1058,7 @@ impl Logic for RegFile {
                                 }
                             }
                         } else if self.wr_off.val() == self.p_prefetch.val() {
-                            self.prefetch[i].next = true;
+                            self.rearm.next = true;
                         } else if self.wr_off.val() == self.p_tx_tail.val() {
                             if self.tx_tail_ok[i].val() & self.tx_enable_r[i].q.val() {
                                 self.tx_tail_r[i].d.next = self.wr_data16.val();
