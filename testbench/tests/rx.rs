@@ -232,10 +232,7 @@ fn notification_record_layout_matches_the_layout_crate() {
     dev.card_mut().sim.eth.push(g.frame(130, 1)); // 3 slots
     assert!(dev.card_mut().sim.drain(10_000));
     // Find pipe 1's notification buffer through the register the driver programmed.
-    let lo = dev.read(pipe_page(1) + pipe::NOTIF_BASE_LO.offset).unwrap() as u64;
-    let hi = dev.read(pipe_page(1) + pipe::NOTIF_BASE_HI.offset).unwrap() as u64;
-    let iova = hi << 32 | lo;
-    let rec = read_host(&dev, iova, notif::BYTES);
+    let rec = notif_record(&mut dev, 1);
     assert_eq!(notif::TAIL.read(&rec), 3);
     assert_eq!(notif::SEQ.read(&rec), 1);
     assert_eq!(notif::PIPE.read(&rec), 1);

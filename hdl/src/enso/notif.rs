@@ -272,11 +272,12 @@ impl Logic for NotifWriter {
         if self.stage_free.val() {
             if self.rearm_q.m.valid.val() {
                 self.pop_rearm.next = true;
-                self.pop_bit.next = self.one_pipe.val() << self.rearm_q.m.data.val();
             } else if self.moved_q.m.valid.val() {
                 self.pop_moved.next = true;
-                self.pop_bit.next = self.one_pipe.val() << self.moved_q.m.data.val();
             }
+        }
+        if self.pop_rearm.val() | self.pop_moved.val() {
+            self.pop_bit.next = self.one_pipe.val() << self.pop_pipe.val();
         }
         self.rearm_q.m.ready.next = self.pop_rearm.val();
         self.moved_q.m.ready.next = self.pop_moved.val();
