@@ -106,7 +106,6 @@ pub struct PendulumNic {
     rx_arb: RoundRobinArbiter<RxBeat, 3>,
     acp_gate: SlotGate,
     atomic_gate: SlotGate,
-    rx_skid: SkidBuffer<RxBeat>,
     msg_hdr16: Concat<8, 8, 16>,
     msg_hdr64: ZeroExtend<16, 64>,
     msg_beat: Concat<448, 64, 512>,
@@ -194,7 +193,6 @@ impl PendulumNic {
             rx_arb: RoundRobinArbiter::new(),
             acp_gate: SlotGate::new(),
             atomic_gate: SlotGate::new(),
-            rx_skid: SkidBuffer::default(),
             msg_hdr16: Default::default(),
             msg_hdr64: Default::default(),
             msg_beat: Default::default(),
@@ -253,7 +251,6 @@ impl Logic for PendulumNic {
         self.link.clock.next = self.clock.val();
         self.atomic.clock.next = self.clock.val();
         self.rx_arb.clock.next = self.clock.val();
-        self.rx_skid.clock.next = self.clock.val();
         self.acp_gate.clock.next = self.clock.val();
         self.atomic_gate.clock.next = self.clock.val();
 
@@ -283,12 +280,10 @@ impl Logic for PendulumNic {
         self.rx_arb.s[0].valid.next = self.flow.m.valid.val();
         self.rx_arb.s_last[0].next = self.flow.m.data.val().last;
         self.flow.m.ready.next = self.rx_arb.s[0].ready.val();
-        self.rx_skid.s.data.next = self.rx_arb.m.data.val();
-        self.rx_skid.s.valid.next = self.rx_arb.m.valid.val();
-        self.rx_arb.m.ready.next = self.rx_skid.s.ready.val();
-        self.rx.s_eth.data.next = self.rx_skid.m.data.val();
-        self.rx.s_eth.valid.next = self.rx_skid.m.valid.val();
-        self.rx_skid.m.ready.next = self.rx.s_eth.ready.val();
+        // (The RX engine's lookup register is the stage after the arbiter.)
+        self.rx.s_eth.data.next = self.rx_arb.m.data.val();
+        self.rx.s_eth.valid.next = self.rx_arb.m.valid.val();
+        self.rx_arb.m.ready.next = self.rx.s_eth.ready.val();
 
         // ACP port ↔ link engine, registered both ways.
         dff_setup!(
@@ -370,11 +365,11 @@ impl Logic for PendulumNic {
         self.rx_arb.s_last[2].next = true;
         for i in 0..PIPES {
             self.acp_gate.head[i].next = self.regs.head[i].val();
-            self.acp_gate.tail[i].next = self.rx.tail[i].val();
+            self.acp_gate.tail[i].next = self.regs.tail[i].val();
             self.acp_gate.ring_mask[i].next = self.regs.ring_mask[i].val();
             self.acp_gate.enable[i].next = self.regs.enable[i].val();
             self.atomic_gate.head[i].next = self.regs.head[i].val();
-            self.atomic_gate.tail[i].next = self.rx.tail[i].val();
+            self.atomic_gate.tail[i].next = self.regs.tail[i].val();
             self.atomic_gate.ring_mask[i].next = self.regs.ring_mask[i].val();
             self.atomic_gate.enable[i].next = self.regs.enable[i].val();
         }
@@ -480,12 +475,7 @@ impl Logic for PendulumNic {
         self.tx_compl.rearm_pipe.next = self.regs.wr_pipe.val();
         self.tx_compl.restart.next = self.regs.tx_restart.val();
         self.tx_compl.restart_pipe.next = self.regs.wr_pipe.val();
-        self.tx_compl.base.next = self.regs.tx_compl_base[0].val();
-        for i in 0..PIPES {
-            if self.tx_compl.base_pipe.val().index() == i {
-                self.tx_compl.base.next = self.regs.tx_compl_base[i].val();
-            }
-        }
+        self.tx_compl.restart_base.next = self.regs.tx_restart_compl_base.val();
         self.regs.tx_events.pipe.next = self.tx_framer.ev_pipe.val();
         self.regs.tx_events.frame.next = self.tx_framer.ev_frame.val();
         self.regs.tx_events.frame_bytes.next = self.tx_framer.ev_frame_bytes.val();
@@ -505,13 +495,13 @@ impl Logic for PendulumNic {
         self.regs.m_rsp.ready.next = self.mmio_rsp_ready.val();
 
         // Pipe configuration and state between the register file and the datapath.
-        for i in 0..PIPES {
-            self.rx.ring_base[i].next = self.regs.ring_base[i].val();
-            self.rx.ring_mask[i].next = self.regs.ring_mask[i].val();
-            self.rx.enable[i].next = self.regs.enable[i].val();
-            self.rx.head[i].next = self.regs.head[i].val();
-            self.regs.tail[i].next = self.rx.tail[i].val();
-        }
+        self.rx.cfg_pipe.next = self.regs.wr_pipe.val();
+        self.rx.restart.next = self.regs.restart.val();
+        self.rx.restart_base.next = self.regs.restart_base.val();
+        self.rx.restart_mask.next = self.regs.restart_mask.val();
+        self.rx.restart_enable.next = self.regs.restart_enable.val();
+        self.rx.head_wr.next = self.regs.head_wr.val();
+        self.rx.head.next = self.regs.wr_head.val();
         // Notifications: each published frame moves its pipe's tail; a head
         // write or a prefetch re-arms the pipe; switching it on or off
         // restarts it.
@@ -522,12 +512,7 @@ impl Logic for PendulumNic {
         self.notif.rearm_pipe.next = self.regs.wr_pipe.val();
         self.notif.restart.next = self.regs.restart.val();
         self.notif.restart_pipe.next = self.regs.wr_pipe.val();
-        self.notif.base.next = self.regs.notif_base[0].val();
-        for i in 0..PIPES {
-            if self.notif.base_pipe.val().index() == i {
-                self.notif.base.next = self.regs.notif_base[i].val();
-            }
-        }
+        self.notif.restart_base.next = self.regs.restart_notif_base.val();
         self.notif.per_packet.next = self.regs.per_packet_notif.val();
         // The skid holds a beat at its output (m.valid) and one more when full
         // (!s.ready); both are registers.
@@ -544,6 +529,7 @@ impl Logic for PendulumNic {
         self.regs.events.pipe.next = self.rx.ev_pipe.val();
         self.regs.events.frame.next = self.rx.ev_frame.val();
         self.regs.events.frame_bytes.next = self.rx.ev_frame_bytes.val();
+        self.regs.events.tail.next = self.rx.ev_tail.val();
         self.regs.events.drop_ring_full.next = self.rx.ev_drop_ring_full.val();
         self.regs.events.drop_malformed.next = self.rx.ev_drop_malformed.val();
         self.regs.events.drop_pipe_off.next = self.rx.ev_drop_pipe_off.val();

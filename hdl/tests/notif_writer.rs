@@ -19,7 +19,8 @@ struct Log {
     records: Vec<(usize, u64, u64, u32, u64)>,
     /// Cycle of each re-arm per pipe, and of each record formed per pipe.
     rearms: Vec<(usize, usize)>,
-    formed: Vec<(usize, usize)>,
+    /// Cycle of each record formed, in order (the records leave in that order).
+    formed: Vec<usize>,
     /// At the end of each drain, per pipe: (pipe, last tail reported, tail
     /// of the last record).
     drained: Vec<(usize, u64, u64)>,
@@ -27,8 +28,10 @@ struct Log {
     final_epoch: [u32; PIPES],
 }
 
-fn base(p: usize) -> u64 {
-    0x1000_0000 + 0x100 * p as u64
+/// Pipe p's notification buffer after its `epoch`-th restart: each restart
+/// moves it, so a record shows which restart's address it was given.
+fn base(p: usize, epoch: u32) -> u64 {
+    0x1000_0000 + 0x100 * p as u64 + ((epoch as u64) << 16)
 }
 
 fn run(per_packet: bool, seed: u64, cycles: usize) -> Log {
@@ -40,7 +43,7 @@ fn run(per_packet: bool, seed: u64, cycles: usize) -> Log {
     uut.rearm_pipe.connect();
     uut.restart.connect();
     uut.restart_pipe.connect();
-    uut.base.connect();
+    uut.restart_base.connect();
     uut.per_packet.connect();
     uut.ahead.connect();
     uut.ahead_drain.connect();
@@ -60,6 +63,7 @@ fn run(per_packet: bool, seed: u64, cycles: usize) -> Log {
         for p in 0..PIPES {
             x.restart.next = true;
             x.restart_pipe.next = (p as u64).into();
+            x.restart_base.next = base(p, 0).into();
             x = sim.wait(1, x)?;
             wait_clock_true!(sim, clock, x);
             wait_clock_false!(sim, clock, x);
@@ -96,13 +100,11 @@ fn run(per_packet: bool, seed: u64, cycles: usize) -> Log {
             let sp = rng.gen_range(0..PIPES);
             x.restart.next = rs;
             x.restart_pipe.next = (sp as u64).into();
+            x.restart_base.next = base(sp, epoch[sp] + 1).into();
             x.per_packet.next = per_packet;
             x.ahead.next = 0.into();
             x.ahead_drain.next = false;
             x.m_dma.ready.next = !busy || rng.gen_bool(0.4);
-            x.base.next = base(x.base_pipe.val().index()).into();
-            x = sim.wait(1, x)?;
-            x.base.next = base(x.base_pipe.val().index()).into();
             x = sim.wait(1, x)?;
             {
                 let mut l = out.lock().unwrap();
@@ -129,7 +131,7 @@ fn run(per_packet: bool, seed: u64, cycles: usize) -> Log {
                     ));
                 }
                 if x.ev_notification.val() {
-                    l.formed.push((x.base_pipe.val().index(), cycle));
+                    l.formed.push(cycle);
                 }
                 if mv && !(rs && sp == mp) {
                     l.moves.push((mp, tail[mp], epoch[mp]));
@@ -181,8 +183,7 @@ fn check_records(log: &Log) {
         let mut last_seq = (u32::MAX, 0u64);
         let mut last_pos = 0usize;
         for r in log.records.iter().filter(|r| r.0 == p) {
-            assert_eq!(r.4, base(p), "pipe {p}: record address");
-            let (_, seq, tail, _, _) = *r;
+            let (_, seq, tail, _, addr) = *r;
             // The tail is one that was reported, at or after the one the
             // previous record carried; it tells the epoch the record was
             // formed in (one may leave just after a restart).
@@ -196,6 +197,11 @@ fn check_records(log: &Log) {
             );
             last_pos = pos.unwrap();
             let epoch = moves[last_pos].1;
+            assert_eq!(
+                addr,
+                base(p, epoch),
+                "pipe {p}: record address (epoch {epoch})"
+            );
             let expect = if last_seq.0 == epoch {
                 last_seq.1 + 1
             } else {
@@ -229,10 +235,11 @@ fn reactive_records_wait_for_a_rearm_and_the_last_carries_the_last_tail() {
     assert_eq!(log.formed.len(), log.records.len());
     for p in 0..PIPES {
         let cycles: Vec<usize> = log
-            .formed
+            .records
             .iter()
-            .filter(|r| r.0 == p)
-            .map(|r| r.1)
+            .zip(&log.formed)
+            .filter(|(r, _)| r.0 == p)
+            .map(|(_, &c)| c)
             .collect();
         let epoch_of = |tail: u64| {
             log.moves

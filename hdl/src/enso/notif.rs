@@ -42,13 +42,12 @@ pub struct NotifWriter {
     pub rearm_pipe: Signal<In, Bits<PIPE_BITS>>,
     /// A pipe was switched on or off: it starts over (nothing to announce,
     /// armed, and its next record has sequence 1). Wins over the other events
-    /// for that pipe in the same cycle.
+    /// for that pipe in the same cycle. `restart_base` is the address of its
+    /// notification buffer (which software can change only while the pipe
+    /// is off, so this is the one place it is needed).
     pub restart: Signal<In, Bit>,
     pub restart_pipe: Signal<In, Bits<PIPE_BITS>>,
-    /// The pipe a record is being formed for; `base` is its notification
-    /// buffer's address, looked up by the parent in the same cycle.
-    pub base_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    pub base: Signal<In, Bits<64>>,
+    pub restart_base: Signal<In, Bits<64>>,
     pub per_packet: Signal<In, Bit>,
     /// Ring-write beats accepted from the RX engine and still in the register
     /// stage before the DMA arbiter (0 where no such stage exists).
@@ -70,6 +69,10 @@ pub struct NotifWriter {
     // Per-pipe latest tail and last sequence number sent.
     tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
     seq_ram: RAM<Bits<32>, PIPE_BITS>,
+    // Per-pipe notification buffer address, from the last restart. (A record
+    // is formed only for a pipe with a move since its restart, i.e. at least
+    // a cycle after it, so the read always sees the write: no forwarding.)
+    base_ram: RAM<Bits<64>, PIPE_BITS>,
     // A pipe is in at most one queue at a time, so each holds every pipe.
     moved_q: StreamFifo<Bits<PIPE_BITS>, PIPE_BITS, { PIPE_BITS + 1 }>,
     rearm_q: StreamFifo<Bits<PIPE_BITS>, PIPE_BITS, { PIPE_BITS + 1 }>,
@@ -142,8 +145,7 @@ impl NotifWriter {
             rearm_pipe: Default::default(),
             restart: Default::default(),
             restart_pipe: Default::default(),
-            base_pipe: Default::default(),
-            base: Default::default(),
+            restart_base: Default::default(),
             per_packet: Default::default(),
             ahead: Default::default(),
             ahead_drain: Default::default(),
@@ -155,6 +157,7 @@ impl NotifWriter {
             fresh: Default::default(),
             tail_ram: Default::default(),
             seq_ram: Default::default(),
+            base_ram: Default::default(),
             moved_q: StreamFifo::new(),
             rearm_q: StreamFifo::new(),
             f_valid: Default::default(),
@@ -223,6 +226,11 @@ impl Logic for NotifWriter {
         self.tail_ram.write_clock.next = self.clock.val();
         self.seq_ram.read_clock.next = self.clock.val();
         self.seq_ram.write_clock.next = self.clock.val();
+        self.base_ram.read_clock.next = self.clock.val();
+        self.base_ram.write_clock.next = self.clock.val();
+        self.base_ram.write_enable.next = self.restart.val();
+        self.base_ram.write_address.next = self.restart_pipe.val();
+        self.base_ram.write_data.next = self.restart_base.val();
 
         // ---- Output: the record formed, once the ring data ahead has left ----
         self.m_dma.valid.next =
@@ -316,7 +324,6 @@ impl Logic for NotifWriter {
         self.rearm_q.s.valid.next = self.rearm_push.val();
 
         // ---- Form stage ----
-        self.base_pipe.next = self.f_pipe.q.val();
         self.wants.next = self.f_valid.q.val()
             & self.dirty.q.val().get_bit(self.f_pipe.q.val().index())
             & (self.armed.q.val().get_bit(self.f_pipe.q.val().index()) | self.per_packet.val());
@@ -334,6 +341,7 @@ impl Logic for NotifWriter {
         self.f_pipe.d.next = self.next_f_pipe.val();
         self.tail_ram.read_address.next = self.next_f_pipe.val();
         self.seq_ram.read_address.next = self.next_f_pipe.val();
+        self.base_ram.read_address.next = self.next_f_pipe.val();
         self.cur_tail.next = self.tail_ram.read_data.val();
         if self.lm_valid.q.val() & (self.lm_pipe.q.val() == self.f_pipe.q.val()) {
             self.cur_tail.next = self.lm_tail.q.val();
@@ -363,7 +371,7 @@ impl Logic for NotifWriter {
         if self.load.val() {
             self.form_bit.next = self.one_pipe.val() << self.f_pipe.q.val();
             self.out_valid.d.next = true;
-            self.out_addr.d.next = self.base.val();
+            self.out_addr.d.next = self.base_ram.read_data.val();
             self.out_rec.d.next = self.rec.o.val();
             self.held_back.d.next = self.ahead.val();
             if self.ahead_drain.val() {

@@ -13,8 +13,17 @@ use rust_hdl::prelude::*;
 /// MTU, or not what its header says is dropped and counted; its beats may have
 /// been written past the tail, where software never looks.
 ///
-/// Latency 0 (combinational from `s_eth` to `m_dma`); 1 beat/cycle; stalls
-/// only on `m_dma.ready`.
+/// Each pipe's ring (base, size, on/off), head and tail live in block RAM,
+/// so nothing here grows with the number of pipes but the RAMs and one bit
+/// per pipe (`tail_zero`). A beat waits one cycle in a lookup register while
+/// the RAMs are read for its pipe (and re-read while it stalls, so they stay
+/// current); a write the RAMs took in the cycle of that read is forwarded.
+/// The register file reports what changes: a pipe switched on or off with
+/// its ring (`restart`), and each head write (`head_wr`).
+///
+/// Latency 1 cycle (the lookup register); 1 beat/cycle; stalls only on
+/// `m_dma.ready`, and `s_eth.ready` is `m_dma.ready` or an empty lookup
+/// register, never the room check.
 #[derive(LogicBlock)]
 pub struct RxEngine {
     pub clock: Signal<In, Clock>,
@@ -22,17 +31,26 @@ pub struct RxEngine {
     pub s_eth: StreamSink<RxBeat>,
     /// Ring writes to host memory.
     pub m_dma: StreamSource<DmaWrite>,
-    pub ring_base: [Signal<In, Bits<64>>; PIPES],
-    pub ring_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
-    pub enable: [Signal<In, Bit>; PIPES],
-    pub head: [Signal<In, Bits<SLOT_BITS>>; PIPES],
-    /// Slot after the last complete frame, per pipe; 0 while the pipe is off.
-    pub tail: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    /// The pipe the register file's events below are about.
+    pub cfg_pipe: Signal<In, Bits<PIPE_BITS>>,
+    /// One-cycle pulse: the pipe was switched on or off. It starts over (tail
+    /// 0; a frame on its way to it is dropped, counted) with this ring:
+    /// base, size in slots minus one, and whether it is on. (A ring can only
+    /// change while its pipe is off, so these are all the engine needs.)
+    pub restart: Signal<In, Bit>,
+    pub restart_base: Signal<In, Bits<64>>,
+    pub restart_mask: Signal<In, Bits<SLOT_BITS>>,
+    pub restart_enable: Signal<In, Bit>,
+    /// One-cycle pulse: the pipe's head is now `head` (software freed
+    /// slots, or the pipe was switched on: 0).
+    pub head_wr: Signal<In, Bit>,
+    pub head: Signal<In, Bits<SLOT_BITS>>,
     /// One-cycle events for the counters (see `mmio::RxEvents`).
     pub ev_pipe: Signal<Out, Bits<PIPE_BITS>>,
     pub ev_frame: Signal<Out, Bit>,
     pub ev_frame_bytes: Signal<Out, Bits<16>>,
-    /// With `ev_frame`: the pipe's new tail (the notification writer's move).
+    /// With `ev_frame`: the pipe's new tail (the slot after the frame; the
+    /// register file's TAIL and the notification writer's move).
     pub ev_tail: Signal<Out, Bits<SLOT_BITS>>,
     pub ev_drop_ring_full: Signal<Out, Bit>,
     pub ev_drop_malformed: Signal<Out, Bit>,
@@ -45,7 +63,39 @@ pub struct RxEngine {
     beat: DFF<Bits<16>>,
     frame_len: DFF<Bits<16>>,
     frame_beats: DFF<Bits<16>>,
-    tail_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    // The lookup register: the beat being decided on, its pipe's RAM entries
+    // read in the cycle it arrived.
+    l_valid: DFF<Bit>,
+    l_beat: DFF<RxBeat>,
+    take: Signal<Local, Bit>,
+    rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    // Per-pipe state: ring base, mask and on/off as of the last restart; head; tail.
+    base_ram: RAM<Bits<64>, PIPE_BITS>,
+    mask_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    enable_ram: RAM<Bit, PIPE_BITS>,
+    head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    // Bit p: pipe p restarted since its tail was last written (its tail is 0).
+    // Restarts and tail writes of different pipes share a cycle, and a RAM
+    // takes one write.
+    tail_zero: DFF<Bits<PIPES>>,
+    restart_bit: Signal<Local, Bits<PIPES>>,
+    publish_bit: Signal<Local, Bits<PIPES>>,
+    // Writes the RAMs took last cycle, which a read in that cycle missed.
+    fw_cfg: DFF<Bit>,
+    fw_cfg_pipe: DFF<Bits<PIPE_BITS>>,
+    fw_base: DFF<Bits<64>>,
+    fw_mask: DFF<Bits<SLOT_BITS>>,
+    fw_enable: DFF<Bit>,
+    fw_head: DFF<Bit>,
+    fw_head_pipe: DFF<Bits<PIPE_BITS>>,
+    fw_head_value: DFF<Bits<SLOT_BITS>>,
+    fw_tail: DFF<Bit>,
+    fw_tail_pipe: DFF<Bits<PIPE_BITS>>,
+    fw_tail_value: DFF<Bits<SLOT_BITS>>,
+    publish: Signal<Local, Bit>,
+    // This cycle's restart is for the frame's pipe: the frame is dropped.
+    kill: Signal<Local, Bit>,
     // The ring a frame is written into, as it was at the frame's first beat:
     // software may disable the pipe or change its ring meanwhile, and the
     // frame's remaining writes must stay where its first went (and a write
@@ -70,10 +120,8 @@ pub struct RxEngine {
     sel_base: Signal<Local, Bits<64>>,
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
     sel_tail: Signal<Local, Bits<SLOT_BITS>>,
-    sel_enable: Signal<Local, Bit>,
-    // The ring state of the pipe a first beat names, selected by the beat's
-    // own (registered) pipe field rather than through `cur_pipe`: the room
-    // check is the deepest logic here, and this keeps it one mux shallower.
+    // The ring state of the pipe a first beat names, from the RAMs (or a
+    // forwarded write), selected by the beat's own pipe field.
     sop_base: Signal<Local, Bits<64>>,
     sop_mask: Signal<Local, Bits<SLOT_BITS>>,
     sop_head: Signal<Local, Bits<SLOT_BITS>>,
@@ -97,6 +145,8 @@ pub struct RxEngine {
     addr_blk: Signal<Local, Bits<2>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
+    one_pipe: Constant<Bits<PIPES>>,
+    zero_pipes: Constant<Bits<PIPES>>,
 }
 
 impl RxEngine {
@@ -106,11 +156,13 @@ impl RxEngine {
             clock: Default::default(),
             s_eth: Default::default(),
             m_dma: Default::default(),
-            ring_base: Default::default(),
-            ring_mask: Default::default(),
-            enable: Default::default(),
+            cfg_pipe: Default::default(),
+            restart: Default::default(),
+            restart_base: Default::default(),
+            restart_mask: Default::default(),
+            restart_enable: Default::default(),
+            head_wr: Default::default(),
             head: Default::default(),
-            tail: Default::default(),
             ev_pipe: Default::default(),
             ev_frame: Default::default(),
             ev_frame_bytes: Default::default(),
@@ -124,7 +176,32 @@ impl RxEngine {
             beat: Default::default(),
             frame_len: Default::default(),
             frame_beats: Default::default(),
-            tail_r: Default::default(),
+            l_valid: Default::default(),
+            l_beat: Default::default(),
+            take: Default::default(),
+            rd_pipe: Default::default(),
+            // Every pipe starts off (its RAM entries zero, also on a board).
+            base_ram: (0..PIPES).map(|_| Bits::<64>::default()).into(),
+            mask_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
+            enable_ram: (0..PIPES).map(|_| false).into(),
+            head_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
+            tail_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
+            tail_zero: Default::default(),
+            restart_bit: Default::default(),
+            publish_bit: Default::default(),
+            fw_cfg: Default::default(),
+            fw_cfg_pipe: Default::default(),
+            fw_base: Default::default(),
+            fw_mask: Default::default(),
+            fw_enable: Default::default(),
+            fw_head: Default::default(),
+            fw_head_pipe: Default::default(),
+            fw_head_value: Default::default(),
+            fw_tail: Default::default(),
+            fw_tail_pipe: Default::default(),
+            fw_tail_value: Default::default(),
+            publish: Default::default(),
+            kill: Default::default(),
             f_base: Default::default(),
             f_mask: Default::default(),
             f_tail: Default::default(),
@@ -142,7 +219,6 @@ impl RxEngine {
             sel_base: Default::default(),
             sel_mask: Default::default(),
             sel_tail: Default::default(),
-            sel_enable: Default::default(),
             sop_base: Default::default(),
             sop_mask: Default::default(),
             sop_head: Default::default(),
@@ -160,6 +236,8 @@ impl RxEngine {
             addr_blk: Default::default(),
             one16: c16(1),
             zero16: c16(0),
+            one_pipe: Constant::new(1u64.into()),
+            zero_pipes: Constant::new(0u64.into()),
         }
     }
 }
@@ -185,21 +263,78 @@ impl Logic for RxEngine {
             f_base,
             f_mask,
             f_tail,
-            f_live
+            f_live,
+            l_valid,
+            l_beat,
+            tail_zero,
+            fw_cfg,
+            fw_cfg_pipe,
+            fw_base,
+            fw_mask,
+            fw_enable,
+            fw_head,
+            fw_head_pipe,
+            fw_head_value,
+            fw_tail,
+            fw_tail_pipe,
+            fw_tail_value
         );
-        for i in 0..PIPES {
-            self.tail_r[i].clock.next = self.clock.val();
-            self.tail_r[i].d.next = self.tail_r[i].q.val();
-            if !self.enable[i].val() {
-                self.tail_r[i].d.next = self.zero16.val();
-            }
-            self.tail[i].next = self.tail_r[i].q.val();
+        self.base_ram.read_clock.next = self.clock.val();
+        self.base_ram.write_clock.next = self.clock.val();
+        self.mask_ram.read_clock.next = self.clock.val();
+        self.mask_ram.write_clock.next = self.clock.val();
+        self.enable_ram.read_clock.next = self.clock.val();
+        self.enable_ram.write_clock.next = self.clock.val();
+        self.head_ram.read_clock.next = self.clock.val();
+        self.head_ram.write_clock.next = self.clock.val();
+        self.tail_ram.read_clock.next = self.clock.val();
+        self.tail_ram.write_clock.next = self.clock.val();
+
+        // ---- Lookup register ----
+        // A new beat may enter when the register is empty or the DMA port
+        // takes; the one beat that leaves without a write (a drop) while the
+        // port is stalled leaves a bubble, which keeps the room check out of
+        // `s_eth.ready`.
+        self.s_eth.ready.next = !self.l_valid.q.val() | self.m_dma.ready.val();
+        self.rd_pipe.next = self.l_beat.q.val().pipe;
+        if self.s_eth.valid.val() & self.s_eth.ready.val() {
+            self.l_beat.d.next = self.s_eth.data.val();
+            self.rd_pipe.next = self.s_eth.data.val().pipe;
         }
-        self.beat_data.next = self.s_eth.data.val().data;
-        self.beat_keep.next = self.s_eth.data.val().keep;
-        self.beat_last.next = self.s_eth.data.val().last;
-        self.sop.next = self.s_eth.data.val().sop;
-        self.keep_ok.next = self.s_eth.data.val().keep_ok;
+        self.base_ram.read_address.next = self.rd_pipe.val();
+        self.mask_ram.read_address.next = self.rd_pipe.val();
+        self.enable_ram.read_address.next = self.rd_pipe.val();
+        self.head_ram.read_address.next = self.rd_pipe.val();
+        self.tail_ram.read_address.next = self.rd_pipe.val();
+
+        // ---- Writes from the register file ----
+        self.base_ram.write_enable.next = self.restart.val();
+        self.base_ram.write_address.next = self.cfg_pipe.val();
+        self.base_ram.write_data.next = self.restart_base.val();
+        self.mask_ram.write_enable.next = self.restart.val();
+        self.mask_ram.write_address.next = self.cfg_pipe.val();
+        self.mask_ram.write_data.next = self.restart_mask.val();
+        self.enable_ram.write_enable.next = self.restart.val();
+        self.enable_ram.write_address.next = self.cfg_pipe.val();
+        self.enable_ram.write_data.next = self.restart_enable.val();
+        self.head_ram.write_enable.next = self.head_wr.val();
+        self.head_ram.write_address.next = self.cfg_pipe.val();
+        self.head_ram.write_data.next = self.head.val();
+        self.fw_cfg.d.next = self.restart.val();
+        self.fw_cfg_pipe.d.next = self.cfg_pipe.val();
+        self.fw_base.d.next = self.restart_base.val();
+        self.fw_mask.d.next = self.restart_mask.val();
+        self.fw_enable.d.next = self.restart_enable.val();
+        self.fw_head.d.next = self.head_wr.val();
+        self.fw_head_pipe.d.next = self.cfg_pipe.val();
+        self.fw_head_value.d.next = self.head.val();
+
+        // ---- This beat ----
+        self.beat_data.next = self.l_beat.q.val().data;
+        self.beat_keep.next = self.l_beat.q.val().keep;
+        self.beat_last.next = self.l_beat.q.val().last;
+        self.sop.next = self.l_beat.q.val().sop;
+        self.keep_ok.next = self.l_beat.q.val().keep_ok;
 
         // The frame's pipe, length and size: parsed now on the first beat,
         // remembered after.
@@ -207,52 +342,63 @@ impl Logic for RxEngine {
         self.cur_len.next = self.frame_len.q.val();
         self.cur_beats.next = self.frame_beats.q.val();
         if self.sop.val() {
-            self.cur_pipe.next = self.s_eth.data.val().pipe;
-            self.cur_len.next = self.s_eth.data.val().len;
-            self.cur_beats.next = self.s_eth.data.val().slots;
+            self.cur_pipe.next = self.l_beat.q.val().pipe;
+            self.cur_len.next = self.l_beat.q.val().len;
+            self.cur_beats.next = self.l_beat.q.val().slots;
         }
-        self.sop_base.next = self.ring_base[0].val();
-        self.sop_mask.next = self.ring_mask[0].val();
-        self.sop_head.next = self.head[0].val();
-        self.sop_tail.next = self.tail_r[0].q.val();
-        self.sop_enable.next = self.enable[0].val();
-        for i in 0..PIPES {
-            if self.s_eth.data.val().pipe.index() == i {
-                self.sop_base.next = self.ring_base[i].val();
-                self.sop_mask.next = self.ring_mask[i].val();
-                self.sop_head.next = self.head[i].val();
-                self.sop_tail.next = self.tail_r[i].q.val();
-                self.sop_enable.next = self.enable[i].val();
-            }
+        // The first beat's pipe: RAM, or the write the RAM missed.
+        self.sop_base.next = self.base_ram.read_data.val();
+        self.sop_mask.next = self.mask_ram.read_data.val();
+        self.sop_enable.next = self.enable_ram.read_data.val();
+        if self.fw_cfg.q.val() & (self.fw_cfg_pipe.q.val() == self.l_beat.q.val().pipe) {
+            self.sop_base.next = self.fw_base.q.val();
+            self.sop_mask.next = self.fw_mask.q.val();
+            self.sop_enable.next = self.fw_enable.q.val();
         }
-        // Later beats use the ring as it was at the first (f_*), and whether
-        // the frame's pipe is still enabled.
+        self.sop_head.next = self.head_ram.read_data.val();
+        if self.fw_head.q.val() & (self.fw_head_pipe.q.val() == self.l_beat.q.val().pipe) {
+            self.sop_head.next = self.fw_head_value.q.val();
+        }
+        self.sop_tail.next = self.tail_ram.read_data.val();
+        if self.fw_tail.q.val() & (self.fw_tail_pipe.q.val() == self.l_beat.q.val().pipe) {
+            self.sop_tail.next = self.fw_tail_value.q.val();
+        }
+        if self
+            .tail_zero
+            .q
+            .val()
+            .get_bit(self.l_beat.q.val().pipe.index())
+        {
+            self.sop_tail.next = self.zero16.val();
+        }
+        // Later beats use the ring as it was at the first (f_*).
         self.sel_base.next = self.f_base.q.val();
         self.sel_mask.next = self.f_mask.q.val();
         self.sel_tail.next = self.f_tail.q.val();
-        self.sel_enable.next = self.enable[0].val();
-        for i in 0..PIPES {
-            if self.pipe.q.val().index() == i {
-                self.sel_enable.next = self.enable[i].val();
-            }
-        }
         if self.sop.val() {
             self.sel_base.next = self.sop_base.val();
             self.sel_mask.next = self.sop_mask.val();
             self.sel_tail.next = self.sop_tail.val();
-            self.sel_enable.next = self.sop_enable.val();
         }
-        self.frame_live.next = self.sel_enable.val() & (self.sop.val() | self.f_live.q.val());
-        self.f_live.d.next = self.frame_live.val();
+        // The frame stays live while its pipe is neither switched off nor
+        // restarted (off and on again) after its first beat.
+        self.kill.next = self.restart.val() & (self.cfg_pipe.val() == self.cur_pipe.val());
+        self.frame_live.next = self.f_live.q.val() & !self.kill.val();
+        if self.sop.val() {
+            self.frame_live.next = self.sop_enable.val() & !self.kill.val();
+        }
+        if self.kill.val() {
+            self.f_live.d.next = false;
+        }
         // One slot always stays empty so that a full ring differs from an empty one.
         self.free_slots.next = self.sop_mask.val()
             - ((self.sop_tail.val() - self.sop_head.val()) & self.sop_mask.val());
 
         self.cur_writing.next = self.writing.q.val();
         if self.sop.val() {
-            self.cur_writing.next = self.s_eth.data.val().len_known
+            self.cur_writing.next = self.l_beat.q.val().len_known
                 & self.sop_enable.val()
-                & (self.s_eth.data.val().slots <= self.free_slots.val());
+                & (self.l_beat.q.val().slots <= self.free_slots.val());
         }
 
         // Where this beat goes: the slot `beat` places after the tail.
@@ -269,7 +415,8 @@ impl Logic for RxEngine {
         self.slot64.i.next = self.slot.val();
         self.dma_addr.next = self.sel_base.val() + (self.slot64.o.val() << 6);
         self.m_dma.data.next.addr = self.dma_addr.val();
-        self.addr_blk.next = self.sel_base.val().get_bits::<2>(6) + self.slot.val().get_bits::<2>(0);
+        self.addr_blk.next =
+            self.sel_base.val().get_bits::<2>(6) + self.slot.val().get_bits::<2>(0);
         // A write (one TLP) ends with the frame's data, at a 256-byte boundary,
         // or where the ring wraps.
         self.m_dma.data.next.last = self.beat_last.val()
@@ -284,13 +431,14 @@ impl Logic for RxEngine {
         }
         self.m_dma.data.next.data = self.beat_data.val();
         self.m_dma.data.next.strb = self.beat_keep.val();
-        self.m_dma.valid.next =
-            self.s_eth.valid.val() & self.cur_writing.val() & self.in_ring.val();
-        self.s_eth.ready.next = true;
+        self.m_dma.valid.next = self.l_valid.q.val() & self.cur_writing.val() & self.in_ring.val();
+        self.take.next = self.l_valid.q.val();
         if self.cur_writing.val() & self.in_ring.val() {
-            self.s_eth.ready.next = self.m_dma.ready.val();
+            self.take.next = self.l_valid.q.val() & self.m_dma.ready.val();
         }
-        self.accept.next = self.s_eth.valid.val() & self.s_eth.ready.val();
+        self.accept.next = self.take.val();
+        self.l_valid.d.next = (self.l_valid.q.val() & !self.take.val())
+            | (self.s_eth.valid.val() & self.s_eth.ready.val());
 
         // Does the frame end as its header said: as many beats, and the last
         // beat's bytes (checked by the parse stage)?
@@ -310,8 +458,10 @@ impl Logic for RxEngine {
         self.ev_drop_ring_full.next = false;
         self.ev_drop_malformed.next = false;
         self.ev_drop_pipe_off.next = false;
+        self.publish.next = false;
 
         if self.accept.val() {
+            self.f_live.d.next = self.frame_live.val();
             if self.sop.val() {
                 self.pipe.d.next = self.cur_pipe.val();
                 self.f_base.d.next = self.sel_base.val();
@@ -323,9 +473,9 @@ impl Logic for RxEngine {
                 self.overrun.d.next = false;
                 self.beat.d.next = self.one16.val();
                 // A frame refused at its first beat is counted once, here.
-                if !self.s_eth.data.val().len_known {
+                if !self.l_beat.q.val().len_known {
                     self.ev_drop_malformed.next = true;
-                } else if !self.sel_enable.val() {
+                } else if !self.sop_enable.val() {
                     self.ev_drop_pipe_off.next = true;
                 } else if !self.cur_writing.val() {
                     self.ev_drop_ring_full.next = true;
@@ -343,24 +493,30 @@ impl Logic for RxEngine {
                         self.ev_drop_pipe_off.next = true;
                     } else if self.wire_ok.val() {
                         self.ev_frame.next = true;
-                        for i in 0..PIPES {
-                            if self.cur_pipe.val().index() == i {
-                                self.tail_r[i].d.next = self.new_tail.val();
-                            }
-                        }
+                        self.publish.next = true;
                     } else {
                         self.ev_drop_malformed.next = true;
                     }
                 }
             }
         }
-        // Disabling a pipe mid-frame abandons the frame (its writes finish in
-        // the ring it started in, contiguous; it is counted, not published);
-        // the tail stays 0.
-        for i in 0..PIPES {
-            if !self.enable[i].val() {
-                self.tail_r[i].d.next = self.zero16.val();
-            }
+        // A published frame moves its pipe's tail. (Never in the cycle its
+        // pipe restarts: `kill` makes the frame not live.)
+        self.tail_ram.write_enable.next = self.publish.val();
+        self.tail_ram.write_address.next = self.cur_pipe.val();
+        self.tail_ram.write_data.next = self.new_tail.val();
+        self.fw_tail.d.next = self.publish.val();
+        self.fw_tail_pipe.d.next = self.cur_pipe.val();
+        self.fw_tail_value.d.next = self.new_tail.val();
+        self.restart_bit.next = self.zero_pipes.val();
+        if self.restart.val() {
+            self.restart_bit.next = self.one_pipe.val() << self.cfg_pipe.val();
         }
+        self.publish_bit.next = self.zero_pipes.val();
+        if self.publish.val() {
+            self.publish_bit.next = self.one_pipe.val() << self.cur_pipe.val();
+        }
+        self.tail_zero.d.next =
+            (self.tail_zero.q.val() & !self.publish_bit.val()) | self.restart_bit.val();
     }
 }

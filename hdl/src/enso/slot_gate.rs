@@ -55,7 +55,7 @@ impl SlotGate {
             room_ok: Default::default(),
             pass: Default::default(),
             // Slots possibly between the gates and the RX engine's own room
-            // check (its input skid buffer, one from each gated source), with
+            // check (its lookup register, one from each gated source), with
             // margin, plus one two-slot frame written while `room_ok` was formed.
             min_free: Constant::new(10u64.into()),
             all_keep: Constant::new(u64::MAX.into()),

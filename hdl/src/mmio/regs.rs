@@ -26,9 +26,11 @@ const FLOW_LAST_BITS: usize = FLOW_MATCH_BITS - 32 * FLOW_FULL_WORDS;
 pub struct RxEvents {
     /// The pipe the other fields are about.
     pub pipe: Signal<In, Bits<PIPE_BITS>>,
-    /// A frame was written to the pipe's ring; its length is `frame_bytes`.
+    /// A frame was written to the pipe's ring; its length is `frame_bytes`,
+    /// and the pipe's tail is now `tail`.
     pub frame: Signal<In, Bit>,
     pub frame_bytes: Signal<In, Bits<16>>,
+    pub tail: Signal<In, Bits<SLOT_BITS>>,
     pub drop_ring_full: Signal<In, Bit>,
     pub drop_malformed: Signal<In, Bit>,
     pub drop_pipe_off: Signal<In, Bit>,
@@ -80,11 +82,10 @@ pub struct RegFile {
     pub s_rd: StreamSink<Bits<MMIO_ADDR_BITS>>,
     /// Read data, in request order. Unknown addresses read as all ones.
     pub m_rsp: StreamSource<Bits<32>>,
-    /// Per-pipe configuration for the datapath.
-    pub ring_base: [Signal<Out, Bits<64>>; PIPES],
+    /// Per-pipe configuration for the datapath (the RX engine takes the
+    /// ring with `restart`).
     /// Ring size in slots minus one.
     pub ring_mask: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
-    pub notif_base: [Signal<Out, Bits<64>>; PIPES],
     pub enable: [Signal<Out, Bit>; PIPES],
     pub head: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
     /// The pipe whose page the write applied this cycle addresses (what
@@ -94,18 +95,29 @@ pub struct RegFile {
     /// notification now (NOTIF_PREFETCH, without moving the head); either
     /// re-arms its notification.
     pub rearm: Signal<Out, Bit>,
-    /// One-cycle pulse: the pipe was switched on or off (CTRL bit 0 changed).
+    /// One-cycle pulse: the pipe was switched on or off (CTRL bit 0 changed),
+    /// with its ring and whether it is now on.
     pub restart: Signal<Out, Bit>,
-    /// One-cycle pulse: the TX pipe was switched on or off (TX_CTRL bit 0 changed).
+    pub restart_base: Signal<Out, Bits<64>>,
+    pub restart_mask: Signal<Out, Bits<SLOT_BITS>>,
+    pub restart_enable: Signal<Out, Bit>,
+    pub restart_notif_base: Signal<Out, Bits<64>>,
+    /// One-cycle pulse: the pipe's head is now `wr_head` (a HEAD write, or 0
+    /// when the pipe is switched on).
+    pub head_wr: Signal<Out, Bit>,
+    pub wr_head: Signal<Out, Bits<SLOT_BITS>>,
+    /// One-cycle pulse: the TX pipe was switched on or off (TX_CTRL bit 0
+    /// changed), with its completion record's address.
     pub tx_restart: Signal<Out, Bit>,
+    pub tx_restart_compl_base: Signal<Out, Bits<64>>,
     pub per_packet_notif: Signal<Out, Bit>,
-    /// The datapath's tail per pipe (read by software, bounds the head).
-    pub tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    /// Each pipe's tail, kept from the RX engine's frame events (read by
+    /// software, bounds the head); 0 while the pipe is off.
+    pub tail: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
     pub events: RxEvents,
     /// TX pipe configuration for the TX engine.
     pub tx_base: [Signal<Out, Bits<64>>; PIPES],
     pub tx_mask: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
-    pub tx_compl_base: [Signal<Out, Bits<64>>; PIPES],
     pub tx_enable: [Signal<Out, Bit>; PIPES],
     /// Software's TX tail (the doorbell).
     pub tx_tail: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
@@ -254,6 +266,7 @@ pub struct RegFile {
     notif_hi: [DFF<Bits<32>>; PIPES],
     enable_r: [DFF<Bit>; PIPES],
     head_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    tail_r: [DFF<Bits<SLOT_BITS>>; PIPES],
     pipe_frames: [DFF<Bits<32>>; PIPES],
     pipe_drops: [DFF<Bits<32>>; PIPES],
     ctrl: DFF<Bits<32>>,
@@ -385,21 +398,25 @@ impl RegFile {
             s_wr: Default::default(),
             s_rd: Default::default(),
             m_rsp: Default::default(),
-            ring_base: Default::default(),
             ring_mask: Default::default(),
-            notif_base: Default::default(),
             enable: Default::default(),
             head: Default::default(),
             wr_pipe: Default::default(),
             rearm: Default::default(),
             restart: Default::default(),
+            restart_base: Default::default(),
+            restart_mask: Default::default(),
+            restart_enable: Default::default(),
+            restart_notif_base: Default::default(),
+            head_wr: Default::default(),
+            wr_head: Default::default(),
             tx_restart: Default::default(),
+            tx_restart_compl_base: Default::default(),
             per_packet_notif: Default::default(),
             tail: Default::default(),
             events: Default::default(),
             tx_base: Default::default(),
             tx_mask: Default::default(),
-            tx_compl_base: Default::default(),
             tx_enable: Default::default(),
             tx_tail: Default::default(),
             tx_head: Default::default(),
@@ -539,6 +556,7 @@ impl RegFile {
             notif_hi: Default::default(),
             enable_r: Default::default(),
             head_r: Default::default(),
+            tail_r: Default::default(),
             pipe_frames: Default::default(),
             pipe_drops: Default::default(),
             ctrl: Default::default(),
@@ -632,6 +650,7 @@ impl Logic for RegFile {
             self.notif_hi[i].clock.next = self.clock.val();
             self.enable_r[i].clock.next = self.clock.val();
             self.head_r[i].clock.next = self.clock.val();
+            self.tail_r[i].clock.next = self.clock.val();
             self.pipe_frames[i].clock.next = self.clock.val();
             self.pipe_drops[i].clock.next = self.clock.val();
             self.ring_base_lo[i].d.next = self.ring_base_lo[i].q.val();
@@ -642,6 +661,13 @@ impl Logic for RegFile {
             self.notif_hi[i].d.next = self.notif_hi[i].q.val();
             self.enable_r[i].d.next = self.enable_r[i].q.val();
             self.head_r[i].d.next = self.head_r[i].q.val();
+            self.tail_r[i].d.next = self.tail_r[i].q.val();
+            if self.events.frame.val() & (self.events.pipe.val().index() == i) {
+                self.tail_r[i].d.next = self.events.tail.val();
+            }
+            if !self.enable_r[i].q.val() {
+                self.tail_r[i].d.next = self.zero16.val();
+            }
             self.pipe_frames[i].d.next = self.pipe_frames[i].q.val();
             self.pipe_drops[i].d.next = self.pipe_drops[i].q.val();
             self.tx_base_lo[i].clock.next = self.clock.val();
@@ -735,18 +761,16 @@ impl Logic for RegFile {
         for i in 0..PIPES {
             self.ring_base_cat[i].hi.next = self.ring_base_hi[i].q.val();
             self.ring_base_cat[i].lo.next = self.ring_base_lo[i].q.val();
-            self.ring_base[i].next = self.ring_base_cat[i].o.val();
             self.notif_base_cat[i].hi.next = self.notif_hi[i].q.val();
             self.notif_base_cat[i].lo.next = self.notif_lo[i].q.val();
-            self.notif_base[i].next = self.notif_base_cat[i].o.val();
             self.head32[i].i.next = self.head_r[i].q.val();
-            self.tail32[i].i.next = self.tail[i].val();
+            self.tail32[i].i.next = self.tail_r[i].q.val();
+            self.tail[i].next = self.tail_r[i].q.val();
             self.tx_base_cat[i].hi.next = self.tx_base_hi[i].q.val();
             self.tx_base_cat[i].lo.next = self.tx_base_lo[i].q.val();
             self.tx_base[i].next = self.tx_base_cat[i].o.val();
             self.tx_compl_cat[i].hi.next = self.tx_compl_hi[i].q.val();
             self.tx_compl_cat[i].lo.next = self.tx_compl_lo[i].q.val();
-            self.tx_compl_base[i].next = self.tx_compl_cat[i].o.val();
             self.tx_mask[i].next = self.tx_mask_r[i].q.val();
             self.tx_enable[i].next = self.tx_enable_r[i].q.val();
             self.tx_tail[i].next = self.tx_tail_r[i].q.val();
@@ -759,6 +783,11 @@ impl Logic for RegFile {
         self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
         self.rearm.next = false;
         self.restart.next = false;
+        self.restart_base.next = self.ring_base_cat[0].o.val();
+        self.restart_mask.next = self.ring_mask_r[0].q.val();
+        self.restart_notif_base.next = self.notif_base_cat[0].o.val();
+        self.tx_restart_compl_base.next = self.tx_compl_cat[0].o.val();
+        self.head_wr.next = false;
         self.tx_restart.next = false;
 
         // ---- Writes ----
@@ -805,6 +834,8 @@ impl Logic for RegFile {
         // (The low bits of page - 1 are the low bits of the page, minus 1.)
         self.wr_pipe.next = self.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
         self.wr_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
+        self.restart_enable.next = self.wr_data.val().get_bit(0);
+        self.wr_head.next = self.wr_data16.val();
         self.wr_addr32.i.next = self.wr_addr.val();
         // FLOW_FALLBACK: count a power of two up to all pipes, first + count
         // within the pipes, reserved bits clear.
@@ -836,7 +867,7 @@ impl Logic for RegFile {
             self.head_ok_r[i].d.next = (self.in_data.val().get_bits::<16>(16) == self.zero16.val())
                 & ((self.in_data16.val() & !self.ring_mask_r[i].q.val()) == self.zero16.val())
                 & (((self.in_data16.val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val())
-                    <= ((self.tail[i].val() - self.head_r[i].q.val())
+                    <= ((self.tail_r[i].q.val() - self.head_r[i].q.val())
                         & self.ring_mask_r[i].q.val()));
             self.head_ok[i].next = self.head_ok_r[i].q.val();
         }
@@ -992,13 +1023,19 @@ impl Logic for RegFile {
                                 self.enable_r[i].d.next = self.wr_data.val().get_bit(0);
                                 self.restart.next =
                                     self.wr_data.val().get_bit(0) != self.enable_r[i].q.val();
+                                self.restart_base.next = self.ring_base_cat[i].o.val();
+                                self.restart_mask.next = self.ring_mask_r[i].q.val();
+                                self.restart_notif_base.next = self.notif_base_cat[i].o.val();
                                 if self.wr_data.val().get_bit(0) & !self.enable_r[i].q.val() {
                                     self.head_r[i].d.next = self.zero16.val();
+                                    self.head_wr.next = true;
+                                    self.wr_head.next = self.zero16.val();
                                 }
                             }
                         } else if self.wr_off.val() == self.p_head.val() {
                             if self.head_ok[i].val() {
                                 self.head_r[i].d.next = self.wr_data16.val();
+                                self.head_wr.next = true;
                                 self.rearm.next = true;
                             } else {
                                 self.err.next = true;
@@ -1051,6 +1088,7 @@ impl Logic for RegFile {
                                 self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
                                 self.tx_restart.next =
                                     self.wr_data.val().get_bit(0) != self.tx_enable_r[i].q.val();
+                                self.tx_restart_compl_base.next = self.tx_compl_cat[i].o.val();
                                 self.tx_acp_r[i].d.next = self.wr_data.val().get_bit(1);
                                 self.tx_atomic_r[i].d.next = self.wr_data.val().get_bit(2);
                                 if !self.wr_data.val().get_bit(0) {
