@@ -82,13 +82,13 @@ pub struct RxEngine {
     restart_bit: Signal<Local, Bits<PIPES>>,
     publish_bit: Signal<Local, Bits<PIPES>>,
     // Writes the RAMs took last cycle, which a read in that cycle missed.
-    fw_cfg: DFF<Bit>,
+    // (The register file's events share one pipe, `cfg_pipe`.)
     fw_cfg_pipe: DFF<Bits<PIPE_BITS>>,
+    fw_cfg: DFF<Bit>,
     fw_base: DFF<Bits<64>>,
     fw_mask: DFF<Bits<SLOT_BITS>>,
     fw_enable: DFF<Bit>,
     fw_head: DFF<Bit>,
-    fw_head_pipe: DFF<Bits<PIPE_BITS>>,
     fw_head_value: DFF<Bits<SLOT_BITS>>,
     fw_tail: DFF<Bit>,
     fw_tail_pipe: DFF<Bits<PIPE_BITS>>,
@@ -195,7 +195,6 @@ impl RxEngine {
             fw_mask: Default::default(),
             fw_enable: Default::default(),
             fw_head: Default::default(),
-            fw_head_pipe: Default::default(),
             fw_head_value: Default::default(),
             fw_tail: Default::default(),
             fw_tail_pipe: Default::default(),
@@ -273,7 +272,6 @@ impl Logic for RxEngine {
             fw_mask,
             fw_enable,
             fw_head,
-            fw_head_pipe,
             fw_head_value,
             fw_tail,
             fw_tail_pipe,
@@ -326,7 +324,6 @@ impl Logic for RxEngine {
         self.fw_mask.d.next = self.restart_mask.val();
         self.fw_enable.d.next = self.restart_enable.val();
         self.fw_head.d.next = self.head_wr.val();
-        self.fw_head_pipe.d.next = self.cfg_pipe.val();
         self.fw_head_value.d.next = self.head.val();
 
         // ---- This beat ----
@@ -356,7 +353,7 @@ impl Logic for RxEngine {
             self.sop_enable.next = self.fw_enable.q.val();
         }
         self.sop_head.next = self.head_ram.read_data.val();
-        if self.fw_head.q.val() & (self.fw_head_pipe.q.val() == self.l_beat.q.val().pipe) {
+        if self.fw_head.q.val() & (self.fw_cfg_pipe.q.val() == self.l_beat.q.val().pipe) {
             self.sop_head.next = self.fw_head_value.q.val();
         }
         self.sop_tail.next = self.tail_ram.read_data.val();
