@@ -363,16 +363,15 @@ impl Logic for PendulumNic {
         self.rx_arb.s[2].valid.next = self.atomic_gate.m.valid.val();
         self.atomic_gate.m.ready.next = self.rx_arb.s[2].ready.val();
         self.rx_arb.s_last[2].next = true;
-        for i in 0..PIPES {
-            self.acp_gate.head[i].next = self.regs.head[i].val();
-            self.acp_gate.tail[i].next = self.regs.tail[i].val();
-            self.acp_gate.ring_mask[i].next = self.regs.ring_mask[i].val();
-            self.acp_gate.enable[i].next = self.regs.enable[i].val();
-            self.atomic_gate.head[i].next = self.regs.head[i].val();
-            self.atomic_gate.tail[i].next = self.regs.tail[i].val();
-            self.atomic_gate.ring_mask[i].next = self.regs.ring_mask[i].val();
-            self.atomic_gate.enable[i].next = self.regs.enable[i].val();
-        }
+        // Gate 0 is GATE_LINK, 1 GATE_ATOMIC (hdl_gen takes no named index).
+        self.acp_gate.head.next = self.regs.gate_head[0].val();
+        self.acp_gate.tail.next = self.regs.gate_tail[0].val();
+        self.acp_gate.ring_mask.next = self.regs.gate_mask[0].val();
+        self.acp_gate.enable.next = self.regs.gate_enable[0].val();
+        self.atomic_gate.head.next = self.regs.gate_head[1].val();
+        self.atomic_gate.tail.next = self.regs.gate_tail[1].val();
+        self.atomic_gate.ring_mask.next = self.regs.gate_mask[1].val();
+        self.atomic_gate.enable.next = self.regs.gate_enable[1].val();
         self.link.s_send.data.next = self.tx_framer.m_acp.data.val();
         self.link.s_send.valid.next = self.tx_framer.m_acp.valid.val();
         self.tx_framer.m_acp.ready.next = self.link.s_send.ready.val();

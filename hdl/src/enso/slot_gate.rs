@@ -1,6 +1,6 @@
 use crate::stream::{StreamSink, StreamSource};
 use crate::types::{RxBeat, SlotBeat};
-use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
+use pendulum_layout::params::{PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
 /// Hands 64-byte slots from an on-card source (ACP messages, atomic results)
@@ -21,12 +21,13 @@ pub struct SlotGate {
     pub clock: Signal<In, Clock>,
     pub s: StreamSink<SlotBeat>,
     pub m: StreamSource<RxBeat>,
-    /// The RX pipe that receives the slots.
+    /// The RX pipe that receives the slots, and its ring's state (from the
+    /// register file: head, tail, size in slots minus one, on/off).
     pub pipe: Signal<In, Bits<PIPE_BITS>>,
-    pub head: [Signal<In, Bits<SLOT_BITS>>; PIPES],
-    pub tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
-    pub ring_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
-    pub enable: [Signal<In, Bit>; PIPES],
+    pub head: Signal<In, Bits<SLOT_BITS>>,
+    pub tail: Signal<In, Bits<SLOT_BITS>>,
+    pub ring_mask: Signal<In, Bits<SLOT_BITS>>,
+    pub enable: Signal<In, Bit>,
 
     free: Signal<Local, Bits<SLOT_BITS>>,
     open: Signal<Local, Bit>,
@@ -76,16 +77,10 @@ impl Logic for SlotGate {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, room_ok);
-        self.free.next = self.one16.val();
-        self.open.next = false;
-        for i in 0..PIPES {
-            if self.pipe.val().index() == i {
-                // One slot always stays empty (a full ring differs from an empty one).
-                self.free.next = (self.head[i].val() - self.tail[i].val() - self.one16.val())
-                    & self.ring_mask[i].val();
-                self.open.next = self.enable[i].val();
-            }
-        }
+        // One slot always stays empty (a full ring differs from an empty one).
+        self.free.next =
+            (self.head.val() - self.tail.val() - self.one16.val()) & self.ring_mask.val();
+        self.open.next = self.enable.val();
         self.room_ok.d.next = self.open.val() & (self.free.val() >= self.min_free.val());
         self.pass.next = self.room_ok.q.val() | !self.s.data.val().first;
         self.m.data.next.data = self.s.data.val().data;

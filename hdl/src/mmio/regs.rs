@@ -1,3 +1,4 @@
+use super::PipeCounter;
 use crate::enso::FLOW_MATCH_BITS;
 use crate::stream::{Concat, Join, StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
@@ -20,6 +21,12 @@ const CONST_REGS: usize = 8;
 const FLOW_KEY_WORDS: usize = global::FLOW_KEY_WORDS as usize;
 const FLOW_FULL_WORDS: usize = FLOW_KEY_WORDS - 1;
 const FLOW_LAST_BITS: usize = FLOW_MATCH_BITS - 32 * FLOW_FULL_WORDS;
+/// Slot gates the register file keeps a pipe's ring state for.
+pub const GATES: usize = 2;
+/// The gate of the ACP link's messages (LINK_RX_PIPE).
+pub const GATE_LINK: usize = 0;
+/// The gate of the atomic unit's results (ATOMIC_RX_PIPE).
+pub const GATE_ATOMIC: usize = 1;
 
 /// Events the RX datapath reports for counting, one frame at a time.
 #[derive(Clone, Debug, Default, LogicInterface)]
@@ -69,10 +76,22 @@ pub struct LinkEvents {
 /// `pendulum_layout::regs` defines them. Holds the pipes' configuration and
 /// head, and every counter. A write that `RegError` forbids changes nothing
 /// and is counted in REG_ERRORS with its cause in LAST_REG_ERROR.
-/// Writes take effect in 1 cycle; a read answers 1 cycle after it is accepted;
-/// 1 write every other cycle (125 M register writes/s at 250 MHz, far above
-/// what a PCIe BAR delivers) and 1 read per cycle. Counters count an event
-/// 1 cycle after the datapath reports it.
+///
+/// Each RX pipe's registers (ring, notification buffer, on/off, head, a copy
+/// of its tail, its counters) live in block RAM, one RAM per register, so
+/// the pipes cost RAM and one bit each (`tail_zero`), not logic. The RAMs
+/// have one read port, shared by writes and reads:
+/// - A write goes through two cycles: the cycle it is accepted reads its
+///   pipe's page, the next checks the value against it and applies it (and
+///   reports it to the datapath: `restart`, `head_wr`, `rearm`). A write is
+///   accepted at most every other cycle, so each check sees the previous
+///   write's effect: 125 M register writes/s at 250 MHz, far above what a
+///   PCIe BAR delivers.
+/// - A read is accepted when no write is being accepted or applied (so it
+///   sees every write before it, as on PCIe) and no other read is under way;
+///   its pipe's page is read that cycle, decoded the next, and answered the
+///   one after: one read every 3 cycles.
+/// Counters count an event 1 cycle after the datapath reports it.
 #[derive(LogicBlock)]
 pub struct RegFile {
     pub clock: Signal<In, Clock>,
@@ -82,12 +101,15 @@ pub struct RegFile {
     pub s_rd: StreamSink<Bits<MMIO_ADDR_BITS>>,
     /// Read data, in request order. Unknown addresses read as all ones.
     pub m_rsp: StreamSource<Bits<32>>,
-    /// Per-pipe configuration for the datapath (the RX engine takes the
-    /// ring with `restart`).
-    /// Ring size in slots minus one.
-    pub ring_mask: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
-    pub enable: [Signal<Out, Bit>; PIPES],
-    pub head: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    /// The ring state of the two pipes that on-card sources write into
+    /// (`GATE_LINK`: LINK_RX_PIPE, `GATE_ATOMIC`: ATOMIC_RX_PIPE), for their
+    /// slot gates: head, tail, size in slots minus one, on/off. Kept from the
+    /// events below, and loaded from the pipe's page when software names
+    /// another pipe.
+    pub gate_head: [Signal<Out, Bits<SLOT_BITS>>; GATES],
+    pub gate_tail: [Signal<Out, Bits<SLOT_BITS>>; GATES],
+    pub gate_mask: [Signal<Out, Bits<SLOT_BITS>>; GATES],
+    pub gate_enable: [Signal<Out, Bit>; GATES],
     /// The pipe whose page the write applied this cycle addresses (what
     /// `rearm`, `restart` and `tx_restart` are about).
     pub wr_pipe: Signal<Out, Bits<PIPE_BITS>>,
@@ -111,9 +133,6 @@ pub struct RegFile {
     pub tx_restart: Signal<Out, Bit>,
     pub tx_restart_compl_base: Signal<Out, Bits<64>>,
     pub per_packet_notif: Signal<Out, Bit>,
-    /// Each pipe's tail, kept from the RX engine's frame events (read by
-    /// software, bounds the head); 0 while the pipe is off.
-    pub tail: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
     pub events: RxEvents,
     /// TX pipe configuration for the TX engine.
     pub tx_base: [Signal<Out, Bits<64>>; PIPES],
@@ -206,15 +225,9 @@ pub struct RegFile {
     rd_off: Signal<Local, Bits<OFF_BITS>>,
     err: Signal<Local, Bit>,
     err_cause: Signal<Local, Bits<32>>,
-    page_hit: Signal<Local, Bit>,
-    head_ok: [Signal<Local, Bit>; PIPES],
     rd_data: Signal<Local, Bits<32>>,
     rd_hit: Signal<Local, Bit>,
     frame_bytes64: ZeroExtend<16, 64>,
-    ring_base_cat: [Concat<32, 32, 64>; PIPES],
-    notif_base_cat: [Concat<32, 32, 64>; PIPES],
-    head32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
-    tail32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
 
     tx_tail_ok: [Signal<Local, Bit>; PIPES],
     tx_base_cat: [Concat<32, 32, 64>; PIPES],
@@ -247,6 +260,68 @@ pub struct RegFile {
     two32: Constant<Bits<32>>,
     cause_value: Constant<Bits<32>>,
 
+    // Each RX pipe's registers, in block RAM (see the block's comment).
+    base_lo_ram: RAM<Bits<32>, PIPE_BITS>,
+    base_hi_ram: RAM<Bits<32>, PIPE_BITS>,
+    ring_bytes_ram: RAM<Bits<32>, PIPE_BITS>,
+    notif_lo_ram: RAM<Bits<32>, PIPE_BITS>,
+    notif_hi_ram: RAM<Bits<32>, PIPE_BITS>,
+    enable_ram: RAM<Bit, PIPE_BITS>,
+    head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    // The tail, from the RX engine's frame events (read by software, bounds
+    // the head). Bit p of `tail_zero`: pipe p restarted since its last frame,
+    // so its tail is 0 (a restart and another pipe's frame share a cycle,
+    // and a RAM takes one write).
+    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    tail_zero: DFF<Bits<PIPES>>,
+    restart_bit: Signal<Local, Bits<PIPES>>,
+    frame_bit: Signal<Local, Bits<PIPES>>,
+    one_pipe: Constant<Bits<PIPES>>,
+    zero_pipes: Constant<Bits<PIPES>>,
+    // The last tail write, which a read in its cycle missed.
+    fw_tail: DFF<Bit>,
+    fw_tail_pipe: DFF<Bits<PIPE_BITS>>,
+    fw_tail_value: DFF<Bits<SLOT_BITS>>,
+    rx_frames: PipeCounter,
+    rx_drops: PipeCounter,
+    // The RAMs' read address: a write's pipe as it is accepted (the new
+    // pipe of a LINK_RX_PIPE or ATOMIC_RX_PIPE write), else a read's.
+    lk_addr: Signal<Local, Bits<PIPE_BITS>>,
+    lk_pipe: DFF<Bits<PIPE_BITS>>,
+    in_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
+    in_page: Signal<Local, Bits<PAGE_BITS>>,
+    in_off: Signal<Local, Bits<OFF_BITS>>,
+    // The low bits of a read's page, as it is accepted.
+    rd_in_page: Signal<Local, Bits<PIPE_BITS>>,
+    // The page of `lk_pipe`, from the RAMs.
+    pg_base: Concat<32, 32, 64>,
+    pg_notif: Concat<32, 32, 64>,
+    pg_mask: Signal<Local, Bits<SLOT_BITS>>,
+    pg_tail: Signal<Local, Bits<SLOT_BITS>>,
+    pg_head32: ZeroExtend<SLOT_BITS, 32>,
+    pg_tail32: ZeroExtend<SLOT_BITS, 32>,
+    head_ok: Signal<Local, Bit>,
+    // What the write applied this cycle does, for the outputs and the gates.
+    do_restart: Signal<Local, Bit>,
+    do_head_wr: Signal<Local, Bit>,
+    new_head: Signal<Local, Bits<SLOT_BITS>>,
+    wr_pipe_l: Signal<Local, Bits<PIPE_BITS>>,
+    wr_is_pipe: Signal<Local, Bit>,
+    // The gates' pipes' ring state (`gate_*` outputs), and the pipe each is for.
+    gate_head_r: [DFF<Bits<SLOT_BITS>>; GATES],
+    gate_tail_r: [DFF<Bits<SLOT_BITS>>; GATES],
+    gate_mask_r: [DFF<Bits<SLOT_BITS>>; GATES],
+    gate_enable_r: [DFF<Bit>; GATES],
+    gate_pipe: [Signal<Local, Bits<PIPE_BITS>>; GATES],
+    gate_load: [Signal<Local, Bit>; GATES],
+    // A read: its address while its page is read, then decoded.
+    rd_v: DFF<Bit>,
+    rd_addr_r: DFF<Bits<MMIO_ADDR_BITS>>,
+    rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    rd_is_pipe: Signal<Local, Bit>,
+    rd_pipe32: ZeroExtend<PIPE_BITS, 32>,
+    last_pipe_page: Constant<Bits<PAGE_BITS>>,
+
     // State.
     tx_base_lo: [DFF<Bits<32>>; PIPES],
     tx_base_hi: [DFF<Bits<32>>; PIPES],
@@ -258,17 +333,6 @@ pub struct RegFile {
     tx_tail_r: [DFF<Bits<SLOT_BITS>>; PIPES],
     tx_frames: [DFF<Bits<32>>; PIPES],
     tx_drops: [DFF<Bits<32>>; PIPES],
-    ring_base_lo: [DFF<Bits<32>>; PIPES],
-    ring_base_hi: [DFF<Bits<32>>; PIPES],
-    ring_bytes: [DFF<Bits<32>>; PIPES],
-    ring_mask_r: [DFF<Bits<SLOT_BITS>>; PIPES],
-    notif_lo: [DFF<Bits<32>>; PIPES],
-    notif_hi: [DFF<Bits<32>>; PIPES],
-    enable_r: [DFF<Bit>; PIPES],
-    head_r: [DFF<Bits<SLOT_BITS>>; PIPES],
-    tail_r: [DFF<Bits<SLOT_BITS>>; PIPES],
-    pipe_frames: [DFF<Bits<32>>; PIPES],
-    pipe_drops: [DFF<Bits<32>>; PIPES],
     ctrl: DFF<Bits<32>>,
     scratch: DFF<Bits<32>>,
     reg_errors: DFF<Bits<32>>,
@@ -296,7 +360,6 @@ pub struct RegFile {
     ring_aligned_r: DFF<Bit>,
     notif_aligned_r: DFF<Bit>,
     flow_fallback_ok_r: DFF<Bit>,
-    head_ok_r: [DFF<Bit>; PIPES],
     tx_tail_ok_r: [DFF<Bit>; PIPES],
     wr_gap: DFF<Bit>,
     wr_take: Signal<Local, Bit>,
@@ -306,8 +369,6 @@ pub struct RegFile {
     rsp_data: DFF<Bits<32>>,
 
     // Constants from pendulum-layout.
-    pipe_page: [Constant<Bits<PAGE_BITS>>; PIPES],
-    pipe_id: [Constant<Bits<32>>; PIPES],
     const_off: [Constant<Bits<OFF_BITS>>; CONST_REGS],
     const_val: [Constant<Bits<32>>; CONST_REGS],
     cnt_lo_off: [Constant<Bits<OFF_BITS>>; COUNTERS],
@@ -371,6 +432,10 @@ fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
 fn c32(v: u32) -> Constant<Bits<32>> {
     Constant::new((v as u64).into())
 }
+/// A RAM of one register per pipe, zero at power-up (also on a board).
+fn zeros<const W: usize>() -> RAM<Bits<W>, PIPE_BITS> {
+    (0..PIPES).map(|_| Bits::<W>::default()).into()
+}
 fn cause(e: RegError) -> Constant<Bits<32>> {
     c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
 }
@@ -398,9 +463,6 @@ impl RegFile {
             s_wr: Default::default(),
             s_rd: Default::default(),
             m_rsp: Default::default(),
-            ring_mask: Default::default(),
-            enable: Default::default(),
-            head: Default::default(),
             wr_pipe: Default::default(),
             rearm: Default::default(),
             restart: Default::default(),
@@ -413,7 +475,6 @@ impl RegFile {
             tx_restart: Default::default(),
             tx_restart_compl_base: Default::default(),
             per_packet_notif: Default::default(),
-            tail: Default::default(),
             events: Default::default(),
             tx_base: Default::default(),
             tx_mask: Default::default(),
@@ -525,6 +586,58 @@ impl RegFile {
             p_tx_drops: off(pipe::TX_DROPS),
             cause_tail: cause(RegError::TailBeyondHead),
             wr_addr: Default::default(),
+            base_lo_ram: zeros(),
+            base_hi_ram: zeros(),
+            ring_bytes_ram: zeros(),
+            notif_lo_ram: zeros(),
+            notif_hi_ram: zeros(),
+            enable_ram: (0..PIPES).map(|_| false).into(),
+            head_ram: zeros(),
+            tail_ram: zeros(),
+            tail_zero: Default::default(),
+            restart_bit: Default::default(),
+            frame_bit: Default::default(),
+            one_pipe: Constant::new(1u64.into()),
+            zero_pipes: Constant::new(0u64.into()),
+            fw_tail: Default::default(),
+            fw_tail_pipe: Default::default(),
+            fw_tail_value: Default::default(),
+            rx_frames: PipeCounter::new(),
+            rx_drops: PipeCounter::new(),
+            lk_addr: Default::default(),
+            lk_pipe: Default::default(),
+            in_addr: Default::default(),
+            in_page: Default::default(),
+            in_off: Default::default(),
+            rd_in_page: Default::default(),
+            pg_base: Default::default(),
+            pg_notif: Default::default(),
+            pg_mask: Default::default(),
+            pg_tail: Default::default(),
+            pg_head32: Default::default(),
+            pg_tail32: Default::default(),
+            head_ok: Default::default(),
+            do_restart: Default::default(),
+            do_head_wr: Default::default(),
+            new_head: Default::default(),
+            wr_pipe_l: Default::default(),
+            wr_is_pipe: Default::default(),
+            gate_head: Default::default(),
+            gate_tail: Default::default(),
+            gate_mask: Default::default(),
+            gate_enable: Default::default(),
+            gate_head_r: Default::default(),
+            gate_tail_r: Default::default(),
+            gate_mask_r: Default::default(),
+            gate_enable_r: Default::default(),
+            gate_pipe: Default::default(),
+            gate_load: Default::default(),
+            rd_v: Default::default(),
+            rd_addr_r: Default::default(),
+            rd_pipe: Default::default(),
+            rd_is_pipe: Default::default(),
+            rd_pipe32: Default::default(),
+            last_pipe_page: Constant::new((PIPES as u64).into()),
             wr_data: Default::default(),
             ring_slots: Default::default(),
             size_ok: Default::default(),
@@ -539,26 +652,9 @@ impl RegFile {
             rd_off: Default::default(),
             err: Default::default(),
             err_cause: Default::default(),
-            page_hit: Default::default(),
-            head_ok: Default::default(),
             rd_data: Default::default(),
             rd_hit: Default::default(),
             frame_bytes64: Default::default(),
-            ring_base_cat: Default::default(),
-            notif_base_cat: Default::default(),
-            head32: Default::default(),
-            tail32: Default::default(),
-            ring_base_lo: Default::default(),
-            ring_base_hi: Default::default(),
-            ring_bytes: Default::default(),
-            ring_mask_r: Default::default(),
-            notif_lo: Default::default(),
-            notif_hi: Default::default(),
-            enable_r: Default::default(),
-            head_r: Default::default(),
-            tail_r: Default::default(),
-            pipe_frames: Default::default(),
-            pipe_drops: Default::default(),
             ctrl: Default::default(),
             scratch: Default::default(),
             reg_errors: Default::default(),
@@ -578,17 +674,12 @@ impl RegFile {
             ring_aligned_r: Default::default(),
             notif_aligned_r: Default::default(),
             flow_fallback_ok_r: Default::default(),
-            head_ok_r: Default::default(),
             tx_tail_ok_r: Default::default(),
             wr_gap: Default::default(),
             wr_take: Default::default(),
             hi_latch: Default::default(),
             rsp_valid: Default::default(),
             rsp_data: Default::default(),
-            pipe_page: std::array::from_fn(|p| {
-                Constant::new(((pendulum_layout::pipe_page(p) >> OFF_BITS) as u64).into())
-            }),
-            pipe_id: std::array::from_fn(|p| c32(p as u32)),
             const_off: std::array::from_fn(|k| off(consts[k].0)),
             const_val: std::array::from_fn(|k| c32(consts[k].1)),
             cnt_lo_off: std::array::from_fn(|k| off(global::COUNTERS[k])),
@@ -642,34 +733,6 @@ impl Logic for RegFile {
     fn update(&mut self) {
         // Clocks and hold-by-default for every register.
         for i in 0..PIPES {
-            self.ring_base_lo[i].clock.next = self.clock.val();
-            self.ring_base_hi[i].clock.next = self.clock.val();
-            self.ring_bytes[i].clock.next = self.clock.val();
-            self.ring_mask_r[i].clock.next = self.clock.val();
-            self.notif_lo[i].clock.next = self.clock.val();
-            self.notif_hi[i].clock.next = self.clock.val();
-            self.enable_r[i].clock.next = self.clock.val();
-            self.head_r[i].clock.next = self.clock.val();
-            self.tail_r[i].clock.next = self.clock.val();
-            self.pipe_frames[i].clock.next = self.clock.val();
-            self.pipe_drops[i].clock.next = self.clock.val();
-            self.ring_base_lo[i].d.next = self.ring_base_lo[i].q.val();
-            self.ring_base_hi[i].d.next = self.ring_base_hi[i].q.val();
-            self.ring_bytes[i].d.next = self.ring_bytes[i].q.val();
-            self.ring_mask_r[i].d.next = self.ring_mask_r[i].q.val();
-            self.notif_lo[i].d.next = self.notif_lo[i].q.val();
-            self.notif_hi[i].d.next = self.notif_hi[i].q.val();
-            self.enable_r[i].d.next = self.enable_r[i].q.val();
-            self.head_r[i].d.next = self.head_r[i].q.val();
-            self.tail_r[i].d.next = self.tail_r[i].q.val();
-            if self.events.frame.val() & (self.events.pipe.val().index() == i) {
-                self.tail_r[i].d.next = self.events.tail.val();
-            }
-            if !self.enable_r[i].q.val() {
-                self.tail_r[i].d.next = self.zero16.val();
-            }
-            self.pipe_frames[i].d.next = self.pipe_frames[i].q.val();
-            self.pipe_drops[i].d.next = self.pipe_drops[i].q.val();
             self.tx_base_lo[i].clock.next = self.clock.val();
             self.tx_base_hi[i].clock.next = self.clock.val();
             self.tx_ring_bytes[i].clock.next = self.clock.val();
@@ -707,8 +770,22 @@ impl Logic for RegFile {
             self.ev_r[k].clock.next = self.clock.val();
         }
         for i in 0..PIPES {
-            self.head_ok_r[i].clock.next = self.clock.val();
             self.tx_tail_ok_r[i].clock.next = self.clock.val();
+        }
+        for g in 0..GATES {
+            self.gate_head_r[g].clock.next = self.clock.val();
+            self.gate_tail_r[g].clock.next = self.clock.val();
+            self.gate_mask_r[g].clock.next = self.clock.val();
+            self.gate_enable_r[g].clock.next = self.clock.val();
+            self.gate_head_r[g].d.next = self.gate_head_r[g].q.val();
+            self.gate_tail_r[g].d.next = self.gate_tail_r[g].q.val();
+            self.gate_mask_r[g].d.next = self.gate_mask_r[g].q.val();
+            self.gate_enable_r[g].d.next = self.gate_enable_r[g].q.val();
+            self.gate_head[g].next = self.gate_head_r[g].q.val();
+            self.gate_tail[g].next = self.gate_tail_r[g].q.val();
+            self.gate_mask[g].next = self.gate_mask_r[g].q.val();
+            self.gate_enable[g].next = self.gate_enable_r[g].q.val();
+            self.gate_load[g].next = false;
         }
         dff_setup!(
             self,
@@ -742,8 +819,33 @@ impl Logic for RegFile {
             flow_fallback_r,
             flow_fallback_set,
             flow_write_r,
-            flow_write_pulse
+            flow_write_pulse,
+            tail_zero,
+            fw_tail,
+            fw_tail_pipe,
+            fw_tail_value,
+            lk_pipe,
+            rd_v,
+            rd_addr_r
         );
+        self.base_lo_ram.read_clock.next = self.clock.val();
+        self.base_lo_ram.write_clock.next = self.clock.val();
+        self.base_hi_ram.read_clock.next = self.clock.val();
+        self.base_hi_ram.write_clock.next = self.clock.val();
+        self.ring_bytes_ram.read_clock.next = self.clock.val();
+        self.ring_bytes_ram.write_clock.next = self.clock.val();
+        self.notif_lo_ram.read_clock.next = self.clock.val();
+        self.notif_lo_ram.write_clock.next = self.clock.val();
+        self.notif_hi_ram.read_clock.next = self.clock.val();
+        self.notif_hi_ram.write_clock.next = self.clock.val();
+        self.enable_ram.read_clock.next = self.clock.val();
+        self.enable_ram.write_clock.next = self.clock.val();
+        self.head_ram.read_clock.next = self.clock.val();
+        self.head_ram.write_clock.next = self.clock.val();
+        self.tail_ram.read_clock.next = self.clock.val();
+        self.tail_ram.write_clock.next = self.clock.val();
+        self.rx_frames.clock.next = self.clock.val();
+        self.rx_drops.clock.next = self.clock.val();
         self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
         if self.link_channels_r.q.val() == self.zero32.val() {
@@ -757,15 +859,83 @@ impl Logic for RegFile {
         self.link_rx_pipe.next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         self.link_state32.i.next = self.link_state.val();
 
+        // ---- The pipe page the RAMs read ----
+        // A write's page is read as it is accepted (`wr_take`), a read's
+        // when no write is (see `s_rd.ready`).
+        self.s_wr.ready.next = !self.wr_gap.q.val();
+        self.wr_take.next = self.s_wr.valid.val() & !self.wr_gap.q.val();
+        self.in_data.next = self.s_wr.data.val().data;
+        self.in_data16.next = self.in_data.val().get_bits::<SLOT_BITS>(0);
+        // (A struct field cannot be sliced at a computed offset in Yosys.)
+        self.in_addr.next = self.s_wr.data.val().addr;
+        self.in_page.next = self
+            .in_addr
+            .val()
+            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.in_off.next = self.in_addr.val().get_bits::<OFF_BITS>(0);
+        self.rd_in_page.next = self
+            .s_rd
+            .data
+            .val()
+            .get_bits::<PIPE_BITS>(self.off_bits.val().index());
+        // Pipe p's page is page p + 1.
+        // (The low bits of page - 1 are the low bits of the page, minus 1.)
+        self.lk_addr.next = self.rd_in_page.val() - self.pipe_one.val();
+        if self.wr_take.val() {
+            self.lk_addr.next =
+                self.in_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+            if (self.in_page.val() == self.page0.val())
+                & ((self.in_off.val() == self.g_link_rx_pipe.val())
+                    | (self.in_off.val() == self.g_atomic_rx_pipe.val()))
+            {
+                // A gate's new pipe: its page loads the gate's state.
+                self.lk_addr.next = self.in_data.val().get_bits::<PIPE_BITS>(0);
+            }
+        }
+        self.lk_pipe.d.next = self.lk_addr.val();
+        self.base_lo_ram.read_address.next = self.lk_addr.val();
+        self.base_hi_ram.read_address.next = self.lk_addr.val();
+        self.ring_bytes_ram.read_address.next = self.lk_addr.val();
+        self.notif_lo_ram.read_address.next = self.lk_addr.val();
+        self.notif_hi_ram.read_address.next = self.lk_addr.val();
+        self.enable_ram.read_address.next = self.lk_addr.val();
+        self.head_ram.read_address.next = self.lk_addr.val();
+        self.tail_ram.read_address.next = self.lk_addr.val();
+        self.rx_frames.rd_pipe.next = self.lk_addr.val();
+        self.rx_drops.rd_pipe.next = self.lk_addr.val();
+        // The page read last cycle.
+        self.pg_base.hi.next = self.base_hi_ram.read_data.val();
+        self.pg_base.lo.next = self.base_lo_ram.read_data.val();
+        self.pg_notif.hi.next = self.notif_hi_ram.read_data.val();
+        self.pg_notif.lo.next = self.notif_lo_ram.read_data.val();
+        // Slots minus one: bytes / 64 - 1 (0 - 1 before the ring is set; the
+        // pipe cannot be on then).
+        self.pg_mask.next =
+            self.ring_bytes_ram.read_data.val().get_bits::<SLOT_BITS>(6) - self.one16.val();
+        self.pg_tail.next = self.tail_ram.read_data.val();
+        if self.fw_tail.q.val() & (self.fw_tail_pipe.q.val() == self.lk_pipe.q.val()) {
+            self.pg_tail.next = self.fw_tail_value.q.val();
+        }
+        if self.tail_zero.q.val().get_bit(self.lk_pipe.q.val().index()) {
+            self.pg_tail.next = self.zero16.val();
+        }
+        self.pg_head32.i.next = self.head_ram.read_data.val();
+        self.pg_tail32.i.next = self.pg_tail.val();
+
+        // ---- Tails, from the RX engine ----
+        self.tail_ram.write_enable.next = self.events.frame.val();
+        self.tail_ram.write_address.next = self.events.pipe.val();
+        self.tail_ram.write_data.next = self.events.tail.val();
+        self.fw_tail.d.next = self.events.frame.val();
+        self.fw_tail_pipe.d.next = self.events.pipe.val();
+        self.fw_tail_value.d.next = self.events.tail.val();
+        self.frame_bit.next = self.zero_pipes.val();
+        if self.events.frame.val() {
+            self.frame_bit.next = self.one_pipe.val() << self.events.pipe.val();
+        }
+
         // Outputs to the datapath.
         for i in 0..PIPES {
-            self.ring_base_cat[i].hi.next = self.ring_base_hi[i].q.val();
-            self.ring_base_cat[i].lo.next = self.ring_base_lo[i].q.val();
-            self.notif_base_cat[i].hi.next = self.notif_hi[i].q.val();
-            self.notif_base_cat[i].lo.next = self.notif_lo[i].q.val();
-            self.head32[i].i.next = self.head_r[i].q.val();
-            self.tail32[i].i.next = self.tail_r[i].q.val();
-            self.tail[i].next = self.tail_r[i].q.val();
             self.tx_base_cat[i].hi.next = self.tx_base_hi[i].q.val();
             self.tx_base_cat[i].lo.next = self.tx_base_lo[i].q.val();
             self.tx_base[i].next = self.tx_base_cat[i].o.val();
@@ -776,32 +946,22 @@ impl Logic for RegFile {
             self.tx_tail[i].next = self.tx_tail_r[i].q.val();
             self.tx_tail32[i].i.next = self.tx_tail_r[i].q.val();
             self.tx_head32[i].i.next = self.tx_head[i].val();
-            self.ring_mask[i].next = self.ring_mask_r[i].q.val();
-            self.enable[i].next = self.enable_r[i].q.val();
-            self.head[i].next = self.head_r[i].q.val();
         }
         self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
         self.rearm.next = false;
-        self.restart.next = false;
-        self.restart_base.next = self.ring_base_cat[0].o.val();
-        self.restart_mask.next = self.ring_mask_r[0].q.val();
-        self.restart_notif_base.next = self.notif_base_cat[0].o.val();
+        self.do_restart.next = false;
+        self.do_head_wr.next = false;
         self.tx_restart_compl_base.next = self.tx_compl_cat[0].o.val();
-        self.head_wr.next = false;
         self.tx_restart.next = false;
 
         // ---- Writes ----
-        // One write every other cycle (see `wr_addr_r`).
-        self.s_wr.ready.next = !self.wr_gap.q.val();
-        self.wr_take.next = self.s_wr.valid.val() & !self.wr_gap.q.val();
+        // One write every other cycle (see the block's comment).
         self.wr_gap.d.next = self.wr_take.val();
         self.wr_apply.d.next = self.wr_take.val();
         if self.wr_take.val() {
             self.wr_addr_r.d.next = self.s_wr.data.val().addr;
             self.wr_data_r.d.next = self.s_wr.data.val().data;
         }
-        self.in_data.next = self.s_wr.data.val().data;
-        self.in_data16.next = self.in_data.val().get_bits::<SLOT_BITS>(0);
         for k in 0..FLOW_FULL_WORDS {
             self.flow_key_join.i[k].next = self.flow_key_r[k].q.val();
         }
@@ -830,12 +990,12 @@ impl Logic for RegFile {
             .val()
             .get_bits::<PAGE_BITS>(self.off_bits.val().index());
         self.wr_off.next = self.wr_addr.val().get_bits::<OFF_BITS>(0);
-        // Pipe p's page is page p + 1.
-        // (The low bits of page - 1 are the low bits of the page, minus 1.)
-        self.wr_pipe.next = self.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        self.wr_pipe_l.next = self.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        self.wr_pipe.next = self.wr_pipe_l.val();
+        self.wr_is_pipe.next = (self.wr_page.val() != self.page0.val())
+            & (self.wr_page.val() <= self.last_pipe_page.val());
         self.wr_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
-        self.restart_enable.next = self.wr_data.val().get_bit(0);
-        self.wr_head.next = self.wr_data16.val();
+        self.new_head.next = self.wr_data16.val();
         self.wr_addr32.i.next = self.wr_addr.val();
         // FLOW_FALLBACK: count a power of two up to all pipes, first + count
         // within the pipes, reserved bits clear.
@@ -861,16 +1021,11 @@ impl Logic for RegFile {
         self.notif_aligned.next = self.notif_aligned_r.q.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
-        self.page_hit.next = false;
-        for i in 0..PIPES {
-            // The new head must lie in the ring and between the old head and the tail.
-            self.head_ok_r[i].d.next = (self.in_data.val().get_bits::<16>(16) == self.zero16.val())
-                & ((self.in_data16.val() & !self.ring_mask_r[i].q.val()) == self.zero16.val())
-                & (((self.in_data16.val() - self.head_r[i].q.val()) & self.ring_mask_r[i].q.val())
-                    <= ((self.tail_r[i].q.val() - self.head_r[i].q.val())
-                        & self.ring_mask_r[i].q.val()));
-            self.head_ok[i].next = self.head_ok_r[i].q.val();
-        }
+        // The new head must lie in the ring and between the old head and the tail.
+        self.head_ok.next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
+            & ((self.wr_data16.val() & !self.pg_mask.val()) == self.zero16.val())
+            & (((self.wr_data16.val() - self.head_ram.read_data.val()) & self.pg_mask.val())
+                <= ((self.pg_tail.val() - self.head_ram.read_data.val()) & self.pg_mask.val()));
         for i in 0..PIPES {
             // The new TX tail must lie in the ring and advance only into free slots
             // (one slot stays empty so a full ring differs from an empty one).
@@ -883,6 +1038,24 @@ impl Logic for RegFile {
                             & self.tx_mask_r[i].q.val())));
             self.tx_tail_ok[i].next = self.tx_tail_ok_r[i].q.val();
         }
+        self.base_lo_ram.write_enable.next = false;
+        self.base_lo_ram.write_address.next = self.wr_pipe_l.val();
+        self.base_lo_ram.write_data.next = self.wr_data.val();
+        self.base_hi_ram.write_enable.next = false;
+        self.base_hi_ram.write_address.next = self.wr_pipe_l.val();
+        self.base_hi_ram.write_data.next = self.wr_data.val();
+        self.ring_bytes_ram.write_enable.next = false;
+        self.ring_bytes_ram.write_address.next = self.wr_pipe_l.val();
+        self.ring_bytes_ram.write_data.next = self.wr_data.val();
+        self.notif_lo_ram.write_enable.next = false;
+        self.notif_lo_ram.write_address.next = self.wr_pipe_l.val();
+        self.notif_lo_ram.write_data.next = self.wr_data.val();
+        self.notif_hi_ram.write_enable.next = false;
+        self.notif_hi_ram.write_address.next = self.wr_pipe_l.val();
+        self.notif_hi_ram.write_data.next = self.wr_data.val();
+        self.enable_ram.write_enable.next = false;
+        self.enable_ram.write_address.next = self.wr_pipe_l.val();
+        self.enable_ram.write_data.next = self.wr_data.val().get_bit(0);
         if self.wr_apply.q.val() {
             if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
                 self.err.next = true;
@@ -912,6 +1085,7 @@ impl Logic for RegFile {
                 } else if self.wr_off.val() == self.g_atomic_rx_pipe.val() {
                     if self.wr_data.val() < self.pipes32.val() {
                         self.atomic_rx_pipe_r.d.next = self.wr_data.val();
+                        self.gate_load[1].next = true;
                     } else {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
@@ -919,6 +1093,7 @@ impl Logic for RegFile {
                 } else if self.wr_off.val() == self.g_link_rx_pipe.val() {
                     if self.wr_data.val() < self.pipes32.val() {
                         self.link_rx_pipe_r.d.next = self.wr_data.val();
+                        self.gate_load[0].next = true;
                     } else {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
@@ -970,162 +1145,214 @@ impl Logic for RegFile {
                     self.err.next = true;
                     self.err_cause.next = self.cause_unknown.val();
                 }
-            } else {
-                for i in 0..PIPES {
-                    if self.wr_page.val() == self.pipe_page[i].val() {
-                        self.page_hit.next = true;
-                        if (self.wr_off.val() == self.p_base_lo.val())
-                            | (self.wr_off.val() == self.p_base_hi.val())
-                            | (self.wr_off.val() == self.p_ring_bytes.val())
-                            | (self.wr_off.val() == self.p_notif_lo.val())
-                            | (self.wr_off.val() == self.p_notif_hi.val())
-                        {
-                            if self.enable_r[i].q.val() {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_enabled.val();
-                            } else if self.wr_off.val() == self.p_base_lo.val() {
-                                if !self.ring_aligned.val() {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_misaligned.val();
-                                } else {
-                                    self.ring_base_lo[i].d.next = self.wr_data.val();
-                                }
-                            } else if self.wr_off.val() == self.p_base_hi.val() {
-                                self.ring_base_hi[i].d.next = self.wr_data.val();
-                            } else if self.wr_off.val() == self.p_ring_bytes.val() {
-                                if !self.size_ok.val() {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_ring_size.val();
-                                } else {
-                                    self.ring_bytes[i].d.next = self.wr_data.val();
-                                    // Slots minus one: (bytes - 64) / 64.
-                                    self.ring_mask_r[i].d.next =
-                                        self.ring_slots.val() - self.one16.val();
-                                }
-                            } else if self.wr_off.val() == self.p_notif_lo.val() {
-                                if !self.notif_aligned.val() {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_misaligned.val();
-                                } else {
-                                    self.notif_lo[i].d.next = self.wr_data.val();
-                                }
-                            } else {
-                                self.notif_hi[i].d.next = self.wr_data.val();
-                            }
-                        } else if self.wr_off.val() == self.p_ctrl.val() {
-                            if self.wr_data.val().get_bit(0)
-                                & (self.ring_bytes[i].q.val() == self.zero32.val())
-                            {
-                                // A pipe cannot be enabled before it has a ring.
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_ring_size.val();
-                            } else {
-                                self.enable_r[i].d.next = self.wr_data.val().get_bit(0);
-                                self.restart.next =
-                                    self.wr_data.val().get_bit(0) != self.enable_r[i].q.val();
-                                self.restart_base.next = self.ring_base_cat[i].o.val();
-                                self.restart_mask.next = self.ring_mask_r[i].q.val();
-                                self.restart_notif_base.next = self.notif_base_cat[i].o.val();
-                                if self.wr_data.val().get_bit(0) & !self.enable_r[i].q.val() {
-                                    self.head_r[i].d.next = self.zero16.val();
-                                    self.head_wr.next = true;
-                                    self.wr_head.next = self.zero16.val();
-                                }
-                            }
-                        } else if self.wr_off.val() == self.p_head.val() {
-                            if self.head_ok[i].val() {
-                                self.head_r[i].d.next = self.wr_data16.val();
-                                self.head_wr.next = true;
-                                self.rearm.next = true;
-                            } else {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_head.val();
-                            }
-                        } else if (self.wr_off.val() == self.p_tx_base_lo.val())
-                            | (self.wr_off.val() == self.p_tx_base_hi.val())
-                            | (self.wr_off.val() == self.p_tx_ring_bytes.val())
-                            | (self.wr_off.val() == self.p_tx_compl_lo.val())
-                            | (self.wr_off.val() == self.p_tx_compl_hi.val())
-                        {
-                            if self.tx_enable_r[i].q.val() {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_enabled.val();
-                            } else if self.wr_off.val() == self.p_tx_base_lo.val() {
-                                if !self.ring_aligned.val() {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_misaligned.val();
-                                } else {
-                                    self.tx_base_lo[i].d.next = self.wr_data.val();
-                                }
-                            } else if self.wr_off.val() == self.p_tx_base_hi.val() {
-                                self.tx_base_hi[i].d.next = self.wr_data.val();
-                            } else if self.wr_off.val() == self.p_tx_ring_bytes.val() {
-                                if !self.size_ok.val() {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_ring_size.val();
-                                } else {
-                                    self.tx_ring_bytes[i].d.next = self.wr_data.val();
-                                    self.tx_mask_r[i].d.next =
-                                        self.ring_slots.val() - self.one16.val();
-                                }
-                            } else if self.wr_off.val() == self.p_tx_compl_lo.val() {
-                                if !self.notif_aligned.val() {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_misaligned.val();
-                                } else {
-                                    self.tx_compl_lo[i].d.next = self.wr_data.val();
-                                }
-                            } else {
-                                self.tx_compl_hi[i].d.next = self.wr_data.val();
-                            }
-                        } else if self.wr_off.val() == self.p_tx_ctrl.val() {
-                            if self.wr_data.val().get_bit(0)
-                                & (self.tx_ring_bytes[i].q.val() == self.zero32.val())
-                            {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_ring_size.val();
-                            } else {
-                                self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
-                                self.tx_restart.next =
-                                    self.wr_data.val().get_bit(0) != self.tx_enable_r[i].q.val();
-                                self.tx_restart_compl_base.next = self.tx_compl_cat[i].o.val();
-                                self.tx_acp_r[i].d.next = self.wr_data.val().get_bit(1);
-                                self.tx_atomic_r[i].d.next = self.wr_data.val().get_bit(2);
-                                if !self.wr_data.val().get_bit(0) {
-                                    self.tx_tail_r[i].d.next = self.zero16.val();
-                                }
-                            }
-                        } else if self.wr_off.val() == self.p_prefetch.val() {
-                            self.rearm.next = true;
-                        } else if self.wr_off.val() == self.p_tx_tail.val() {
-                            if self.tx_tail_ok[i].val() & self.tx_enable_r[i].q.val() {
-                                self.tx_tail_r[i].d.next = self.wr_data16.val();
-                            } else {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_tail.val();
-                            }
-                        } else if (self.wr_off.val() == self.p_pipe_id.val())
-                            | (self.wr_off.val() == self.p_tail.val())
-                            | (self.wr_off.val() == self.p_frames.val())
-                            | (self.wr_off.val() == self.p_drops.val())
-                            | (self.wr_off.val() == self.p_tx_head.val())
-                            | (self.wr_off.val() == self.p_tx_frames.val())
-                            | (self.wr_off.val() == self.p_tx_drops.val())
-                        {
+            } else if self.wr_is_pipe.val() {
+                // An RX register: the page was read as the write was accepted.
+                if (self.wr_off.val() == self.p_base_lo.val())
+                    | (self.wr_off.val() == self.p_base_hi.val())
+                    | (self.wr_off.val() == self.p_ring_bytes.val())
+                    | (self.wr_off.val() == self.p_notif_lo.val())
+                    | (self.wr_off.val() == self.p_notif_hi.val())
+                {
+                    if self.enable_ram.read_data.val() {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_enabled.val();
+                    } else if self.wr_off.val() == self.p_base_lo.val() {
+                        if !self.ring_aligned.val() {
                             self.err.next = true;
-                            self.err_cause.next = self.cause_read_only.val();
+                            self.err_cause.next = self.cause_misaligned.val();
                         } else {
+                            self.base_lo_ram.write_enable.next = true;
+                        }
+                    } else if self.wr_off.val() == self.p_base_hi.val() {
+                        self.base_hi_ram.write_enable.next = true;
+                    } else if self.wr_off.val() == self.p_ring_bytes.val() {
+                        if !self.size_ok.val() {
                             self.err.next = true;
-                            self.err_cause.next = self.cause_unknown.val();
+                            self.err_cause.next = self.cause_ring_size.val();
+                        } else {
+                            self.ring_bytes_ram.write_enable.next = true;
+                        }
+                    } else if self.wr_off.val() == self.p_notif_lo.val() {
+                        if !self.notif_aligned.val() {
+                            self.err.next = true;
+                            self.err_cause.next = self.cause_misaligned.val();
+                        } else {
+                            self.notif_lo_ram.write_enable.next = true;
+                        }
+                    } else {
+                        self.notif_hi_ram.write_enable.next = true;
+                    }
+                } else if self.wr_off.val() == self.p_ctrl.val() {
+                    if self.wr_data.val().get_bit(0)
+                        & (self.ring_bytes_ram.read_data.val() == self.zero32.val())
+                    {
+                        // A pipe cannot be enabled before it has a ring.
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_ring_size.val();
+                    } else {
+                        self.enable_ram.write_enable.next = true;
+                        self.do_restart.next =
+                            self.wr_data.val().get_bit(0) != self.enable_ram.read_data.val();
+                        if self.wr_data.val().get_bit(0) & !self.enable_ram.read_data.val() {
+                            self.do_head_wr.next = true;
+                            self.new_head.next = self.zero16.val();
                         }
                     }
-                }
-                if !self.page_hit.val() {
+                } else if self.wr_off.val() == self.p_head.val() {
+                    if self.head_ok.val() {
+                        self.do_head_wr.next = true;
+                        self.rearm.next = true;
+                    } else {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_head.val();
+                    }
+                } else if self.wr_off.val() == self.p_prefetch.val() {
+                    self.rearm.next = true;
+                } else if (self.wr_off.val() == self.p_pipe_id.val())
+                    | (self.wr_off.val() == self.p_tail.val())
+                    | (self.wr_off.val() == self.p_frames.val())
+                    | (self.wr_off.val() == self.p_drops.val())
+                    | (self.wr_off.val() == self.p_tx_head.val())
+                    | (self.wr_off.val() == self.p_tx_frames.val())
+                    | (self.wr_off.val() == self.p_tx_drops.val())
+                {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_read_only.val();
+                } else if (self.wr_off.val() == self.p_tx_base_lo.val())
+                    | (self.wr_off.val() == self.p_tx_base_hi.val())
+                    | (self.wr_off.val() == self.p_tx_ring_bytes.val())
+                    | (self.wr_off.val() == self.p_tx_compl_lo.val())
+                    | (self.wr_off.val() == self.p_tx_compl_hi.val())
+                    | (self.wr_off.val() == self.p_tx_ctrl.val())
+                    | (self.wr_off.val() == self.p_tx_tail.val())
+                {
+                    for i in 0..PIPES {
+                        if self.wr_pipe_l.val().index() == i {
+                            if (self.wr_off.val() == self.p_tx_base_lo.val())
+                                | (self.wr_off.val() == self.p_tx_base_hi.val())
+                                | (self.wr_off.val() == self.p_tx_ring_bytes.val())
+                                | (self.wr_off.val() == self.p_tx_compl_lo.val())
+                                | (self.wr_off.val() == self.p_tx_compl_hi.val())
+                            {
+                                if self.tx_enable_r[i].q.val() {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_enabled.val();
+                                } else if self.wr_off.val() == self.p_tx_base_lo.val() {
+                                    if !self.ring_aligned.val() {
+                                        self.err.next = true;
+                                        self.err_cause.next = self.cause_misaligned.val();
+                                    } else {
+                                        self.tx_base_lo[i].d.next = self.wr_data.val();
+                                    }
+                                } else if self.wr_off.val() == self.p_tx_base_hi.val() {
+                                    self.tx_base_hi[i].d.next = self.wr_data.val();
+                                } else if self.wr_off.val() == self.p_tx_ring_bytes.val() {
+                                    if !self.size_ok.val() {
+                                        self.err.next = true;
+                                        self.err_cause.next = self.cause_ring_size.val();
+                                    } else {
+                                        self.tx_ring_bytes[i].d.next = self.wr_data.val();
+                                        self.tx_mask_r[i].d.next =
+                                            self.ring_slots.val() - self.one16.val();
+                                    }
+                                } else if self.wr_off.val() == self.p_tx_compl_lo.val() {
+                                    if !self.notif_aligned.val() {
+                                        self.err.next = true;
+                                        self.err_cause.next = self.cause_misaligned.val();
+                                    } else {
+                                        self.tx_compl_lo[i].d.next = self.wr_data.val();
+                                    }
+                                } else {
+                                    self.tx_compl_hi[i].d.next = self.wr_data.val();
+                                }
+                            } else if self.wr_off.val() == self.p_tx_ctrl.val() {
+                                if self.wr_data.val().get_bit(0)
+                                    & (self.tx_ring_bytes[i].q.val() == self.zero32.val())
+                                {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_ring_size.val();
+                                } else {
+                                    self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
+                                    self.tx_restart.next =
+                                        self.wr_data.val().get_bit(0) != self.tx_enable_r[i].q.val();
+                                    self.tx_restart_compl_base.next = self.tx_compl_cat[i].o.val();
+                                    self.tx_acp_r[i].d.next = self.wr_data.val().get_bit(1);
+                                    self.tx_atomic_r[i].d.next = self.wr_data.val().get_bit(2);
+                                    if !self.wr_data.val().get_bit(0) {
+                                        self.tx_tail_r[i].d.next = self.zero16.val();
+                                    }
+                                }
+                            } else if self.wr_off.val() == self.p_tx_tail.val() {
+                                if self.tx_tail_ok[i].val() & self.tx_enable_r[i].q.val() {
+                                    self.tx_tail_r[i].d.next = self.wr_data16.val();
+                                } else {
+                                    self.err.next = true;
+                                    self.err_cause.next = self.cause_tail.val();
+                                }
+                            } else {
+                                self.err.next = true;
+                                self.err_cause.next = self.cause_unknown.val();
+                            }
+                        }
+                    }
+                } else {
                     self.err.next = true;
                     self.err_cause.next = self.cause_unknown.val();
                 }
+            } else {
+                self.err.next = true;
+                self.err_cause.next = self.cause_unknown.val();
             }
         }
+        self.restart.next = self.do_restart.val();
+        self.restart_base.next = self.pg_base.o.val();
+        self.restart_mask.next = self.pg_mask.val();
+        self.restart_enable.next = self.wr_data.val().get_bit(0);
+        self.restart_notif_base.next = self.pg_notif.o.val();
+        self.head_wr.next = self.do_head_wr.val();
+        self.wr_head.next = self.new_head.val();
+        self.head_ram.write_enable.next = self.do_head_wr.val();
+        self.head_ram.write_address.next = self.wr_pipe_l.val();
+        self.head_ram.write_data.next = self.new_head.val();
+        self.restart_bit.next = self.zero_pipes.val();
+        if self.do_restart.val() {
+            self.restart_bit.next = self.one_pipe.val() << self.wr_pipe_l.val();
+        }
+        self.tail_zero.d.next = (self.tail_zero.q.val() & !self.frame_bit.val()) | self.restart_bit.val();
+
+        // ---- The gates' pipes ----
+        // Each follows its pipe's events; naming another pipe loads that
+        // pipe's page, read as the write was accepted (no other write changes
+        // a page in between, and this cycle's tail event is taken below).
+        self.gate_pipe[0].next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.gate_pipe[1].next =
+            self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        for g in 0..GATES {
+            if self.gate_load[g].val() {
+                self.gate_head_r[g].d.next = self.head_ram.read_data.val();
+                self.gate_tail_r[g].d.next = self.pg_tail.val();
+                self.gate_mask_r[g].d.next = self.pg_mask.val();
+                self.gate_enable_r[g].d.next = self.enable_ram.read_data.val();
+                if self.events.frame.val() & (self.events.pipe.val() == self.lk_pipe.q.val()) {
+                    self.gate_tail_r[g].d.next = self.events.tail.val();
+                }
+            } else {
+                if self.events.frame.val() & (self.events.pipe.val() == self.gate_pipe[g].val()) {
+                    self.gate_tail_r[g].d.next = self.events.tail.val();
+                }
+                if self.wr_pipe_l.val() == self.gate_pipe[g].val() {
+                    if self.do_head_wr.val() {
+                        self.gate_head_r[g].d.next = self.new_head.val();
+                    }
+                    if self.do_restart.val() {
+                        self.gate_tail_r[g].d.next = self.zero16.val();
+                        self.gate_mask_r[g].d.next = self.pg_mask.val();
+                        self.gate_enable_r[g].d.next = self.wr_data.val().get_bit(0);
+                    }
+                }
+            }
+        }
+
         if self.err.val() {
             self.reg_errors.d.next = self.reg_errors.q.val() + self.one32.val();
             self.last_err.d.next = self.err_cause.val() | self.wr_addr32.o.val();
@@ -1184,19 +1411,15 @@ impl Logic for RegFile {
                 }
             }
         }
-        for i in 0..PIPES {
-            if self.ev_rx_pipe.q.val().index() == i {
-                if self.ev_r[0].q.val() {
-                    self.pipe_frames[i].d.next = self.pipe_frames[i].q.val() + self.one32.val();
-                }
-                if self.ev_r[2].q.val() {
-                    self.pipe_drops[i].d.next = self.pipe_drops[i].q.val() + self.one32.val();
-                }
-            }
-        }
+        self.rx_frames.inc.next = self.events.frame.val();
+        self.rx_frames.inc_pipe.next = self.events.pipe.val();
+        self.rx_drops.inc.next = self.events.drop_ring_full.val();
+        self.rx_drops.inc_pipe.next = self.events.pipe.val();
 
         // ---- Reads ----
-        self.rd_addr.next = self.s_rd.data.val();
+        // Decoded the cycle after the read was accepted, when its page is
+        // out of the RAMs (`lk_pipe`).
+        self.rd_addr.next = self.rd_addr_r.q.val();
         self.rd_page.next = self
             .rd_addr
             .val()
@@ -1294,57 +1517,63 @@ impl Logic for RegFile {
                 }
             }
         }
+        self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        self.rd_pipe32.i.next = self.rd_pipe.val();
+        self.rd_is_pipe.next = (self.rd_page.val() != self.page0.val())
+            & (self.rd_page.val() <= self.last_pipe_page.val());
+        if self.rd_is_pipe.val() {
+            if self.rd_off.val() == self.p_pipe_id.val() {
+                self.rd_data.next = self.rd_data.val() | self.rd_pipe32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_base_lo.val() {
+                self.rd_data.next = self.rd_data.val() | self.base_lo_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_base_hi.val() {
+                self.rd_data.next = self.rd_data.val() | self.base_hi_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_ring_bytes.val() {
+                self.rd_data.next = self.rd_data.val() | self.ring_bytes_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_notif_lo.val() {
+                self.rd_data.next = self.rd_data.val() | self.notif_lo_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_notif_hi.val() {
+                self.rd_data.next = self.rd_data.val() | self.notif_hi_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_ctrl.val() {
+                self.rd_hit.next = true;
+                if self.enable_ram.read_data.val() {
+                    self.rd_data.next = self.rd_data.val() | self.one32.val();
+                }
+            }
+            if self.rd_off.val() == self.p_head.val() {
+                self.rd_data.next = self.rd_data.val() | self.pg_head32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_prefetch.val() {
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_tail.val() {
+                self.rd_data.next = self.rd_data.val() | self.pg_tail32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_frames.val() {
+                self.rd_data.next = self.rd_data.val() | self.rx_frames.rd_count.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_drops.val() {
+                self.rd_data.next = self.rd_data.val() | self.rx_drops.rd_count.val();
+                self.rd_hit.next = true;
+            }
+        }
         for i in 0..PIPES {
-            if self.rd_page.val() == self.pipe_page[i].val() {
-                if self.rd_off.val() == self.p_pipe_id.val() {
-                    self.rd_data.next = self.rd_data.val() | self.pipe_id[i].val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_base_lo.val() {
-                    self.rd_data.next = self.rd_data.val() | self.ring_base_lo[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_base_hi.val() {
-                    self.rd_data.next = self.rd_data.val() | self.ring_base_hi[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_ring_bytes.val() {
-                    self.rd_data.next = self.rd_data.val() | self.ring_bytes[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_notif_lo.val() {
-                    self.rd_data.next = self.rd_data.val() | self.notif_lo[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_notif_hi.val() {
-                    self.rd_data.next = self.rd_data.val() | self.notif_hi[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_ctrl.val() {
-                    self.rd_hit.next = true;
-                    if self.enable_r[i].q.val() {
-                        self.rd_data.next = self.rd_data.val() | self.one32.val();
-                    }
-                }
-                if self.rd_off.val() == self.p_head.val() {
-                    self.rd_data.next = self.rd_data.val() | self.head32[i].o.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_prefetch.val() {
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_tail.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tail32[i].o.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_frames.val() {
-                    self.rd_data.next = self.rd_data.val() | self.pipe_frames[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_drops.val() {
-                    self.rd_data.next = self.rd_data.val() | self.pipe_drops[i].q.val();
-                    self.rd_hit.next = true;
-                }
+            if self.rd_is_pipe.val() & (self.rd_pipe.val().index() == i) {
                 if self.rd_off.val() == self.p_tx_base_lo.val() {
                     self.rd_data.next = self.rd_data.val() | self.tx_base_lo[i].q.val();
                     self.rd_hit.next = true;
@@ -1401,17 +1630,23 @@ impl Logic for RegFile {
             self.rd_data.next = self.all_ones.val();
         }
 
-        // One response register: accept a read when it is empty or draining.
-        // A read waits out a write being applied, so it sees that write (a
-        // read never passes a posted write, as on PCIe).
-        self.s_rd.ready.next =
-            (!self.rsp_valid.q.val() | self.m_rsp.ready.val()) & !self.wr_apply.q.val();
+        // One read at a time: accepted when no write is being accepted or
+        // applied (a read never passes a posted write, as on PCIe, and the
+        // RAMs' read port is the write's), decoded, then answered.
+        self.s_rd.ready.next = !self.rd_v.q.val()
+            & !self.rsp_valid.q.val()
+            & !self.wr_apply.q.val()
+            & !self.wr_take.val();
+        self.rd_v.d.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        if self.s_rd.valid.val() & self.s_rd.ready.val() {
+            self.rd_addr_r.d.next = self.s_rd.data.val();
+        }
         self.m_rsp.valid.next = self.rsp_valid.q.val();
         self.m_rsp.data.next = self.rsp_data.q.val();
         if self.m_rsp.ready.val() {
             self.rsp_valid.d.next = false;
         }
-        if self.s_rd.valid.val() & self.s_rd.ready.val() {
+        if self.rd_v.q.val() {
             self.rsp_valid.d.next = true;
             self.rsp_data.d.next = self.rd_data.val();
             for k in 0..COUNTERS {
