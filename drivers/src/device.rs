@@ -44,7 +44,8 @@ pub struct Device<C: Card> {
     pipes: usize,
     max_frame_bytes: u32,
     pipe_open: Vec<bool>,
-    /// TX pipes are separate from RX pipes of the same index.
+    /// TX pipes are separate from RX pipes of the same index; there are
+    /// fewer of them (CAP_TX_PIPES).
     tx_open: Vec<bool>,
     flows: FlowTable,
 }
@@ -69,6 +70,12 @@ impl<C: Card> Device<C> {
             });
         }
         let pipes = card.read32(global::CAP_PIPES.offset)? as usize;
+        // Cards before 0.6 had a TX side on every pipe.
+        let tx_pipes = if minor >= 6 {
+            card.read32(global::CAP_TX_PIPES.offset)? as usize
+        } else {
+            pipes
+        };
         let max_frame_bytes = card.read32(global::CAP_MAX_FRAME.offset)?;
         let shape = card.read32(global::CAP_FLOW_TABLE.offset)?;
         let (ways, buckets) = ((shape >> 16) as usize, (shape & 0xFFFF) as usize);
@@ -77,7 +84,7 @@ impl<C: Card> Device<C> {
             pipes,
             max_frame_bytes,
             pipe_open: vec![false; pipes],
-            tx_open: vec![false; pipes],
+            tx_open: vec![false; tx_pipes],
             flows: FlowTable::new(ways, buckets),
         };
         dev.reset_steering()?;
@@ -175,9 +182,14 @@ impl<C: Card> Device<C> {
         self.card
     }
 
-    /// Number of pipes the card has; each has an RX and a TX side.
+    /// Number of RX pipes the card has.
     pub fn pipes(&self) -> usize {
         self.pipes
+    }
+
+    /// Number of TX pipes the card has (pipes 0..tx_pipes() have a TX side).
+    pub fn tx_pipes(&self) -> usize {
+        self.tx_open.len()
     }
 
     /// Largest frame the card accepts, bytes.
@@ -292,10 +304,10 @@ impl<C: Card> Device<C> {
     /// The checks shared by RX and TX pipes, before anything is allocated.
     fn check_pipe_request(&self, index: usize, ring_bytes: u32, open: &[bool]) -> Result<()> {
         use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES};
-        if index >= self.pipes {
+        if index >= open.len() {
             return Err(Error::NoSuchPipe {
                 pipe: index,
-                pipes: self.pipes,
+                pipes: open.len(),
             });
         }
         if open.get(index).copied().unwrap_or(false) {

@@ -15,6 +15,7 @@ impl Card for FixedCard {
             o if o == global::IDENTITY.offset => self.identity,
             o if o == global::VERSION.offset => self.version,
             o if o == global::CAP_PIPES.offset => 4,
+            o if o == global::CAP_TX_PIPES.offset => 4,
             _ => 0,
         })
     }

@@ -23,6 +23,7 @@ impl FakeCard {
         c.regs.insert(global::IDENTITY.offset, IDENTITY);
         c.regs.insert(global::VERSION.offset, VERSION);
         c.regs.insert(global::CAP_PIPES.offset, 4);
+        c.regs.insert(global::CAP_TX_PIPES.offset, 4);
         c.regs.insert(global::CAP_MAX_FRAME.offset, MAX_FRAME_BYTES);
         c
     }

@@ -8,7 +8,7 @@ use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, PIPES,
+    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, TX_PIPES,
     TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
@@ -454,7 +454,7 @@ impl Logic for PendulumNic {
         // TX completions carry no ordering with RX ring writes.
         self.tx_compl.ahead.next = self.ahead_none.val();
         self.tx_compl.ahead_drain.next = false;
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             self.tx_fetch.tx_base[i].next = self.regs.tx_base[i].val();
             self.tx_fetch.tx_mask[i].next = self.regs.tx_mask[i].val();
             self.tx_fetch.tx_enable[i].next = self.regs.tx_enable[i].val();

@@ -20,7 +20,7 @@ pub const IDENTITY: u32 = u32::from_le_bytes(*b"PNDL");
 /// Major version: the driver refuses a card whose major differs from its own.
 pub const VERSION_MAJOR: u16 = 0;
 /// Minor version: features added without breaking the register map.
-pub const VERSION_MINOR: u16 = 5;
+pub const VERSION_MINOR: u16 = 6;
 /// Value of the VERSION register.
 pub const VERSION: u32 = ((VERSION_MAJOR as u32) << 16) | VERSION_MINOR as u32;
 
@@ -35,6 +35,9 @@ pub mod params {
     pub const PIPES: usize = 4;
     /// Bits needed for a pipe index.
     pub const PIPE_BITS: usize = 2;
+    /// Number of TX pipes (pipes 0..TX_PIPES have a TX side). Their state is
+    /// in flip-flops, so they stay few; RX pipes scale in block RAM.
+    pub const TX_PIPES: usize = 4;
     /// Width of a ring position (slot index) register.
     pub const SLOT_BITS: usize = 16;
     /// Smallest ring: one page.

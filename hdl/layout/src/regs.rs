@@ -80,6 +80,11 @@ pub mod global {
         0x02C,
         "cause << 24 | byte address of the last refused write",
     );
+    pub const CAP_TX_PIPES: Reg = ro(
+        "CAP_TX_PIPES",
+        0x030,
+        "number of TX pipes: pipes 0..CAP_TX_PIPES have TX registers",
+    );
     /// 64-bit counters, LO at the offset and HI at offset + 4.
     pub const RX_FRAMES: Reg = ro("RX_FRAMES", 0x040, "frames written to a ring (64-bit)");
     pub const RX_BYTES: Reg = ro("RX_BYTES", 0x048, "bytes of those frames (64-bit)");
@@ -188,6 +193,7 @@ pub mod global {
         SCRATCH,
         REG_ERRORS,
         LAST_REG_ERROR,
+        CAP_TX_PIPES,
     ];
     /// The ACP link's control block.
     pub const LINK_STATE: Reg = ro(

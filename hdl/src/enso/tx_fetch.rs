@@ -1,7 +1,7 @@
 use crate::stream::{StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxRunInfo};
 use pendulum_layout::params::{
-    DMA_READ_MAX_BYTES, PIPES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+    DMA_READ_MAX_BYTES, PIPE_BITS, TX_PIPES, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
 
@@ -27,10 +27,10 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct TxFetcher {
     pub clock: Signal<In, Clock>,
-    pub tx_base: [Signal<In, Bits<64>>; PIPES],
-    pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
-    pub tx_enable: [Signal<In, Bit>; PIPES],
-    pub tx_tail: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub tx_base: [Signal<In, Bits<64>>; TX_PIPES],
+    pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
+    pub tx_enable: [Signal<In, Bit>; TX_PIPES],
+    pub tx_tail: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
     pub m_req: StreamSource<DmaReadReq>,
     /// One pulse per request formed, with its run info (into the framer's FIFO).
     pub info_push: Signal<Out, Bit>,
@@ -40,7 +40,7 @@ pub struct TxFetcher {
     /// The framer consumed one completion beat: one credit back.
     pub beat_consumed: Signal<In, Bit>,
 
-    fetched: [DFF<Bits<SLOT_BITS>>; PIPES],
+    fetched: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
     active: DFF<Bit>,
     cur: DFF<Bits<PIPE_BITS>>,
     visit: DFF<Bits<PIPE_BITS>>,
@@ -75,6 +75,9 @@ pub struct TxFetcher {
     fetched64: ZeroExtend<SLOT_BITS, 64>,
     pipe8: ZeroExtend<PIPE_BITS, 8>,
     one_pipe: Constant<Bits<PIPE_BITS>>,
+    // The visit goes round the TX pipes only (fewer than the pipe index holds).
+    last_pipe: Constant<Bits<PIPE_BITS>>,
+    zero_pipe: Constant<Bits<PIPE_BITS>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     max_beats: Constant<Bits<16>>,
@@ -123,6 +126,8 @@ impl TxFetcher {
             fetched64: Default::default(),
             pipe8: Default::default(),
             one_pipe: Constant::new(1u64.into()),
+            last_pipe: Constant::new(((TX_PIPES - 1) as u64).into()),
+            zero_pipe: Constant::new(0u64.into()),
             one16: c16(1),
             zero16: c16(0),
             max_beats: c16(max_beats),
@@ -161,7 +166,7 @@ impl Logic for TxFetcher {
             out_len,
             out_tag
         );
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             self.fetched[i].clock.next = self.clock.val();
             self.fetched[i].d.next = self.fetched[i].q.val();
         }
@@ -169,7 +174,7 @@ impl Logic for TxFetcher {
         self.sel_mask.next = self.tx_mask[0].val();
         self.sel_fetched.next = self.fetched[0].q.val();
         self.sel_enable.next = self.tx_enable[0].val();
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             if self.cur.q.val().index() == i {
                 self.sel_base.next = self.tx_base[i].val();
                 self.sel_mask.next = self.tx_mask[i].val();
@@ -181,7 +186,10 @@ impl Logic for TxFetcher {
         // Start a run on the pipe visited this cycle if it has posted data.
         if !self.active.q.val() {
             self.visit.d.next = self.visit.q.val() + self.one_pipe.val();
-            for i in 0..PIPES {
+            if self.visit.q.val() == self.last_pipe.val() {
+                self.visit.d.next = self.zero_pipe.val();
+            }
+            for i in 0..TX_PIPES {
                 if (self.visit.q.val().index() == i)
                     & self.tx_enable[i].val()
                     & (self.tx_tail[i].val() != self.fetched[i].q.val())
@@ -239,7 +247,7 @@ impl Logic for TxFetcher {
             self.out_len.d.next = self.n.val() << self.beat_shift.val();
             self.out_tag.d.next = self.pipe8.o.val();
             self.used_next.next = self.credits_used.q.val() + self.n.val();
-            for i in 0..PIPES {
+            for i in 0..TX_PIPES {
                 if self.cur.q.val().index() == i {
                     self.fetched[i].d.next =
                         (self.sel_fetched.val() + self.n.val()) & self.sel_mask.val();
@@ -270,7 +278,7 @@ impl Logic for TxFetcher {
         if self.active.q.val() & !self.sel_enable.val() {
             self.active.d.next = false;
         }
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             if !self.tx_enable[i].val() {
                 self.fetched[i].d.next = self.zero16.val();
             }

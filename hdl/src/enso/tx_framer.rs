@@ -1,6 +1,6 @@
 use crate::stream::{StreamSink, StreamSource};
 use crate::types::{AcpSend, EthBeat, SlotBeat, TxBeat, TxRunInfo};
-use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
+use pendulum_layout::params::{PIPE_BITS, SLOT_BITS, TX_PIPES};
 use rust_hdl::prelude::*;
 
 /// TX framer: turns the byte stream read from a TX ring back into frames on
@@ -26,18 +26,18 @@ pub struct TxFramer {
     /// must be KIND_SEND, else the slot is dropped and counted).
     /// (KIND_SEND_VERB marks a remote atomic verb.)
     pub m_acp: StreamSource<AcpSend>,
-    pub acp_bound: [Signal<In, Bit>; PIPES],
+    pub acp_bound: [Signal<In, Bit>; TX_PIPES],
     /// Verb slots of pipes bound to the atomic unit (byte 0 must be
     /// `pendulum_layout::atomic::KIND_VERB`, else dropped and counted). A
     /// commit header brings its two line slots with it (`first` clear on
     /// them); a commit the rung tail cuts short is dropped to that tail and
     /// counted, so its lines are never taken for verbs.
     pub m_atomic: StreamSource<SlotBeat>,
-    pub atomic_bound: [Signal<In, Bit>; PIPES],
-    pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; PIPES],
-    pub tx_enable: [Signal<In, Bit>; PIPES],
+    pub atomic_bound: [Signal<In, Bit>; TX_PIPES],
+    pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
+    pub tx_enable: [Signal<In, Bit>; TX_PIPES],
     /// Slot after the last frame sent or dropped, per pipe; 0 while the pipe is off.
-    pub head: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    pub head: [Signal<Out, Bits<SLOT_BITS>>; TX_PIPES],
     /// One-cycle pulse: pipe `ev_pipe`'s head moved to `new_head` (the TX
     /// completion writer's move).
     pub moved: Signal<Out, Bit>,
@@ -56,7 +56,7 @@ pub struct TxFramer {
     frame_slots: DFF<Bits<16>>,
     /// Line slots of a commit still to pass to the atomic unit.
     commit_left: DFF<Bits<2>>,
-    head_r: [DFF<Bits<SLOT_BITS>>; PIPES],
+    head_r: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
     // Slots of the run from the next beat on, once a beat of the current
     // read was taken (`mid_read`); a read's first beat takes the count from
     // its info entry. Counting beats instead of subtracting the head from
@@ -193,7 +193,7 @@ impl Logic for TxFramer {
             mid_read,
             frame_keep
         );
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             self.head_r[i].clock.next = self.clock.val();
             self.head_r[i].d.next = self.head_r[i].q.val();
             self.head[i].next = self.head_r[i].q.val();
@@ -205,7 +205,7 @@ impl Logic for TxFramer {
         self.sel_enable.next = self.tx_enable[0].val();
         self.sel_bound.next = self.acp_bound[0].val();
         self.sel_atomic.next = self.atomic_bound[0].val();
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             if self.pipe.val().index() == i {
                 self.sel_mask.next = self.tx_mask[i].val();
                 self.sel_head.next = self.head_r[i].q.val();
@@ -361,7 +361,7 @@ impl Logic for TxFramer {
         }
         self.moved.next = self.head_moves.val();
         self.new_head.next = self.head_next.val();
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             if self.head_moves.val() & (self.pipe.val().index() == i) {
                 self.head_r[i].d.next = self.head_next.val();
             }
@@ -372,7 +372,7 @@ impl Logic for TxFramer {
             self.dropping.d.next = false;
             self.commit_left.d.next = self.zero2.val();
         }
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             if !self.tx_enable[i].val() {
                 self.head_r[i].d.next = self.zero16.val();
             }

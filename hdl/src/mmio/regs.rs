@@ -4,7 +4,7 @@ use crate::stream::{Concat, Join, StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
 use pendulum_layout::flow::{ENTRIES, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
 use pendulum_layout::params::{
-    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS,
+    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_PIPES,
 };
 use pendulum_layout::{global, pipe, Counter, Reg, RegError};
 use rust_hdl::prelude::*;
@@ -15,7 +15,7 @@ const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
 const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
 const COUNTERS: usize = Counter::ALL.len();
 /// Registers on the global page that hold constants (identity and capabilities).
-const CONST_REGS: usize = 8;
+const CONST_REGS: usize = 9;
 /// FLOW_KEY0..9; the table compares the first FLOW_MATCH_BITS of them, so
 /// the last word gives only its low bytes.
 const FLOW_KEY_WORDS: usize = global::FLOW_KEY_WORDS as usize;
@@ -134,19 +134,19 @@ pub struct RegFile {
     pub tx_restart_compl_base: Signal<Out, Bits<64>>,
     pub per_packet_notif: Signal<Out, Bit>,
     pub events: RxEvents,
-    /// TX pipe configuration for the TX engine.
-    pub tx_base: [Signal<Out, Bits<64>>; PIPES],
-    pub tx_mask: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
-    pub tx_enable: [Signal<Out, Bit>; PIPES],
+    /// TX pipe configuration for the TX engine (pipes 0..TX_PIPES).
+    pub tx_base: [Signal<Out, Bits<64>>; TX_PIPES],
+    pub tx_mask: [Signal<Out, Bits<SLOT_BITS>>; TX_PIPES],
+    pub tx_enable: [Signal<Out, Bit>; TX_PIPES],
     /// Software's TX tail (the doorbell).
-    pub tx_tail: [Signal<Out, Bits<SLOT_BITS>>; PIPES],
+    pub tx_tail: [Signal<Out, Bits<SLOT_BITS>>; TX_PIPES],
     /// The TX engine's head per pipe (bounds the doorbell).
-    pub tx_head: [Signal<In, Bits<SLOT_BITS>>; PIPES],
+    pub tx_head: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
     pub tx_events: TxEvents,
     /// TX pipe bound to the ACP link (TX_CTRL bit 1).
-    pub tx_acp: [Signal<Out, Bit>; PIPES],
+    pub tx_acp: [Signal<Out, Bit>; TX_PIPES],
     /// TX pipe bound to the atomic unit (TX_CTRL bit 2).
-    pub tx_atomic: [Signal<Out, Bit>; PIPES],
+    pub tx_atomic: [Signal<Out, Bit>; TX_PIPES],
     /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
     pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
     /// The atomic unit's events.
@@ -229,11 +229,11 @@ pub struct RegFile {
     rd_hit: Signal<Local, Bit>,
     frame_bytes64: ZeroExtend<16, 64>,
 
-    tx_tail_ok: [Signal<Local, Bit>; PIPES],
-    tx_base_cat: [Concat<32, 32, 64>; PIPES],
-    tx_compl_cat: [Concat<32, 32, 64>; PIPES],
-    tx_tail32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
-    tx_head32: [ZeroExtend<SLOT_BITS, 32>; PIPES],
+    tx_tail_ok: [Signal<Local, Bit>; TX_PIPES],
+    tx_base_cat: [Concat<32, 32, 64>; TX_PIPES],
+    tx_compl_cat: [Concat<32, 32, 64>; TX_PIPES],
+    tx_tail32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
+    tx_head32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
     tx_bytes64: ZeroExtend<16, 64>,
 
     link_state32: ZeroExtend<2, 32>,
@@ -247,8 +247,8 @@ pub struct RegFile {
     g_link_active: Constant<Bits<OFF_BITS>>,
     channels_max: Constant<Bits<32>>,
     channels_all: Constant<Bits<{ CB + 1 }>>,
-    tx_acp_r: [DFF<Bit>; PIPES],
-    tx_atomic_r: [DFF<Bit>; PIPES],
+    tx_acp_r: [DFF<Bit>; TX_PIPES],
+    tx_atomic_r: [DFF<Bit>; TX_PIPES],
     atomic_rx_pipe_r: DFF<Bits<32>>,
     g_atomic_rx_pipe: Constant<Bits<OFF_BITS>>,
     four32: Constant<Bits<32>>,
@@ -321,18 +321,19 @@ pub struct RegFile {
     rd_is_pipe: Signal<Local, Bit>,
     rd_pipe32: ZeroExtend<PIPE_BITS, 32>,
     last_pipe_page: Constant<Bits<PAGE_BITS>>,
+    last_tx_page: Constant<Bits<PAGE_BITS>>,
 
     // State.
-    tx_base_lo: [DFF<Bits<32>>; PIPES],
-    tx_base_hi: [DFF<Bits<32>>; PIPES],
-    tx_ring_bytes: [DFF<Bits<32>>; PIPES],
-    tx_mask_r: [DFF<Bits<SLOT_BITS>>; PIPES],
-    tx_compl_lo: [DFF<Bits<32>>; PIPES],
-    tx_compl_hi: [DFF<Bits<32>>; PIPES],
-    tx_enable_r: [DFF<Bit>; PIPES],
-    tx_tail_r: [DFF<Bits<SLOT_BITS>>; PIPES],
-    tx_frames: [DFF<Bits<32>>; PIPES],
-    tx_drops: [DFF<Bits<32>>; PIPES],
+    tx_base_lo: [DFF<Bits<32>>; TX_PIPES],
+    tx_base_hi: [DFF<Bits<32>>; TX_PIPES],
+    tx_ring_bytes: [DFF<Bits<32>>; TX_PIPES],
+    tx_mask_r: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
+    tx_compl_lo: [DFF<Bits<32>>; TX_PIPES],
+    tx_compl_hi: [DFF<Bits<32>>; TX_PIPES],
+    tx_enable_r: [DFF<Bit>; TX_PIPES],
+    tx_tail_r: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
+    tx_frames: [DFF<Bits<32>>; TX_PIPES],
+    tx_drops: [DFF<Bits<32>>; TX_PIPES],
     ctrl: DFF<Bits<32>>,
     scratch: DFF<Bits<32>>,
     reg_errors: DFF<Bits<32>>,
@@ -360,7 +361,7 @@ pub struct RegFile {
     ring_aligned_r: DFF<Bit>,
     notif_aligned_r: DFF<Bit>,
     flow_fallback_ok_r: DFF<Bit>,
-    tx_tail_ok_r: [DFF<Bit>; PIPES],
+    tx_tail_ok_r: [DFF<Bit>; TX_PIPES],
     wr_gap: DFF<Bit>,
     wr_take: Signal<Local, Bit>,
     // Reading a counter's LO half latches its HI half here.
@@ -454,6 +455,7 @@ impl RegFile {
             (global::CAP_LINK_CHANNELS, cap_link_channels),
             (global::CAP_ATOMIC_BYTES, cap_atomic_bytes),
             (global::CAP_MAX_FRAME, MAX_FRAME_BYTES),
+            (global::CAP_TX_PIPES, TX_PIPES as u32),
         ];
         let plain_end = global::ALL.iter().map(|r| r.offset).max().unwrap() + 4;
         let cnt_start = global::COUNTERS.iter().map(|r| r.offset).min().unwrap();
@@ -638,6 +640,7 @@ impl RegFile {
             rd_is_pipe: Default::default(),
             rd_pipe32: Default::default(),
             last_pipe_page: Constant::new((PIPES as u64).into()),
+            last_tx_page: Constant::new((TX_PIPES as u64).into()),
             wr_data: Default::default(),
             ring_slots: Default::default(),
             size_ok: Default::default(),
@@ -732,7 +735,7 @@ impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
         // Clocks and hold-by-default for every register.
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             self.tx_base_lo[i].clock.next = self.clock.val();
             self.tx_base_hi[i].clock.next = self.clock.val();
             self.tx_ring_bytes[i].clock.next = self.clock.val();
@@ -769,7 +772,7 @@ impl Logic for RegFile {
             self.counters[k].d.next = self.counters[k].q.val();
             self.ev_r[k].clock.next = self.clock.val();
         }
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             self.tx_tail_ok_r[i].clock.next = self.clock.val();
         }
         for g in 0..GATES {
@@ -935,7 +938,7 @@ impl Logic for RegFile {
         }
 
         // Outputs to the datapath.
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             self.tx_base_cat[i].hi.next = self.tx_base_hi[i].q.val();
             self.tx_base_cat[i].lo.next = self.tx_base_lo[i].q.val();
             self.tx_base[i].next = self.tx_base_cat[i].o.val();
@@ -1026,7 +1029,7 @@ impl Logic for RegFile {
             & ((self.wr_data16.val() & !self.pg_mask.val()) == self.zero16.val())
             & (((self.wr_data16.val() - self.head_ram.read_data.val()) & self.pg_mask.val())
                 <= ((self.pg_tail.val() - self.head_ram.read_data.val()) & self.pg_mask.val()));
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             // The new TX tail must lie in the ring and advance only into free slots
             // (one slot stays empty so a full ring differs from an empty one).
             self.tx_tail_ok_r[i].d.next = (self.in_data.val().get_bits::<16>(16) == self.zero16.val())
@@ -1218,15 +1221,17 @@ impl Logic for RegFile {
                 {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();
-                } else if (self.wr_off.val() == self.p_tx_base_lo.val())
+                } else if ((self.wr_off.val() == self.p_tx_base_lo.val())
                     | (self.wr_off.val() == self.p_tx_base_hi.val())
                     | (self.wr_off.val() == self.p_tx_ring_bytes.val())
                     | (self.wr_off.val() == self.p_tx_compl_lo.val())
                     | (self.wr_off.val() == self.p_tx_compl_hi.val())
                     | (self.wr_off.val() == self.p_tx_ctrl.val())
-                    | (self.wr_off.val() == self.p_tx_tail.val())
+                    | (self.wr_off.val() == self.p_tx_tail.val()))
+                    & (self.wr_page.val() <= self.last_tx_page.val())
                 {
-                    for i in 0..PIPES {
+                    // A TX register, on a page of one of the TX pipes.
+                    for i in 0..TX_PIPES {
                         if self.wr_pipe_l.val().index() == i {
                             if (self.wr_off.val() == self.p_tx_base_lo.val())
                                 | (self.wr_off.val() == self.p_tx_base_hi.val())
@@ -1401,7 +1406,7 @@ impl Logic for RegFile {
         if self.ev_r[7].q.val() {
             self.counters[7].d.next = self.counters[7].q.val() + self.tx_bytes64.o.val();
         }
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             if self.ev_tx_pipe.q.val().index() == i {
                 if self.ev_r[6].q.val() {
                     self.tx_frames[i].d.next = self.tx_frames[i].q.val() + self.one32.val();
@@ -1572,7 +1577,7 @@ impl Logic for RegFile {
                 self.rd_hit.next = true;
             }
         }
-        for i in 0..PIPES {
+        for i in 0..TX_PIPES {
             if self.rd_is_pipe.val() & (self.rd_pipe.val().index() == i) {
                 if self.rd_off.val() == self.p_tx_base_lo.val() {
                     self.rd_data.next = self.rd_data.val() | self.tx_base_lo[i].q.val();

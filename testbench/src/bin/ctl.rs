@@ -88,6 +88,7 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
             );
             for r in [
                 global::CAP_PIPES,
+                global::CAP_TX_PIPES,
                 global::CAP_NOTIF_BUFS,
                 global::CAP_LINK_CHANNELS,
                 global::CAP_ATOMIC_BYTES,
@@ -122,17 +123,25 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
         }
         "pipes" => {
             println!("pipe  rx: on ring_bytes   head   tail   frames  drops | tx: on ring_bytes   head   tail   frames  drops");
+            let tx_pipes = dev.tx_pipes();
             for p in 0..dev.pipes() {
                 let page = pipe_page(p);
                 let mut r = |reg: layout::Reg| dev.read(page + reg.offset).map_err(e);
-                println!(
-                    "{p:>4}      {:>2} {:>10} {:>6} {:>6} {:>8} {:>6} |     {:>2} {:>10} {:>6} {:>6} {:>8} {:>6}",
+                let rx = format!(
+                    "{p:>4}      {:>2} {:>10} {:>6} {:>6} {:>8} {:>6} |",
                     r(pipe::CTRL)? & 1,
                     r(pipe::RING_BYTES)?,
                     r(pipe::HEAD)?,
                     r(pipe::TAIL)?,
                     r(pipe::RX_FRAMES)?,
                     r(pipe::DROP_RING_FULL)?,
+                );
+                if p >= tx_pipes {
+                    println!("{rx}     (no TX side)");
+                    continue;
+                }
+                println!(
+                    "{rx}     {:>2} {:>10} {:>6} {:>6} {:>8} {:>6}",
                     r(pipe::TX_CTRL)? & 1,
                     r(pipe::TX_RING_BYTES)?,
                     r(pipe::TX_HEAD)?,
@@ -198,8 +207,8 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
                     format!("atomic {verb} takes {need} numbers: ADDR and its operands\n{USAGE}"),
                 ));
             }
-            // The last pipe, RX and TX, serves the verbs of this tool.
-            let p = dev.pipes() - 1;
+            // The last pipe with both sides serves the verbs of this tool.
+            let p = dev.pipes().min(dev.tx_pipes()) - 1;
             let mut at = dev.open_atomics(p, p, 4096).map_err(e)?;
             let n = |i: usize| nums[i] as u64;
             let old = match verb {
