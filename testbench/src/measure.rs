@@ -97,10 +97,19 @@ pub fn echo_run_with(
     let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
     dev.set_per_packet_notifications(per_packet)
         .expect("notification mode");
+    // 2 MiB rings while they fit in 8 MiB of host memory, then 64 KiB
+    // (1,024 slots, still far more than a pipe holds in flight).
+    let ring_bytes = ((8usize << 20) / pipes).clamp(64 << 10, 2 << 20) as u32;
     let mut rx: Vec<_> = (0..pipes)
-        .map(|p| dev.open_rx_pipe(p, 2 << 20).expect("rx pipe"))
+        .map(|p| dev.open_rx_pipe(p, ring_bytes).expect("rx pipe"))
         .collect();
-    let mut tx: Vec<_> = (0..pipes)
+    // RX pipes past the TX pipes send back through TX pipe p mod TX_PIPES.
+    let tx_pipes = pipes.min(dev.tx_pipes());
+    assert!(
+        !in_place || tx_pipes == pipes,
+        "zero-copy echo needs a TX pipe per RX pipe"
+    );
+    let mut tx: Vec<_> = (0..tx_pipes)
         .map(|p| {
             if in_place {
                 dev.open_tx_pipe_over(p, &rx[p]).expect("tx pipe over rx")
@@ -125,7 +134,7 @@ pub fn echo_run_with(
             any += if in_place {
                 echo_in_place(&mut dev, &mut rx[p], &mut tx[p]).expect("echo in place")
             } else {
-                echo_batch(&mut dev, &mut rx[p], &mut tx[p], 1_000_000).expect("echo")
+                echo_batch(&mut dev, &mut rx[p], &mut tx[p % tx_pipes], 1_000_000).expect("echo")
             };
         }
         echoed += any;

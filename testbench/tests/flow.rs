@@ -16,6 +16,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const PIPES: usize = pendulum_layout::params::PIPES;
+const PIPE_BITS: usize = pendulum_layout::params::PIPE_BITS;
 
 fn open() -> (Device<SimCard>, Vec<RxPipe>) {
     let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open simulated card");
@@ -109,7 +110,7 @@ fn non_ip_frames_go_to_the_default_pipe_and_fragments_hash_on_their_addresses() 
     frag[20] = 0x20; // more fragments
     let frag_key = FlowKey::from_frame(&frag).unwrap();
     assert_eq!((frag_key.sport, frag_key.dport), (0, 0));
-    let frag_pipe = fallback_pipe(frag_key.hash(), 0, 2);
+    let frag_pipe = fallback_pipe(frag_key.hash(), 0, PIPE_BITS as u32);
 
     for seq in 0..30u64 {
         send(&mut dev, &mut exp, arp.clone(), 3);
@@ -160,7 +161,7 @@ fn a_full_set_of_slots_is_a_clear_error_and_keys_differing_only_in_protocol_stay
     assert!(!dev.unbind_flow(key(PROTO_UDP)).unwrap());
     dev.bind_flow(key(3), 0).unwrap();
     pipes[3].bind(&mut dev, key(PROTO_TCP)).unwrap();
-    let udp_pipe = fallback_pipe(key(PROTO_UDP).hash(), 0, 2);
+    let udp_pipe = fallback_pipe(key(PROTO_UDP).hash(), 0, PIPE_BITS as u32);
     for seq in 20..40u64 {
         send(&mut dev, &mut exp, flow_frame(&key(PROTO_TCP), seq, 100), 3);
         send(
@@ -191,13 +192,23 @@ fn wrong_flow_register_writes_are_refused_counted_and_steering_goes_on() {
             ),
         };
     let before = dev.read(global::FLOW_FALLBACK.offset).unwrap();
-    // Three pipes from pipe 3 would run past the last pipe; count 3 is no power of two.
+    // Two pipes from the last pipe would run past it; twice the pipes there are.
     assert_eq!(
-        refused(&mut dev, global::FLOW_FALLBACK, 0, 3 | 1 << 16),
+        refused(
+            &mut dev,
+            global::FLOW_FALLBACK,
+            0,
+            (PIPES as u32 - 1) | 1 << 16
+        ),
         RegError::BadValue
     );
     assert_eq!(
-        refused(&mut dev, global::FLOW_FALLBACK, 0, 0 | 3 << 16),
+        refused(
+            &mut dev,
+            global::FLOW_FALLBACK,
+            0,
+            (PIPE_BITS as u32 + 1) << 16
+        ),
         RegError::BadValue
     );
     assert_eq!(
@@ -210,7 +221,7 @@ fn wrong_flow_register_writes_are_refused_counted_and_steering_goes_on() {
         RegError::BadValue
     );
     assert_eq!(
-        refused(&mut dev, global::FLOW_PIPE, 0, 99),
+        refused(&mut dev, global::FLOW_PIPE, 0, PIPES as u32 + 99),
         RegError::BadValue
     );
     assert_eq!(
@@ -226,7 +237,7 @@ fn wrong_flow_register_writes_are_refused_counted_and_steering_goes_on() {
         RegError::UnknownAddress
     );
     assert!(matches!(
-        dev.set_fallback_pipes(1, 4),
+        dev.set_fallback_pipes(1, PIPES),
         Err(Error::BadFallback { .. })
     ));
     assert!(matches!(

@@ -113,7 +113,7 @@ fn receive_all(
 fn opens_with_one_string_and_checks_identity() {
     let s = Server::start("open");
     let mut dev = s.open();
-    assert_eq!(dev.pipes(), 4);
+    assert_eq!(dev.pipes(), pendulum_layout::params::PIPES);
     assert_eq!(dev.max_frame_bytes(), 9728);
     dev.write_checked(pendulum_driver::layout::global::SCRATCH.offset, 77)
         .unwrap();

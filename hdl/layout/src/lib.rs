@@ -32,12 +32,14 @@ pub const BEAT_BYTES_LOG2: u32 = 6;
 /// Build parameters of the default (simulation) NIC.
 pub mod params {
     /// Number of RX pipes (data rings). Each has its own 4 KiB register page.
-    pub const PIPES: usize = 4;
+    pub const PIPES: usize = 256;
     /// Bits needed for a pipe index.
-    pub const PIPE_BITS: usize = 2;
+    pub const PIPE_BITS: usize = 8;
     /// Number of TX pipes (pipes 0..TX_PIPES have a TX side). Their state is
     /// in flip-flops, so they stay few; RX pipes scale in block RAM.
     pub const TX_PIPES: usize = 4;
+    /// Bits of a TX pipe index (the TX read tag holds it).
+    pub const TX_PIPE_BITS: usize = 2;
     /// Width of a ring position (slot index) register.
     pub const SLOT_BITS: usize = 16;
     /// Smallest ring: one page.
@@ -162,6 +164,8 @@ mod tests {
         assert!(RING_MIN_BYTES.is_power_of_two() && RING_MAX_BYTES.is_power_of_two());
         assert!((RING_MAX_BYTES as usize / BEAT_BYTES) < (1 << SLOT_BITS));
         assert_eq!(1 << PIPE_BITS, PIPES);
+        assert_eq!(1 << TX_PIPE_BITS, TX_PIPES);
+        assert!(TX_PIPES <= PIPES && TX_PIPE_BITS <= 8);
     }
 }
 

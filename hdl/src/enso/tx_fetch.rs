@@ -1,7 +1,7 @@
 use crate::stream::{StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxRunInfo};
 use pendulum_layout::params::{
-    DMA_READ_MAX_BYTES, PIPE_BITS, TX_PIPES, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+    DMA_READ_MAX_BYTES, PIPE_BITS, TX_PIPES, TX_PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
 
@@ -73,7 +73,7 @@ pub struct TxFetcher {
     load: Signal<Local, Bit>,
     used_next: Signal<Local, Bits<16>>,
     fetched64: ZeroExtend<SLOT_BITS, 64>,
-    pipe8: ZeroExtend<PIPE_BITS, 8>,
+    pipe8: ZeroExtend<TX_PIPE_BITS, 8>,
     one_pipe: Constant<Bits<PIPE_BITS>>,
     // The visit goes round the TX pipes only (fewer than the pipe index holds).
     last_pipe: Constant<Bits<PIPE_BITS>>,
@@ -235,7 +235,7 @@ impl Logic for TxFetcher {
             self.out_valid.d.next = false;
         }
         self.fetched64.i.next = self.sel_fetched.val();
-        self.pipe8.i.next = self.cur.q.val();
+        self.pipe8.i.next = self.cur.q.val().get_bits::<TX_PIPE_BITS>(0);
         self.info.next.pipe = self.cur.q.val();
         self.info.next.run_left = self.left.q.val();
         self.info_push.next = self.load.val();

@@ -144,7 +144,7 @@ fn main() {
     }
 
     let max_pipes = pendulum_layout::params::PIPES;
-    println!("\nEcho as frames spread over more pipes (this build has {max_pipes}; the 1,024-pipe build is not done yet)");
+    println!("\nEcho as frames spread over more pipes (this build has {max_pipes} RX pipes; RX pipe p echoes through TX pipe p mod {})", pendulum_layout::params::TX_PIPES);
     println!("{:>6} {:>6} {:>9}", "bytes", "pipes", "echo Mpps");
     let mut pipe_rows = Vec::new();
     for size in [64usize, 512] {
