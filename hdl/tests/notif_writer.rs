@@ -2,20 +2,14 @@
 //! moves, re-arms and restarts on four of the pipes (spread over the index range), with the DMA port stalling at
 //! random, checked record by record against what the block was told.
 
+mod common;
+use common::pick;
 use pendulum_hdl::enso::NotifWriter;
 use pendulum_layout::notif;
 use pendulum_layout::params::PIPES;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::sync::{Arc, Mutex};
-
-/// The pipes the test uses: a few, spread so the pipe index's high bits
-/// change too (the build has many more).
-const USED_PIPES: [usize; 4] = [0, 1, PIPES / 2 + 1, PIPES - 1];
-
-fn pick(rng: &mut impl Rng) -> usize {
-    USED_PIPES[rng.gen_range(0..USED_PIPES.len())]
-}
 
 /// What one run saw: per pipe, the tails reported in order (a restart
 /// starts a new epoch), and the records written.

@@ -12,6 +12,8 @@
 //! The pipe state lives in block RAM read through one port, so a missing
 //! forward or a page read for the wrong pipe shows up as a stale answer.
 
+mod common;
+use common::pick;
 use pendulum_hdl::mmio::{RegFile, GATES, GATE_ATOMIC, GATE_LINK};
 use pendulum_hdl::types::MmioWrite;
 use pendulum_layout::params::PIPES;
@@ -20,14 +22,6 @@ use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-
-/// The pipes the test uses: a few, spread so the pipe index's high bits
-/// change too (the build has many more).
-const USED_PIPES: [usize; 4] = [0, 1, PIPES / 2 + 1, PIPES - 1];
-
-fn pick(rng: &mut impl Rng) -> usize {
-    USED_PIPES[rng.gen_range(0..USED_PIPES.len())]
-}
 
 #[derive(Clone, Copy, Default, Debug)]
 struct Pipe {

@@ -7,6 +7,8 @@
 //! A missing RAM forwarding path shows up as a decision made on state one
 //! cycle old.
 
+mod common;
+use common::pick;
 use pendulum_hdl::enso::RxEngine;
 use pendulum_hdl::types::RxBeat;
 use pendulum_layout::params::PIPES;
@@ -14,14 +16,6 @@ use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-
-/// The pipes the test uses: a few, spread so the pipe index's high bits
-/// change too (the build has many more).
-const USED_PIPES: [usize; 4] = [0, 1, PIPES / 2 + 1, PIPES - 1];
-
-fn pick(rng: &mut impl Rng) -> usize {
-    USED_PIPES[rng.gen_range(0..USED_PIPES.len())]
-}
 
 #[derive(Clone, Copy, Default)]
 struct Ring {

@@ -1287,16 +1287,14 @@ impl Logic for RegFile {
                                         self.tx_tail_r[i].d.next = self.zero16.val();
                                     }
                                 }
-                            } else if self.wr_off.val() == self.p_tx_tail.val() {
+                            } else {
+                                // TX_TAIL (the branch's offsets end here).
                                 if self.tx_tail_ok[i].val() & self.tx_enable_r[i].q.val() {
                                     self.tx_tail_r[i].d.next = self.wr_data16.val();
                                 } else {
                                     self.err.next = true;
                                     self.err_cause.next = self.cause_tail.val();
                                 }
-                            } else {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_unknown.val();
                             }
                         }
                     }
