@@ -120,7 +120,7 @@ pub fn echo_run_with(
         .collect();
     let mut gen = FrameGen::new(size as u64);
     let mut sent: Vec<Vec<u8>> = (0..frames)
-        .map(|i| gen.frame(size, (i % pipes) as u8))
+        .map(|i| gen.frame(size, i % pipes))
         .collect();
     for f in &sent {
         dev.card_mut().sim.eth.push(f.clone());

@@ -129,7 +129,7 @@ proptest! {
                 }
                 Op::Traffic { frames, len, pipe } => {
                     for _ in 0..*frames {
-                        let f = g.frame(*len as usize, *pipe);
+                        let f = g.frame(*len as usize, *pipe as usize);
                         dev.card_mut().sim.eth.push(f);
                     }
                 }

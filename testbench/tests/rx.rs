@@ -55,7 +55,7 @@ fn random_frames(
         .map(|i| {
             let len = g.random_len(min, max);
             let p = (i * 7 + len) % pipes;
-            (g.frame(len, p as u8), p)
+            (g.frame(len, p), p)
         })
         .collect()
 }
@@ -260,7 +260,7 @@ fn per_packet_the_last_notification_of_every_pipe_carries_its_final_tail() {
     for run in 0..300usize {
         let p = (run * 3 + run / 7) % 4;
         for _ in 0..1 + run % 6 {
-            dev.card_mut().sim.eth.push(g.frame(60, p as u8));
+            dev.card_mut().sim.eth.push(g.frame(60, p));
             frames += 1;
         }
     }
@@ -525,7 +525,7 @@ fn frames_for_a_disabled_pipe_are_dropped_and_counted() {
     let mut g = FrameGen::new(9);
     let mut exp: Expected = vec![Default::default()];
     for i in 0..20 {
-        let f = g.frame(80, (i % 2) as u8);
+        let f = g.frame(80, i % 2);
         if i % 2 == 0 {
             exp[0].push_back(f.clone());
         }
@@ -607,7 +607,7 @@ proptest! {
         let mut dev = open_paced(10.0);
         let mut pipes = open_pipes(&mut dev, 4, 1 << ring_log2);
         let mut g = FrameGen::new(spec.len() as u64);
-        let frames = spec.iter().map(|&(len, p)| (g.frame(len, p as u8), p)).collect();
+        let frames = spec.iter().map(|&(len, p)| (g.frame(len, p), p)).collect();
         let mut exp = Expected::default();
         send(&mut dev, &mut exp, frames);
         exp.resize(4, Default::default());

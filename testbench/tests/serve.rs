@@ -161,7 +161,7 @@ fn rx_through_the_simulator_process() {
         } else {
             64 + 64 * (i % 3)
         };
-        let f = gen.frame(len, (i % 4) as u8);
+        let f = gen.frame(len, i % 4);
         expected[i % 4].push_back(f.clone());
         frames.push(f);
     }

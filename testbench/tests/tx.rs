@@ -79,7 +79,7 @@ fn several_tx_pipes_keep_each_pipes_order() {
             let frames: Vec<Vec<u8>> = (0..1 + (round + p) % 3)
                 .map(|_| {
                     let len = g.random_len(60, 1500);
-                    g.frame(len, p as u8)
+                    g.frame(len, p)
                 })
                 .collect();
             let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();

@@ -32,9 +32,9 @@ pub const BEAT_BYTES_LOG2: u32 = 6;
 /// Build parameters of the default (simulation) NIC.
 pub mod params {
     /// Number of RX pipes (data rings). Each has its own 4 KiB register page.
-    pub const PIPES: usize = 256;
+    pub const PIPES: usize = 1024;
     /// Bits needed for a pipe index.
-    pub const PIPE_BITS: usize = 8;
+    pub const PIPE_BITS: usize = 10;
     /// Number of TX pipes (pipes 0..TX_PIPES have a TX side). Their state is
     /// in flip-flops, so they stay few; RX pipes scale in block RAM.
     pub const TX_PIPES: usize = 4;

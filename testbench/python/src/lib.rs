@@ -177,12 +177,18 @@ impl Sim {
     fn udp_frame<'py>(
         py: Python<'py>,
         length: usize,
-        pipe: u8,
+        pipe: usize,
         seq: u64,
     ) -> PyResult<Bound<'py, PyBytes>> {
         if !(42..=9728).contains(&length) {
             return Err(PyValueError::new_err(format!(
                 "an IPv4/UDP frame here is 42 to 9728 bytes, not {length}"
+            )));
+        }
+        if pipe >= pendulum_layout::params::PIPES {
+            return Err(PyValueError::new_err(format!(
+                "pipe {pipe}: the simulated card has pipes 0..{}",
+                pendulum_layout::params::PIPES
             )));
         }
         Ok(PyBytes::new(

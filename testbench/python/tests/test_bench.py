@@ -264,12 +264,18 @@ def test_waveform_is_written_on_request():
         assert os.path.getsize(path) > 300
 
 
+def test_udp_frame_refuses_a_pipe_the_card_does_not_have():
+    with pytest.raises(ValueError, match="pipe 5000: the simulated card has pipes"):
+        frame(100, pipe=5000)
+
+
 def test_driver_errors_are_python_exceptions():
     async def t(dut):
         drv = ps.Driver(dut)
         drv.open()
-        with pytest.raises(ps.DriverError, match="pipe 1000 does not exist"):
-            drv.rx_pipe(1000)
+        # Past any build: the 16 MiB BAR holds at most 4,095 pipe pages.
+        with pytest.raises(ps.DriverError, match="pipe 5000 does not exist"):
+            drv.rx_pipe(5000)
         with pytest.raises(ps.DriverError, match="power of two"):
             drv.rx_pipe(0, 5000)
         with pytest.raises(ps.DriverError, match="already open"):

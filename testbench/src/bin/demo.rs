@@ -42,10 +42,10 @@ fn run() -> Result<(), String> {
         } else {
             64 + 64 * (i % 3)
         };
-        let pipe = (i % PIPES) as u8;
+        let pipe = i % PIPES;
         let f = gen.frame(len, pipe);
         sent_bytes += f.len() as u64;
-        expected[pipe as usize].push_back(f.clone());
+        expected[pipe].push_back(f.clone());
         dev.card_mut().sim.eth.push(f);
     }
     let pcie_before = dev.card().sim.pcie.counters().clone();

@@ -66,7 +66,7 @@ fn run() -> Result<(), String> {
             .ok_or("--self-test needs the simulated card (sim:...)")?;
         let mut gen = FrameGen::new(7);
         sent_frames = (0..self_test)
-            .map(|i| gen.frame(64 + 64 * (i % 4), pipe as u8))
+            .map(|i| gen.frame(64 + 64 * (i % 4), pipe))
             .collect();
         sim.eth_send(&sent_frames).map_err(|e| e.to_string())?;
         limit = self_test as u64;

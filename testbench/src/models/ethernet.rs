@@ -39,8 +39,8 @@ fn ones_complement_sum(bytes: &[u8]) -> u16 {
 /// IPv4 checksum is correct and the UDP length consistent (UDP checksum 0,
 /// which IPv4 allows). The flow is 10.0.0.1:1234 → 10.0.0.2 on a UDP port
 /// chosen so that the card's reset steering (RSS hash over all pipes, no
-/// table entries) sends it to `pipe` (see [`steering_port`]); the last
-/// destination-MAC byte is `pipe` too, for a reader. The UDP payload starts
+/// table entries) sends it to `pipe` (see [`steering_port`]); the last two
+/// destination-MAC bytes are `pipe` too (big-endian), for a reader. The UDP payload starts
 /// with `seq` as a little-endian u64 (truncated when the frame is shorter
 /// than 50 bytes) followed by bytes drawn from `fill_seed` and `seq`, so
 /// every frame is distinct and a receiver can regenerate it to compare.
@@ -48,14 +48,14 @@ fn ones_complement_sum(bytes: &[u8]) -> u16 {
 /// # Panics
 /// If `len_bytes` is below 42 or above 65549 (no such IPv4/UDP frame
 /// exists), or `pipe` is not a pipe of the simulated card.
-pub fn ipv4_udp_frame(seq: u64, len_bytes: usize, pipe: u8, fill_seed: u64) -> Vec<u8> {
+pub fn ipv4_udp_frame(seq: u64, len_bytes: usize, pipe: usize, fill_seed: u64) -> Vec<u8> {
     assert!(
         (MIN_UDP_FRAME_BYTES..=IPV4_OFFSET + 0xFFFF).contains(&len_bytes),
         "ipv4_udp_frame: {len_bytes} bytes cannot hold an IPv4/UDP frame (need 42..=65549)"
     );
     let mut f = vec![0u8; len_bytes];
     // Locally administered unicast MACs so nothing real is impersonated.
-    f[0..6].copy_from_slice(&[0x02, 0, 0, 0, 0, pipe]);
+    f[0..6].copy_from_slice(&[0x02, 0, 0, 0, (pipe >> 8) as u8, pipe as u8]);
     f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xFE]);
     f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
 
@@ -101,7 +101,7 @@ pub const TEST_SPORT: u16 = 1234;
 ///
 /// # Panics
 /// If `pipe` is not below `PIPES`.
-pub fn steering_port(pipe: u8) -> u16 {
+pub fn steering_port(pipe: usize) -> u16 {
     use pendulum_layout::flow::{fallback_pipe, FlowKey, PROTO_UDP};
     use pendulum_layout::params::{PIPES, PIPE_BITS};
     static PORTS: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
@@ -119,7 +119,7 @@ pub fn steering_port(pipe: u8) -> u16 {
             .collect()
     });
     *ports
-        .get(pipe as usize)
+        .get(pipe)
         .unwrap_or_else(|| panic!("pipe {pipe}: the simulated card has pipes 0..{PIPES}"))
 }
 
@@ -217,7 +217,7 @@ impl FrameGen {
     ///
     /// # Panics
     /// If `len_bytes < 42`; meant for tests, where that is a bug in the test.
-    pub fn frame(&mut self, len_bytes: usize, pipe: u8) -> Vec<u8> {
+    pub fn frame(&mut self, len_bytes: usize, pipe: usize) -> Vec<u8> {
         let f = ipv4_udp_frame(self.seq, len_bytes, pipe, self.seed);
         self.seq += 1;
         f
