@@ -1,14 +1,14 @@
 use crate::acp::AcpLink;
 use crate::atomic::AtomicUnit;
 use crate::enso::{
-    FlowDirector, NotifWriter, RxEngine, RxParse, SlotGate, TxFetcher, TxFramer, TxParse,
+    FlowDirector, RxEngine, RxNotifWriter, RxParse, SlotGate, TxComplWriter, TxFetcher, TxFramer, TxParse,
 };
 use crate::mmio::RegFile;
 use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, TX_PIPES,
+    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, TX_PIPES, TX_PIPE_BITS,
     TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
@@ -113,7 +113,7 @@ pub struct PendulumNic {
     rx_parse: RxParse,
     flow: FlowDirector,
     rx: RxEngine,
-    notif: NotifWriter,
+    notif: RxNotifWriter,
     tx_fetch: TxFetcher,
     tx_info: StreamFifo<TxRunInfo, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
     // Between the info FIFO and the framer, so that the framer's ready does
@@ -123,7 +123,7 @@ pub struct PendulumNic {
     tx_parse: TxParse,
     tx_framer: TxFramer,
     eth_tx_skid: SkidBuffer<EthBeat>,
-    tx_compl: NotifWriter,
+    tx_compl: TxComplWriter,
     // Registers the RX engine's ring writes before the DMA arbiter, so the
     // ring-room check and the arbiter's grant sit in different cycles.
     rx_dma_skid: SkidBuffer<DmaWrite>,
@@ -200,7 +200,7 @@ impl PendulumNic {
             rx_parse: RxParse::new(),
             flow: FlowDirector::new(),
             rx: RxEngine::new(),
-            notif: NotifWriter::new(),
+            notif: RxNotifWriter::new(),
             tx_fetch: TxFetcher::new(),
             tx_info: StreamFifo::new(),
             tx_info_skid: SkidBuffer::default(),
@@ -208,7 +208,7 @@ impl PendulumNic {
             tx_parse: TxParse::new(),
             tx_framer: TxFramer::new(),
             eth_tx_skid: SkidBuffer::default(),
-            tx_compl: NotifWriter::new(),
+            tx_compl: TxComplWriter::new(),
             dma_arb: RoundRobinArbiter::new(),
             rx_dma_skid: SkidBuffer::default(),
             rx_dma_ahead: Default::default(),
@@ -468,12 +468,14 @@ impl Logic for PendulumNic {
         // TX completions: the framer's head moves, a restart when software
         // switches the TX pipe on or off, and the pipe's completion address.
         self.tx_compl.moved.next = self.tx_framer.moved.val();
-        self.tx_compl.moved_pipe.next = self.tx_framer.ev_pipe.val();
+        // The completion writer serves only the TX pipes: the low pipe bits.
+        self.tx_compl.moved_pipe.next = self.tx_framer.ev_pipe.val().get_bits::<TX_PIPE_BITS>(0);
         self.tx_compl.moved_tail.next = self.tx_framer.new_head.val();
         self.tx_compl.rearm.next = false;
-        self.tx_compl.rearm_pipe.next = self.regs.wr_pipe.val();
+        self.tx_compl.rearm_pipe.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
         self.tx_compl.restart.next = self.regs.tx_restart.val();
-        self.tx_compl.restart_pipe.next = self.regs.wr_pipe.val();
+        // tx_restart comes only from a TX page, i.e. a pipe below TX_PIPES.
+        self.tx_compl.restart_pipe.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
         self.tx_compl.restart_base.next = self.regs.tx_restart_compl_base.val();
         self.regs.tx_events.pipe.next = self.tx_framer.ev_pipe.val();
         self.regs.tx_events.frame.next = self.tx_framer.ev_frame.val();

@@ -4,7 +4,10 @@
 
 mod common;
 use common::pick;
-use pendulum_hdl::enso::NotifWriter;
+use pendulum_hdl::enso::RxNotifWriter as NotifWriter;
+
+/// Cycles between driving an event and the writer acting on it.
+const INPUT_DELAY: usize = 1;
 use pendulum_layout::notif;
 use pendulum_layout::params::PIPES;
 use rand::{Rng, SeedableRng};
@@ -139,7 +142,8 @@ fn run(per_packet: bool, seed: u64, cycles: usize) -> Log {
                     l.moves.push((mp, tail[mp], epoch[mp]));
                 }
                 if ra && !(rs && sp == rp) {
-                    l.rearms.push((rp, cycle));
+                    // Logged when the writer acts on it: it registers its inputs.
+                    l.rearms.push((rp, cycle + INPUT_DELAY));
                 }
             }
             // (Tails go on counting across a restart, so that each names

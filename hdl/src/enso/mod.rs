@@ -16,7 +16,7 @@ mod tx_parse;
 pub use flow_director::{FlowDirector, MATCH_BITS as FLOW_MATCH_BITS};
 pub use flow_key::FlowKeyParser;
 pub use frame_len::FrameLenParser;
-pub use notif::NotifWriter;
+pub use notif::{NotifWriter, RxNotifWriter, TxComplWriter};
 pub use rx::RxEngine;
 pub use rx_parse::RxParse;
 pub use slot_gate::SlotGate;

@@ -1,6 +1,6 @@
 use crate::stream::{Concat, StreamFifo, StreamSource, ZeroExtend};
 use crate::types::DmaWrite;
-use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
+use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS, TX_PIPES, TX_PIPE_BITS};
 use rust_hdl::prelude::*;
 
 /// Notification writer: tells software a pipe's new tail by writing a 16-byte
@@ -12,6 +12,11 @@ use rust_hdl::prelude::*;
 /// the latest tail. With `per_packet` set it notifies whenever the tail moved
 /// (the baseline).
 ///
+/// Generic over the number of pipes it serves (`P = 2^PB`; `PB1 = PB + 1`
+/// sizes its queues, as stable Rust cannot add const generics):
+/// [`RxNotifWriter`] for every RX pipe, [`TxComplWriter`] for the TX pipes'
+/// completion records, so the TX side carries no state for RX-only pipes.
+///
 /// Event-driven, so its cost does not grow with the number of pipes: the
 /// datapath reports each tail move (`moved`), the register file each re-arm
 /// and each switch on or off (`rearm`, `restart`). A pipe that then needs a
@@ -21,32 +26,37 @@ use rust_hdl::prelude::*;
 /// four bits of flags per pipe in registers (armed, tail moved since the last
 /// record, queued, no record since the restart).
 ///
-/// Latency: a move is announced 3 cycles after it is reported (queue 2, RAM
-/// read 1), then the record waits on `m_dma.ready`. A record is formed only
+/// Latency: a move is announced 4 cycles after it is reported (input
+/// register 1, queue 2, RAM read 1), then the record waits on `m_dma.ready`. A record is formed only
 /// after the move it carries was reported, i.e. after the frame's last ring
 /// write was accepted, and the host port keeps writes in order, so data is in
 /// memory before the notification that covers it. Ring writes pass a register
 /// stage (a skid buffer) before they meet notifications at the DMA arbiter, so
 /// a record also waits until the beats that stage held when the record was
 /// formed (`ahead`, at most 2) have left it (`ahead_drain`).
+/// The RX notification writer: one record stream for every RX pipe.
+pub type RxNotifWriter = NotifWriter<PIPES, PIPE_BITS, { PIPE_BITS + 1 }>;
+/// The TX completion writer: one completion record stream per TX pipe.
+pub type TxComplWriter = NotifWriter<TX_PIPES, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }>;
+
 #[derive(LogicBlock)]
-pub struct NotifWriter {
+pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
     pub clock: Signal<In, Clock>,
     /// A pipe's tail moved to `moved_tail` (RX: a frame was published; TX:
     /// the head passed what was sent). One move per cycle at most.
     pub moved: Signal<In, Bit>,
-    pub moved_pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub moved_pipe: Signal<In, Bits<PB>>,
     pub moved_tail: Signal<In, Bits<SLOT_BITS>>,
     /// Software re-armed a pipe's notification (a head write or a prefetch).
     pub rearm: Signal<In, Bit>,
-    pub rearm_pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub rearm_pipe: Signal<In, Bits<PB>>,
     /// A pipe was switched on or off: it starts over (nothing to announce,
     /// armed, and its next record has sequence 1). Wins over the other events
     /// for that pipe in the same cycle. `restart_base` is the address of its
     /// notification buffer (which software can change only while the pipe
     /// is off, so this is the one place it is needed).
     pub restart: Signal<In, Bit>,
-    pub restart_pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub restart_pipe: Signal<In, Bits<PB>>,
     pub restart_base: Signal<In, Bits<64>>,
     pub per_packet: Signal<In, Bit>,
     /// Ring-write beats accepted from the RX engine and still in the register
@@ -58,34 +68,43 @@ pub struct NotifWriter {
     /// One-cycle pulse per notification formed.
     pub ev_notification: Signal<Out, Bit>,
 
+    // The input events, one cycle late.
+    in_moved: DFF<Bit>,
+    in_moved_pipe: DFF<Bits<PB>>,
+    in_moved_tail: DFF<Bits<SLOT_BITS>>,
+    in_rearm: DFF<Bit>,
+    in_rearm_pipe: DFF<Bits<PB>>,
+    in_restart: DFF<Bit>,
+    in_restart_pipe: DFF<Bits<PB>>,
+    in_restart_base: DFF<Bits<64>>,
     // Per-pipe flags, bit p for pipe p.
-    armed: DFF<Bits<PIPES>>,
+    armed: DFF<Bits<P>>,
     // The tail moved since the last record was formed.
-    dirty: DFF<Bits<PIPES>>,
+    dirty: DFF<Bits<P>>,
     // The pipe is in one of the queues.
-    queued: DFF<Bits<PIPES>>,
+    queued: DFF<Bits<P>>,
     // No record since the restart: the next one has sequence 1.
-    fresh: DFF<Bits<PIPES>>,
+    fresh: DFF<Bits<P>>,
     // Per-pipe latest tail and last sequence number sent.
-    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    seq_ram: RAM<Bits<32>, PIPE_BITS>,
+    tail_ram: RAM<Bits<SLOT_BITS>, PB>,
+    seq_ram: RAM<Bits<32>, PB>,
     // Per-pipe notification buffer address, from the last restart. (A record
     // is formed only for a pipe with a move since its restart, i.e. at least
     // a cycle after it, so the read always sees the write: no forwarding.)
-    base_ram: RAM<Bits<64>, PIPE_BITS>,
+    base_ram: RAM<Bits<64>, PB>,
     // A pipe is in at most one queue at a time, so each holds every pipe.
-    moved_q: StreamFifo<Bits<PIPE_BITS>, PIPE_BITS, { PIPE_BITS + 1 }>,
-    rearm_q: StreamFifo<Bits<PIPE_BITS>, PIPE_BITS, { PIPE_BITS + 1 }>,
+    moved_q: StreamFifo<Bits<PB>, PB, PB1>,
+    rearm_q: StreamFifo<Bits<PB>, PB, PB1>,
     // Form stage: the pipe popped; the RAMs are read for it (and re-read
     // while it waits, so they stay current).
     f_valid: DFF<Bit>,
-    f_pipe: DFF<Bits<PIPE_BITS>>,
+    f_pipe: DFF<Bits<PB>>,
     // Writes the RAMs took last cycle, which a read in that cycle missed.
     lm_valid: DFF<Bit>,
-    lm_pipe: DFF<Bits<PIPE_BITS>>,
+    lm_pipe: DFF<Bits<PB>>,
     lm_tail: DFF<Bits<SLOT_BITS>>,
     prev_valid: DFF<Bit>,
-    prev_pipe: DFF<Bits<PIPE_BITS>>,
+    prev_pipe: DFF<Bits<PB>>,
     prev_seq: DFF<Bits<32>>,
     out_valid: DFF<Bit>,
     out_addr: DFF<Bits<64>>,
@@ -94,19 +113,19 @@ pub struct NotifWriter {
     held_back: DFF<Bits<2>>,
 
     // One-hot masks of this cycle's events.
-    moved_bit: Signal<Local, Bits<PIPES>>,
-    rearm_bit: Signal<Local, Bits<PIPES>>,
-    restart_bit: Signal<Local, Bits<PIPES>>,
-    pop_bit: Signal<Local, Bits<PIPES>>,
-    form_bit: Signal<Local, Bits<PIPES>>,
+    moved_bit: Signal<Local, Bits<P>>,
+    rearm_bit: Signal<Local, Bits<P>>,
+    restart_bit: Signal<Local, Bits<P>>,
+    pop_bit: Signal<Local, Bits<P>>,
+    form_bit: Signal<Local, Bits<P>>,
     same: Signal<Local, Bit>,
     moved_push: Signal<Local, Bit>,
     rearm_push: Signal<Local, Bit>,
-    push_bits: Signal<Local, Bits<PIPES>>,
+    push_bits: Signal<Local, Bits<P>>,
     pop_rearm: Signal<Local, Bit>,
     pop_moved: Signal<Local, Bit>,
-    pop_pipe: Signal<Local, Bits<PIPE_BITS>>,
-    next_f_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    pop_pipe: Signal<Local, Bits<PB>>,
+    next_f_pipe: Signal<Local, Bits<PB>>,
     stage_free: Signal<Local, Bit>,
     wants: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
@@ -114,13 +133,13 @@ pub struct NotifWriter {
     cur_seq: Signal<Local, Bits<32>>,
     new_seq: Signal<Local, Bits<32>>,
     tail32: ZeroExtend<SLOT_BITS, 32>,
-    pipe32: ZeroExtend<PIPE_BITS, 64>,
+    pipe32: ZeroExtend<PB, 64>,
     // Record: {reserved 32, pipe 32, seq 32, tail 32}, tail at byte 0.
     seq_tail: Concat<32, 32, 64>,
     rec: Concat<64, 64, 128>,
     rec512: ZeroExtend<128, 512>,
-    one_pipe: Constant<Bits<PIPES>>,
-    zero_pipes: Constant<Bits<PIPES>>,
+    one_pipe: Constant<Bits<P>>,
+    zero_pipes: Constant<Bits<P>>,
     one32: Constant<Bits<32>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
@@ -128,14 +147,15 @@ pub struct NotifWriter {
     rec_strb: Constant<Bits<64>>,
 }
 
-impl NotifWriter {
+impl<const P: usize, const PB: usize, const PB1: usize> NotifWriter<P, PB, PB1> {
     pub fn new() -> Self {
         assert_eq!(pendulum_layout::notif::BYTES, 16);
         assert_eq!(pendulum_layout::notif::TAIL.lsb, 0);
         assert_eq!(pendulum_layout::notif::SEQ.lsb, 32);
         assert_eq!(pendulum_layout::notif::PIPE.lsb, 64);
-        // The queues hold 2^PIPE_BITS pipes each: every pipe, once.
-        assert_eq!(1 << PIPE_BITS, PIPES);
+        // The queues hold 2^PB pipes each: every pipe, once.
+        assert_eq!(1 << PB, P);
+        assert_eq!(PB + 1, PB1);
         Self {
             clock: Default::default(),
             moved: Default::default(),
@@ -151,6 +171,14 @@ impl NotifWriter {
             ahead_drain: Default::default(),
             m_dma: Default::default(),
             ev_notification: Default::default(),
+            in_moved: Default::default(),
+            in_moved_pipe: Default::default(),
+            in_moved_tail: Default::default(),
+            in_rearm: Default::default(),
+            in_rearm_pipe: Default::default(),
+            in_restart: Default::default(),
+            in_restart_pipe: Default::default(),
+            in_restart_base: Default::default(),
             armed: Default::default(),
             dirty: Default::default(),
             queued: Default::default(),
@@ -207,18 +235,42 @@ impl NotifWriter {
     }
 }
 
-impl Default for NotifWriter {
+impl<const P: usize, const PB: usize, const PB1: usize> Default for NotifWriter<P, PB, PB1> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Logic for NotifWriter {
+impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P, PB, PB1> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, armed, dirty, queued, fresh, f_valid, f_pipe, lm_valid, lm_pipe, lm_tail,
-            prev_valid, prev_pipe, prev_seq, out_valid, out_addr, out_rec, held_back
+            self,
+            clock,
+            in_moved,
+            in_moved_pipe,
+            in_moved_tail,
+            in_rearm,
+            in_rearm_pipe,
+            in_restart,
+            in_restart_pipe,
+            in_restart_base,
+            armed,
+            dirty,
+            queued,
+            fresh,
+            f_valid,
+            f_pipe,
+            lm_valid,
+            lm_pipe,
+            lm_tail,
+            prev_valid,
+            prev_pipe,
+            prev_seq,
+            out_valid,
+            out_addr,
+            out_rec,
+            held_back
         );
         self.moved_q.clock.next = self.clock.val();
         self.rearm_q.clock.next = self.clock.val();
@@ -228,9 +280,22 @@ impl Logic for NotifWriter {
         self.seq_ram.write_clock.next = self.clock.val();
         self.base_ram.read_clock.next = self.clock.val();
         self.base_ram.write_clock.next = self.clock.val();
-        self.base_ram.write_enable.next = self.restart.val();
-        self.base_ram.write_address.next = self.restart_pipe.val();
-        self.base_ram.write_data.next = self.restart_base.val();
+        self.base_ram.write_enable.next = self.in_restart.q.val();
+        self.base_ram.write_address.next = self.in_restart_pipe.q.val();
+        self.base_ram.write_data.next = self.in_restart_base.q.val();
+
+        // Every event is registered on the way in (the same delay for all, so
+        // their order holds): the datapath and the register file drive them
+        // from deep logic, which would otherwise run on into the per-pipe
+        // flag decode here.
+        self.in_moved.d.next = self.moved.val();
+        self.in_moved_pipe.d.next = self.moved_pipe.val();
+        self.in_moved_tail.d.next = self.moved_tail.val();
+        self.in_rearm.d.next = self.rearm.val();
+        self.in_rearm_pipe.d.next = self.rearm_pipe.val();
+        self.in_restart.d.next = self.restart.val();
+        self.in_restart_pipe.d.next = self.restart_pipe.val();
+        self.in_restart_base.d.next = self.restart_base.val();
 
         // ---- Output: the record formed, once the ring data ahead has left ----
         self.m_dma.valid.next =
@@ -249,25 +314,25 @@ impl Logic for NotifWriter {
 
         // ---- Events ----
         self.moved_bit.next = self.zero_pipes.val();
-        if self.moved.val() {
-            self.moved_bit.next = self.one_pipe.val() << self.moved_pipe.val();
+        if self.in_moved.q.val() {
+            self.moved_bit.next = self.one_pipe.val() << self.in_moved_pipe.q.val();
         }
         self.rearm_bit.next = self.zero_pipes.val();
-        if self.rearm.val() {
-            self.rearm_bit.next = self.one_pipe.val() << self.rearm_pipe.val();
+        if self.in_rearm.q.val() {
+            self.rearm_bit.next = self.one_pipe.val() << self.in_rearm_pipe.q.val();
         }
         self.restart_bit.next = self.zero_pipes.val();
-        if self.restart.val() {
-            self.restart_bit.next = self.one_pipe.val() << self.restart_pipe.val();
+        if self.in_restart.q.val() {
+            self.restart_bit.next = self.one_pipe.val() << self.in_restart_pipe.q.val();
         }
         // Every move is kept: its tail in RAM (and for one cycle in lm_*,
         // which a RAM read in this cycle misses).
-        self.tail_ram.write_enable.next = self.moved.val();
-        self.tail_ram.write_address.next = self.moved_pipe.val();
-        self.tail_ram.write_data.next = self.moved_tail.val();
-        self.lm_valid.d.next = self.moved.val();
-        self.lm_pipe.d.next = self.moved_pipe.val();
-        self.lm_tail.d.next = self.moved_tail.val();
+        self.tail_ram.write_enable.next = self.in_moved.q.val();
+        self.tail_ram.write_address.next = self.in_moved_pipe.q.val();
+        self.tail_ram.write_data.next = self.in_moved_tail.q.val();
+        self.lm_valid.d.next = self.in_moved.q.val();
+        self.lm_pipe.d.next = self.in_moved_pipe.q.val();
+        self.lm_tail.d.next = self.in_moved_tail.q.val();
 
         // ---- Queues: pop one pipe when the form stage frees ----
         self.pop_rearm.next = false;
@@ -293,34 +358,57 @@ impl Logic for NotifWriter {
         // A pipe joins a queue when it moved while armed (or per-packet), or
         // was re-armed with a move unannounced; at most once (a pipe leaving
         // a queue this cycle may join again), never while restarting.
-        self.same.next =
-            self.moved.val() & self.rearm.val() & (self.moved_pipe.val() == self.rearm_pipe.val());
+        self.same.next = self.in_moved.q.val()
+            & self.in_rearm.q.val()
+            & (self.in_moved_pipe.q.val() == self.in_rearm_pipe.q.val());
         // (The queues cannot fill: a pipe is in one at most once. Were one
         // full, the pipe would stay unqueued and its next event retry.)
-        self.moved_push.next = self.moved.val()
+        self.moved_push.next = self.in_moved.q.val()
             & self.moved_q.s.ready.val()
-            & (self.armed.q.val().get_bit(self.moved_pipe.val().index())
+            & (self
+                .armed
+                .q
+                .val()
+                .get_bit(self.in_moved_pipe.q.val().index())
                 | self.per_packet.val()
                 | self.same.val())
-            & (!self.queued.q.val().get_bit(self.moved_pipe.val().index())
-                | self.pop_bit.val().get_bit(self.moved_pipe.val().index()))
+            & (!self
+                .queued
+                .q
+                .val()
+                .get_bit(self.in_moved_pipe.q.val().index())
+                | self
+                    .pop_bit
+                    .val()
+                    .get_bit(self.in_moved_pipe.q.val().index()))
             & !self
                 .restart_bit
                 .val()
-                .get_bit(self.moved_pipe.val().index());
-        self.rearm_push.next = self.rearm.val()
+                .get_bit(self.in_moved_pipe.q.val().index());
+        self.rearm_push.next = self.in_rearm.q.val()
             & self.rearm_q.s.ready.val()
             & !self.same.val()
-            & self.dirty.q.val().get_bit(self.rearm_pipe.val().index())
-            & (!self.queued.q.val().get_bit(self.rearm_pipe.val().index())
-                | self.pop_bit.val().get_bit(self.rearm_pipe.val().index()))
+            & self
+                .dirty
+                .q
+                .val()
+                .get_bit(self.in_rearm_pipe.q.val().index())
+            & (!self
+                .queued
+                .q
+                .val()
+                .get_bit(self.in_rearm_pipe.q.val().index())
+                | self
+                    .pop_bit
+                    .val()
+                    .get_bit(self.in_rearm_pipe.q.val().index()))
             & !self
                 .restart_bit
                 .val()
-                .get_bit(self.rearm_pipe.val().index());
-        self.moved_q.s.data.next = self.moved_pipe.val();
+                .get_bit(self.in_rearm_pipe.q.val().index());
+        self.moved_q.s.data.next = self.in_moved_pipe.q.val();
         self.moved_q.s.valid.next = self.moved_push.val();
-        self.rearm_q.s.data.next = self.rearm_pipe.val();
+        self.rearm_q.s.data.next = self.in_rearm_pipe.q.val();
         self.rearm_q.s.valid.next = self.rearm_push.val();
 
         // ---- Form stage ----
