@@ -65,6 +65,8 @@ pub struct EchoRun {
     pub cycles: u64,
     pub pcie: PcieCounters,
     pub notifications: u64,
+    /// Register writes the host posted while echoing (not the set-up).
+    pub register_writes: u64,
 }
 
 impl EchoRun {
@@ -126,6 +128,7 @@ pub fn echo_run_with(
         dev.card_mut().sim.eth.push(f.clone());
     }
     let start = dev.card().sim.cycle();
+    let writes_at_start = dev.card().sim.pcie.counters().mmio_writes;
     let mut echoed = 0;
     let mut dropped = 0;
     while echoed + dropped < frames {
@@ -171,6 +174,7 @@ pub fn echo_run_with(
         cycles,
         pcie: dev.card().sim.pcie.counters().clone(),
         notifications: dev.counters().expect("counters").notifications,
+        register_writes: dev.card().sim.pcie.counters().mmio_writes - writes_at_start,
     }
 }
 

@@ -145,17 +145,31 @@ fn main() {
 
     let max_pipes = pendulum_layout::params::PIPES;
     println!("\nEcho as frames spread over more pipes (this build has {max_pipes} RX pipes; RX pipe p echoes through TX pipe p mod {})", pendulum_layout::params::TX_PIPES);
-    println!("{:>6} {:>6} {:>9}", "bytes", "pipes", "echo Mpps");
+    // Per frame: notifications written, and register writes the driver
+    // posted (RX head frees and TX tail doorbells, one each per batch), which
+    // the register file takes one every other cycle.
+    println!(
+        "{:>6} {:>6} {:>9} {:>12} {:>12}",
+        "bytes", "pipes", "echo Mpps", "notif/frame", "regwr/frame"
+    );
     let mut pipe_rows = Vec::new();
     for size in [64usize, 512] {
         let mut n = 1;
         while n <= max_pipes {
             let e = echo_run(size, FRAMES, n, false);
-            println!("{size:>6} {n:>6} {:>9.2}", e.mpps());
-            pipe_rows.push(format!(
-                "    {{\"frame_bytes\": {size}, \"pipes\": {n}, \"echo_mpps\": {:.3}, \"cycles\": {}}}",
+            let per_frame = |x: u64| x as f64 / e.frames as f64;
+            println!(
+                "{size:>6} {n:>6} {:>9.2} {:>12.3} {:>12.3}",
                 e.mpps(),
-                e.cycles
+                per_frame(e.notifications),
+                per_frame(e.register_writes)
+            );
+            pipe_rows.push(format!(
+                "    {{\"frame_bytes\": {size}, \"pipes\": {n}, \"echo_mpps\": {:.3}, \"cycles\": {}, \"notifications_per_frame\": {:.4}, \"register_writes_per_frame\": {:.4}}}",
+                e.mpps(),
+                e.cycles,
+                per_frame(e.notifications),
+                per_frame(e.register_writes)
             ));
             n *= 2;
         }

@@ -83,6 +83,9 @@ pub struct PcieCounters {
     /// Register traffic: `4 + overhead` per MMIO write, `overhead` per read
     /// request, `4 + overhead` per read completion.
     pub mmio_bytes: u64,
+    /// Register writes the host posted (doorbells: head and tail moves,
+    /// prefetches, configuration).
+    pub mmio_writes: u64,
     /// Writes delivered to unmapped addresses.
     pub stray_writes: u64,
     /// DMA read requests that reached host memory.
@@ -393,6 +396,7 @@ impl PcieModel {
     /// Host->NIC posted register write.
     pub fn push_mmio_write(&mut self, now: u64, addr: u32, value: u32) {
         self.counters.mmio_bytes += 4 + self.cfg.tlp_overhead_bytes as u64;
+        self.counters.mmio_writes += 1;
         self.to_nic.push_back((
             now + self.cfg.one_way_latency_cycles,
             MmioOp::Write { addr, value },
@@ -603,6 +607,7 @@ mod tests {
         assert_eq!(link.pop_completion_at_host(212), Some(0xBEEF));
         assert!(link.idle());
         assert_eq!(link.counters().mmio_bytes, 28 + 24 + 28);
+        assert_eq!(link.counters().mmio_writes, 1, "reads are not writes");
     }
 
     /// Steps `link` from `now` until it is idle, taking every completion beat
