@@ -8,8 +8,8 @@ use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, TX_PIPES, TX_PIPE_BITS,
-    TX_CPL_FIFO_DEPTH_LOG2,
+    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, NOTIF_BUF_BITS, TX_PIPES,
+    TX_PIPE_BITS, TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
 
@@ -130,6 +130,7 @@ pub struct PendulumNic {
     // Beats in rx_dma_skid: a notification waits for them (NotifWriter::ahead).
     rx_dma_ahead: Signal<Local, Bits<2>>,
     ahead_none: Constant<Bits<2>>,
+    zero32: Constant<Bits<32>>,
     ahead_one: Constant<Bits<2>>,
     ahead_two: Constant<Bits<2>>,
     dma_arb: RoundRobinArbiter<DmaWrite, 3>,
@@ -213,6 +214,7 @@ impl PendulumNic {
             rx_dma_skid: SkidBuffer::default(),
             rx_dma_ahead: Default::default(),
             ahead_none: Constant::new(0u64.into()),
+            zero32: Constant::new(0u64.into()),
             ahead_one: Constant::new(1u64.into()),
             ahead_two: Constant::new(2u64.into()),
             dma_skid: SkidBuffer::default(),
@@ -476,7 +478,16 @@ impl Logic for PendulumNic {
         self.tx_compl.restart.next = self.regs.tx_restart.val();
         // tx_restart comes only from a TX page, i.e. a pipe below TX_PIPES.
         self.tx_compl.restart_pipe.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
-        self.tx_compl.restart_base.next = self.regs.tx_restart_compl_base.val();
+        // Each TX pipe's completion record is its own one-record buffer,
+        // rewritten in place (records minus one: 0), set as the pipe switches.
+        self.tx_compl.cfg.next = self.regs.tx_restart.val();
+        self.tx_compl.cfg_buf.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx_compl.cfg_on.next = true;
+        self.tx_compl.cfg_base.next = self.regs.tx_restart_compl_base.val();
+        self.tx_compl.cfg_mask.next = self.zero32.val();
+        self.tx_compl.head.next = false;
+        self.tx_compl.head_buf.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx_compl.head_count.next = self.zero32.val();
         self.regs.tx_events.pipe.next = self.tx_framer.ev_pipe.val();
         self.regs.tx_events.frame.next = self.tx_framer.ev_frame.val();
         self.regs.tx_events.frame_bytes.next = self.tx_framer.ev_frame_bytes.val();
@@ -513,7 +524,16 @@ impl Logic for PendulumNic {
         self.notif.rearm_pipe.next = self.regs.wr_pipe.val();
         self.notif.restart.next = self.regs.restart.val();
         self.notif.restart_pipe.next = self.regs.wr_pipe.val();
-        self.notif.restart_base.next = self.regs.restart_notif_base.val();
+        // Notification buffers: switched on or off, and software's head, from
+        // buffer b's registers on page b (wr_pipe < NOTIF_BUFS).
+        self.notif.cfg.next = self.regs.nbuf_cfg.val();
+        self.notif.cfg_buf.next = self.regs.wr_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
+        self.notif.cfg_on.next = self.regs.nbuf_cfg_on.val();
+        self.notif.cfg_base.next = self.regs.nbuf_cfg_base.val();
+        self.notif.cfg_mask.next = self.regs.nbuf_cfg_mask.val();
+        self.notif.head.next = self.regs.nbuf_head_wr.val();
+        self.notif.head_buf.next = self.regs.wr_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
+        self.notif.head_count.next = self.regs.nbuf_head.val();
         self.notif.per_packet.next = self.regs.per_packet_notif.val();
         // The skid holds a beat at its output (m.valid) and one more when full
         // (!s.ready); both are registers.

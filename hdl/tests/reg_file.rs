@@ -3,10 +3,11 @@
 //! while the RX datapath reports frames (tail moves) and drops at random and
 //! the read response port stalls at random. Checked against a model of the
 //! pipes' registers:
-//! - every read answer (ring, notification buffer, CTRL, HEAD, TAIL, PIPE_ID,
-//!   the pipe counters, REG_ERRORS);
+//! - every read answer (ring, CTRL, HEAD, TAIL, PIPE_ID, the pipe counters,
+//!   the notification buffer registers, REG_ERRORS);
 //! - every write's effect on the datapath (`restart` with its ring, `head_wr`,
-//!   `rearm`) and whether it was refused;
+//!   `rearm`, `nbuf_cfg` with the buffer, `nbuf_head_wr`) and whether it was
+//!   refused;
 //! - every cycle, the two slot gates' view of their pipe (head, tail, mask,
 //!   on/off), including right after software names another pipe.
 //! The pipe state lives in block RAM read through one port, so a missing
@@ -16,7 +17,7 @@ mod common;
 use common::pick;
 use pendulum_hdl::mmio::{RegFile, GATES, GATE_ATOMIC, GATE_LINK};
 use pendulum_hdl::types::MmioWrite;
-use pendulum_layout::params::PIPES;
+use pendulum_layout::params::{NOTIF_BUFS, PIPES};
 use pendulum_layout::{global, pipe, pipe_page};
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
@@ -28,8 +29,6 @@ struct Pipe {
     base_lo: u32,
     base_hi: u32,
     ring_bytes: u32,
-    notif_lo: u32,
-    notif_hi: u32,
     on: bool,
     head: u64,
     tail: u64,
@@ -46,6 +45,16 @@ impl Pipe {
     }
 }
 
+/// A notification buffer's registers.
+#[derive(Clone, Copy, Default, Debug)]
+struct NBuf {
+    lo: u32,
+    hi: u32,
+    bytes: u32,
+    on: bool,
+    head: u32,
+}
+
 /// Counts of what one run saw, for the test to require that each case occurred.
 #[derive(Default, Debug)]
 struct Seen {
@@ -53,29 +62,44 @@ struct Seen {
     refused: usize,
     restarts: usize,
     head_writes: usize,
+    nbuf_switches: usize,
+    nbuf_heads: usize,
     reads: usize,
     gate_loads: usize,
     frames: usize,
 }
 
 /// The RX registers the test writes, with a value chooser.
-const WRITABLE: [pendulum_layout::Reg; 8] = [
+const WRITABLE: [pendulum_layout::Reg; 11] = [
     pipe::RING_BASE_LO,
     pipe::RING_BASE_HI,
     pipe::RING_BYTES,
-    pipe::NOTIF_BASE_LO,
-    pipe::NOTIF_BASE_HI,
     pipe::CTRL,
     pipe::HEAD,
     pipe::NOTIF_PREFETCH,
+    pipe::NBUF_BASE_LO,
+    pipe::NBUF_BASE_HI,
+    pipe::NBUF_BYTES,
+    pipe::NBUF_CTRL,
+    pipe::NBUF_HEAD,
 ];
-const READABLE: [pendulum_layout::Reg; 11] = [
+/// The notification buffer's registers, on the pages of pipes below NOTIF_BUFS.
+const NBUF_REGS: [pendulum_layout::Reg; 5] = [
+    pipe::NBUF_BASE_LO,
+    pipe::NBUF_BASE_HI,
+    pipe::NBUF_BYTES,
+    pipe::NBUF_CTRL,
+    pipe::NBUF_HEAD,
+];
+const READABLE: [pendulum_layout::Reg; 13] = [
     pipe::PIPE_ID,
     pipe::RING_BASE_LO,
     pipe::RING_BASE_HI,
     pipe::RING_BYTES,
-    pipe::NOTIF_BASE_LO,
-    pipe::NOTIF_BASE_HI,
+    pipe::NBUF_BASE_LO,
+    pipe::NBUF_BYTES,
+    pipe::NBUF_CTRL,
+    pipe::NBUF_HEAD,
     pipe::CTRL,
     pipe::HEAD,
     pipe::TAIL,
@@ -88,14 +112,25 @@ fn u64_of(b: Bits<64>) -> u64 {
 }
 
 /// The value a pipe register reads as, in the model.
-fn read_model(p: &Pipe, idx: usize, off: u32) -> u32 {
+fn read_model(p: &Pipe, idx: usize, off: u32, bufs: &[NBuf]) -> u32 {
+    if NBUF_REGS.iter().any(|r| r.offset == off) {
+        // Only the pages of pipes below NOTIF_BUFS have them.
+        let Some(b) = bufs.get(idx) else {
+            return u32::MAX;
+        };
+        return match off {
+            o if o == pipe::NBUF_BASE_LO.offset => b.lo,
+            o if o == pipe::NBUF_BASE_HI.offset => b.hi,
+            o if o == pipe::NBUF_BYTES.offset => b.bytes,
+            o if o == pipe::NBUF_CTRL.offset => b.on as u32,
+            _ => b.head,
+        };
+    }
     match off {
         o if o == pipe::PIPE_ID.offset => idx as u32,
         o if o == pipe::RING_BASE_LO.offset => p.base_lo,
         o if o == pipe::RING_BASE_HI.offset => p.base_hi,
         o if o == pipe::RING_BYTES.offset => p.ring_bytes,
-        o if o == pipe::NOTIF_BASE_LO.offset => p.notif_lo,
-        o if o == pipe::NOTIF_BASE_HI.offset => p.notif_hi,
         o if o == pipe::CTRL.offset => p.on as u32,
         o if o == pipe::HEAD.offset => p.head as u32,
         o if o == pipe::TAIL.offset => p.tail as u32,
@@ -153,6 +188,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
         let mut x = sim.init()?;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut pipes = [Pipe::default(); PIPES];
+        let mut bufs = [NBuf::default(); NOTIF_BUFS];
         let mut reg_errors = 0u32;
         // The gates' pipes (LINK_RX_PIPE, ATOMIC_RX_PIPE).
         let mut gate_pipe = [0usize; GATES];
@@ -185,12 +221,21 @@ fn run(seed: u64, cycles: usize) -> Seen {
                 4..=40 => {
                     let reg = WRITABLE[rng.gen_range(0..WRITABLE.len())];
                     let pp = pipes[p];
+                    // A buffer's registers mostly on its own page (pipe
+                    // p's buffer), now and then on a page without them.
+                    let page = if NBUF_REGS.contains(&reg) && rng.gen_bool(0.9) {
+                        p % NOTIF_BUFS
+                    } else {
+                        p
+                    };
                     let v = match reg.offset {
-                        o if o == pipe::RING_BYTES.offset => {
+                        o if o == pipe::RING_BYTES.offset || o == pipe::NBUF_BYTES.offset => {
                             // 512 B to 4 MiB, a power of two or not.
                             (1u32 << rng.gen_range(9..23)) + if rng.gen_bool(0.1) { 64 } else { 0 }
                         }
-                        o if o == pipe::CTRL.offset => rng.gen_bool(0.5) as u32,
+                        o if o == pipe::CTRL.offset || o == pipe::NBUF_CTRL.offset => {
+                            rng.gen_bool(0.5) as u32
+                        }
                         o if o == pipe::HEAD.offset => {
                             if rng.gen_bool(0.85) {
                                 let held = pp.tail.wrapping_sub(pp.head) & pp.mask();
@@ -207,7 +252,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                     !0
                                 }
                         }
-                        o if o == pipe::NOTIF_BASE_LO.offset => {
+                        o if o == pipe::NBUF_BASE_LO.offset => {
                             rng.gen::<u32>()
                                 & if rng.gen_bool(0.9) {
                                     !(pipe::NOTIF_ALIGN as u32 - 1)
@@ -217,7 +262,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                         }
                         _ => rng.gen(),
                     };
-                    Some((pipe_page(p) + reg.offset, v))
+                    Some((pipe_page(page) + reg.offset, v))
                 }
                 _ => None,
             };
@@ -231,6 +276,11 @@ fn run(seed: u64, cycles: usize) -> Seen {
             let rd = if rng.gen_bool(0.3) {
                 let reg = READABLE[rng.gen_range(0..READABLE.len())];
                 let rp = pick(&mut rng);
+                let rp = if NBUF_REGS.contains(&reg) && rng.gen_bool(0.8) {
+                    rp % NOTIF_BUFS
+                } else {
+                    rp
+                };
                 Some((rp, reg.offset, pipe_page(rp) + reg.offset))
             } else if rng.gen_bool(0.05) {
                 Some((
@@ -294,6 +344,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
             // The write accepted last cycle is applied now, on the state the
             // events before this cycle left.
             let (mut restart, mut head_wr, mut rearm, mut refused) = (false, None, false, false);
+            let (mut nbuf_cfg, mut nbuf_head) = (false, false);
             if let Some((addr, v)) = applying.take() {
                 s.writes += 1;
                 if addr < pipe_page(0) {
@@ -312,16 +363,72 @@ fn run(seed: u64, cycles: usize) -> Seen {
                     let i = (addr / 4096 - 1) as usize;
                     let off = addr % 4096;
                     let pp = &mut pipes[i];
-                    let config = [
-                        pipe::RING_BASE_LO,
-                        pipe::RING_BASE_HI,
-                        pipe::RING_BYTES,
-                        pipe::NOTIF_BASE_LO,
-                        pipe::NOTIF_BASE_HI,
-                    ]
-                    .iter()
-                    .any(|r| r.offset == off);
-                    if config && pp.on {
+                    let config = [pipe::RING_BASE_LO, pipe::RING_BASE_HI, pipe::RING_BYTES]
+                        .iter()
+                        .any(|r| r.offset == off);
+                    let nbuf_reg = NBUF_REGS.iter().any(|r| r.offset == off);
+                    if nbuf_reg {
+                        match bufs.get_mut(i) {
+                            None => refused = true,
+                            Some(b) => {
+                                let config = off != pipe::NBUF_CTRL.offset
+                                    && off != pipe::NBUF_HEAD.offset;
+                                if config && b.on {
+                                    refused = true;
+                                } else if off == pipe::NBUF_BASE_LO.offset {
+                                    if v as u64 % pipe::NOTIF_ALIGN != 0 {
+                                        refused = true
+                                    } else {
+                                        b.lo = v
+                                    }
+                                } else if off == pipe::NBUF_BASE_HI.offset {
+                                    b.hi = v;
+                                } else if off == pipe::NBUF_BYTES.offset {
+                                    if !v.is_power_of_two() || v < 4096 || v > 2 << 20 {
+                                        refused = true
+                                    } else {
+                                        b.bytes = v
+                                    }
+                                } else if off == pipe::NBUF_CTRL.offset {
+                                    let on = v & 1 != 0;
+                                    if on && b.bytes == 0 {
+                                        refused = true;
+                                    } else {
+                                        nbuf_cfg = on != b.on;
+                                        if on && !b.on {
+                                            b.head = 0;
+                                        }
+                                        b.on = on;
+                                    }
+                                } else {
+                                    b.head = v;
+                                    nbuf_head = true;
+                                }
+                                if nbuf_cfg {
+                                    assert_eq!(x.wr_pipe.val().index(), i, "cycle {cycle}");
+                                    assert_eq!(x.nbuf_cfg_on.val(), b.on, "cycle {cycle}");
+                                    if b.on {
+                                        assert_eq!(
+                                            u64_of(x.nbuf_cfg_base.val()),
+                                            (b.hi as u64) << 32 | b.lo as u64,
+                                            "cycle {cycle}: buffer {i}'s address"
+                                        );
+                                        assert_eq!(
+                                            x.nbuf_cfg_mask.val().index() as u32,
+                                            b.bytes / 16 - 1,
+                                            "cycle {cycle}: buffer {i}'s size"
+                                        );
+                                    }
+                                    s.nbuf_switches += 1;
+                                }
+                                if nbuf_head {
+                                    assert_eq!(x.wr_pipe.val().index(), i, "cycle {cycle}");
+                                    assert_eq!(x.nbuf_head.val().index() as u32, v, "cycle {cycle}");
+                                    s.nbuf_heads += 1;
+                                }
+                            }
+                        }
+                    } else if config && pp.on {
                         refused = true;
                     } else if off == pipe::RING_BASE_LO.offset {
                         if v as u64 % pipe::RING_ALIGN != 0 {
@@ -337,17 +444,12 @@ fn run(seed: u64, cycles: usize) -> Seen {
                         } else {
                             pp.ring_bytes = v
                         }
-                    } else if off == pipe::NOTIF_BASE_LO.offset {
-                        if v as u64 % pipe::NOTIF_ALIGN != 0 {
-                            refused = true
-                        } else {
-                            pp.notif_lo = v
-                        }
-                    } else if off == pipe::NOTIF_BASE_HI.offset {
-                        pp.notif_hi = v;
                     } else if off == pipe::CTRL.offset {
                         let on = v & 1 != 0;
                         if on && pp.ring_bytes == 0 {
+                            refused = true;
+                        } else if on && !pp.on && !bufs[i % NOTIF_BUFS].on {
+                            // Its notification buffer is off.
                             refused = true;
                         } else {
                             restart = on != pp.on;
@@ -389,11 +491,6 @@ fn run(seed: u64, cycles: usize) -> Seen {
                             "cycle {cycle}"
                         );
                         assert_eq!(x.restart_enable.val(), pp.on, "cycle {cycle}");
-                        assert_eq!(
-                            u64_of(x.restart_notif_base.val()),
-                            (pp.notif_hi as u64) << 32 | pp.notif_lo as u64,
-                            "cycle {cycle}"
-                        );
                         s.restarts += 1;
                     }
                     if let Some(h) = head_wr {
@@ -413,6 +510,8 @@ fn run(seed: u64, cycles: usize) -> Seen {
             assert_eq!(x.restart.val(), restart, "cycle {cycle}: restart");
             assert_eq!(x.head_wr.val(), head_wr.is_some(), "cycle {cycle}: head_wr");
             assert_eq!(x.rearm.val(), rearm, "cycle {cycle}: rearm");
+            assert_eq!(x.nbuf_cfg.val(), nbuf_cfg, "cycle {cycle}: nbuf_cfg");
+            assert_eq!(x.nbuf_head_wr.val(), nbuf_head, "cycle {cycle}: nbuf_head_wr");
             // This cycle's events.
             if let Some(t) = frame {
                 pipes[ep].tail = t;
@@ -441,7 +540,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                 } else if off == pipe::DROP_RING_FULL.offset {
                     counts_before[rp].1
                 } else {
-                    read_model(&pipes[rp], rp, off)
+                    read_model(&pipes[rp], rp, off, &bufs)
                 };
                 answers.push_back(want);
             }
@@ -472,6 +571,8 @@ fn register_file_answers_and_reports_as_the_model_does() {
         assert!(s.reads > 300, "{s:?}");
         assert!(s.gate_loads > 20, "{s:?}");
         assert!(s.frames > 300, "{s:?}");
+        assert!(s.nbuf_switches > 20, "{s:?}");
+        assert!(s.nbuf_heads > 20, "{s:?}");
     }
 }
 

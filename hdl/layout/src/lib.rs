@@ -18,9 +18,9 @@ pub use regs::*;
 /// Identity register value: the ASCII bytes "PNDL" read as a little-endian u32.
 pub const IDENTITY: u32 = u32::from_le_bytes(*b"PNDL");
 /// Major version: the driver refuses a card whose major differs from its own.
-pub const VERSION_MAJOR: u16 = 0;
+pub const VERSION_MAJOR: u16 = 1;
 /// Minor version: features added without breaking the register map.
-pub const VERSION_MINOR: u16 = 6;
+pub const VERSION_MINOR: u16 = 0;
 /// Value of the VERSION register.
 pub const VERSION: u32 = ((VERSION_MAJOR as u32) << 16) | VERSION_MINOR as u32;
 
@@ -40,6 +40,12 @@ pub mod params {
     pub const TX_PIPES: usize = 4;
     /// Bits of a TX pipe index (the TX read tag holds it).
     pub const TX_PIPE_BITS: usize = 2;
+    /// Notification buffers (Ensō's): rings of notification records in host
+    /// memory, each shared by the pipes p with p mod NOTIF_BUFS = b, so one
+    /// thread polls one buffer for all of its pipes.
+    pub const NOTIF_BUFS: usize = 64;
+    /// Bits of a notification buffer index (the low bits of a pipe index).
+    pub const NOTIF_BUF_BITS: usize = 6;
     /// Width of a ring position (slot index) register.
     pub const SLOT_BITS: usize = 16;
     /// Smallest ring: one page.
@@ -89,19 +95,27 @@ pub mod params {
     pub const FLOW_SLOT_BITS: usize = FLOW_BUCKET_BITS + 2;
 }
 
-/// The notification record: written by the NIC into a pipe's notification
-/// buffer each time it announces a new tail. 16 bytes, little-endian fields;
-/// bytes 12..16 are reserved (written as zero).
+/// The notification record: written by the NIC into a notification buffer
+/// (a ring of records in host memory, shared by the pipes p with
+/// p mod NOTIF_BUFS = b) each time it announces a pipe's new tail. 16 bytes,
+/// little-endian fields. The NIC writes the buffer's records in order, the
+/// n-th (from 0) at slot n mod records; COUNT tells software a slot holds a
+/// record of this lap.
 pub mod notif {
     /// Bytes of one notification record (one DMA write with 16 byte enables).
     pub const BYTES: usize = 16;
     /// Field: new tail of the data ring (slot index), u32 at byte 0.
     pub const TAIL: Field = Field { lsb: 0, width: 32 };
     /// Field: sequence number, starts at 1 after the pipe is enabled and counts
-    /// every notification of this pipe (0 means "never written"). u32 at byte 4.
+    /// every notification of this pipe. u32 at byte 4.
     pub const SEQ: Field = Field { lsb: 32, width: 32 };
     /// Field: the pipe this notification is for. u32 at byte 8.
     pub const PIPE: Field = Field { lsb: 64, width: 32 };
+    /// Field: the record's number in its buffer plus one (1 for the first
+    /// record after the buffer is switched on; wraps at 2^32), so a slot
+    /// holds a new record when its COUNT is the one software expects next
+    /// (0 means never written). u32 at byte 12.
+    pub const COUNT: Field = Field { lsb: 96, width: 32 };
 
     /// A bit field inside a record.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,10 +142,10 @@ pub mod notif {
 }
 
 /// The TX completion record: written by the NIC into a TX pipe's completion
-/// buffer when its TX head moves. Same shape as a notification: the HEAD field
-/// sits where a notification has its TAIL.
+/// record (one record, rewritten in place) when its TX head moves. Same shape
+/// as a notification: the HEAD field sits where a notification has its TAIL.
 pub mod tx_compl {
-    pub use super::notif::{Field, BYTES, PIPE, SEQ};
+    pub use super::notif::{Field, BYTES, COUNT, PIPE, SEQ};
     /// Field: the NIC's new TX head (slot), u32 at byte 0.
     pub const HEAD: Field = super::notif::TAIL;
 }
@@ -147,7 +161,7 @@ mod tests {
 
     #[test]
     fn notif_fields_fit_the_record_and_do_not_overlap() {
-        let fields = [notif::TAIL, notif::SEQ, notif::PIPE];
+        let fields = [notif::TAIL, notif::SEQ, notif::PIPE, notif::COUNT];
         for f in fields {
             assert!(f.lsb + f.width <= notif::BYTES * 8);
         }
@@ -166,6 +180,8 @@ mod tests {
         assert_eq!(1 << PIPE_BITS, PIPES);
         assert_eq!(1 << TX_PIPE_BITS, TX_PIPES);
         assert!(TX_PIPES <= PIPES && TX_PIPE_BITS <= 8);
+        assert_eq!(1 << NOTIF_BUF_BITS, NOTIF_BUFS);
+        assert!(NOTIF_BUFS <= PIPES);
     }
 }
 

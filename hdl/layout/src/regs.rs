@@ -377,17 +377,7 @@ pub mod pipe {
         0x10,
         "ring size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written",
     );
-    pub const NOTIF_BASE_LO: Reg = rw(
-        "NOTIF_BASE_LO",
-        0x18,
-        "bus address of the notification buffer, low 32 bits; 16-byte aligned",
-    );
-    pub const NOTIF_BASE_HI: Reg = rw(
-        "NOTIF_BASE_HI",
-        0x1C,
-        "bus address of the notification buffer, high 32 bits",
-    );
-    pub const CTRL: Reg = rw("CTRL", 0x20, "bit 0: enable (refused while RING_BYTES is unset); enabling sets head = tail = 0 and the sequence to 0");
+    pub const CTRL: Reg = rw("CTRL", 0x20, "bit 0: enable (refused while RING_BYTES is unset or while the pipe's notification buffer, p mod CAP_NOTIF_BUFS, is off); enabling sets head = tail = 0 and the sequence to 0");
     pub const HEAD: Reg = rw(
         "HEAD",
         0x24,
@@ -453,14 +443,31 @@ pub mod pipe {
         "malformed TX data dropped on this pipe (32-bit, wraps)",
     );
 
+    // Notification buffer b, on the page of pipe b (b < CAP_NOTIF_BUFS).
+    pub const NBUF_BASE_LO: Reg = rw(
+        "NBUF_BASE_LO",
+        0x70,
+        "notification buffer b = p (pages below CAP_NOTIF_BUFS): bus address of its ring of 16-byte records, low 32 bits; 16-byte aligned",
+    );
+    pub const NBUF_BASE_HI: Reg = rw(
+        "NBUF_BASE_HI",
+        0x74,
+        "notification buffer: bus address, high 32 bits",
+    );
+    pub const NBUF_BYTES: Reg = rw(
+        "NBUF_BYTES",
+        0x78,
+        "notification buffer size in bytes: a power of two from 4 KiB to 2 MiB; 0 (unset) until written",
+    );
+    pub const NBUF_CTRL: Reg = rw("NBUF_CTRL", 0x7C, "bit 0: notification buffer on (refused while NBUF_BYTES is unset); switching it on starts its record count and NBUF_HEAD at 0; base and size are refused while it is on");
+    pub const NBUF_HEAD: Reg = rw("NBUF_HEAD", 0x80, "records software has read from the buffer (the COUNT of the last one); the NIC writes a record only while its count minus this is below the buffer's records, else the record waits");
+
     /// Every pipe register, in address order.
     pub const ALL: &[Reg] = &[
         PIPE_ID,
         RING_BASE_LO,
         RING_BASE_HI,
         RING_BYTES,
-        NOTIF_BASE_LO,
-        NOTIF_BASE_HI,
         CTRL,
         HEAD,
         TAIL,
@@ -477,6 +484,11 @@ pub mod pipe {
         TX_HEAD,
         TX_FRAMES,
         TX_DROPS,
+        NBUF_BASE_LO,
+        NBUF_BASE_HI,
+        NBUF_BYTES,
+        NBUF_CTRL,
+        NBUF_HEAD,
     ];
 
     /// Bit of CTRL enabling the pipe.
@@ -487,8 +499,10 @@ pub mod pipe {
     pub const TX_CTRL_ATOMIC: u32 = 1 << 2;
     /// Required alignment of RING_BASE.
     pub const RING_ALIGN: u64 = 64;
-    /// Required alignment of NOTIF_BASE.
+    /// Required alignment of NBUF_BASE and TX_COMPL_BASE.
     pub const NOTIF_ALIGN: u64 = 16;
+    /// Bit of NBUF_CTRL switching the notification buffer on.
+    pub const NBUF_CTRL_ON: u32 = 1 << 0;
 }
 
 /// Why a register write was refused (the cause field of LAST_REG_ERROR).
@@ -498,13 +512,13 @@ pub enum RegError {
     UnknownAddress = 1,
     /// The register is read-only.
     ReadOnly = 2,
-    /// RING_BYTES not a power of two, or outside 4 KiB..=2 MiB; or enabling a pipe without a ring.
+    /// RING_BYTES (or NBUF_BYTES) not a power of two, or outside 4 KiB..=2 MiB; or enabling a pipe (or buffer) without one.
     BadRingSize = 3,
     /// A base address without the required alignment.
     Misaligned = 4,
     /// HEAD outside the ring, or beyond the tail.
     HeadBeyondTail = 5,
-    /// Ring or notification address changed while the pipe is enabled.
+    /// Ring or notification buffer address or size changed while the pipe (or buffer) is on.
     PipeEnabled = 6,
     /// TX_TAIL outside the ring, or passing the NIC's TX head (the ring would overflow).
     TailBeyondHead = 7,
@@ -513,10 +527,12 @@ pub enum RegError {
     /// at most CAP_LINK_CHANNELS; FLOW_FALLBACK must stay inside the pipes;
     /// FLOW_WRITE must name a table slot).
     BadValue = 8,
+    /// Enabling a pipe whose notification buffer (p mod CAP_NOTIF_BUFS) is off.
+    NotifBufOff = 9,
 }
 
 impl RegError {
-    pub const ALL: [RegError; 8] = [
+    pub const ALL: [RegError; 9] = [
         RegError::UnknownAddress,
         RegError::ReadOnly,
         RegError::BadRingSize,
@@ -525,6 +541,7 @@ impl RegError {
         RegError::PipeEnabled,
         RegError::TailBeyondHead,
         RegError::BadValue,
+        RegError::NotifBufOff,
     ];
     /// Decodes the cause field of LAST_REG_ERROR.
     pub fn from_code(code: u32) -> Option<RegError> {
@@ -534,16 +551,21 @@ impl RegError {
         match self {
             RegError::UnknownAddress => "no register at that address",
             RegError::ReadOnly => "register is read-only",
-            RegError::BadRingSize => "ring size must be a power of two from 4 KiB to 2 MiB",
+            RegError::BadRingSize => {
+                "ring (or notification buffer) size must be a power of two from 4 KiB to 2 MiB"
+            }
             RegError::Misaligned => "base address is not aligned",
             RegError::HeadBeyondTail => "head must stay inside the ring and not pass the tail",
             RegError::PipeEnabled => {
-                "disable the pipe before changing its ring or notification buffer"
+                "switch the pipe (or notification buffer) off before changing its ring or buffer"
             }
             RegError::TailBeyondHead => {
                 "TX tail must stay inside the ring and leave one slot free before the TX head"
             }
             RegError::BadValue => "value out of range for this register",
+            RegError::NotifBufOff => {
+                "switch on the pipe's notification buffer (pipe mod CAP_NOTIF_BUFS) first"
+            }
         }
     }
 }

@@ -1,10 +1,24 @@
 use crate::stream::{Concat, StreamFifo, StreamSource, ZeroExtend};
 use crate::types::DmaWrite;
-use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS, TX_PIPES, TX_PIPE_BITS};
+use pendulum_layout::params::{
+    NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_PIPES, TX_PIPE_BITS,
+};
 use rust_hdl::prelude::*;
 
 /// Notification writer: tells software a pipe's new tail by writing a 16-byte
 /// record (`pendulum_layout::notif`) into the pipe's notification buffer.
+///
+/// Notification buffers (Ensō's): `B = 2^BB` rings of records in host
+/// memory; pipe p writes into buffer p mod B (its low BB bits), so software
+/// polls one buffer for all the pipes it owns. Each buffer's n-th record
+/// (from 0, since it was switched on) goes to slot n mod records and carries
+/// COUNT = n + 1. Software reports how far it has read (`head`); a record
+/// is written only while the buffer has room (count - head < records).
+/// Without room, or with the buffer off, the pipe goes to a retry queue
+/// (popped when the other queues are empty) and stays unannounced, so its
+/// next record carries its newest tail: nothing is lost, and a full buffer
+/// holds back only its own pipes. A buffer of one record (`cfg_mask` 0) is
+/// rewritten in place and never full (the TX completion records).
 ///
 /// Reactive (Ensō): at most one notification outstanding per pipe; the pipe is
 /// re-armed when software writes its head (or asks for a prefetch). Everything
@@ -21,26 +35,35 @@ use rust_hdl::prelude::*;
 /// datapath reports each tail move (`moved`), the register file each re-arm
 /// and each switch on or off (`rearm`, `restart`). A pipe that then needs a
 /// record joins one of two queues (moved while armed, or re-armed with
-/// something unannounced), at most once; the queues are popped one pipe per
-/// cycle. Each pipe's latest tail and sequence number live in block RAM, and
+/// something unannounced), at most once (a third holds pipes waiting for
+/// room in their buffer); the queues are popped one pipe per cycle. Each pipe's latest tail and sequence number live in block RAM, and
 /// four bits of flags per pipe in registers (armed, tail moved since the last
 /// record, queued, no record since the restart).
 ///
 /// Latency: a move is announced 4 cycles after it is reported (input
-/// register 1, queue 2, RAM read 1), then the record waits on `m_dma.ready`. A record is formed only
-/// after the move it carries was reported, i.e. after the frame's last ring
+/// register 1, queue 2, RAM read 1), then the record waits on `m_dma.ready`.
+/// A record is formed only after the move it carries was reported, i.e. after the frame's last ring
 /// write was accepted, and the host port keeps writes in order, so data is in
 /// memory before the notification that covers it. Ring writes pass a register
 /// stage (a skid buffer) before they meet notifications at the DMA arbiter, so
 /// a record also waits until the beats that stage held when the record was
 /// formed (`ahead`, at most 2) have left it (`ahead_drain`).
-/// The RX notification writer: one record stream for every RX pipe.
-pub type RxNotifWriter = NotifWriter<PIPES, PIPE_BITS, { PIPE_BITS + 1 }>;
-/// The TX completion writer: one completion record stream per TX pipe.
-pub type TxComplWriter = NotifWriter<TX_PIPES, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }>;
+/// The RX notification writer: every RX pipe, into NOTIF_BUFS shared buffers.
+pub type RxNotifWriter =
+    NotifWriter<PIPES, PIPE_BITS, { PIPE_BITS + 1 }, NOTIF_BUFS, NOTIF_BUF_BITS>;
+/// The TX completion writer: one completion record per TX pipe (each pipe its
+/// own one-record buffer).
+pub type TxComplWriter =
+    NotifWriter<TX_PIPES, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }, TX_PIPES, TX_PIPE_BITS>;
 
 #[derive(LogicBlock)]
-pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
+pub struct NotifWriter<
+    const P: usize,
+    const PB: usize,
+    const PB1: usize,
+    const B: usize,
+    const BB: usize,
+> {
     pub clock: Signal<In, Clock>,
     /// A pipe's tail moved to `moved_tail` (RX: a frame was published; TX:
     /// the head passed what was sent). One move per cycle at most.
@@ -52,12 +75,20 @@ pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
     pub rearm_pipe: Signal<In, Bits<PB>>,
     /// A pipe was switched on or off: it starts over (nothing to announce,
     /// armed, and its next record has sequence 1). Wins over the other events
-    /// for that pipe in the same cycle. `restart_base` is the address of its
-    /// notification buffer (which software can change only while the pipe
-    /// is off, so this is the one place it is needed).
+    /// for that pipe in the same cycle.
     pub restart: Signal<In, Bit>,
     pub restart_pipe: Signal<In, Bits<PB>>,
-    pub restart_base: Signal<In, Bits<64>>,
+    /// A notification buffer was switched on (`cfg_on`, with its address and
+    /// records minus one) or off. Switching on starts its count and head at 0.
+    pub cfg: Signal<In, Bit>,
+    pub cfg_buf: Signal<In, Bits<BB>>,
+    pub cfg_on: Signal<In, Bit>,
+    pub cfg_base: Signal<In, Bits<64>>,
+    pub cfg_mask: Signal<In, Bits<32>>,
+    /// Software has read a buffer's records up to COUNT `head`.
+    pub head: Signal<In, Bit>,
+    pub head_buf: Signal<In, Bits<BB>>,
+    pub head_count: Signal<In, Bits<32>>,
     pub per_packet: Signal<In, Bit>,
     /// Ring-write beats accepted from the RX engine and still in the register
     /// stage before the DMA arbiter (0 where no such stage exists).
@@ -76,7 +107,14 @@ pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
     in_rearm_pipe: DFF<Bits<PB>>,
     in_restart: DFF<Bit>,
     in_restart_pipe: DFF<Bits<PB>>,
-    in_restart_base: DFF<Bits<64>>,
+    in_cfg: DFF<Bit>,
+    in_cfg_buf: DFF<Bits<BB>>,
+    in_cfg_on: DFF<Bit>,
+    in_cfg_base: DFF<Bits<64>>,
+    in_cfg_mask: DFF<Bits<32>>,
+    in_head: DFF<Bit>,
+    in_head_buf: DFF<Bits<BB>>,
+    in_head_count: DFF<Bits<32>>,
     // Per-pipe flags, bit p for pipe p.
     armed: DFF<Bits<P>>,
     // The tail moved since the last record was formed.
@@ -88,13 +126,19 @@ pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
     // Per-pipe latest tail and last sequence number sent.
     tail_ram: RAM<Bits<SLOT_BITS>, PB>,
     seq_ram: RAM<Bits<32>, PB>,
-    // Per-pipe notification buffer address, from the last restart. (A record
-    // is formed only for a pipe with a move since its restart, i.e. at least
-    // a cycle after it, so the read always sees the write: no forwarding.)
-    base_ram: RAM<Bits<64>, PB>,
+    // Per-buffer state: on, no record since switched on (count 0); address,
+    // records minus one, records written, software's head.
+    buf_on: DFF<Bits<B>>,
+    buf_fresh: DFF<Bits<B>>,
+    bbase_ram: RAM<Bits<64>, BB>,
+    bmask_ram: RAM<Bits<32>, BB>,
+    bcount_ram: RAM<Bits<32>, BB>,
+    bhead_ram: RAM<Bits<32>, BB>,
     // A pipe is in at most one queue at a time, so each holds every pipe.
     moved_q: StreamFifo<Bits<PB>, PB, PB1>,
     rearm_q: StreamFifo<Bits<PB>, PB, PB1>,
+    // Pipes whose buffer had no room (or was off) when their turn came.
+    retry_q: StreamFifo<Bits<PB>, PB, PB1>,
     // Form stage: the pipe popped; the RAMs are read for it (and re-read
     // while it waits, so they stay current).
     f_valid: DFF<Bit>,
@@ -106,6 +150,17 @@ pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
     prev_valid: DFF<Bit>,
     prev_pipe: DFF<Bits<PB>>,
     prev_seq: DFF<Bits<32>>,
+    prev_buf: DFF<Bits<BB>>,
+    prev_count: DFF<Bits<32>>,
+    // The buffer writes of last cycle (switch on or off, head), which a read
+    // in that cycle missed.
+    lc_valid: DFF<Bit>,
+    lc_buf: DFF<Bits<BB>>,
+    lc_base: DFF<Bits<64>>,
+    lc_mask: DFF<Bits<32>>,
+    lh_valid: DFF<Bit>,
+    lh_buf: DFF<Bits<BB>>,
+    lh_count: DFF<Bits<32>>,
     out_valid: DFF<Bit>,
     out_addr: DFF<Bits<64>>,
     out_rec: DFF<Bits<128>>,
@@ -124,6 +179,21 @@ pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
     push_bits: Signal<Local, Bits<P>>,
     pop_rearm: Signal<Local, Bit>,
     pop_moved: Signal<Local, Bit>,
+    pop_retry: Signal<Local, Bit>,
+    retry_push: Signal<Local, Bit>,
+    retry_bit: Signal<Local, Bits<P>>,
+    f_buf: Signal<Local, Bits<BB>>,
+    next_f_buf: Signal<Local, Bits<BB>>,
+    cfg_bit: Signal<Local, Bits<B>>,
+    form_buf_bit: Signal<Local, Bits<B>>,
+    cur_base: Signal<Local, Bits<64>>,
+    cur_mask: Signal<Local, Bits<32>>,
+    cur_count: Signal<Local, Bits<32>>,
+    cur_head: Signal<Local, Bits<32>>,
+    new_count: Signal<Local, Bits<32>>,
+    room: Signal<Local, Bit>,
+    blocked: Signal<Local, Bit>,
+    slot64: ZeroExtend<32, 64>,
     pop_pipe: Signal<Local, Bits<PB>>,
     next_f_pipe: Signal<Local, Bits<PB>>,
     stage_free: Signal<Local, Bit>,
@@ -133,13 +203,17 @@ pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
     cur_seq: Signal<Local, Bits<32>>,
     new_seq: Signal<Local, Bits<32>>,
     tail32: ZeroExtend<SLOT_BITS, 32>,
-    pipe32: ZeroExtend<PB, 64>,
-    // Record: {reserved 32, pipe 32, seq 32, tail 32}, tail at byte 0.
+    pipe32: ZeroExtend<PB, 32>,
+    // Record: {count 32, pipe 32, seq 32, tail 32}, tail at byte 0.
     seq_tail: Concat<32, 32, 64>,
+    count_pipe: Concat<32, 32, 64>,
     rec: Concat<64, 64, 128>,
     rec512: ZeroExtend<128, 512>,
     one_pipe: Constant<Bits<P>>,
     zero_pipes: Constant<Bits<P>>,
+    one_buf: Constant<Bits<B>>,
+    zero_bufs: Constant<Bits<B>>,
+    rec_shift: Constant<Bits<3>>,
     one32: Constant<Bits<32>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
@@ -147,12 +221,18 @@ pub struct NotifWriter<const P: usize, const PB: usize, const PB1: usize> {
     rec_strb: Constant<Bits<64>>,
 }
 
-impl<const P: usize, const PB: usize, const PB1: usize> NotifWriter<P, PB, PB1> {
+impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB: usize>
+    NotifWriter<P, PB, PB1, B, BB>
+{
     pub fn new() -> Self {
         assert_eq!(pendulum_layout::notif::BYTES, 16);
         assert_eq!(pendulum_layout::notif::TAIL.lsb, 0);
         assert_eq!(pendulum_layout::notif::SEQ.lsb, 32);
         assert_eq!(pendulum_layout::notif::PIPE.lsb, 64);
+        assert_eq!(pendulum_layout::notif::COUNT.lsb, 96);
+        // Buffer b serves the pipes whose low BB bits are b.
+        assert_eq!(1 << BB, B);
+        assert!(BB <= PB);
         // The queues hold 2^PB pipes each: every pipe, once.
         assert_eq!(1 << PB, P);
         assert_eq!(PB + 1, PB1);
@@ -165,7 +245,14 @@ impl<const P: usize, const PB: usize, const PB1: usize> NotifWriter<P, PB, PB1> 
             rearm_pipe: Default::default(),
             restart: Default::default(),
             restart_pipe: Default::default(),
-            restart_base: Default::default(),
+            cfg: Default::default(),
+            cfg_buf: Default::default(),
+            cfg_on: Default::default(),
+            cfg_base: Default::default(),
+            cfg_mask: Default::default(),
+            head: Default::default(),
+            head_buf: Default::default(),
+            head_count: Default::default(),
             per_packet: Default::default(),
             ahead: Default::default(),
             ahead_drain: Default::default(),
@@ -178,16 +265,29 @@ impl<const P: usize, const PB: usize, const PB1: usize> NotifWriter<P, PB, PB1> 
             in_rearm_pipe: Default::default(),
             in_restart: Default::default(),
             in_restart_pipe: Default::default(),
-            in_restart_base: Default::default(),
+            in_cfg: Default::default(),
+            in_cfg_buf: Default::default(),
+            in_cfg_on: Default::default(),
+            in_cfg_base: Default::default(),
+            in_cfg_mask: Default::default(),
+            in_head: Default::default(),
+            in_head_buf: Default::default(),
+            in_head_count: Default::default(),
             armed: Default::default(),
             dirty: Default::default(),
             queued: Default::default(),
             fresh: Default::default(),
             tail_ram: Default::default(),
             seq_ram: Default::default(),
-            base_ram: Default::default(),
+            buf_on: Default::default(),
+            buf_fresh: Default::default(),
+            bbase_ram: Default::default(),
+            bmask_ram: Default::default(),
+            bcount_ram: Default::default(),
+            bhead_ram: Default::default(),
             moved_q: StreamFifo::new(),
             rearm_q: StreamFifo::new(),
+            retry_q: StreamFifo::new(),
             f_valid: Default::default(),
             f_pipe: Default::default(),
             lm_valid: Default::default(),
@@ -196,6 +296,15 @@ impl<const P: usize, const PB: usize, const PB1: usize> NotifWriter<P, PB, PB1> 
             prev_valid: Default::default(),
             prev_pipe: Default::default(),
             prev_seq: Default::default(),
+            prev_buf: Default::default(),
+            prev_count: Default::default(),
+            lc_valid: Default::default(),
+            lc_buf: Default::default(),
+            lc_base: Default::default(),
+            lc_mask: Default::default(),
+            lh_valid: Default::default(),
+            lh_buf: Default::default(),
+            lh_count: Default::default(),
             out_valid: Default::default(),
             out_addr: Default::default(),
             out_rec: Default::default(),
@@ -211,6 +320,21 @@ impl<const P: usize, const PB: usize, const PB1: usize> NotifWriter<P, PB, PB1> 
             push_bits: Default::default(),
             pop_rearm: Default::default(),
             pop_moved: Default::default(),
+            pop_retry: Default::default(),
+            retry_push: Default::default(),
+            retry_bit: Default::default(),
+            f_buf: Default::default(),
+            next_f_buf: Default::default(),
+            cfg_bit: Default::default(),
+            form_buf_bit: Default::default(),
+            cur_base: Default::default(),
+            cur_mask: Default::default(),
+            cur_count: Default::default(),
+            cur_head: Default::default(),
+            new_count: Default::default(),
+            room: Default::default(),
+            blocked: Default::default(),
+            slot64: Default::default(),
             pop_pipe: Default::default(),
             next_f_pipe: Default::default(),
             stage_free: Default::default(),
@@ -222,10 +346,14 @@ impl<const P: usize, const PB: usize, const PB1: usize> NotifWriter<P, PB, PB1> 
             tail32: Default::default(),
             pipe32: Default::default(),
             seq_tail: Default::default(),
+            count_pipe: Default::default(),
             rec: Default::default(),
             rec512: Default::default(),
             one_pipe: Constant::new(1u64.into()),
             zero_pipes: Constant::new(0u64.into()),
+            one_buf: Constant::new(1u64.into()),
+            zero_bufs: Constant::new(0u64.into()),
+            rec_shift: Constant::new(4u64.into()),
             one32: Constant::new(1u64.into()),
             zero2: Constant::new(0u64.into()),
             one2: Constant::new(1u64.into()),
@@ -235,13 +363,17 @@ impl<const P: usize, const PB: usize, const PB1: usize> NotifWriter<P, PB, PB1> 
     }
 }
 
-impl<const P: usize, const PB: usize, const PB1: usize> Default for NotifWriter<P, PB, PB1> {
+impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB: usize> Default
+    for NotifWriter<P, PB, PB1, B, BB>
+{
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P, PB, PB1> {
+impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB: usize> Logic
+    for NotifWriter<P, PB, PB1, B, BB>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -254,7 +386,16 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
             in_rearm_pipe,
             in_restart,
             in_restart_pipe,
-            in_restart_base,
+            in_cfg,
+            in_cfg_buf,
+            in_cfg_on,
+            in_cfg_base,
+            in_cfg_mask,
+            in_head,
+            in_head_buf,
+            in_head_count,
+            buf_on,
+            buf_fresh,
             armed,
             dirty,
             queued,
@@ -267,6 +408,15 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
             prev_valid,
             prev_pipe,
             prev_seq,
+            prev_buf,
+            prev_count,
+            lc_valid,
+            lc_buf,
+            lc_base,
+            lc_mask,
+            lh_valid,
+            lh_buf,
+            lh_count,
             out_valid,
             out_addr,
             out_rec,
@@ -274,15 +424,19 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
         );
         self.moved_q.clock.next = self.clock.val();
         self.rearm_q.clock.next = self.clock.val();
+        self.retry_q.clock.next = self.clock.val();
         self.tail_ram.read_clock.next = self.clock.val();
         self.tail_ram.write_clock.next = self.clock.val();
         self.seq_ram.read_clock.next = self.clock.val();
         self.seq_ram.write_clock.next = self.clock.val();
-        self.base_ram.read_clock.next = self.clock.val();
-        self.base_ram.write_clock.next = self.clock.val();
-        self.base_ram.write_enable.next = self.in_restart.q.val();
-        self.base_ram.write_address.next = self.in_restart_pipe.q.val();
-        self.base_ram.write_data.next = self.in_restart_base.q.val();
+        self.bbase_ram.read_clock.next = self.clock.val();
+        self.bbase_ram.write_clock.next = self.clock.val();
+        self.bmask_ram.read_clock.next = self.clock.val();
+        self.bmask_ram.write_clock.next = self.clock.val();
+        self.bcount_ram.read_clock.next = self.clock.val();
+        self.bcount_ram.write_clock.next = self.clock.val();
+        self.bhead_ram.read_clock.next = self.clock.val();
+        self.bhead_ram.write_clock.next = self.clock.val();
 
         // Every event is registered on the way in (the same delay for all, so
         // their order holds): the datapath and the register file drive them
@@ -295,7 +449,44 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
         self.in_rearm_pipe.d.next = self.rearm_pipe.val();
         self.in_restart.d.next = self.restart.val();
         self.in_restart_pipe.d.next = self.restart_pipe.val();
-        self.in_restart_base.d.next = self.restart_base.val();
+        self.in_cfg.d.next = self.cfg.val();
+        self.in_cfg_buf.d.next = self.cfg_buf.val();
+        self.in_cfg_on.d.next = self.cfg_on.val();
+        self.in_cfg_base.d.next = self.cfg_base.val();
+        self.in_cfg_mask.d.next = self.cfg_mask.val();
+        self.in_head.d.next = self.head.val();
+        self.in_head_buf.d.next = self.head_buf.val();
+        self.in_head_count.d.next = self.head_count.val();
+
+        // ---- Buffers: switched on or off, and software's head ----
+        // Switching on writes the address and size, and a head of 0 (the
+        // count restarts through `buf_fresh`: its RAM's port is the records').
+        self.bbase_ram.write_enable.next = self.in_cfg.q.val();
+        self.bbase_ram.write_address.next = self.in_cfg_buf.q.val();
+        self.bbase_ram.write_data.next = self.in_cfg_base.q.val();
+        self.bmask_ram.write_enable.next = self.in_cfg.q.val();
+        self.bmask_ram.write_address.next = self.in_cfg_buf.q.val();
+        self.bmask_ram.write_data.next = self.in_cfg_mask.q.val();
+        self.bhead_ram.write_enable.next = self.in_cfg.q.val() | self.in_head.q.val();
+        self.bhead_ram.write_address.next = self.in_head_buf.q.val();
+        self.bhead_ram.write_data.next = self.in_head_count.q.val();
+        self.lh_count.d.next = self.in_head_count.q.val();
+        self.lh_buf.d.next = self.in_head_buf.q.val();
+        if self.in_cfg.q.val() {
+            self.bhead_ram.write_address.next = self.in_cfg_buf.q.val();
+            self.bhead_ram.write_data.next = self.zero32.val();
+            self.lh_count.d.next = self.zero32.val();
+            self.lh_buf.d.next = self.in_cfg_buf.q.val();
+        }
+        self.lh_valid.d.next = self.in_cfg.q.val() | self.in_head.q.val();
+        self.lc_valid.d.next = self.in_cfg.q.val();
+        self.lc_buf.d.next = self.in_cfg_buf.q.val();
+        self.lc_base.d.next = self.in_cfg_base.q.val();
+        self.lc_mask.d.next = self.in_cfg_mask.q.val();
+        self.cfg_bit.next = self.zero_bufs.val();
+        if self.in_cfg.q.val() {
+            self.cfg_bit.next = self.one_buf.val() << self.in_cfg_buf.q.val();
+        }
 
         // ---- Output: the record formed, once the ring data ahead has left ----
         self.m_dma.valid.next =
@@ -335,9 +526,14 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
         self.lm_tail.d.next = self.in_moved_tail.q.val();
 
         // ---- Queues: pop one pipe when the form stage frees ----
+        // Retries go last: they wait for software, the others need nothing.
         self.pop_rearm.next = false;
         self.pop_moved.next = false;
-        self.pop_pipe.next = self.moved_q.m.data.val();
+        self.pop_retry.next = false;
+        self.pop_pipe.next = self.retry_q.m.data.val();
+        if self.moved_q.m.valid.val() {
+            self.pop_pipe.next = self.moved_q.m.data.val();
+        }
         if self.rearm_q.m.valid.val() {
             self.pop_pipe.next = self.rearm_q.m.data.val();
         }
@@ -347,13 +543,16 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
                 self.pop_rearm.next = true;
             } else if self.moved_q.m.valid.val() {
                 self.pop_moved.next = true;
+            } else if self.retry_q.m.valid.val() {
+                self.pop_retry.next = true;
             }
         }
-        if self.pop_rearm.val() | self.pop_moved.val() {
+        if self.pop_rearm.val() | self.pop_moved.val() | self.pop_retry.val() {
             self.pop_bit.next = self.one_pipe.val() << self.pop_pipe.val();
         }
         self.rearm_q.m.ready.next = self.pop_rearm.val();
         self.moved_q.m.ready.next = self.pop_moved.val();
+        self.retry_q.m.ready.next = self.pop_retry.val();
 
         // A pipe joins a queue when it moved while armed (or per-packet), or
         // was re-armed with a move unannounced; at most once (a pipe leaving
@@ -412,24 +611,72 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
         self.rearm_q.s.valid.next = self.rearm_push.val();
 
         // ---- Form stage ----
+        // The pipe's buffer: its low bits.
+        self.f_buf.next = self.f_pipe.q.val().get_bits::<BB>(0);
         self.wants.next = self.f_valid.q.val()
             & self.dirty.q.val().get_bit(self.f_pipe.q.val().index())
             & (self.armed.q.val().get_bit(self.f_pipe.q.val().index()) | self.per_packet.val());
+        // The buffer's state, read for f_pipe last cycle, with the writes
+        // that read missed.
+        self.cur_base.next = self.bbase_ram.read_data.val();
+        self.cur_mask.next = self.bmask_ram.read_data.val();
+        if self.lc_valid.q.val() & (self.lc_buf.q.val() == self.f_buf.val()) {
+            self.cur_base.next = self.lc_base.q.val();
+            self.cur_mask.next = self.lc_mask.q.val();
+        }
+        self.cur_head.next = self.bhead_ram.read_data.val();
+        if self.lh_valid.q.val() & (self.lh_buf.q.val() == self.f_buf.val()) {
+            self.cur_head.next = self.lh_count.q.val();
+        }
+        self.cur_count.next = self.bcount_ram.read_data.val();
+        if self.prev_valid.q.val() & (self.prev_buf.q.val() == self.f_buf.val()) {
+            self.cur_count.next = self.prev_count.q.val();
+        }
+        if self.buf_fresh.q.val().get_bit(self.f_buf.val().index()) {
+            self.cur_count.next = self.zero32.val();
+        }
+        self.new_count.next = self.cur_count.val() + self.one32.val();
+        // Room: fewer records unread than the buffer holds (a one-record
+        // buffer is rewritten in place, always).
+        self.room.next = self.buf_on.q.val().get_bit(self.f_buf.val().index())
+            & ((self.cur_mask.val() == self.zero32.val())
+                | ((self.cur_count.val() - self.cur_head.val()) <= self.cur_mask.val()));
+        self.blocked.next = self.wants.val() & !self.room.val();
         self.load.next = self.wants.val()
+            & self.room.val()
             & (!self.out_valid.q.val() | (self.m_dma.ready.val() & self.m_dma.valid.val()));
-        // A popped pipe with nothing (left) to announce frees the stage at once.
-        self.stage_free.next = !self.f_valid.q.val() | !self.wants.val() | self.load.val();
+        // A popped pipe with nothing (left) to announce, or no room, frees
+        // the stage at once.
+        self.stage_free.next =
+            !self.f_valid.q.val() | !self.wants.val() | self.load.val() | self.blocked.val();
         self.next_f_pipe.next = self.f_pipe.q.val();
-        if self.pop_rearm.val() | self.pop_moved.val() {
+        if self.pop_rearm.val() | self.pop_moved.val() | self.pop_retry.val() {
             self.next_f_pipe.next = self.pop_pipe.val();
         }
         if self.stage_free.val() {
-            self.f_valid.d.next = self.pop_rearm.val() | self.pop_moved.val();
+            self.f_valid.d.next =
+                self.pop_rearm.val() | self.pop_moved.val() | self.pop_retry.val();
         }
         self.f_pipe.d.next = self.next_f_pipe.val();
+        self.next_f_buf.next = self.next_f_pipe.val().get_bits::<BB>(0);
         self.tail_ram.read_address.next = self.next_f_pipe.val();
         self.seq_ram.read_address.next = self.next_f_pipe.val();
-        self.base_ram.read_address.next = self.next_f_pipe.val();
+        self.bbase_ram.read_address.next = self.next_f_buf.val();
+        self.bmask_ram.read_address.next = self.next_f_buf.val();
+        self.bcount_ram.read_address.next = self.next_f_buf.val();
+        self.bhead_ram.read_address.next = self.next_f_buf.val();
+        // A blocked pipe retries later, unless an event queued it again.
+        self.retry_push.next = self.blocked.val()
+            & self.retry_q.s.ready.val()
+            & !self.queued.q.val().get_bit(self.f_pipe.q.val().index())
+            & !(self.moved_push.val() & (self.in_moved_pipe.q.val() == self.f_pipe.q.val()))
+            & !(self.rearm_push.val() & (self.in_rearm_pipe.q.val() == self.f_pipe.q.val()));
+        self.retry_q.s.data.next = self.f_pipe.q.val();
+        self.retry_q.s.valid.next = self.retry_push.val();
+        self.retry_bit.next = self.zero_pipes.val();
+        if self.retry_push.val() {
+            self.retry_bit.next = self.one_pipe.val() << self.f_pipe.q.val();
+        }
         self.cur_tail.next = self.tail_ram.read_data.val();
         if self.lm_valid.q.val() & (self.lm_pipe.q.val() == self.f_pipe.q.val()) {
             self.cur_tail.next = self.lm_tail.q.val();
@@ -446,20 +693,32 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
         self.pipe32.i.next = self.f_pipe.q.val();
         self.seq_tail.hi.next = self.new_seq.val();
         self.seq_tail.lo.next = self.tail32.o.val();
-        self.rec.hi.next = self.pipe32.o.val();
+        self.count_pipe.hi.next = self.new_count.val();
+        self.count_pipe.lo.next = self.pipe32.o.val();
+        self.rec.hi.next = self.count_pipe.o.val();
         self.rec.lo.next = self.seq_tail.o.val();
         self.seq_ram.write_enable.next = self.load.val();
         self.seq_ram.write_address.next = self.f_pipe.q.val();
         self.seq_ram.write_data.next = self.new_seq.val();
+        self.bcount_ram.write_enable.next = self.load.val();
+        self.bcount_ram.write_address.next = self.f_buf.val();
+        self.bcount_ram.write_data.next = self.new_count.val();
         self.prev_valid.d.next = self.load.val();
         self.prev_pipe.d.next = self.f_pipe.q.val();
         self.prev_seq.d.next = self.new_seq.val();
+        self.prev_buf.d.next = self.f_buf.val();
+        self.prev_count.d.next = self.new_count.val();
         self.ev_notification.next = self.load.val();
+        // The record's slot: base + (count mod records) x 16.
+        self.slot64.i.next = self.cur_count.val() & self.cur_mask.val();
         self.form_bit.next = self.zero_pipes.val();
+        self.form_buf_bit.next = self.zero_bufs.val();
         if self.load.val() {
             self.form_bit.next = self.one_pipe.val() << self.f_pipe.q.val();
+            self.form_buf_bit.next = self.one_buf.val() << self.f_buf.val();
             self.out_valid.d.next = true;
-            self.out_addr.d.next = self.base_ram.read_data.val();
+            self.out_addr.d.next =
+                self.cur_base.val() + (self.slot64.o.val() << self.rec_shift.val());
             self.out_rec.d.next = self.rec.o.val();
             self.held_back.d.next = self.ahead.val();
             if self.ahead_drain.val() {
@@ -486,6 +745,15 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifWriter<P,
         if self.moved_push.val() & self.rearm_push.val() {
             self.push_bits.next = self.moved_bit.val() | self.rearm_bit.val();
         }
-        self.queued.d.next = (self.queued.q.val() & !self.pop_bit.val()) | self.push_bits.val();
+        self.queued.d.next = (self.queued.q.val() & !self.pop_bit.val())
+            | self.push_bits.val()
+            | self.retry_bit.val();
+        // A buffer switched on or off starts its count over; on wins.
+        self.buf_fresh.d.next =
+            (self.buf_fresh.q.val() & !self.form_buf_bit.val()) | self.cfg_bit.val();
+        self.buf_on.d.next = self.buf_on.q.val() & !self.cfg_bit.val();
+        if self.in_cfg.q.val() & self.in_cfg_on.q.val() {
+            self.buf_on.d.next = self.buf_on.q.val() | self.cfg_bit.val();
+        }
     }
 }

@@ -4,7 +4,8 @@ use crate::stream::{Concat, Join, StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
 use pendulum_layout::flow::{ENTRIES, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
 use pendulum_layout::params::{
-    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_PIPES,
+    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES,
+    PIPE_BITS, SLOT_BITS, TX_PIPES,
 };
 use pendulum_layout::{global, pipe, Counter, Reg, RegError};
 use rust_hdl::prelude::*;
@@ -123,7 +124,16 @@ pub struct RegFile {
     pub restart_base: Signal<Out, Bits<64>>,
     pub restart_mask: Signal<Out, Bits<SLOT_BITS>>,
     pub restart_enable: Signal<Out, Bit>,
-    pub restart_notif_base: Signal<Out, Bits<64>>,
+    /// One-cycle pulse: notification buffer `wr_pipe` (a page below
+    /// NOTIF_BUFS) was switched on or off, with its address and records
+    /// minus one.
+    pub nbuf_cfg: Signal<Out, Bit>,
+    pub nbuf_cfg_on: Signal<Out, Bit>,
+    pub nbuf_cfg_base: Signal<Out, Bits<64>>,
+    pub nbuf_cfg_mask: Signal<Out, Bits<32>>,
+    /// One-cycle pulse: software wrote notification buffer `wr_pipe`'s head.
+    pub nbuf_head_wr: Signal<Out, Bit>,
+    pub nbuf_head: Signal<Out, Bits<32>>,
     /// One-cycle pulse: the pipe's head is now `wr_head` (a HEAD write, or 0
     /// when the pipe is switched on).
     pub head_wr: Signal<Out, Bit>,
@@ -264,8 +274,6 @@ pub struct RegFile {
     base_lo_ram: RAM<Bits<32>, PIPE_BITS>,
     base_hi_ram: RAM<Bits<32>, PIPE_BITS>,
     ring_bytes_ram: RAM<Bits<32>, PIPE_BITS>,
-    notif_lo_ram: RAM<Bits<32>, PIPE_BITS>,
-    notif_hi_ram: RAM<Bits<32>, PIPE_BITS>,
     enable_ram: RAM<Bit, PIPE_BITS>,
     head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
     // The tail, from the RX engine's frame events (read by software, bounds
@@ -282,6 +290,27 @@ pub struct RegFile {
     fw_tail: DFF<Bit>,
     fw_tail_pipe: DFF<Bits<PIPE_BITS>>,
     fw_tail_value: DFF<Bits<SLOT_BITS>>,
+    // Each notification buffer's registers (buffer b on page b + 1), in
+    // block RAM read with the pipe's page, and its on bit, which every pipe
+    // of the buffer checks as it is switched on.
+    nb_lo_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
+    nb_hi_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
+    nb_bytes_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
+    nb_head_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
+    nb_on: DFF<Bits<NOTIF_BUFS>>,
+    nb_bit: Signal<Local, Bits<NOTIF_BUFS>>,
+    one_nb: Constant<Bits<NOTIF_BUFS>>,
+    wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
+    lk_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
+    pg_nb_base: Concat<32, 32, 64>,
+    rd_is_nbuf: Signal<Local, Bit>,
+    last_nbuf_page: Constant<Bits<PAGE_BITS>>,
+    p_nb_lo: Constant<Bits<OFF_BITS>>,
+    p_nb_hi: Constant<Bits<OFF_BITS>>,
+    p_nb_bytes: Constant<Bits<OFF_BITS>>,
+    p_nb_ctrl: Constant<Bits<OFF_BITS>>,
+    p_nb_head: Constant<Bits<OFF_BITS>>,
+    cause_nbuf_off: Constant<Bits<32>>,
     rx_frames: PipeCounter,
     rx_drops: PipeCounter,
     // The RAMs' read address: a write's pipe as it is accepted (the new
@@ -295,7 +324,6 @@ pub struct RegFile {
     rd_in_page: Signal<Local, Bits<PIPE_BITS>>,
     // The page of `lk_pipe`, from the RAMs.
     pg_base: Concat<32, 32, 64>,
-    pg_notif: Concat<32, 32, 64>,
     pg_mask: Signal<Local, Bits<SLOT_BITS>>,
     pg_tail: Signal<Local, Bits<SLOT_BITS>>,
     pg_head32: ZeroExtend<SLOT_BITS, 32>,
@@ -387,8 +415,6 @@ pub struct RegFile {
     p_base_lo: Constant<Bits<OFF_BITS>>,
     p_base_hi: Constant<Bits<OFF_BITS>>,
     p_ring_bytes: Constant<Bits<OFF_BITS>>,
-    p_notif_lo: Constant<Bits<OFF_BITS>>,
-    p_notif_hi: Constant<Bits<OFF_BITS>>,
     p_ctrl: Constant<Bits<OFF_BITS>>,
     p_head: Constant<Bits<OFF_BITS>>,
     p_prefetch: Constant<Bits<OFF_BITS>>,
@@ -437,6 +463,10 @@ fn c32(v: u32) -> Constant<Bits<32>> {
 fn zeros<const W: usize>() -> RAM<Bits<W>, PIPE_BITS> {
     (0..PIPES).map(|_| Bits::<W>::default()).into()
 }
+/// A RAM of one register per notification buffer, zero at power-up.
+fn nb_zeros() -> RAM<Bits<32>, NOTIF_BUF_BITS> {
+    (0..NOTIF_BUFS).map(|_| Bits::<32>::default()).into()
+}
 fn cause(e: RegError) -> Constant<Bits<32>> {
     c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
 }
@@ -450,8 +480,7 @@ impl RegFile {
             (global::VERSION, pendulum_layout::VERSION),
             (global::NEXT, 0),
             (global::CAP_PIPES, PIPES as u32),
-            // One notification buffer per pipe in this build.
-            (global::CAP_NOTIF_BUFS, PIPES as u32),
+            (global::CAP_NOTIF_BUFS, NOTIF_BUFS as u32),
             (global::CAP_LINK_CHANNELS, cap_link_channels),
             (global::CAP_ATOMIC_BYTES, cap_atomic_bytes),
             (global::CAP_MAX_FRAME, MAX_FRAME_BYTES),
@@ -471,7 +500,12 @@ impl RegFile {
             restart_base: Default::default(),
             restart_mask: Default::default(),
             restart_enable: Default::default(),
-            restart_notif_base: Default::default(),
+            nbuf_cfg: Default::default(),
+            nbuf_cfg_on: Default::default(),
+            nbuf_cfg_base: Default::default(),
+            nbuf_cfg_mask: Default::default(),
+            nbuf_head_wr: Default::default(),
+            nbuf_head: Default::default(),
             head_wr: Default::default(),
             wr_head: Default::default(),
             tx_restart: Default::default(),
@@ -591,8 +625,24 @@ impl RegFile {
             base_lo_ram: zeros(),
             base_hi_ram: zeros(),
             ring_bytes_ram: zeros(),
-            notif_lo_ram: zeros(),
-            notif_hi_ram: zeros(),
+            nb_lo_ram: nb_zeros(),
+            nb_hi_ram: nb_zeros(),
+            nb_bytes_ram: nb_zeros(),
+            nb_head_ram: nb_zeros(),
+            nb_on: Default::default(),
+            nb_bit: Default::default(),
+            one_nb: Constant::new(1u64.into()),
+            wr_buf: Default::default(),
+            lk_buf: Default::default(),
+            pg_nb_base: Default::default(),
+            rd_is_nbuf: Default::default(),
+            last_nbuf_page: Constant::new((NOTIF_BUFS as u64).into()),
+            p_nb_lo: off(pipe::NBUF_BASE_LO),
+            p_nb_hi: off(pipe::NBUF_BASE_HI),
+            p_nb_bytes: off(pipe::NBUF_BYTES),
+            p_nb_ctrl: off(pipe::NBUF_CTRL),
+            p_nb_head: off(pipe::NBUF_HEAD),
+            cause_nbuf_off: cause(RegError::NotifBufOff),
             enable_ram: (0..PIPES).map(|_| false).into(),
             head_ram: zeros(),
             tail_ram: zeros(),
@@ -613,7 +663,6 @@ impl RegFile {
             in_off: Default::default(),
             rd_in_page: Default::default(),
             pg_base: Default::default(),
-            pg_notif: Default::default(),
             pg_mask: Default::default(),
             pg_tail: Default::default(),
             pg_head32: Default::default(),
@@ -700,8 +749,6 @@ impl RegFile {
             p_base_lo: off(pipe::RING_BASE_LO),
             p_base_hi: off(pipe::RING_BASE_HI),
             p_ring_bytes: off(pipe::RING_BYTES),
-            p_notif_lo: off(pipe::NOTIF_BASE_LO),
-            p_notif_hi: off(pipe::NOTIF_BASE_HI),
             p_ctrl: off(pipe::CTRL),
             p_head: off(pipe::HEAD),
             p_prefetch: off(pipe::NOTIF_PREFETCH),
@@ -828,6 +875,7 @@ impl Logic for RegFile {
             fw_tail_pipe,
             fw_tail_value,
             lk_pipe,
+            nb_on,
             rd_v,
             rd_addr_r
         );
@@ -837,10 +885,14 @@ impl Logic for RegFile {
         self.base_hi_ram.write_clock.next = self.clock.val();
         self.ring_bytes_ram.read_clock.next = self.clock.val();
         self.ring_bytes_ram.write_clock.next = self.clock.val();
-        self.notif_lo_ram.read_clock.next = self.clock.val();
-        self.notif_lo_ram.write_clock.next = self.clock.val();
-        self.notif_hi_ram.read_clock.next = self.clock.val();
-        self.notif_hi_ram.write_clock.next = self.clock.val();
+        self.nb_lo_ram.read_clock.next = self.clock.val();
+        self.nb_lo_ram.write_clock.next = self.clock.val();
+        self.nb_hi_ram.read_clock.next = self.clock.val();
+        self.nb_hi_ram.write_clock.next = self.clock.val();
+        self.nb_bytes_ram.read_clock.next = self.clock.val();
+        self.nb_bytes_ram.write_clock.next = self.clock.val();
+        self.nb_head_ram.read_clock.next = self.clock.val();
+        self.nb_head_ram.write_clock.next = self.clock.val();
         self.enable_ram.read_clock.next = self.clock.val();
         self.enable_ram.write_clock.next = self.clock.val();
         self.head_ram.read_clock.next = self.clock.val();
@@ -899,8 +951,12 @@ impl Logic for RegFile {
         self.base_lo_ram.read_address.next = self.lk_addr.val();
         self.base_hi_ram.read_address.next = self.lk_addr.val();
         self.ring_bytes_ram.read_address.next = self.lk_addr.val();
-        self.notif_lo_ram.read_address.next = self.lk_addr.val();
-        self.notif_hi_ram.read_address.next = self.lk_addr.val();
+        // Buffer b's registers are on pipe b's page.
+        self.lk_buf.next = self.lk_addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+        self.nb_lo_ram.read_address.next = self.lk_buf.val();
+        self.nb_hi_ram.read_address.next = self.lk_buf.val();
+        self.nb_bytes_ram.read_address.next = self.lk_buf.val();
+        self.nb_head_ram.read_address.next = self.lk_buf.val();
         self.enable_ram.read_address.next = self.lk_addr.val();
         self.head_ram.read_address.next = self.lk_addr.val();
         self.tail_ram.read_address.next = self.lk_addr.val();
@@ -909,8 +965,8 @@ impl Logic for RegFile {
         // The page read last cycle.
         self.pg_base.hi.next = self.base_hi_ram.read_data.val();
         self.pg_base.lo.next = self.base_lo_ram.read_data.val();
-        self.pg_notif.hi.next = self.notif_hi_ram.read_data.val();
-        self.pg_notif.lo.next = self.notif_lo_ram.read_data.val();
+        self.pg_nb_base.hi.next = self.nb_hi_ram.read_data.val();
+        self.pg_nb_base.lo.next = self.nb_lo_ram.read_data.val();
         // Slots minus one: bytes / 64 - 1 (0 - 1 before the ring is set; the
         // pipe cannot be on then).
         self.pg_mask.next =
@@ -1050,12 +1106,29 @@ impl Logic for RegFile {
         self.ring_bytes_ram.write_enable.next = false;
         self.ring_bytes_ram.write_address.next = self.wr_pipe_l.val();
         self.ring_bytes_ram.write_data.next = self.wr_data.val();
-        self.notif_lo_ram.write_enable.next = false;
-        self.notif_lo_ram.write_address.next = self.wr_pipe_l.val();
-        self.notif_lo_ram.write_data.next = self.wr_data.val();
-        self.notif_hi_ram.write_enable.next = false;
-        self.notif_hi_ram.write_address.next = self.wr_pipe_l.val();
-        self.notif_hi_ram.write_data.next = self.wr_data.val();
+        // The pipe's notification buffer: the low bits of its index.
+        self.wr_buf.next = self.wr_pipe_l.val().get_bits::<NOTIF_BUF_BITS>(0);
+        self.nb_bit.next = self.one_nb.val() << self.wr_buf.val();
+        self.nb_lo_ram.write_enable.next = false;
+        self.nb_lo_ram.write_address.next = self.wr_buf.val();
+        self.nb_lo_ram.write_data.next = self.wr_data.val();
+        self.nb_hi_ram.write_enable.next = false;
+        self.nb_hi_ram.write_address.next = self.wr_buf.val();
+        self.nb_hi_ram.write_data.next = self.wr_data.val();
+        self.nb_bytes_ram.write_enable.next = false;
+        self.nb_bytes_ram.write_address.next = self.wr_buf.val();
+        self.nb_bytes_ram.write_data.next = self.wr_data.val();
+        self.nb_head_ram.write_enable.next = false;
+        self.nb_head_ram.write_address.next = self.wr_buf.val();
+        self.nb_head_ram.write_data.next = self.wr_data.val();
+        self.nbuf_cfg.next = false;
+        self.nbuf_cfg_on.next = self.wr_data.val().get_bit(0);
+        self.nbuf_cfg_base.next = self.pg_nb_base.o.val();
+        // Records minus one: bytes / 16 - 1.
+        self.nbuf_cfg_mask.next =
+            (self.nb_bytes_ram.read_data.val() >> self.four32.val()) - self.one32.val();
+        self.nbuf_head_wr.next = false;
+        self.nbuf_head.next = self.wr_data.val();
         self.enable_ram.write_enable.next = false;
         self.enable_ram.write_address.next = self.wr_pipe_l.val();
         self.enable_ram.write_data.next = self.wr_data.val().get_bit(0);
@@ -1153,8 +1226,6 @@ impl Logic for RegFile {
                 if (self.wr_off.val() == self.p_base_lo.val())
                     | (self.wr_off.val() == self.p_base_hi.val())
                     | (self.wr_off.val() == self.p_ring_bytes.val())
-                    | (self.wr_off.val() == self.p_notif_lo.val())
-                    | (self.wr_off.val() == self.p_notif_hi.val())
                 {
                     if self.enable_ram.read_data.val() {
                         self.err.next = true;
@@ -1168,22 +1239,14 @@ impl Logic for RegFile {
                         }
                     } else if self.wr_off.val() == self.p_base_hi.val() {
                         self.base_hi_ram.write_enable.next = true;
-                    } else if self.wr_off.val() == self.p_ring_bytes.val() {
+                    } else {
+                        // RING_BYTES (the branch's offsets end here).
                         if !self.size_ok.val() {
                             self.err.next = true;
                             self.err_cause.next = self.cause_ring_size.val();
                         } else {
                             self.ring_bytes_ram.write_enable.next = true;
                         }
-                    } else if self.wr_off.val() == self.p_notif_lo.val() {
-                        if !self.notif_aligned.val() {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_misaligned.val();
-                        } else {
-                            self.notif_lo_ram.write_enable.next = true;
-                        }
-                    } else {
-                        self.notif_hi_ram.write_enable.next = true;
                     }
                 } else if self.wr_off.val() == self.p_ctrl.val() {
                     if self.wr_data.val().get_bit(0)
@@ -1192,6 +1255,13 @@ impl Logic for RegFile {
                         // A pipe cannot be enabled before it has a ring.
                         self.err.next = true;
                         self.err_cause.next = self.cause_ring_size.val();
+                    } else if self.wr_data.val().get_bit(0)
+                        & !self.enable_ram.read_data.val()
+                        & !self.nb_on.q.val().get_bit(self.wr_buf.val().index())
+                    {
+                        // Nor switched on with nowhere to announce its frames.
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_nbuf_off.val();
                     } else {
                         self.enable_ram.write_enable.next = true;
                         self.do_restart.next =
@@ -1298,6 +1368,62 @@ impl Logic for RegFile {
                             }
                         }
                     }
+                } else if ((self.wr_off.val() == self.p_nb_lo.val())
+                    | (self.wr_off.val() == self.p_nb_hi.val())
+                    | (self.wr_off.val() == self.p_nb_bytes.val())
+                    | (self.wr_off.val() == self.p_nb_ctrl.val())
+                    | (self.wr_off.val() == self.p_nb_head.val()))
+                    & (self.wr_page.val() <= self.last_nbuf_page.val())
+                {
+                    // A notification buffer's register, on a page of one of
+                    // the buffers (the page read as the write was accepted).
+                    if (self.wr_off.val() == self.p_nb_lo.val())
+                        | (self.wr_off.val() == self.p_nb_hi.val())
+                        | (self.wr_off.val() == self.p_nb_bytes.val())
+                    {
+                        if self.nb_on.q.val().get_bit(self.wr_buf.val().index()) {
+                            self.err.next = true;
+                            self.err_cause.next = self.cause_enabled.val();
+                        } else if self.wr_off.val() == self.p_nb_lo.val() {
+                            if !self.notif_aligned.val() {
+                                self.err.next = true;
+                                self.err_cause.next = self.cause_misaligned.val();
+                            } else {
+                                self.nb_lo_ram.write_enable.next = true;
+                            }
+                        } else if self.wr_off.val() == self.p_nb_hi.val() {
+                            self.nb_hi_ram.write_enable.next = true;
+                        } else if !self.size_ok.val() {
+                            self.err.next = true;
+                            self.err_cause.next = self.cause_ring_size.val();
+                        } else {
+                            self.nb_bytes_ram.write_enable.next = true;
+                        }
+                    } else if self.wr_off.val() == self.p_nb_ctrl.val() {
+                        if self.wr_data.val().get_bit(0)
+                            & (self.nb_bytes_ram.read_data.val() == self.zero32.val())
+                        {
+                            self.err.next = true;
+                            self.err_cause.next = self.cause_ring_size.val();
+                        } else if self.wr_data.val().get_bit(0) {
+                            self.nb_on.d.next = self.nb_on.q.val() | self.nb_bit.val();
+                            self.nbuf_cfg.next =
+                                !self.nb_on.q.val().get_bit(self.wr_buf.val().index());
+                            if !self.nb_on.q.val().get_bit(self.wr_buf.val().index()) {
+                                // Switched on: nothing read yet.
+                                self.nb_head_ram.write_enable.next = true;
+                                self.nb_head_ram.write_data.next = self.zero32.val();
+                            }
+                        } else {
+                            self.nb_on.d.next = self.nb_on.q.val() & !self.nb_bit.val();
+                            self.nbuf_cfg.next =
+                                self.nb_on.q.val().get_bit(self.wr_buf.val().index());
+                        }
+                    } else {
+                        // NBUF_HEAD (the branch's offsets end here).
+                        self.nb_head_ram.write_enable.next = true;
+                        self.nbuf_head_wr.next = true;
+                    }
                 } else {
                     self.err.next = true;
                     self.err_cause.next = self.cause_unknown.val();
@@ -1311,7 +1437,6 @@ impl Logic for RegFile {
         self.restart_base.next = self.pg_base.o.val();
         self.restart_mask.next = self.pg_mask.val();
         self.restart_enable.next = self.wr_data.val().get_bit(0);
-        self.restart_notif_base.next = self.pg_notif.o.val();
         self.head_wr.next = self.do_head_wr.val();
         self.wr_head.next = self.new_head.val();
         self.head_ram.write_enable.next = self.do_head_wr.val();
@@ -1541,14 +1666,6 @@ impl Logic for RegFile {
                 self.rd_data.next = self.rd_data.val() | self.ring_bytes_ram.read_data.val();
                 self.rd_hit.next = true;
             }
-            if self.rd_off.val() == self.p_notif_lo.val() {
-                self.rd_data.next = self.rd_data.val() | self.notif_lo_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_notif_hi.val() {
-                self.rd_data.next = self.rd_data.val() | self.notif_hi_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
             if self.rd_off.val() == self.p_ctrl.val() {
                 self.rd_hit.next = true;
                 if self.enable_ram.read_data.val() {
@@ -1572,6 +1689,32 @@ impl Logic for RegFile {
             }
             if self.rd_off.val() == self.p_drops.val() {
                 self.rd_data.next = self.rd_data.val() | self.rx_drops.rd_count.val();
+                self.rd_hit.next = true;
+            }
+        }
+        self.rd_is_nbuf.next =
+            self.rd_is_pipe.val() & (self.rd_page.val() <= self.last_nbuf_page.val());
+        if self.rd_is_nbuf.val() {
+            if self.rd_off.val() == self.p_nb_lo.val() {
+                self.rd_data.next = self.rd_data.val() | self.nb_lo_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_nb_hi.val() {
+                self.rd_data.next = self.rd_data.val() | self.nb_hi_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_nb_bytes.val() {
+                self.rd_data.next = self.rd_data.val() | self.nb_bytes_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_nb_ctrl.val() {
+                self.rd_hit.next = true;
+                if self.nb_on.q.val().get_bit(self.rd_pipe.val().get_bits::<NOTIF_BUF_BITS>(0).index()) {
+                    self.rd_data.next = self.rd_data.val() | self.one32.val();
+                }
+            }
+            if self.rd_off.val() == self.p_nb_head.val() {
+                self.rd_data.next = self.rd_data.val() | self.nb_head_ram.read_data.val();
                 self.rd_hit.next = true;
             }
         }
