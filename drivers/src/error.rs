@@ -20,6 +20,10 @@ pub enum Error {
         "ring size {bytes} bytes is not allowed: use a power of two from {min} to {max} bytes"
     )]
     BadRingSize { bytes: u32, min: u32, max: u32 },
+    #[error("notification buffer size {bytes} bytes is not allowed: use a power of two from {min} to {max} bytes")]
+    BadNotifBufSize { bytes: u32, min: u32, max: u32 },
+    #[error("the card has no notification buffers (CAP_NOTIF_BUFS reads 0), so no RX pipe can report frames; load a bitstream that matches the register map version")]
+    NoNotifBufs,
     #[error("the card refused a register write at {addr:#08x}: {}", cause.describe())]
     RegisterRefused { addr: u32, cause: RegError },
     #[error("the card refused a register write at {addr:#08x} with unknown cause code {code}")]

@@ -20,6 +20,7 @@ mod device;
 mod error;
 mod flow;
 mod link;
+mod notif;
 mod open;
 mod pci;
 mod pipe;

@@ -1,14 +1,17 @@
 use crate::{Card, Device, DmaRegion, Error, Result};
 use pendulum_layout::frame::{frame_len_from_header, slots_for};
-use pendulum_layout::{notif, pipe, pipe_page, BEAT_BYTES};
+use pendulum_layout::{pipe, pipe_page, BEAT_BYTES};
 
-/// A receive pipe: a data ring the card fills with frames back to back, and a
-/// notification buffer where it announces the ring's new tail.
+/// A receive pipe: a data ring the card fills with frames back to back. The
+/// card announces the ring's new tail in a notification buffer it shares
+/// with other pipes (index mod [`Device::notif_bufs`]); the [`Device`] reads
+/// those buffers and keeps each pipe's newest record.
 #[derive(Debug)]
 pub struct RxPipe {
     index: usize,
     ring: DmaRegion,
-    notif: DmaRegion,
+    /// The notification buffer this pipe reports into.
+    buf: usize,
     slots: u32,
     /// Software's position: slots before it are free for the card.
     head: u32,
@@ -18,12 +21,12 @@ pub struct RxPipe {
 }
 
 impl RxPipe {
-    pub(crate) fn new(index: usize, ring: DmaRegion, notif: DmaRegion) -> Self {
+    pub(crate) fn new(index: usize, ring: DmaRegion, buf: usize) -> Self {
         let slots = (ring.len / BEAT_BYTES) as u32;
         Self {
             index,
             ring,
-            notif,
+            buf,
             slots,
             head: 0,
             tail: 0,
@@ -56,14 +59,20 @@ impl RxPipe {
         self.slots
     }
 
-    /// Reads the notification buffer; true when the card announced a tail
-    /// beyond what this pipe has seen.
+    /// Reads the pipe's notification buffer, then [`RxPipe::has_data_drained`].
     fn poll<C: Card>(&mut self, dev: &Device<C>) -> bool {
-        let rec = &dev.card().dma(&self.notif)[..notif::BYTES];
-        let seq = notif::SEQ.read(rec) as u32;
-        if seq != self.last_seq {
-            self.last_seq = seq;
-            self.tail = notif::TAIL.read(rec) as u32 % self.slots;
+        dev.drain_notif_buf(self.buf);
+        self.has_data_drained(dev)
+    }
+
+    /// Takes the newest record the device has read for this pipe (its tail
+    /// only when the sequence number moved, so a record seen before is not
+    /// mistaken for progress); true when frames wait.
+    pub(crate) fn has_data_drained<C: Card>(&mut self, dev: &Device<C>) -> bool {
+        let newest = dev.newest_notif(self.index);
+        if newest.seq != self.last_seq {
+            self.last_seq = newest.seq;
+            self.tail = newest.tail % self.slots;
         }
         self.tail != self.head
     }
@@ -73,7 +82,7 @@ impl RxPipe {
         dev.bind_flow(key, self.index)
     }
 
-    /// Whether frames wait in this pipe (reads its notification record only;
+    /// Whether frames wait in this pipe (reads its notification buffer only;
     /// the ring is not touched).
     pub fn has_data<C: Card>(&mut self, dev: &Device<C>) -> bool {
         self.poll(dev)
@@ -136,22 +145,35 @@ impl RxPipe {
             out.push(item);
             k += used;
         }
-        if !out.is_empty() {
+        if out.is_empty() {
+            // Nothing to free (which would report the notifications read).
+            dev.service_notif_buf(self.buf)?;
+        } else {
             self.free(dev, end)?;
         }
         Ok(out)
     }
 
     /// Polls until frames are waiting, at most `max_polls` times (relaxing the
-    /// card between polls). Returns whether frames are waiting.
+    /// card between polls). Returns whether frames are waiting. Each poll
+    /// also reports the notifications read (NBUF_HEAD) when due, so a card
+    /// held back by a full notification buffer goes on.
     pub fn wait<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {
         for _ in 0..max_polls {
-            if self.poll(dev) {
+            if self.poll_and_report(dev) {
                 return true;
             }
             dev.card_mut().relax();
         }
-        self.poll(dev)
+        self.poll_and_report(dev)
+    }
+
+    fn poll_and_report<C: Card>(&mut self, dev: &mut Device<C>) -> bool {
+        let waiting = self.poll(dev);
+        // `wait` reports no errors: a card that stopped answering fails the
+        // next `free`, which writes a register too.
+        let _ = dev.report_notif_reads(self.buf);
+        waiting
     }
 
     /// Notification prefetch: asks the card for this pipe's next notification
@@ -161,11 +183,14 @@ impl RxPipe {
     /// when a batch is taken, before working on it.
     /// (A posted write: the card cannot refuse it, so nothing waits for it.)
     pub fn prefetch<C: Card>(&mut self, dev: &mut Device<C>) -> Result<()> {
-        dev.write(pipe_page(self.index) + pipe::NOTIF_PREFETCH.offset, 1)
+        dev.write(pipe_page(self.index) + pipe::NOTIF_PREFETCH.offset, 1)?;
+        dev.service_notif_buf(self.buf)
     }
 
     /// Hands slots up to `to` back to the card (the `end_slot` of a batch, or
-    /// any frame boundary before it). This also re-arms the pipe's notification.
+    /// any frame boundary before it). This also re-arms the pipe's
+    /// notification, and reports the notifications read when due (see
+    /// [`Device::poll_notifications`]).
     pub fn free<C: Card>(&mut self, dev: &mut Device<C>, to: u32) -> Result<()> {
         let held = self.tail.wrapping_sub(self.head) % self.slots;
         let step = to.wrapping_sub(self.head) % self.slots;
@@ -179,7 +204,7 @@ impl RxPipe {
         }
         dev.write(pipe_page(self.index) + pipe::HEAD.offset, to)?;
         self.head = to;
-        Ok(())
+        dev.service_notif_buf(self.buf)
     }
 }
 

@@ -47,6 +47,7 @@ impl FakeHost {
         put(global::VERSION.offset, version);
         put(global::CAP_PIPES.offset, 4);
         put(global::CAP_TX_PIPES.offset, 4);
+        put(global::CAP_NOTIF_BUFS.offset, 4);
         put(global::CAP_MAX_FRAME.offset, 9728);
         fs::write(d.join("resource0"), bar).unwrap();
         d

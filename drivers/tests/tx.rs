@@ -1,89 +1,11 @@
 //! `TxPipe` against an in-memory card: where frames land in the ring, what
 //! the doorbell says, and how completions free room.
 
-use std::collections::HashMap;
+mod common;
 
-use pendulum_driver::{Card, Device, DmaRegion, Error, RegionKind, Result, TxPipe};
-use pendulum_layout::{global, pipe, pipe_page, tx_compl, IDENTITY, VERSION};
-
-const MAX_FRAME_BYTES: u32 = 9728;
-
-/// A card made of plain memory: registers are a map that records every
-/// write, DMA regions are vectors, and nothing ever moves by itself.
-#[derive(Default)]
-struct FakeCard {
-    regs: HashMap<u32, u32>,
-    writes: Vec<(u32, u32)>,
-    regions: Vec<(RegionKind, Vec<u8>)>,
-}
-
-impl FakeCard {
-    fn new() -> Self {
-        let mut c = Self::default();
-        c.regs.insert(global::IDENTITY.offset, IDENTITY);
-        c.regs.insert(global::VERSION.offset, VERSION);
-        c.regs.insert(global::CAP_PIPES.offset, 4);
-        c.regs.insert(global::CAP_TX_PIPES.offset, 4);
-        c.regs.insert(global::CAP_MAX_FRAME.offset, MAX_FRAME_BYTES);
-        c
-    }
-
-    /// Values written to `offset`, oldest first.
-    fn writes_to(&self, offset: u32) -> Vec<u32> {
-        self.writes
-            .iter()
-            .filter(|(o, _)| *o == offset)
-            .map(|(_, v)| *v)
-            .collect()
-    }
-
-    /// The `n`th region of `kind` allocated.
-    fn region(&mut self, kind: RegionKind, n: usize) -> &mut Vec<u8> {
-        &mut self
-            .regions
-            .iter_mut()
-            .filter(|(k, _)| *k == kind)
-            .nth(n)
-            .expect("region")
-            .1
-    }
-
-    /// Writes a TX completion record, as the card would, into the `n`th one.
-    fn complete(&mut self, n: usize, head: u32, seq: u32) {
-        let rec = self.region(RegionKind::Notification, n);
-        rec[0..4].copy_from_slice(&head.to_le_bytes());
-        rec[4..8].copy_from_slice(&seq.to_le_bytes());
-    }
-}
-
-impl Card for FakeCard {
-    fn read32(&mut self, offset: u32) -> Result<u32> {
-        Ok(self.regs.get(&offset).copied().unwrap_or(0))
-    }
-    fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
-        self.writes.push((offset, value));
-        Ok(())
-    }
-    fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
-        let view = if mirrored { 2 * len } else { len };
-        self.regions.push((kind, vec![0; view]));
-        // Far apart and aligned, like a real IOMMU would hand them out.
-        let iova = (self.regions.len() as u64) << 32;
-        Ok(DmaRegion {
-            id: self.regions.len() - 1,
-            iova,
-            len,
-            mirrored,
-        })
-    }
-    fn dma(&self, region: &DmaRegion) -> &[u8] {
-        &self.regions[region.id].1
-    }
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
-        &mut self.regions[region.id].1
-    }
-    fn relax(&mut self) {}
-}
+use common::{FakeCard, MAX_FRAME_BYTES};
+use pendulum_driver::{Device, Error, RegionKind, TxPipe};
+use pendulum_layout::{pipe, pipe_page, tx_compl};
 
 fn open(ring_bytes: u32) -> (Device<FakeCard>, TxPipe) {
     let mut dev = Device::open(FakeCard::new()).unwrap();

@@ -4,11 +4,13 @@
 //! counting it.
 
 use pendulum_driver::{Card, Device, RegionKind};
-use pendulum_layout::params::RING_MAX_BYTES;
+use pendulum_layout::params::{NOTIF_BUFS, RING_MAX_BYTES};
 
 /// The pipes the fuzzer works on (the build has more; each needs two
-/// regions of the largest ring size).
+/// regions of the largest ring size: its ring, and its notification buffer).
 const PIPES: usize = 4;
+// Pipe p reports into notification buffer p mod NOTIF_BUFS: here, its own.
+const _: () = assert!(PIPES <= NOTIF_BUFS);
 use pendulum_layout::{global, pipe, pipe_page, PAGE_BYTES};
 use pendulum_testbench::models::FrameGen;
 use pendulum_testbench::{SimCard, SimConfig};
@@ -69,25 +71,30 @@ proptest! {
     fn register_fuzzing_with_traffic_keeps_the_nic_sound(ops in prop::collection::vec(op(), 1..60)) {
         let mut dev = Device::open(SimCard::new(SimConfig::default())).unwrap();
         // Regions software may point the NIC at. Each is as large as the
-        // largest legal ring, so any base the fuzzer picks with any size the
-        // NIC accepts stays inside memory the NIC was given.
+        // largest legal ring (and notification buffer), so any base the
+        // fuzzer picks with any size the NIC accepts stays inside memory the
+        // NIC was given.
         let regions: Vec<_> = (0..2 * PIPES)
             .map(|i| {
                 let kind = if i < PIPES { RegionKind::DataRing } else { RegionKind::Notification };
                 dev.card_mut().alloc_dma(RING_MAX_BYTES as usize, kind, false).unwrap()
             })
             .collect();
-        // Start from working pipes, so that traffic flows while the fuzzer writes.
+        // Start from working pipes, so that traffic flows while the fuzzer
+        // writes: each with its notification buffer (on its own page)
+        // switched on first, as a pipe cannot be enabled without it.
         for p in 0..PIPES {
             let page = pipe_page(p);
-            let (ring, notif) = (regions[p].iova, regions[PIPES + p].iova);
+            let (ring, nbuf) = (regions[p].iova, regions[PIPES + p].iova);
             for (reg, v) in [
+                (pipe::NBUF_BASE_LO, nbuf as u32),
+                (pipe::NBUF_BASE_HI, (nbuf >> 32) as u32),
+                (pipe::NBUF_BYTES, 4096 << p),
+                (pipe::NBUF_CTRL, pipe::NBUF_CTRL_ON),
                 (pipe::RING_BASE_LO, ring as u32),
                 (pipe::RING_BASE_HI, (ring >> 32) as u32),
                 (pipe::RING_BYTES, 4096 << p),
-                (pipe::NOTIF_BASE_LO, notif as u32),
-                (pipe::NOTIF_BASE_HI, (notif >> 32) as u32),
-                (pipe::CTRL, 1),
+                (pipe::CTRL, pipe::CTRL_ENABLE),
             ] {
                 dev.write_checked(page + reg.offset, v).unwrap();
             }
@@ -139,8 +146,8 @@ proptest! {
         // Never hangs: everything sent is taken off the wire and the link goes quiet.
         prop_assert!(dev.card_mut().sim.drain(2_000_000), "the NIC stopped taking frames");
         // Never writes outside what it was given: every ring or notification
-        // address the fuzzer could set is one of the regions, so a stray write
-        // would be a NIC bug. Nor breaks the TLP rules.
+        // buffer address the fuzzer could set is one of the regions, so a
+        // stray write would be a NIC bug. Nor breaks the TLP rules.
         let pcie = dev.card().sim.pcie.counters().clone();
         prop_assert_eq!(pcie.stray_writes, 0);
         prop_assert_eq!(pcie.tlp_errors, 0);
@@ -151,7 +158,9 @@ proptest! {
         // And still works: a freshly set-up pipe receives. Steering is global
         // state the fuzzer may have changed (FLOW_FALLBACK, the default pipe,
         // table entries), so software starts over as a restarted driver does:
-        // `Device::open` resets it.
+        // `Device::open` resets it. (The driver switches the notification
+        // buffer off and on again with its own memory, whatever the fuzzer
+        // left there, NBUF_HEAD included.)
         for p in 0..PIPES {
             dev.write(pipe_page(p) + pipe::CTRL.offset, 0).unwrap();
         }

@@ -231,19 +231,99 @@ fn notification_record_layout_matches_the_layout_crate() {
     let mut g = FrameGen::new(4);
     dev.card_mut().sim.eth.push(g.frame(130, 1)); // 3 slots
     assert!(dev.card_mut().sim.drain(10_000));
-    // Find pipe 1's notification buffer through the register the driver programmed.
-    let rec = notif_record(&mut dev, 1);
+    // Pipe 1's buffer (1 mod NOTIF_BUFS), through the registers the driver
+    // programmed: its first record, in its first slot.
+    let (base, _) = notif_buf(&mut dev, 1);
+    let rec = read_host(&dev, base, notif::BYTES);
     assert_eq!(notif::TAIL.read(&rec), 3);
     assert_eq!(notif::SEQ.read(&rec), 1);
     assert_eq!(notif::PIPE.read(&rec), 1);
-    assert_eq!(&rec[12..16], &[0, 0, 0, 0], "reserved bytes are zero");
+    assert_eq!(notif::COUNT.read(&rec), 1, "the buffer's first record");
+    assert_eq!(rec, notif_record(&mut dev, 1));
 }
 
-/// Pipe `p`'s notification record, from where the driver told the NIC to put it.
+/// Notification buffer `b`'s bus address and size, as the driver programmed them.
+fn notif_buf(dev: &mut Device<SimCard>, b: usize) -> (u64, usize) {
+    let page = pipe_page(b);
+    let lo = dev.read(page + pipe::NBUF_BASE_LO.offset).unwrap() as u64;
+    let hi = dev.read(page + pipe::NBUF_BASE_HI.offset).unwrap() as u64;
+    let bytes = dev.read(page + pipe::NBUF_BYTES.offset).unwrap() as usize;
+    (hi << 32 | lo, bytes)
+}
+
+/// Pipe `p`'s newest notification record: of the records of `p` in its
+/// buffer (p mod NOTIF_BUFS), the one with the highest COUNT; all zeros
+/// (COUNT 0, sequence 0) when there is none.
 fn notif_record(dev: &mut Device<SimCard>, p: usize) -> Vec<u8> {
-    let lo = dev.read(pipe_page(p) + pipe::NOTIF_BASE_LO.offset).unwrap() as u64;
-    let hi = dev.read(pipe_page(p) + pipe::NOTIF_BASE_HI.offset).unwrap() as u64;
-    read_host(dev, hi << 32 | lo, notif::BYTES)
+    let (base, bytes) = notif_buf(dev, p % dev.notif_bufs());
+    read_host(dev, base, bytes)
+        .chunks(notif::BYTES)
+        .filter(|r| notif::COUNT.read(r) != 0 && notif::PIPE.read(r) == p as u64)
+        .max_by_key(|r| notif::COUNT.read(r))
+        .map_or_else(|| vec![0; notif::BYTES], |r| r.to_vec())
+}
+
+#[test]
+fn pipes_sharing_a_buffer_write_their_records_in_turn() {
+    let mut dev = open();
+    let b = 1;
+    let (p, q) = (b, b + dev.notif_bufs());
+    let mut pipes = vec![
+        dev.open_rx_pipe(p, 8192).unwrap(),
+        dev.open_rx_pipe(q, 8192).unwrap(),
+    ];
+    let mut g = FrameGen::new(24);
+    let mut exp = Expected::default();
+    send(&mut dev, &mut exp, vec![(g.frame(100, p), p)]);
+    assert!(dev.card_mut().sim.drain(10_000));
+    send(
+        &mut dev,
+        &mut exp,
+        vec![(g.frame(200, q), q), (g.frame(64, p), p)],
+    );
+    assert!(dev.card_mut().sim.drain(10_000));
+    // Reactive: one record per pipe (p's second frame waits for a head
+    // write), in the order the NIC formed them, counted from 1.
+    let (base, _) = notif_buf(&mut dev, b);
+    let recs = read_host(&dev, base, 3 * notif::BYTES);
+    let fields = |r: &[u8]| [notif::PIPE, notif::SEQ, notif::TAIL, notif::COUNT].map(|f| f.read(r));
+    assert_eq!(fields(&recs[..16]), [p as u64, 1, 2, 1]);
+    assert_eq!(fields(&recs[16..32]), [q as u64, 1, 4, 2]);
+    assert_eq!(fields(&recs[32..]), [0; 4], "a third record");
+    assert_eq!(dev.counters().unwrap().notifications, 2);
+    receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000).unwrap();
+    assert_eq!(dev.notif_records_ignored(), 0);
+}
+
+#[test]
+fn a_full_notification_buffer_holds_records_back_and_loses_nothing() {
+    // Per-packet: a record per frame (16 slots each, so one tail move per
+    // 16 beats: few if any coalesce), 600 of them, into a buffer of 256
+    // that the host does not read while the frames land.
+    let mut dev = open();
+    dev.set_per_packet_notifications(true).unwrap();
+    let mut pipes = open_pipes(&mut dev, 1, 1 << 20);
+    let mut g = FrameGen::new(25);
+    let mut exp = Expected::default();
+    send(
+        &mut dev,
+        &mut exp,
+        (0..600).map(|_| (g.frame(1000, 0), 0)).collect(),
+    );
+    assert!(dev.card_mut().sim.drain(400_000));
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.drops()), (600, 0));
+    assert_eq!(
+        c.notifications, 256,
+        "records written into a buffer of 256 nobody has read"
+    );
+    assert!(notif::TAIL.read(&notif_record(&mut dev, 0)) < 600 * 16);
+    // The driver reads them and reports it (NBUF_HEAD) as it frees: the
+    // records held back follow, the last with the final tail.
+    receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
+    assert!(dev.card_mut().sim.drain(10_000));
+    assert_eq!(notif::TAIL.read(&notif_record(&mut dev, 0)), 600 * 16);
+    assert_eq!(dev.counters().unwrap().reg_errors, 0);
 }
 
 #[test]
@@ -254,6 +334,9 @@ fn per_packet_the_last_notification_of_every_pipe_carries_its_final_tail() {
     // unannounced), and its sequence counts every record formed.
     let mut dev = open();
     dev.set_per_packet_notifications(true).unwrap();
+    // Room for every record (a record per frame at most): nothing is held
+    // back for want of room while the host does not read.
+    dev.set_notif_buf_bytes(64 << 10).unwrap();
     let _pipes = open_pipes(&mut dev, 4, 256 * 1024);
     let mut g = FrameGen::new(21);
     let mut frames = 0u64;
@@ -290,6 +373,7 @@ fn per_packet_on_one_busy_pipe_every_record_has_the_next_sequence_number() {
     // next record while the previous one is still being written.
     let mut dev = open();
     dev.set_per_packet_notifications(true).unwrap();
+    dev.set_notif_buf_bytes(64 << 10).unwrap(); // 4,096 records
     let _pipes = open_pipes(&mut dev, 1, 2 << 20);
     let mut g = FrameGen::new(23);
     for _ in 0..3000 {
@@ -443,19 +527,45 @@ fn wrong_register_writes_are_refused_counted_and_the_engine_keeps_working() {
         refused(dev.write_checked(p3 + pipe::RING_BASE_LO.offset, 0x1020)),
         RegError::Misaligned
     );
+    // Notification buffer 3 (on pipe 3's page) is off: its checks.
     assert_eq!(
-        refused(dev.write_checked(p3 + pipe::NOTIF_BASE_LO.offset, 0x1004)),
+        refused(dev.write_checked(p3 + pipe::NBUF_BASE_LO.offset, 0x1004)),
         RegError::Misaligned
+    );
+    assert_eq!(
+        refused(dev.write_checked(p3 + pipe::NBUF_BYTES.offset, 12288)),
+        RegError::BadRingSize
+    );
+    assert_eq!(
+        refused(dev.write_checked(p3 + pipe::NBUF_CTRL.offset, pipe::NBUF_CTRL_ON)),
+        RegError::BadRingSize,
+        "switched on without a size"
+    );
+    // Buffer 0 is on (pipe 0 uses it): its base and size stay put.
+    assert_eq!(
+        refused(dev.write_checked(pipe_page(0) + pipe::NBUF_BASE_LO.offset, 0x1000)),
+        RegError::PipeEnabled
+    );
+    assert_eq!(
+        refused(dev.write_checked(pipe_page(0) + pipe::NBUF_BYTES.offset, 8192)),
+        RegError::PipeEnabled
     );
     dev.write_checked(p3 + pipe::RING_BYTES.offset, 8192)
         .unwrap();
     assert_eq!(dev.read(p3 + pipe::RING_BYTES.offset).unwrap(), 8192);
+    // With a ring, pipe 3 is still refused: its buffer is off.
+    let e = dev
+        .write_checked(p3 + pipe::CTRL.offset, pipe::CTRL_ENABLE)
+        .unwrap_err();
+    assert!(e.to_string().contains("notification buffer"), "{e}");
+    assert_eq!(refused(Err(e)), RegError::NotifBufOff);
+    assert_eq!(dev.read(p3 + pipe::CTRL.offset).unwrap(), 0);
     let c = dev.counters().unwrap();
-    assert_eq!(c.reg_errors, 14);
+    assert_eq!(c.reg_errors, 19);
     let (addr, cause) = dev.last_reg_error().unwrap();
     assert_eq!(
         (addr, RegError::from_code(cause)),
-        (p3 + pipe::NOTIF_BASE_LO.offset, Some(RegError::Misaligned))
+        (p3 + pipe::CTRL.offset, Some(RegError::NotifBufOff))
     );
     // Unknown reads answer all ones; the scratch register reads back.
     assert_eq!(dev.read(0x7F0).unwrap(), u32::MAX);
@@ -466,7 +576,7 @@ fn wrong_register_writes_are_refused_counted_and_the_engine_keeps_working() {
     let mut exp = Expected::default();
     send(&mut dev, &mut exp, random_frames(6, 200, 60, 1500, 2));
     receive_and_check(&mut dev, &mut pipes, &mut exp, 2_000_000).unwrap();
-    assert_eq!(dev.counters().unwrap().reg_errors, 14);
+    assert_eq!(dev.counters().unwrap().reg_errors, 19);
 }
 
 #[test]

@@ -131,11 +131,14 @@ async def test_drive_a_frame_by_hand_and_watch_the_dma_port(dut):
     drv_mem = ps.HostMemory(dut)
     mmio = ps.Mmio(dut)
     ring = drv_mem.alloc(4096, "data", mirrored=True)
-    notif = drv_mem.alloc(16, "notification")
+    nbuf = drv_mem.alloc(4096, "notification")
     page = L.pipe_page(0)
-    for name, value in [("RING_BASE_LO", ring & 0xFFFFFFFF), ("RING_BASE_HI", ring >> 32),
-                        ("RING_BYTES", 4096), ("NOTIF_BASE_LO", notif & 0xFFFFFFFF),
-                        ("NOTIF_BASE_HI", notif >> 32), ("CTRL", 1)]:
+    # Pipe 0 reports into notification buffer 0 (registers on pipe 0's page),
+    # which must be on before the pipe is enabled.
+    for name, value in [("NBUF_BASE_LO", nbuf & 0xFFFFFFFF), ("NBUF_BASE_HI", nbuf >> 32),
+                        ("NBUF_BYTES", 4096), ("NBUF_CTRL", 1),
+                        ("RING_BASE_LO", ring & 0xFFFFFFFF), ("RING_BASE_HI", ring >> 32),
+                        ("RING_BYTES", 4096), ("CTRL", 1)]:
         mmio.write(page + L.PIPE[name], value)
     assert await mmio.read(page + L.PIPE["CTRL"]) == 1
 
@@ -166,9 +169,10 @@ async def test_drive_a_frame_by_hand_and_watch_the_dma_port(dut):
     assert (a0, a1) == (ring, ring + 64)
     assert d0.to_bytes(64, "little") == f[:64] and s0 == (1 << 64) - 1
     assert d1.to_bytes(64, "little")[:36] == f[64:] and s1 == (1 << 36) - 1
-    # Then the notification: tail 2 (two slots), sequence 1, pipe 0.
-    assert a2 == notif and s2 == 0xFFFF
-    assert d2 & 0xFFFFFFFF == 2 and (d2 >> 32) & 0xFFFFFFFF == 1
+    # Then the notification, the buffer's first record, in its first slot:
+    # tail 2 (two slots), sequence 1, pipe 0, count 1.
+    assert a2 == nbuf and s2 == 0xFFFF
+    assert [(d2 >> (32 * k)) & 0xFFFFFFFF for k in range(4)] == [2, 1, 0, 1]
 
 
 @ps.test()

@@ -1,0 +1,190 @@
+//! A card made of plain memory, shared by the driver's tests: registers are
+//! a map that records every write, DMA regions are vectors, and nothing
+//! moves unless the test says so. It plays the NIC's part of the
+//! notification buffers (`post`), with their room check, so the driver's
+//! reading and its NBUF_HEAD writes can be checked.
+
+#![allow(dead_code)] // each test file uses part of it
+
+use std::collections::HashMap;
+
+use pendulum_driver::{Card, DmaRegion, RegionKind, Result};
+use pendulum_layout::{
+    global, notif, pipe, pipe_page, RegError, IDENTITY, LAST_REG_ERROR_CAUSE_SHIFT, PAGE_BYTES,
+    VERSION,
+};
+
+pub const MAX_FRAME_BYTES: u32 = 9728;
+
+/// A notification buffer as the card sees it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FakeNbuf {
+    pub base: u64,
+    pub bytes: u32,
+    pub on: bool,
+    /// Records written since switched on.
+    pub count: u32,
+    /// NBUF_HEAD.
+    pub head: u32,
+}
+
+#[derive(Default)]
+pub struct FakeCard {
+    pub regs: HashMap<u32, u32>,
+    pub writes: Vec<(u32, u32)>,
+    pub regions: Vec<(RegionKind, Vec<u8>)>,
+    /// Writes of a nonzero value to these offsets are refused with the cause
+    /// given, as the card would (REG_ERRORS and LAST_REG_ERROR).
+    pub refuse: HashMap<u32, RegError>,
+    pub nbufs: HashMap<usize, FakeNbuf>,
+}
+
+impl FakeCard {
+    /// 4 pipes, 4 TX pipes, 64 notification buffers.
+    pub fn new() -> Self {
+        Self::with(4, 4, 64)
+    }
+
+    pub fn with(pipes: u32, tx_pipes: u32, notif_bufs: u32) -> Self {
+        let mut c = Self::default();
+        c.regs.insert(global::IDENTITY.offset, IDENTITY);
+        c.regs.insert(global::VERSION.offset, VERSION);
+        c.regs.insert(global::CAP_PIPES.offset, pipes);
+        c.regs.insert(global::CAP_TX_PIPES.offset, tx_pipes);
+        c.regs.insert(global::CAP_NOTIF_BUFS.offset, notif_bufs);
+        c.regs.insert(global::CAP_MAX_FRAME.offset, MAX_FRAME_BYTES);
+        c
+    }
+
+    /// Values written to `offset`, oldest first.
+    pub fn writes_to(&self, offset: u32) -> Vec<u32> {
+        self.writes
+            .iter()
+            .filter(|(o, _)| *o == offset)
+            .map(|(_, v)| *v)
+            .collect()
+    }
+
+    /// The `n`th region of `kind` allocated.
+    pub fn region(&mut self, kind: RegionKind, n: usize) -> &mut Vec<u8> {
+        &mut self
+            .regions
+            .iter_mut()
+            .filter(|(k, _)| *k == kind)
+            .nth(n)
+            .expect("region")
+            .1
+    }
+
+    /// Writes a TX completion record, as the card would, into the `n`th
+    /// notification region.
+    pub fn complete(&mut self, n: usize, head: u32, seq: u32) {
+        let rec = self.region(RegionKind::Notification, n);
+        rec[0..4].copy_from_slice(&head.to_le_bytes());
+        rec[4..8].copy_from_slice(&seq.to_le_bytes());
+    }
+
+    /// The bytes at bus address `iova` (regions sit at (id + 1) << 32).
+    pub fn host_mut(&mut self, iova: u64, len: usize) -> &mut [u8] {
+        let id = (iova >> 32) as usize - 1;
+        let off = (iova & 0xFFFF_FFFF) as usize;
+        &mut self.regions[id].1[off..off + len]
+    }
+
+    /// The NIC announces pipe `p`'s `tail` with sequence `seq` in its
+    /// notification buffer; false when the buffer is off or has no room
+    /// (the record waits in the card).
+    pub fn post(&mut self, p: usize, seq: u32, tail: u32) -> bool {
+        let cap = self.regs[&global::CAP_NOTIF_BUFS.offset] as usize;
+        self.post_raw(p % cap, p as u32, seq, tail)
+    }
+
+    /// Writes the next record of buffer `b` with any PIPE field.
+    pub fn post_raw(&mut self, b: usize, p: u32, seq: u32, tail: u32) -> bool {
+        let nb = self.nbufs.get(&b).copied().unwrap_or_default();
+        let records = nb.bytes / notif::BYTES as u32;
+        if !nb.on || nb.count.wrapping_sub(nb.head) >= records {
+            return false;
+        }
+        let slot = (nb.count % records) as u64;
+        let count = nb.count.wrapping_add(1);
+        let rec = self.host_mut(nb.base + slot * notif::BYTES as u64, notif::BYTES);
+        for (i, v) in [tail, seq, p, count].into_iter().enumerate() {
+            rec[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        self.nbufs.get_mut(&b).unwrap().count = count;
+        true
+    }
+
+    /// Buffer `b` as the card sees it.
+    pub fn nbuf(&self, b: usize) -> FakeNbuf {
+        self.nbufs.get(&b).copied().unwrap_or_default()
+    }
+
+    /// Applies a write to the notification buffer registers.
+    fn nbuf_write(&mut self, offset: u32, value: u32) {
+        if offset < PAGE_BYTES {
+            return;
+        }
+        let b = (offset / PAGE_BYTES - 1) as usize;
+        let off = offset - pipe_page(b);
+        let nb = self.nbufs.entry(b).or_default();
+        match off {
+            o if o == pipe::NBUF_BASE_LO.offset => {
+                nb.base = nb.base & !0xFFFF_FFFF | value as u64;
+            }
+            o if o == pipe::NBUF_BASE_HI.offset => {
+                nb.base = nb.base & 0xFFFF_FFFF | (value as u64) << 32;
+            }
+            o if o == pipe::NBUF_BYTES.offset => nb.bytes = value,
+            o if o == pipe::NBUF_CTRL.offset => {
+                let on = value & pipe::NBUF_CTRL_ON != 0;
+                if on && !nb.on {
+                    nb.count = 0;
+                    nb.head = 0;
+                }
+                nb.on = on;
+            }
+            o if o == pipe::NBUF_HEAD.offset => nb.head = value,
+            _ => {}
+        }
+    }
+}
+
+impl Card for FakeCard {
+    fn read32(&mut self, offset: u32) -> Result<u32> {
+        Ok(self.regs.get(&offset).copied().unwrap_or(0))
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
+        self.writes.push((offset, value));
+        if let Some(cause) = self.refuse.get(&offset).filter(|_| value != 0) {
+            *self.regs.entry(global::REG_ERRORS.offset).or_default() += 1;
+            self.regs.insert(
+                global::LAST_REG_ERROR.offset,
+                (*cause as u32) << LAST_REG_ERROR_CAUSE_SHIFT | offset,
+            );
+            return Ok(());
+        }
+        self.nbuf_write(offset, value);
+        Ok(())
+    }
+    fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
+        let view = if mirrored { 2 * len } else { len };
+        self.regions.push((kind, vec![0; view]));
+        // Far apart and aligned, like a real IOMMU would hand them out.
+        let iova = (self.regions.len() as u64) << 32;
+        Ok(DmaRegion {
+            id: self.regions.len() - 1,
+            iova,
+            len,
+            mirrored,
+        })
+    }
+    fn dma(&self, region: &DmaRegion) -> &[u8] {
+        &self.regions[region.id].1
+    }
+    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
+        &mut self.regions[region.id].1
+    }
+    fn relax(&mut self) {}
+}
