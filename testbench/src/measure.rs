@@ -178,6 +178,54 @@ pub fn echo_run_with(
     }
 }
 
+/// What a TX-only run saw.
+#[derive(Clone, Debug)]
+pub struct TxRun {
+    pub frames: u64,
+    /// Cycles from the doorbell to the last frame leaving the MAC.
+    pub cycles: u64,
+}
+
+impl TxRun {
+    pub fn mpps(&self) -> f64 {
+        self.frames as f64 / self.cycles as f64 * CLOCK_MHZ
+    }
+}
+
+/// Sends `frames` frames of `size` bytes from one TX pipe with a 2 MiB
+/// ring, posting more whenever the ring has room, so the host keeps far
+/// ahead of the NIC (MAC side unpaced): the TX path alone, to set beside RX
+/// alone and the echo.
+///
+/// # Panics
+/// If the MAC sends other frames than were posted, or TX stalls: a bench
+/// must not report a broken run.
+pub fn tx_run(size: usize, frames: usize) -> TxRun {
+    let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
+    let mut tx = dev.open_tx_pipe(0, 2 << 20).expect("tx pipe");
+    let mut gen = FrameGen::new(size as u64 + 1);
+    let sent: Vec<Vec<u8>> = (0..frames).map(|_| gen.frame(size, 0)).collect();
+    let refs: Vec<&[u8]> = sent.iter().map(Vec::as_slice).collect();
+    let start = dev.card().sim.cycle();
+    let mut queued = 0;
+    while dev.card().sim.eth_tx.frames_received() < frames as u64 {
+        if queued < frames {
+            queued += tx.send(&mut dev, &refs[queued..]).expect("send");
+        }
+        dev.card_mut().sim.run(16);
+        assert!(dev.card().sim.cycle() - start < 1_000_000_000, "TX stalled");
+    }
+    let cycles = dev.card().sim.cycle() - start;
+    assert!(
+        dev.card_mut().sim.eth_tx.take_frames() == sent,
+        "the MAC sent other frames than were posted"
+    );
+    TxRun {
+        frames: frames as u64,
+        cycles,
+    }
+}
+
 /// (p50, p99, p99.9) of the RX latency of 10,000 frames of `size` at `load`
 /// of the line rate; the host works `work` cycles on each batch before
 /// freeing it, and asks for the next notification first if `prefetch`.

@@ -10,7 +10,7 @@
 //! - RX latency with and without notification prefetch.
 //! - Echo throughput as the frames spread over more pipes.
 
-use pendulum_testbench::measure::{echo_run, echo_run_with, rx_latency, rx_run};
+use pendulum_testbench::measure::{echo_run, echo_run_with, rx_latency, rx_run, tx_run};
 use pendulum_testbench::CLOCK_MHZ;
 
 const FRAMES: usize = 20_000;
@@ -56,9 +56,9 @@ fn main() {
     let mut modes = Vec::new();
     println!("Ensō engine, PCIe model Gen3 x16 ({PCIE_BYTES_PER_CYCLE} B/cycle each way, 24 B per TLP), {CLOCK_MHZ} MHz, {FRAMES} frames per run");
     println!("\nEcho through the driver (one RX and one TX pipe, frames copied to the TX ring; and zero copy, the TX");
-    println!("pipe sending out of the RX ring), MAC unpaced; RX alone beside it");
+    println!("pipe sending out of the RX ring), MAC unpaced; RX alone and TX alone beside it");
     println!(
-        "{:>6} {:>9} {:>10} {:>9} {:>10} {:>10} {:>9} {:>11} {:>9}",
+        "{:>6} {:>9} {:>10} {:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>9}",
         "bytes",
         "echo Mpps",
         "0-copy Mpps",
@@ -66,6 +66,7 @@ fn main() {
         "line Mpps",
         "PCIe Mpps",
         "RX Mpps",
+        "TX Mpps",
         "% line(echo)",
         "cycles"
     );
@@ -77,20 +78,21 @@ fn main() {
         }
         let (r, pp) = (rx_only(size, false), rx_only(size, true));
         let rx_mpps = r.mpps;
+        let tx_mpps = tx_run(size, FRAMES).mpps();
         let line = line_rate_mpps(size);
         let pcie_limit = PCIE_BYTES_PER_CYCLE * CLOCK_MHZ / r.bytes_per_frame;
         // Gbps of frames as the wire counts them (with preamble and gap), so
         // it compares with 100 GbE directly.
         let gbps = e.mpps() * (size as f64 + 20.0) * 8.0 / 1e3;
         println!(
-            "{size:>6} {:>9.2} {:>10.2} {gbps:>9.1} {line:>10.2} {pcie_limit:>10.2} {rx_mpps:>9.2} {:>11.1}% {:>9}",
+            "{size:>6} {:>9.2} {:>10.2} {gbps:>9.1} {line:>10.2} {pcie_limit:>10.2} {rx_mpps:>9.2} {tx_mpps:>9.2} {:>11.1}% {:>9}",
             e.mpps(),
             z.mpps(),
             100.0 * e.mpps() / line,
             e.cycles
         );
         echo_rows.push(format!(
-            "    {{\"frame_bytes\": {size}, \"frames\": {}, \"cycles\": {}, \"echo_mpps\": {:.3}, \"zero_copy_echo_mpps\": {:.3}, \"zero_copy_dropped\": {}, \"echo_wire_gbps\": {gbps:.2}, \"line_rate_mpps\": {line:.3}, \"pcie_rx_limit_mpps\": {pcie_limit:.3}, \"rx_only_mpps\": {rx_mpps:.3}, \"share_of_line_rate\": {:.4}}}",
+            "    {{\"frame_bytes\": {size}, \"frames\": {}, \"cycles\": {}, \"echo_mpps\": {:.3}, \"zero_copy_echo_mpps\": {:.3}, \"zero_copy_dropped\": {}, \"echo_wire_gbps\": {gbps:.2}, \"line_rate_mpps\": {line:.3}, \"pcie_rx_limit_mpps\": {pcie_limit:.3}, \"rx_only_mpps\": {rx_mpps:.3}, \"tx_only_mpps\": {tx_mpps:.3}, \"share_of_line_rate\": {:.4}}}",
             e.frames, e.cycles, e.mpps(), z.mpps(), z.dropped, e.mpps() / line
         ));
         let mode = |m: &RxOnly| {
