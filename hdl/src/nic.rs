@@ -9,7 +9,7 @@ use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
 use pendulum_layout::params::{
     ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, NOTIF_BUF_BITS, TX_PIPES,
-    TX_PIPE_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+    SLOT_BITS, TX_COMPL_SLOTS, TX_PIPE_BITS, TX_CPL_FIFO_DEPTH_LOG2,
 };
 use rust_hdl::prelude::*;
 
@@ -131,6 +131,9 @@ pub struct PendulumNic {
     rx_dma_ahead: Signal<Local, Bits<2>>,
     ahead_none: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
+    // TX completions: the slots of a completion block (see TX_COMPL_SLOTS).
+    compl_block: Constant<Bits<SLOT_BITS>>,
+    tx_compl_due: Signal<Local, Bit>,
     ahead_one: Constant<Bits<2>>,
     ahead_two: Constant<Bits<2>>,
     dma_arb: RoundRobinArbiter<DmaWrite, 3>,
@@ -215,6 +218,8 @@ impl PendulumNic {
             rx_dma_ahead: Default::default(),
             ahead_none: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
+            compl_block: Constant::new((!(TX_COMPL_SLOTS as u64 - 1) & 0xFFFF).into()),
+            tx_compl_due: Default::default(),
             ahead_one: Constant::new(1u64.into()),
             ahead_two: Constant::new(2u64.into()),
             dma_skid: SkidBuffer::default(),
@@ -451,7 +456,8 @@ impl Logic for PendulumNic {
         self.eth_tx_tlast.next = self.eth_tx_skid.m.data.val().last;
         self.eth_tx_tvalid.next = self.eth_tx_skid.m.valid.val();
         self.eth_tx_skid.m.ready.next = self.eth_tx_tready.val();
-        // TX completions report every move of the TX head (no re-arm needed).
+        // TX completions report the TX head's moves (no re-arm needed); which
+        // moves make a record is decided below (tx_compl_due).
         self.tx_compl.per_packet.next = true;
         // TX completions carry no ordering with RX ring writes.
         self.tx_compl.ahead.next = self.ahead_none.val();
@@ -469,7 +475,19 @@ impl Logic for PendulumNic {
         }
         // TX completions: the framer's head moves, a restart when software
         // switches the TX pipe on or off, and the pipe's completion address.
-        self.tx_compl.moved.next = self.tx_framer.moved.val();
+        // Coalesced: a record when the head reaches the tail software rang, or
+        // enters another block of TX_COMPL_SLOTS slots; the moves in between
+        // are covered by the next record.
+        self.tx_compl_due.next = false;
+        for i in 0..TX_PIPES {
+            if self.tx_framer.ev_pipe.val().index() == i {
+                self.tx_compl_due.next = (self.tx_framer.new_head.val()
+                    == self.regs.tx_tail[i].val())
+                    | ((self.tx_framer.new_head.val() & self.compl_block.val())
+                        != (self.tx_framer.head[i].val() & self.compl_block.val()));
+            }
+        }
+        self.tx_compl.moved.next = self.tx_framer.moved.val() & self.tx_compl_due.val();
         // The completion writer serves only the TX pipes: the low pipe bits.
         self.tx_compl.moved_pipe.next = self.tx_framer.ev_pipe.val().get_bits::<TX_PIPE_BITS>(0);
         self.tx_compl.moved_tail.next = self.tx_framer.new_head.val();

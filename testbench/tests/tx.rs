@@ -205,6 +205,38 @@ fn tx_completion_record_carries_the_head_sequence_and_pipe() {
 }
 
 #[test]
+fn tx_completions_are_coalesced_per_16_slots_and_at_the_tail() {
+    let mut dev = open();
+    let mut tx = dev.open_tx_pipe(1, 8192).unwrap();
+    let mut g = FrameGen::new(26);
+    // 40 one-slot frames in one doorbell: the head crosses slots 16 and 32
+    // and stops at the tail (40), so three records, not forty.
+    let frames: Vec<Vec<u8>> = (0..40).map(|_| g.frame(64, 1)).collect();
+    let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+    let before = dev.counters().unwrap().tx_completions;
+    assert_eq!(tx.send(&mut dev, &refs).unwrap(), 40);
+    assert!(
+        tx.wait_idle(&mut dev, 100_000),
+        "the record at the tail never came"
+    );
+    assert!(dev.card_mut().sim.drain(10_000));
+    assert_eq!(dev.card_mut().sim.eth_tx.take_frames(), frames);
+    let records = dev.counters().unwrap().tx_completions - before;
+    assert_eq!(
+        records, 3,
+        "one record per 16-slot block crossed and one at the tail"
+    );
+    // Three more frames that stay inside the block still end in a record.
+    assert_eq!(tx.send(&mut dev, &refs[..3]).unwrap(), 3);
+    assert!(
+        tx.wait_idle(&mut dev, 100_000),
+        "the record at the tail never came"
+    );
+    assert_eq!(dev.counters().unwrap().tx_completions - before, 4);
+    assert_eq!(dev.read(pipe_page(1) + pipe::TX_HEAD.offset).unwrap(), 43);
+}
+
+#[test]
 fn echo_what_arrives_goes_back_out_unchanged() {
     let cfg = SimConfig {
         pacing: Pacing::LineRate {
@@ -298,7 +330,10 @@ fn zero_copy_echo_sends_received_frames_out_of_the_rx_ring() {
         "{refused:?}"
     );
     let beyond = tx.send_through(&mut dev, &rx, 5);
-    assert!(matches!(beyond, Err(Error::BadSendThrough { end: 5, .. })), "{beyond:?}");
+    assert!(
+        matches!(beyond, Err(Error::BadSendThrough { end: 5, .. })),
+        "{beyond:?}"
+    );
 
     let mut g = FrameGen::new(33);
     let frames: Vec<Vec<u8>> = (0..400)
@@ -309,7 +344,10 @@ fn zero_copy_echo_sends_received_frames_out_of_the_rx_ring() {
         .collect();
     let ring_slots = rx.ring_slots() as usize;
     let total_slots: usize = frames.iter().map(|f| f.len().div_ceil(64)).sum();
-    assert!(total_slots > 10 * ring_slots, "the ring must wrap many times");
+    assert!(
+        total_slots > 10 * ring_slots,
+        "the ring must wrap many times"
+    );
     for f in &frames {
         dev.card_mut().sim.eth.push(f.clone());
     }
@@ -337,7 +375,12 @@ fn zero_copy_echo_sends_received_frames_out_of_the_rx_ring() {
     );
     // Unpaced arrivals overrun this small ring: both paths were taken.
     assert!(c.drop_ring_full > 0, "the ring never filled");
-    assert!(out.len() >= 100, "only {} of {} echoed", out.len(), frames.len());
+    assert!(
+        out.len() >= 100,
+        "only {} of {} echoed",
+        out.len(),
+        frames.len()
+    );
     // In order and unchanged: what came out is the sent sequence minus the drops.
     let mut next = frames.iter();
     for (i, o) in out.iter().enumerate() {
