@@ -11,6 +11,7 @@
 //! - Echo throughput as the frames spread over more pipes.
 
 use pendulum_testbench::measure::{echo_run, echo_run_with, rx_latency, rx_run, tx_run};
+use pendulum_testbench::models::PcieConfig;
 use pendulum_testbench::CLOCK_MHZ;
 
 const FRAMES: usize = 20_000;
@@ -38,6 +39,11 @@ struct RxOnly {
     bytes_per_frame: f64,
 }
 
+/// The share of `cycles` a PCIe direction spent carrying `bytes`.
+fn link_busy(bytes: u64, cycles: u64) -> f64 {
+    bytes as f64 / (cycles as f64 * PcieConfig::gen3_x16().bytes_per_cycle())
+}
+
 fn rx_only(size: usize, per_packet: bool) -> RxOnly {
     let run = rx_run(size, FRAMES, per_packet);
     let pcie = &run.pcie;
@@ -54,6 +60,7 @@ fn main() {
     let mut echo_rows = Vec::new();
     let mut meta_rows = Vec::new();
     let mut modes = Vec::new();
+    let mut busy = Vec::new();
     println!("Ensō engine, PCIe model Gen3 x16 ({PCIE_BYTES_PER_CYCLE} B/cycle each way, 24 B per TLP), {CLOCK_MHZ} MHz, {FRAMES} frames per run");
     println!("\nEcho through the driver (one RX and one TX pipe, frames copied to the TX ring; and zero copy, the TX");
     println!("pipe sending out of the RX ring), MAC unpaced; RX alone and TX alone beside it");
@@ -84,6 +91,15 @@ fn main() {
         // Gbps of frames as the wire counts them (with preamble and gap), so
         // it compares with 100 GbE directly.
         let gbps = e.mpps() * (size as f64 + 20.0) * 8.0 / 1e3;
+        let (e_up, e_down) = (
+            link_busy(e.pcie.to_host_link_bytes, e.cycles),
+            link_busy(e.pcie.to_nic_link_bytes, e.cycles),
+        );
+        let (z_up, z_down) = (
+            link_busy(z.pcie.to_host_link_bytes, z.cycles),
+            link_busy(z.pcie.to_nic_link_bytes, z.cycles),
+        );
+        busy.push((size, e.cycles, e_up, e_down, z.cycles, z_up, z_down));
         println!(
             "{size:>6} {:>9.2} {:>10.2} {gbps:>9.1} {line:>10.2} {pcie_limit:>10.2} {rx_mpps:>9.2} {tx_mpps:>9.2} {:>11.1}% {:>9}",
             e.mpps(),
@@ -92,8 +108,8 @@ fn main() {
             e.cycles
         );
         echo_rows.push(format!(
-            "    {{\"frame_bytes\": {size}, \"frames\": {}, \"cycles\": {}, \"echo_mpps\": {:.3}, \"zero_copy_echo_mpps\": {:.3}, \"zero_copy_dropped\": {}, \"echo_wire_gbps\": {gbps:.2}, \"line_rate_mpps\": {line:.3}, \"pcie_rx_limit_mpps\": {pcie_limit:.3}, \"rx_only_mpps\": {rx_mpps:.3}, \"tx_only_mpps\": {tx_mpps:.3}, \"share_of_line_rate\": {:.4}}}",
-            e.frames, e.cycles, e.mpps(), z.mpps(), z.dropped, e.mpps() / line
+            "    {{\"frame_bytes\": {size}, \"frames\": {}, \"cycles\": {}, \"echo_mpps\": {:.3}, \"zero_copy_echo_mpps\": {:.3}, \"zero_copy_dropped\": {}, \"echo_wire_gbps\": {gbps:.2}, \"line_rate_mpps\": {line:.3}, \"pcie_rx_limit_mpps\": {pcie_limit:.3}, \"rx_only_mpps\": {rx_mpps:.3}, \"tx_only_mpps\": {tx_mpps:.3}, \"share_of_line_rate\": {:.4}, \"echo_pcie_busy\": {{\"to_host\": {e_up:.4}, \"to_nic\": {e_down:.4}}}, \"zero_copy_cycles\": {}, \"zero_copy_pcie_busy\": {{\"to_host\": {z_up:.4}, \"to_nic\": {z_down:.4}}}}}",
+            e.frames, e.cycles, e.mpps(), z.mpps(), z.dropped, e.mpps() / line, z.cycles
         ));
         let mode = |m: &RxOnly| {
             format!(
@@ -107,6 +123,23 @@ fn main() {
             mode(&pp)
         ));
         modes.push((size, r, pp));
+    }
+
+    println!("\nWhere the echo's cycles go: the share of each run that each PCIe direction was busy (bytes charged to");
+    println!("the link, TLP headers included, over cycles x {PCIE_BYTES_PER_CYCLE} B); a direction near 100% is the bound");
+    println!(
+        "{:>6} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9}",
+        "bytes", "cycles", "to host", "to NIC", "cycles", "to host", "to NIC"
+    );
+    println!("{:>6} | {:^29} | {:^29}", "", "echo (copy)", "zero copy");
+    for (size, ec, eu, ed, zc, zu, zd) in &busy {
+        println!(
+            "{size:>6} | {ec:>9} {:>8.1}% {:>8.1}% | {zc:>9} {:>8.1}% {:>8.1}%",
+            100.0 * eu,
+            100.0 * ed,
+            100.0 * zu,
+            100.0 * zd
+        );
     }
 
     println!("\nPCIe metadata over frame data, RX only: all of it (TLP overhead + notifications), and notifications");

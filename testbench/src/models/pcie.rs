@@ -98,6 +98,13 @@ pub struct PcieCounters {
     /// length that is zero, not a multiple of 64 or above 512. Each is answered
     /// with zeros so the NIC is not left waiting.
     pub read_errors: u64,
+    /// NIC->host link bytes charged to the bandwidth limit: write payload and
+    /// TLP headers, and read request headers. Over `cycles *
+    /// bytes_per_cycle` it is how busy that direction was.
+    pub to_host_link_bytes: u64,
+    /// Host->NIC link bytes charged to the bandwidth limit: read completion
+    /// beats with their TLP headers (register writes are not charged).
+    pub to_nic_link_bytes: u64,
 }
 
 impl PcieCounters {
@@ -250,6 +257,7 @@ impl PcieModel {
         let tlp_start = !self.write_tlp_open;
         if tlp_start {
             self.bucket_bytes -= self.cfg.tlp_overhead_bytes as f64;
+            self.counters.to_host_link_bytes += self.cfg.tlp_overhead_bytes as u64;
             self.write_tlp_first = iova;
         } else if iova != self.write_tlp_next
             || iova / MAX_PAYLOAD_BYTES != self.write_tlp_first / MAX_PAYLOAD_BYTES
@@ -259,6 +267,7 @@ impl PcieModel {
         self.write_tlp_next = iova.wrapping_add(BEAT_BYTES as u64);
         self.write_tlp_open = !last;
         self.bucket_bytes -= strb.count_ones() as f64;
+        self.counters.to_host_link_bytes += strb.count_ones() as u64;
         self.writes_in_flight += 1;
         self.nic_to_host.push_back((
             now + self.cfg.one_way_latency_cycles,
@@ -292,6 +301,7 @@ impl PcieModel {
     /// tracking does not hang and the test can report the count.
     pub fn push_read(&mut self, now: u64, iova: u64, len_bytes: u32, tag: u8) {
         self.bucket_bytes -= self.cfg.tlp_overhead_bytes as f64;
+        self.counters.to_host_link_bytes += self.cfg.tlp_overhead_bytes as u64;
         self.reads_in_flight += 1;
         self.nic_to_host.push_back((
             now + self.cfg.one_way_latency_cycles,
@@ -324,6 +334,7 @@ impl PcieModel {
         };
         self.cpl_bucket_bytes -= b.cost_bytes as f64;
         let c = &mut self.counters;
+        c.to_nic_link_bytes += b.cost_bytes as u64;
         if b.tlp_start {
             c.metadata_bytes += self.cfg.tlp_overhead_bytes as u64;
         }
@@ -554,6 +565,7 @@ mod tests {
             (total, total * 64, total * 24)
         );
         assert!((c.metadata_share() - 24.0 / 64.0).abs() < 1e-9);
+        assert_eq!((c.to_host_link_bytes, c.to_nic_link_bytes), (total * 88, 0));
     }
 
     #[test]
@@ -742,6 +754,10 @@ mod tests {
         let c = link.counters();
         assert_eq!((c.read_requests, c.tx_data_bytes), (total, total * 512));
         assert_eq!(c.metadata_bytes, total * 24 + total * 2 * 24);
+        assert_eq!(
+            (c.to_host_link_bytes, c.to_nic_link_bytes),
+            (total * 24, total * (512 + 2 * 24))
+        );
     }
 
     #[test]
