@@ -182,10 +182,11 @@ fn main() {
     println!("\nEcho as frames spread over more pipes (this build has {max_pipes} RX pipes; RX pipe p echoes through TX pipe p mod {})", pendulum_layout::params::TX_PIPES);
     // Per frame: notifications written, and register writes the driver
     // posted (RX head frees and TX tail doorbells, one each per batch), which
-    // the register file takes one every other cycle.
+    // the register file takes one every other cycle; and how busy each PCIe
+    // direction was, to tell that bound from the link's.
     println!(
-        "{:>6} {:>6} {:>9} {:>12} {:>12}",
-        "bytes", "pipes", "echo Mpps", "notif/frame", "regwr/frame"
+        "{:>6} {:>6} {:>9} {:>12} {:>12} {:>8} {:>8}",
+        "bytes", "pipes", "echo Mpps", "notif/frame", "regwr/frame", "to host", "to NIC"
     );
     let mut pipe_rows = Vec::new();
     for size in [64usize, 512] {
@@ -193,14 +194,18 @@ fn main() {
         while n <= max_pipes {
             let e = echo_run(size, FRAMES, n, false);
             let per_frame = |x: u64| x as f64 / e.frames as f64;
+            let up = link_busy(e.pcie.to_host_link_bytes, e.cycles);
+            let down = link_busy(e.pcie.to_nic_link_bytes, e.cycles);
             println!(
-                "{size:>6} {n:>6} {:>9.2} {:>12.3} {:>12.3}",
+                "{size:>6} {n:>6} {:>9.2} {:>12.3} {:>12.3} {:>7.1}% {:>7.1}%",
                 e.mpps(),
                 per_frame(e.notifications),
-                per_frame(e.register_writes)
+                per_frame(e.register_writes),
+                100.0 * up,
+                100.0 * down
             );
             pipe_rows.push(format!(
-                "    {{\"frame_bytes\": {size}, \"pipes\": {n}, \"echo_mpps\": {:.3}, \"cycles\": {}, \"notifications_per_frame\": {:.4}, \"register_writes_per_frame\": {:.4}}}",
+                "    {{\"frame_bytes\": {size}, \"pipes\": {n}, \"echo_mpps\": {:.3}, \"cycles\": {}, \"notifications_per_frame\": {:.4}, \"register_writes_per_frame\": {:.4}, \"pcie_busy\": {{\"to_host\": {up:.4}, \"to_nic\": {down:.4}}}}}",
                 e.mpps(),
                 e.cycles,
                 per_frame(e.notifications),
