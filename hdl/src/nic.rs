@@ -1,15 +1,16 @@
 use crate::acp::AcpLink;
 use crate::atomic::AtomicUnit;
 use crate::enso::{
-    FlowDirector, RxEngine, RxNotifWriter, RxParse, SlotGate, TxComplWriter, TxFetcher, TxFramer, TxParse,
+    FlowDirector, RxEngine, RxNotifWriter, RxParse, SlotGate, TxComplWriter, TxFetcher, TxFramer,
+    TxParse,
 };
 use crate::mmio::RegFile;
 use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, NOTIF_BUF_BITS, TX_PIPES,
-    SLOT_BITS, TX_COMPL_SLOTS, TX_PIPE_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, NOTIF_BUF_BITS, SLOT_BITS,
+    TX_COMPL_SLOTS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES, TX_PIPE_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -218,7 +219,9 @@ impl PendulumNic {
             rx_dma_ahead: Default::default(),
             ahead_none: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
-            compl_block: Constant::new((!(TX_COMPL_SLOTS as u64 - 1) & 0xFFFF).into()),
+            compl_block: Constant::new(
+                (!(TX_COMPL_SLOTS as u64 - 1) & ((1 << SLOT_BITS) - 1)).into(),
+            ),
             tx_compl_due: Default::default(),
             ahead_one: Constant::new(1u64.into()),
             ahead_two: Constant::new(2u64.into()),
@@ -477,7 +480,9 @@ impl Logic for PendulumNic {
         // switches the TX pipe on or off, and the pipe's completion address.
         // Coalesced: a record when the head reaches the tail software rang, or
         // enters another block of TX_COMPL_SLOTS slots; the moves in between
-        // are covered by the next record.
+        // are covered by the next record. During the `moved` pulse the
+        // framer's `head` still holds the old head (its register loads
+        // `new_head` at the clock edge), so the two give the block crossed.
         self.tx_compl_due.next = false;
         for i in 0..TX_PIPES {
             if self.tx_framer.ev_pipe.val().index() == i {

@@ -11,13 +11,16 @@
 //! - Echo throughput as the frames spread over more pipes.
 
 use pendulum_testbench::measure::{echo_run, echo_run_with, rx_latency, rx_run, tx_run};
-use pendulum_testbench::models::PcieConfig;
+use pendulum_testbench::models::{PcieConfig, PcieCounters};
 use pendulum_testbench::CLOCK_MHZ;
 
 const FRAMES: usize = 20_000;
 const SIZES: [usize; 6] = [64, 128, 256, 512, 1024, 1518];
-/// The PCIe model's bandwidth each way, bytes per cycle (Gen3 x16 after encoding).
-const PCIE_BYTES_PER_CYCLE: f64 = 63.0;
+/// The PCIe model's bandwidth each way, bytes per cycle (Gen3 x16 after
+/// encoding, about 63), from the model's own configuration.
+fn pcie_bytes_per_cycle() -> f64 {
+    PcieConfig::gen3_x16().bytes_per_cycle()
+}
 
 fn line_rate_mpps(size: usize) -> f64 {
     100e9 / ((size as f64 + 20.0) * 8.0) / 1e6
@@ -39,9 +42,14 @@ struct RxOnly {
     bytes_per_frame: f64,
 }
 
-/// The share of `cycles` a PCIe direction spent carrying `bytes`.
-fn link_busy(bytes: u64, cycles: u64) -> f64 {
-    bytes as f64 / (cycles as f64 * PcieConfig::gen3_x16().bytes_per_cycle())
+/// The share of a run's `cycles` each PCIe direction spent carrying bytes:
+/// (NIC to host, host to NIC).
+fn link_busy(pcie: &PcieCounters, cycles: u64) -> (f64, f64) {
+    let capacity = cycles as f64 * pcie_bytes_per_cycle();
+    (
+        pcie.to_host_link_bytes as f64 / capacity,
+        pcie.to_nic_link_bytes as f64 / capacity,
+    )
 }
 
 fn rx_only(size: usize, per_packet: bool) -> RxOnly {
@@ -57,11 +65,12 @@ fn rx_only(size: usize, per_packet: bool) -> RxOnly {
 }
 
 fn main() {
+    let pcie_bpc = pcie_bytes_per_cycle();
     let mut echo_rows = Vec::new();
     let mut meta_rows = Vec::new();
     let mut modes = Vec::new();
     let mut busy = Vec::new();
-    println!("Ensō engine, PCIe model Gen3 x16 ({PCIE_BYTES_PER_CYCLE} B/cycle each way, 24 B per TLP), {CLOCK_MHZ} MHz, {FRAMES} frames per run");
+    println!("Ensō engine, PCIe model Gen3 x16 ({pcie_bpc:.1} B/cycle each way, 24 B per TLP), {CLOCK_MHZ} MHz, {FRAMES} frames per run");
     println!("\nEcho through the driver (one RX and one TX pipe, frames copied to the TX ring; and zero copy, the TX");
     println!("pipe sending out of the RX ring), MAC unpaced; RX alone and TX alone beside it");
     println!(
@@ -87,18 +96,12 @@ fn main() {
         let rx_mpps = r.mpps;
         let tx_mpps = tx_run(size, FRAMES).mpps();
         let line = line_rate_mpps(size);
-        let pcie_limit = PCIE_BYTES_PER_CYCLE * CLOCK_MHZ / r.bytes_per_frame;
+        let pcie_limit = pcie_bpc * CLOCK_MHZ / r.bytes_per_frame;
         // Gbps of frames as the wire counts them (with preamble and gap), so
         // it compares with 100 GbE directly.
         let gbps = e.mpps() * (size as f64 + 20.0) * 8.0 / 1e3;
-        let (e_up, e_down) = (
-            link_busy(e.pcie.to_host_link_bytes, e.cycles),
-            link_busy(e.pcie.to_nic_link_bytes, e.cycles),
-        );
-        let (z_up, z_down) = (
-            link_busy(z.pcie.to_host_link_bytes, z.cycles),
-            link_busy(z.pcie.to_nic_link_bytes, z.cycles),
-        );
+        let (e_up, e_down) = link_busy(&e.pcie, e.cycles);
+        let (z_up, z_down) = link_busy(&z.pcie, z.cycles);
         busy.push((size, e.cycles, e_up, e_down, z.cycles, z_up, z_down));
         println!(
             "{size:>6} {:>9.2} {:>10.2} {gbps:>9.1} {line:>10.2} {pcie_limit:>10.2} {rx_mpps:>9.2} {tx_mpps:>9.2} {:>11.1}% {:>9}",
@@ -126,7 +129,7 @@ fn main() {
     }
 
     println!("\nWhere the echo's cycles go: the share of each run that each PCIe direction was busy (bytes charged to");
-    println!("the link, TLP headers included, over cycles x {PCIE_BYTES_PER_CYCLE} B); a direction near 100% is the bound");
+    println!("the link, TLP headers included, over cycles x {pcie_bpc:.1} B); a direction near 100% is the bound");
     println!(
         "{:>6} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9}",
         "bytes", "cycles", "to host", "to NIC", "cycles", "to host", "to NIC"
@@ -194,8 +197,7 @@ fn main() {
         while n <= max_pipes {
             let e = echo_run(size, FRAMES, n, false);
             let per_frame = |x: u64| x as f64 / e.frames as f64;
-            let up = link_busy(e.pcie.to_host_link_bytes, e.cycles);
-            let down = link_busy(e.pcie.to_nic_link_bytes, e.cycles);
+            let (up, down) = link_busy(&e.pcie, e.cycles);
             println!(
                 "{size:>6} {n:>6} {:>9.2} {:>12.3} {:>12.3} {:>7.1}% {:>7.1}%",
                 e.mpps(),
@@ -222,7 +224,7 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .unwrap_or_default();
     let json = format!(
-        "{{\n  \"bench\": \"enso\",\n  \"git_rev\": \"{}\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"model\": \"Gen3 x16\", \"bytes_per_cycle_each_way\": {PCIE_BYTES_PER_CYCLE}, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"echo\": [\n{}\n  ],\n  \"metadata\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ],\n  \"pipes\": [\n{}\n  ]\n}}\n",
+        "{{\n  \"bench\": \"enso\",\n  \"git_rev\": \"{}\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"model\": \"Gen3 x16\", \"bytes_per_cycle_each_way\": {pcie_bpc:.3}, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"echo\": [\n{}\n  ],\n  \"metadata\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ],\n  \"pipes\": [\n{}\n  ]\n}}\n",
         rev.trim(),
         echo_rows.join(",\n"),
         meta_rows.join(",\n"),

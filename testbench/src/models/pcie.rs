@@ -256,8 +256,7 @@ impl PcieModel {
     pub fn push_write(&mut self, now: u64, iova: u64, data: &[u8; 64], strb: u64, last: bool) {
         let tlp_start = !self.write_tlp_open;
         if tlp_start {
-            self.bucket_bytes -= self.cfg.tlp_overhead_bytes as f64;
-            self.counters.to_host_link_bytes += self.cfg.tlp_overhead_bytes as u64;
+            self.charge_to_host(self.cfg.tlp_overhead_bytes as u64);
             self.write_tlp_first = iova;
         } else if iova != self.write_tlp_next
             || iova / MAX_PAYLOAD_BYTES != self.write_tlp_first / MAX_PAYLOAD_BYTES
@@ -266,8 +265,7 @@ impl PcieModel {
         }
         self.write_tlp_next = iova.wrapping_add(BEAT_BYTES as u64);
         self.write_tlp_open = !last;
-        self.bucket_bytes -= strb.count_ones() as f64;
-        self.counters.to_host_link_bytes += strb.count_ones() as u64;
+        self.charge_to_host(strb.count_ones() as u64);
         self.writes_in_flight += 1;
         self.nic_to_host.push_back((
             now + self.cfg.one_way_latency_cycles,
@@ -288,6 +286,12 @@ impl PcieModel {
         self.can_accept_write()
     }
 
+    /// Takes `bytes` of the NIC->host direction's bandwidth, and counts them.
+    fn charge_to_host(&mut self, bytes: u64) {
+        self.bucket_bytes -= bytes as f64;
+        self.counters.to_host_link_bytes += bytes;
+    }
+
     /// Accepts a DMA read of `len_bytes` at bus address `iova` at cycle `now`.
     ///
     /// The request reaches host memory at `now + latency`, behind every write
@@ -300,8 +304,7 @@ impl PcieModel {
     /// beats, at most 512 bytes) rather than ignored, so the NIC's completion
     /// tracking does not hang and the test can report the count.
     pub fn push_read(&mut self, now: u64, iova: u64, len_bytes: u32, tag: u8) {
-        self.bucket_bytes -= self.cfg.tlp_overhead_bytes as f64;
-        self.counters.to_host_link_bytes += self.cfg.tlp_overhead_bytes as u64;
+        self.charge_to_host(self.cfg.tlp_overhead_bytes as u64);
         self.reads_in_flight += 1;
         self.nic_to_host.push_back((
             now + self.cfg.one_way_latency_cycles,
