@@ -2,6 +2,8 @@
 //! testbench for the ACP link (`shared/ACP.md`). Each NIC has its own host
 //! memory and PCIe model; both advance one cycle at a time together.
 
+/// The two ends of the pair are the two ends of the link model.
+pub use crate::models::acp_link::Side;
 use crate::models::{AcpLinkModel, LinkFaults, RegionId};
 use crate::{NicSim, SimConfig};
 use pendulum_driver::{Card, DmaRegion, Error, RegionKind, Result};
@@ -87,12 +89,6 @@ impl NicPair {
             PairCard::new(pair, Side::B),
         )
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    A,
-    B,
 }
 
 /// One NIC of a [`NicPair`] as the driver's [`Card`].

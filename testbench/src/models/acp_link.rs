@@ -10,6 +10,34 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
+/// One end of the link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    /// Both ends, A first.
+    pub const BOTH: [Side; 2] = [Side::A, Side::B];
+
+    /// The other end.
+    pub fn peer(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+
+    /// 0 for A, 1 for B: the index of this side in per-side arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Side::A => 0,
+            Side::B => 1,
+        }
+    }
+}
+
 /// What the link does to records. Rates are per record.
 #[derive(Clone, Debug)]
 pub struct LinkFaults {
