@@ -2,13 +2,22 @@
 //! per cycle each way, a fixed one-way latency, and seeded faults (bit
 //! corruption the check word catches, damage it cannot catch, lost records,
 //! and cuts that drop the signal on both sides).
+//!
+//! Damage behind the check word is fitted by linearity ([`refit_check`]):
+//! the new check word is the old one XOR the CRC-32C of the covered bytes
+//! before and after the damage, so a record whose check word also mixes in
+//! a key term still passes under that key.
 
 use pendulum_layout::acp::{
-    check_word, BYTE_CHECK, BYTE_OPCODE, OP_OFFER, OP_OFFER_VERB, PAYLOAD_OFFSET, RECORD_BYTES,
+    crc32c, BYTE_CHECK, BYTE_OPCODE, OP_OFFER, OP_OFFER_VERB, PAYLOAD_OFFSET, RECORD_BYTES,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+
+/// Bytes of the check word (record bytes `BYTE_CHECK..BYTE_CHECK + 4`,
+/// little-endian).
+pub const CHECK_BYTES: usize = 4;
 
 /// One end of the link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -45,9 +54,10 @@ pub struct LinkFaults {
     pub latency: u32,
     /// Flip 1..=3 random bits: the check word then fails.
     pub corrupt_rate: f64,
-    /// Change payload bytes of an OFFER record and recompute its check word:
-    /// damage the check cannot see (it happened before the check was computed
-    /// or after it was verified). Only the digest echo can catch it.
+    /// Change payload bytes of an OFFER record and fit its check word by
+    /// linearity: damage the check cannot see (it happened before the check
+    /// was computed or after it was verified). Only the digest echo can
+    /// catch it.
     pub undetected_rate: f64,
     /// The record never arrives (an empty slot).
     pub loss_rate: f64,
@@ -92,6 +102,36 @@ pub struct LinkStats {
     pub lost: u64,
     pub cuts: u64,
     pub cut_cycles: u64,
+}
+
+/// The check word stored in a record (bytes `BYTE_CHECK..+4`, little-endian).
+pub fn check_of(rec: &[u8; RECORD_BYTES]) -> u32 {
+    let mut w = [0u8; CHECK_BYTES];
+    w.copy_from_slice(&rec[BYTE_CHECK..BYTE_CHECK + CHECK_BYTES]);
+    u32::from_le_bytes(w)
+}
+
+/// Stores `check` as the record's check word.
+pub fn set_check(rec: &mut [u8; RECORD_BYTES], check: u32) {
+    rec[BYTE_CHECK..BYTE_CHECK + CHECK_BYTES].copy_from_slice(&check.to_le_bytes());
+}
+
+/// CRC-32C of the bytes the check word covers: every byte but the check
+/// word's own (bytes 0..4 and 8..64).
+pub fn covered_crc(rec: &[u8; RECORD_BYTES]) -> u32 {
+    let mut covered = [0u8; RECORD_BYTES - CHECK_BYTES];
+    covered[..BYTE_CHECK].copy_from_slice(&rec[..BYTE_CHECK]);
+    covered[BYTE_CHECK..].copy_from_slice(&rec[BYTE_CHECK + CHECK_BYTES..]);
+    crc32c(&covered)
+}
+
+/// Fits `new`'s check word to its damage by linearity: `new` gets `old`'s
+/// check word XOR the CRC-32C of the covered bytes of `old` and of `new`.
+/// If `old`'s check word was that CRC XOR any key term, `new`'s is its own
+/// CRC XOR the same key term, so `new` passes exactly when `old` did, under
+/// any key. Whatever `new` held in its check bytes is overwritten.
+pub fn refit_check(old: &[u8; RECORD_BYTES], new: &mut [u8; RECORD_BYTES]) {
+    set_check(new, check_of(old) ^ covered_crc(old) ^ covered_crc(new));
 }
 
 /// The link model. Deterministic for a given seed and input sequence.
@@ -180,10 +220,10 @@ impl AcpLinkModel {
                 .gen_bool(self.faults.undetected_rate.clamp(0.0, 1.0))
         {
             self.stats.undetected += 1;
+            let before = r;
             let i = self.rng.gen_range(PAYLOAD_OFFSET..RECORD_BYTES);
             r[i] ^= self.rng.gen_range(1..=255u8);
-            let c = check_word(&r);
-            r[BYTE_CHECK..BYTE_CHECK + 4].copy_from_slice(&c.to_le_bytes());
+            refit_check(&before, &mut r);
         }
         if self.rng.gen_bool(self.faults.corrupt_rate.clamp(0.0, 1.0)) {
             self.stats.corrupted += 1;
@@ -234,7 +274,10 @@ impl AcpLinkModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pendulum_layout::acp::{Body, Record, RecordError};
+    use pendulum_layout::acp::{Body, Record, RecordError, BYTE_CHANNEL, BYTE_STATE};
+
+    /// A key term a session might mix into every check word.
+    const KEY: u32 = 0x5EED_CAFE;
 
     fn rec(n: u8) -> [u8; RECORD_BYTES] {
         Record::Channel {
@@ -247,6 +290,26 @@ mod tests {
             body: Body::Payload([n; 56]),
         }
         .to_bytes()
+    }
+
+    /// A record numbered `n` (in payload bytes 8..12), with opcode `op` and
+    /// its check word bound to [`KEY`].
+    fn keyed(op: u8, n: u32) -> [u8; RECORD_BYTES] {
+        let mut r = [0u8; RECORD_BYTES];
+        r[BYTE_OPCODE] = op;
+        r[BYTE_CHANNEL] = 3;
+        r[BYTE_STATE] = 0x11;
+        r[PAYLOAD_OFFSET..PAYLOAD_OFFSET + 4].copy_from_slice(&n.to_le_bytes());
+        for (i, b) in r[PAYLOAD_OFFSET + 4..].iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(37) ^ n as u8;
+        }
+        let check = covered_crc(&r) ^ KEY;
+        set_check(&mut r, check);
+        r
+    }
+
+    fn passes(r: &[u8; RECORD_BYTES], key: u32) -> bool {
+        check_of(r) == covered_crc(r) ^ key
     }
 
     #[test]
@@ -328,5 +391,49 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn the_covered_crc_is_the_layouts_check_word() {
+        let r = rec(5);
+        assert_eq!(covered_crc(&r), pendulum_layout::acp::check_word(&r));
+        assert_eq!(check_of(&r), covered_crc(&r));
+    }
+
+    #[test]
+    fn refit_check_keeps_an_arbitrary_key_term() {
+        let old = keyed(OP_OFFER, 7);
+        assert!(passes(&old, KEY) && !passes(&old, 0));
+        let mut new = old;
+        new[20] ^= 0x40;
+        new[BYTE_CHANNEL] = 9;
+        assert!(!passes(&new, KEY));
+        refit_check(&old, &mut new);
+        assert!(passes(&new, KEY), "the damaged record fails under the key");
+        assert!(!passes(&new, 0));
+        // A record that failed before still fails after.
+        let mut bad = old;
+        bad[30] ^= 1;
+        let mut bad_new = bad;
+        bad_new[40] ^= 2;
+        refit_check(&bad, &mut bad_new);
+        assert!(!passes(&bad_new, KEY));
+    }
+
+    #[test]
+    fn random_undetected_damage_passes_under_the_key() {
+        let mut m = AcpLinkModel::new(LinkFaults {
+            latency: 1,
+            undetected_rate: 1.0,
+            ..Default::default()
+        });
+        let sent = keyed(OP_OFFER, 1);
+        m.step(Some(sent), None);
+        let got = m.step(None, None).b_rx.unwrap();
+        assert_ne!(got, sent);
+        assert!(passes(&got, KEY));
+        // Only the payload changed.
+        assert_eq!(got[..BYTE_CHECK], sent[..BYTE_CHECK]);
+        assert_eq!(m.stats().undetected, 1);
     }
 }
