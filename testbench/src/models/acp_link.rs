@@ -1,7 +1,12 @@
 //! The physical ACP link between two NICs, A and B: one 64-byte record slot
-//! per cycle each way, a fixed one-way latency, and seeded faults (bit
-//! corruption the check word catches, damage it cannot catch, lost records,
-//! and cuts that drop the signal on both sides).
+//! per cycle each way, a fixed one-way latency, and seeded faults: bit
+//! corruption the check word catches, damage it cannot catch, lost
+//! records, cuts that drop the signal on both sides, one-sided loss of
+//! signal, silent one-way loss, duplicated records, and replay of records
+//! from before a cut.
+//!
+//! Every fault is deterministic for a given seed and input sequence. The
+//! model counts in cycles: one call of [`AcpLinkModel::step`] is one cycle.
 //!
 //! Damage behind the check word is fitted by linearity ([`refit_check`]):
 //! the new check word is the old one XOR the CRC-32C of the covered bytes
@@ -15,9 +20,16 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
+/// A record as it travels on the wire.
+type Rec = [u8; RECORD_BYTES];
+
 /// Bytes of the check word (record bytes `BYTE_CHECK..BYTE_CHECK + 4`,
 /// little-endian).
 pub const CHECK_BYTES: usize = 4;
+
+/// Records the model remembers per direction for replay: the last this many
+/// that entered the wire before the most recent cut or loss of signal.
+pub const REPLAY_DEPTH: usize = 512;
 
 /// One end of the link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -47,6 +59,17 @@ impl Side {
     }
 }
 
+/// Replay of remembered records after every cut ([`LinkFaults::replay_after_cut`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayAfterCut {
+    /// Cycles after the cut ends (the first cycle with signal is 0) at which
+    /// the replayed records start to enter the wire.
+    pub delay_cycles: u64,
+    /// Remembered records replayed towards each side (the most recent ones,
+    /// oldest first; at most [`REPLAY_DEPTH`]).
+    pub records: usize,
+}
+
 /// What the link does to records. Rates are per record.
 #[derive(Clone, Debug)]
 pub struct LinkFaults {
@@ -63,9 +86,17 @@ pub struct LinkFaults {
     pub loss_rate: f64,
     /// Mean cycles between cuts (geometric), or no cuts.
     pub cut_every: Option<u64>,
-    /// How long a cut lasts: no signal on either side, and everything sent
-    /// meanwhile or in flight is lost.
+    /// How long a cut lasts, cycles: no signal on either side, and
+    /// everything sent meanwhile or in flight is lost.
     pub cut_cycles: u64,
+    /// A record that goes on the wire is duplicated: the next slot in the
+    /// same direction carries an exact copy of it instead of what that slot
+    /// would have carried (which is lost). A copy is never duplicated again.
+    pub duplicate_rate: f64,
+    /// After each cut, replay remembered records towards both sides (see
+    /// [`AcpLinkModel::replay_now`]), or never.
+    pub replay_after_cut: Option<ReplayAfterCut>,
+    /// Seed of the fault stream.
     pub seed: u64,
 }
 
@@ -78,6 +109,8 @@ impl Default for LinkFaults {
             loss_rate: 0.0,
             cut_every: None,
             cut_cycles: 0,
+            duplicate_rate: 0.0,
+            replay_after_cut: None,
             seed: 1,
         }
     }
@@ -86,22 +119,56 @@ impl Default for LinkFaults {
 /// What each side receives in one cycle.
 #[derive(Clone, Debug)]
 pub struct LinkOutput {
+    /// The record arriving at A this cycle, if any.
     pub a_rx: Option<[u8; RECORD_BYTES]>,
+    /// The record arriving at B this cycle, if any.
     pub b_rx: Option<[u8; RECORD_BYTES]>,
-    /// Signal present (the physical layer's link-up), per side.
+    /// Signal present at A (its physical layer's link-up).
     pub a_up: bool,
+    /// Signal present at B.
     pub b_up: bool,
 }
 
-/// Counts of what the link did.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+/// Counts of what the link did, in records unless the name says otherwise.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct LinkStats {
+    /// Records the sides put on the wire.
     pub records: u64,
+    /// Records whose bits were flipped (they fail the check).
     pub corrupted: u64,
+    /// Records damaged at random behind the check (`undetected_rate`).
     pub undetected: u64,
+    /// Records that never arrived, whatever the reason (the fields below
+    /// marked "in `lost`" say why for some of them).
     pub lost: u64,
+    /// Cuts started.
     pub cuts: u64,
+    /// Cycles cut.
     pub cut_cycles: u64,
+    /// One-sided losses of signal started ([`AcpLinkModel::los_now`]).
+    pub los: u64,
+    /// Cycles without signal at one side only, summed over both sides.
+    pub los_cycles: u64,
+    /// Records lost because their receiver had no signal: in flight towards
+    /// it when the loss of signal started, or arriving meanwhile (in `lost`).
+    pub los_lost: u64,
+    /// Records lost silently to [`AcpLinkModel::drop_now`] (in `lost`).
+    pub dropped: u64,
+    /// Copies of records put on the wire (`duplicate_rate`).
+    pub duplicated: u64,
+    /// Remembered records put on the wire again (replay).
+    pub replayed: u64,
+    /// Records whose slot a copy or a replayed record took (in `lost`).
+    pub displaced: u64,
+}
+
+/// Why a slot carries a record its sender did not send in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Injected {
+    /// A copy of the record in the slot before.
+    Duplicate,
+    /// A record remembered from before a cut or loss of signal.
+    Replay,
 }
 
 /// The check word stored in a record (bytes `BYTE_CHECK..+4`, little-endian).
@@ -138,23 +205,45 @@ pub fn refit_check(old: &[u8; RECORD_BYTES], new: &mut [u8; RECORD_BYTES]) {
 pub struct AcpLinkModel {
     faults: LinkFaults,
     rng: ChaCha8Rng,
-    /// In flight A→B and B→A, one entry per cycle, oldest first.
-    a_to_b: VecDeque<Option<[u8; RECORD_BYTES]>>,
-    b_to_a: VecDeque<Option<[u8; RECORD_BYTES]>>,
+    /// In flight from A (index 0) and from B (1), one entry per cycle,
+    /// oldest first.
+    wire: [VecDeque<Option<Rec>>; 2],
     /// Cycles of cut left (0: the link is whole).
     cut_left: u64,
+    /// Cycles without signal left, per receiving side (one-sided loss of signal).
+    los_left: [u64; 2],
+    /// Cycles of silent loss left, per sending side.
+    drop_left: [u64; 2],
+    /// Records that take the next slots from each side instead of what it
+    /// sends, in order.
+    inject: [VecDeque<(Rec, Injected)>; 2],
+    /// The last [`REPLAY_DEPTH`] records that entered the wire from each side.
+    history: [VecDeque<Rec>; 2],
+    /// `history` as it was when the most recent cut or loss of signal started.
+    replay_source: [Vec<Rec>; 2],
+    /// The cycle at which `replay_after_cut` fires next.
+    auto_replay_cycle: Option<u64>,
+    /// Steps taken so far.
+    cycle: u64,
     stats: LinkStats,
 }
 
 impl AcpLinkModel {
+    /// A whole link with the given faults, nothing in flight.
     pub fn new(faults: LinkFaults) -> Self {
         let rng = ChaCha8Rng::seed_from_u64(faults.seed);
         let mut m = Self {
             faults,
             rng,
-            a_to_b: VecDeque::new(),
-            b_to_a: VecDeque::new(),
+            wire: [VecDeque::new(), VecDeque::new()],
             cut_left: 0,
+            los_left: [0; 2],
+            drop_left: [0; 2],
+            inject: [VecDeque::new(), VecDeque::new()],
+            history: [VecDeque::new(), VecDeque::new()],
+            replay_source: [Vec::new(), Vec::new()],
+            auto_replay_cycle: None,
+            cycle: 0,
             stats: LinkStats::default(),
         };
         m.fill();
@@ -164,7 +253,7 @@ impl AcpLinkModel {
     /// Keeps each delay line exactly `latency` long.
     fn fill(&mut self) {
         let lat = self.faults.latency.max(1) as usize;
-        for q in [&mut self.a_to_b, &mut self.b_to_a] {
+        for q in &mut self.wire {
             q.truncate(lat);
             while q.len() < lat {
                 q.push_front(None);
@@ -172,8 +261,14 @@ impl AcpLinkModel {
         }
     }
 
+    /// What the link did so far.
     pub fn stats(&self) -> &LinkStats {
         &self.stats
+    }
+
+    /// Cycles stepped so far (in a [`crate::pair::NicPair`], the pair's cycle).
+    pub fn cycle(&self) -> u64 {
+        self.cycle
     }
 
     /// Changes the fault rates (and latency) from now on; the random stream
@@ -197,34 +292,102 @@ impl AcpLinkModel {
         }
         self.stats.cuts += 1;
         self.cut_left = cycles;
-        for q in [&mut self.a_to_b, &mut self.b_to_a] {
-            for r in q.iter_mut() {
-                if r.take().is_some() {
-                    self.stats.lost += 1;
-                }
-            }
+        self.remember_for_replay();
+        for from in Side::BOTH {
+            self.lose_in_flight(from);
+            // A copy waiting for its slot was never on the wire.
+            self.inject[from.index()].retain(|&(_, kind)| kind != Injected::Duplicate);
+        }
+        if let Some(replay) = self.faults.replay_after_cut {
+            self.auto_replay_cycle = Some(self.cycle + cycles + replay.delay_cycles);
         }
     }
 
-    /// A record entering the wire: faults applied as it goes in.
-    fn enter(&mut self, rec: Option<[u8; RECORD_BYTES]>) -> Option<[u8; RECORD_BYTES]> {
-        let mut r = rec?;
-        self.stats.records += 1;
-        if self.cut_left > 0 || self.rng.gen_bool(self.faults.loss_rate.clamp(0.0, 1.0)) {
-            self.stats.lost += 1;
-            return None;
+    /// Loses every record in flight from `from`; returns how many there were.
+    fn lose_in_flight(&mut self, from: Side) -> u64 {
+        let mut n = 0;
+        for r in self.wire[from.index()].iter_mut() {
+            if r.take().is_some() {
+                n += 1;
+            }
         }
+        self.stats.lost += n;
+        n
+    }
+
+    /// Side `side`'s physical layer reports no signal for the next `cycles`
+    /// cycles, and `side` receives nothing meanwhile: records in flight
+    /// towards it now, and those arriving during those cycles, are lost. The
+    /// peer keeps its signal and receives what `side` sends.
+    pub fn los_now(&mut self, side: Side, cycles: u64) {
+        if cycles == 0 {
+            return;
+        }
+        self.stats.los += 1;
+        self.los_left[side.index()] = cycles;
+        self.remember_for_replay();
+        self.stats.los_lost += self.lose_in_flight(side.peer());
+    }
+
+    /// Records `from` sends during the next `cycles` cycles are lost;
+    /// signal stays up on both sides.
+    pub fn drop_now(&mut self, from: Side, cycles: u64) {
+        self.drop_left[from.index()] = cycles;
+    }
+
+    /// The next `n` slots towards `to` carry records that entered the wire
+    /// towards `to` before the most recent cut or loss of signal (the most
+    /// recent `n` of the [`REPLAY_DEPTH`] remembered, oldest first) instead
+    /// of what they would carry, which is lost. Slots during a cut carry
+    /// nothing and do not count. Returns how many records were queued
+    /// (fewer than `n` when fewer are remembered; 0 before any cut).
+    pub fn replay_now(&mut self, to: Side, n: usize) -> usize {
+        let from = to.peer().index();
+        let source = &self.replay_source[from];
+        let n = n.min(source.len());
+        self.inject[from].extend(
+            source[source.len() - n..]
+                .iter()
+                .map(|&r| (r, Injected::Replay)),
+        );
+        n
+    }
+
+    /// Keeps what entered the wire so far as the records to replay.
+    fn remember_for_replay(&mut self) {
+        for from in Side::BOTH {
+            let i = from.index();
+            self.replay_source[i] = self.history[i].iter().copied().collect();
+        }
+    }
+
+    /// Notes a record entering the wire from `from` for replay.
+    fn remember(&mut self, from: Side, r: Rec) {
+        let h = &mut self.history[from.index()];
+        if h.len() == REPLAY_DEPTH {
+            h.pop_front();
+        }
+        h.push_back(r);
+    }
+
+    /// Damages an OFFER record's payload behind the check, at
+    /// `undetected_rate`.
+    fn damage_at_random(&mut self, r: &mut Rec) {
         if (r[BYTE_OPCODE] == OP_OFFER || r[BYTE_OPCODE] == OP_OFFER_VERB)
             && self
                 .rng
                 .gen_bool(self.faults.undetected_rate.clamp(0.0, 1.0))
         {
             self.stats.undetected += 1;
-            let before = r;
+            let before = *r;
             let i = self.rng.gen_range(PAYLOAD_OFFSET..RECORD_BYTES);
             r[i] ^= self.rng.gen_range(1..=255u8);
-            refit_check(&before, &mut r);
+            refit_check(&before, r);
         }
+    }
+
+    /// Flips bits at `corrupt_rate`: the check then fails.
+    fn corrupt(&mut self, r: &mut Rec) {
         if self.rng.gen_bool(self.faults.corrupt_rate.clamp(0.0, 1.0)) {
             self.stats.corrupted += 1;
             // Distinct bits: a bit flipped twice would leave the record whole.
@@ -234,7 +397,138 @@ impl AcpLinkModel {
                 r[bit / 8] ^= 1 << (bit % 8);
             }
         }
+    }
+
+    /// A record a side sends: lost, or changed by the faults as it goes in.
+    fn transmit(&mut self, mut r: Rec, dropping: bool) -> Option<Rec> {
+        self.stats.records += 1;
+        if self.cut_left > 0 {
+            self.stats.lost += 1;
+            return None;
+        }
+        if dropping {
+            self.stats.lost += 1;
+            self.stats.dropped += 1;
+            return None;
+        }
+        if self.rng.gen_bool(self.faults.loss_rate.clamp(0.0, 1.0)) {
+            self.stats.lost += 1;
+            return None;
+        }
+        self.damage_at_random(&mut r);
+        self.corrupt(&mut r);
         Some(r)
+    }
+
+    /// What the slot from `from` carries: a waiting copy or replayed record
+    /// (displacing `own`), or `own`, which may then be duplicated into the
+    /// next slot.
+    fn fill_slot(&mut self, from: Side, own: Option<Rec>) -> (Option<Rec>, Option<Injected>) {
+        if self.cut_left > 0 {
+            // Nothing crosses a cut; waiting replays keep their turn.
+            return (own, None);
+        }
+        if let Some((r, kind)) = self.inject[from.index()].pop_front() {
+            if own.is_some() {
+                self.stats.lost += 1;
+                self.stats.displaced += 1;
+            }
+            match kind {
+                Injected::Duplicate => self.stats.duplicated += 1,
+                Injected::Replay => self.stats.replayed += 1,
+            }
+            return (Some(r), Some(kind));
+        }
+        if let Some(r) = own {
+            // No draw at a zero rate: the fault stream of a seed stays what it
+            // was before duplication existed.
+            if self.faults.duplicate_rate > 0.0
+                && self
+                    .rng
+                    .gen_bool(self.faults.duplicate_rate.clamp(0.0, 1.0))
+            {
+                self.inject[from.index()].push_front((r, Injected::Duplicate));
+            }
+        }
+        (own, None)
+    }
+
+    /// A slot from `from` entering the wire: faults applied as it goes in.
+    fn enter(&mut self, from: Side, sent: Option<Rec>, dropping: bool) -> Option<Rec> {
+        let own = sent.and_then(|r| self.transmit(r, dropping));
+        let (carried, _) = self.fill_slot(from, own);
+        if let Some(r) = carried {
+            self.remember(from, r);
+        }
+        carried
+    }
+
+    /// Pushes a slot from `from` into its delay line and returns the one
+    /// arriving at the peer now (lost when the peer has no signal).
+    fn deliver(&mut self, from: Side, slot: Option<Rec>, receiver_silent: bool) -> Option<Rec> {
+        let q = &mut self.wire[from.index()];
+        q.push_back(slot);
+        let arriving = q.pop_front().flatten();
+        if receiver_silent && arriving.is_some() {
+            self.stats.lost += 1;
+            self.stats.los_lost += 1;
+            return None;
+        }
+        arriving
+    }
+
+    /// Starts a cut at random (`cut_every`) when the link is whole.
+    fn maybe_cut_at_random(&mut self) {
+        if self.cut_left == 0 {
+            if let Some(mean) = self.faults.cut_every {
+                if self.rng.gen_bool((1.0 / mean.max(1) as f64).min(1.0)) {
+                    self.start_cut(self.faults.cut_cycles);
+                }
+            }
+        }
+    }
+
+    /// Counts down the cut; returns whether the signal is up this cycle.
+    fn tick_cut(&mut self) -> bool {
+        if self.cut_left == 0 {
+            return true;
+        }
+        self.cut_left -= 1;
+        self.stats.cut_cycles += 1;
+        false
+    }
+
+    /// Counts down `side`'s loss of signal; returns whether it has none this cycle.
+    fn tick_los(&mut self, side: Side) -> bool {
+        let left = &mut self.los_left[side.index()];
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        self.stats.los_cycles += 1;
+        true
+    }
+
+    /// Counts down `from`'s silent loss; returns whether it drops this cycle.
+    fn tick_drop(&mut self, from: Side) -> bool {
+        let left = &mut self.drop_left[from.index()];
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        true
+    }
+
+    /// Queues the replay `replay_after_cut` asks for when its cycle comes.
+    fn maybe_replay_after_cut(&mut self) {
+        if self.auto_replay_cycle.is_some_and(|c| c <= self.cycle) {
+            self.auto_replay_cycle = None;
+            if let Some(replay) = self.faults.replay_after_cut {
+                for to in Side::BOTH {
+                    self.replay_now(to, replay.records);
+                }
+            }
+        }
     }
 
     /// One cycle: what A and B put on the wire now; returns what each
@@ -244,29 +538,21 @@ impl AcpLinkModel {
         a_tx: Option<[u8; RECORD_BYTES]>,
         b_tx: Option<[u8; RECORD_BYTES]>,
     ) -> LinkOutput {
-        if self.cut_left == 0 {
-            if let Some(mean) = self.faults.cut_every {
-                if self.rng.gen_bool((1.0 / mean.max(1) as f64).min(1.0)) {
-                    self.start_cut(self.faults.cut_cycles);
-                }
-            }
-        }
-        let up = self.cut_left == 0;
-        if !up {
-            self.cut_left -= 1;
-            self.stats.cut_cycles += 1;
-        }
-        let a_in = self.enter(a_tx);
-        let b_in = self.enter(b_tx);
-        self.a_to_b.push_back(a_in);
-        self.b_to_a.push_back(b_in);
-        let b_rx = self.a_to_b.pop_front().flatten();
-        let a_rx = self.b_to_a.pop_front().flatten();
+        self.maybe_cut_at_random();
+        let up = self.tick_cut();
+        let silent = Side::BOTH.map(|s| self.tick_los(s));
+        let dropping = Side::BOTH.map(|s| self.tick_drop(s));
+        self.maybe_replay_after_cut();
+        let a_in = self.enter(Side::A, a_tx, dropping[Side::A.index()]);
+        let b_in = self.enter(Side::B, b_tx, dropping[Side::B.index()]);
+        let b_rx = self.deliver(Side::A, a_in, silent[Side::B.index()]);
+        let a_rx = self.deliver(Side::B, b_in, silent[Side::A.index()]);
+        self.cycle += 1;
         LinkOutput {
             a_rx,
             b_rx,
-            a_up: up,
-            b_up: up,
+            a_up: up && !silent[Side::A.index()],
+            b_up: up && !silent[Side::B.index()],
         }
     }
 }
@@ -274,7 +560,7 @@ impl AcpLinkModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pendulum_layout::acp::{Body, Record, RecordError, BYTE_CHANNEL, BYTE_STATE};
+    use pendulum_layout::acp::{Body, Record, RecordError, BYTE_CHANNEL, BYTE_STATE, OP_STATE};
 
     /// A key term a session might mix into every check word.
     const KEY: u32 = 0x5EED_CAFE;
@@ -294,7 +580,7 @@ mod tests {
 
     /// A record numbered `n` (in payload bytes 8..12), with opcode `op` and
     /// its check word bound to [`KEY`].
-    fn keyed(op: u8, n: u32) -> [u8; RECORD_BYTES] {
+    fn keyed(op: u8, n: u32) -> Rec {
         let mut r = [0u8; RECORD_BYTES];
         r[BYTE_OPCODE] = op;
         r[BYTE_CHANNEL] = 3;
@@ -308,8 +594,35 @@ mod tests {
         r
     }
 
-    fn passes(r: &[u8; RECORD_BYTES], key: u32) -> bool {
+    fn number(r: &Rec) -> u32 {
+        u32::from_le_bytes(r[PAYLOAD_OFFSET..PAYLOAD_OFFSET + 4].try_into().unwrap())
+    }
+
+    fn passes(r: &Rec, key: u32) -> bool {
         check_of(r) == covered_crc(r) ^ key
+    }
+
+    fn link(latency: u32) -> AcpLinkModel {
+        AcpLinkModel::new(LinkFaults {
+            latency,
+            ..Default::default()
+        })
+    }
+
+    /// Steps `cycles` times, A sending `a(cycle)` and B `b(cycle)`; returns
+    /// every output with the cycle it came out.
+    fn run(
+        m: &mut AcpLinkModel,
+        cycles: u64,
+        mut a: impl FnMut(u64) -> Option<Rec>,
+        mut b: impl FnMut(u64) -> Option<Rec>,
+    ) -> Vec<(u64, LinkOutput)> {
+        (0..cycles)
+            .map(|_| {
+                let c = m.cycle();
+                (c, m.step(a(c), b(c)))
+            })
+            .collect()
     }
 
     #[test]
@@ -435,5 +748,283 @@ mod tests {
         // Only the payload changed.
         assert_eq!(got[..BYTE_CHECK], sent[..BYTE_CHECK]);
         assert_eq!(m.stats().undetected, 1);
+    }
+
+    #[test]
+    fn one_sided_loss_of_signal_silences_only_that_side() {
+        const LATENCY: u32 = 4;
+        const LOS_CYCLES: u64 = 10;
+        const START: u64 = 6;
+        let mut m = link(LATENCY);
+        let mut out = run(
+            &mut m,
+            START,
+            |c| Some(keyed(OP_STATE, c as u32)),
+            |c| Some(keyed(OP_STATE, 1000 + c as u32)),
+        );
+        m.los_now(Side::B, LOS_CYCLES);
+        out.extend(run(
+            &mut m,
+            30,
+            |c| Some(keyed(OP_STATE, c as u32)),
+            |c| Some(keyed(OP_STATE, 1000 + c as u32)),
+        ));
+        let lat = LATENCY as u64;
+        for (c, o) in &out {
+            let silent = (START..START + LOS_CYCLES).contains(c);
+            assert!(o.a_up, "cycle {c}: A lost its signal");
+            assert_eq!(o.b_up, !silent, "cycle {c}");
+            // A hears everything B sent, LOS or not, at the exact latency.
+            if *c >= lat {
+                assert_eq!(
+                    number(&o.a_rx.unwrap()),
+                    1000 + (c - lat) as u32,
+                    "cycle {c}"
+                );
+            }
+            // B hears nothing while silent, nor what was in flight when it
+            // started; then what A sent from the LOS on.
+            let b_hears = *c >= lat && !silent && (*c < START || c - lat >= START);
+            match o.b_rx {
+                Some(r) => {
+                    assert!(b_hears, "cycle {c}: B heard during its LOS");
+                    assert_eq!(number(&r), (c - lat) as u32);
+                }
+                None => assert!(!b_hears || *c < lat, "cycle {c}: B missed a record"),
+            }
+        }
+        let s = m.stats();
+        // In flight at the start (LATENCY), then arriving during the LOS
+        // (sent in its first LOS_CYCLES - LATENCY cycles).
+        assert_eq!(s.los_lost, LOS_CYCLES, "{s:?}");
+        assert_eq!(s.lost, s.los_lost);
+        assert_eq!((s.los, s.los_cycles, s.cuts), (1, LOS_CYCLES, 0));
+    }
+
+    #[test]
+    fn silent_loss_drops_one_direction_with_the_signal_up() {
+        const LATENCY: u32 = 3;
+        const DROP_CYCLES: u64 = 5;
+        const START: u64 = 4;
+        let mut m = link(LATENCY);
+        let mut out = run(
+            &mut m,
+            START,
+            |c| Some(keyed(OP_STATE, c as u32)),
+            |c| Some(keyed(OP_STATE, c as u32)),
+        );
+        m.drop_now(Side::A, DROP_CYCLES);
+        out.extend(run(
+            &mut m,
+            20,
+            |c| Some(keyed(OP_STATE, c as u32)),
+            |c| Some(keyed(OP_STATE, c as u32)),
+        ));
+        let lat = LATENCY as u64;
+        for (c, o) in out.iter().filter(|(c, _)| *c >= lat) {
+            assert!(o.a_up && o.b_up);
+            let sent = c - lat;
+            assert_eq!(number(&o.a_rx.unwrap()), sent as u32);
+            let dropped = (START..START + DROP_CYCLES).contains(&sent);
+            assert_eq!(
+                o.b_rx.map(|r| number(&r)),
+                (!dropped).then_some(sent as u32),
+                "cycle {c}"
+            );
+        }
+        assert_eq!(
+            (m.stats().dropped, m.stats().lost),
+            (DROP_CYCLES, DROP_CYCLES)
+        );
+    }
+
+    #[test]
+    fn a_duplicate_takes_the_next_slot_at_the_same_latency() {
+        const LATENCY: u32 = 5;
+        let mut m = AcpLinkModel::new(LinkFaults {
+            latency: LATENCY,
+            duplicate_rate: 1.0,
+            ..Default::default()
+        });
+        let out = run(&mut m, 40, |c| Some(keyed(OP_OFFER, c as u32)), |_| None);
+        let lat = LATENCY as u64;
+        for (c, o) in out.iter().filter(|(c, _)| *c >= lat) {
+            let slot = c - lat;
+            // Every even slot's record goes on, and the odd slot after it
+            // carries its copy (the odd record is lost).
+            let expect = slot - slot % 2;
+            assert_eq!(o.b_rx, Some(keyed(OP_OFFER, expect as u32)), "cycle {c}");
+        }
+        let s = m.stats();
+        assert_eq!(
+            (s.records, s.duplicated, s.displaced, s.lost),
+            (40, 20, 20, 20)
+        );
+    }
+
+    #[test]
+    fn a_duplicate_waiting_for_its_slot_dies_with_a_cut() {
+        let mut m = AcpLinkModel::new(LinkFaults {
+            latency: 2,
+            duplicate_rate: 1.0,
+            ..Default::default()
+        });
+        m.step(Some(keyed(OP_OFFER, 1)), None);
+        m.cut_now(3);
+        let out = run(&mut m, 10, |_| None, |_| None);
+        assert!(out.iter().all(|(_, o)| o.b_rx.is_none()));
+        assert_eq!(m.stats().duplicated, 0);
+    }
+
+    #[test]
+    fn replay_carries_the_records_from_before_the_cut_in_order() {
+        const LATENCY: u32 = 3;
+        const BEFORE: u64 = 20;
+        const CUT_CYCLES: u64 = 6;
+        const REPLAYED: usize = 5;
+        let mut m = link(LATENCY);
+        let a = |c: u64| Some(keyed(OP_OFFER, c as u32));
+        let b = |c: u64| Some(keyed(OP_STATE, 5000 + c as u32));
+        run(&mut m, BEFORE, a, b);
+        assert_eq!(
+            m.replay_now(Side::B, REPLAYED),
+            0,
+            "nothing is remembered before a cut"
+        );
+        m.cut_now(CUT_CYCLES);
+        // Nothing is sent during the cut (what the cut does to that is not
+        // this test's concern).
+        run(&mut m, CUT_CYCLES, |_| None, |_| None);
+        assert_eq!(m.replay_now(Side::B, REPLAYED), REPLAYED);
+        let start = m.cycle();
+        let out = run(&mut m, 20, a, b);
+        let lat = LATENCY as u64;
+        for (c, o) in &out {
+            let slot = c.checked_sub(lat).filter(|s| *s >= start);
+            let expect = match slot {
+                None => None,
+                // The last REPLAYED records A sent before the cut, oldest first.
+                Some(s) if s < start + REPLAYED as u64 => {
+                    Some(BEFORE - REPLAYED as u64 + (s - start))
+                }
+                Some(s) => Some(s),
+            };
+            assert_eq!(o.b_rx.map(|r| number(&r) as u64), expect, "cycle {c}");
+            // B→A is untouched.
+            assert_eq!(
+                o.a_rx.map(|r| number(&r) as u64),
+                slot.map(|s| 5000 + s),
+                "cycle {c}"
+            );
+        }
+        let s = m.stats();
+        assert_eq!(
+            (s.replayed, s.displaced),
+            (REPLAYED as u64, REPLAYED as u64)
+        );
+    }
+
+    #[test]
+    fn replay_remembers_at_most_its_depth() {
+        let mut m = link(1);
+        let sent = REPLAY_DEPTH as u64 + 100;
+        run(&mut m, sent, |c| Some(keyed(OP_OFFER, c as u32)), |_| None);
+        // B's loss of signal also loses A's last record, in flight.
+        m.los_now(Side::B, 1);
+        assert_eq!(m.replay_now(Side::B, usize::MAX), REPLAY_DEPTH);
+        assert_eq!(m.replay_now(Side::A, 1), 0, "B sent nothing");
+        let got: Vec<_> = run(&mut m, REPLAY_DEPTH as u64 + 2, |_| None, |_| None)
+            .into_iter()
+            .filter_map(|(_, o)| o.b_rx.map(|r| number(&r) as u64))
+            .collect();
+        let expect: Vec<_> = (sent - REPLAY_DEPTH as u64..sent).collect();
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn replay_after_cut_starts_its_delay_after_the_cut_ends() {
+        const LATENCY: u32 = 2;
+        const CUT_CYCLES: u64 = 4;
+        const DELAY_CYCLES: u64 = 3;
+        const RECORDS: usize = 2;
+        let mut m = AcpLinkModel::new(LinkFaults {
+            latency: LATENCY,
+            replay_after_cut: Some(ReplayAfterCut {
+                delay_cycles: DELAY_CYCLES,
+                records: RECORDS,
+            }),
+            ..Default::default()
+        });
+        let a = |c: u64| Some(keyed(OP_OFFER, c as u32));
+        let b = |c: u64| Some(keyed(OP_STATE, 100 + c as u32));
+        run(&mut m, 10, a, b);
+        let cut_at = m.cycle();
+        m.cut_now(CUT_CYCLES);
+        let out = run(&mut m, 20, a, b);
+        let first_replay = cut_at + CUT_CYCLES + DELAY_CYCLES;
+        let arrive = first_replay + LATENCY as u64;
+        let at = |c: u64| &out.iter().find(|(x, _)| *x == c).unwrap().1;
+        assert_eq!(number(&at(arrive).b_rx.unwrap()), 8);
+        assert_eq!(number(&at(arrive + 1).b_rx.unwrap()), 9);
+        assert_eq!(number(&at(arrive).a_rx.unwrap()), 108);
+        assert_eq!(number(&at(arrive + 1).a_rx.unwrap()), 109);
+        assert_eq!(
+            number(&at(arrive - 1).b_rx.unwrap()) as u64,
+            first_replay - 1
+        );
+        assert_eq!(
+            number(&at(arrive + 2).b_rx.unwrap()) as u64,
+            first_replay + 2
+        );
+        assert_eq!(m.stats().replayed, 2 * RECORDS as u64);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_new_faults() {
+        let run_once = || {
+            let mut m = AcpLinkModel::new(LinkFaults {
+                latency: 7,
+                corrupt_rate: 0.05,
+                undetected_rate: 0.05,
+                loss_rate: 0.05,
+                duplicate_rate: 0.1,
+                cut_every: Some(300),
+                cut_cycles: 40,
+                replay_after_cut: Some(ReplayAfterCut {
+                    delay_cycles: 10,
+                    records: 30,
+                }),
+                seed: 99,
+            });
+            let mut outs = Vec::new();
+            for c in 0..3000u32 {
+                if c == 500 {
+                    m.los_now(Side::B, 50);
+                }
+                if c == 900 {
+                    m.drop_now(Side::A, 30);
+                }
+                let o = m.step(Some(keyed(OP_OFFER, c)), Some(keyed(OP_STATE, c)));
+                outs.push((o.a_rx, o.b_rx, o.a_up, o.b_up));
+            }
+            (outs, m.stats().clone())
+        };
+        let (first, stats) = run_once();
+        assert_eq!((first, stats.clone()), run_once());
+        assert!(
+            stats.duplicated > 0 && stats.replayed > 0 && stats.cuts > 0,
+            "{stats:?}"
+        );
+        let json = serde_json::to_value(&stats).unwrap();
+        for field in [
+            "los",
+            "los_lost",
+            "dropped",
+            "duplicated",
+            "replayed",
+            "displaced",
+        ] {
+            assert!(json.get(field).is_some(), "{field} not serialised");
+        }
     }
 }
