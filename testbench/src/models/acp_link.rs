@@ -1,9 +1,9 @@
 //! The physical ACP link between two NICs, A and B: one 64-byte record slot
 //! per cycle each way, a fixed one-way latency, and seeded faults: bit
-//! corruption the check word catches, damage it cannot catch, lost
-//! records, cuts that drop the signal on both sides, one-sided loss of
-//! signal, silent one-way loss, duplicated records, and replay of records
-//! from before a cut.
+//! corruption the check word catches, damage it cannot catch (random, or
+//! aimed at one record kind and field), lost records, cuts that drop the
+//! signal on both sides, one-sided loss of signal, silent one-way loss,
+//! duplicated records, and replay of records from before a cut.
 //!
 //! Every fault is deterministic for a given seed and input sequence. The
 //! model counts in cycles: one call of [`AcpLinkModel::step`] is one cycle.
@@ -19,6 +19,7 @@ use pendulum_layout::acp::{
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+use std::ops::Range;
 
 /// A record as it travels on the wire.
 type Rec = [u8; RECORD_BYTES];
@@ -160,6 +161,8 @@ pub struct LinkStats {
     pub replayed: u64,
     /// Records whose slot a copy or a replayed record took (in `lost`).
     pub displaced: u64,
+    /// Records changed behind the check by [`AcpLinkModel::damage_next`].
+    pub targeted: u64,
 }
 
 /// Why a slot carries a record its sender did not send in it.
@@ -201,6 +204,119 @@ pub fn refit_check(old: &[u8; RECORD_BYTES], new: &mut [u8; RECORD_BYTES]) {
     set_check(new, check_of(old) ^ covered_crc(old) ^ covered_crc(new));
 }
 
+/// Picks records for [`AcpLinkModel::damage_next`].
+pub type Selector = Box<dyn FnMut(&[u8; RECORD_BYTES]) -> bool>;
+/// Changes a picked record for [`AcpLinkModel::damage_next`], drawing any
+/// randomness from the model's seeded stream.
+pub type Mutator = Box<dyn FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng)>;
+
+/// Selects every record.
+pub fn select_all() -> impl FnMut(&[u8; RECORD_BYTES]) -> bool + 'static {
+    |_| true
+}
+
+/// Selects records whose opcode byte ([`BYTE_OPCODE`]) is `opcode`.
+pub fn select_opcode(opcode: u8) -> impl FnMut(&[u8; RECORD_BYTES]) -> bool + 'static {
+    move |r| r[BYTE_OPCODE] == opcode
+}
+
+/// Panics unless `range` lies inside a record and outside its check word
+/// (which [`refit_check`] overwrites after every mutation).
+fn assert_damageable(range: &Range<usize>) {
+    let check = BYTE_CHECK..BYTE_CHECK + CHECK_BYTES;
+    assert!(
+        range.start < range.end && range.end <= RECORD_BYTES,
+        "byte range {range:?} is empty or outside a {RECORD_BYTES}-byte record"
+    );
+    assert!(
+        range.end <= check.start || range.start >= check.end,
+        "byte range {range:?} overlaps the check word {check:?}, which is refitted after damage"
+    );
+}
+
+/// Replaces bytes `range` with `value` (as long as the range).
+pub fn set_bytes(
+    range: Range<usize>,
+    value: &[u8],
+) -> impl FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng) + 'static {
+    assert_damageable(&range);
+    assert_eq!(
+        range.len(),
+        value.len(),
+        "value must fill the range {range:?}"
+    );
+    let value = value.to_vec();
+    move |r, _| r[range.clone()].copy_from_slice(&value)
+}
+
+/// XORs bytes `range` with `mask` (as long as the range).
+pub fn xor_bytes(
+    range: Range<usize>,
+    mask: &[u8],
+) -> impl FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng) + 'static {
+    assert_damageable(&range);
+    assert_eq!(
+        range.len(),
+        mask.len(),
+        "mask must fill the range {range:?}"
+    );
+    let mask = mask.to_vec();
+    move |r, _| {
+        for (b, m) in r[range.clone()].iter_mut().zip(&mask) {
+            *b ^= m;
+        }
+    }
+}
+
+/// XORs bytes `range` with a random mask that is not all zero, so the field
+/// always changes.
+pub fn xor_bytes_random(
+    range: Range<usize>,
+) -> impl FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng) + 'static {
+    assert_damageable(&range);
+    move |r, rng| {
+        let mut mask = vec![0u8; range.len()];
+        while mask.iter().all(|&m| m == 0) {
+            rng.fill(&mut mask[..]);
+        }
+        for (b, m) in r[range.clone()].iter_mut().zip(&mask) {
+            *b ^= m;
+        }
+    }
+}
+
+/// Sets byte `pos` (for example [`BYTE_OPCODE`], [`BYTE_CHANNEL`],
+/// [`BYTE_STATE`]) to `value`.
+pub fn set_byte(
+    pos: usize,
+    value: u8,
+) -> impl FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng) + 'static {
+    set_bytes(pos..pos + 1, &[value])
+}
+
+/// XORs byte `pos` with `mask` (for example one bit of [`BYTE_STATE`]).
+pub fn xor_byte(
+    pos: usize,
+    mask: u8,
+) -> impl FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng) + 'static {
+    xor_bytes(pos..pos + 1, &[mask])
+}
+
+/// XORs byte `pos` with a random non-zero value.
+pub fn xor_byte_random(
+    pos: usize,
+) -> impl FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng) + 'static {
+    xor_bytes_random(pos..pos + 1)
+}
+
+/// Damage aimed by [`AcpLinkModel::damage_next`].
+struct TargetedDamage {
+    select: Selector,
+    mutate: Mutator,
+    /// Records still to damage.
+    left: u64,
+}
+
 /// The link model. Deterministic for a given seed and input sequence.
 pub struct AcpLinkModel {
     faults: LinkFaults,
@@ -223,6 +339,8 @@ pub struct AcpLinkModel {
     replay_source: [Vec<Rec>; 2],
     /// The cycle at which `replay_after_cut` fires next.
     auto_replay_cycle: Option<u64>,
+    /// Aimed damage, per sending side, oldest first.
+    damage: [Vec<TargetedDamage>; 2],
     /// Steps taken so far.
     cycle: u64,
     stats: LinkStats,
@@ -243,6 +361,7 @@ impl AcpLinkModel {
             history: [VecDeque::new(), VecDeque::new()],
             replay_source: [Vec::new(), Vec::new()],
             auto_replay_cycle: None,
+            damage: [Vec::new(), Vec::new()],
             cycle: 0,
             stats: LinkStats::default(),
         };
@@ -353,6 +472,34 @@ impl AcpLinkModel {
         n
     }
 
+    /// The next `count` records `from` sends for which `select` is true are
+    /// changed by `mutate` (in the order they are sent) and their check word
+    /// is fitted by [`refit_check`], so each passes the check exactly when it
+    /// did before, under any key. Only records that enter the wire count
+    /// (not those lost to a cut, `drop_now` or `loss_rate`). Several pending
+    /// calls act independently: each sees the record as sent.
+    pub fn damage_next(
+        &mut self,
+        from: Side,
+        select: impl FnMut(&[u8; RECORD_BYTES]) -> bool + 'static,
+        mutate: impl FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng) + 'static,
+        count: u64,
+    ) {
+        if count == 0 {
+            return;
+        }
+        self.damage[from.index()].push(TargetedDamage {
+            select: Box::new(select),
+            mutate: Box::new(mutate),
+            left: count,
+        });
+    }
+
+    /// Records still to be damaged by [`AcpLinkModel::damage_next`] from `from`.
+    pub fn damage_pending(&self, from: Side) -> u64 {
+        self.damage[from.index()].iter().map(|d| d.left).sum()
+    }
+
     /// Keeps what entered the wire so far as the records to replay.
     fn remember_for_replay(&mut self) {
         for from in Side::BOTH {
@@ -368,6 +515,25 @@ impl AcpLinkModel {
             h.pop_front();
         }
         h.push_back(r);
+    }
+
+    /// Applies the aimed damage pending for `from` to a record it sends.
+    fn damage_targeted(&mut self, from: Side, r: &mut Rec) {
+        let jobs = &mut self.damage[from.index()];
+        if jobs.is_empty() {
+            return;
+        }
+        let sent = *r;
+        for job in jobs.iter_mut() {
+            if job.left > 0 && (job.select)(&sent) {
+                let before = *r;
+                (job.mutate)(r, &mut self.rng);
+                refit_check(&before, r);
+                job.left -= 1;
+                self.stats.targeted += 1;
+            }
+        }
+        jobs.retain(|j| j.left > 0);
     }
 
     /// Damages an OFFER record's payload behind the check, at
@@ -399,8 +565,8 @@ impl AcpLinkModel {
         }
     }
 
-    /// A record a side sends: lost, or changed by the faults as it goes in.
-    fn transmit(&mut self, mut r: Rec, dropping: bool) -> Option<Rec> {
+    /// A record `from` sends: lost, or changed by the faults as it goes in.
+    fn transmit(&mut self, from: Side, mut r: Rec, dropping: bool) -> Option<Rec> {
         self.stats.records += 1;
         if self.cut_left > 0 {
             self.stats.lost += 1;
@@ -415,6 +581,7 @@ impl AcpLinkModel {
             self.stats.lost += 1;
             return None;
         }
+        self.damage_targeted(from, &mut r);
         self.damage_at_random(&mut r);
         self.corrupt(&mut r);
         Some(r)
@@ -455,7 +622,7 @@ impl AcpLinkModel {
 
     /// A slot from `from` entering the wire: faults applied as it goes in.
     fn enter(&mut self, from: Side, sent: Option<Rec>, dropping: bool) -> Option<Rec> {
-        let own = sent.and_then(|r| self.transmit(r, dropping));
+        let own = sent.and_then(|r| self.transmit(from, r, dropping));
         let (carried, _) = self.fill_slot(from, own);
         if let Some(r) = carried {
             self.remember(from, r);
@@ -980,6 +1147,120 @@ mod tests {
     }
 
     #[test]
+    fn targeted_damage_changes_only_the_field_asked_for_and_passes_under_the_key() {
+        const LATENCY: u32 = 2;
+        const COUNT: u64 = 3;
+        const NEW_CHANNEL: u8 = 0x2A;
+        let mut m = link(LATENCY);
+        m.damage_next(
+            Side::A,
+            select_opcode(OP_OFFER),
+            set_byte(BYTE_CHANNEL, NEW_CHANNEL),
+            COUNT,
+        );
+        assert_eq!(m.damage_pending(Side::A), COUNT);
+        // A alternates STATE and OFFER records; only the next COUNT OFFERs change.
+        let op = |c: u64| if c % 2 == 1 { OP_OFFER } else { OP_STATE };
+        let out = run(
+            &mut m,
+            20,
+            |c| Some(keyed(op(c), c as u32)),
+            |c| Some(keyed(OP_OFFER, c as u32)),
+        );
+        let mut changed = Vec::new();
+        for (c, o) in out.iter().filter(|(c, _)| *c >= LATENCY as u64) {
+            let slot = c - LATENCY as u64;
+            let sent = keyed(op(slot), slot as u32);
+            let got = o.b_rx.unwrap();
+            assert!(passes(&got, KEY), "slot {slot}");
+            assert_eq!(
+                o.a_rx,
+                Some(keyed(OP_OFFER, slot as u32)),
+                "B's records are untouched"
+            );
+            if got != sent {
+                changed.push(slot);
+                for i in (0..RECORD_BYTES)
+                    .filter(|i| !(BYTE_CHECK..BYTE_CHECK + CHECK_BYTES).contains(i))
+                {
+                    let expect = if i == BYTE_CHANNEL {
+                        NEW_CHANNEL
+                    } else {
+                        sent[i]
+                    };
+                    assert_eq!(got[i], expect, "slot {slot} byte {i}");
+                }
+            }
+        }
+        assert_eq!(changed, vec![1, 3, 5]);
+        assert_eq!((m.stats().targeted, m.damage_pending(Side::A)), (COUNT, 0));
+    }
+
+    #[test]
+    fn random_field_damage_stays_in_its_range() {
+        const RANGES: [Range<usize>; 4] = [
+            BYTE_STATE..BYTE_STATE + 1,
+            PAYLOAD_OFFSET..PAYLOAD_OFFSET + 4,
+            PAYLOAD_OFFSET + 4..PAYLOAD_OFFSET + 8,
+            PAYLOAD_OFFSET + 8..RECORD_BYTES,
+        ];
+        for range in RANGES {
+            let mut m = link(1);
+            m.damage_next(Side::B, select_all(), xor_bytes_random(range.clone()), 50);
+            let out = run(&mut m, 51, |_| None, |c| Some(keyed(OP_OFFER, c as u32)));
+            for (c, o) in &out[1..] {
+                let sent = keyed(OP_OFFER, *c as u32 - 1);
+                let got = o.a_rx.unwrap();
+                assert!(passes(&got, KEY));
+                assert!(
+                    got[range.clone()] != sent[range.clone()],
+                    "{range:?} unchanged"
+                );
+                for i in (0..RECORD_BYTES).filter(|i| !range.contains(i)) {
+                    if !(BYTE_CHECK..BYTE_CHECK + CHECK_BYTES).contains(&i) {
+                        assert_eq!(got[i], sent[i], "{range:?}: byte {i} changed");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn field_mutators_set_and_xor_what_they_are_given() {
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let base = keyed(OP_OFFER, 1);
+        let mut r = base;
+        set_byte(BYTE_OPCODE, OP_STATE)(&mut r, &mut rng);
+        assert_eq!(r[BYTE_OPCODE], OP_STATE);
+        xor_byte(BYTE_STATE, 0x08)(&mut r, &mut rng);
+        assert_eq!(r[BYTE_STATE], base[BYTE_STATE] ^ 0x08);
+        set_bytes(12..16, &[1, 2, 3, 4])(&mut r, &mut rng);
+        assert_eq!(r[12..16], [1, 2, 3, 4]);
+        xor_byte_random(BYTE_CHANNEL)(&mut r, &mut rng);
+        assert_ne!(r[BYTE_CHANNEL], base[BYTE_CHANNEL]);
+        assert!(select_opcode(OP_OFFER)(&base) && !select_opcode(OP_OFFER)(&r));
+        assert_eq!(r[16..], base[16..]);
+        assert!(std::panic::catch_unwind(|| set_byte(BYTE_CHECK, 0)).is_err());
+        assert!(std::panic::catch_unwind(|| xor_bytes_random(60..65)).is_err());
+    }
+
+    #[test]
+    fn damage_counts_only_records_that_enter_the_wire() {
+        let mut m = link(1);
+        m.drop_now(Side::A, 2);
+        m.damage_next(Side::A, select_all(), xor_byte_random(20), 1);
+        let out = run(&mut m, 4, |c| Some(keyed(OP_OFFER, c as u32)), |_| None);
+        assert!(out[..3].iter().all(|(_, o)| o.b_rx.is_none()));
+        let got = out[3].1.b_rx.unwrap();
+        assert_ne!(
+            got,
+            keyed(OP_OFFER, 2),
+            "the first record through is damaged"
+        );
+        assert_eq!(m.stats().targeted, 1);
+    }
+
+    #[test]
     fn the_same_seed_gives_the_same_new_faults() {
         let run_once = || {
             let mut m = AcpLinkModel::new(LinkFaults {
@@ -996,6 +1277,12 @@ mod tests {
                 }),
                 seed: 99,
             });
+            m.damage_next(
+                Side::A,
+                select_opcode(OP_OFFER),
+                xor_bytes_random(16..64),
+                100,
+            );
             let mut outs = Vec::new();
             for c in 0..3000u32 {
                 if c == 500 {
@@ -1012,7 +1299,7 @@ mod tests {
         let (first, stats) = run_once();
         assert_eq!((first, stats.clone()), run_once());
         assert!(
-            stats.duplicated > 0 && stats.replayed > 0 && stats.cuts > 0,
+            stats.duplicated > 0 && stats.replayed > 0 && stats.targeted == 100 && stats.cuts > 0,
             "{stats:?}"
         );
         let json = serde_json::to_value(&stats).unwrap();
@@ -1023,6 +1310,7 @@ mod tests {
             "duplicated",
             "replayed",
             "displaced",
+            "targeted",
         ] {
             assert!(json.get(field).is_some(), "{field} not serialised");
         }
