@@ -14,11 +14,13 @@
 //! a key term still passes under that key.
 
 use pendulum_layout::acp::{
-    crc32c, BYTE_CHECK, BYTE_OPCODE, OP_OFFER, OP_OFFER_VERB, PAYLOAD_OFFSET, RECORD_BYTES,
+    crc32c, BYTE_CHANNEL, BYTE_CHECK, BYTE_OPCODE, BYTE_STATE, OP_OFFER, OP_OFFER_VERB,
+    PAYLOAD_OFFSET, RECORD_BYTES,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+use std::fmt;
 use std::ops::Range;
 
 /// A record as it travels on the wire.
@@ -31,6 +33,9 @@ pub const CHECK_BYTES: usize = 4;
 /// Records the model remembers per direction for replay: the last this many
 /// that entered the wire before the most recent cut or loss of signal.
 pub const REPLAY_DEPTH: usize = 512;
+
+/// Payload bytes of a record the wire log prints.
+const LOG_PAYLOAD_BYTES: usize = 8;
 
 /// One end of the link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -172,6 +177,66 @@ pub enum Injected {
     Duplicate,
     /// A record remembered from before a cut or loss of signal.
     Replay,
+}
+
+/// One slot of the wire log: what a side sent and what the wire carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireEntry {
+    /// The model's cycle (steps before this one) when the slot entered the wire.
+    pub cycle: u64,
+    /// The sending side (the slot travels towards its peer).
+    pub from: Side,
+    /// What the sender put on the wire, if anything.
+    pub sent: Option<[u8; RECORD_BYTES]>,
+    /// What the slot carries after the faults at entry (`None`: lost).
+    pub carried: Option<[u8; RECORD_BYTES]>,
+    /// Set when `carried` is a copy or a replayed record.
+    pub injected: Option<Injected>,
+}
+
+impl fmt::Display for WireEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cycle {} {:?}->{:?} sent {}",
+            self.cycle,
+            self.from,
+            self.from.peer(),
+            RecordSummary(self.sent.as_ref())
+        )?;
+        match (self.injected, self.carried == self.sent) {
+            (Some(kind), _) => write!(
+                f,
+                " carried {kind:?} {}",
+                RecordSummary(self.carried.as_ref())
+            ),
+            (None, true) => Ok(()),
+            (None, false) => write!(f, " carried {}", RecordSummary(self.carried.as_ref())),
+        }
+    }
+}
+
+/// A record's slice 0 and first payload bytes, in hex, for the wire log.
+struct RecordSummary<'a>(Option<&'a Rec>);
+
+impl fmt::Display for RecordSummary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(r) = self.0 else {
+            return write!(f, "-");
+        };
+        write!(
+            f,
+            "[op {:02x} ch {:02x} st {:02x} check {:08x} payload ",
+            r[BYTE_OPCODE],
+            r[BYTE_CHANNEL],
+            r[BYTE_STATE],
+            check_of(r)
+        )?;
+        for b in &r[PAYLOAD_OFFSET..PAYLOAD_OFFSET + LOG_PAYLOAD_BYTES] {
+            write!(f, "{b:02x}")?;
+        }
+        write!(f, "..]")
+    }
 }
 
 /// The check word stored in a record (bytes `BYTE_CHECK..+4`, little-endian).
@@ -317,6 +382,12 @@ struct TargetedDamage {
     left: u64,
 }
 
+/// The opt-in ring of the last slots that entered the wire.
+struct WireLog {
+    capacity: usize,
+    entries: VecDeque<WireEntry>,
+}
+
 /// The link model. Deterministic for a given seed and input sequence.
 pub struct AcpLinkModel {
     faults: LinkFaults,
@@ -341,6 +412,7 @@ pub struct AcpLinkModel {
     auto_replay_cycle: Option<u64>,
     /// Aimed damage, per sending side, oldest first.
     damage: [Vec<TargetedDamage>; 2],
+    wire_log: Option<WireLog>,
     /// Steps taken so far.
     cycle: u64,
     stats: LinkStats,
@@ -362,6 +434,7 @@ impl AcpLinkModel {
             replay_source: [Vec::new(), Vec::new()],
             auto_replay_cycle: None,
             damage: [Vec::new(), Vec::new()],
+            wire_log: None,
             cycle: 0,
             stats: LinkStats::default(),
         };
@@ -500,6 +573,37 @@ impl AcpLinkModel {
         self.damage[from.index()].iter().map(|d| d.left).sum()
     }
 
+    /// Starts keeping the last `capacity` slots that entered the wire (with
+    /// what was sent or carried), for debugging; 0 stops it.
+    pub fn enable_wire_log(&mut self, capacity: usize) {
+        if capacity == 0 {
+            self.wire_log = None;
+            return;
+        }
+        let log = self.wire_log.get_or_insert_with(|| WireLog {
+            capacity,
+            entries: VecDeque::new(),
+        });
+        log.capacity = capacity;
+        while log.entries.len() > capacity {
+            log.entries.pop_front();
+        }
+    }
+
+    /// The wire log, oldest first (empty unless enabled).
+    pub fn wire_log(&self) -> impl Iterator<Item = &WireEntry> {
+        self.wire_log.iter().flat_map(|l| l.entries.iter())
+    }
+
+    /// The last `n` entries of the wire log, one line each, oldest first.
+    pub fn wire_log_text(&self, n: usize) -> String {
+        let entries: Vec<_> = self.wire_log().collect();
+        entries[entries.len().saturating_sub(n)..]
+            .iter()
+            .map(|e| format!("{e}\n"))
+            .collect()
+    }
+
     /// Keeps what entered the wire so far as the records to replay.
     fn remember_for_replay(&mut self) {
         for from in Side::BOTH {
@@ -515,6 +619,15 @@ impl AcpLinkModel {
             h.pop_front();
         }
         h.push_back(r);
+    }
+
+    fn log(&mut self, entry: WireEntry) {
+        if let Some(log) = self.wire_log.as_mut() {
+            if log.entries.len() == log.capacity {
+                log.entries.pop_front();
+            }
+            log.entries.push_back(entry);
+        }
     }
 
     /// Applies the aimed damage pending for `from` to a record it sends.
@@ -623,9 +736,18 @@ impl AcpLinkModel {
     /// A slot from `from` entering the wire: faults applied as it goes in.
     fn enter(&mut self, from: Side, sent: Option<Rec>, dropping: bool) -> Option<Rec> {
         let own = sent.and_then(|r| self.transmit(from, r, dropping));
-        let (carried, _) = self.fill_slot(from, own);
+        let (carried, injected) = self.fill_slot(from, own);
         if let Some(r) = carried {
             self.remember(from, r);
+        }
+        if sent.is_some() || carried.is_some() {
+            self.log(WireEntry {
+                cycle: self.cycle,
+                from,
+                sent,
+                carried,
+                injected,
+            });
         }
         carried
     }
@@ -727,7 +849,7 @@ impl AcpLinkModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pendulum_layout::acp::{Body, Record, RecordError, BYTE_CHANNEL, BYTE_STATE, OP_STATE};
+    use pendulum_layout::acp::{Body, Record, RecordError, OP_STATE};
 
     /// A key term a session might mix into every check word.
     const KEY: u32 = 0x5EED_CAFE;
@@ -1314,5 +1436,33 @@ mod tests {
         ] {
             assert!(json.get(field).is_some(), "{field} not serialised");
         }
+    }
+
+    #[test]
+    fn the_wire_log_keeps_the_last_slots() {
+        const CAPACITY: usize = 4;
+        let mut m = link(2);
+        m.enable_wire_log(CAPACITY);
+        m.drop_now(Side::B, 100);
+        run(
+            &mut m,
+            10,
+            |c| Some(keyed(OP_OFFER, c as u32)),
+            |c| (c == 9).then(|| keyed(OP_STATE, 0)),
+        );
+        let log: Vec<_> = m.wire_log().cloned().collect();
+        assert_eq!(log.len(), CAPACITY);
+        assert_eq!(
+            log.iter().map(|e| (e.cycle, e.from)).collect::<Vec<_>>(),
+            vec![(7, Side::A), (8, Side::A), (9, Side::A), (9, Side::B)]
+        );
+        assert_eq!(log[0].carried, Some(keyed(OP_OFFER, 7)));
+        assert_eq!(log[3].carried, None, "B's record was dropped");
+        let text = m.wire_log_text(2);
+        assert_eq!(text.lines().count(), 2);
+        assert!(
+            text.contains("cycle 9 B->A") && text.ends_with("carried -\n"),
+            "{text}"
+        );
     }
 }
