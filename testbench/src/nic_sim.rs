@@ -1,6 +1,34 @@
 use crate::models::{EthSink, EthSource, HostMemory, MmioOp, Pacing, PcieConfig, PcieModel};
 use crate::verilated::{PortDir, VerilatedNic, PORTS};
+use std::collections::VecDeque;
 use std::path::PathBuf;
+
+/// Cycles before a scheduled register write during which the PCIe model's
+/// register operations wait, so that the MMIO port is free and the NIC's
+/// write path ready at the write's cycle. An operation the port took
+/// before then is accepted within 3 cycles (a read: accepted, decoded,
+/// answered; a write: accepted, then the port refuses writes for a cycle).
+pub const SCHEDULE_GUARD_CYCLES: u64 = 8;
+
+/// Fewest cycles between two scheduled register writes: the NIC accepts a
+/// register write at most every other cycle (`wr_gap` in `hdl/src/mmio/regs.rs`).
+pub const SCHEDULED_WRITE_SPACING_CYCLES: u64 = 2;
+
+/// Called with (cycle, address, data, byte enables) for every DMA write beat
+/// the host port accepts.
+pub type DmaTap = Box<dyn FnMut(u64, u64, &[u8; 64], u64)>;
+
+/// Called with (cycle, register offset, value) for every register write the
+/// NIC's MMIO port accepts.
+pub type MmioWriteTap = Box<dyn FnMut(u64, u32, u32)>;
+
+/// A register write to present at the MMIO port at a given cycle.
+#[derive(Clone, Copy, Debug)]
+struct ScheduledWrite {
+    at_cycle: u64,
+    addr: u32,
+    value: u32,
+}
 
 /// How a simulated NIC is set up.
 #[derive(Clone, Debug)]
@@ -70,7 +98,15 @@ pub struct NicSim {
     pub acp_tx_ready: bool,
     /// Called with (cycle, address, data, byte enables) for every DMA write
     /// beat the host port accepts (for measurements; off by default).
-    pub dma_tap: Option<Box<dyn FnMut(u64, u64, &[u8; 64], u64)>>,
+    pub dma_tap: Option<DmaTap>,
+    /// Called for every register write the MMIO port accepts (off by default).
+    pub mmio_write_tap: Option<MmioWriteTap>,
+    /// Writes [`NicSim::schedule_mmio_write`] will present, soonest first.
+    scheduled_writes: VecDeque<ScheduledWrite>,
+    /// The cycle the write pending at the MMIO port was scheduled for, if it was.
+    pending_scheduled_cycle: Option<u64>,
+    /// Scheduled writes the NIC accepted later than their cycle.
+    scheduled_writes_late: u64,
 }
 
 impl NicSim {
@@ -110,6 +146,10 @@ impl NicSim {
             acp_out: None,
             acp_tx_ready: true,
             dma_tap: None,
+            mmio_write_tap: None,
+            scheduled_writes: VecDeque::new(),
+            pending_scheduled_cycle: None,
+            scheduled_writes_late: 0,
         }
     }
 
@@ -178,6 +218,9 @@ impl NicSim {
     /// Advances one clock cycle.
     pub fn step(&mut self) {
         let now = self.cycle;
+        if self.mmio_pending.is_none() && !self.mmio_detached {
+            self.mmio_pending = self.next_mmio_op(now);
+        }
         let n = &mut self.nic;
 
         // Inputs for this cycle.
@@ -200,9 +243,6 @@ impl NicSim {
         n.set_eth_rx_tvalid(eth_valid as u64);
         let dma_ready = !self.dma_detached && self.pcie.can_accept_write();
         n.set_dma_wr_ready(dma_ready as u64);
-        if self.mmio_pending.is_none() && !self.mmio_detached {
-            self.mmio_pending = self.pcie.pop_mmio_at_nic(now);
-        }
         let (wr, rd) = match self.mmio_pending {
             Some(MmioOp::Write { addr, value }) => {
                 n.set_mmio_wr_addr(addr as u64);
@@ -302,7 +342,13 @@ impl NicSim {
         if cpl_valid && n.dma_rd_cpl_ready() != 0 {
             self.pcie.pop_completion_beat(now);
         }
-        if (wr && n.mmio_wr_ready() != 0) || (rd && n.mmio_rd_ready() != 0) {
+        let mut accepted_write = None;
+        if wr && n.mmio_wr_ready() != 0 {
+            if let Some(MmioOp::Write { addr, value }) = self.mmio_pending.take() {
+                accepted_write = Some((addr, value));
+            }
+        }
+        if rd && n.mmio_rd_ready() != 0 {
             self.mmio_pending = None;
         }
         if !self.mmio_detached && n.mmio_rsp_valid() != 0 {
@@ -320,6 +366,9 @@ impl NicSim {
         n.eval();
         if self.tracing {
             n.trace_dump(2 * now + 1);
+        }
+        if let Some((addr, value)) = accepted_write {
+            self.note_write_accepted(now, addr, value);
         }
         self.pcie.tick(now, &mut self.mem);
         self.cycle += 1;
@@ -347,6 +396,97 @@ impl NicSim {
             self.step();
         }
         false
+    }
+
+    /// Presents a register write straight at the NIC's MMIO port at cycle
+    /// `at_cycle` (this cycle at the earliest), as if the host had posted it
+    /// one PCIe latency earlier; the PCIe model's counters do not see it.
+    /// Register operations from the PCIe model wait while a scheduled write
+    /// is due within [`SCHEDULE_GUARD_CYCLES`], so the port is free and the
+    /// NIC accepts the write at exactly `at_cycle` (unless a test forces the
+    /// MMIO ports; [`NicSim::scheduled_writes_late`] counts any miss).
+    /// Errors: `at_cycle` is past, or closer than
+    /// [`SCHEDULED_WRITE_SPACING_CYCLES`] to another scheduled write.
+    pub fn schedule_mmio_write(
+        &mut self,
+        at_cycle: u64,
+        addr: u32,
+        value: u32,
+    ) -> Result<(), String> {
+        if at_cycle < self.cycle {
+            return Err(format!(
+                "register write at {addr:#x} scheduled for cycle {at_cycle}, which is past (now {})",
+                self.cycle
+            ));
+        }
+        let i = self
+            .scheduled_writes
+            .partition_point(|w| w.at_cycle <= at_cycle);
+        let too_close =
+            |w: &ScheduledWrite| w.at_cycle.abs_diff(at_cycle) < SCHEDULED_WRITE_SPACING_CYCLES;
+        let neighbours = [i.checked_sub(1), Some(i)];
+        if let Some(w) = neighbours
+            .into_iter()
+            .flatten()
+            .filter_map(|j| self.scheduled_writes.get(j))
+            .find(|w| too_close(w))
+        {
+            return Err(format!(
+                "register write at {addr:#x} scheduled for cycle {at_cycle}, within {SCHEDULED_WRITE_SPACING_CYCLES} cycles of the one at {:#x} for cycle {}",
+                w.addr, w.at_cycle
+            ));
+        }
+        self.scheduled_writes.insert(
+            i,
+            ScheduledWrite {
+                at_cycle,
+                addr,
+                value,
+            },
+        );
+        Ok(())
+    }
+
+    /// Scheduled register writes the NIC accepted later than their cycle.
+    pub fn scheduled_writes_late(&self) -> u64 {
+        self.scheduled_writes_late
+    }
+
+    /// Scheduled register writes not yet presented at the MMIO port.
+    pub fn scheduled_writes_pending(&self) -> usize {
+        self.scheduled_writes.len()
+    }
+
+    /// The register operation to present at the MMIO port at cycle `now`: a
+    /// scheduled write whose cycle has come, else the PCIe model's next one
+    /// unless a scheduled write is due within [`SCHEDULE_GUARD_CYCLES`].
+    fn next_mmio_op(&mut self, now: u64) -> Option<MmioOp> {
+        if let Some(&w) = self.scheduled_writes.front() {
+            if w.at_cycle <= now {
+                self.scheduled_writes.pop_front();
+                self.pending_scheduled_cycle = Some(w.at_cycle);
+                return Some(MmioOp::Write {
+                    addr: w.addr,
+                    value: w.value,
+                });
+            }
+            if w.at_cycle - now <= SCHEDULE_GUARD_CYCLES {
+                return None;
+            }
+        }
+        self.pcie.pop_mmio_at_nic(now)
+    }
+
+    /// Bookkeeping for a register write the NIC accepted at cycle `now`.
+    fn note_write_accepted(&mut self, now: u64, addr: u32, value: u32) {
+        if let Some(at_cycle) = self.pending_scheduled_cycle.take() {
+            if at_cycle != now {
+                self.scheduled_writes_late += 1;
+            }
+        }
+        if let Some(tap) = self.mmio_write_tap.as_mut() {
+            tap(now, addr, value);
+        }
     }
 
     /// Posts a register write from the host (it reaches the NIC one PCIe latency later).

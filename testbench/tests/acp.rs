@@ -109,6 +109,7 @@ fn corruption_loss_undetected_errors_and_cuts_deliver_exactly_once() {
         cut_every: Some(150_000),
         cut_cycles: 2_000,
         seed: 7,
+        ..Default::default()
     };
     let mut t = traffic(faults);
     t.a.queue(20_000);

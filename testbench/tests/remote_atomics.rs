@@ -336,6 +336,7 @@ fn under_link_faults_every_remote_verb_is_applied_exactly_once() {
         cut_every: Some(60_000),
         cut_cycles: 1_500,
         seed: 17,
+        ..Default::default()
     };
     let (mut t, mut at) = pair(faults);
     let n = 3_000u16;

@@ -11,7 +11,10 @@ pub mod gobackn;
 pub mod host_mem;
 pub mod pcie;
 
-pub use acp_link::{AcpLinkModel, LinkFaults, LinkOutput, LinkStats};
+pub use acp_link::{
+    AcpLinkModel, Injected, LinkFaults, LinkOutput, LinkStats, ReplayAfterCut, Side, WireEntry,
+    REPLAY_DEPTH,
+};
 pub use ethernet::{
     beats_of, flow_frame, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing,
 };
