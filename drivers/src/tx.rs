@@ -66,7 +66,12 @@ impl TxPipe {
     /// should change. Free the RX slots only once this pipe's head has passed
     /// them. `end` beyond what `rx` has announced is [`Error::BadSendThrough`],
     /// another RX pipe [`Error::TxOverRx`]; nothing is posted then.
-    pub fn send_through<C: Card>(&mut self, dev: &mut Device<C>, rx: &RxPipe, end: u32) -> Result<()> {
+    pub fn send_through<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        rx: &RxPipe,
+        end: u32,
+    ) -> Result<()> {
         if self.over_rx != Some(rx.index()) {
             return Err(Error::TxOverRx {
                 pipe: self.index,

@@ -229,7 +229,11 @@ fn check_records(log: &Log) {
         let b = p % NOTIF_BUFS;
         assert_eq!(c, count[b] + 1, "buffer {b}: records out of order");
         count[b] = c;
-        assert_eq!(addr, base(b) + (c - 1) % RECORDS * 16, "buffer {b}: record {c}'s slot");
+        assert_eq!(
+            addr,
+            base(b) + (c - 1) % RECORDS * 16,
+            "buffer {b}: record {c}'s slot"
+        );
         let head = log
             .heads
             .iter()

@@ -371,8 +371,8 @@ fn run(seed: u64, cycles: usize) -> Seen {
                         match bufs.get_mut(i) {
                             None => refused = true,
                             Some(b) => {
-                                let config = off != pipe::NBUF_CTRL.offset
-                                    && off != pipe::NBUF_HEAD.offset;
+                                let config =
+                                    off != pipe::NBUF_CTRL.offset && off != pipe::NBUF_HEAD.offset;
                                 if config && b.on {
                                     refused = true;
                                 } else if off == pipe::NBUF_BASE_LO.offset {
@@ -423,7 +423,11 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                 }
                                 if nbuf_head {
                                     assert_eq!(x.wr_pipe.val().index(), i, "cycle {cycle}");
-                                    assert_eq!(x.nbuf_head.val().index() as u32, v, "cycle {cycle}");
+                                    assert_eq!(
+                                        x.nbuf_head.val().index() as u32,
+                                        v,
+                                        "cycle {cycle}"
+                                    );
                                     s.nbuf_heads += 1;
                                 }
                             }
@@ -511,7 +515,11 @@ fn run(seed: u64, cycles: usize) -> Seen {
             assert_eq!(x.head_wr.val(), head_wr.is_some(), "cycle {cycle}: head_wr");
             assert_eq!(x.rearm.val(), rearm, "cycle {cycle}: rearm");
             assert_eq!(x.nbuf_cfg.val(), nbuf_cfg, "cycle {cycle}: nbuf_cfg");
-            assert_eq!(x.nbuf_head_wr.val(), nbuf_head, "cycle {cycle}: nbuf_head_wr");
+            assert_eq!(
+                x.nbuf_head_wr.val(),
+                nbuf_head,
+                "cycle {cycle}: nbuf_head_wr"
+            );
             // This cycle's events.
             if let Some(t) = frame {
                 pipes[ep].tail = t;

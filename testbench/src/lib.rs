@@ -17,6 +17,7 @@ pub mod measure;
 pub mod models;
 mod nic_sim;
 pub mod pair;
+pub mod remote_verbs;
 pub mod rx_check;
 pub mod server;
 mod sim_card;

@@ -10,14 +10,13 @@
 //! under link faults (no verb applied twice, none lost).
 
 use pendulum_driver::{Atomics, MsgKind};
-use pendulum_layout::atomic::{
-    execute_request, op, status, CommitWords, Request, Verb, VerbResult, WordOp,
-};
+use pendulum_layout::atomic::{execute_request, op, status, CommitWords, Request, Verb, WordOp};
 use pendulum_layout::global;
 use pendulum_layout::params::ATOMIC_BYTES;
 use pendulum_testbench::acp_traffic::AcpTraffic;
 use pendulum_testbench::linearizability::{linearizable, Op};
 use pendulum_testbench::models::LinkFaults;
+use pendulum_testbench::remote_verbs::{b_words, run_remote, VerbOutcomes};
 use pendulum_testbench::SimConfig;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -30,86 +29,6 @@ fn pair(faults: LinkFaults) -> (AcpTraffic, Atomics) {
     assert!(t.wait_up(20_000).unwrap(), "the link never came up");
     let at = t.b.dev.open_atomics(2, 3, RING).unwrap();
     (t, at)
-}
-
-/// What came back to A for its remote verbs.
-#[derive(Default)]
-struct Outcome {
-    /// Results by tag, with the cycle A's host saw each.
-    results: BTreeMap<u16, (VerbResult, u64)>,
-    /// Verbs handed back instead, with why.
-    returned: Vec<(Verb, MsgKind)>,
-    /// Anything else on A's link pipe (nothing is expected).
-    other: usize,
-}
-
-impl Outcome {
-    fn take(&mut self, t: &mut AcpTraffic) {
-        let cycle = t.cycle();
-        for m in t.a.link.recv(&mut t.a.dev).unwrap() {
-            if let Some(r) = m.verb_result() {
-                assert!(
-                    self.results.insert(r.tag, (r, cycle)).is_none(),
-                    "a second result for tag {}",
-                    r.tag
-                );
-            } else if let Some(v) = m.returned_verb() {
-                self.returned.push((v, m.kind));
-            } else {
-                self.other += 1;
-            }
-        }
-    }
-
-    /// Verbs with a result or handed back (an in-doubt verb may have both).
-    fn accounted(&self) -> usize {
-        let back = self
-            .returned
-            .iter()
-            .filter(|(v, _)| !self.results.contains_key(&v.tag))
-            .count();
-        self.results.len() + back
-    }
-}
-
-/// Posts `verbs` on A's link (as many per doorbell as fit) and runs until
-/// each has a result or came back, at most `max_cycles`. Returns the
-/// outcome and the cycle each verb was posted.
-fn run_remote<Q: Copy + Into<Request>>(
-    t: &mut AcpTraffic,
-    verbs: &[Q],
-    max_cycles: u64,
-) -> (Outcome, Vec<u64>) {
-    let verbs: Vec<Request> = verbs.iter().map(|&q| q.into()).collect();
-    let mut out = Outcome::default();
-    let mut posted = Vec::new();
-    let end = t.cycle() + max_cycles;
-    while out.accounted() < verbs.len() && t.cycle() < end {
-        if posted.len() < verbs.len() {
-            let n =
-                t.a.link
-                    .send_requests(&mut t.a.dev, &verbs[posted.len()..])
-                    .unwrap();
-            let now = t.cycle();
-            posted.extend(std::iter::repeat(now).take(n));
-        }
-        out.take(t);
-        t.pair.borrow_mut().run(8);
-    }
-    assert_eq!(
-        out.accounted(),
-        verbs.len(),
-        "verbs still unaccounted for after {max_cycles} cycles"
-    );
-    (out, posted)
-}
-
-/// B's words at `addrs`, read by its host (fetch-and-add 0).
-fn b_words(t: &mut AcpTraffic, at: &mut Atomics, addrs: &[u32]) -> Vec<u64> {
-    addrs
-        .iter()
-        .map(|&a| at.fetch_add(&mut t.b.dev, a, 0).unwrap())
-        .collect()
 }
 
 const ADDRS: [u32; 6] = [0, 8, 64, 4096, ATOMIC_BYTES - 8, 12];
@@ -189,7 +108,8 @@ proptest! {
             expect.push(execute_request(&mut model, &q));
             verbs.push(q);
         }
-        let (out, _) = run_remote(&mut t, &verbs, 2_000_000);
+        let (out, _) = run_remote(&mut t, &verbs, 0, 2_000_000);
+        prop_assert_eq!(out.accounted(), verbs.len());
         prop_assert_eq!(out.returned.len(), 0);
         prop_assert_eq!(out.other, 0);
         for e in &expect {
@@ -257,7 +177,7 @@ fn verbs_from_both_hosts_on_the_same_words_are_linearizable() {
             .map(|i| contended_verb(&mut rng, 100 + i, line))
             .collect();
         // Post both batches, then run both hosts until everything is back.
-        let mut out = Outcome::default();
+        let mut out = VerbOutcomes::default();
         let a_posted = t.cycle();
         assert_eq!(
             t.a.link.send_verbs(&mut t.a.dev, &remote).unwrap(),
@@ -349,7 +269,8 @@ fn under_link_faults_every_remote_verb_is_applied_exactly_once() {
             reserved_set: false,
         })
         .collect();
-    let (out, _) = run_remote(&mut t, &verbs, 6_000_000);
+    let (out, _) = run_remote(&mut t, &verbs, 0, 6_000_000);
+    assert_eq!(out.accounted(), verbs.len(), "verbs unaccounted for");
     assert!(
         out.returned.is_empty(),
         "no host lost its state, yet verbs came back: {:?}",
@@ -412,7 +333,7 @@ fn reversed_remote_verbs_leave_no_trace() {
         t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap(),
         verbs.len()
     );
-    let mut out = Outcome::default();
+    let mut out = VerbOutcomes::default();
     for _ in 0..300 {
         out.take(&mut t);
         assert_eq!(
@@ -521,7 +442,7 @@ fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_do
             last_echo = cycle;
         }
     }));
-    let mut out = Outcome::default();
+    let mut out = VerbOutcomes::default();
     let mut posted = 0;
     let end = t.cycle() + 4_000_000;
     let mut reset_done = false;

@@ -127,6 +127,16 @@ pub const fn state_byte(tx: u8, tx_bit: bool, rx: u8, rx_bit: bool) -> u8 {
     (tx & 7) | ((tx_bit as u8) << 3) | ((rx & 3) << 4) | ((rx_bit as u8) << 6)
 }
 
+/// The sender-role state in a state byte.
+pub const fn sender_state(state: u8) -> u8 {
+    state & 7
+}
+
+/// A state byte with its sender-role state replaced (everything else kept).
+pub const fn with_sender_state(state: u8, sender: u8) -> u8 {
+    (state & !7) | (sender & 7)
+}
+
 /// Whether a side that offers on a channel and also holds the peer's offer
 /// tentatively sends the digest (true) or the payload (false) in round `r` of
 /// that channel (the number of slots since entanglement divided by K).

@@ -1,7 +1,7 @@
 use crate::stream::{StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxRunInfo};
 use pendulum_layout::params::{
-    DMA_READ_MAX_BYTES, PIPE_BITS, TX_PIPES, TX_PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2,
+    DMA_READ_MAX_BYTES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES, TX_PIPE_BITS,
 };
 use rust_hdl::prelude::*;
 

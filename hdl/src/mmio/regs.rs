@@ -937,8 +937,7 @@ impl Logic for RegFile {
         // (The low bits of page - 1 are the low bits of the page, minus 1.)
         self.lk_addr.next = self.rd_in_page.val() - self.pipe_one.val();
         if self.wr_take.val() {
-            self.lk_addr.next =
-                self.in_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+            self.lk_addr.next = self.in_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
             if (self.in_page.val() == self.page0.val())
                 & ((self.in_off.val() == self.g_link_rx_pipe.val())
                     | (self.in_off.val() == self.g_atomic_rx_pipe.val()))
@@ -1088,7 +1087,8 @@ impl Logic for RegFile {
         for i in 0..TX_PIPES {
             // The new TX tail must lie in the ring and advance only into free slots
             // (one slot stays empty so a full ring differs from an empty one).
-            self.tx_tail_ok_r[i].d.next = (self.in_data.val().get_bits::<16>(16) == self.zero16.val())
+            self.tx_tail_ok_r[i].d.next = (self.in_data.val().get_bits::<16>(16)
+                == self.zero16.val())
                 & ((self.in_data16.val() & !self.tx_mask_r[i].q.val()) == self.zero16.val())
                 & (((self.in_data16.val() - self.tx_tail_r[i].q.val())
                     & self.tx_mask_r[i].q.val())
@@ -1348,8 +1348,8 @@ impl Logic for RegFile {
                                     self.err_cause.next = self.cause_ring_size.val();
                                 } else {
                                     self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
-                                    self.tx_restart.next =
-                                        self.wr_data.val().get_bit(0) != self.tx_enable_r[i].q.val();
+                                    self.tx_restart.next = self.wr_data.val().get_bit(0)
+                                        != self.tx_enable_r[i].q.val();
                                     self.tx_restart_compl_base.next = self.tx_compl_cat[i].o.val();
                                     self.tx_acp_r[i].d.next = self.wr_data.val().get_bit(1);
                                     self.tx_atomic_r[i].d.next = self.wr_data.val().get_bit(2);
@@ -1446,15 +1446,15 @@ impl Logic for RegFile {
         if self.do_restart.val() {
             self.restart_bit.next = self.one_pipe.val() << self.wr_pipe_l.val();
         }
-        self.tail_zero.d.next = (self.tail_zero.q.val() & !self.frame_bit.val()) | self.restart_bit.val();
+        self.tail_zero.d.next =
+            (self.tail_zero.q.val() & !self.frame_bit.val()) | self.restart_bit.val();
 
         // ---- The gates' pipes ----
         // Each follows its pipe's events; naming another pipe loads that
         // pipe's page, read as the write was accepted (no other write changes
         // a page in between, and this cycle's tail event is taken below).
         self.gate_pipe[0].next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
-        self.gate_pipe[1].next =
-            self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.gate_pipe[1].next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         for g in 0..GATES {
             if self.gate_load[g].val() {
                 self.gate_head_r[g].d.next = self.head_ram.read_data.val();
@@ -1709,7 +1709,12 @@ impl Logic for RegFile {
             }
             if self.rd_off.val() == self.p_nb_ctrl.val() {
                 self.rd_hit.next = true;
-                if self.nb_on.q.val().get_bit(self.rd_pipe.val().get_bits::<NOTIF_BUF_BITS>(0).index()) {
+                if self
+                    .nb_on
+                    .q
+                    .val()
+                    .get_bit(self.rd_pipe.val().get_bits::<NOTIF_BUF_BITS>(0).index())
+                {
                     self.rd_data.next = self.rd_data.val() | self.one32.val();
                 }
             }

@@ -66,8 +66,9 @@ impl<T: Synth, const N: usize> Logic for RoundRobinArbiter<T, N> {
         for k in 0..N {
             self.cand[k].next = (self.last.q.val() & self.idx_mask.val()) + self.offsets[k].val();
             if self.cand[k].val() >= self.n.val() {
-                self.cand[k].next =
-                    (self.last.q.val() & self.idx_mask.val()) + self.offsets[k].val() - self.n.val();
+                self.cand[k].next = (self.last.q.val() & self.idx_mask.val())
+                    + self.offsets[k].val()
+                    - self.n.val();
             }
         }
         self.found.next = false;
