@@ -5,7 +5,7 @@
 use crate::models::LinkFaults;
 use crate::pair::{NicPair, PairCard};
 use crate::SimConfig;
-use pendulum_driver::{Device, Link, LinkCounters, LinkState, MsgKind, Result};
+use pendulum_driver::{Device, Link, LinkCounters, LinkMsg, LinkState, MsgKind, Result};
 use pendulum_layout::acp::PAYLOAD_BYTES;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
@@ -95,14 +95,20 @@ impl Endpoint {
     /// Takes every message waiting in the link's RX pipe.
     pub fn poll_recv(&mut self) -> Result<()> {
         for m in self.link.recv(&mut self.dev)? {
-            match (m.kind, id_of(&m.payload)) {
-                (MsgKind::Delivered, Some(id)) => self.received.push((id, m.channel)),
-                (MsgKind::Delivered, None) => self.corrupt += 1,
-                (kind, Some(id)) => self.returned.push((id, kind)),
-                (_, None) => self.corrupt += 1,
-            }
+            self.note(m);
         }
         Ok(())
+    }
+
+    /// Books one message read from the link's RX pipe (by [`Endpoint::poll_recv`],
+    /// or by another reader of the same pipe).
+    pub fn note(&mut self, m: LinkMsg) {
+        match (m.kind, id_of(&m.payload)) {
+            (MsgKind::Delivered, Some(id)) => self.received.push((id, m.channel)),
+            (MsgKind::Delivered, None) => self.corrupt += 1,
+            (kind, Some(id)) => self.returned.push((id, kind)),
+            (_, None) => self.corrupt += 1,
+        }
     }
 }
 

@@ -15,13 +15,15 @@ pub struct VerbOutcomes {
     pub results: BTreeMap<u16, (VerbResult, u64)>,
     /// Verbs handed back instead, with why.
     pub returned: Vec<(Verb, MsgKind)>,
-    /// Anything else on A's link pipe (nothing is expected).
+    /// Anything else on A's link pipe: messages, booked on A's endpoint
+    /// (`Endpoint::note`) for the traffic checks.
     pub other: usize,
 }
 
 impl VerbOutcomes {
     /// Takes what waits on A's link pipe. Panics on a second outcome for a
-    /// tag: a verb gets exactly one (a result, or a hand-back).
+    /// tag: a verb gets exactly one (a result, or a hand-back). Anything
+    /// else is booked on A's endpoint.
     pub fn take(&mut self, t: &mut AcpTraffic) {
         let cycle = t.cycle();
         for m in t.a.link.recv(&mut t.a.dev).unwrap() {
@@ -46,6 +48,7 @@ impl VerbOutcomes {
                 self.returned.push((v, m.kind));
             } else {
                 self.other += 1;
+                t.a.note(m);
             }
         }
     }

@@ -141,7 +141,7 @@ fn records_replayed_from_before_a_cut_change_nothing() {
         SimConfig::default(),
         LinkFaults {
             latency: 40,
-            cut_every: Some(40_000),
+            cut_every: Some(15_000),
             cut_cycles: 200,
             replay_after_cut: Some(pendulum_testbench::models::ReplayAfterCut {
                 delay_cycles: 600,

@@ -403,11 +403,12 @@ fn a_remote_commit_is_refused_by_the_driver() {
 
 /// B resets its link while A has verbs in flight on all 16 channels (one
 /// fetch-and-add of 1 per line, on 256 lines): B undoes the verbs it held
-/// tentatively, and A hands back as in doubt those it had committed (their
-/// results were handed up) but B had not confirmed; undecided ones would be
-/// offered again. So every result saw 0 (a verb run twice without its undo
-/// would see 1), every line with a result not in doubt holds 1, an in-doubt
-/// line holds 0 (undone) or 1 (B heard COMMIT first), and some were undone.
+/// tentatively, and A hands back as in doubt those it had committed but for
+/// which no proof of delivery came (their results were never handed up: a
+/// result is final); undecided ones would be offered again. So every result
+/// saw 0 (a verb run twice without its undo would see 1), every line with a
+/// result holds 1, an in-doubt line holds 0 (undone) or 1 (B heard COMMIT
+/// first), some were undone, and no verb has both a result and a hand-back.
 #[test]
 fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_doubt() {
     // A long link, so that B's reset (a register write, a few hundred

@@ -7,17 +7,45 @@
 //! |---|---|---|
 //! | 0 | opcode | what slices 1..=7 hold: [`OP_STATE`], [`OP_OFFER`], [`OP_OFFER_VERB`], [`OP_ECHO`], [`OP_ENTANGLE`] |
 //! | 1 | liveness | the channel this slot belongs to (slot n carries channel n mod K) |
-//! | 2 | state | bits 2..0 sender-role state, bit 3 its alternation bit; bits 5..4 receiver-role state, bit 6 its bit; bit 7 zero (a record with it set is ignored and counted) |
+//! | 2 | state | bits 2..0 sender-role state (IDLE..REVERSE; 4..7 no state), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 zero. A record with a state that is none is ignored and counted |
 //! | 3 | transition | the channel's last move: bit 7 reverse (an erase or a REVERSE), bit 6 role (1 = receiver), bits 5..3 from-state, bits 2..0 to-state; for traces only, never acted on |
-//! | 4..8 | operand | the check word: CRC-32C over bytes 0..4 and 8..64 |
+//! | 4..8 | operand | the check word ([`check_word`]) |
 //!
-//! The spec leaves the check word's place to the layout; the operand is the
-//! one field both wide enough and free in every record, so it holds it. The
-//! receiver-role digest ("this is what I heard you say") then travels in the
-//! payload slices, marked by the opcode [`OP_ECHO`]. When a side both offers a
-//! payload and holds a tentative one on the same channel, its records carry
-//! the payload and the digest in alternate rounds of that channel (see
-//! [`carries_echo`]); every record still states both roles.
+//! **The check word binds a record to its entanglement.** It is the CRC-32C
+//! of bytes 0..4 and 8..64, XORed for a channel record with the session term
+//! of the entanglement it belongs to ([`session_term`] of the sender's and the
+//! receiver's nonces). A record of an earlier entanglement (in flight when a
+//! side re-entangled, or replayed by a faulty link) fails the check and is
+//! never acted on; so does a channel record heard before entangling has named
+//! both nonces, which is what makes going Up on a channel record safe.
+//! ENTANGLE records carry no session (their term is 0).
+//!
+//! **Payload slices of the records that offer nothing** (opcodes
+//! [`OP_STATE`] and [`OP_ECHO`]); [`OP_OFFER`] and [`OP_OFFER_VERB`] fill all
+//! 56 bytes with the offered payload:
+//!
+//! | payload bytes | record bytes | field |
+//! |---|---|---|
+//! | 0..4 | 8..12 | receiver role: ECHO, the digest of the payload it holds tentatively; STATE, the proof of its last delivery (that transfer's echo check, 0 if none) |
+//! | 4..8 | 12..16 | sender role, while COMMIT or REVERSE: the decision check (the echo check it decided on; its complement for REVERSE) |
+//! | 8..56 | 16..64 | ECHO: the result of the verb held tentatively; STATE: the result of the last delivery's verb; 0 for messages |
+//!
+//! **Why the checks.** A record damaged past the check word must not make a
+//! side act on what its peer never stated. The receiver role acts on a
+//! decision only if its check is the echo check of what it holds ([`echo_check`]:
+//! the digest it echoed and the result it produced), so a COMMIT damaged into
+//! a REVERSE, or the decision of another channel, is ignored and restated. A
+//! sender frees its copy (and hands a verb's result up as final) only on a
+//! proof whose echo check matches its own payload's digest with the result
+//! the proof carries, so a damaged echo can neither confirm a transfer nor
+//! hand up a wrong result. The result itself travels under the decision
+//! check: the responder commits only if the requester heard its result
+//! exactly.
+//!
+//! When a side both offers a payload and needs the slices for its receiver
+//! role (an echo, or a proof the peer waits for), its records carry the
+//! payload and the receiver's fields in alternate rounds of that channel
+//! (see [`carries_echo`]); every record still states both roles.
 //!
 //! The digest of a payload is the CRC-32C of its 56 bytes.
 
@@ -28,34 +56,50 @@ pub const PAYLOAD_BYTES: usize = 56;
 /// Byte offset of the payload inside the record.
 pub const PAYLOAD_OFFSET: usize = 8;
 
-/// Slices 1..=7 are zero: the record states the channel, nothing more.
+/// Slices 1..=7 carry the receiver role's proof and the sender role's
+/// decision check (see the module docs); nothing is offered or echoed.
 pub const OP_STATE: u8 = 0x01;
 /// Slices 1..=7 carry the sender role's offered payload (its state is OFFER).
 pub const OP_OFFER: u8 = 0x02;
-/// Slice 1's low 32 bits carry the digest of the payload the receiver role
-/// holds tentatively (its state is TENTATIVE). When that payload is an atomic
-/// verb, the responder executed it tentatively and slices 2..=3 carry its
-/// result ([`ECHO_RESULT_OFFSET`]); otherwise the rest is zero.
+/// The receiver role holds a payload tentatively (its state is TENTATIVE):
+/// slice 1's low 32 bits carry its digest. When that payload is an atomic
+/// verb, the responder executed it tentatively and slices 2..=7 carry its
+/// result ([`ECHO_RESULT_OFFSET`]); otherwise they are zero.
 pub const OP_ECHO: u8 = 0x03;
 /// Like [`OP_OFFER`], but the payload is an atomic verb for the peer's atomic
 /// unit (the first 56 bytes of a `pendulum_layout::atomic` verb slot), not a
 /// message for its host.
 /// The channel's states and moves are those of any transfer.
 pub const OP_OFFER_VERB: u8 = 0x05;
-/// Where an ECHO record's payload holds a remote verb's result (payload
-/// bytes 8..56, record bytes 16..64): the first 48 bytes of a result slot
+/// Where a record that offers nothing holds a verb's result (payload bytes
+/// 8..56, record bytes 16..64): the first 48 bytes of a result slot
 /// (`pendulum_layout::atomic`: kind, op, tag, status, differ, then the old
 /// value, or a COMMIT_WORDS' five old words).
 pub const ECHO_RESULT_OFFSET: usize = 8;
-/// Bytes of a remote verb's result in an ECHO record.
+/// Bytes of a remote verb's result in a record.
 pub const ECHO_RESULT_BYTES: usize = 48;
-/// Re-entanglement: slice 1 = nonce (low 32) | nonce heard from the peer (high
-/// 32, 0 if none); slice 2 = incarnation (low 32: drawn when this side's
-/// link state starts and at every reset of it; a peer whose incarnation is
-/// not the one it last entangled with lost its state) | channels this side
-/// offers to use (bits 47..32). Liveness and state are 0. Both sides use the
-/// smaller channel count from the entanglement on.
+/// Payload offset of the receiver role's field: an ECHO's digest, a STATE's proof.
+pub const RECEIVER_FIELD_OFFSET: usize = 0;
+/// Payload offset of the sender role's decision check.
+pub const DECISION_OFFSET: usize = 4;
+/// Re-entanglement: payload bytes 0..4 nonce, 4..8 nonce heard from the
+/// peer (0 if none), 8..12 incarnation (drawn when this side's link state
+/// starts and at every reset of it; a peer whose incarnation is not the one
+/// it last entangled with lost its state), 12..14 channels this side offers
+/// to use (latched when it draws its nonce), 14 [`PROTOCOL_VERSION`]; and
+/// the same 15 bytes again at [`ENTANGLE_COPY_OFFSET`]. A record whose two
+/// copies differ, or whose version is not ours, is ignored and counted: one
+/// field damaged past the check cannot make a side drop (or keep) what it
+/// shares with its peer. Liveness and state are 0. Both sides use the smaller
+/// channel count from the entanglement on.
 pub const OP_ENTANGLE: u8 = 0x04;
+/// Bytes of an ENTANGLE record's fields (payload bytes 0..15).
+pub const ENTANGLE_FIELD_BYTES: usize = 15;
+/// Payload offset of the copy of an ENTANGLE record's fields.
+pub const ENTANGLE_COPY_OFFSET: usize = 32;
+/// The link protocol's version, stated in ENTANGLE records: 2 since records
+/// carry a session, decision checks and proofs (#22).
+pub const PROTOCOL_VERSION: u8 = 2;
 
 /// Byte positions in slice 0.
 pub const BYTE_OPCODE: usize = 0;
@@ -64,7 +108,7 @@ pub const BYTE_STATE: usize = 2;
 pub const BYTE_TRANSITION: usize = 3;
 pub const BYTE_CHECK: usize = 4;
 
-/// Sender-role states (3 bits).
+/// Sender-role states (3 bits; 4..7 are no state).
 pub mod tx_state {
     /// Nothing offered (holding a payload, or none).
     pub const IDLE: u8 = 0;
@@ -77,7 +121,7 @@ pub mod tx_state {
     pub const NAMES: [&str; 4] = ["IDLE", "OFFER", "COMMIT", "REVERSE"];
 }
 
-/// Receiver-role states (2 bits).
+/// Receiver-role states (2 bits; 3 is no state).
 pub mod rx_state {
     /// Ready for the offer with this bit.
     pub const EXPECT: u8 = 0;
@@ -88,27 +132,42 @@ pub mod rx_state {
     pub const NAMES: [&str; 3] = ["EXPECT", "TENTATIVE", "REJECT"];
 }
 
-/// Sender-role transitions, on hearing the peer's receiver-role state `(rs, rb)`.
-/// Guarded by the alternation bit: every other combination changes nothing.
+/// The moves of a channel (`hdl/src/acp/link.rs` implements them, and
+/// `testbench/spin/acp_link.pml` checks them with SPIN). A side hears a
+/// channel record only if its check word passes under the session of the
+/// current entanglement, and only while Up. Every combination not listed
+/// changes nothing. E is the record's receiver field, X = [`echo_check`] of
+/// E and the record's result, d our payload's digest.
+///
+/// Sender role, on the peer's receiver-role state `(rs, rb)`:
 ///
 /// | from | heard | to | effect |
 /// |---|---|---|---|
-/// | IDLE b, holding | EXPECT b | OFFER b | |
-/// | OFFER b | TENTATIVE b, digest = ours | COMMIT b | decision: delivered |
-/// | OFFER b | TENTATIVE b, digest ≠ ours | REVERSE b | decision: not delivered |
+/// | IDLE b, holding | EXPECT b or TENTATIVE b | OFFER b | (TENTATIVE: a REJECT we heard was damaged) |
+/// | IDLE b, not holding | TENTATIVE b, ECHO | REVERSE b, check !X | it holds what we never offered |
+/// | OFFER b | TENTATIVE b, ECHO, E = d | COMMIT b, check X | decision: delivered |
+/// | OFFER b | TENTATIVE b, ECHO, E ≠ d | REVERSE b, check !X | decision: not delivered |
 /// | OFFER b | REJECT b | IDLE b | keep holding |
-/// | COMMIT b | EXPECT !b | IDLE !b | free the copy (confirmed) |
-/// | REVERSE b | EXPECT b | IDLE b | keep holding; offered again |
+/// | COMMIT b | TENTATIVE b, ECHO, E = d | COMMIT b, check X | the check of the newest echo |
+/// | COMMIT b | EXPECT or REJECT !b, STATE, X = d | IDLE !b | confirmed: free the copy; a verb's result (the record's) is final |
+/// | REVERSE b | EXPECT b or REJECT b | IDLE b | keep holding; offered again |
+/// | REVERSE b | TENTATIVE b, ECHO | REVERSE b, check !X | the check of the newest echo |
 ///
-/// Receiver-role transitions, on hearing the peer's sender-role state `(ts, tb)`:
+/// Receiver role, on the peer's sender-role state `(ts, tb)` and the
+/// record's decision check D; x is the echo check of what we hold:
 ///
 /// | from | heard | to | effect |
 /// |---|---|---|---|
-/// | EXPECT b | OFFER b + payload, room | TENTATIVE b | store tentatively, keep digest |
-/// | EXPECT b | OFFER b + payload, no room | REJECT b | |
-/// | TENTATIVE b | COMMIT b | EXPECT !b | deliver to the consumer |
-/// | TENTATIVE b | REVERSE b | EXPECT b | erase |
+/// | EXPECT b, peer heard at b before | OFFER b + payload, room | TENTATIVE b | store tentatively (a verb: run it), keep digest |
+/// | EXPECT b, peer heard at b before | OFFER b + payload, no room | REJECT b | |
+/// | TENTATIVE b | COMMIT b, STATE or ECHO, D = x | EXPECT !b | deliver (a verb: make it permanent); x is now the proof |
+/// | TENTATIVE b | REVERSE b, STATE or ECHO, D = !x | EXPECT b | erase (a verb: undo it) |
 /// | REJECT b | IDLE b | EXPECT b | |
+///
+/// "Peer heard at b before": the last record heard on the channel stated
+/// the sender role at our bit. Right after a delivery the sender is behind
+/// (it waits for the proof), so one damaged record cannot make us store a
+/// payload the sender never offered while we still owe it the proof.
 pub const TRANSITIONS_DOC: () = ();
 
 /// Link states (the LINK_STATE register).
@@ -127,6 +186,12 @@ pub const fn state_byte(tx: u8, tx_bit: bool, rx: u8, rx_bit: bool) -> u8 {
     (tx & 7) | ((tx_bit as u8) << 3) | ((rx & 3) << 4) | ((rx_bit as u8) << 6)
 }
 
+/// Whether a state byte states a state in both roles (a record whose byte
+/// does not is ignored and counted).
+pub const fn state_byte_is_valid(state: u8) -> bool {
+    state & 0x80 == 0 && state & 7 <= tx_state::REVERSE && (state >> 4) & 3 <= rx_state::REJECT
+}
+
 /// The sender-role state in a state byte.
 pub const fn sender_state(state: u8) -> u8 {
     state & 7
@@ -137,11 +202,12 @@ pub const fn with_sender_state(state: u8, sender: u8) -> u8 {
     (state & !7) | (sender & 7)
 }
 
-/// Whether a side that offers on a channel and also holds the peer's offer
-/// tentatively sends the digest (true) or the payload (false) in round `r` of
-/// that channel (the number of slots since entanglement divided by K).
-pub const fn carries_echo(offering: bool, tentative: bool, round: u64) -> bool {
-    tentative && (!offering || round & 1 == 1)
+/// Whether a side that offers on a channel and also needs the payload
+/// slices for its receiver role (an echo, or a proof its peer waits for)
+/// sends the receiver's fields (true) or the payload (false) in round `r`
+/// of that channel (the number of slots since entanglement divided by K).
+pub const fn carries_echo(offering: bool, receiver_needs: bool, round: u64) -> bool {
+    receiver_needs && (!offering || round & 1 == 1)
 }
 
 /// CRC-32C (Castagnoli, reflected, init and final xor all ones), bitwise.
@@ -162,12 +228,24 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
     !crc
 }
 
-/// The check word of a record: CRC-32C over bytes 0..4 and 8..64.
-pub fn check_word(rec: &[u8; RECORD_BYTES]) -> u32 {
+/// The session term of a channel record sent by the side whose nonce is
+/// `sender` to the side whose nonce is `receiver`: the CRC-32C of the two
+/// nonces, little-endian, sender first. Two entanglements share a term with
+/// probability 2^-32.
+pub fn session_term(sender: u32, receiver: u32) -> u32 {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&sender.to_le_bytes());
+    b[4..].copy_from_slice(&receiver.to_le_bytes());
+    crc32c(&b)
+}
+
+/// The check word of a record: CRC-32C over bytes 0..4 and 8..64, XOR
+/// `session` (a channel record's [`session_term`]; 0 for ENTANGLE records).
+pub fn check_word(rec: &[u8; RECORD_BYTES], session: u32) -> u32 {
     let mut covered = [0u8; RECORD_BYTES - 4];
     covered[..4].copy_from_slice(&rec[..4]);
     covered[4..].copy_from_slice(&rec[8..]);
-    crc32c(&covered)
+    crc32c(&covered) ^ session
 }
 
 /// Digest of a payload, as echoed by a tentative receiver.
@@ -175,10 +253,17 @@ pub fn digest(payload: &[u8; PAYLOAD_BYTES]) -> u32 {
     crc32c(payload)
 }
 
+/// The echo check of an echo: its digest XOR the CRC-32C of its result bytes
+/// (48 zero bytes for a message). A decision states it (COMMIT) or its
+/// complement (REVERSE); a proof of delivery is the delivered transfer's.
+pub fn echo_check(digest: u32, result: &[u8; ECHO_RESULT_BYTES]) -> u32 {
+    digest ^ crc32c(result)
+}
+
 /// A decoded record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Record {
-    /// A channel's states, with the payload (OFFER), the digest (ECHO), or neither.
+    /// A channel's states, with the payload (OFFER), or the two roles' fields.
     Channel {
         channel: u8,
         tx: u8,
@@ -199,28 +284,44 @@ pub enum Record {
 /// What slices 1..=7 of a channel record hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Body {
-    None,
+    /// The sender role's offered payload (OFFER).
     Payload([u8; PAYLOAD_BYTES]),
-    /// An atomic verb offered to the peer's atomic unit.
+    /// An atomic verb offered to the peer's atomic unit (OFFER_VERB).
     Verb([u8; PAYLOAD_BYTES]),
-    Digest(u32),
+    /// Nothing offered (STATE when `echo` is false, ECHO when true):
+    /// `receiver` is the digest echoed or the proof of the last delivery,
+    /// `decision` the sender role's decision check, `result` a verb's result.
+    Fields {
+        echo: bool,
+        receiver: u32,
+        decision: u32,
+        result: [u8; ECHO_RESULT_BYTES],
+    },
 }
 
 /// Why a record was not heard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordError {
-    /// The check word does not match: the record is not heard at all.
+    /// The check word does not match (under the session given, for a
+    /// channel record): the record is not heard at all.
     BadCheck,
     /// The check passed but the opcode is not one of ours.
     UnknownOpcode(u8),
     /// The check passed but the channel is not below K.
     BadChannel(u8),
+    /// The check passed but the state byte states no state.
+    BadState(u8),
+    /// An ENTANGLE record whose two copies differ or whose version is not ours.
+    BadEntangle,
 }
 
 impl Record {
-    /// Encodes with the check word filled in.
-    pub fn to_bytes(&self) -> [u8; RECORD_BYTES] {
+    /// Encodes with the check word filled in; `session` is the channel
+    /// record's [`session_term`] (ignored for ENTANGLE records).
+    pub fn to_bytes(&self, session: u32) -> [u8; RECORD_BYTES] {
         let mut r = [0u8; RECORD_BYTES];
+        let mut term = session;
+        let p = PAYLOAD_OFFSET;
         match *self {
             Record::Channel {
                 channel,
@@ -235,18 +336,31 @@ impl Record {
                 r[BYTE_STATE] = state_byte(tx, tx_bit, rx, rx_bit);
                 r[BYTE_TRANSITION] = transition;
                 r[BYTE_OPCODE] = match body {
-                    Body::None => OP_STATE,
-                    Body::Payload(p) => {
-                        r[PAYLOAD_OFFSET..].copy_from_slice(&p);
+                    Body::Payload(pl) => {
+                        r[p..].copy_from_slice(&pl);
                         OP_OFFER
                     }
-                    Body::Verb(p) => {
-                        r[PAYLOAD_OFFSET..].copy_from_slice(&p);
+                    Body::Verb(pl) => {
+                        r[p..].copy_from_slice(&pl);
                         OP_OFFER_VERB
                     }
-                    Body::Digest(d) => {
-                        r[8..12].copy_from_slice(&d.to_le_bytes());
-                        OP_ECHO
+                    Body::Fields {
+                        echo,
+                        receiver,
+                        decision,
+                        result,
+                    } => {
+                        let rf = p + RECEIVER_FIELD_OFFSET;
+                        let df = p + DECISION_OFFSET;
+                        let rs = p + ECHO_RESULT_OFFSET;
+                        r[rf..rf + 4].copy_from_slice(&receiver.to_le_bytes());
+                        r[df..df + 4].copy_from_slice(&decision.to_le_bytes());
+                        r[rs..rs + ECHO_RESULT_BYTES].copy_from_slice(&result);
+                        if echo {
+                            OP_ECHO
+                        } else {
+                            OP_STATE
+                        }
                     }
                 };
             }
@@ -256,40 +370,63 @@ impl Record {
                 incarnation,
                 channels,
             } => {
+                term = 0;
                 r[BYTE_OPCODE] = OP_ENTANGLE;
-                r[8..12].copy_from_slice(&nonce.to_le_bytes());
-                r[12..16].copy_from_slice(&heard.to_le_bytes());
-                r[16..20].copy_from_slice(&incarnation.to_le_bytes());
-                r[20..22].copy_from_slice(&channels.to_le_bytes());
+                let mut f = [0u8; ENTANGLE_FIELD_BYTES];
+                f[0..4].copy_from_slice(&nonce.to_le_bytes());
+                f[4..8].copy_from_slice(&heard.to_le_bytes());
+                f[8..12].copy_from_slice(&incarnation.to_le_bytes());
+                f[12..14].copy_from_slice(&channels.to_le_bytes());
+                f[14] = PROTOCOL_VERSION;
+                r[p..p + ENTANGLE_FIELD_BYTES].copy_from_slice(&f);
+                let c = p + ENTANGLE_COPY_OFFSET;
+                r[c..c + ENTANGLE_FIELD_BYTES].copy_from_slice(&f);
             }
         }
-        let c = check_word(&r);
+        let c = check_word(&r, term);
         r[BYTE_CHECK..BYTE_CHECK + 4].copy_from_slice(&c.to_le_bytes());
         r
     }
 
-    /// Decodes a record heard on a link of `k` channels.
-    pub fn from_bytes(r: &[u8; RECORD_BYTES], k: usize) -> Result<Record, RecordError> {
+    /// Decodes a record heard on a link of `k` channels, a channel record
+    /// under session term `session`.
+    pub fn from_bytes(
+        r: &[u8; RECORD_BYTES],
+        k: usize,
+        session: u32,
+    ) -> Result<Record, RecordError> {
         let check = u32::from_le_bytes(r[BYTE_CHECK..BYTE_CHECK + 4].try_into().unwrap());
-        if check != check_word(r) {
+        let op = r[BYTE_OPCODE];
+        let term = if op == OP_ENTANGLE { 0 } else { session };
+        if check != check_word(r, term) {
             return Err(RecordError::BadCheck);
         }
         let word = |o: usize| u32::from_le_bytes(r[o..o + 4].try_into().unwrap());
-        let op = r[BYTE_OPCODE];
+        let p = PAYLOAD_OFFSET;
         if op == OP_ENTANGLE {
-            let channels = u16::from_le_bytes([r[20], r[21]]);
+            let f = &r[p..p + ENTANGLE_FIELD_BYTES];
+            let c = p + ENTANGLE_COPY_OFFSET;
+            if f != &r[c..c + ENTANGLE_FIELD_BYTES] || f[14] != PROTOCOL_VERSION {
+                return Err(RecordError::BadEntangle);
+            }
             return Ok(Record::Entangle {
-                nonce: word(8),
-                heard: word(12),
-                incarnation: word(16),
-                channels,
+                nonce: word(p),
+                heard: word(p + 4),
+                incarnation: word(p + 8),
+                channels: u16::from_le_bytes([r[p + 12], r[p + 13]]),
             });
         }
+        let fields = |echo| Body::Fields {
+            echo,
+            receiver: word(p + RECEIVER_FIELD_OFFSET),
+            decision: word(p + DECISION_OFFSET),
+            result: r[p + ECHO_RESULT_OFFSET..].try_into().unwrap(),
+        };
         let body = match op {
-            OP_STATE => Body::None,
-            OP_OFFER => Body::Payload(r[PAYLOAD_OFFSET..].try_into().unwrap()),
-            OP_OFFER_VERB => Body::Verb(r[PAYLOAD_OFFSET..].try_into().unwrap()),
-            OP_ECHO => Body::Digest(word(8)),
+            OP_STATE => fields(false),
+            OP_ECHO => fields(true),
+            OP_OFFER => Body::Payload(r[p..].try_into().unwrap()),
+            OP_OFFER_VERB => Body::Verb(r[p..].try_into().unwrap()),
             other => return Err(RecordError::UnknownOpcode(other)),
         };
         let channel = r[BYTE_CHANNEL];
@@ -297,6 +434,9 @@ impl Record {
             return Err(RecordError::BadChannel(channel));
         }
         let s = r[BYTE_STATE];
+        if !state_byte_is_valid(s) {
+            return Err(RecordError::BadState(s));
+        }
         Ok(Record::Channel {
             channel,
             tx: s & 7,
@@ -339,14 +479,18 @@ pub mod message {
 pub fn layout_markdown() -> String {
     let mut s = String::from("| bytes | field | contents |\n|---|---|---|\n");
     let rows = [
-        ("0", "opcode", format!("0x{OP_STATE:02x} state only, 0x{OP_OFFER:02x} + payload, 0x{OP_OFFER_VERB:02x} + atomic verb, 0x{OP_ECHO:02x} + digest, 0x{OP_ENTANGLE:02x} entangle")),
+        ("0", "opcode", format!("0x{OP_STATE:02x} state (proof and decision check), 0x{OP_OFFER:02x} + payload, 0x{OP_OFFER_VERB:02x} + atomic verb, 0x{OP_ECHO:02x} + digest echo, 0x{OP_ENTANGLE:02x} entangle")),
         ("1", "liveness", "channel of this slot (slot n → channel n mod K)".to_string()),
         ("2", "state", format!(
-            "bits 2..0 sender state ({}), bit 3 its bit; bits 5..4 receiver state ({}), bit 6 its bit",
+            "bits 2..0 sender state ({}), bit 3 its bit; bits 5..4 receiver state ({}), bit 6 its bit; anything else is ignored and counted",
             tx_state::NAMES.join("/"), rx_state::NAMES.join("/"))),
         ("3", "transition", "last move: bit 7 reverse, bit 6 receiver role, bits 5..3 from, 2..0 to (traces only)".to_string()),
-        ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64".to_string()),
-        ("8..64", "slices 1–7", "OFFER: the 56-byte payload; OFFER_VERB: the verb; ECHO: digest (CRC-32C of the payload heard) in bytes 8..12, and a verb's result in bytes 16..64; ENTANGLE: nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22".to_string()),
+        ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64, XOR the session term (CRC-32C of the sender's and the receiver's nonce) for a channel record".to_string()),
+        ("8..64", "slices 1–7, OFFER / OFFER_VERB", "the 56-byte payload, or the verb".to_string()),
+        ("8..12", "STATE / ECHO: receiver field", "ECHO: digest (CRC-32C) of the payload held tentatively; STATE: proof of the last delivery (its echo check: digest XOR CRC-32C of the result bytes)".to_string()),
+        ("12..16", "STATE / ECHO: decision check", "while COMMIT: the echo check decided on; while REVERSE: its complement".to_string()),
+        ("16..64", "STATE / ECHO: result", "ECHO: the tentative verb's result; STATE: the last delivered verb's; 0 for messages".to_string()),
+        ("8..23, 40..55", "ENTANGLE", format!("nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22, protocol version ({PROTOCOL_VERSION}) 22; the same 15 bytes again at 40..55")),
     ];
     for (b, f, c) in rows {
         s += &format!("| {b} | {f} | {c} |\n");
@@ -364,13 +508,15 @@ mod tests {
         assert_eq!(crc32c(b"123456789"), 0xE306_9283);
     }
 
-    #[test]
-    fn records_round_trip_and_a_flipped_bit_is_not_heard() {
+    fn sample_records() -> [Record; 4] {
         let mut p = [0u8; PAYLOAD_BYTES];
         for (i, b) in p.iter_mut().enumerate() {
             *b = (i * 7) as u8;
         }
-        let recs = [
+        let mut result = [0u8; ECHO_RESULT_BYTES];
+        result[0] = 0xA7;
+        result[47] = 3;
+        [
             Record::Channel {
                 channel: 3,
                 tx: tx_state::OFFER,
@@ -387,7 +533,26 @@ mod tests {
                 rx: rx_state::TENTATIVE,
                 rx_bit: true,
                 transition: 0,
-                body: Body::Digest(0xdead_beef),
+                body: Body::Fields {
+                    echo: true,
+                    receiver: 0xdead_beef,
+                    decision: 0x1234_5678,
+                    result,
+                },
+            },
+            Record::Channel {
+                channel: 1,
+                tx: tx_state::REVERSE,
+                tx_bit: true,
+                rx: rx_state::EXPECT,
+                rx_bit: true,
+                transition: 0,
+                body: Body::Fields {
+                    echo: false,
+                    receiver: 7,
+                    decision: 9,
+                    result: [0; ECHO_RESULT_BYTES],
+                },
             },
             Record::Entangle {
                 nonce: 5,
@@ -395,28 +560,100 @@ mod tests {
                 incarnation: 12,
                 channels: 3,
             },
-        ];
-        for r in recs {
-            let b = r.to_bytes();
-            assert_eq!(Record::from_bytes(&b, 4), Ok(r));
+        ]
+    }
+
+    #[test]
+    fn records_round_trip_and_a_flipped_bit_is_not_heard() {
+        let session = session_term(0x1111, 0x2222);
+        for r in sample_records() {
+            let b = r.to_bytes(session);
+            assert_eq!(Record::from_bytes(&b, 4, session), Ok(r));
             for bit in [0, 9, 17, 40, 100, 511] {
                 let mut c = b;
                 c[bit / 8] ^= 1 << (bit % 8);
                 assert_eq!(
-                    Record::from_bytes(&c, 4),
+                    Record::from_bytes(&c, 4, session),
                     Err(RecordError::BadCheck),
                     "bit {bit}"
                 );
             }
         }
-        let b = recs[0].to_bytes();
-        assert_eq!(Record::from_bytes(&b, 2), Err(RecordError::BadChannel(3)));
+        let b = sample_records()[0].to_bytes(session);
+        assert_eq!(
+            Record::from_bytes(&b, 2, session),
+            Err(RecordError::BadChannel(3))
+        );
+    }
+
+    #[test]
+    fn a_channel_record_of_another_session_is_not_heard_an_entangle_record_is() {
+        let ours = session_term(0x1111, 0x2222);
+        for other in [
+            session_term(0x2222, 0x1111),
+            session_term(0x1111, 0x2223),
+            0,
+        ] {
+            for r in sample_records() {
+                let heard = Record::from_bytes(&r.to_bytes(other), 4, ours);
+                match r {
+                    Record::Entangle { .. } => assert_eq!(heard, Ok(r)),
+                    Record::Channel { .. } => assert_eq!(heard, Err(RecordError::BadCheck)),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_state_byte_that_states_no_state_is_not_heard() {
+        let s = session_term(1, 2);
+        for bad in [0x80u8, 0x04, 0x07, 0x30] {
+            let mut b = sample_records()[2].to_bytes(s);
+            b[BYTE_STATE] = bad;
+            let c = check_word(&b, s);
+            b[BYTE_CHECK..BYTE_CHECK + 4].copy_from_slice(&c.to_le_bytes());
+            assert_eq!(
+                Record::from_bytes(&b, 4, s),
+                Err(RecordError::BadState(bad))
+            );
+        }
+    }
+
+    #[test]
+    fn an_entangle_record_with_one_field_damaged_is_not_heard() {
+        let e = sample_records()[3].to_bytes(0);
+        for pos in [8usize, 13, 17, 20, 22, 40, 54] {
+            let mut b = e;
+            b[pos] ^= 0x10;
+            let c = check_word(&b, 0);
+            b[BYTE_CHECK..BYTE_CHECK + 4].copy_from_slice(&c.to_le_bytes());
+            assert_eq!(
+                Record::from_bytes(&b, 4, 0),
+                Err(RecordError::BadEntangle),
+                "byte {pos}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_decision_check_tells_commit_from_reverse_and_covers_the_result() {
+        let mut r = [0u8; ECHO_RESULT_BYTES];
+        let x = echo_check(0x5555_aaaa, &r);
+        assert_ne!(x, !x);
+        // A message's check is not its digest (the result bytes count).
+        assert_ne!(x, 0x5555_aaaa);
+        r[20] = 1;
+        assert_ne!(
+            echo_check(0x5555_aaaa, &r),
+            x,
+            "a changed result changes the check"
+        );
     }
 
     #[test]
     fn an_all_zero_slot_is_not_heard() {
         assert_eq!(
-            Record::from_bytes(&[0; RECORD_BYTES], 4),
+            Record::from_bytes(&[0; RECORD_BYTES], 4, 0),
             Err(RecordError::BadCheck)
         );
     }

@@ -1,50 +1,56 @@
+use super::check::{RecordCheck, ENTANGLE_FIELD_BITS};
+use super::entangle::Entangle;
 use super::Crc32c;
 use crate::stream::{Concat, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
 use pendulum_layout::acp::{self, message, rx_state as rs, tx_state as ts};
 use pendulum_layout::params::{
-    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER, ACP_MSG_FIFO_DEPTH_LOG2 as MF,
-    ATOMIC_LINE_BITS,
+    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_MSG_FIFO_DEPTH_LOG2 as MF, ATOMIC_LINE_BITS,
 };
 use rust_hdl::prelude::*;
 
 /// Width of a channel count, 0..=K.
 const CB1: usize = CB + 1;
 
-/// The ACP link engine (`shared/ACP.md`, layout in `pendulum_layout::acp`).
+/// The ACP link engine (`shared/ACP.md`, layout and move tables in
+/// `pendulum_layout::acp`).
 ///
 /// K token channels (the first `active` of them, agreed when entangling)
 /// share the port's record slots in a fixed rotation: the record sent in slot
-/// n states channel n mod active, both roles at once. A side
-/// changes a channel's state only on hearing the peer's state, guarded by the
-/// alternation bits (the tables in `pendulum_layout::acp`), so lost, garbled
-/// or repeated records cost time and nothing else. There is no timer.
+/// n states channel n mod active, both roles at once. A side changes a
+/// channel's state only on hearing the peer's state, guarded by the
+/// alternation bits, and acts on a decision or a confirmation only when its
+/// check matches what it holds (`pendulum_layout::acp::TRANSITIONS_DOC`), so
+/// lost, garbled, repeated or damaged records cost time and nothing else.
+/// There is no timer. `RecordCheck` checks what arrives (a record of another
+/// entanglement fails its check word), `Entangle` keeps the link state.
 ///
 /// - Sender role: payloads from `s_send` are loaded into idle channels (one
-///   56-byte buffer each, kept until the peer confirms), offered, and
-///   committed or reversed on the peer's digest echo.
+///   56-byte buffer each, kept until the peer proves the delivery), offered,
+///   committed or reversed on the peer's digest echo, and freed on the
+///   peer's proof of delivery.
 /// - Receiver role: an offer is stored tentatively (one buffer per channel)
-///   and echoed; it reaches `m_msg` only on COMMIT, and is erased on REVERSE.
-///   A store needs room for every channel's possible commit in the message
-///   FIFO, so a commit never waits; without room the offer is REJECTed.
-/// - Failure: loss of signal (`link_up` low) or `ACP_FAIL_AFTER` undecodable
-///   records in a row. Re-entangling: nonces are exchanged in ENTANGLE
-///   records, with each side's incarnation (drawn when its link state starts
-///   or is reset); if the peer's incarnation is not the one we last
-///   entangled with, it lost its state, and every transfer we decided COMMIT
-///   but never saw confirmed is handed back on `m_msg` as in doubt, the rest
-///   offered again from a fresh start.
-/// - `reset_link` drops our state: everything held is handed back.
+///   and echoed; it reaches `m_msg` only on a COMMIT whose decision check is
+///   the echo's, and is erased on such a REVERSE. A store needs room for every
+///   channel's possible commit in the message FIFO, so a commit never waits;
+///   without room the offer is REJECTed.
 /// - Atomic verbs (`verb` payloads) travel as OFFER_VERB. The responder
 ///   hands a stored one to its atomic unit (`m_verb`; REJECT when the unit
 ///   cannot take it now, or its line is held by another tentative verb, and
 ///   the requester offers it again), echoes the unit's result with the
 ///   digest, then `release`s it on COMMIT or has it `rollback` on REVERSE or
 ///   a flush. The requester hands the result up (`m_msg`, KIND_VERB_RESULT)
-///   when it decides COMMIT: one round trip.
+///   when the responder's proof of delivery arrives, with the result the
+///   proof carries: a result handed up is final. Until it is handed up, its
+///   channel takes no new payload (back-pressure from a slow host, no loss).
+/// - A peer that lost its state (a new incarnation), our own `reset_link`,
+///   and channels dropped by a smaller agreed count flush the channel
+///   states: what we decided COMMIT on but saw no proof for is handed back
+///   on `m_msg` as in doubt; what our reset or a dropped channel drops is
+///   handed back as not delivered; the rest is offered again.
 ///
-/// Records are checked (CRC-32C) in the cycle after they arrive and acted on
-/// in the next; the record sent is formed one cycle ahead of the port.
+/// Records are checked in the cycle after they arrive and acted on in the
+/// next; the record sent is formed one cycle ahead of the port.
 #[derive(LogicBlock)]
 pub struct AcpLink {
     pub clock: Signal<In, Clock>,
@@ -95,14 +101,27 @@ pub struct AcpLink {
     pub release: [Signal<Out, Bit>; K],
     pub rollback: [Signal<Out, Bit>; K],
 
+    check: RecordCheck,
+    ent: Entangle,
+
     // ---- Per channel ----
     /// Sender role: {bit, state}.
     tx_sb: [DFF<Bits<4>>; K],
     /// Receiver role: {bit, state}.
     rx_sb: [DFF<Bits<3>>; K],
     holding: [DFF<Bit>; K],
+    /// Sender role: the digest of the held payload, and the decision check
+    /// it states while COMMIT or REVERSE.
     tx_digest: [DFF<Bits<32>>; K],
+    auth: [DFF<Bits<32>>; K],
+    /// Receiver role: the digest of the payload held tentatively; the echo
+    /// check a decision on it must state; the proof of the last delivery.
     rx_digest: [DFF<Bits<32>>; K],
+    rx_x: [DFF<Bits<32>>; K],
+    proof: [DFF<Bits<32>>; K],
+    /// Receiver role: the peer's sender role was last heard at the other
+    /// bit (it waits for our proof; we store no new offer meanwhile).
+    proof_due: [DFF<Bit>; K],
     /// Payload buffers in block RAM: what each channel sends (two copies,
     /// one read by record formation, one by the hand-back scanner) and what
     /// it holds tentatively.
@@ -118,7 +137,10 @@ pub struct AcpLink {
     rx_verb: [DFF<Bit>; K],
     res_ready: [DFF<Bit>; K],
     res_ram: RAM<Bits<384>, CB>,
-    /// Sender role: a verb's result heard at the commit decision, to hand up.
+    /// The result of a tentative verb, for its echo check.
+    res_crc: Crc32c<384>,
+    res_digest: Signal<Local, Bits<32>>,
+    /// Sender role: a verb's result from the proof of its delivery, to hand up.
     vres_ram: RAM<Bits<384>, CB>,
     vres_pending: [DFF<Bit>; K],
     /// The channel whose result was written last cycle: the scanner's read
@@ -129,95 +151,60 @@ pub struct AcpLink {
     res_wr_valid: DFF<Bit>,
     res_wr_ch: DFF<Bits<CB>>,
 
-    // ---- Link ----
-    lstate: DFF<Bits<2>>,
-    nonce: DFF<Bits<32>>,
-    peer_nonce: DFF<Bits<32>>,
-    /// The incarnation the peer states in this round of entangling.
-    heard_inc: DFF<Bits<32>>,
-    /// The peer's incarnation at our last entanglement (0: none since our start or reset).
-    peer_inc: DFF<Bits<32>>,
-    heard_peer: DFF<Bit>,
-    /// Ours: drawn at our first entanglement and at every reset of our link state.
-    incarnation: DFF<Bits<32>>,
-    new_inc: Signal<Local, Bits<32>>,
-    lfsr: DFF<Bits<32>>,
-    bad_run: DFF<Bits<8>>,
+    // ---- Rotation and hand-back ----
     rot_ch: DFF<Bits<CB>>,
     rot_round: DFF<Bit>,
     rot_last: Signal<Local, Bit>,
     rot_next: Signal<Local, Bits<CB>>,
-    active_r: DFF<Bits<CB1>>,
     rot_ext: ZeroExtend<CB, CB1>,
     rot_count: Signal<Local, Bits<CB1>>,
     c_one_cb1: Constant<Bits<CB1>>,
-    peer_channels: DFF<Bits<16>>,
-    my_channels16: ZeroExtend<CB1, 16>,
-    agreed: Signal<Local, Bits<CB1>>,
-    h_pc: Signal<Local, Bits<16>>,
     /// The first idle channel in use: where the next payload goes.
     load_sel: Signal<Local, Bits<CB>>,
     chan_id: [Constant<Bits<CB>>; K],
     chan_num: [Constant<Bits<CB1>>; K],
-    ent_hi: Concat<16, 96, 112>,
     ret_ptr: DFF<Bits<CB>>,
     msg_used: DFF<Bits<8>>,
 
-    // ---- Receive: stage 1 (check) and stage 2 (act) ----
-    r_data: DFF<Bits<512>>,
-    r_valid: DFF<Bit>,
-    h_valid: DFF<Bit>,
-    h_op: DFF<Bits<8>>,
-    h_ch: DFF<Bits<CB>>,
-    h_tx: DFF<Bits<4>>,
-    h_rx: DFF<Bits<3>>,
-    h_payload: DFF<Bits<448>>,
-    h_digest: DFF<Bits<32>>,
-    rx_cat: Concat<448, 32, 480>,
-    rx_check: Crc32c<480>,
-    rx_dig: Crc32c<448>,
-    r_head: Signal<Local, Bits<32>>,
-    r_state: Signal<Local, Bits<8>>,
-    r_op: Signal<Local, Bits<8>>,
-    r_chan: Signal<Local, Bits<8>>,
-    r_ok: Signal<Local, Bit>,
-    r_known: Signal<Local, Bit>,
-    bad_run_next: Signal<Local, Bits<8>>,
-
-    // Stage 2 locals: the heard channel's state and what it becomes.
+    // ---- Receive, stage 2: the heard channel's state and what it becomes ----
+    applying: Signal<Local, Bit>,
     s_tx: Signal<Local, Bits<4>>,
     s_rx: Signal<Local, Bits<3>>,
     s_holding: Signal<Local, Bit>,
     s_ret: Signal<Local, Bit>,
     s_digest: Signal<Local, Bits<32>>,
+    s_rx_x: Signal<Local, Bits<32>>,
+    s_proof_due: Signal<Local, Bit>,
     s_rx_buf: Signal<Local, Bits<448>>,
+    s_tx_verb: Signal<Local, Bit>,
+    s_rx_verb: Signal<Local, Bit>,
+    h_ts: Signal<Local, Bits<3>>,
+    h_rs: Signal<Local, Bits<2>>,
+    our_ts: Signal<Local, Bits<3>>,
+    our_rs: Signal<Local, Bits<2>>,
+    h_receiver_field: Signal<Local, Bits<32>>,
+    h_decision: Signal<Local, Bits<32>>,
+    /// The heard record's echo check: its receiver field XOR the CRC of its result.
+    x_heard: Signal<Local, Bits<32>>,
+    is_echo: Signal<Local, Bit>,
+    is_state: Signal<Local, Bit>,
     n_tx: Signal<Local, Bits<4>>,
     n_rx: Signal<Local, Bits<3>>,
     n_trans: Signal<Local, Bits<8>>,
     moved: Signal<Local, Bit>,
-    do_free: Signal<Local, Bit>,
+    set_auth: Signal<Local, Bit>,
+    new_auth: Signal<Local, Bits<32>>,
+    do_confirm: Signal<Local, Bit>,
     do_store: Signal<Local, Bit>,
     do_deliver: Signal<Local, Bit>,
     do_erase: Signal<Local, Bit>,
     do_exec: Signal<Local, Bit>,
-    do_commit: Signal<Local, Bit>,
     h_verb: Signal<Local, Bit>,
     verb_ok: Signal<Local, Bit>,
-    s_tx_verb: Signal<Local, Bit>,
-    s_rx_verb: Signal<Local, Bit>,
     tb_match: Signal<Local, Bit>,
     rb_match: Signal<Local, Bit>,
-    h_is_data: Signal<Local, Bit>,
-    echo_digest: Signal<Local, Bits<32>>,
     room: Signal<Local, Bit>,
-    go_up: Signal<Local, Bit>,
-    flush_peer: Signal<Local, Bit>,
-    flush_local: Signal<Local, Bit>,
-    fresh: Signal<Local, Bit>,
-    new_nonce: Signal<Local, Bits<32>>,
-    h_pn: Signal<Local, Bits<32>>,
-    h_ph: Signal<Local, Bits<32>>,
-    h_ps: Signal<Local, Bits<32>>,
+    flush_any: Signal<Local, Bit>,
 
     // ---- Send ----
     send_dig: Crc32c<448>,
@@ -243,20 +230,26 @@ pub struct AcpLink {
     t_trans: Signal<Local, Bits<8>>,
     t_buf: Signal<Local, Bits<448>>,
     t_rdig: Signal<Local, Bits<32>>,
+    t_proof: Signal<Local, Bits<32>>,
+    t_auth: Signal<Local, Bits<32>>,
+    t_proof_due: Signal<Local, Bit>,
     t_offering: Signal<Local, Bit>,
     t_tentative: Signal<Local, Bit>,
-    t_echo: Signal<Local, Bit>,
+    t_deciding: Signal<Local, Bit>,
+    t_echo_ready: Signal<Local, Bit>,
+    t_fields_turn: Signal<Local, Bit>,
     t_tx_verb: Signal<Local, Bit>,
     t_rx_verb: Signal<Local, Bit>,
     t_res_ready: Signal<Local, Bit>,
     t_res: Signal<Local, Bits<384>>,
-    echo_lo: ZeroExtend<32, 64>,
-    echo_hi: Concat<384, 64, 448>,
+    t_receiver_field: Signal<Local, Bits<32>>,
+    t_decision: Signal<Local, Bits<32>>,
+    fields_lo: Concat<32, 32, 64>,
+    fields: Concat<384, 64, 448>,
     t_op: Signal<Local, Bits<8>>,
     t_payload: Signal<Local, Bits<448>>,
     t_head: Signal<Local, Bits<32>>,
     advance: Signal<Local, Bit>,
-    heard_or_zero: Signal<Local, Bits<32>>,
     state7: Concat<3, 4, 7>,
     state8: ZeroExtend<7, 8>,
     chan8: ZeroExtend<CB, 8>,
@@ -264,19 +257,25 @@ pub struct AcpLink {
     head_lo: Concat<8, 8, 16>,
     head: Concat<16, 16, 32>,
     op_head: ZeroExtend<8, 32>,
-    ent_lo: Concat<32, 32, 64>,
-    ent_all: Concat<32, 64, 96>,
-    ent448: ZeroExtend<112, 448>,
+    ent_first: ZeroExtend<ENTANGLE_FIELD_BITS, 256>,
+    ent_both: Concat<ENTANGLE_FIELD_BITS, 256, 376>,
+    ent448: ZeroExtend<376, 448>,
     o_body_payload: DFF<Bits<448>>,
     o_body_head: DFF<Bits<32>>,
+    /// The record formed is an ENTANGLE record (its check word has no session term).
+    o_is_entangle: DFF<Bit>,
     /// A record has been formed (the port is silent only before the first).
     o_started: DFF<Bit>,
     tx_cat: Concat<448, 32, 480>,
     tx_check: Crc32c<480>,
+    o_term: Signal<Local, Bits<32>>,
     o_check_head: Concat<32, 32, 64>,
     o_record: Concat<448, 64, 512>,
 
     // ---- Constants ----
+    at_receiver_field: Constant<Bits<9>>,
+    at_decision: Constant<Bits<9>>,
+    at_result: Constant<Bits<9>>,
     c_tx_idle: Constant<Bits<3>>,
     c_tx_offer: Constant<Bits<3>>,
     c_tx_commit: Constant<Bits<3>>,
@@ -297,31 +296,24 @@ pub struct AcpLink {
     c_op_offer: Constant<Bits<8>>,
     c_op_echo: Constant<Bits<8>>,
     c_op_offer_verb: Constant<Bits<8>>,
-    c_kind_verb_result: Constant<Bits<8>>,
-    c_zero384: Constant<Bits<384>>,
     c_op_entangle: Constant<Bits<8>>,
-    c_k8: Constant<Bits<8>>,
-    c_ls_down: Constant<Bits<2>>,
-    c_ls_entangling: Constant<Bits<2>>,
-    c_ls_up: Constant<Bits<2>>,
-    c_fail_after: Constant<Bits<8>>,
-    c_one8: Constant<Bits<8>>,
-    c_zero8: Constant<Bits<8>>,
-    c_zero16: Constant<Bits<16>>,
-    c_zero_cb: Constant<Bits<CB>>,
-    c_one_cb: Constant<Bits<CB>>,
-    c_zero32: Constant<Bits<32>>,
-    c_one32: Constant<Bits<32>>,
-    c_lfsr_taps: Constant<Bits<32>>,
-    c_lfsr_start: Constant<Bits<32>>,
-    c_zero448: Constant<Bits<448>>,
-    c_room_max: Constant<Bits<8>>,
+    c_kind_verb_result: Constant<Bits<8>>,
     c_kind_delivered: Constant<Bits<8>>,
     c_kind_not_delivered: Constant<Bits<8>>,
     c_kind_in_doubt: Constant<Bits<8>>,
+    c_zero384: Constant<Bits<384>>,
+    c_zero8: Constant<Bits<8>>,
+    c_one8: Constant<Bits<8>>,
+    c_zero_cb: Constant<Bits<CB>>,
+    c_one_cb: Constant<Bits<CB>>,
+    c_zero32: Constant<Bits<32>>,
+    /// CRC-32C of a message's result bytes (48 zero bytes).
+    c_crc_no_result: Constant<Bits<32>>,
+    c_room_max: Constant<Bits<8>>,
     c_t_offer: Constant<Bits<8>>,
     c_t_commit: Constant<Bits<8>>,
     c_t_reverse: Constant<Bits<8>>,
+    c_t_stray: Constant<Bits<8>>,
     c_t_rejected: Constant<Bits<8>>,
     c_t_confirmed: Constant<Bits<8>>,
     c_t_reoffer: Constant<Bits<8>>,
@@ -385,11 +377,17 @@ impl AcpLink {
             res: Default::default(),
             release: Default::default(),
             rollback: Default::default(),
+            check: RecordCheck::new(),
+            ent: Entangle::new(),
             tx_sb: std::array::from_fn(|_| Default::default()),
             rx_sb: std::array::from_fn(|_| Default::default()),
             holding: std::array::from_fn(|_| Default::default()),
             tx_digest: std::array::from_fn(|_| Default::default()),
+            auth: std::array::from_fn(|_| Default::default()),
             rx_digest: std::array::from_fn(|_| Default::default()),
+            rx_x: std::array::from_fn(|_| Default::default()),
+            proof: std::array::from_fn(|_| Default::default()),
+            proof_due: std::array::from_fn(|_| Default::default()),
             tx_ram_form: Default::default(),
             tx_ram_ret: Default::default(),
             rx_ram: Default::default(),
@@ -400,92 +398,63 @@ impl AcpLink {
             rx_verb: std::array::from_fn(|_| Default::default()),
             res_ready: std::array::from_fn(|_| Default::default()),
             res_ram: Default::default(),
+            res_crc: Default::default(),
+            res_digest: Default::default(),
             vres_ram: Default::default(),
             vres_pending: std::array::from_fn(|_| Default::default()),
             vres_wr_valid: Default::default(),
             vres_wr_ch: Default::default(),
             res_wr_valid: Default::default(),
             res_wr_ch: Default::default(),
-            lstate: Default::default(),
-            nonce: Default::default(),
-            peer_nonce: Default::default(),
-            heard_inc: Default::default(),
-            peer_inc: Default::default(),
-            heard_peer: Default::default(),
-            incarnation: Default::default(),
-            new_inc: Default::default(),
-            lfsr: Default::default(),
-            bad_run: Default::default(),
             rot_ch: Default::default(),
             rot_round: Default::default(),
             rot_last: Default::default(),
             rot_next: Default::default(),
-            active_r: Default::default(),
             rot_ext: Default::default(),
             rot_count: Default::default(),
             c_one_cb1: c(1),
-            peer_channels: Default::default(),
-            my_channels16: Default::default(),
-            agreed: Default::default(),
-            h_pc: Default::default(),
             load_sel: Default::default(),
             chan_id: std::array::from_fn(|i| c(i as u64)),
             chan_num: std::array::from_fn(|i| c(i as u64)),
-            ent_hi: Default::default(),
             ret_ptr: Default::default(),
             msg_used: Default::default(),
-            r_data: Default::default(),
-            r_valid: Default::default(),
-            h_valid: Default::default(),
-            h_op: Default::default(),
-            h_ch: Default::default(),
-            h_tx: Default::default(),
-            h_rx: Default::default(),
-            h_payload: Default::default(),
-            h_digest: Default::default(),
-            rx_cat: Default::default(),
-            rx_check: Default::default(),
-            rx_dig: Default::default(),
-            r_head: Default::default(),
-            r_state: Default::default(),
-            r_op: Default::default(),
-            r_chan: Default::default(),
-            r_ok: Default::default(),
-            r_known: Default::default(),
-            bad_run_next: Default::default(),
+            applying: Default::default(),
             s_tx: Default::default(),
             s_rx: Default::default(),
             s_holding: Default::default(),
             s_ret: Default::default(),
             s_digest: Default::default(),
+            s_rx_x: Default::default(),
+            s_proof_due: Default::default(),
             s_rx_buf: Default::default(),
+            s_tx_verb: Default::default(),
+            s_rx_verb: Default::default(),
+            h_ts: Default::default(),
+            h_rs: Default::default(),
+            our_ts: Default::default(),
+            our_rs: Default::default(),
+            h_receiver_field: Default::default(),
+            h_decision: Default::default(),
+            x_heard: Default::default(),
+            is_echo: Default::default(),
+            is_state: Default::default(),
             n_tx: Default::default(),
             n_rx: Default::default(),
             n_trans: Default::default(),
             moved: Default::default(),
-            do_free: Default::default(),
+            set_auth: Default::default(),
+            new_auth: Default::default(),
+            do_confirm: Default::default(),
             do_store: Default::default(),
             do_deliver: Default::default(),
             do_erase: Default::default(),
             do_exec: Default::default(),
-            do_commit: Default::default(),
             h_verb: Default::default(),
             verb_ok: Default::default(),
-            s_tx_verb: Default::default(),
-            s_rx_verb: Default::default(),
             tb_match: Default::default(),
             rb_match: Default::default(),
-            h_is_data: Default::default(),
-            echo_digest: Default::default(),
             room: Default::default(),
-            go_up: Default::default(),
-            flush_peer: Default::default(),
-            flush_local: Default::default(),
-            fresh: Default::default(),
-            new_nonce: Default::default(),
-            h_pn: Default::default(),
-            h_ph: Default::default(),
-            h_ps: Default::default(),
+            flush_any: Default::default(),
             send_dig: Default::default(),
             load_ok: Default::default(),
             msg_fifo: StreamFifo::new(),
@@ -505,20 +474,26 @@ impl AcpLink {
             t_trans: Default::default(),
             t_buf: Default::default(),
             t_rdig: Default::default(),
+            t_proof: Default::default(),
+            t_auth: Default::default(),
+            t_proof_due: Default::default(),
             t_offering: Default::default(),
             t_tentative: Default::default(),
-            t_echo: Default::default(),
+            t_deciding: Default::default(),
+            t_echo_ready: Default::default(),
+            t_fields_turn: Default::default(),
             t_tx_verb: Default::default(),
             t_rx_verb: Default::default(),
             t_res_ready: Default::default(),
             t_res: Default::default(),
-            echo_lo: Default::default(),
-            echo_hi: Default::default(),
+            t_receiver_field: Default::default(),
+            t_decision: Default::default(),
+            fields_lo: Default::default(),
+            fields: Default::default(),
             t_op: Default::default(),
             t_payload: Default::default(),
             t_head: Default::default(),
             advance: Default::default(),
-            heard_or_zero: Default::default(),
             state7: Default::default(),
             state8: Default::default(),
             chan8: Default::default(),
@@ -526,16 +501,21 @@ impl AcpLink {
             head_lo: Default::default(),
             head: Default::default(),
             op_head: Default::default(),
-            ent_lo: Default::default(),
-            ent_all: Default::default(),
+            ent_first: Default::default(),
+            ent_both: Default::default(),
             ent448: Default::default(),
             o_body_payload: Default::default(),
             o_body_head: Default::default(),
+            o_is_entangle: Default::default(),
             o_started: Default::default(),
             tx_cat: Default::default(),
             tx_check: Default::default(),
+            o_term: Default::default(),
             o_check_head: Default::default(),
             o_record: Default::default(),
+            at_receiver_field: c((8 * acp::RECEIVER_FIELD_OFFSET) as u64),
+            at_decision: c((8 * acp::DECISION_OFFSET) as u64),
+            at_result: c((8 * acp::ECHO_RESULT_OFFSET) as u64),
             c_tx_idle: c(ts::IDLE as u64),
             c_tx_offer: c(ts::OFFER as u64),
             c_tx_commit: c(ts::COMMIT as u64),
@@ -556,33 +536,24 @@ impl AcpLink {
             c_op_offer: c(acp::OP_OFFER as u64),
             c_op_echo: c(acp::OP_ECHO as u64),
             c_op_offer_verb: c(acp::OP_OFFER_VERB as u64),
-            c_kind_verb_result: c(message::KIND_VERB_RESULT as u64),
-            c_zero384: c(0),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
-            c_k8: c(K as u64),
-            c_ls_down: c(acp::link_state::DOWN as u64),
-            c_ls_entangling: c(acp::link_state::ENTANGLING as u64),
-            c_ls_up: c(acp::link_state::UP as u64),
-            c_fail_after: c(ACP_FAIL_AFTER as u64),
-            c_one8: c(1),
-            c_zero8: c(0),
-            c_zero16: c(0),
-            c_zero_cb: c(0),
-            c_one_cb: c(1),
-            c_zero32: c(0),
-            c_one32: c(1),
-            // Galois LFSR x^32 + x^22 + x^2 + x + 1 (maximal length).
-            c_lfsr_taps: c(0x8020_0003),
-            c_lfsr_start: c(0x5EED_1234),
-            c_zero448: c(0),
-            // A store needs room for a commit from every channel: used + K <= depth.
-            c_room_max: c(((1 << MF) - K) as u64),
+            c_kind_verb_result: c(message::KIND_VERB_RESULT as u64),
             c_kind_delivered: c(message::KIND_DELIVERED as u64),
             c_kind_not_delivered: c(message::KIND_NOT_DELIVERED as u64),
             c_kind_in_doubt: c(message::KIND_IN_DOUBT as u64),
+            c_zero384: c(0),
+            c_zero8: c(0),
+            c_one8: c(1),
+            c_zero_cb: c(0),
+            c_one_cb: c(1),
+            c_zero32: c(0),
+            c_crc_no_result: c(acp::crc32c(&[0; acp::ECHO_RESULT_BYTES]) as u64),
+            // A store needs room for a commit from every channel: used + K <= depth.
+            c_room_max: c(((1 << MF) - K) as u64),
             c_t_offer: trans(false, false, ts::IDLE, ts::OFFER),
             c_t_commit: trans(false, false, ts::OFFER, ts::COMMIT),
             c_t_reverse: trans(true, false, ts::OFFER, ts::REVERSE),
+            c_t_stray: trans(true, false, ts::IDLE, ts::REVERSE),
             c_t_rejected: trans(false, false, ts::OFFER, ts::IDLE),
             c_t_confirmed: trans(false, false, ts::COMMIT, ts::IDLE),
             c_t_reoffer: trans(true, false, ts::REVERSE, ts::IDLE),
@@ -607,38 +578,21 @@ impl Logic for AcpLink {
         dff_setup!(
             self,
             clock,
-            lstate,
-            nonce,
-            peer_nonce,
-            heard_inc,
-            peer_inc,
-            heard_peer,
-            incarnation,
-            lfsr,
-            bad_run,
             rot_ch,
             rot_round,
-            active_r,
-            peer_channels,
             ret_ptr,
             msg_used,
-            r_data,
-            r_valid,
-            h_valid,
-            h_op,
-            h_ch,
-            h_tx,
-            h_rx,
-            h_payload,
-            h_digest,
             o_body_payload,
             o_body_head,
+            o_is_entangle,
             o_started,
             vres_wr_valid,
             vres_wr_ch,
             res_wr_valid,
             res_wr_ch
         );
+        self.check.clock.next = self.clock.val();
+        self.ent.clock.next = self.clock.val();
         self.msg_fifo.clock.next = self.clock.val();
         self.tx_ram_form.read_clock.next = self.clock.val();
         self.tx_ram_form.write_clock.next = self.clock.val();
@@ -650,28 +604,35 @@ impl Logic for AcpLink {
         self.res_ram.write_clock.next = self.clock.val();
         self.vres_ram.read_clock.next = self.clock.val();
         self.vres_ram.write_clock.next = self.clock.val();
-        self.active.next = self.active_r.q.val();
         for i in 0..K {
             self.tx_sb[i].clock.next = self.clock.val();
             self.rx_sb[i].clock.next = self.clock.val();
             self.holding[i].clock.next = self.clock.val();
             self.tx_digest[i].clock.next = self.clock.val();
+            self.auth[i].clock.next = self.clock.val();
             self.rx_digest[i].clock.next = self.clock.val();
+            self.rx_x[i].clock.next = self.clock.val();
+            self.proof[i].clock.next = self.clock.val();
+            self.proof_due[i].clock.next = self.clock.val();
             self.trans[i].clock.next = self.clock.val();
             self.ret_pending[i].clock.next = self.clock.val();
             self.ret_doubt[i].clock.next = self.clock.val();
-            self.tx_sb[i].d.next = self.tx_sb[i].q.val();
-            self.rx_sb[i].d.next = self.rx_sb[i].q.val();
-            self.holding[i].d.next = self.holding[i].q.val();
-            self.tx_digest[i].d.next = self.tx_digest[i].q.val();
-            self.rx_digest[i].d.next = self.rx_digest[i].q.val();
-            self.trans[i].d.next = self.trans[i].q.val();
-            self.ret_pending[i].d.next = self.ret_pending[i].q.val();
-            self.ret_doubt[i].d.next = self.ret_doubt[i].q.val();
             self.tx_verb[i].clock.next = self.clock.val();
             self.rx_verb[i].clock.next = self.clock.val();
             self.res_ready[i].clock.next = self.clock.val();
             self.vres_pending[i].clock.next = self.clock.val();
+            self.tx_sb[i].d.next = self.tx_sb[i].q.val();
+            self.rx_sb[i].d.next = self.rx_sb[i].q.val();
+            self.holding[i].d.next = self.holding[i].q.val();
+            self.tx_digest[i].d.next = self.tx_digest[i].q.val();
+            self.auth[i].d.next = self.auth[i].q.val();
+            self.rx_digest[i].d.next = self.rx_digest[i].q.val();
+            self.rx_x[i].d.next = self.rx_x[i].q.val();
+            self.proof[i].d.next = self.proof[i].q.val();
+            self.proof_due[i].d.next = self.proof_due[i].q.val();
+            self.trans[i].d.next = self.trans[i].q.val();
+            self.ret_pending[i].d.next = self.ret_pending[i].q.val();
+            self.ret_doubt[i].d.next = self.ret_doubt[i].q.val();
             self.tx_verb[i].d.next = self.tx_verb[i].q.val();
             self.rx_verb[i].d.next = self.rx_verb[i].q.val();
             self.res_ready[i].d.next = self.res_ready[i].q.val();
@@ -679,77 +640,35 @@ impl Logic for AcpLink {
             self.release[i].next = false;
             self.rollback[i].next = false;
         }
-        self.state.next = self.lstate.q.val();
-        self.ev_record.next = false;
-        self.ev_bad_check.next = false;
-        self.ev_bad_record.next = false;
         self.ev_commit.next = false;
         self.ev_deliver.next = false;
         self.ev_reject.next = false;
         self.ev_reverse.next = false;
-        self.ev_failure.next = false;
-        self.ev_entangle.next = false;
         self.ev_return.next = false;
 
-        // Nonce generator: a free-running LFSR, stirred by the seed register.
-        self.lfsr.d.next = self.lfsr.q.val() >> 1;
-        if self.lfsr.q.val().get_bit(0) {
-            self.lfsr.d.next = (self.lfsr.q.val() >> 1) ^ self.c_lfsr_taps.val();
-        }
-        if self.seed_write.val() {
-            self.lfsr.d.next = self.lfsr.q.val() ^ self.seed.val();
-        }
-        if self.lfsr.q.val() == self.c_zero32.val() {
-            self.lfsr.d.next = self.c_lfsr_start.val();
-        }
-        self.new_nonce.next = self.lfsr.q.val() | self.c_one32.val();
-        self.new_inc.next = !self.lfsr.q.val() | self.c_one32.val();
-
-        // ---- Receive, stage 1: register the slot, then check it ----
-        self.r_data.d.next = self.rx_data.val();
-        self.r_valid.d.next = self.rx_valid.val();
-        self.r_head.next = self.r_data.q.val().get_bits::<32>(0);
-        self.rx_cat.hi.next = self.r_data.q.val().get_bits::<448>(64);
-        self.rx_cat.lo.next = self.r_head.val();
-        self.rx_check.data.next = self.rx_cat.o.val();
-        self.rx_dig.data.next = self.r_data.q.val().get_bits::<448>(64);
-        self.r_op.next = self.r_head.val().get_bits::<8>(0);
-        self.r_chan.next = self.r_head.val().get_bits::<8>(8);
-        self.r_state.next = self.r_head.val().get_bits::<8>(16);
-        self.r_ok.next = self.rx_check.crc.val() == self.r_data.q.val().get_bits::<32>(32);
-        self.r_known.next = (self.r_op.val() == self.c_op_entangle.val())
-            | (((self.r_op.val() == self.c_op_state.val())
-                | (self.r_op.val() == self.c_op_offer.val())
-                | (self.r_op.val() == self.c_op_offer_verb.val())
-                | (self.r_op.val() == self.c_op_echo.val()))
-                & (self.r_chan.val() < self.c_k8.val())
-                & !self.r_state.val().get_bit(7));
-        self.h_valid.d.next = self.r_valid.q.val() & self.r_ok.val() & self.r_known.val();
-        self.h_op.d.next = self.r_op.val();
-        self.h_ch.d.next = self.r_chan.val().get_bits::<CB>(0);
+        // ---- Receive, stage 1 (RecordCheck) and the link state (Entangle) ----
+        self.check.rx_data.next = self.rx_data.val();
+        self.check.rx_valid.next = self.rx_valid.val();
+        self.check.session.next = self.ent.session_rx.val();
+        self.ev_record.next = self.check.ev_record.val();
+        self.ev_bad_check.next = self.check.slot_bad.val();
+        self.ev_bad_record.next = self.check.ev_bad_record.val();
+        self.ent.link_up.next = self.link_up.val();
+        self.ent.reset_link.next = self.reset_link.val();
+        self.ent.seed.next = self.seed.val();
+        self.ent.seed_write.next = self.seed_write.val();
+        self.ent.channels_cfg.next = self.channels_cfg.val();
+        self.ent.heard_valid.next = self.check.valid.val();
+        self.ent.heard_op.next = self.check.op.val();
+        self.ent.heard_fields.next = self.check.payload.val().get_bits::<112>(0);
+        self.ent.slot_good.next = self.check.slot_good.val();
+        self.ent.slot_bad.next = self.check.slot_bad.val();
+        self.state.next = self.ent.state.val();
+        self.active.next = self.ent.active.val();
+        self.ev_failure.next = self.ent.ev_failure.val();
+        self.ev_entangle.next = self.ent.ev_entangle.val();
         // The heard channel's tentative payload, ready in stage 2.
-        self.rx_ram.read_address.next = self.r_chan.val().get_bits::<CB>(0);
-        self.h_tx.d.next = self.r_state.val().get_bits::<4>(0);
-        self.h_rx.d.next = self.r_state.val().get_bits::<3>(4);
-        self.h_payload.d.next = self.r_data.q.val().get_bits::<448>(64);
-        self.h_digest.d.next = self.rx_dig.crc.val();
-        self.bad_run_next.next = self.bad_run.q.val();
-        if self.r_valid.q.val() {
-            if self.r_ok.val() {
-                self.bad_run_next.next = self.c_zero8.val();
-                if self.r_known.val() {
-                    self.ev_record.next = true;
-                } else {
-                    self.ev_bad_record.next = true;
-                }
-            } else {
-                self.ev_bad_check.next = true;
-                if self.bad_run.q.val() != self.c_fail_after.val() {
-                    self.bad_run_next.next = self.bad_run.q.val() + self.c_one8.val();
-                }
-            }
-        }
-        self.bad_run.d.next = self.bad_run_next.val();
+        self.rx_ram.read_address.next = self.check.peek_channel.val();
 
         // ---- Receive, stage 2: the heard channel's state ----
         self.s_tx.next = self.tx_sb[0].q.val();
@@ -757,106 +676,165 @@ impl Logic for AcpLink {
         self.s_holding.next = self.holding[0].q.val();
         self.s_ret.next = self.ret_pending[0].q.val();
         self.s_digest.next = self.tx_digest[0].q.val();
+        self.s_rx_x.next = self.rx_x[0].q.val();
+        self.s_proof_due.next = self.proof_due[0].q.val();
         self.s_tx_verb.next = self.tx_verb[0].q.val();
         self.s_rx_verb.next = self.rx_verb[0].q.val();
         self.s_rx_buf.next = self.rx_ram.read_data.val();
         for i in 0..K {
-            if self.h_ch.q.val().index() == i {
+            if self.check.channel.val().index() == i {
                 self.s_tx.next = self.tx_sb[i].q.val();
                 self.s_rx.next = self.rx_sb[i].q.val();
                 self.s_holding.next = self.holding[i].q.val();
                 self.s_ret.next = self.ret_pending[i].q.val();
                 self.s_digest.next = self.tx_digest[i].q.val();
+                self.s_rx_x.next = self.rx_x[i].q.val();
+                self.s_proof_due.next = self.proof_due[i].q.val();
                 self.s_tx_verb.next = self.tx_verb[i].q.val();
                 self.s_rx_verb.next = self.rx_verb[i].q.val();
             }
         }
+        // Moves apply to a channel record heard while Up, not in a reset cycle.
+        self.applying.next = self.check.valid.val()
+            & (self.check.op.val() != self.c_op_entangle.val())
+            & self.ent.up.val()
+            & !self.reset_link.val();
         // An offered verb: can our atomic unit take it now?
-        self.h_verb.next = self.h_op.q.val() == self.c_op_offer_verb.val();
+        self.h_verb.next = self.check.op.val() == self.c_op_offer_verb.val();
         // (The verb's byte address is payload bytes 4..8; its line, bits 6 and up.)
-        self.q_line.next = self.h_payload.q.val().get_bits::<ATOMIC_LINE_BITS>(32 + 6);
+        self.q_line.next = self
+            .check
+            .payload
+            .val()
+            .get_bits::<ATOMIC_LINE_BITS>(32 + 6);
         self.verb_ok.next = self.verb_free.val() & !self.q_held.val();
-        self.h_is_data.next =
-            self.h_valid.q.val() & (self.h_op.q.val() != self.c_op_entangle.val());
-        self.echo_digest.next = self.h_payload.q.val().get_bits::<32>(0);
+        self.is_echo.next = self.check.op.val() == self.c_op_echo.val();
+        self.is_state.next = self.check.op.val() == self.c_op_state.val();
+        self.h_receiver_field.next = self
+            .check
+            .payload
+            .val()
+            .get_bits::<32>(self.at_receiver_field.val().index());
+        self.h_decision.next = self
+            .check
+            .payload
+            .val()
+            .get_bits::<32>(self.at_decision.val().index());
+        self.x_heard.next = self.h_receiver_field.val() ^ self.check.result_crc.val();
+        self.h_ts.next = self.check.tx.val().get_bits::<3>(0);
+        self.h_rs.next = self.check.rx.val().get_bits::<2>(0);
+        self.our_ts.next = self.s_tx.val().get_bits::<3>(0);
+        self.our_rs.next = self.s_rx.val().get_bits::<2>(0);
         // The peer's receiver bit against our sender bit, and the reverse.
-        self.tb_match.next = self.h_rx.q.val().get_bit(2) == self.s_tx.val().get_bit(3);
-        self.rb_match.next = self.h_tx.q.val().get_bit(3) == self.s_rx.val().get_bit(2);
+        self.tb_match.next = self.check.rx.val().get_bit(2) == self.s_tx.val().get_bit(3);
+        self.rb_match.next = self.check.tx.val().get_bit(3) == self.s_rx.val().get_bit(2);
         self.room.next = self.msg_used.q.val() <= self.c_room_max.val();
 
-        // Sender role, on the peer's receiver state.
+        // Sender role, on the peer's receiver state (pendulum_layout::acp::TRANSITIONS_DOC).
         self.n_tx.next = self.s_tx.val();
         self.n_trans.next = self.c_zero8.val();
         self.moved.next = false;
-        self.do_free.next = false;
-        self.do_commit.next = false;
-        if self.s_tx.val().get_bits::<3>(0) == self.c_tx_idle.val() {
-            if self.s_holding.val()
+        self.set_auth.next = false;
+        self.new_auth.next = self.x_heard.val();
+        self.do_confirm.next = false;
+        if self.our_ts.val() == self.c_tx_idle.val() {
+            if self.tb_match.val()
+                & self.s_holding.val()
                 & !self.s_ret.val()
-                & self.tb_match.val()
-                & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val())
+                & ((self.h_rs.val() == self.c_rx_expect.val())
+                    | (self.h_rs.val() == self.c_rx_tentative.val()))
             {
+                // (TENTATIVE: the REJECT we heard was damaged; offer again and decide.)
                 self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_offer4.val();
                 self.n_trans.next = self.c_t_offer.val();
                 self.moved.next = true;
+            } else if self.tb_match.val()
+                & !self.s_holding.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+            {
+                // It holds what we never offered (a damaged record stored it): have it erased.
+                self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
+                self.n_trans.next = self.c_t_stray.val();
+                self.set_auth.next = true;
+                self.new_auth.next = !self.x_heard.val();
+                self.ev_reverse.next = self.applying.val();
+                self.moved.next = true;
             }
-        } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_offer.val() {
+        } else if self.our_ts.val() == self.c_tx_offer.val() {
             if self.tb_match.val()
-                & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
-                & (self.h_op.q.val() == self.c_op_echo.val())
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
             {
                 // The decision: the commit point of the transfer.
-                if self.echo_digest.val() == self.s_digest.val() {
+                self.set_auth.next = true;
+                if self.h_receiver_field.val() == self.s_digest.val() {
                     self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_commit4.val();
                     self.n_trans.next = self.c_t_commit.val();
-                    self.do_commit.next = true;
-                    self.ev_commit.next =
-                        self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                    self.ev_commit.next = self.applying.val();
                 } else {
                     self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
                     self.n_trans.next = self.c_t_reverse.val();
-                    self.ev_reverse.next =
-                        self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                    self.new_auth.next = !self.x_heard.val();
+                    self.ev_reverse.next = self.applying.val();
                 }
                 self.moved.next = true;
-            } else if self.tb_match.val()
-                & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_reject.val())
-            {
+            } else if self.tb_match.val() & (self.h_rs.val() == self.c_rx_reject.val()) {
                 self.n_tx.next = self.s_tx.val() & self.c_bit4.val();
                 self.n_trans.next = self.c_t_rejected.val();
-                self.ev_reject.next =
-                    self.h_is_data.val() & (self.lstate.q.val() == self.c_ls_up.val());
+                self.ev_reject.next = self.applying.val();
                 self.moved.next = true;
             }
-        } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_commit.val() {
-            if !self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val())
+        } else if self.our_ts.val() == self.c_tx_commit.val() {
+            if self.tb_match.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+                & (self.h_receiver_field.val() == self.s_digest.val())
             {
-                // Confirmed: the peer delivered it and expects the next bit.
+                // The check of the newest echo (the one we decided on may
+                // have reached us with its result damaged).
+                self.set_auth.next = true;
+            } else if !self.tb_match.val()
+                & self.is_state.val()
+                & (self.h_rs.val() != self.c_rx_tentative.val())
+                & (self.x_heard.val() == self.s_digest.val())
+            {
+                // The proof of delivery: the peer delivered what we offered,
+                // with the result this record carries.
                 self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) ^ self.c_bit4.val();
                 self.n_trans.next = self.c_t_confirmed.val();
-                self.do_free.next = true;
+                self.do_confirm.next = true;
                 self.moved.next = true;
             }
-        } else if self.s_tx.val().get_bits::<3>(0) == self.c_tx_reverse.val() {
-            if self.tb_match.val() & (self.h_rx.q.val().get_bits::<2>(0) == self.c_rx_expect.val())
-            {
-                // Erased at the peer: hold it and offer it again.
+        } else if self.our_ts.val() == self.c_tx_reverse.val() {
+            if self.tb_match.val() & (self.h_rs.val() != self.c_rx_tentative.val()) {
+                // Erased at the peer (or never stored): hold it and offer it again.
                 self.n_tx.next = self.s_tx.val() & self.c_bit4.val();
                 self.n_trans.next = self.c_t_reoffer.val();
                 self.moved.next = true;
+            } else if self.tb_match.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+            {
+                self.set_auth.next = true;
+                self.new_auth.next = !self.x_heard.val();
             }
         }
 
-        // Receiver role, on the peer's sender state.
+        // Receiver role, on the peer's sender state and decision check.
         self.n_rx.next = self.s_rx.val();
         self.do_store.next = false;
         self.do_deliver.next = false;
         self.do_erase.next = false;
         self.do_exec.next = false;
         if self.rb_match.val() {
-            if self.s_rx.val().get_bits::<2>(0) == self.c_rx_expect.val() {
-                if (self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_offer.val())
-                    & ((self.h_op.q.val() == self.c_op_offer.val()) | self.h_verb.val())
+            if self.our_rs.val() == self.c_rx_expect.val() {
+                // An offer is stored only once the sender was heard at our
+                // bit before: right after a delivery it is behind (waiting for
+                // our proof), so a damaged record cannot make us store then.
+                if (self.h_ts.val() == self.c_tx_offer.val())
+                    & ((self.check.op.val() == self.c_op_offer.val()) | self.h_verb.val())
+                    & !self.s_proof_due.val()
                 {
                     // A verb also needs the atomic unit free and its line not held.
                     if self.room.val() & (!self.h_verb.val() | self.verb_ok.val()) {
@@ -871,169 +849,103 @@ impl Logic for AcpLink {
                     }
                     self.moved.next = true;
                 }
-            } else if self.s_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val() {
-                if self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_commit.val() {
+            } else if self.our_rs.val() == self.c_rx_tentative.val() {
+                if (self.h_ts.val() == self.c_tx_commit.val())
+                    & (self.is_state.val() | self.is_echo.val())
+                    & (self.h_decision.val() == self.s_rx_x.val())
+                {
                     self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) ^ self.c_bit3.val();
                     self.n_trans.next = self.c_t_deliver.val();
                     self.do_deliver.next = true;
                     self.moved.next = true;
-                } else if self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_reverse.val() {
+                } else if (self.h_ts.val() == self.c_tx_reverse.val())
+                    & (self.is_state.val() | self.is_echo.val())
+                    & (self.h_decision.val() == !self.s_rx_x.val())
+                {
                     self.n_rx.next = self.s_rx.val() & self.c_bit3.val();
                     self.n_trans.next = self.c_t_erase.val();
                     self.do_erase.next = true;
                     self.moved.next = true;
                 }
-            } else if self.h_tx.q.val().get_bits::<3>(0) == self.c_tx_idle.val() {
+            } else if self.h_ts.val() == self.c_tx_idle.val() {
                 self.n_rx.next = self.s_rx.val() & self.c_bit3.val();
                 self.n_trans.next = self.c_t_unreject.val();
                 self.moved.next = true;
             }
         }
 
-        // ---- Link state: entangling, failure, reset ----
-        self.h_pn.next = self.h_payload.q.val().get_bits::<32>(0);
-        self.h_ph.next = self.h_payload.q.val().get_bits::<32>(32);
-        self.h_ps.next = self.h_payload.q.val().get_bits::<32>(64);
-        self.h_pc.next = self.h_payload.q.val().get_bits::<16>(96);
-        // Channels agreed on going up: the smaller offer (a peer offering 0 counts as ours).
-        self.my_channels16.i.next = self.channels_cfg.val();
-        self.agreed.next = self.channels_cfg.val();
-        if (self.peer_channels.q.val() < self.my_channels16.o.val())
-            & (self.peer_channels.q.val() != self.c_zero16.val())
-        {
-            self.agreed.next = self.peer_channels.q.val().get_bits::<CB1>(0);
-        }
-        if self.h_valid.q.val()
-            & (self.h_op.q.val() == self.c_op_entangle.val())
-            & (self.h_pc.val() < self.my_channels16.o.val())
-            & (self.h_pc.val() != self.c_zero16.val())
-        {
-            self.agreed.next = self.h_pc.val().get_bits::<CB1>(0);
-        }
-
-        self.go_up.next = false;
-        self.fresh.next = false;
-        self.flush_peer.next = false;
-        self.flush_local.next = self.reset_link.val();
-        if !self.link_up.val() {
-            if self.lstate.q.val() == self.c_ls_up.val() {
-                self.ev_failure.next = true;
-            }
-            self.lstate.d.next = self.c_ls_down.val();
-            self.heard_peer.d.next = false;
-        } else if self.lstate.q.val() == self.c_ls_down.val() {
-            self.lstate.d.next = self.c_ls_entangling.val();
-            self.fresh.next = true;
-        } else if self.reset_link.val() {
-            self.lstate.d.next = self.c_ls_entangling.val();
-            self.fresh.next = true;
-        } else if self.lstate.q.val() == self.c_ls_up.val() {
-            if self.bad_run_next.val() == self.c_fail_after.val() {
-                self.ev_failure.next = true;
-                self.lstate.d.next = self.c_ls_entangling.val();
-                self.fresh.next = true;
-            } else if self.h_valid.q.val()
-                & (self.h_op.q.val() == self.c_op_entangle.val())
-                & (self.h_pn.val() != self.peer_nonce.q.val())
-            {
-                // The peer is re-entangling (a fresh nonce; its records from
-                // before it went up still carry the old one): join it.
-                self.lstate.d.next = self.c_ls_entangling.val();
-                self.fresh.next = true;
-            }
-        } else if self.h_valid.q.val() & (self.h_op.q.val() == self.c_op_entangle.val()) {
-            if self.h_pn.val() == self.nonce.q.val() {
-                // Both drew the same nonce: neither can tell its echo; draw again.
-                self.fresh.next = true;
-            } else {
-                self.peer_nonce.d.next = self.h_pn.val();
-                self.heard_inc.d.next = self.h_ps.val();
-                self.peer_channels.d.next = self.h_pc.val();
-                self.heard_peer.d.next = true;
-                if self.h_ph.val() == self.nonce.q.val() {
-                    self.go_up.next = true;
-                    self.flush_peer.next = (self.peer_inc.q.val() != self.c_zero32.val())
-                        & (self.h_ps.val() != self.peer_inc.q.val());
-                    self.peer_inc.d.next = self.h_ps.val();
-                }
-            }
-        } else if self.h_is_data.val() & self.heard_peer.q.val() {
-            // The peer heard our nonce and is up already.
-            self.go_up.next = true;
-            self.flush_peer.next = (self.peer_inc.q.val() != self.c_zero32.val())
-                & (self.heard_inc.q.val() != self.peer_inc.q.val());
-            self.peer_inc.d.next = self.heard_inc.q.val();
-        }
-        if self.fresh.val() {
-            self.nonce.d.next = self.new_nonce.val();
-            self.heard_peer.d.next = false;
-            if self.incarnation.q.val() == self.c_zero32.val() {
-                self.incarnation.d.next = self.new_inc.val();
-            }
-        }
-        if self.go_up.val() {
-            self.lstate.d.next = self.c_ls_up.val();
-            self.ev_entangle.next = true;
-            // At most K: ours is, and the agreement is the smaller.
-            self.active_r.d.next = self.agreed.val();
-        }
-        if self.reset_link.val() {
-            // A new life: the peer will see it and drop what it shared with the old one.
-            self.incarnation.d.next = self.new_inc.val();
-            self.peer_inc.d.next = self.c_zero32.val();
-        }
-
-        // Apply the heard channel's moves (only while up).
-        self.push.next = false;
-        self.verb_valid.next = false;
-        self.verb.next.payload = self.h_payload.q.val();
-        self.verb.next.channel = self.h_ch.q.val();
-        // The result the peer echoed with the digest we just committed on.
-        self.vres_ram.write_enable.next = false;
-        self.vres_wr_valid.d.next = false;
-        self.vres_wr_ch.d.next = self.h_ch.q.val();
-        self.vres_ram.write_address.next = self.h_ch.q.val();
-        self.vres_ram.write_data.next = self.h_payload.q.val().get_bits::<384>(64);
-        // Our unit's result for a verb we hold tentatively.
+        // A tentative verb's result, back from our unit: its echo check.
         self.res_ram.write_enable.next = self.res_valid.val();
         self.res_wr_valid.d.next = self.res_valid.val();
         self.res_wr_ch.d.next = self.res.val().channel;
         self.res_ram.write_address.next = self.res.val().channel;
         self.res_ram.write_data.next = self.res.val().result;
+        self.res_crc.data.next = self.res.val().result;
+        self.res_digest.next = self.rx_digest[0].q.val();
+        for i in 0..K {
+            if self.res.val().channel.index() == i {
+                self.res_digest.next = self.rx_digest[i].q.val();
+            }
+        }
         for i in 0..K {
             if self.res_valid.val() & (self.res.val().channel.index() == i) {
                 self.res_ready[i].d.next = true;
+                self.rx_x[i].d.next = self.res_digest.val() ^ self.res_crc.crc.val();
             }
         }
+
+        // Apply the heard channel's moves.
+        self.push.next = false;
+        self.verb_valid.next = false;
+        self.verb.next.payload = self.check.payload.val();
+        self.verb.next.channel = self.check.channel.val();
+        // The result the proof of delivery of a verb of ours carries.
+        self.vres_ram.write_enable.next = false;
+        self.vres_wr_valid.d.next = false;
+        self.vres_wr_ch.d.next = self.check.channel.val();
+        self.vres_ram.write_address.next = self.check.channel.val();
+        self.vres_ram.write_data.next = self
+            .check
+            .payload
+            .val()
+            .get_bits::<384>(self.at_result.val().index());
         self.rx_ram.write_enable.next = false;
-        self.rx_ram.write_address.next = self.h_ch.q.val();
-        self.rx_ram.write_data.next = self.h_payload.q.val();
+        self.rx_ram.write_address.next = self.check.channel.val();
+        self.rx_ram.write_data.next = self.check.payload.val();
         self.msg_fifo.s.data.next.kind = self.c_kind_delivered.val();
-        self.h_chan8.i.next = self.h_ch.q.val();
+        self.h_chan8.i.next = self.check.channel.val();
         self.msg_fifo.s.data.next.channel = self.h_chan8.o.val();
         self.msg_fifo.s.data.next.payload = self.s_rx_buf.val();
-        if self.h_is_data.val()
-            & (self.lstate.q.val() == self.c_ls_up.val())
-            & !self.reset_link.val()
-        {
+        if self.applying.val() {
             for i in 0..K {
-                if self.h_ch.q.val().index() == i {
+                if self.check.channel.val().index() == i {
                     self.tx_sb[i].d.next = self.n_tx.val();
                     self.rx_sb[i].d.next = self.n_rx.val();
                     if self.moved.val() {
                         self.trans[i].d.next = self.n_trans.val();
                     }
-                    if self.do_free.val() {
+                    if self.set_auth.val() {
+                        self.auth[i].d.next = self.new_auth.val();
+                    }
+                    if self.do_confirm.val() {
                         self.holding[i].d.next = false;
+                        if self.s_tx_verb.val() {
+                            self.vres_pending[i].d.next = true;
+                        }
                     }
                     if self.do_store.val() {
-                        self.rx_digest[i].d.next = self.h_digest.q.val();
+                        self.rx_digest[i].d.next = self.check.digest.val();
                         self.rx_verb[i].d.next = self.h_verb.val();
                         self.res_ready[i].d.next = false;
+                        // A message's echo check; a verb's follows its result.
+                        self.rx_x[i].d.next = self.check.digest.val() ^ self.c_crc_no_result.val();
                     }
-                    if self.do_commit.val() & self.s_tx_verb.val() {
-                        self.vres_pending[i].d.next = true;
+                    if self.do_deliver.val() {
+                        self.proof[i].d.next = self.s_rx_x.val();
                     }
+                    // Behind us: the sender waits for our proof.
+                    self.proof_due[i].d.next =
+                        self.check.tx.val().get_bit(3) != self.n_rx.val().get_bit(2);
                     // A tentative verb is made permanent, or undone.
                     self.release[i].next = self.do_deliver.val() & self.s_rx_verb.val();
                     self.rollback[i].next = self.do_erase.val() & self.s_rx_verb.val();
@@ -1044,8 +956,8 @@ impl Logic for AcpLink {
                 self.ev_deliver.next = true;
             }
             self.verb_valid.next = self.do_exec.val();
-            self.vres_ram.write_enable.next = self.do_commit.val() & self.s_tx_verb.val();
-            self.vres_wr_valid.d.next = self.do_commit.val() & self.s_tx_verb.val();
+            self.vres_ram.write_enable.next = self.do_confirm.val() & self.s_tx_verb.val();
+            self.vres_wr_valid.d.next = self.do_confirm.val() & self.s_tx_verb.val();
             // A commit for this channel comes at least a link round trip
             // after the store, so the RAM's read-before-write never matters.
             self.rx_ram.write_enable.next = self.do_store.val();
@@ -1053,8 +965,7 @@ impl Logic for AcpLink {
 
         // ---- Hand-back scanner: one channel a cycle, when no delivery needs the FIFO ----
         // The RAM read is registered: address the channel scanned next cycle.
-        // It also hands up the results of our committed verbs (first: a
-        // hand-back of the same channel then says the result is in doubt).
+        // It also hands up the results of our verbs whose delivery was proven.
         self.tx_ram_ret.read_address.next = self.ret_ptr.q.val() + self.c_one_cb.val();
         self.vres_ram.read_address.next = self.ret_ptr.q.val() + self.c_one_cb.val();
         self.ret_buf.next = self.tx_ram_ret.read_data.val();
@@ -1117,11 +1028,20 @@ impl Logic for AcpLink {
             self.msg_used.d.next = self.msg_used.q.val() - self.c_one8.val();
         }
 
-        // ---- Flushes: a channel state the peer no longer shares ----
+        // ---- Flushes: channel states the peer no longer shares ----
+        // Our reset, a peer that lost its state, and (on going up) the
+        // channels past the count agreed.
+        self.flush_any.next = self.ent.flush_local.val() | self.ent.flush_peer.val();
         for i in 0..K {
-            if self.flush_local.val() | self.flush_peer.val() {
+            if self.flush_any.val()
+                | (self.ent.go_up.val() & (self.chan_num[i].val() >= self.ent.agreed.val()))
+            {
                 self.tx_sb[i].d.next = self.c_zero4.val();
                 self.rx_sb[i].d.next = self.c_zero3.val();
+                self.auth[i].d.next = self.c_zero32.val();
+                self.rx_x[i].d.next = self.c_zero32.val();
+                self.proof[i].d.next = self.c_zero32.val();
+                self.proof_due[i].d.next = false;
                 // A tentative verb the flush erases is undone.
                 if self.rx_verb[i].q.val()
                     & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
@@ -1130,16 +1050,19 @@ impl Logic for AcpLink {
                 }
             }
             if self.holding[i].q.val() & !self.ret_pending[i].q.val() {
-                if self.flush_local.val() {
-                    // Ours, dropped by our own reset: certainly not delivered
-                    // unless we had decided COMMIT.
+                if self.ent.flush_local.val()
+                    | (self.ent.go_up.val() & (self.chan_num[i].val() >= self.ent.agreed.val()))
+                {
+                    // Ours, dropped by our own reset or with its channel:
+                    // certainly not delivered unless we had decided COMMIT
+                    // (the peer drops the channel's tentative payload too).
                     self.ret_pending[i].d.next = true;
                     self.ret_doubt[i].d.next =
                         self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val();
-                } else if self.flush_peer.val()
+                } else if self.ent.flush_peer.val()
                     & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
                 {
-                    // Decided COMMIT, never confirmed, and the peer lost its state.
+                    // Decided COMMIT, never proven delivered, and the peer lost its state.
                     self.ret_pending[i].d.next = true;
                     self.ret_doubt[i].d.next = true;
                 }
@@ -1149,27 +1072,36 @@ impl Logic for AcpLink {
         // ---- Send: load payloads into idle channels ----
         self.send_dig.data.next = self.s_send.data.val().payload;
         // Any idle channel in use takes the next payload (first one found):
-        // a channel is back in service as soon as its last transfer is confirmed.
+        // a channel is back in service as soon as its last transfer is
+        // proven and a verb's result handed up.
         self.load_ok.next = false;
         self.load_sel.next = self.c_zero_cb.val();
         for i in 0..K {
             if !self.load_ok.val()
                 & !self.holding[i].q.val()
                 & !self.ret_pending[i].q.val()
-                & (self.chan_num[i].val() < self.active_r.q.val())
+                & !self.vres_pending[i].q.val()
+                & (self.chan_num[i].val() < self.ent.active.val())
             {
                 self.load_ok.next = true;
                 self.load_sel.next = self.chan_id[i].val();
             }
         }
-        self.s_send.ready.next = self.load_ok.val() & !self.flush_local.val();
+        // Nothing loads while channels may be flushed (a reset, or going up
+        // with fewer channels).
+        self.s_send.ready.next =
+            self.load_ok.val() & !self.ent.flush_local.val() & !self.ent.go_up.val();
         self.tx_ram_form.write_address.next = self.load_sel.val();
         self.tx_ram_form.write_data.next = self.s_send.data.val().payload;
         self.tx_ram_form.write_enable.next = false;
         self.tx_ram_ret.write_address.next = self.load_sel.val();
         self.tx_ram_ret.write_data.next = self.s_send.data.val().payload;
         self.tx_ram_ret.write_enable.next = false;
-        if self.s_send.valid.val() & self.load_ok.val() & !self.flush_local.val() {
+        if self.s_send.valid.val()
+            & self.load_ok.val()
+            & !self.ent.flush_local.val()
+            & !self.ent.go_up.val()
+        {
             self.tx_ram_form.write_enable.next = true;
             self.tx_ram_ret.write_enable.next = true;
             for i in 0..K {
@@ -1188,6 +1120,9 @@ impl Logic for AcpLink {
         self.t_trans.next = self.trans[0].q.val();
         self.t_buf.next = self.tx_ram_form.read_data.val();
         self.t_rdig.next = self.rx_digest[0].q.val();
+        self.t_proof.next = self.proof[0].q.val();
+        self.t_auth.next = self.auth[0].q.val();
+        self.t_proof_due.next = self.proof_due[0].q.val();
         self.t_tx_verb.next = self.tx_verb[0].q.val();
         self.t_rx_verb.next = self.rx_verb[0].q.val();
         self.t_res_ready.next = self.res_ready[0].q.val();
@@ -1197,34 +1132,55 @@ impl Logic for AcpLink {
                 self.t_rx.next = self.rx_sb[i].q.val();
                 self.t_trans.next = self.trans[i].q.val();
                 self.t_rdig.next = self.rx_digest[i].q.val();
+                self.t_proof.next = self.proof[i].q.val();
+                self.t_auth.next = self.auth[i].q.val();
+                self.t_proof_due.next = self.proof_due[i].q.val();
                 self.t_tx_verb.next = self.tx_verb[i].q.val();
                 self.t_rx_verb.next = self.rx_verb[i].q.val();
                 self.t_res_ready.next = self.res_ready[i].q.val();
             }
         }
         self.t_offering.next = self.t_tx.val().get_bits::<3>(0) == self.c_tx_offer.val();
+        self.t_deciding.next = (self.t_tx.val().get_bits::<3>(0) == self.c_tx_commit.val())
+            | (self.t_tx.val().get_bits::<3>(0) == self.c_tx_reverse.val());
         self.t_tentative.next = self.t_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
-        // Both roles want the payload slices: digest and payload take turns by round.
         // A tentative verb is echoed only once its result is back from the
         // unit, and read from the RAM after it was written there.
-        self.t_echo.next = self.t_tentative.val()
-            & (!self.t_offering.val() | self.rot_round.q.val())
+        self.t_echo_ready.next = self.t_tentative.val()
             & (!self.t_rx_verb.val()
                 | (self.t_res_ready.val()
                     & !(self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.t_ch.val()))));
+        // The receiver role needs the payload slices for its echo, or for the
+        // proof its peer waits for; when the sender role offers too, the two
+        // take turns by round (pendulum_layout::acp::carries_echo).
+        self.t_fields_turn.next = (self.t_echo_ready.val()
+            | (!self.t_tentative.val() & self.t_proof_due.val()))
+            & (!self.t_offering.val() | self.rot_round.q.val());
+        // The fields of a record that offers nothing: the receiver role's
+        // digest or proof, the sender role's decision check, a verb's result.
         self.t_res.next = self.c_zero384.val();
         if self.t_rx_verb.val() {
             self.t_res.next = self.res_ram.read_data.val();
         }
-        self.echo_lo.i.next = self.t_rdig.val();
-        self.echo_hi.hi.next = self.t_res.val();
-        self.echo_hi.lo.next = self.echo_lo.o.val();
+        self.t_receiver_field.next = self.t_proof.val();
+        if self.t_tentative.val() {
+            self.t_receiver_field.next = self.t_rdig.val();
+        }
+        self.t_decision.next = self.c_zero32.val();
+        if self.t_deciding.val() {
+            self.t_decision.next = self.t_auth.val();
+        }
+        self.fields_lo.hi.next = self.t_decision.val();
+        self.fields_lo.lo.next = self.t_receiver_field.val();
+        self.fields.hi.next = self.t_res.val();
+        self.fields.lo.next = self.fields_lo.o.val();
 
         self.t_op.next = self.c_op_state.val();
-        self.t_payload.next = self.c_zero448.val();
-        if self.t_echo.val() {
-            self.t_op.next = self.c_op_echo.val();
-            self.t_payload.next = self.echo_hi.o.val();
+        self.t_payload.next = self.fields.o.val();
+        if self.t_fields_turn.val() {
+            if self.t_echo_ready.val() {
+                self.t_op.next = self.c_op_echo.val();
+            }
         } else if self.t_offering.val() {
             self.t_op.next = self.c_op_offer.val();
             if self.t_tx_verb.val() {
@@ -1243,20 +1199,13 @@ impl Logic for AcpLink {
         self.head.hi.next = self.head_hi.o.val();
         self.head.lo.next = self.head_lo.o.val();
         self.t_head.next = self.head.o.val();
-        // Not up: every slot carries our ENTANGLE record.
-        self.heard_or_zero.next = self.c_zero32.val();
-        if self.heard_peer.q.val() {
-            self.heard_or_zero.next = self.peer_nonce.q.val();
-        }
-        self.ent_lo.hi.next = self.heard_or_zero.val();
-        self.ent_lo.lo.next = self.nonce.q.val();
-        self.ent_all.hi.next = self.incarnation.q.val();
-        self.ent_all.lo.next = self.ent_lo.o.val();
-        self.ent_hi.hi.next = self.my_channels16.o.val();
-        self.ent_hi.lo.next = self.ent_all.o.val();
-        self.ent448.i.next = self.ent_hi.o.val();
+        // Not up: every slot carries our ENTANGLE record, its fields twice.
+        self.ent_first.i.next = self.ent.fields.val();
+        self.ent_both.hi.next = self.ent.fields.val();
+        self.ent_both.lo.next = self.ent_first.o.val();
+        self.ent448.i.next = self.ent_both.o.val();
         self.op_head.i.next = self.c_op_entangle.val();
-        if self.lstate.q.val() != self.c_ls_up.val() {
+        if !self.ent.up.val() {
             self.t_head.next = self.op_head.o.val();
             self.t_payload.next = self.ent448.o.val();
         }
@@ -1267,11 +1216,12 @@ impl Logic for AcpLink {
         self.advance.next = self.tx_ready.val();
         self.rot_ext.i.next = self.rot_ch.q.val();
         self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
-        self.rot_last.next = self.rot_count.val() >= self.active_r.q.val();
+        self.rot_last.next = self.rot_count.val() >= self.ent.active.val();
         self.rot_next.next = self.rot_ch.q.val();
         if self.advance.val() {
             self.o_body_payload.d.next = self.t_payload.val();
             self.o_body_head.d.next = self.t_head.val();
+            self.o_is_entangle.d.next = !self.ent.up.val();
             self.o_started.d.next = true;
             self.rot_next.next = self.rot_ch.q.val() + self.c_one_cb.val();
             if self.rot_last.val() {
@@ -1279,16 +1229,21 @@ impl Logic for AcpLink {
                 self.rot_round.d.next = !self.rot_round.q.val();
             }
         }
-        if self.go_up.val() {
+        if self.ent.go_up.val() {
             self.rot_next.next = self.c_zero_cb.val();
         }
         self.rot_ch.d.next = self.rot_next.val();
         self.tx_ram_form.read_address.next = self.rot_next.val();
         self.res_ram.read_address.next = self.rot_next.val();
+        // The check word: a channel record's carries our session's term.
         self.tx_cat.hi.next = self.o_body_payload.q.val();
         self.tx_cat.lo.next = self.o_body_head.q.val();
         self.tx_check.data.next = self.tx_cat.o.val();
-        self.o_check_head.hi.next = self.tx_check.crc.val();
+        self.o_term.next = self.ent.session_tx.val();
+        if self.o_is_entangle.q.val() {
+            self.o_term.next = self.c_zero32.val();
+        }
+        self.o_check_head.hi.next = self.tx_check.crc.val() ^ self.o_term.val();
         self.o_check_head.lo.next = self.o_body_head.q.val();
         self.o_record.hi.next = self.o_body_payload.q.val();
         self.o_record.lo.next = self.o_check_head.o.val();

@@ -116,7 +116,7 @@ fn frame(kind: u8, seq: u32, payload: Option<&[u8; PAYLOAD_BYTES]>) -> [u8; RECO
     if let Some(p) = payload {
         r[PAYLOAD_OFFSET..].copy_from_slice(p);
     }
-    let c = check_word(&r);
+    let c = check_word(&r, 0);
     r[BYTE_CHECK..BYTE_CHECK + 4].copy_from_slice(&c.to_le_bytes());
     r
 }
@@ -124,7 +124,7 @@ fn frame(kind: u8, seq: u32, payload: Option<&[u8; PAYLOAD_BYTES]>) -> [u8; RECO
 /// A frame that passes its check: (type, 24-bit sequence, payload).
 fn parse(r: &[u8; RECORD_BYTES]) -> Option<(u8, u32, [u8; PAYLOAD_BYTES])> {
     let c = u32::from_le_bytes(r[BYTE_CHECK..BYTE_CHECK + 4].try_into().unwrap());
-    if c != check_word(r) {
+    if c != check_word(r, 0) {
         return None;
     }
     let seq = u32::from_le_bytes([r[1], r[2], r[3], 0]);

@@ -19,7 +19,7 @@ fn rec(n: u8) -> [u8; RECORD_BYTES] {
         transition: 0,
         body: Body::Payload([n; 56]),
     }
-    .to_bytes()
+    .to_bytes(0)
 }
 
 /// A record numbered `n` (in payload bytes 8..12), with opcode `op` and
@@ -98,7 +98,7 @@ fn corruption_fails_the_check_and_undetected_damage_passes_it() {
     });
     m.step(Some(rec(1)), None);
     let r = m.step(None, None).b_rx.unwrap();
-    assert_eq!(Record::from_bytes(&r, 4), Err(RecordError::BadCheck));
+    assert_eq!(Record::from_bytes(&r, 4, 0), Err(RecordError::BadCheck));
     let mut m = AcpLinkModel::new(LinkFaults {
         latency: 1,
         undetected_rate: 1.0,
@@ -107,7 +107,7 @@ fn corruption_fails_the_check_and_undetected_damage_passes_it() {
     m.step(Some(rec(1)), None);
     let r = m.step(None, None).b_rx.unwrap();
     assert!(
-        matches!(Record::from_bytes(&r, 4), Ok(Record::Channel { body: Body::Payload(p), .. }) if p != [1; 56])
+        matches!(Record::from_bytes(&r, 4, 0), Ok(Record::Channel { body: Body::Payload(p), .. }) if p != [1; 56])
     );
 }
 
@@ -153,7 +153,7 @@ fn the_same_seed_gives_the_same_faults() {
 #[test]
 fn the_covered_crc_is_the_layouts_check_word() {
     let r = rec(5);
-    assert_eq!(covered_crc(&r), pendulum_layout::acp::check_word(&r));
+    assert_eq!(covered_crc(&r), pendulum_layout::acp::check_word(&r, 0));
     assert_eq!(check_of(&r), covered_crc(&r));
 }
 
