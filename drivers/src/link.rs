@@ -36,13 +36,21 @@ pub struct LinkCounters {
 pub enum MsgKind {
     /// Sent by the peer and committed: delivered exactly once.
     Delivered,
-    /// One of ours, handed back: it was certainly not delivered.
+    /// One of ours, handed back: it was certainly not delivered (a verb:
+    /// never applied). Send it again if it still matters.
     NotDelivered,
     /// One of ours, handed back: we decided COMMIT, but the peer lost its
-    /// state before confirming, so it may or may not have been delivered.
+    /// state (or the channel was dropped) before it proved the delivery, so
+    /// it may or may not have been delivered (a verb: applied once, or not at
+    /// all; never twice). Resolve it at the application level: read the
+    /// state the message or verb was meant to change, or make the message
+    /// idempotent (a sequence number the receiver checks) and send it again.
     InDoubt,
     /// The result of one of our remote verbs ([`LinkMsg::verb_result`]),
-    /// handed up when we decided COMMIT: the verb is then applied exactly once.
+    /// handed up when the peer proved it delivered the verb (its proof
+    /// carries the result, checked end to end): the verb is applied exactly
+    /// once, whatever happens afterwards. A verb that may not have been
+    /// applied never gets a result; it comes back [`MsgKind::InDoubt`].
     VerbResult,
 }
 
@@ -197,11 +205,14 @@ impl Link {
     }
 
     /// Queues remote atomic verbs for the peer's atomic unit (as many as
-    /// fit, one doorbell; returns how many). Each runs there tentatively and
-    /// is made permanent when we decide COMMIT, which is when its result comes
-    /// back on [`Link::recv`] ([`MsgKind::VerbResult`], matched by tag): one
-    /// round trip. A multi-word commit does not fit one link payload and is
-    /// refused here.
+    /// fit, one doorbell; returns how many). Each runs there tentatively, is
+    /// made permanent when we decide COMMIT (one round trip after the
+    /// offer), and its result comes back on [`Link::recv`]
+    /// ([`MsgKind::VerbResult`], matched by tag) when the peer's proof of
+    /// that arrives (another round trip): final, applied exactly once. A
+    /// verb the link cannot prove applied comes back
+    /// [`MsgKind::NotDelivered`] or [`MsgKind::InDoubt`] instead. A
+    /// multi-word commit does not fit one link payload and is refused here.
     pub fn send_verbs<C: Card>(&mut self, dev: &mut Device<C>, verbs: &[Verb]) -> Result<usize> {
         let requests: Vec<Request> = verbs.iter().map(|&v| v.into()).collect();
         self.send_requests(dev, &requests)
@@ -235,8 +246,10 @@ impl Link {
 
     /// Runs one remote verb and waits for its result, at most `max_polls`
     /// polls (synchronous form). What else arrives meanwhile is kept for the
-    /// next [`Link::recv`]. A verb handed back instead is an error that says
-    /// whether it may have been applied.
+    /// next [`Link::recv`]. `Ok` is a final result: the verb was applied
+    /// exactly once. A verb handed back instead is
+    /// [`Error::VerbHandedBack`], whose `in_doubt` says whether it may have
+    /// been applied; it is never returned as a value.
     pub fn run_verb<C: Card>(
         &mut self,
         dev: &mut Device<C>,

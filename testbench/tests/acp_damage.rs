@@ -84,7 +84,8 @@ fn a_commit_turned_into_reverse_past_the_check_stalls_nothing() {
 #[test]
 fn damage_to_any_one_field_past_the_check_stalls_nothing() {
     type Mutator = Box<dyn FnMut(&mut [u8; 64], &mut rand_chacha::ChaCha8Rng)>;
-    let fields: [(&str, fn() -> Mutator); 5] = [
+    type MakeMutator = fn() -> Mutator;
+    let fields: [(&str, MakeMutator); 5] = [
         ("state byte", || Box::new(xor_byte_random(BYTE_STATE))),
         ("opcode", || Box::new(xor_byte_random(BYTE_OPCODE))),
         ("channel", || Box::new(xor_byte_random(BYTE_CHANNEL))),

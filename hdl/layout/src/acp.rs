@@ -461,13 +461,16 @@ pub mod message {
     pub const KIND_SEND_VERB: u8 = 0xAD;
     /// Byte 0 of a slot in the receiving RX pipe: delivered by the peer.
     pub const KIND_DELIVERED: u8 = 0x01;
-    /// Byte 0: one of ours, handed back: certainly not delivered (local reset).
+    /// Byte 0: one of ours, handed back: certainly not delivered (our reset,
+    /// or its channel dropped before we decided).
     pub const KIND_NOT_DELIVERED: u8 = 0x02;
     /// Byte 0: one of ours, handed back: in doubt (decided COMMIT, but the
-    /// peer lost its state before confirming).
+    /// peer lost its state, or the channel was dropped, before it proved
+    /// the delivery).
     pub const KIND_IN_DOUBT: u8 = 0x03;
-    /// Byte 0: the result of one of our remote verbs, returned at the commit
-    /// decision; bytes 8..56 are the first 48 bytes of its result slot.
+    /// Byte 0: the result of one of our remote verbs, returned when the
+    /// peer's proof of delivery arrives (final: applied exactly once); bytes
+    /// 8..56 are the first 48 bytes of its result slot, as the proof carried them.
     pub const KIND_VERB_RESULT: u8 = 0x04;
     /// Byte 1 of a received slot: the channel it travelled on.
     pub const BYTE_CHANNEL: usize = 1;

@@ -323,10 +323,8 @@ impl Logic for Entangle {
             }
             self.lstate.d.next = self.c_ls_down.val();
             self.heard_peer.d.next = false;
-        } else if self.lstate.q.val() == self.c_ls_down.val() {
-            self.lstate.d.next = self.c_ls_entangling.val();
-            self.fresh.next = true;
-        } else if self.reset_link.val() {
+        } else if (self.lstate.q.val() == self.c_ls_down.val()) | self.reset_link.val() {
+            // Signal back, or our own reset: a new round with a new nonce.
             self.lstate.d.next = self.c_ls_entangling.val();
             self.fresh.next = true;
         } else if self.lstate.q.val() == self.c_ls_up.val() {

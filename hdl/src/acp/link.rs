@@ -12,6 +12,14 @@ use rust_hdl::prelude::*;
 /// Width of a channel count, 0..=K.
 const CB1: usize = CB + 1;
 
+// The payload slices start at bit 64 (after slice 0).
+const _: () = assert!(acp::PAYLOAD_OFFSET * 8 == 64);
+const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
+const _: () = assert!(
+    K + 1 < 1 << MF,
+    "the message FIFO must hold a commit from every channel"
+);
+
 /// The ACP link engine (`shared/ACP.md`, layout and move tables in
 /// `pendulum_layout::acp`).
 ///
@@ -336,12 +344,6 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 
 impl AcpLink {
     pub fn new() -> Self {
-        assert_eq!(1 << CB, K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
-        assert!(
-            K + 1 < 1 << MF,
-            "the message FIFO must hold a commit from every channel"
-        );
-        assert_eq!(acp::PAYLOAD_OFFSET * 8, 64);
         Self {
             clock: Default::default(),
             rx_data: Default::default(),
