@@ -49,8 +49,9 @@ const _: () = assert!(
 ///   digest, then `release`s it on COMMIT or has it `rollback` on REVERSE or
 ///   a flush. The requester hands the result up (`m_msg`, KIND_VERB_RESULT)
 ///   when the responder's proof of delivery arrives, with the result the
-///   proof carries: a result handed up is final. Until it is handed up, its
-///   channel takes no new payload (back-pressure from a slow host, no loss).
+///   proof carries: a result handed up is final. Until it is handed up, the
+///   channel's next transfer may be offered and decided but not confirmed
+///   (back-pressure from a slow host, no result lost or overwritten).
 /// - A peer that lost its state (a new incarnation), our own `reset_link`,
 ///   and channels dropped by a smaller agreed count flush the channel
 ///   states: what we decided COMMIT on but saw no proof for is handed back
@@ -186,6 +187,7 @@ pub struct AcpLink {
     s_rx_buf: Signal<Local, Bits<448>>,
     s_tx_verb: Signal<Local, Bit>,
     s_rx_verb: Signal<Local, Bit>,
+    s_vres_pending: Signal<Local, Bit>,
     h_ts: Signal<Local, Bits<3>>,
     h_rs: Signal<Local, Bits<2>>,
     our_ts: Signal<Local, Bits<3>>,
@@ -431,6 +433,7 @@ impl AcpLink {
             s_rx_buf: Default::default(),
             s_tx_verb: Default::default(),
             s_rx_verb: Default::default(),
+            s_vres_pending: Default::default(),
             h_ts: Default::default(),
             h_rs: Default::default(),
             our_ts: Default::default(),
@@ -682,6 +685,7 @@ impl Logic for AcpLink {
         self.s_proof_due.next = self.proof_due[0].q.val();
         self.s_tx_verb.next = self.tx_verb[0].q.val();
         self.s_rx_verb.next = self.rx_verb[0].q.val();
+        self.s_vres_pending.next = self.vres_pending[0].q.val();
         self.s_rx_buf.next = self.rx_ram.read_data.val();
         for i in 0..K {
             if self.check.channel.val().index() == i {
@@ -694,6 +698,7 @@ impl Logic for AcpLink {
                 self.s_proof_due.next = self.proof_due[i].q.val();
                 self.s_tx_verb.next = self.tx_verb[i].q.val();
                 self.s_rx_verb.next = self.rx_verb[i].q.val();
+                self.s_vres_pending.next = self.vres_pending[i].q.val();
             }
         }
         // Moves apply to a channel record heard while Up, not in a reset cycle.
@@ -800,9 +805,11 @@ impl Logic for AcpLink {
                 & self.is_state.val()
                 & (self.h_rs.val() != self.c_rx_tentative.val())
                 & (self.x_heard.val() == self.s_digest.val())
+                & !self.s_vres_pending.val()
             {
                 // The proof of delivery: the peer delivered what we offered,
-                // with the result this record carries.
+                // with the result this record carries. (Taken only once the
+                // channel's last result is handed up: the peer restates it.)
                 self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) ^ self.c_bit4.val();
                 self.n_trans.next = self.c_t_confirmed.val();
                 self.do_confirm.next = true;
@@ -1074,15 +1081,13 @@ impl Logic for AcpLink {
         // ---- Send: load payloads into idle channels ----
         self.send_dig.data.next = self.s_send.data.val().payload;
         // Any idle channel in use takes the next payload (first one found):
-        // a channel is back in service as soon as its last transfer is
-        // proven and a verb's result handed up.
+        // a channel is back in service as soon as its last transfer is proven.
         self.load_ok.next = false;
         self.load_sel.next = self.c_zero_cb.val();
         for i in 0..K {
             if !self.load_ok.val()
                 & !self.holding[i].q.val()
                 & !self.ret_pending[i].q.val()
-                & !self.vres_pending[i].q.val()
                 & (self.chan_num[i].val() < self.ent.active.val())
             {
                 self.load_ok.next = true;

@@ -285,7 +285,11 @@ fn main() {
     for &latency in &[25u32, 100, 250] {
         let rtt = round_trip(latency);
         for &k in &[1u32, 4, 8, 16] {
-            let g = goodput(k, latency, 40_000);
+            // At least 200 of a channel's transfer periods (2 RTT + 2K),
+            // so that the waves in which channels move add up to a figure
+            // to better than 1 %.
+            let window = 40_000.max(200 * (2 * rtt + 2 * k as u64));
+            let g = goodput(k, latency, window);
             let bound = (k as f64 * 56.0 / (2.0 * rtt.max(1) as f64)).min(56.0);
             let rot = (k as f64 * 56.0 / (2.0 * rtt as f64 + 2.0 * k as f64)).min(28.0);
             println!(

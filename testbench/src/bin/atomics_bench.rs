@@ -186,16 +186,20 @@ fn remote_pair(k: u32, latency: u32) -> AcpTraffic {
     t
 }
 
-/// Offer out → COMMIT decided on A's wire for one transfer on an idle link
-/// with one channel: a remote verb (`verb`) or a plain message.
-fn round_trip(latency: u32, verb: bool) -> u64 {
+/// For one transfer on an idle link with one channel, a remote verb
+/// (`verb`) or a plain message: cycles from its offer leaving A to A's
+/// COMMIT decision on the wire, and, for a verb, to its final result landing
+/// in A's host memory (the result comes with B's proof of delivery).
+fn round_trip(latency: u32, verb: bool) -> (u64, Option<u64>) {
     let mut t = remote_pair(1, latency);
     let offer_op = if verb {
         acp::OP_OFFER_VERB
     } else {
         acp::OP_OFFER
     };
-    let seen: Rc<RefCell<(Option<u64>, Option<u64>)>> = Rc::new(RefCell::new((None, None)));
+    // (offer out, COMMIT decided, result written to host memory)
+    type Seen = (Option<u64>, Option<u64>, Option<u64>);
+    let seen: Rc<RefCell<Seen>> = Rc::new(RefCell::new((None, None, None)));
     let s = seen.clone();
     t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
         let mut s = s.borrow_mut();
@@ -205,8 +209,18 @@ fn round_trip(latency: u32, verb: bool) -> u64 {
         if rec[acp::BYTE_OPCODE] == offer_op && s.0.is_none() {
             s.0 = Some(cycle);
         }
-        if rec[acp::BYTE_STATE] & 7 == tx_state::COMMIT && s.0.is_some() && s.1.is_none() {
+        if acp::sender_state(rec[acp::BYTE_STATE]) == tx_state::COMMIT
+            && s.0.is_some()
+            && s.1.is_none()
+        {
             s.1 = Some(cycle);
+        }
+    }));
+    let s = seen.clone();
+    t.pair.borrow_mut().a.dma_tap = Some(Box::new(move |cycle, _, data, strb| {
+        let mut s = s.borrow_mut();
+        if strb & 1 == 1 && data[0] == acp::message::KIND_VERB_RESULT && s.2.is_none() {
+            s.2 = Some(cycle);
         }
     }));
     if verb {
@@ -222,12 +236,14 @@ fn round_trip(latency: u32, verb: bool) -> u64 {
         t.a.queue(1);
     }
     let end = t.cycle() + 200_000;
-    while t.cycle() < end && seen.borrow().1.is_none() {
+    let done = |s: &Seen| s.1.is_some() && (!verb || s.2.is_some());
+    while t.cycle() < end && !done(&seen.borrow()) {
         t.poll().unwrap();
     }
     let s = seen.borrow();
-    s.1.expect("no commit")
-        .saturating_sub(s.0.expect("no offer"))
+    let offer = s.0.expect("no offer");
+    let commit = s.1.expect("no commit").saturating_sub(offer);
+    (commit, s.2.map(|r| r.saturating_sub(offer)))
 }
 
 /// Remote verbs per cycle A→B with `k` channels, measured over `cycles`
@@ -344,27 +360,29 @@ fn main() {
     println!("a one-slot commit (up to five word operations) costs one, like a verb");
 
     println!();
-    println!("remote verbs over ACP (two Verilated NICs): offer out -> COMMIT decided, one channel, idle link");
+    println!("remote verbs over ACP (two Verilated NICs), one channel, idle link: offer out -> COMMIT decided on A's wire, and -> the verb's final result in A's host memory");
     println!(
-        "{:<10} {:>10} {:>16} {:>18} {:>12}",
-        "latency", "link RTT", "message (cyc)", "remote verb (cyc)", "verb - RTT"
+        "{:<10} {:>10} {:>16} {:>18} {:>12} {:>14}",
+        "latency", "link RTT", "message (cyc)", "remote verb (cyc)", "verb - RTT", "result final"
     );
     let mut rtt_rows = Vec::new();
     for latency in [25u32, 100, 250] {
         // A round trip of the wire plus each side's register stages (the
         // ACP port is registered both ways at the NIC boundary).
         let rtt = 2 * latency as u64;
-        let msg = round_trip(latency, false);
-        let verb = round_trip(latency, true);
+        let (msg, _) = round_trip(latency, false);
+        let (verb, verb_final) = round_trip(latency, true);
+        let verb_final = verb_final.expect("no result reached A's host");
         println!(
-            "{:<10} {:>10} {:>16} {:>18} {:>12}",
+            "{:<10} {:>10} {:>16} {:>18} {:>12} {:>14}",
             latency,
             rtt,
             msg,
             verb,
-            verb as i64 - rtt as i64
+            verb as i64 - rtt as i64,
+            verb_final
         );
-        rtt_rows.push(json!({"latency": latency, "wire_rtt_cycles": rtt, "message_cycles": msg, "remote_verb_cycles": verb}));
+        rtt_rows.push(json!({"latency": latency, "wire_rtt_cycles": rtt, "message_cycles": msg, "remote_verb_cycles": verb, "remote_verb_final_cycles": verb_final}));
     }
     println!();
     println!("remote verb throughput A->B (fetch-and-adds on distinct lines), verbs per cycle");
