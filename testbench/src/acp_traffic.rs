@@ -148,6 +148,18 @@ impl AcpTraffic {
         })
     }
 
+    /// [`AcpTraffic::new`], then waits (at most 100,000 cycles) until both
+    /// sides report the link Up.
+    pub fn new_up(cfg: SimConfig, faults: LinkFaults, ring_bytes: u32) -> Result<Self> {
+        let mut t = Self::new(cfg, faults, ring_bytes)?;
+        if !t.wait_up(100_000)? {
+            return Err(pendulum_driver::Error::NoResponse(
+                "the ACP link did not come up within 100,000 cycles".into(),
+            ));
+        }
+        Ok(t)
+    }
+
     pub fn cycle(&self) -> u64 {
         self.pair.borrow().cycle()
     }

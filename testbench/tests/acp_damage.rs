@@ -14,18 +14,15 @@ use pendulum_testbench::SimConfig;
 const RING: u32 = 64 * 1024;
 
 fn traffic(latency: u32, seed: u64) -> AcpTraffic {
-    let mut t = AcpTraffic::new(
-        SimConfig::default(),
-        LinkFaults {
-            latency,
-            seed,
-            ..Default::default()
-        },
-        RING,
-    )
-    .expect("open both cards");
-    assert!(t.wait_up(20_000).unwrap(), "the link never came up");
-    t
+    traffic_with(LinkFaults {
+        latency,
+        seed,
+        ..Default::default()
+    })
+}
+
+fn traffic_with(faults: LinkFaults) -> AcpTraffic {
+    AcpTraffic::new_up(SimConfig::default(), faults, RING).expect("open both cards, link up")
 }
 
 /// A channel record (not ENTANGLE) whose sender role states `state`.
@@ -113,18 +110,12 @@ fn damage_to_any_one_field_past_the_check_stalls_nothing() {
 /// change nothing.
 #[test]
 fn duplicated_records_change_nothing() {
-    let mut t = AcpTraffic::new(
-        SimConfig::default(),
-        LinkFaults {
-            latency: 25,
-            duplicate_rate: 0.01,
-            seed: 6,
-            ..Default::default()
-        },
-        RING,
-    )
-    .unwrap();
-    assert!(t.wait_up(20_000).unwrap());
+    let mut t = traffic_with(LinkFaults {
+        latency: 25,
+        duplicate_rate: 0.01,
+        seed: 6,
+        ..Default::default()
+    });
     t.a.queue(1_500);
     t.b.queue(1_500);
     settles(&mut t, "duplicates", 3_000_000);
@@ -138,23 +129,17 @@ fn duplicated_records_change_nothing() {
 /// handed back as not delivered after all.
 #[test]
 fn records_replayed_from_before_a_cut_change_nothing() {
-    let mut t = AcpTraffic::new(
-        SimConfig::default(),
-        LinkFaults {
-            latency: 40,
-            cut_every: Some(15_000),
-            cut_cycles: 200,
-            replay_after_cut: Some(pendulum_testbench::models::ReplayAfterCut {
-                delay_cycles: 600,
-                records: 300,
-            }),
-            seed: 14,
-            ..Default::default()
-        },
-        RING,
-    )
-    .unwrap();
-    assert!(t.wait_up(20_000).unwrap());
+    let mut t = traffic_with(LinkFaults {
+        latency: 40,
+        cut_every: Some(15_000),
+        cut_cycles: 200,
+        replay_after_cut: Some(pendulum_testbench::models::ReplayAfterCut {
+            delay_cycles: 600,
+            records: 300,
+        }),
+        seed: 14,
+        ..Default::default()
+    });
     t.a.queue(6_000);
     t.b.queue(6_000);
     settles(&mut t, "replay", 4_000_000);

@@ -30,7 +30,7 @@ const SETTLE_CYCLES: u64 = 200_000;
 /// A pair whose link is up, with a tap that counts the ENTANGLE records each
 /// side puts on the wire.
 fn pair(latency: u32, seed: u64) -> (AcpTraffic, Rc<[Cell<u64>; 2]>) {
-    let mut t = AcpTraffic::new(
+    let t = AcpTraffic::new_up(
         SimConfig::default(),
         LinkFaults {
             latency,
@@ -39,8 +39,7 @@ fn pair(latency: u32, seed: u64) -> (AcpTraffic, Rc<[Cell<u64>; 2]>) {
         },
         RING,
     )
-    .expect("open both cards");
-    assert!(t.wait_up(20_000).unwrap(), "the link never came up");
+    .expect("open both cards, link up");
     let entangles: Rc<[Cell<u64>; 2]> = Rc::new([Cell::new(0), Cell::new(0)]);
     let seen = entangles.clone();
     t.pair.borrow_mut().wire_tap = Some(Box::new(move |_, side, rec| {

@@ -23,7 +23,7 @@ const LINES: u32 = ATOMIC_BYTES / 64;
 /// The pair with the link up (link pipes with rings of `ring_bytes`), and
 /// B's host's local atomics (RX 2, TX 3).
 fn pair(latency: u32, seed: u64, ring_bytes: u32) -> (AcpTraffic, Atomics) {
-    let mut t = AcpTraffic::new(
+    let mut t = AcpTraffic::new_up(
         SimConfig::default(),
         LinkFaults {
             latency,
@@ -32,8 +32,7 @@ fn pair(latency: u32, seed: u64, ring_bytes: u32) -> (AcpTraffic, Atomics) {
         },
         ring_bytes,
     )
-    .expect("open both cards");
-    assert!(t.wait_up(20_000).unwrap(), "the link never came up");
+    .expect("open both cards, link up");
     let at = t.b.dev.open_atomics(2, 3, RING).unwrap();
     (t, at)
 }
