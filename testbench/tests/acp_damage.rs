@@ -182,3 +182,24 @@ fn lowering_the_channel_count_strands_nothing() {
         );
     }
 }
+
+/// A's offers damaged past the check into the next channel's, 300 of them,
+/// while 2,000 messages flow: a stray offer is stored only where B is not
+/// waiting for its sender to take a proof (a store there would hold what
+/// the sender never offered while the sender waits, and the channel would
+/// stall), and is reversed where it is stored.
+#[test]
+fn an_offer_for_another_channel_is_never_delivered_and_stalls_nothing() {
+    let mut t = traffic(40, 33);
+    t.pair.borrow_mut().link.damage_next(
+        Side::A,
+        |r| r[BYTE_OPCODE] == acp::OP_OFFER,
+        |r, _| {
+            r[BYTE_CHANNEL] = (r[BYTE_CHANNEL] + 1) % pendulum_layout::params::ACP_CHANNELS as u8
+        },
+        300,
+    );
+    t.a.queue(2_000);
+    settles(&mut t, "offers moved to another channel", 3_000_000);
+    assert_eq!(t.b.received.len(), 2_000);
+}

@@ -6,12 +6,12 @@
 //! checks what A's driver returned against B's memory, read by B's host.
 
 use pendulum_driver::{Atomics, Error};
-use pendulum_layout::acp::{BYTE_OPCODE, OP_ECHO, OP_OFFER_VERB};
+use pendulum_layout::acp::{BYTE_CHANNEL, BYTE_OPCODE, OP_ECHO, OP_OFFER_VERB, OP_STATE};
 use pendulum_layout::atomic::{op, status, Verb};
 use pendulum_layout::global::{LINK_CTRL, LINK_CTRL_RESET};
-use pendulum_layout::params::ATOMIC_BYTES;
+use pendulum_layout::params::{ACP_CHANNELS, ATOMIC_BYTES};
 use pendulum_testbench::acp_traffic::AcpTraffic;
-use pendulum_testbench::models::{select_opcode, xor_bytes_random, LinkFaults};
+use pendulum_testbench::models::{select_opcode, set_byte, xor_bytes_random, LinkFaults};
 use pendulum_testbench::pair::Side;
 use pendulum_testbench::remote_verbs::{b_words, run_remote, Outcome, VerbOutcomes};
 use pendulum_testbench::SimConfig;
@@ -299,5 +299,68 @@ fn records_replayed_from_before_a_cut_are_never_acted_on() {
         got,
         probe.len(),
         "B's local verbs stopped answering: a line is held"
+    );
+}
+
+/// B's proofs of delivery (STATE records) damaged past the check into the
+/// next channel's, 300 of them, while remote verbs are in flight on every
+/// channel: a proof confirms only the transfer whose digest it matches, so
+/// no verb is handed up with another's result, and none stalls.
+#[test]
+fn a_proof_for_another_channel_confirms_nothing() {
+    let (mut t, mut at) = pair(30, 19, RING);
+    t.pair.borrow_mut().link.damage_next(
+        Side::B,
+        select_opcode(OP_STATE),
+        |r, _| r[BYTE_CHANNEL] = (r[BYTE_CHANNEL] + 1) % ACP_CHANNELS as u8,
+        300,
+    );
+    let verbs = fetch_adds(0..1000, 0);
+    let (out, _) = run_remote(&mut t, &verbs, 0, 4_000_000);
+    assert_eq!(t.pair.borrow().link.damage_pending(Side::B), 0);
+    assert_eq!(out.accounted(), verbs.len(), "verbs unaccounted for");
+    assert!(
+        out.returned.is_empty(),
+        "nothing reset, yet verbs came back"
+    );
+    outcomes_agree_with_memory(
+        &mut t,
+        &mut at,
+        &verbs,
+        &out,
+        "proofs moved to another channel",
+    );
+}
+
+/// One verb offer damaged past the check onto channel 15, which A does not
+/// use: B runs the verb there tentatively and holds its line. A holds
+/// nothing on that channel, so it has it reversed: the verb is undone, its
+/// line freed, and A's own offer of it (restated on its channel) runs once.
+#[test]
+fn a_verb_offered_on_an_idle_channel_by_damage_is_undone() {
+    let (mut t, mut at) = pair(30, 23, RING);
+    let stray = (ACP_CHANNELS - 1) as u8;
+    t.pair.borrow_mut().link.damage_next(
+        Side::A,
+        select_opcode(OP_OFFER_VERB),
+        set_byte(BYTE_CHANNEL, stray),
+        1,
+    );
+    let v = fetch_adds(7..8, 7)[0];
+    let r =
+        t.a.link
+            .run_verb(&mut t.a.dev, v, 20_000)
+            .expect("the verb never completed: its line stayed held");
+    assert_eq!(t.pair.borrow().link.damage_pending(Side::A), 0);
+    assert_eq!((r.status, r.old), (status::OK, 0));
+    assert_eq!(
+        b_words(&mut t, &mut at, &[v.addr]),
+        vec![1],
+        "applied once: the stray copy was undone"
+    );
+    let (ca, _) = t.counters().unwrap();
+    assert!(
+        ca.reversals > 0,
+        "the stray verb was never reversed: {ca:?}"
     );
 }
