@@ -488,7 +488,7 @@ impl<C: Card> Device<C> {
     /// before frames arrive, so both rings start at slot 0. Only the
     /// completion record is allocated.
     pub fn open_tx_pipe_over(&mut self, index: usize, rx: &RxPipe) -> Result<TxPipe> {
-        let ring = rx.ring_region().clone();
+        let ring = *rx.ring_region();
         let ring_bytes = ring.len as u32;
         self.check_pipe_request(index, ring_bytes, &self.tx_open)?;
         let compl =

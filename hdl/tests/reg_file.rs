@@ -10,6 +10,7 @@
 //!   refused;
 //! - every cycle, the two slot gates' view of their pipe (head, tail, mask,
 //!   on/off), including right after software names another pipe.
+//!
 //! The pipe state lives in block RAM read through one port, so a missing
 //! forward or a page read for the wrong pipe shows up as a stale answer.
 
@@ -384,7 +385,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                 } else if off == pipe::NBUF_BASE_HI.offset {
                                     b.hi = v;
                                 } else if off == pipe::NBUF_BYTES.offset {
-                                    if !v.is_power_of_two() || v < 4096 || v > 2 << 20 {
+                                    if !v.is_power_of_two() || !(4096..=2 << 20).contains(&v) {
                                         refused = true
                                     } else {
                                         b.bytes = v
@@ -443,7 +444,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                     } else if off == pipe::RING_BASE_HI.offset {
                         pp.base_hi = v;
                     } else if off == pipe::RING_BYTES.offset {
-                        if !v.is_power_of_two() || v < 4096 || v > 2 << 20 {
+                        if !v.is_power_of_two() || !(4096..=2 << 20).contains(&v) {
                             refused = true
                         } else {
                             pp.ring_bytes = v

@@ -110,16 +110,16 @@ fn arbiter_serves_every_input_in_order_and_in_turn() {
         let mut order = Vec::new();
         wait_clock_false!(sim, clock, x);
         for _ in 0..40 {
-            for i in 0..2 {
+            for (i, n) in next.iter().enumerate() {
                 x.s[i].valid.next = true;
-                x.s[i].data.next = next[i].into();
+                x.s[i].data.next = (*n).into();
                 x.s_last[i].next = true;
             }
             x.m.ready.next = true;
             x = sim.wait(1, x)?;
-            for i in 0..2 {
+            for (i, n) in next.iter_mut().enumerate() {
                 if x.s[i].ready.val() {
-                    next[i] += 2;
+                    *n += 2;
                 }
             }
             if x.m.valid.val() {

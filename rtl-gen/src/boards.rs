@@ -461,8 +461,7 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
         "the Ethernet TX crossing must hold the largest frame"
     );
     v += &emit_block("pendulum_cdc_tx", EthTxFifo::new())?;
-    let stubs;
-    match board.vendor {
+    let stubs = match board.vendor {
         Vendor::Amd => {
             v += &emit_block("pendulum_axil_mmio", AxiLiteMmio::new())?;
             v += &emit_block("pendulum_axi_dma", AxiDmaBridge::new())?;
@@ -487,7 +486,7 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
             // A level (CMAC 1's stat_rx_aligned) into the core clock: two flip-flops.
             v += &emit_block("pendulum_sync_bit", BitSynchronizer::default())?;
             v += &alveo_top(board)?;
-            stubs = [
+            [
                 stub(&CMAC),
                 stub(&CMAC_ACP),
                 stub(&QDMA),
@@ -495,7 +494,7 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
                 stub(&IBUFDS),
                 stub(&BUFG),
             ]
-            .join("\n");
+            .join("\n")
         }
         Vendor::Intel => {
             v += &emit_block("pendulum_avmm_mmio", AvalonMmio::new())?;
@@ -503,9 +502,9 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
             v += &emit_block("pendulum_avst_eth_rx", AvalonStEthRx::new())?;
             v += &emit_block("pendulum_avst_eth_tx", AvalonStEthTx::new())?;
             v += &s10_top(board)?;
-            stubs = [stub(&S10_PCIE), stub(&S10_ETH)].join("\n");
+            [stub(&S10_PCIE), stub(&S10_ETH)].join("\n")
         }
-    }
+    };
     v += "`default_nettype wire\n";
     let ports = ports_of(&v, board.top)?;
     Ok(BoardFiles {

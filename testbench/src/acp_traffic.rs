@@ -3,7 +3,7 @@
 //! exactly-once delivery. Shared by the tests and the benchmark.
 
 use crate::models::LinkFaults;
-use crate::pair::{NicPair, PairCard};
+use crate::pair::{NicPair, PairCard, Side};
 use crate::SimConfig;
 use pendulum_driver::{Device, Link, LinkCounters, LinkMsg, LinkState, MsgKind, Result};
 use pendulum_layout::acp::PAYLOAD_BYTES;
@@ -227,6 +227,46 @@ impl AcpTraffic {
             self.poll()?;
         }
         Ok(self.settled())
+    }
+
+    /// Runs both hosts for 400 polls, watching the records on the wire, and
+    /// checks that every channel either side states is back to IDLE (sender
+    /// role) and EXPECT (receiver role): none is left holding a transfer or
+    /// a stray payload, which would take it out of service for good. Call it
+    /// once everything queued is accounted for. `Err` names a stuck channel.
+    pub fn quiescent(&mut self) -> std::result::Result<(), String> {
+        use pendulum_layout::acp::{
+            rx_state, sender_state, tx_state, BYTE_CHANNEL, BYTE_OPCODE, BYTE_STATE, OP_ENTANGLE,
+        };
+        use pendulum_layout::params::ACP_CHANNELS as K;
+        /// A channel no record stated (past the count in use).
+        const UNSEEN: u8 = 0xFF;
+        let last: Rc<RefCell<[[u8; K]; 2]>> = Rc::new(RefCell::new([[UNSEEN; K]; 2]));
+        let seen = last.clone();
+        let tap = self
+            .pair
+            .borrow_mut()
+            .wire_tap
+            .replace(Box::new(move |_, side, rec| {
+                if rec[BYTE_OPCODE] != OP_ENTANGLE {
+                    seen.borrow_mut()[(side == Side::B) as usize][rec[BYTE_CHANNEL] as usize % K] =
+                        rec[BYTE_STATE];
+                }
+            }));
+        for _ in 0..400 {
+            self.poll().map_err(|e| e.to_string())?;
+        }
+        self.pair.borrow_mut().wire_tap = tap;
+        for (side, states) in ["A", "B"].iter().zip(last.borrow().iter()) {
+            for (ch, &st) in states.iter().enumerate().filter(|(_, &st)| st != UNSEEN) {
+                if sender_state(st) != tx_state::IDLE || (st >> 4) & 3 != rx_state::EXPECT {
+                    return Err(format!(
+                        "{side}'s channel {ch} is stuck in state byte {st:#04x}"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn counters(&mut self) -> Result<(LinkCounters, LinkCounters)> {

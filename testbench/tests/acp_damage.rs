@@ -51,6 +51,13 @@ fn settles(t: &mut AcpTraffic, what: &str, max_cycles: u64) {
     );
     assert_eq!(pending, 0, "{what}: not every damage asked for was done");
     t.check().unwrap_or_else(|e| panic!("{what}: {e}"));
+    quiescent(t, what);
+}
+
+/// Once everything is accounted for, every channel of both sides settles
+/// back to IDLE and EXPECT (`AcpTraffic::quiescent`).
+fn quiescent(t: &mut AcpTraffic, what: &str) {
+    t.quiescent().unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
 /// A's COMMIT decisions turned into REVERSE in the state byte, past the
@@ -183,23 +190,73 @@ fn lowering_the_channel_count_strands_nothing() {
     }
 }
 
-/// A's offers damaged past the check into the next channel's, 300 of them,
-/// while 2,000 messages flow: a stray offer is stored only where B is not
-/// waiting for its sender to take a proof (a store there would hold what
-/// the sender never offered while the sender waits, and the channel would
-/// stall), and is reversed where it is stored.
+/// A's offers damaged past the check into the previous channel's (the
+/// channel byte, and the sender bit made the other one than that channel's),
+/// aimed at the moment that channel is most exposed: A's record just before
+/// stated its first COMMIT on it, so the stray offer reaches B right after B
+/// delivers there and expects the next bit, before B could state its proof.
+/// Stored then, it would hold what A never offered while A waits for the
+/// proof, and the channel would stall; B stores an offer only once it has
+/// heard A at its bit. Up to 100 such offers while A's host posts 1,500
+/// messages at random moments.
 #[test]
 fn an_offer_for_another_channel_is_never_delivered_and_stalls_nothing() {
+    use pendulum_layout::params::ACP_CHANNELS as K;
+    use std::cell::Cell;
+    use std::rc::Rc;
     let mut t = traffic(40, 33);
+    // A's sender role per channel as its last record stated it, and the
+    // channel and bit of a first COMMIT in the record before this one.
+    let mut last: [Option<u8>; K] = [None; K];
+    let mut first_commit: Option<(usize, bool)> = None;
+    let commit_bit = Rc::new(Cell::new(false));
+    let seen = commit_bit.clone();
+    let exposed = move |r: &[u8; 64]| {
+        if r[BYTE_OPCODE] == OP_ENTANGLE {
+            return false;
+        }
+        let ch = r[BYTE_CHANNEL] as usize % K;
+        let (state, bit) = (acp::sender_state(r[BYTE_STATE]), r[BYTE_STATE] & 8 != 0);
+        let hit = r[BYTE_OPCODE] == acp::OP_OFFER
+            && matches!(first_commit, Some((c, _)) if (c + 1) % K == ch);
+        if let (true, Some((_, b))) = (hit, first_commit) {
+            seen.set(b);
+        }
+        first_commit =
+            (state == tx_state::COMMIT && last[ch] == Some(tx_state::OFFER)).then_some((ch, bit));
+        last[ch] = Some(state);
+        hit
+    };
     t.pair.borrow_mut().link.damage_next(
         Side::A,
-        |r| r[BYTE_OPCODE] == acp::OP_OFFER,
-        |r, _| {
-            r[BYTE_CHANNEL] = (r[BYTE_CHANNEL] + 1) % pendulum_layout::params::ACP_CHANNELS as u8
+        exposed,
+        move |r, _| {
+            r[BYTE_CHANNEL] = (r[BYTE_CHANNEL] + K as u8 - 1) % K as u8;
+            // The bit B expects there once it has delivered.
+            r[BYTE_STATE] = (r[BYTE_STATE] & !8) | if commit_bit.get() { 0 } else { 8 };
         },
-        300,
+        100,
     );
-    t.a.queue(2_000);
-    settles(&mut t, "offers moved to another channel", 3_000_000);
-    assert_eq!(t.b.received.len(), 2_000);
+    let mut x = 0x2545_F491u32;
+    for _ in 0..1_500 {
+        // A message at a random moment, about every 16 cycles.
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        for _ in 0..x % 4 {
+            t.poll().unwrap();
+        }
+        t.a.queue(1);
+    }
+    let settled = t.run_until_settled(3_000_000).unwrap();
+    let done = 100 - t.pair.borrow().link.damage_pending(Side::A);
+    assert!(
+        settled,
+        "stalled after {done} stray offers: B received {}",
+        t.b.received.len()
+    );
+    assert!(done >= 5, "only {done} offers hit the exposed moment");
+    t.check().unwrap();
+    quiescent(&mut t, "offers moved to another channel");
+    assert_eq!(t.b.received.len(), 1_500);
 }

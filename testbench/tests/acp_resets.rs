@@ -93,6 +93,7 @@ fn settles_after(
         before,
         "{what}: a side re-entangled after the faults stopped"
     );
+    t.quiescent().unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
 /// Schedules a reset of `side`'s link state at cycle `at`.

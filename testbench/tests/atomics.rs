@@ -94,10 +94,13 @@ fn commit_strategy() -> impl Strategy<Value = (usize, u8, u8, [u64; 8], [u64; 8]
     )
 }
 
+/// A one-slot commit's five operations: (compare, write, word, value).
+type WordOps = [(bool, bool, u8, u64); 5];
+
 /// A one-slot commit: its line, five operations (compare, write, word,
 /// value; some words out of range to test refusal), whether compares use the
 /// current words, and reserved bytes set.
-fn words_strategy() -> impl Strategy<Value = (usize, [(bool, bool, u8, u64); 5], bool, bool)> {
+fn words_strategy() -> impl Strategy<Value = (usize, WordOps, bool, bool)> {
     (
         prop_oneof![10 => 0usize..3, 1 => 3usize..6],
         prop::array::uniform5((

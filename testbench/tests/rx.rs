@@ -113,7 +113,6 @@ fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
     let batch = p.recv(&dev);
     let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
     let end = batch.end_slot();
-    drop(batch);
     // The notification covers what had landed when it was formed (here the
     // first frame or two); the rest waits for the head to move.
     assert!(!got.is_empty(), "the first notification announced nothing");
@@ -128,7 +127,6 @@ fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
     let rest: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
     assert_eq!(rest, frames[got.len()..]);
     assert_eq!(batch.end_slot(), 7);
-    drop(batch);
     assert_eq!(dev.counters().unwrap().notifications, 2);
 }
 
@@ -170,7 +168,6 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
         "the batch holds the old frame and the new ones, unchanged"
     );
     let end = batch.end_slot();
-    drop(batch);
     assert_eq!(
         dev.read(pipe_page(1) + pipe::HEAD.offset).unwrap(),
         0,
@@ -212,7 +209,6 @@ fn the_next_pipe_with_data_is_found_round_robin_across_pipes() {
             let batch = pipes[p].recv(&dev);
             let n = batch.iter().count();
             let end = batch.end_slot();
-            drop(batch);
             pipes[p].free(&mut dev, end).unwrap();
             got.push((p, n));
             last = p;

@@ -244,7 +244,8 @@ mod tests {
 
     // Microsoft's "Verifying the RSS Hash Calculation" table: (source,
     // source port, destination, destination port, 2-tuple hash, 4-tuple hash).
-    const V4: [([u8; 4], u16, [u8; 4], u16, u32, u32); 5] = [
+    type Vector = ([u8; 4], u16, [u8; 4], u16, u32, u32);
+    const V4: [Vector; 5] = [
         (
             [66, 9, 149, 187],
             2794,

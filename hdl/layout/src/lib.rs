@@ -155,6 +155,30 @@ pub mod tx_compl {
     pub const HEAD: Field = super::notif::TAIL;
 }
 
+/// Checks that the README section between two markers holds `table`
+/// (generated from this crate); with PENDULUM_BLESS set, rewrites it.
+#[cfg(test)]
+pub(crate) fn check_readme_section(begin: &str, end: &str, table: &str) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+    let readme = std::fs::read_to_string(path).expect("README.md");
+    let a = readme
+        .find(begin)
+        .unwrap_or_else(|| panic!("README has no `{begin}`"))
+        + begin.len();
+    let b = readme
+        .find(end)
+        .unwrap_or_else(|| panic!("README has no `{end}`"));
+    if std::env::var_os("PENDULUM_BLESS").is_some() {
+        std::fs::write(path, format!("{}{}{}", &readme[..a], table, &readme[b..])).unwrap();
+    } else {
+        assert_eq!(
+            &readme[a..b],
+            table,
+            "README section {begin} is stale: run PENDULUM_BLESS=1 cargo test -p pendulum-layout"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,33 +208,9 @@ mod tests {
         assert!((RING_MAX_BYTES as usize / BEAT_BYTES) < (1 << SLOT_BITS));
         assert_eq!(1 << PIPE_BITS, PIPES);
         assert_eq!(1 << TX_PIPE_BITS, TX_PIPES);
-        assert!(TX_PIPES <= PIPES && TX_PIPE_BITS <= 8);
+        const { assert!(TX_PIPES <= PIPES && TX_PIPE_BITS <= 8) };
         assert_eq!(1 << NOTIF_BUF_BITS, NOTIF_BUFS);
-        assert!(NOTIF_BUFS <= PIPES);
+        const { assert!(NOTIF_BUFS <= PIPES) };
         assert!(TX_COMPL_SLOTS.is_power_of_two() && TX_COMPL_SLOTS <= RING_MIN_BYTES / 64);
-    }
-}
-
-/// Checks that the README section between two markers holds `table`
-/// (generated from this crate); with PENDULUM_BLESS set, rewrites it.
-#[cfg(test)]
-pub(crate) fn check_readme_section(begin: &str, end: &str, table: &str) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
-    let readme = std::fs::read_to_string(path).expect("README.md");
-    let a = readme
-        .find(begin)
-        .unwrap_or_else(|| panic!("README has no `{begin}`"))
-        + begin.len();
-    let b = readme
-        .find(end)
-        .unwrap_or_else(|| panic!("README has no `{end}`"));
-    if std::env::var_os("PENDULUM_BLESS").is_some() {
-        std::fs::write(path, format!("{}{}{}", &readme[..a], table, &readme[b..])).unwrap();
-    } else {
-        assert_eq!(
-            &readme[a..b],
-            table,
-            "README section {begin} is stale: run PENDULUM_BLESS=1 cargo test -p pendulum-layout"
-        );
     }
 }

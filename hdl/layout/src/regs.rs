@@ -637,7 +637,7 @@ mod tests {
             global::FLOW.iter().map(|r| r.offset).max().unwrap(),
             "FLOW_KEY1..9 follow FLOW_KEY0"
         );
-        assert!(global::FLOW_KEY0.offset + 4 * global::FLOW_KEY_WORDS <= PAGE_BYTES);
+        const { assert!(global::FLOW_KEY0.offset + 4 * global::FLOW_KEY_WORDS <= PAGE_BYTES) };
         check_unique(pipe::ALL, 4);
         let last_plain = global::ALL.iter().map(|r| r.offset).max().unwrap();
         assert!(global::COUNTERS.iter().all(|c| c.offset > last_plain));

@@ -381,7 +381,7 @@ impl AtomicUnit {
             c_two8: c(2),
             // Every result in flight has a FIFO place: up to two for the verb
             // accepted now, and those of the one executing.
-            c_room: c(((1u64 << RF) - 3) as u64),
+            c_room: c((1u64 << RF) - 3),
             c_zero2: c(0),
             c_one2: c(1),
             c_two2: c(2),

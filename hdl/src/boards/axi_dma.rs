@@ -16,9 +16,11 @@ use rust_hdl::prelude::*;
 ///   `ceil(len / 64)` beats; the core never asks for 0 bytes or more than
 ///   512. All reads use one AXI ID, so data returns in request order, as the
 ///   core expects; `rlast` marks the request's last beat.
+///
 /// Not handled here (see the README): reads or writes crossing a 4 KiB
 /// boundary (AXI forbids them; the core's requests are 64-byte aligned and at
 /// most 512 bytes, but are not split at 4 KiB) and error responses.
+///
 /// Latency 0 cycles (combinational); 1 write or read request per cycle.
 #[derive(LogicBlock)]
 pub struct AxiDmaBridge {

@@ -97,10 +97,12 @@ pub struct FlowDirector {
 
 impl FlowDirector {
     pub fn new() -> Self {
-        assert!(
-            FLOW_WAYS <= 4 && FLOW_SLOT_BITS == BB + 2,
-            "FLOW_WAYS is at most 4 (a 2-bit way in the slot number)"
-        );
+        const {
+            assert!(
+                FLOW_WAYS <= 4 && FLOW_SLOT_BITS == BB + 2,
+                "FLOW_WAYS is at most 4 (a 2-bit way in the slot number)"
+            )
+        };
         Self {
             clock: Default::default(),
             s: Default::default(),

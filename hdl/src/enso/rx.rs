@@ -483,17 +483,15 @@ impl Logic for RxEngine {
                     self.overrun.d.next = true;
                 }
             }
-            if self.beat_last.val() {
-                if self.cur_writing.val() {
-                    if !self.frame_live.val() {
-                        // Its pipe went off mid-frame: written, never published, counted.
-                        self.ev_drop_pipe_off.next = true;
-                    } else if self.wire_ok.val() {
-                        self.ev_frame.next = true;
-                        self.publish.next = true;
-                    } else {
-                        self.ev_drop_malformed.next = true;
-                    }
+            if self.beat_last.val() && self.cur_writing.val() {
+                if !self.frame_live.val() {
+                    // Its pipe went off mid-frame: written, never published, counted.
+                    self.ev_drop_pipe_off.next = true;
+                } else if self.wire_ok.val() {
+                    self.ev_frame.next = true;
+                    self.publish.next = true;
+                } else {
+                    self.ev_drop_malformed.next = true;
                 }
             }
         }

@@ -92,6 +92,7 @@ pub struct LinkEvents {
 ///   sees every write before it, as on PCIe) and no other read is under way;
 ///   its pipe's page is read that cycle, decoded the next, and answered the
 ///   one after: one read every 3 cycles.
+///
 /// Counters count an event 1 cycle after the datapath reports it.
 #[derive(LogicBlock)]
 pub struct RegFile {
