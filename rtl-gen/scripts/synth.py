@@ -224,7 +224,7 @@ def main():
                     help="re-count depth on the netlist of the last run (build/synth/<board>/netlist.json) instead of running Yosys")
     ap.add_argument("--block", metavar="NAME",
                     help="synthesise one block of the core alone (its instance name in pendulum_nic, e.g. rx, regs, "
-                         "notif, link) and report its depth, in seconds rather than minutes: its inputs count as "
+                         "notif, link) and report its depth, faster than the whole core: its inputs count as "
                          "registers, so paths that enter from another block are counted from the block's edge")
     args = ap.parse_args()
     board = args.board
