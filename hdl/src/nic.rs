@@ -545,8 +545,10 @@ impl Logic for PendulumNic {
         self.notif.moved_tail.next = self.rx.ev_tail.val();
         self.notif.rearm.next = self.regs.rearm.val();
         self.notif.rearm_pipe.next = self.regs.wr_pipe.val();
-        self.notif.restart.next = self.regs.restart.val();
-        self.notif.restart_pipe.next = self.regs.wr_pipe.val();
+        // A restart as the RX engine applied it, in order with its tails: no
+        // tail of the old ring reaches the writer after it.
+        self.notif.restart.next = self.rx.ev_restart.val();
+        self.notif.restart_pipe.next = self.rx.ev_pipe.val();
         // Notification buffers: switched on or off, and software's head, from
         // buffer b's registers on page b (wr_pipe < NOTIF_BUFS).
         self.notif.cfg.next = self.regs.nbuf_cfg.val();
@@ -577,6 +579,9 @@ impl Logic for PendulumNic {
         self.regs.events.drop_ring_full.next = self.rx.ev_drop_ring_full.val();
         self.regs.events.drop_malformed.next = self.rx.ev_drop_malformed.val();
         self.regs.events.drop_pipe_off.next = self.rx.ev_drop_pipe_off.val();
+        self.regs.events.restart.next = self.rx.ev_restart.val();
+        self.regs.events.restart_mask.next = self.rx.ev_restart_mask.val();
+        self.regs.events.restart_enable.next = self.rx.ev_restart_enable.val();
         self.regs.events.notification.next = self.notif.ev_notification.val();
     }
 }

@@ -1,11 +1,17 @@
 //! The RX engine alone, in rust-hdl's simulator: frames of 1 to 3 beats for
-//! four of the pipes (spread over the index range) with small rings, while the register file's events (switch on,
-//! switch off, head writes) arrive at random, one per cycle, and the DMA port
-//! stalls at random. Every decision is checked against a model of the rings
-//! in which an event is seen from the next cycle on: where each beat is
-//! written, which frames are refused and why, and each published tail.
-//! A missing RAM forwarding path shows up as a decision made on state one
-//! cycle old.
+//! four of the pipes (spread over the index range) with small rings, while
+//! the register file's events (switch on, switch off, head writes) arrive at
+//! random, one per cycle, and the DMA port stalls at random. Every decision is
+//! checked against a model of the rings: where each beat is written, which
+//! frames are refused and why, and each published tail.
+//!
+//! The engine takes the register file's events through a register: an event
+//! reported in cycle c is applied in c + 1 (no beat leaves in a cycle a
+//! restart is applied, and a frame under way on the restarted pipe is
+//! dropped), and a first beat decided in cycle t sees every event reported up
+//! to t - 2. Its own events (`ev_*`) come a cycle after the decision. A
+//! missing RAM forwarding path shows up as a decision made on state a cycle
+//! older than that.
 
 mod common;
 use common::pick;
@@ -100,6 +106,14 @@ fn run(seed: u64, cycles: usize) -> Seen {
         // mask, beats written, live).
         let mut cur: Option<(Frame, u64, u64, u64, u64, bool)> = None;
         let mut last_event_cycle = [usize::MAX; PIPES];
+        // The register file's event of the last cycle, applied in this one:
+        // (pipe, restart, head write, on, head, ring).
+        let mut applying: Option<(usize, bool, bool, bool, u64, Ring)> = None;
+        // The rings as the decisions of the last cycle saw them, and what the
+        // engine must report this cycle for the last beat it wrote then.
+        let mut rings_prev = rings;
+        let mut want_last: Option<(Frame, bool, u64)> = None;
+        let mut want_restart_ev = false;
         wait_clock_false!(sim, clock, x);
         for cycle in 0..cycles {
             // ---- Inputs for this cycle ----
@@ -148,93 +162,99 @@ fn run(seed: u64, cycles: usize) -> Seen {
             x.head.next = head.into();
             x = sim.wait(1, x)?;
 
-            // ---- Outputs, against the model (events up to last cycle) ----
+            // ---- Outputs, against the model ----
             let dma = x.m_dma.valid.val() && x.m_dma.ready.val();
             let drop_full = x.ev_drop_ring_full.val();
             let drop_off = x.ev_drop_pipe_off.val();
             let drop_bad = x.ev_drop_malformed.val();
             let published = x.ev_frame.val();
+            let restart_applied = applying.map(|a| a.1).unwrap_or(false);
             {
                 let mut s = out.lock().unwrap();
-                // A frame's first beat is decided in the cycle it writes or
-                // is refused.
-                if cur.is_none() && (dma || drop_full || drop_off || drop_bad) {
-                    let f = queue.pop_front().expect("a decision with no frame sent");
-                    let r = rings[f.pipe];
-                    if last_event_cycle[f.pipe] == cycle.wrapping_sub(1) {
+                assert!(!(dma && restart_applied), "cycle {cycle}: a write in the cycle a restart is applied");
+                assert_eq!(x.ev_restart.val(), want_restart_ev, "cycle {cycle}: ev_restart");
+                // What the last cycle's last beat must have reported.
+                if let Some((f, live, tail)) = want_last.take() {
+                    if live {
+                        assert!(published && !drop_off, "cycle {cycle}: frame {} not published", f.id);
+                        assert_eq!(x.ev_tail.val().index() as u64, tail);
+                        assert_eq!(x.ev_pipe.val().index(), f.pipe);
+                        s.published += 1;
+                    } else {
+                        assert!(drop_off && !published, "cycle {cycle}: frame {} of a restarted pipe", f.id);
+                        s.killed += 1;
+                    }
+                } else if drop_full || drop_off || drop_bad {
+                    // A first beat refused last cycle, on the rings as they were then.
+                    let f = queue.pop_front().expect("a refusal with no frame sent");
+                    let r = rings_prev[f.pipe];
+                    if last_event_cycle[f.pipe] == cycle.wrapping_sub(3) {
                         s.decided_after_event += 1;
                     }
                     let want = if !f.len_known {
                         "malformed"
                     } else if !r.on {
                         "pipe off"
-                    } else if f.beats > r.free() {
-                        "ring full"
                     } else {
-                        "write"
+                        assert!(f.beats > r.free(), "cycle {cycle}: frame {f:?} refused on ring {:?}", (r.base, r.mask, r.head, r.tail, r.on));
+                        "ring full"
                     };
                     let got = if drop_bad {
                         "malformed"
-                    } else if drop_off && !dma {
+                    } else if drop_off {
                         "pipe off"
-                    } else if drop_full {
-                        "ring full"
                     } else {
-                        "write"
+                        "ring full"
                     };
-                    assert_eq!(
-                        got, want,
-                        "cycle {cycle}: frame {f:?} on ring base {:#x} mask {} head {} tail {} on {}",
-                        r.base, r.mask, r.head, r.tail, r.on
-                    );
+                    assert_eq!(got, want, "cycle {cycle}: frame {f:?} on ring base {:#x} mask {} head {} tail {} on {}", r.base, r.mask, r.head, r.tail, r.on);
                     match want {
                         "malformed" => s.malformed += 1,
                         "pipe off" => s.pipe_off_at_start += 1,
-                        "ring full" => s.ring_full += 1,
-                        _ => cur = Some((f, r.tail, r.base, r.mask, 0, true)),
+                        _ => s.ring_full += 1,
                     }
+                } else {
+                    assert!(!published, "cycle {cycle}: published with no frame ending");
+                }
+                // A first beat written now: it must fit the rings as they are.
+                if cur.is_none() && dma {
+                    let f = queue.pop_front().expect("a write with no frame sent");
+                    let r = rings[f.pipe];
+                    if last_event_cycle[f.pipe] == cycle.wrapping_sub(2) {
+                        s.decided_after_event += 1;
+                    }
+                    assert!(
+                        f.len_known && r.on && f.beats <= r.free(),
+                        "cycle {cycle}: frame {f:?} written on ring base {:#x} mask {} head {} tail {} on {}",
+                        r.base, r.mask, r.head, r.tail, r.on
+                    );
+                    cur = Some((f, r.tail, r.base, r.mask, 0, true));
                 }
                 if let Some((f, slot0, base, mask, done, live)) = cur.as_mut() {
                     if dma {
                         let d = x.m_dma.data.val();
                         let want_addr = *base + (((*slot0 + *done) & *mask) << 6);
-                        assert_eq!(
-                            u64_of(d.addr),
-                            want_addr,
-                            "cycle {cycle}: frame {} beat {done}",
-                            f.id
-                        );
+                        assert_eq!(u64_of(d.addr), want_addr, "cycle {cycle}: frame {} beat {done}", f.id);
                         assert_eq!(u64_of(d.data.get_bits::<64>(0)), (f.id << 8) | *done);
                         *done += 1;
-                        if restart && p == f.pipe {
-                            *live = false;
-                        }
                         if *done == f.beats {
+                            let tail = (*slot0 + f.beats) & *mask;
                             if *live {
-                                assert!(published && !drop_off, "cycle {cycle}: frame {} not published", f.id);
-                                let tail = (*slot0 + f.beats) & *mask;
-                                assert_eq!(x.ev_tail.val().index() as u64, tail);
-                                assert_eq!(x.ev_pipe.val().index(), f.pipe);
                                 rings[f.pipe].tail = tail;
-                                s.published += 1;
-                            } else {
-                                assert!(drop_off && !published, "cycle {cycle}: frame {} of a restarted pipe", f.id);
-                                s.killed += 1;
                             }
+                            want_last = Some((*f, *live, tail));
                             cur = None;
                         }
-                    } else {
-                        assert!(!published, "cycle {cycle}: published without its last beat");
-                        if restart && p == f.pipe {
-                            *live = false;
-                        }
                     }
-                } else {
-                    assert!(!published && !dma, "cycle {cycle}: output with no frame");
+                }
+                // A restart applied now kills the frame under way on its pipe.
+                if let (Some((f, _, _, _, _, live)), Some((ap, true, ..))) = (cur.as_mut(), applying) {
+                    if f.pipe == ap {
+                        *live = false;
+                    }
                 }
             }
 
-            // ---- The handshake and this cycle's events enter the model ----
+            // ---- The handshake enters the model; the last cycle's event is applied ----
             if x.s_eth.valid.val() && x.s_eth.ready.val() {
                 let (f, k) = offer.unwrap();
                 if k == 0 {
@@ -242,16 +262,18 @@ fn run(seed: u64, cycles: usize) -> Seen {
                 }
                 offer = if k + 1 == f.beats { None } else { Some((f, k + 1)) };
             }
-            if restart {
-                rings[p] = Ring {
-                    on,
-                    tail: 0,
-                    head: 0,
-                    ..ring
-                };
-                last_event_cycle[p] = cycle;
-            } else if head_wr {
-                rings[p].head = head;
+            rings_prev = rings;
+            want_restart_ev = restart_applied;
+            if let Some((ap, a_restart, a_head_wr, a_on, a_head, a_ring)) = applying {
+                if a_restart {
+                    rings[ap] = Ring { on: a_on, tail: 0, head: 0, ..a_ring };
+                } else if a_head_wr {
+                    rings[ap].head = a_head;
+                }
+            }
+            applying = None;
+            if restart || head_wr {
+                applying = Some((p, restart, head_wr, on, head, ring));
                 last_event_cycle[p] = cycle;
             }
             wait_clock_true!(sim, clock, x);

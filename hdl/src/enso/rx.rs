@@ -8,22 +8,39 @@ use rust_hdl::prelude::*;
 /// tail once the whole frame has gone out.
 ///
 /// The frame's pipe and length come with its first beat from the parse stage
-/// (`RxParse`), so room in the ring is checked before the first write: a frame that does not fit is dropped whole and counted, and nothing
-/// already in the ring is touched. A frame whose length is unknown, over the
-/// MTU, or not what its header says is dropped and counted; its beats may have
-/// been written past the tail, where software never looks.
+/// (`RxParse`), so room in the ring is checked before the first write: a
+/// frame that does not fit is dropped whole and counted, and nothing already
+/// in the ring is touched. A frame whose length is unknown, over the MTU, or
+/// not what its header says is dropped and counted; its beats may have been
+/// written past the tail, where software never looks.
 ///
-/// Each pipe's ring (base, size, on/off), head and tail live in block RAM,
-/// so nothing here grows with the number of pipes but the RAMs and one bit
-/// per pipe (`tail_zero`). A beat waits one cycle in a lookup register while
-/// the RAMs are read for its pipe (and re-read while it stalls, so they stay
-/// current); a write the RAMs took in the cycle of that read is forwarded.
-/// The register file reports what changes: a pipe switched on or off with
-/// its ring (`restart`), and each head write (`head_wr`).
+/// Each pipe's ring (base, size, on/off), head and tail live in block RAM and
+/// this block owns them: the register file reports what changes (a pipe
+/// switched on or off with its ring, `restart`; each head write, `head_wr`),
+/// and this block tells it and the notification writer, in one ordered event
+/// stream (`ev_*`), each tail it publishes and each restart it applied.
 ///
-/// Latency 1 cycle (the lookup register); 1 beat/cycle; stalls only on
-/// `m_dma.ready`, and `s_eth.ready` is `m_dma.ready` or an empty lookup
-/// register, never the room check.
+/// Three register stages, so that no path runs from a RAM read through the
+/// room check to the DMA port (250 MHz at 1,024 pipes):
+/// - `i_*` (in): the beat from the parse stage; its pipe addresses the RAMs.
+/// - `l_*` (lookup): the RAMs' data for the beat's pipe, with the writes the
+///   read missed forwarded (last cycle's, from `fw_*`; this cycle's from the
+///   register file, from `rc_*`/`hw_*`); re-read while the beat waits.
+/// - `d_*` (decide): the ring state as the lookup stage left it, corrected
+///   for the tail the frame ahead published as this beat moved in
+///   (`d_same_pub`); the room check and the write happen here.
+///
+/// The register file's events enter through a register (`rc_*`, `hw_*`) and
+/// are applied a cycle after they are reported. No frame leaves the decide
+/// stage in a cycle a restart is applied (so the restart and a publish never
+/// share the tail RAM's one write port, and a restart never shares a cycle
+/// with a publish in `ev_*`); a frame that started on the restarted pipe is
+/// dropped at its last beat, counted, and never published.
+///
+/// Latency 3 cycles (in, lookup, decide); 1 beat/cycle; stalls only on
+/// `m_dma.ready` and for a cycle per restart, and `s_eth.ready` never
+/// depends on the room check. Events (`ev_*`) leave through a register, a
+/// cycle after the decision.
 #[derive(LogicBlock)]
 pub struct RxEngine {
     pub clock: Signal<In, Clock>,
@@ -45,7 +62,7 @@ pub struct RxEngine {
     /// slots, or the pipe was switched on: 0).
     pub head_wr: Signal<In, Bit>,
     pub head: Signal<In, Bits<SLOT_BITS>>,
-    /// One-cycle events for the counters (see `mmio::RxEvents`).
+    /// Events, from a register (see `mmio::RxEvents`): about pipe `ev_pipe`.
     pub ev_pipe: Signal<Out, Bits<PIPE_BITS>>,
     pub ev_frame: Signal<Out, Bit>,
     pub ev_frame_bytes: Signal<Out, Bits<16>>,
@@ -55,6 +72,71 @@ pub struct RxEngine {
     pub ev_drop_ring_full: Signal<Out, Bit>,
     pub ev_drop_malformed: Signal<Out, Bit>,
     pub ev_drop_pipe_off: Signal<Out, Bit>,
+    /// A restart applied here (tail 0, this ring size and on/off), in order
+    /// with the tails published: never in the same cycle as `ev_frame`, and
+    /// no `ev_frame` for the old ring comes after it.
+    pub ev_restart: Signal<Out, Bit>,
+    pub ev_restart_mask: Signal<Out, Bits<SLOT_BITS>>,
+    pub ev_restart_enable: Signal<Out, Bit>,
+
+    // The register file's events, a cycle late: restart (`rc_*`), head write (`hw_*`).
+    rc_v: DFF<Bit>,
+    rc_pipe: DFF<Bits<PIPE_BITS>>,
+    rc_base: DFF<Bits<64>>,
+    rc_mask: DFF<Bits<SLOT_BITS>>,
+    rc_enable: DFF<Bit>,
+    hw_v: DFF<Bit>,
+    hw_value: DFF<Bits<SLOT_BITS>>,
+    // Writes the RAMs took last cycle, which a read in that cycle missed.
+    fw_cfg: DFF<Bit>,
+    fw_head: DFF<Bit>,
+    fw_cfg_pipe: DFF<Bits<PIPE_BITS>>,
+    fw_base: DFF<Bits<64>>,
+    fw_mask: DFF<Bits<SLOT_BITS>>,
+    fw_enable: DFF<Bit>,
+    fw_head_value: DFF<Bits<SLOT_BITS>>,
+    fw_tail: DFF<Bit>,
+    fw_tail_pipe: DFF<Bits<PIPE_BITS>>,
+    fw_tail_value: DFF<Bits<SLOT_BITS>>,
+    // Per-pipe state: ring base, mask and on/off as of the last restart; head; tail.
+    base_ram: RAM<Bits<64>, PIPE_BITS>,
+    mask_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    enable_ram: RAM<Bit, PIPE_BITS>,
+    head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+
+    // ---- In ----
+    i_valid: DFF<Bit>,
+    i_beat: DFF<RxBeat>,
+    i_moves: Signal<Local, Bit>,
+    rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    // ---- Lookup ----
+    l_valid: DFF<Bit>,
+    l_beat: DFF<RxBeat>,
+    l_moves: Signal<Local, Bit>,
+    l_rc: Signal<Local, Bit>,
+    l_hw: Signal<Local, Bit>,
+    l_base: Signal<Local, Bits<64>>,
+    l_mask: Signal<Local, Bits<SLOT_BITS>>,
+    l_enable: Signal<Local, Bit>,
+    l_head: Signal<Local, Bits<SLOT_BITS>>,
+    l_tail: Signal<Local, Bits<SLOT_BITS>>,
+    // ---- Decide ----
+    d_valid: DFF<Bit>,
+    d_beat: DFF<RxBeat>,
+    d_base: DFF<Bits<64>>,
+    d_mask: DFF<Bits<SLOT_BITS>>,
+    d_enable: DFF<Bit>,
+    d_head: DFF<Bits<SLOT_BITS>>,
+    d_tail: DFF<Bits<SLOT_BITS>>,
+    // The beat's pipe is the one the frame ahead of it published (if it did)
+    // in the cycle the beat moved in.
+    d_same_pub: DFF<Bit>,
+    d_free: Signal<Local, Bit>,
+    d_leaves: Signal<Local, Bit>,
+    // The tail the frame ahead published last cycle (`d_same_pub`).
+    pub_v: DFF<Bit>,
+    pub_tail: DFF<Bits<SLOT_BITS>>,
 
     // Frame state, kept from the first beat to the last.
     writing: DFF<Bit>,
@@ -63,39 +145,6 @@ pub struct RxEngine {
     beat: DFF<Bits<16>>,
     frame_len: DFF<Bits<16>>,
     frame_beats: DFF<Bits<16>>,
-    // The lookup register: the beat being decided on, its pipe's RAM entries
-    // read in the cycle it arrived.
-    l_valid: DFF<Bit>,
-    l_beat: DFF<RxBeat>,
-    take: Signal<Local, Bit>,
-    rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
-    // Per-pipe state: ring base, mask and on/off as of the last restart; head; tail.
-    base_ram: RAM<Bits<64>, PIPE_BITS>,
-    mask_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    enable_ram: RAM<Bit, PIPE_BITS>,
-    head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    // Bit p: pipe p restarted since its tail was last written (its tail is 0).
-    // Restarts and tail writes of different pipes share a cycle, and a RAM
-    // takes one write.
-    tail_zero: DFF<Bits<PIPES>>,
-    restart_bit: Signal<Local, Bits<PIPES>>,
-    publish_bit: Signal<Local, Bits<PIPES>>,
-    // Writes the RAMs took last cycle, which a read in that cycle missed.
-    // (The register file's events share one pipe, `cfg_pipe`.)
-    fw_cfg_pipe: DFF<Bits<PIPE_BITS>>,
-    fw_cfg: DFF<Bit>,
-    fw_base: DFF<Bits<64>>,
-    fw_mask: DFF<Bits<SLOT_BITS>>,
-    fw_enable: DFF<Bit>,
-    fw_head: DFF<Bit>,
-    fw_head_value: DFF<Bits<SLOT_BITS>>,
-    fw_tail: DFF<Bit>,
-    fw_tail_pipe: DFF<Bits<PIPE_BITS>>,
-    fw_tail_value: DFF<Bits<SLOT_BITS>>,
-    publish: Signal<Local, Bit>,
-    // This cycle's restart is for the frame's pipe: the frame is dropped.
-    kill: Signal<Local, Bit>,
     // The ring a frame is written into, as it was at the frame's first beat:
     // software may disable the pipe or change its ring meanwhile, and the
     // frame's remaining writes must stay where its first went (and a write
@@ -103,16 +152,13 @@ pub struct RxEngine {
     f_base: DFF<Bits<64>>,
     f_mask: DFF<Bits<SLOT_BITS>>,
     f_tail: DFF<Bits<SLOT_BITS>>,
-    // The frame's pipe has stayed enabled since its first beat.
+    // The frame's pipe has not restarted since its first beat.
     f_live: DFF<Bit>,
     frame_live: Signal<Local, Bit>,
+    publish: Signal<Local, Bit>,
 
     // This beat.
-    beat_data: Signal<Local, Bits<512>>,
-    beat_keep: Signal<Local, Bits<64>>,
-    beat_last: Signal<Local, Bit>,
     sop: Signal<Local, Bit>,
-    keep_ok: Signal<Local, Bit>,
     cur_pipe: Signal<Local, Bits<PIPE_BITS>>,
     cur_len: Signal<Local, Bits<16>>,
     cur_beats: Signal<Local, Bits<16>>,
@@ -120,22 +166,26 @@ pub struct RxEngine {
     sel_base: Signal<Local, Bits<64>>,
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
     sel_tail: Signal<Local, Bits<SLOT_BITS>>,
-    // The ring state of the pipe a first beat names, from the RAMs (or a
-    // forwarded write), selected by the beat's own pipe field.
-    sop_base: Signal<Local, Bits<64>>,
-    sop_mask: Signal<Local, Bits<SLOT_BITS>>,
-    sop_head: Signal<Local, Bits<SLOT_BITS>>,
     sop_tail: Signal<Local, Bits<SLOT_BITS>>,
-    sop_enable: Signal<Local, Bit>,
     free_slots: Signal<Local, Bits<SLOT_BITS>>,
     in_ring: Signal<Local, Bit>,
     slot: Signal<Local, Bits<SLOT_BITS>>,
     slot64: ZeroExtend<SLOT_BITS, 64>,
-    dma_addr: Signal<Local, Bits<64>>,
     wire_ok: Signal<Local, Bit>,
-    accept: Signal<Local, Bit>,
     // The tail after this frame, if it is published.
     new_tail: Signal<Local, Bits<SLOT_BITS>>,
+
+    // Events, registered.
+    e_pipe: DFF<Bits<PIPE_BITS>>,
+    e_frame: DFF<Bit>,
+    e_bytes: DFF<Bits<16>>,
+    e_tail: DFF<Bits<SLOT_BITS>>,
+    e_full: DFF<Bit>,
+    e_malformed: DFF<Bit>,
+    e_off: DFF<Bit>,
+    e_restart: DFF<Bit>,
+    e_mask: DFF<Bits<SLOT_BITS>>,
+    e_enable: DFF<Bit>,
 
     // Address bits 7..6 of the last 64-byte block of a 256-byte block.
     block_end: Constant<Bits<2>>,
@@ -145,8 +195,6 @@ pub struct RxEngine {
     addr_blk: Signal<Local, Bits<2>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
-    one_pipe: Constant<Bits<PIPES>>,
-    zero_pipes: Constant<Bits<PIPES>>,
 }
 
 impl RxEngine {
@@ -170,47 +218,71 @@ impl RxEngine {
             ev_drop_ring_full: Default::default(),
             ev_drop_malformed: Default::default(),
             ev_drop_pipe_off: Default::default(),
-            writing: Default::default(),
-            overrun: Default::default(),
-            pipe: Default::default(),
-            beat: Default::default(),
-            frame_len: Default::default(),
-            frame_beats: Default::default(),
-            l_valid: Default::default(),
-            l_beat: Default::default(),
-            take: Default::default(),
-            rd_pipe: Default::default(),
+            ev_restart: Default::default(),
+            ev_restart_mask: Default::default(),
+            ev_restart_enable: Default::default(),
+            rc_v: Default::default(),
+            rc_pipe: Default::default(),
+            rc_base: Default::default(),
+            rc_mask: Default::default(),
+            rc_enable: Default::default(),
+            hw_v: Default::default(),
+            hw_value: Default::default(),
+            fw_cfg: Default::default(),
+            fw_head: Default::default(),
+            fw_cfg_pipe: Default::default(),
+            fw_base: Default::default(),
+            fw_mask: Default::default(),
+            fw_enable: Default::default(),
+            fw_head_value: Default::default(),
+            fw_tail: Default::default(),
+            fw_tail_pipe: Default::default(),
+            fw_tail_value: Default::default(),
             // Every pipe starts off (its RAM entries zero, also on a board).
             base_ram: (0..PIPES).map(|_| Bits::<64>::default()).into(),
             mask_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
             enable_ram: (0..PIPES).map(|_| false).into(),
             head_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
             tail_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
-            tail_zero: Default::default(),
-            restart_bit: Default::default(),
-            publish_bit: Default::default(),
-            fw_cfg: Default::default(),
-            fw_cfg_pipe: Default::default(),
-            fw_base: Default::default(),
-            fw_mask: Default::default(),
-            fw_enable: Default::default(),
-            fw_head: Default::default(),
-            fw_head_value: Default::default(),
-            fw_tail: Default::default(),
-            fw_tail_pipe: Default::default(),
-            fw_tail_value: Default::default(),
-            publish: Default::default(),
-            kill: Default::default(),
+            i_valid: Default::default(),
+            i_beat: Default::default(),
+            i_moves: Default::default(),
+            rd_pipe: Default::default(),
+            l_valid: Default::default(),
+            l_beat: Default::default(),
+            l_moves: Default::default(),
+            l_rc: Default::default(),
+            l_hw: Default::default(),
+            l_base: Default::default(),
+            l_mask: Default::default(),
+            l_enable: Default::default(),
+            l_head: Default::default(),
+            l_tail: Default::default(),
+            d_valid: Default::default(),
+            d_beat: Default::default(),
+            d_base: Default::default(),
+            d_mask: Default::default(),
+            d_enable: Default::default(),
+            d_head: Default::default(),
+            d_tail: Default::default(),
+            d_same_pub: Default::default(),
+            d_free: Default::default(),
+            d_leaves: Default::default(),
+            pub_v: Default::default(),
+            pub_tail: Default::default(),
+            writing: Default::default(),
+            overrun: Default::default(),
+            pipe: Default::default(),
+            beat: Default::default(),
+            frame_len: Default::default(),
+            frame_beats: Default::default(),
             f_base: Default::default(),
             f_mask: Default::default(),
             f_tail: Default::default(),
             f_live: Default::default(),
             frame_live: Default::default(),
-            beat_data: Default::default(),
-            beat_keep: Default::default(),
-            beat_last: Default::default(),
+            publish: Default::default(),
             sop: Default::default(),
-            keep_ok: Default::default(),
             cur_pipe: Default::default(),
             cur_len: Default::default(),
             cur_beats: Default::default(),
@@ -218,25 +290,27 @@ impl RxEngine {
             sel_base: Default::default(),
             sel_mask: Default::default(),
             sel_tail: Default::default(),
-            sop_base: Default::default(),
-            sop_mask: Default::default(),
-            sop_head: Default::default(),
             sop_tail: Default::default(),
-            sop_enable: Default::default(),
             free_slots: Default::default(),
             in_ring: Default::default(),
             slot: Default::default(),
             slot64: Default::default(),
-            dma_addr: Default::default(),
             wire_ok: Default::default(),
-            accept: Default::default(),
             new_tail: Default::default(),
+            e_pipe: Default::default(),
+            e_frame: Default::default(),
+            e_bytes: Default::default(),
+            e_tail: Default::default(),
+            e_full: Default::default(),
+            e_malformed: Default::default(),
+            e_off: Default::default(),
+            e_restart: Default::default(),
+            e_mask: Default::default(),
+            e_enable: Default::default(),
             block_end: Constant::new(3u64.into()),
             addr_blk: Default::default(),
             one16: c16(1),
             zero16: c16(0),
-            one_pipe: Constant::new(1u64.into()),
-            zero_pipes: Constant::new(0u64.into()),
         }
     }
 }
@@ -253,6 +327,37 @@ impl Logic for RxEngine {
         dff_setup!(
             self,
             clock,
+            rc_v,
+            rc_pipe,
+            rc_base,
+            rc_mask,
+            rc_enable,
+            hw_v,
+            hw_value,
+            fw_cfg,
+            fw_head,
+            fw_cfg_pipe,
+            fw_base,
+            fw_mask,
+            fw_enable,
+            fw_head_value,
+            fw_tail,
+            fw_tail_pipe,
+            fw_tail_value,
+            i_valid,
+            i_beat,
+            l_valid,
+            l_beat,
+            d_valid,
+            d_beat,
+            d_base,
+            d_mask,
+            d_enable,
+            d_head,
+            d_tail,
+            d_same_pub,
+            pub_v,
+            pub_tail,
             writing,
             overrun,
             pipe,
@@ -263,19 +368,16 @@ impl Logic for RxEngine {
             f_mask,
             f_tail,
             f_live,
-            l_valid,
-            l_beat,
-            tail_zero,
-            fw_cfg,
-            fw_cfg_pipe,
-            fw_base,
-            fw_mask,
-            fw_enable,
-            fw_head,
-            fw_head_value,
-            fw_tail,
-            fw_tail_pipe,
-            fw_tail_value
+            e_pipe,
+            e_frame,
+            e_bytes,
+            e_tail,
+            e_full,
+            e_malformed,
+            e_off,
+            e_restart,
+            e_mask,
+            e_enable
         );
         self.base_ram.read_clock.next = self.clock.val();
         self.base_ram.write_clock.next = self.clock.val();
@@ -288,114 +390,159 @@ impl Logic for RxEngine {
         self.tail_ram.read_clock.next = self.clock.val();
         self.tail_ram.write_clock.next = self.clock.val();
 
-        // ---- Lookup register ----
-        // A new beat may enter when the register is empty or the DMA port
-        // takes; the one beat that leaves without a write (a drop) while the
-        // port is stalled leaves a bubble, which keeps the room check out of
-        // `s_eth.ready`.
-        self.s_eth.ready.next = !self.l_valid.q.val() | self.m_dma.ready.val();
-        self.rd_pipe.next = self.l_beat.q.val().pipe;
+        // ---- The register file's events, a cycle late ----
+        self.rc_v.d.next = self.restart.val();
+        self.rc_pipe.d.next = self.cfg_pipe.val();
+        self.rc_base.d.next = self.restart_base.val();
+        self.rc_mask.d.next = self.restart_mask.val();
+        self.rc_enable.d.next = self.restart_enable.val();
+        self.hw_v.d.next = self.head_wr.val();
+        self.hw_value.d.next = self.head.val();
+        self.base_ram.write_enable.next = self.rc_v.q.val();
+        self.base_ram.write_address.next = self.rc_pipe.q.val();
+        self.base_ram.write_data.next = self.rc_base.q.val();
+        self.mask_ram.write_enable.next = self.rc_v.q.val();
+        self.mask_ram.write_address.next = self.rc_pipe.q.val();
+        self.mask_ram.write_data.next = self.rc_mask.q.val();
+        self.enable_ram.write_enable.next = self.rc_v.q.val();
+        self.enable_ram.write_address.next = self.rc_pipe.q.val();
+        self.enable_ram.write_data.next = self.rc_enable.q.val();
+        self.head_ram.write_enable.next = self.hw_v.q.val();
+        self.head_ram.write_address.next = self.rc_pipe.q.val();
+        self.head_ram.write_data.next = self.hw_value.q.val();
+        self.fw_cfg.d.next = self.rc_v.q.val();
+        self.fw_head.d.next = self.hw_v.q.val();
+        self.fw_cfg_pipe.d.next = self.rc_pipe.q.val();
+        self.fw_base.d.next = self.rc_base.q.val();
+        self.fw_mask.d.next = self.rc_mask.q.val();
+        self.fw_enable.d.next = self.rc_enable.q.val();
+        self.fw_head_value.d.next = self.hw_value.q.val();
+
+        // ---- Handshakes ----
+        // The decide stage takes a beat when it is empty or its beat leaves;
+        // a beat leaves whenever the DMA port is ready (written or dropped),
+        // except in a cycle a restart is applied.
+        self.d_leaves.next = self.d_valid.q.val() & self.m_dma.ready.val() & !self.rc_v.q.val();
+        self.l_moves.next = self.l_valid.q.val() & (!self.d_valid.q.val() | self.d_leaves.val());
+        self.i_moves.next = self.i_valid.q.val() & (!self.l_valid.q.val() | self.l_moves.val());
+        self.s_eth.ready.next = !self.i_valid.q.val() | !self.l_valid.q.val() | self.l_moves.val();
         if self.s_eth.valid.val() & self.s_eth.ready.val() {
-            self.l_beat.d.next = self.s_eth.data.val();
-            self.rd_pipe.next = self.s_eth.data.val().pipe;
+            self.i_beat.d.next = self.s_eth.data.val();
+        }
+        self.i_valid.d.next = (self.i_valid.q.val() & !self.i_moves.val())
+            | (self.s_eth.valid.val() & self.s_eth.ready.val());
+        if self.i_moves.val() {
+            self.l_beat.d.next = self.i_beat.q.val();
+        }
+        self.l_valid.d.next = (self.l_valid.q.val() & !self.l_moves.val()) | self.i_moves.val();
+        self.d_valid.d.next = (self.d_valid.q.val() & !self.d_leaves.val()) | self.l_moves.val();
+
+        // ---- Lookup: the RAMs read the pipe of the beat they will hold ----
+        self.rd_pipe.next = self.l_beat.q.val().pipe;
+        if self.i_moves.val() {
+            self.rd_pipe.next = self.i_beat.q.val().pipe;
         }
         self.base_ram.read_address.next = self.rd_pipe.val();
         self.mask_ram.read_address.next = self.rd_pipe.val();
         self.enable_ram.read_address.next = self.rd_pipe.val();
         self.head_ram.read_address.next = self.rd_pipe.val();
         self.tail_ram.read_address.next = self.rd_pipe.val();
+        // RAM, then last cycle's writes, then this cycle's from the register
+        // file (a restart writes tail 0 and never shares a cycle with a publish;
+        // this cycle's publish is taken in the decide stage).
+        self.l_rc.next = self.rc_v.q.val() & (self.rc_pipe.q.val() == self.l_beat.q.val().pipe);
+        self.l_hw.next = self.hw_v.q.val() & (self.rc_pipe.q.val() == self.l_beat.q.val().pipe);
+        self.l_base.next = self.base_ram.read_data.val();
+        self.l_mask.next = self.mask_ram.read_data.val();
+        self.l_enable.next = self.enable_ram.read_data.val();
+        self.l_head.next = self.head_ram.read_data.val();
+        self.l_tail.next = self.tail_ram.read_data.val();
+        if self.fw_cfg.q.val() & (self.fw_cfg_pipe.q.val() == self.l_beat.q.val().pipe) {
+            self.l_base.next = self.fw_base.q.val();
+            self.l_mask.next = self.fw_mask.q.val();
+            self.l_enable.next = self.fw_enable.q.val();
+        }
+        if self.fw_head.q.val() & (self.fw_cfg_pipe.q.val() == self.l_beat.q.val().pipe) {
+            self.l_head.next = self.fw_head_value.q.val();
+        }
+        if self.fw_tail.q.val() & (self.fw_tail_pipe.q.val() == self.l_beat.q.val().pipe) {
+            self.l_tail.next = self.fw_tail_value.q.val();
+        }
+        if self.l_rc.val() {
+            self.l_base.next = self.rc_base.q.val();
+            self.l_mask.next = self.rc_mask.q.val();
+            self.l_enable.next = self.rc_enable.q.val();
+            self.l_tail.next = self.zero16.val();
+        }
+        if self.l_hw.val() {
+            self.l_head.next = self.hw_value.q.val();
+        }
 
-        // ---- Writes from the register file ----
-        self.base_ram.write_enable.next = self.restart.val();
-        self.base_ram.write_address.next = self.cfg_pipe.val();
-        self.base_ram.write_data.next = self.restart_base.val();
-        self.mask_ram.write_enable.next = self.restart.val();
-        self.mask_ram.write_address.next = self.cfg_pipe.val();
-        self.mask_ram.write_data.next = self.restart_mask.val();
-        self.enable_ram.write_enable.next = self.restart.val();
-        self.enable_ram.write_address.next = self.cfg_pipe.val();
-        self.enable_ram.write_data.next = self.restart_enable.val();
-        self.head_ram.write_enable.next = self.head_wr.val();
-        self.head_ram.write_address.next = self.cfg_pipe.val();
-        self.head_ram.write_data.next = self.head.val();
-        self.fw_cfg.d.next = self.restart.val();
-        self.fw_cfg_pipe.d.next = self.cfg_pipe.val();
-        self.fw_base.d.next = self.restart_base.val();
-        self.fw_mask.d.next = self.restart_mask.val();
-        self.fw_enable.d.next = self.restart_enable.val();
-        self.fw_head.d.next = self.head_wr.val();
-        self.fw_head_value.d.next = self.head.val();
-
-        // ---- This beat ----
-        self.beat_data.next = self.l_beat.q.val().data;
-        self.beat_keep.next = self.l_beat.q.val().keep;
-        self.beat_last.next = self.l_beat.q.val().last;
-        self.sop.next = self.l_beat.q.val().sop;
-        self.keep_ok.next = self.l_beat.q.val().keep_ok;
-
-        // The frame's pipe, length and size: parsed now on the first beat,
-        // remembered after.
+        // ---- Decide ----
+        self.sop.next = self.d_beat.q.val().sop;
+        // The frame's pipe, length and size: from the first beat, remembered after.
         self.cur_pipe.next = self.pipe.q.val();
         self.cur_len.next = self.frame_len.q.val();
         self.cur_beats.next = self.frame_beats.q.val();
         if self.sop.val() {
-            self.cur_pipe.next = self.l_beat.q.val().pipe;
-            self.cur_len.next = self.l_beat.q.val().len;
-            self.cur_beats.next = self.l_beat.q.val().slots;
+            self.cur_pipe.next = self.d_beat.q.val().pipe;
+            self.cur_len.next = self.d_beat.q.val().len;
+            self.cur_beats.next = self.d_beat.q.val().slots;
         }
-        // The first beat's pipe: RAM, or the write the RAM missed.
-        self.sop_base.next = self.base_ram.read_data.val();
-        self.sop_mask.next = self.mask_ram.read_data.val();
-        self.sop_enable.next = self.enable_ram.read_data.val();
-        if self.fw_cfg.q.val() & (self.fw_cfg_pipe.q.val() == self.l_beat.q.val().pipe) {
-            self.sop_base.next = self.fw_base.q.val();
-            self.sop_mask.next = self.fw_mask.q.val();
-            self.sop_enable.next = self.fw_enable.q.val();
+        // The first beat's tail: the lookup's, or what the frame ahead just published.
+        self.sop_tail.next = self.d_tail.q.val();
+        if self.pub_v.q.val() & self.d_same_pub.q.val() {
+            self.sop_tail.next = self.pub_tail.q.val();
         }
-        self.sop_head.next = self.head_ram.read_data.val();
-        if self.fw_head.q.val() & (self.fw_cfg_pipe.q.val() == self.l_beat.q.val().pipe) {
-            self.sop_head.next = self.fw_head_value.q.val();
-        }
-        self.sop_tail.next = self.tail_ram.read_data.val();
-        if self.fw_tail.q.val() & (self.fw_tail_pipe.q.val() == self.l_beat.q.val().pipe) {
-            self.sop_tail.next = self.fw_tail_value.q.val();
-        }
-        if self
-            .tail_zero
-            .q
-            .val()
-            .get_bit(self.l_beat.q.val().pipe.index())
-        {
-            self.sop_tail.next = self.zero16.val();
+        // A beat moving in takes the lookup's state; one that stays keeps its
+        // own up to date with the register file's events for its pipe.
+        if self.l_moves.val() {
+            self.d_beat.d.next = self.l_beat.q.val();
+            self.d_base.d.next = self.l_base.val();
+            self.d_mask.d.next = self.l_mask.val();
+            self.d_enable.d.next = self.l_enable.val();
+            self.d_head.d.next = self.l_head.val();
+            self.d_tail.d.next = self.l_tail.val();
+            self.d_same_pub.d.next = self.l_beat.q.val().pipe == self.cur_pipe.val();
+        } else if self.d_valid.q.val() & !self.d_leaves.val() {
+            self.d_tail.d.next = self.sop_tail.val();
+            self.d_same_pub.d.next = false;
+            if self.hw_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
+                self.d_head.d.next = self.hw_value.q.val();
+            }
+            if self.rc_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
+                self.d_base.d.next = self.rc_base.q.val();
+                self.d_mask.d.next = self.rc_mask.q.val();
+                self.d_enable.d.next = self.rc_enable.q.val();
+                self.d_tail.d.next = self.zero16.val();
+            }
         }
         // Later beats use the ring as it was at the first (f_*).
         self.sel_base.next = self.f_base.q.val();
         self.sel_mask.next = self.f_mask.q.val();
         self.sel_tail.next = self.f_tail.q.val();
         if self.sop.val() {
-            self.sel_base.next = self.sop_base.val();
-            self.sel_mask.next = self.sop_mask.val();
+            self.sel_base.next = self.d_base.q.val();
+            self.sel_mask.next = self.d_mask.q.val();
             self.sel_tail.next = self.sop_tail.val();
         }
-        // The frame stays live while its pipe is neither switched off nor
-        // restarted (off and on again) after its first beat.
-        self.kill.next = self.restart.val() & (self.cfg_pipe.val() == self.cur_pipe.val());
-        self.frame_live.next = self.f_live.q.val() & !self.kill.val();
-        if self.sop.val() {
-            self.frame_live.next = self.sop_enable.val() & !self.kill.val();
-        }
-        if self.kill.val() {
+        // A restart of the frame's pipe after its first beat: the frame is
+        // dropped at its last beat (no frame leaves in that cycle).
+        if self.rc_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
             self.f_live.d.next = false;
         }
+        self.frame_live.next = self.f_live.q.val();
+        if self.sop.val() {
+            self.frame_live.next = self.d_enable.q.val();
+        }
         // One slot always stays empty so that a full ring differs from an empty one.
-        self.free_slots.next = self.sop_mask.val()
-            - ((self.sop_tail.val() - self.sop_head.val()) & self.sop_mask.val());
-
+        self.free_slots.next = self.d_mask.q.val()
+            - ((self.sop_tail.val() - self.d_head.q.val()) & self.d_mask.q.val());
+        self.d_free.next = self.d_beat.q.val().slots <= self.free_slots.val();
         self.cur_writing.next = self.writing.q.val();
         if self.sop.val() {
-            self.cur_writing.next = self.l_beat.q.val().len_known
-                & self.sop_enable.val()
-                & (self.l_beat.q.val().slots <= self.free_slots.val());
+            self.cur_writing.next =
+                self.d_beat.q.val().len_known & self.d_enable.q.val() & self.d_free.val();
         }
 
         // Where this beat goes: the slot `beat` places after the tail.
@@ -410,72 +557,65 @@ impl Logic for RxEngine {
             self.slot.next = self.sop_tail.val();
         }
         self.slot64.i.next = self.slot.val();
-        self.dma_addr.next = self.sel_base.val() + (self.slot64.o.val() << 6);
-        self.m_dma.data.next.addr = self.dma_addr.val();
+        self.m_dma.data.next.addr = self.sel_base.val() + (self.slot64.o.val() << 6);
         self.addr_blk.next =
             self.sel_base.val().get_bits::<2>(6) + self.slot.val().get_bits::<2>(0);
         // A write (one TLP) ends with the frame's data, at a 256-byte boundary,
         // or where the ring wraps.
-        self.m_dma.data.next.last = self.beat_last.val()
+        self.m_dma.data.next.last = self.d_beat.q.val().last
             | ((self.beat.q.val() + self.one16.val()) == self.cur_beats.val())
             | (self.addr_blk.val() == self.block_end.val())
             | (self.slot.val() == self.sel_mask.val());
         if self.sop.val() {
-            self.m_dma.data.next.last = self.beat_last.val()
+            self.m_dma.data.next.last = self.d_beat.q.val().last
                 | (self.cur_beats.val() == self.one16.val())
                 | (self.addr_blk.val() == self.block_end.val())
                 | (self.slot.val() == self.sel_mask.val());
         }
-        self.m_dma.data.next.data = self.beat_data.val();
-        self.m_dma.data.next.strb = self.beat_keep.val();
-        self.m_dma.valid.next = self.l_valid.q.val() & self.cur_writing.val() & self.in_ring.val();
-        self.take.next = self.l_valid.q.val();
-        if self.cur_writing.val() & self.in_ring.val() {
-            self.take.next = self.l_valid.q.val() & self.m_dma.ready.val();
-        }
-        self.accept.next = self.take.val();
-        self.l_valid.d.next = (self.l_valid.q.val() & !self.take.val())
-            | (self.s_eth.valid.val() & self.s_eth.ready.val());
+        self.m_dma.data.next.data = self.d_beat.q.val().data;
+        self.m_dma.data.next.strb = self.d_beat.q.val().keep;
+        self.m_dma.valid.next =
+            self.d_valid.q.val() & !self.rc_v.q.val() & self.cur_writing.val() & self.in_ring.val();
 
         // Does the frame end as its header said: as many beats, and the last
         // beat's bytes (checked by the parse stage)?
         self.wire_ok.next = (self.beat.q.val() + self.one16.val() == self.cur_beats.val())
             & !self.overrun.q.val()
-            & self.keep_ok.val();
+            & self.d_beat.q.val().keep_ok;
         if self.sop.val() {
-            self.wire_ok.next = (self.cur_beats.val() == self.one16.val()) & self.keep_ok.val();
+            self.wire_ok.next =
+                (self.cur_beats.val() == self.one16.val()) & self.d_beat.q.val().keep_ok;
         }
 
-        // Events.
-        self.ev_pipe.next = self.cur_pipe.val();
-        self.ev_frame.next = false;
-        self.ev_frame_bytes.next = self.cur_len.val();
+        // Events (registered below).
         self.new_tail.next = (self.sel_tail.val() + self.cur_beats.val()) & self.sel_mask.val();
-        self.ev_tail.next = self.new_tail.val();
-        self.ev_drop_ring_full.next = false;
-        self.ev_drop_malformed.next = false;
-        self.ev_drop_pipe_off.next = false;
+        self.e_pipe.d.next = self.cur_pipe.val();
+        self.e_bytes.d.next = self.cur_len.val();
+        self.e_tail.d.next = self.new_tail.val();
+        self.e_frame.d.next = false;
+        self.e_full.d.next = false;
+        self.e_malformed.d.next = false;
+        self.e_off.d.next = false;
         self.publish.next = false;
-
-        if self.accept.val() {
-            self.f_live.d.next = self.frame_live.val();
+        if self.d_leaves.val() {
             if self.sop.val() {
                 self.pipe.d.next = self.cur_pipe.val();
                 self.f_base.d.next = self.sel_base.val();
                 self.f_mask.d.next = self.sel_mask.val();
                 self.f_tail.d.next = self.sel_tail.val();
+                self.f_live.d.next = self.frame_live.val();
                 self.frame_len.d.next = self.cur_len.val();
                 self.frame_beats.d.next = self.cur_beats.val();
                 self.writing.d.next = self.cur_writing.val();
                 self.overrun.d.next = false;
                 self.beat.d.next = self.one16.val();
                 // A frame refused at its first beat is counted once, here.
-                if !self.l_beat.q.val().len_known {
-                    self.ev_drop_malformed.next = true;
-                } else if !self.sop_enable.val() {
-                    self.ev_drop_pipe_off.next = true;
+                if !self.d_beat.q.val().len_known {
+                    self.e_malformed.d.next = true;
+                } else if !self.d_enable.q.val() {
+                    self.e_off.d.next = true;
                 } else if !self.cur_writing.val() {
-                    self.ev_drop_ring_full.next = true;
+                    self.e_full.d.next = true;
                 }
             } else {
                 self.beat.d.next = self.beat.q.val() + self.one16.val();
@@ -483,35 +623,48 @@ impl Logic for RxEngine {
                     self.overrun.d.next = true;
                 }
             }
-            if self.beat_last.val() && self.cur_writing.val() {
+            if self.d_beat.q.val().last && self.cur_writing.val() {
                 if !self.frame_live.val() {
-                    // Its pipe went off mid-frame: written, never published, counted.
-                    self.ev_drop_pipe_off.next = true;
+                    // Its pipe restarted mid-frame: written, never published, counted.
+                    self.e_off.d.next = true;
                 } else if self.wire_ok.val() {
-                    self.ev_frame.next = true;
+                    self.e_frame.d.next = true;
                     self.publish.next = true;
                 } else {
-                    self.ev_drop_malformed.next = true;
+                    self.e_malformed.d.next = true;
                 }
             }
         }
-        // A published frame moves its pipe's tail. (Never in the cycle its
-        // pipe restarts: `kill` makes the frame not live.)
-        self.tail_ram.write_enable.next = self.publish.val();
+        // A published frame moves its pipe's tail; a restart sets it to 0
+        // (never in the same cycle: no frame leaves then).
+        self.tail_ram.write_enable.next = self.publish.val() | self.rc_v.q.val();
         self.tail_ram.write_address.next = self.cur_pipe.val();
         self.tail_ram.write_data.next = self.new_tail.val();
-        self.fw_tail.d.next = self.publish.val();
-        self.fw_tail_pipe.d.next = self.cur_pipe.val();
-        self.fw_tail_value.d.next = self.new_tail.val();
-        self.restart_bit.next = self.zero_pipes.val();
-        if self.restart.val() {
-            self.restart_bit.next = self.one_pipe.val() << self.cfg_pipe.val();
+        if self.rc_v.q.val() {
+            self.tail_ram.write_address.next = self.rc_pipe.q.val();
+            self.tail_ram.write_data.next = self.zero16.val();
         }
-        self.publish_bit.next = self.zero_pipes.val();
-        if self.publish.val() {
-            self.publish_bit.next = self.one_pipe.val() << self.cur_pipe.val();
+        self.fw_tail.d.next = self.tail_ram.write_enable.val();
+        self.fw_tail_pipe.d.next = self.tail_ram.write_address.val();
+        self.fw_tail_value.d.next = self.tail_ram.write_data.val();
+        self.pub_v.d.next = self.publish.val();
+        self.pub_tail.d.next = self.new_tail.val();
+        // The restart, in order with the tails.
+        self.e_restart.d.next = self.rc_v.q.val();
+        self.e_mask.d.next = self.rc_mask.q.val();
+        self.e_enable.d.next = self.rc_enable.q.val();
+        if self.rc_v.q.val() {
+            self.e_pipe.d.next = self.rc_pipe.q.val();
         }
-        self.tail_zero.d.next =
-            (self.tail_zero.q.val() & !self.publish_bit.val()) | self.restart_bit.val();
+        self.ev_pipe.next = self.e_pipe.q.val();
+        self.ev_frame.next = self.e_frame.q.val();
+        self.ev_frame_bytes.next = self.e_bytes.q.val();
+        self.ev_tail.next = self.e_tail.q.val();
+        self.ev_drop_ring_full.next = self.e_full.q.val();
+        self.ev_drop_malformed.next = self.e_malformed.q.val();
+        self.ev_drop_pipe_off.next = self.e_off.q.val();
+        self.ev_restart.next = self.e_restart.q.val();
+        self.ev_restart_mask.next = self.e_mask.q.val();
+        self.ev_restart_enable.next = self.e_enable.q.val();
     }
 }

@@ -42,6 +42,12 @@ pub struct RxEvents {
     pub drop_ring_full: Signal<In, Bit>,
     pub drop_malformed: Signal<In, Bit>,
     pub drop_pipe_off: Signal<In, Bit>,
+    /// The RX engine applied a restart of the pipe (its tail is 0, with this
+    /// ring size and on/off), in order with its `frame` events: never in the
+    /// same cycle as one, and none for the old ring after it.
+    pub restart: Signal<In, Bit>,
+    pub restart_mask: Signal<In, Bits<SLOT_BITS>>,
+    pub restart_enable: Signal<In, Bit>,
     /// A notification was written (for any pipe).
     pub notification: Signal<In, Bit>,
 }
@@ -80,15 +86,17 @@ pub struct LinkEvents {
 ///
 /// Each RX pipe's registers (ring, notification buffer, on/off, head, a copy
 /// of its tail, its counters) live in block RAM, one RAM per register, so
-/// the pipes cost RAM and one bit each (`tail_zero`), not logic. The RAMs
+/// the pipes cost RAM, not logic. The RAMs
 /// have one read port, shared by writes and reads:
-/// - A write goes through two cycles: the cycle it is accepted reads its
-///   pipe's page, the next checks the value against it and applies it (and
-///   reports it to the datapath: `restart`, `head_wr`, `rearm`). A write is
-///   accepted at most every other cycle, so each check sees the previous
-///   write's effect: 125 M register writes/s at 250 MHz, far above what a
-///   PCIe BAR delivers.
-/// - A read is accepted when no write is being accepted or applied (so it
+/// - A write goes through three cycles: the cycle it is accepted reads its
+///   pipe's page, the next checks the value against it (into registers),
+///   the third applies it (and reports it to the datapath: `restart`,
+///   `head_wr`, `rearm`). A write is accepted at most every third cycle, so
+///   each check sees the previous write's effect, and not in the cycle after
+///   a restart (`restart_wait`), so the next one sees the RX engine's tail
+///   of 0: 83 M register writes/s at 250 MHz, far above what a PCIe BAR
+///   delivers.
+/// - A read is accepted when no write is being accepted, checked or applied (so it
 ///   sees every write before it, as on PCIe) and no other read is under way;
 ///   its pipe's page is read that cycle, decoded the next, and answered the
 ///   one after: one read every 3 cycles.
@@ -277,19 +285,22 @@ pub struct RegFile {
     ring_bytes_ram: RAM<Bits<32>, PIPE_BITS>,
     enable_ram: RAM<Bit, PIPE_BITS>,
     head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    // The tail, from the RX engine's frame events (read by software, bounds
-    // the head). Bit p of `tail_zero`: pipe p restarted since its last frame,
-    // so its tail is 0 (a restart and another pipe's frame share a cycle,
-    // and a RAM takes one write).
+    // The tail, from the RX engine's events (read by software, bounds the
+    // head): each frame's new tail, and 0 when the engine applies a restart
+    // (two cycles after `restart`; `restart_wait` holds reads and writes
+    // back until then, so none sees the old tail).
     tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    tail_zero: DFF<Bits<PIPES>>,
-    restart_bit: Signal<Local, Bits<PIPES>>,
-    frame_bit: Signal<Local, Bits<PIPES>>,
-    one_pipe: Constant<Bits<PIPES>>,
-    zero_pipes: Constant<Bits<PIPES>>,
+    restart_wait: DFF<Bit>,
+    // A head write, a cycle late, for the gates' copies.
+    gh_v: DFF<Bit>,
+    gh_pipe: DFF<Bits<PIPE_BITS>>,
+    gh_value: DFF<Bits<SLOT_BITS>>,
+    // A refused write and its LAST_REG_ERROR word, counted a cycle later.
+    err_r: DFF<Bit>,
+    err_word: DFF<Bits<32>>,
     // The last tail write, which a read in its cycle missed.
     fw_tail: DFF<Bit>,
-    fw_tail_pipe: DFF<Bits<PIPE_BITS>>,
+    fw_match: DFF<Bit>,
     fw_tail_value: DFF<Bits<SLOT_BITS>>,
     // Each notification buffer's registers (buffer b on page b + 1), in
     // block RAM read with the pipe's page, and its on bit, which every pipe
@@ -376,22 +387,34 @@ pub struct RegFile {
     ev_rx_bytes: DFF<Bits<16>>,
     ev_tx_pipe: DFF<Bits<PIPE_BITS>>,
     ev_tx_bytes: DFF<Bits<16>>,
-    // A write goes through two cycles: the cycle it is accepted checks its
-    // value against the pipe state (into the `*_r` flags below, with its
-    // address and data), the next decodes the address and applies it. A write
-    // is accepted at most every other cycle (`wr_gap`), so each check sees
-    // the previous write's effect.
+    // A write goes through three cycles: the cycle it is accepted latches its
+    // address and data and reads its page, the next checks its value against
+    // the page (into the `*_r` flags and `pk_*` below), the third decodes the
+    // address and applies it. A write is accepted at most every third cycle
+    // (`wr_check`, `wr_apply`), so each check sees the previous write's effect.
     wr_addr_r: DFF<Bits<MMIO_ADDR_BITS>>,
     wr_data_r: DFF<Bits<32>>,
     wr_apply: DFF<Bit>,
+    // A write's data as it is accepted (its low bits: a gate's new pipe).
     in_data: Signal<Local, Bits<32>>,
-    in_data16: Signal<Local, Bits<SLOT_BITS>>,
     size_ok_r: DFF<Bit>,
     ring_aligned_r: DFF<Bit>,
     notif_aligned_r: DFF<Bit>,
     flow_fallback_ok_r: DFF<Bit>,
     tx_tail_ok_r: [DFF<Bit>; TX_PIPES],
-    wr_gap: DFF<Bit>,
+    wr_check: DFF<Bit>,
+    head_ok_r: DFF<Bit>,
+    // The write's page as the check stage read it (see the block's comment).
+    pk_enable: DFF<Bit>,
+    pk_ring_zero: DFF<Bit>,
+    pk_nb_zero: DFF<Bit>,
+    pk_base: DFF<Bits<64>>,
+    pk_mask: DFF<Bits<SLOT_BITS>>,
+    pk_nb_base: DFF<Bits<64>>,
+    pk_nb_mask: DFF<Bits<32>>,
+    pk_head: DFF<Bits<SLOT_BITS>>,
+    pk_tail: DFF<Bits<SLOT_BITS>>,
+    pk_pipe: DFF<Bits<PIPE_BITS>>,
     wr_take: Signal<Local, Bit>,
     // Reading a counter's LO half latches its HI half here.
     hi_latch: DFF<Bits<32>>,
@@ -647,13 +670,14 @@ impl RegFile {
             enable_ram: (0..PIPES).map(|_| false).into(),
             head_ram: zeros(),
             tail_ram: zeros(),
-            tail_zero: Default::default(),
-            restart_bit: Default::default(),
-            frame_bit: Default::default(),
-            one_pipe: Constant::new(1u64.into()),
-            zero_pipes: Constant::new(0u64.into()),
+            restart_wait: Default::default(),
+            gh_v: Default::default(),
+            gh_pipe: Default::default(),
+            gh_value: Default::default(),
+            err_r: Default::default(),
+            err_word: Default::default(),
             fw_tail: Default::default(),
-            fw_tail_pipe: Default::default(),
+            fw_match: Default::default(),
             fw_tail_value: Default::default(),
             rx_frames: PipeCounter::new(),
             rx_drops: PipeCounter::new(),
@@ -722,13 +746,23 @@ impl RegFile {
             wr_data_r: Default::default(),
             wr_apply: Default::default(),
             in_data: Default::default(),
-            in_data16: Default::default(),
             size_ok_r: Default::default(),
             ring_aligned_r: Default::default(),
             notif_aligned_r: Default::default(),
             flow_fallback_ok_r: Default::default(),
             tx_tail_ok_r: Default::default(),
-            wr_gap: Default::default(),
+            wr_check: Default::default(),
+            head_ok_r: Default::default(),
+            pk_enable: Default::default(),
+            pk_ring_zero: Default::default(),
+            pk_nb_zero: Default::default(),
+            pk_base: Default::default(),
+            pk_mask: Default::default(),
+            pk_nb_base: Default::default(),
+            pk_nb_mask: Default::default(),
+            pk_head: Default::default(),
+            pk_tail: Default::default(),
+            pk_pipe: Default::default(),
             wr_take: Default::default(),
             hi_latch: Default::default(),
             rsp_valid: Default::default(),
@@ -845,7 +879,18 @@ impl Logic for RegFile {
             ev_rx_bytes,
             ev_tx_pipe,
             ev_tx_bytes,
-            wr_gap,
+            wr_check,
+            head_ok_r,
+            pk_enable,
+            pk_ring_zero,
+            pk_nb_zero,
+            pk_base,
+            pk_mask,
+            pk_nb_base,
+            pk_nb_mask,
+            pk_head,
+            pk_tail,
+            pk_pipe,
             wr_addr_r,
             wr_data_r,
             wr_apply,
@@ -871,9 +916,14 @@ impl Logic for RegFile {
             flow_fallback_set,
             flow_write_r,
             flow_write_pulse,
-            tail_zero,
+            restart_wait,
+            gh_v,
+            gh_pipe,
+            gh_value,
+            err_r,
+            err_word,
             fw_tail,
-            fw_tail_pipe,
+            fw_match,
             fw_tail_value,
             lk_pipe,
             nb_on,
@@ -918,10 +968,10 @@ impl Logic for RegFile {
         // ---- The pipe page the RAMs read ----
         // A write's page is read as it is accepted (`wr_take`), a read's
         // when no write is (see `s_rd.ready`).
-        self.s_wr.ready.next = !self.wr_gap.q.val();
-        self.wr_take.next = self.s_wr.valid.val() & !self.wr_gap.q.val();
+        self.s_wr.ready.next =
+            !self.wr_check.q.val() & !self.wr_apply.q.val() & !self.restart_wait.q.val();
+        self.wr_take.next = self.s_wr.valid.val() & self.s_wr.ready.val();
         self.in_data.next = self.s_wr.data.val().data;
-        self.in_data16.next = self.in_data.val().get_bits::<SLOT_BITS>(0);
         // (A struct field cannot be sliced at a computed offset in Yosys.)
         self.in_addr.next = self.s_wr.data.val().addr;
         self.in_page.next = self
@@ -972,26 +1022,23 @@ impl Logic for RegFile {
         self.pg_mask.next =
             self.ring_bytes_ram.read_data.val().get_bits::<SLOT_BITS>(6) - self.one16.val();
         self.pg_tail.next = self.tail_ram.read_data.val();
-        if self.fw_tail.q.val() & (self.fw_tail_pipe.q.val() == self.lk_pipe.q.val()) {
+        // (The pipes compared as the read was issued: `fw_match`.)
+        self.fw_match.d.next = self.events.pipe.val() == self.lk_addr.val();
+        if self.fw_tail.q.val() & self.fw_match.q.val() {
             self.pg_tail.next = self.fw_tail_value.q.val();
-        }
-        if self.tail_zero.q.val().get_bit(self.lk_pipe.q.val().index()) {
-            self.pg_tail.next = self.zero16.val();
         }
         self.pg_head32.i.next = self.head_ram.read_data.val();
         self.pg_tail32.i.next = self.pg_tail.val();
 
         // ---- Tails, from the RX engine ----
-        self.tail_ram.write_enable.next = self.events.frame.val();
+        self.tail_ram.write_enable.next = self.events.frame.val() | self.events.restart.val();
         self.tail_ram.write_address.next = self.events.pipe.val();
         self.tail_ram.write_data.next = self.events.tail.val();
-        self.fw_tail.d.next = self.events.frame.val();
-        self.fw_tail_pipe.d.next = self.events.pipe.val();
-        self.fw_tail_value.d.next = self.events.tail.val();
-        self.frame_bit.next = self.zero_pipes.val();
-        if self.events.frame.val() {
-            self.frame_bit.next = self.one_pipe.val() << self.events.pipe.val();
+        if self.events.restart.val() {
+            self.tail_ram.write_data.next = self.zero16.val();
         }
+        self.fw_tail.d.next = self.tail_ram.write_enable.val();
+        self.fw_tail_value.d.next = self.tail_ram.write_data.val();
 
         // Outputs to the datapath.
         for i in 0..TX_PIPES {
@@ -1015,11 +1062,11 @@ impl Logic for RegFile {
 
         // ---- Writes ----
         // One write every other cycle (see the block's comment).
-        self.wr_gap.d.next = self.wr_take.val();
-        self.wr_apply.d.next = self.wr_take.val();
+        self.wr_check.d.next = self.wr_take.val();
+        self.wr_apply.d.next = self.wr_check.q.val();
         if self.wr_take.val() {
             self.wr_addr_r.d.next = self.s_wr.data.val().addr;
-            self.wr_data_r.d.next = self.s_wr.data.val().data;
+            self.wr_data_r.d.next = self.in_data.val();
         }
         for k in 0..FLOW_FULL_WORDS {
             self.flow_key_join.i[k].next = self.flow_key_r[k].q.val();
@@ -1058,40 +1105,62 @@ impl Logic for RegFile {
         self.wr_addr32.i.next = self.wr_addr.val();
         // FLOW_FALLBACK: count a power of two up to all pipes, first + count
         // within the pipes, reserved bits clear.
-        self.flow_fallback_ok_r.d.next = ((self.in_data.val() & self.flow_fallback_reserved.val())
+        self.flow_fallback_ok_r.d.next = ((self.wr_data.val() & self.flow_fallback_reserved.val())
             == self.zero32.val())
-            & (self.in_data.val().get_bits::<5>(16) <= self.flow_max_log2.val())
-            & (((self.in_data.val() & self.low16.val())
-                + (self.one32.val() << self.in_data.val().get_bits::<5>(16)))
+            & (self.wr_data.val().get_bits::<5>(16) <= self.flow_max_log2.val())
+            & (((self.wr_data.val() & self.low16.val())
+                + (self.one32.val() << self.wr_data.val().get_bits::<5>(16)))
                 <= self.pipes32.val());
         self.flow_fallback_ok.next = self.flow_fallback_ok_r.q.val();
         self.ring_slots.next = self.wr_data.val().get_bits::<SLOT_BITS>(6);
         // The value checks shared by the RX and TX ring registers, once per write.
-        self.size_ok_r.d.next = ((self.in_data.val() & (self.in_data.val() - self.one32.val()))
+        self.size_ok_r.d.next = ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
             == self.zero32.val())
-            & (self.in_data.val() >= self.ring_min.val())
-            & (self.in_data.val() <= self.ring_max.val());
+            & (self.wr_data.val() >= self.ring_min.val())
+            & (self.wr_data.val() <= self.ring_max.val());
         self.size_ok.next = self.size_ok_r.q.val();
         self.ring_aligned_r.d.next =
-            (self.in_data.val() & self.ring_align_mask.val()) == self.zero32.val();
+            (self.wr_data.val() & self.ring_align_mask.val()) == self.zero32.val();
         self.ring_aligned.next = self.ring_aligned_r.q.val();
         self.notif_aligned_r.d.next =
-            (self.in_data.val() & self.notif_align_mask.val()) == self.zero32.val();
+            (self.wr_data.val() & self.notif_align_mask.val()) == self.zero32.val();
         self.notif_aligned.next = self.notif_aligned_r.q.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
         // The new head must lie in the ring and between the old head and the tail.
-        self.head_ok.next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
+        self.head_ok_r.d.next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
             & ((self.wr_data16.val() & !self.pg_mask.val()) == self.zero16.val())
             & (((self.wr_data16.val() - self.head_ram.read_data.val()) & self.pg_mask.val())
                 <= ((self.pg_tail.val() - self.head_ram.read_data.val()) & self.pg_mask.val()));
+        self.head_ok.next = self.head_ok_r.q.val();
+        // The page, as the check stage read it, for the apply stage.
+        self.pk_enable.d.next = self.enable_ram.read_data.val();
+        self.pk_ring_zero.d.next = self.ring_bytes_ram.read_data.val() == self.zero32.val();
+        self.pk_nb_zero.d.next = self.nb_bytes_ram.read_data.val() == self.zero32.val();
+        self.pk_base.d.next = self.pg_base.o.val();
+        self.pk_mask.d.next = self.pg_mask.val();
+        self.pk_nb_base.d.next = self.pg_nb_base.o.val();
+        // Records minus one: bytes / 16 - 1.
+        self.pk_nb_mask.d.next =
+            (self.nb_bytes_ram.read_data.val() >> self.four32.val()) - self.one32.val();
+        self.pk_head.d.next = self.head_ram.read_data.val();
+        self.pk_pipe.d.next = self.lk_pipe.q.val();
+        self.pk_tail.d.next = self.pg_tail.val();
+        if self.events.pipe.val() == self.lk_pipe.q.val() {
+            if self.events.frame.val() {
+                self.pk_tail.d.next = self.events.tail.val();
+            }
+            if self.events.restart.val() {
+                self.pk_tail.d.next = self.zero16.val();
+            }
+        }
         for i in 0..TX_PIPES {
             // The new TX tail must lie in the ring and advance only into free slots
             // (one slot stays empty so a full ring differs from an empty one).
-            self.tx_tail_ok_r[i].d.next = (self.in_data.val().get_bits::<16>(16)
+            self.tx_tail_ok_r[i].d.next = (self.wr_data.val().get_bits::<16>(16)
                 == self.zero16.val())
-                & ((self.in_data16.val() & !self.tx_mask_r[i].q.val()) == self.zero16.val())
-                & (((self.in_data16.val() - self.tx_tail_r[i].q.val())
+                & ((self.wr_data16.val() & !self.tx_mask_r[i].q.val()) == self.zero16.val())
+                & (((self.wr_data16.val() - self.tx_tail_r[i].q.val())
                     & self.tx_mask_r[i].q.val())
                     <= (self.tx_mask_r[i].q.val()
                         - ((self.tx_tail_r[i].q.val() - self.tx_head[i].val())
@@ -1124,10 +1193,8 @@ impl Logic for RegFile {
         self.nb_head_ram.write_data.next = self.wr_data.val();
         self.nbuf_cfg.next = false;
         self.nbuf_cfg_on.next = self.wr_data.val().get_bit(0);
-        self.nbuf_cfg_base.next = self.pg_nb_base.o.val();
-        // Records minus one: bytes / 16 - 1.
-        self.nbuf_cfg_mask.next =
-            (self.nb_bytes_ram.read_data.val() >> self.four32.val()) - self.one32.val();
+        self.nbuf_cfg_base.next = self.pk_nb_base.q.val();
+        self.nbuf_cfg_mask.next = self.pk_nb_mask.q.val();
         self.nbuf_head_wr.next = false;
         self.nbuf_head.next = self.wr_data.val();
         self.enable_ram.write_enable.next = false;
@@ -1228,7 +1295,7 @@ impl Logic for RegFile {
                     | (self.wr_off.val() == self.p_base_hi.val())
                     | (self.wr_off.val() == self.p_ring_bytes.val())
                 {
-                    if self.enable_ram.read_data.val() {
+                    if self.pk_enable.q.val() {
                         self.err.next = true;
                         self.err_cause.next = self.cause_enabled.val();
                     } else if self.wr_off.val() == self.p_base_lo.val() {
@@ -1250,14 +1317,12 @@ impl Logic for RegFile {
                         }
                     }
                 } else if self.wr_off.val() == self.p_ctrl.val() {
-                    if self.wr_data.val().get_bit(0)
-                        & (self.ring_bytes_ram.read_data.val() == self.zero32.val())
-                    {
+                    if self.wr_data.val().get_bit(0) & self.pk_ring_zero.q.val() {
                         // A pipe cannot be enabled before it has a ring.
                         self.err.next = true;
                         self.err_cause.next = self.cause_ring_size.val();
                     } else if self.wr_data.val().get_bit(0)
-                        & !self.enable_ram.read_data.val()
+                        & !self.pk_enable.q.val()
                         & !self.nb_on.q.val().get_bit(self.wr_buf.val().index())
                     {
                         // Nor switched on with nowhere to announce its frames.
@@ -1266,8 +1331,8 @@ impl Logic for RegFile {
                     } else {
                         self.enable_ram.write_enable.next = true;
                         self.do_restart.next =
-                            self.wr_data.val().get_bit(0) != self.enable_ram.read_data.val();
-                        if self.wr_data.val().get_bit(0) & !self.enable_ram.read_data.val() {
+                            self.wr_data.val().get_bit(0) != self.pk_enable.q.val();
+                        if self.wr_data.val().get_bit(0) & !self.pk_enable.q.val() {
                             self.do_head_wr.next = true;
                             self.new_head.next = self.zero16.val();
                         }
@@ -1401,9 +1466,7 @@ impl Logic for RegFile {
                             self.nb_bytes_ram.write_enable.next = true;
                         }
                     } else if self.wr_off.val() == self.p_nb_ctrl.val() {
-                        if self.wr_data.val().get_bit(0)
-                            & (self.nb_bytes_ram.read_data.val() == self.zero32.val())
-                        {
+                        if self.wr_data.val().get_bit(0) & self.pk_nb_zero.q.val() {
                             self.err.next = true;
                             self.err_cause.next = self.cause_ring_size.val();
                         } else if self.wr_data.val().get_bit(0) {
@@ -1435,20 +1498,15 @@ impl Logic for RegFile {
             }
         }
         self.restart.next = self.do_restart.val();
-        self.restart_base.next = self.pg_base.o.val();
-        self.restart_mask.next = self.pg_mask.val();
+        self.restart_base.next = self.pk_base.q.val();
+        self.restart_mask.next = self.pk_mask.q.val();
         self.restart_enable.next = self.wr_data.val().get_bit(0);
         self.head_wr.next = self.do_head_wr.val();
         self.wr_head.next = self.new_head.val();
         self.head_ram.write_enable.next = self.do_head_wr.val();
         self.head_ram.write_address.next = self.wr_pipe_l.val();
         self.head_ram.write_data.next = self.new_head.val();
-        self.restart_bit.next = self.zero_pipes.val();
-        if self.do_restart.val() {
-            self.restart_bit.next = self.one_pipe.val() << self.wr_pipe_l.val();
-        }
-        self.tail_zero.d.next =
-            (self.tail_zero.q.val() & !self.frame_bit.val()) | self.restart_bit.val();
+        self.restart_wait.d.next = self.do_restart.val();
 
         // ---- The gates' pipes ----
         // Each follows its pipe's events; naming another pipe loads that
@@ -1458,33 +1516,47 @@ impl Logic for RegFile {
         self.gate_pipe[1].next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         for g in 0..GATES {
             if self.gate_load[g].val() {
-                self.gate_head_r[g].d.next = self.head_ram.read_data.val();
-                self.gate_tail_r[g].d.next = self.pg_tail.val();
-                self.gate_mask_r[g].d.next = self.pg_mask.val();
-                self.gate_enable_r[g].d.next = self.enable_ram.read_data.val();
-                if self.events.frame.val() & (self.events.pipe.val() == self.lk_pipe.q.val()) {
+                self.gate_head_r[g].d.next = self.pk_head.q.val();
+                self.gate_tail_r[g].d.next = self.pk_tail.q.val();
+                self.gate_mask_r[g].d.next = self.pk_mask.q.val();
+                self.gate_enable_r[g].d.next = self.pk_enable.q.val();
+                if self.events.frame.val() & (self.events.pipe.val() == self.pk_pipe.q.val()) {
                     self.gate_tail_r[g].d.next = self.events.tail.val();
                 }
             } else {
-                if self.events.frame.val() & (self.events.pipe.val() == self.gate_pipe[g].val()) {
-                    self.gate_tail_r[g].d.next = self.events.tail.val();
-                }
-                if self.wr_pipe_l.val() == self.gate_pipe[g].val() {
-                    if self.do_head_wr.val() {
-                        self.gate_head_r[g].d.next = self.new_head.val();
+                // The RX engine's events, in its order: a restart (tail 0,
+                // the new ring) and the tails it publishes.
+                if self.events.pipe.val() == self.gate_pipe[g].val() {
+                    if self.events.frame.val() {
+                        self.gate_tail_r[g].d.next = self.events.tail.val();
                     }
-                    if self.do_restart.val() {
+                    if self.events.restart.val() {
                         self.gate_tail_r[g].d.next = self.zero16.val();
-                        self.gate_mask_r[g].d.next = self.pg_mask.val();
-                        self.gate_enable_r[g].d.next = self.wr_data.val().get_bit(0);
+                        self.gate_mask_r[g].d.next = self.events.restart_mask.val();
+                        self.gate_enable_r[g].d.next = self.events.restart_enable.val();
                     }
+                }
+                // A head write, a cycle late (the gate then sees less room,
+                // never more); a restart closes the gate at once, until the
+                // engine has applied it.
+                if self.gh_v.q.val() & (self.gh_pipe.q.val() == self.gate_pipe[g].val()) {
+                    self.gate_head_r[g].d.next = self.gh_value.q.val();
+                }
+                if self.do_restart.val() & (self.wr_pipe_l.val() == self.gate_pipe[g].val()) {
+                    self.gate_enable_r[g].d.next = false;
                 }
             }
         }
+        self.gh_v.d.next = self.do_head_wr.val();
+        self.gh_pipe.d.next = self.wr_pipe_l.val();
+        self.gh_value.d.next = self.new_head.val();
 
-        if self.err.val() {
+        // A refused write is counted a cycle later.
+        self.err_r.d.next = self.err.val();
+        self.err_word.d.next = self.err_cause.val() | self.wr_addr32.o.val();
+        if self.err_r.q.val() {
             self.reg_errors.d.next = self.reg_errors.q.val() + self.one32.val();
-            self.last_err.d.next = self.err_cause.val() | self.wr_addr32.o.val();
+            self.last_err.d.next = self.err_word.q.val();
         }
 
         // ---- Counters ----
@@ -1787,7 +1859,9 @@ impl Logic for RegFile {
         // RAMs' read port is the write's), decoded, then answered.
         self.s_rd.ready.next = !self.rd_v.q.val()
             & !self.rsp_valid.q.val()
+            & !self.wr_check.q.val()
             & !self.wr_apply.q.val()
+            & !self.restart_wait.q.val()
             & !self.wr_take.val();
         self.rd_v.d.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         if self.s_rd.valid.val() & self.s_rd.ready.val() {
