@@ -21,8 +21,9 @@ use rust_hdl::prelude::*;
 /// - `eth_rx_*`: 512-bit frames from the MAC (tdata/tkeep/tlast/tvalid/tready);
 /// - `eth_tx_*`: 512-bit frames to the MAC;
 /// - `dma_wr_*`: posted writes into host memory (64-bit bus address, 64 bytes, byte enables);
-/// - `dma_rd_req_*`, `dma_rd_cpl_*`: DMA reads of host memory (up to 512 bytes) and
-///   their data, 64 bytes a beat, returned in request order;
+/// - `dma_rd_req_*`, `dma_rd_cpl_*`: DMA reads of host memory (up to 512 bytes,
+///   never across a 4 KiB boundary) and their data, 64 bytes a beat, returned
+///   in request order;
 /// - `mmio_wr_*`, `mmio_rd_*`, `mmio_rsp_*`: 32-bit BAR register writes, reads and read data;
 /// - `acp_*`: the ACP link port, one 64-byte record per slot each way, and the
 ///   physical layer's signal-present flag.

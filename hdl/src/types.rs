@@ -34,7 +34,8 @@ pub struct MmioWrite {
     pub data: Bits<32>,
 }
 
-/// A DMA read request: `len` bytes (a multiple of 64, at most 512) at `addr`.
+/// A DMA read request: `len` bytes (a multiple of 64, at most 512) at `addr`,
+/// never across a 4 KiB boundary (`DMA_BOUNDARY_BYTES`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct DmaReadReq {
     pub addr: Bits<64>,

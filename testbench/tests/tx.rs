@@ -1,8 +1,9 @@
 //! TX path tests on the Verilated NIC, driven through the real driver: what
 //! software posts comes out of the Ethernet TX port byte for byte.
 
-use pendulum_driver::{Card, Device, Error, TxPipe};
-use pendulum_layout::{pipe, pipe_page, tx_compl, RegError};
+use pendulum_driver::{Card, Device, Error, RegionKind, TxPipe};
+use pendulum_layout::params::{DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES};
+use pendulum_layout::{pipe, pipe_page, tx_compl, RegError, BEAT_BYTES};
 use pendulum_testbench::echo::echo_in_place;
 use pendulum_testbench::models::{FrameGen, Pacing};
 use pendulum_testbench::{SimCard, SimConfig};
@@ -33,6 +34,12 @@ fn send_all(dev: &mut Device<SimCard>, tx: &mut TxPipe, frames: &[Vec<u8>]) {
     }
     assert!(tx.wait_idle(dev, 1_000_000), "TX did not finish");
     assert!(dev.card_mut().sim.drain(100_000));
+    let c = dev.card().sim.pcie.counters();
+    assert_eq!(
+        (c.read_page_crossings, c.read_errors),
+        (0, 0),
+        "DMA reads across a 4 KiB boundary, or refused"
+    );
 }
 
 #[test]
@@ -392,4 +399,209 @@ fn zero_copy_echo_sends_received_frames_out_of_the_rx_ring() {
     }
     assert_eq!(c.tx_frames, out.len() as u64);
     assert_eq!(c.tx_drop_malformed, 0);
+}
+
+/// The reads a run of the fetcher from slot `from` up to slot `to` of a ring
+/// at `base` should take: each as long as it may be, and never past the run's
+/// end, the ring's end, or a 4 KiB boundary of its address.
+fn expected_reads(base: u64, ring_slots: u32, from: u32, to: u32) -> Vec<(u64, u32)> {
+    let beat = BEAT_BYTES as u64;
+    let boundary = DMA_BOUNDARY_BYTES as u64;
+    let (mut pos, mut left) = (from, (to + ring_slots - from) % ring_slots);
+    let mut reads = Vec::new();
+    while left > 0 {
+        let addr = base + pos as u64 * beat;
+        let to_page = ((boundary - addr % boundary) / beat) as u32;
+        let n = left
+            .min(ring_slots - pos)
+            .min(to_page)
+            .min(DMA_READ_MAX_BYTES / BEAT_BYTES as u32);
+        reads.push((addr, n * BEAT_BYTES as u32));
+        pos = (pos + n) % ring_slots;
+        left -= n;
+    }
+    reads
+}
+
+/// Every read in `reads` stays inside one 4 KiB page, and they are the reads
+/// `expected` lists (so splitting cost no more requests than the boundaries
+/// force).
+fn check_reads(reads: &[(u64, u32)], expected: &[(u64, u32)], what: &str) {
+    let boundary = DMA_BOUNDARY_BYTES as u64;
+    for &(addr, len) in reads {
+        assert!(
+            len > 0 && addr / boundary == (addr + len as u64 - 1) / boundary,
+            "{what}: a DMA read of {len} bytes at {addr:#x} crosses a 4 KiB boundary"
+        );
+    }
+    assert_eq!(reads, expected, "{what}: the DMA reads the run took");
+}
+
+fn tx_ring_base(dev: &mut Device<SimCard>, p: usize) -> u64 {
+    let lo = dev
+        .read(pipe_page(p) + pipe::TX_RING_BASE_LO.offset)
+        .unwrap() as u64;
+    let hi = dev
+        .read(pipe_page(p) + pipe::TX_RING_BASE_HI.offset)
+        .unwrap() as u64;
+    hi << 32 | lo
+}
+
+#[test]
+fn tx_reads_from_offset_4032_split_at_each_4k_page_and_frames_stay_intact() {
+    let mut dev = open();
+    let ring_bytes = 64 * 1024;
+    let mut tx = dev.open_tx_pipe(0, ring_bytes).unwrap();
+    let slots = tx.ring_slots();
+    let base = tx_ring_base(&mut dev, 0);
+    let mut g = FrameGen::new(40);
+    // 63 one-slot frames: the next post starts at offset 4032, one slot
+    // before the ring's first 4 KiB boundary.
+    let fill: Vec<Vec<u8>> = (0..63).map(|_| g.frame(64, 0)).collect();
+    send_all(&mut dev, &mut tx, &fill);
+    assert_eq!(dev.card_mut().sim.eth_tx.take_frames(), fill);
+    assert_eq!(tx.tail(), 63);
+    dev.card_mut().sim.pcie.log_reads();
+    // One doorbell each: a run over several pages with frames of every size,
+    // then single frames from wherever the last ended, then runs that wrap
+    // the ring.
+    let mut rounds: Vec<Vec<usize>> = vec![vec![60, 1500, 9000, 64, 4000, 1518, 333, 9600]];
+    for len in [100, 2000, 64, 512, 576, 9000, 700, 4097, 128, 1000] {
+        rounds.push(vec![len]);
+    }
+    for k in 0..6 {
+        rounds.push((0..12).map(|i| 60 + (i * 977 + k * 311) % 3000).collect());
+    }
+    let mut pages_crossed = 0;
+    for (r, lens) in rounds.iter().enumerate() {
+        let frames: Vec<Vec<u8>> = lens.iter().map(|&l| g.frame(l, 0)).collect();
+        let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+        let from = tx.tail();
+        assert_eq!(tx.send(&mut dev, &refs).unwrap(), frames.len());
+        assert!(
+            tx.wait_idle(&mut dev, 1_000_000),
+            "round {r}: TX did not finish"
+        );
+        assert!(dev.card_mut().sim.drain(100_000));
+        let reads = dev.card_mut().sim.pcie.take_read_log();
+        let expected = expected_reads(base, slots, from, tx.tail());
+        check_reads(
+            &reads,
+            &expected,
+            &format!("round {r} (slots {from}..{})", tx.tail()),
+        );
+        let out = dev.card_mut().sim.eth_tx.take_frames();
+        assert!(out == frames, "round {r}: the frames did not go out intact");
+        pages_crossed += expected
+            .windows(2)
+            .filter(|w| w[1].0 % DMA_BOUNDARY_BYTES as u64 == 0)
+            .count();
+    }
+    assert!(
+        pages_crossed >= 16,
+        "only {pages_crossed} page boundaries crossed"
+    );
+    let c = dev.card().sim.pcie.counters();
+    assert_eq!((c.read_page_crossings, c.read_errors), (0, 0));
+    assert_eq!(dev.counters().unwrap().tx_drop_malformed, 0);
+}
+
+/// A TX ring whose base is 64-byte aligned but not 4 KiB aligned (the
+/// register file allows it): its pages start mid-ring and its end is not a
+/// page boundary. The pipe is set up by hand, without `TxPipe`, so the ring
+/// can sit anywhere in a larger region.
+#[test]
+fn tx_ring_off_a_4k_boundary_reads_stay_in_pages_and_frames_stay_intact() {
+    let mut dev = open();
+    let p = 1;
+    let page = pipe_page(p);
+    let ring_bytes = 8192u32;
+    let slots = ring_bytes / BEAT_BYTES as u32;
+    // 31 slots into a page: 33 slots to the first boundary, not a multiple of
+    // a full read.
+    let skew = 31 * BEAT_BYTES;
+    let region = dev
+        .card_mut()
+        .alloc_dma(ring_bytes as usize + 4096, RegionKind::DataRing, false)
+        .unwrap();
+    let compl = dev
+        .card_mut()
+        .alloc_dma(tx_compl::BYTES, RegionKind::Notification, false)
+        .unwrap();
+    let base = region.iova + skew as u64;
+    assert_ne!(base % DMA_BOUNDARY_BYTES as u64, 0);
+    for (reg, value) in [
+        (pipe::TX_CTRL, 0),
+        (pipe::TX_RING_BASE_LO, base as u32),
+        (pipe::TX_RING_BASE_HI, (base >> 32) as u32),
+        (pipe::TX_RING_BYTES, ring_bytes),
+        (pipe::TX_COMPL_BASE_LO, compl.iova as u32),
+        (pipe::TX_COMPL_BASE_HI, (compl.iova >> 32) as u32),
+        (pipe::TX_CTRL, pipe::CTRL_ENABLE),
+    ] {
+        dev.write_checked(page + reg.offset, value).unwrap();
+    }
+    dev.card_mut().sim.pcie.log_reads();
+    let mut g = FrameGen::new(41);
+    let mut tail = 0u32;
+    let mut pages_crossed = 0;
+    let mut wraps = 0;
+    for r in 0..24 {
+        // Up to 126 slots a round (the ring holds 127), so each round runs
+        // over one or two page boundaries and every other one wraps.
+        let lens: Vec<usize> = match r % 4 {
+            0 => vec![60, 1500, 64, 3000],
+            1 => vec![4097, 1518, 200],
+            2 => vec![64 * (r + 1), 6000 - 64 * r],
+            _ => (0..20).map(|i| 60 + (i * 131 + r * 17) % 300).collect(),
+        };
+        let frames: Vec<Vec<u8>> = lens.iter().map(|&l| g.frame(l, p)).collect();
+        let from = tail;
+        {
+            let ring = &mut dev.card_mut().dma_mut(&region)[skew..skew + ring_bytes as usize];
+            for f in &frames {
+                for (k, chunk) in f.chunks(BEAT_BYTES).enumerate() {
+                    let at = ((tail as usize + k) % slots as usize) * BEAT_BYTES;
+                    ring[at..at + chunk.len()].copy_from_slice(chunk);
+                }
+                tail = (tail + f.len().div_ceil(BEAT_BYTES) as u32) % slots;
+            }
+        }
+        assert!(
+            (tail + slots - from) % slots < slots - 1,
+            "round {r} overfills the ring"
+        );
+        wraps += (tail < from) as u32;
+        dev.write_checked(page + pipe::TX_TAIL.offset, tail)
+            .unwrap();
+        let mut polls = 0;
+        while dev.read(page + pipe::TX_HEAD.offset).unwrap() != tail {
+            polls += 1;
+            assert!(polls < 10_000, "round {r}: TX did not finish");
+        }
+        assert!(dev.card_mut().sim.drain(100_000));
+        let reads = dev.card_mut().sim.pcie.take_read_log();
+        let expected = expected_reads(base, slots, from, tail);
+        check_reads(
+            &reads,
+            &expected,
+            &format!("round {r} (slots {from}..{tail})"),
+        );
+        let out = dev.card_mut().sim.eth_tx.take_frames();
+        assert!(out == frames, "round {r}: the frames did not go out intact");
+        pages_crossed += expected
+            .windows(2)
+            .filter(|w| w[1].0 % DMA_BOUNDARY_BYTES as u64 == 0)
+            .count();
+    }
+    assert!(
+        wraps >= 6 && pages_crossed >= 12,
+        "{wraps} wraps, {pages_crossed} page boundaries"
+    );
+    let c = dev.card().sim.pcie.counters();
+    assert_eq!(
+        (c.read_page_crossings, c.read_errors, c.stray_writes),
+        (0, 0, 0)
+    );
+    assert_eq!(dev.counters().unwrap().tx_drop_malformed, 0);
 }

@@ -67,6 +67,9 @@ pub mod params {
     pub const ETH_RX_FIFO_DEPTH_LOG2: usize = 5;
     /// Largest DMA read the TX engine asks for, bytes (PCIe max read request 512 B).
     pub const DMA_READ_MAX_BYTES: u32 = 512;
+    /// No DMA request crosses a multiple of this: PCIe and AXI forbid a
+    /// request across a 4 KiB boundary of its address.
+    pub const DMA_BOUNDARY_BYTES: u32 = 4096;
     /// Beats of read completions the TX engine can hold: it keeps at most this
     /// many beats requested and not yet consumed, so completions never stall the
     /// link. It must cover the PCIe round trip: 200 cycles at one beat per cycle
@@ -212,5 +215,18 @@ mod tests {
         assert_eq!(1 << NOTIF_BUF_BITS, NOTIF_BUFS);
         const { assert!(NOTIF_BUFS <= PIPES) };
         assert!(TX_COMPL_SLOTS.is_power_of_two() && TX_COMPL_SLOTS <= RING_MIN_BYTES / 64);
+    }
+
+    #[test]
+    fn dma_requests_can_be_split_at_the_4k_boundary() {
+        use params::*;
+        // A full read, a 256-byte write block and a ring each fit a whole
+        // number of times between two boundaries, so splitting at one never
+        // leaves a request that is not whole beats.
+        assert!(DMA_BOUNDARY_BYTES.is_power_of_two());
+        assert_eq!(DMA_BOUNDARY_BYTES % DMA_READ_MAX_BYTES, 0);
+        assert_eq!(DMA_BOUNDARY_BYTES % 256, 0);
+        assert_eq!(DMA_BOUNDARY_BYTES as usize % BEAT_BYTES, 0);
+        const { assert!(RING_MIN_BYTES >= DMA_BOUNDARY_BYTES) };
     }
 }

@@ -17,9 +17,10 @@ use rust_hdl::prelude::*;
 ///   512. All reads use one AXI ID, so data returns in request order, as the
 ///   core expects; `rlast` marks the request's last beat.
 ///
-/// Not handled here (see the README): reads or writes crossing a 4 KiB
-/// boundary (AXI forbids them; the core's requests are 64-byte aligned and at
-/// most 512 bytes, but are not split at 4 KiB) and error responses.
+/// No burst crosses a 4 KiB boundary, as AXI requires: the core never asks
+/// for one (each write beat is 64-byte aligned, and the TX fetcher ends every
+/// read at the next boundary). Not handled here (see the README): error
+/// responses.
 ///
 /// Latency 0 cycles (combinational); 1 write or read request per cycle.
 #[derive(LogicBlock)]

@@ -1,7 +1,8 @@
 use crate::stream::{StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxRunInfo};
 use pendulum_layout::params::{
-    DMA_READ_MAX_BYTES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES, TX_PIPE_BITS,
+    DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES,
+    TX_PIPE_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -12,15 +13,25 @@ use rust_hdl::prelude::*;
 /// when it started (a "run"); software rings only after whole frames, so a
 /// run ends on a frame boundary and runs of different pipes never split a
 /// frame. Requests are up to `DMA_READ_MAX_BYTES`, never cross the end of the
-/// ring, and are issued only while the completion FIFO has room for all
-/// their beats (credits), so completions never back up into the link.
-/// Each request also leaves a `TxRunInfo` for the framer (`info_push`).
+/// ring nor a 4 KiB boundary of their host address (`DMA_BOUNDARY_BYTES`,
+/// which PCIe and AXI forbid a request to cross; the ring base need only be
+/// 64-byte aligned, so a ring's pages may start anywhere in it), and are
+/// issued only while the completion FIFO has room for all their beats
+/// (credits), so completions never back up into the link. Each request
+/// also leaves a `TxRunInfo` for the framer (`info_push`).
+///
+/// A request is as long as it may be: min(run left, to the ring's end, to
+/// the next 4 KiB boundary, `DMA_READ_MAX_BYTES`). A full request never
+/// crosses a boundary that it does not start on (boundaries are a whole
+/// number of full requests apart), so a run costs one extra request per
+/// boundary it crosses at most.
 ///
 /// For timing, the slots left in the run, the slots to the ring's end, the
-/// smaller of the two, "room for a full request" and the credits coming
-/// back are kept in registers, and requests leave from an output register:
-/// no path runs from the fetch position through the request arithmetic to
-/// the port, and the next request's size is one LUT from registers.
+/// slots to the next 4 KiB boundary, the smallest of them, "room for a full
+/// request" and the credits coming back are kept in registers, and requests
+/// leave from an output register: no path runs from the fetch position
+/// through the request arithmetic to the port, and the next request's size
+/// is one LUT from registers.
 ///
 /// 1 request per cycle at most; latency 3 cycles from a doorbell to a
 /// request (a run's first request is sized in the cycle after it starts).
@@ -48,9 +59,16 @@ pub struct TxFetcher {
     // to the end of the ring.
     left: DFF<Bits<SLOT_BITS>>,
     to_end: DFF<Bits<SLOT_BITS>>,
-    // min(left, to_end), whether it is a full request or more, and whether
-    // those two hold for this run yet (not in the cycle it starts).
+    // Slots from the fetch position to the next 4 KiB boundary of its
+    // address (1 to a page), and from the ring's slot 0 to its first one
+    // (where the fetch position lands when it wraps).
+    to_page: DFF<Bits<SLOT_BITS>>,
+    page_first: DFF<Bits<SLOT_BITS>>,
+    // min(left, to_end); min(left, to_end, to_page), the next request's size
+    // unless it is a full one; whether it is a full request or more; and
+    // whether those hold for this run yet (not in the cycle it starts).
     span: DFF<Bits<SLOT_BITS>>,
+    reach: DFF<Bits<SLOT_BITS>>,
     big: DFF<Bit>,
     sized: DFF<Bit>,
     // Beats requested and not yet consumed by the framer, and whether a
@@ -70,6 +88,8 @@ pub struct TxFetcher {
     sel_fetched: Signal<Local, Bits<SLOT_BITS>>,
     sel_enable: Signal<Local, Bit>,
     n: Signal<Local, Bits<SLOT_BITS>>,
+    left_after: Signal<Local, Bits<SLOT_BITS>>,
+    span_after: Signal<Local, Bits<SLOT_BITS>>,
     load: Signal<Local, Bit>,
     used_next: Signal<Local, Bits<16>>,
     fetched64: ZeroExtend<SLOT_BITS, 64>,
@@ -83,12 +103,19 @@ pub struct TxFetcher {
     max_beats: Constant<Bits<16>>,
     room_limit: Constant<Bits<16>>,
     beat_shift: Constant<Bits<16>>,
+    // Slots in a 4 KiB page, and that minus one (the slot within a page).
+    page_slots: Constant<Bits<SLOT_BITS>>,
+    page_mask: Constant<Bits<SLOT_BITS>>,
 }
 
 impl TxFetcher {
     pub fn new() -> Self {
         let c16 = |v: u64| Constant::new(v.into());
         let max_beats = (DMA_READ_MAX_BYTES as usize / pendulum_layout::BEAT_BYTES) as u64;
+        let page_slots = (DMA_BOUNDARY_BYTES as usize / pendulum_layout::BEAT_BYTES) as u64;
+        // A full request fits between two boundaries a whole number of times,
+        // so only a request that starts off that grid is ever cut short.
+        assert_eq!(page_slots % max_beats, 0);
         Self {
             clock: Default::default(),
             tx_base: Default::default(),
@@ -106,7 +133,10 @@ impl TxFetcher {
             visit: Default::default(),
             left: Default::default(),
             to_end: Default::default(),
+            to_page: Default::default(),
+            page_first: Default::default(),
             span: Default::default(),
+            reach: Default::default(),
             big: Default::default(),
             sized: Default::default(),
             credits_used: Default::default(),
@@ -121,6 +151,8 @@ impl TxFetcher {
             sel_fetched: Default::default(),
             sel_enable: Default::default(),
             n: Default::default(),
+            left_after: Default::default(),
+            span_after: Default::default(),
             load: Default::default(),
             used_next: Default::default(),
             fetched64: Default::default(),
@@ -134,6 +166,8 @@ impl TxFetcher {
             // A full-size request fits while at most (capacity - max) beats are out.
             room_limit: c16((1u64 << TX_CPL_FIFO_DEPTH_LOG2) - max_beats),
             beat_shift: c16(pendulum_layout::BEAT_BYTES_LOG2 as u64),
+            page_slots: c16(page_slots),
+            page_mask: c16(page_slots - 1),
         }
     }
 }
@@ -155,7 +189,10 @@ impl Logic for TxFetcher {
             visit,
             left,
             to_end,
+            to_page,
+            page_first,
             span,
+            reach,
             big,
             sized,
             credits_used,
@@ -201,21 +238,37 @@ impl Logic for TxFetcher {
                         (self.tx_tail[i].val() - self.fetched[i].q.val()) & self.tx_mask[i].val();
                     self.to_end.d.next =
                         (self.tx_mask[i].val() - self.fetched[i].q.val()) + self.one16.val();
+                    // Address bits 11..6 are the slot within a page; bits
+                    // 5..0 of the base are 0 (64-byte aligned).
+                    self.to_page.d.next = self.page_slots.val()
+                        - ((self.tx_base[i].val().get_bits::<SLOT_BITS>(6)
+                            + self.fetched[i].q.val())
+                            & self.page_mask.val());
+                    self.page_first.d.next = self.page_slots.val()
+                        - (self.tx_base[i].val().get_bits::<SLOT_BITS>(6) & self.page_mask.val());
                 }
             }
         }
 
-        // In the cycle after a run starts, the span of its first read.
+        // In the cycle after a run starts, the span and reach of its first
+        // read (the three compares side by side, then one mux).
         if self.active.q.val() & !self.sized.q.val() {
             self.sized.d.next = true;
             self.span.d.next = self.left.q.val();
+            self.reach.d.next = self.left.q.val();
             if self.to_end.q.val() < self.left.q.val() {
                 self.span.d.next = self.to_end.q.val();
+                self.reach.d.next = self.to_end.q.val();
+            }
+            if (self.to_page.q.val() < self.left.q.val())
+                & (self.to_page.q.val() < self.to_end.q.val())
+            {
+                self.reach.d.next = self.to_page.q.val();
             }
         }
         // Size of the next read: what is left of the run, at most one request,
-        // and never past the end of the ring.
-        self.n.next = self.span.q.val();
+        // and never past the end of the ring or a 4 KiB boundary.
+        self.n.next = self.reach.q.val();
         if self.big.q.val() {
             self.n.next = self.max_beats.val();
         }
@@ -241,6 +294,8 @@ impl Logic for TxFetcher {
         self.info_push.next = self.load.val();
 
         self.used_next.next = self.credits_used.q.val();
+        self.left_after.next = self.left.q.val() - self.n.val();
+        self.span_after.next = self.span.q.val() - self.n.val();
         if self.load.val() {
             self.out_valid.d.next = true;
             self.out_addr.d.next = self.sel_base.val() + (self.fetched64.o.val() << 6);
@@ -253,14 +308,29 @@ impl Logic for TxFetcher {
                         (self.sel_fetched.val() + self.n.val()) & self.sel_mask.val();
                 }
             }
-            self.left.d.next = self.left.q.val() - self.n.val();
+            self.left.d.next = self.left_after.val();
             self.to_end.d.next = self.to_end.q.val() - self.n.val();
-            self.span.d.next = self.span.q.val() - self.n.val();
+            self.to_page.d.next = self.to_page.q.val() - self.n.val();
+            self.span.d.next = self.span_after.val();
+            self.reach.d.next = self.reach.q.val() - self.n.val();
+            if self.n.val() == self.to_page.q.val() {
+                // At a 4 KiB boundary: a whole page is ahead.
+                self.to_page.d.next = self.page_slots.val();
+                self.reach.d.next = self.span_after.val();
+                if self.span_after.val() > self.page_slots.val() {
+                    self.reach.d.next = self.page_slots.val();
+                }
+            }
             if self.n.val() == self.to_end.q.val() {
                 // Wrapped to slot 0: the whole ring is ahead, so only the
-                // run's end limits the span.
+                // run's end and the ring's first boundary limit the reach.
                 self.to_end.d.next = self.sel_mask.val() + self.one16.val();
-                self.span.d.next = self.left.q.val() - self.n.val();
+                self.to_page.d.next = self.page_first.q.val();
+                self.span.d.next = self.left_after.val();
+                self.reach.d.next = self.left_after.val();
+                if self.page_first.q.val() < self.left_after.val() {
+                    self.reach.d.next = self.page_first.q.val();
+                }
             }
             if self.n.val() == self.left.q.val() {
                 self.active.d.next = false;
@@ -273,7 +343,10 @@ impl Logic for TxFetcher {
             self.credits_used.d.next = self.used_next.val();
         }
         self.room.d.next = self.credits_used.d.val() <= self.room_limit.val();
-        self.big.d.next = self.span.d.val() >= self.max_beats.val();
+        // min(left, to_end, to_page) >= max, from the three side by side.
+        self.big.d.next = (self.left.d.val() >= self.max_beats.val())
+            & (self.to_end.d.val() >= self.max_beats.val())
+            & (self.to_page.d.val() >= self.max_beats.val());
         // A run on a pipe that was disabled ends.
         if self.active.q.val() & !self.sel_enable.val() {
             self.active.d.next = false;

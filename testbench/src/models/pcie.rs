@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use pendulum_layout::params::DMA_READ_MAX_BYTES;
+use pendulum_layout::params::{DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES};
 use pendulum_layout::BEAT_BYTES;
 
 use super::host_mem::{HostMemory, RegionKind};
@@ -73,7 +73,9 @@ pub struct PcieCounters {
     /// four 64-byte beats.
     pub dma_writes: u64,
     /// Write beats that broke the TLP rules: not following the previous beat's
-    /// address, more than four beats, or crossing a 256-byte boundary.
+    /// address, more than four beats, or crossing a 256-byte boundary (a beat
+    /// whose strobed bytes straddle one counts too). A write that keeps them
+    /// never crosses a 4 KiB boundary either.
     pub tlp_errors: u64,
     /// Payload bytes (strobe popcount) of writes into `DataRing` regions.
     pub data_bytes: u64,
@@ -94,10 +96,14 @@ pub struct PcieCounters {
     /// regions (TX frame data). Completion TLP overhead and payload read from
     /// other regions go to `metadata_bytes`.
     pub tx_data_bytes: u64,
-    /// Reads that were refused: unmapped (or partly unmapped) addresses, or a
-    /// length that is zero, not a multiple of 64 or above 512. Each is answered
-    /// with zeros so the NIC is not left waiting.
+    /// Reads that were refused: unmapped (or partly unmapped) addresses, a
+    /// length that is zero, not a multiple of 64 or above 512, or bytes that
+    /// cross a 4 KiB boundary. Each is answered with zeros so the NIC is not
+    /// left waiting.
     pub read_errors: u64,
+    /// Read requests whose bytes cross a 4 KiB boundary
+    /// (`DMA_BOUNDARY_BYTES`), which PCIe and AXI forbid; also in `read_errors`.
+    pub read_page_crossings: u64,
     /// NIC->host link bytes charged to the bandwidth limit: write payload and
     /// TLP headers, and read request headers. Over `cycles *
     /// bytes_per_cycle` it is how busy that direction was.
@@ -207,6 +213,8 @@ pub struct PcieModel {
     write_tlp_open: bool,
     write_tlp_first: u64,
     write_tlp_next: u64,
+    /// Every read request accepted since [`log_reads`](PcieModel::log_reads), as (address, length).
+    read_log: Option<Vec<(u64, u32)>>,
 }
 
 /// Largest write payload per TLP (PCIe max payload size).
@@ -232,6 +240,7 @@ impl PcieModel {
             write_tlp_open: false,
             write_tlp_first: 0,
             write_tlp_next: 0,
+            read_log: None,
         }
     }
 
@@ -262,6 +271,13 @@ impl PcieModel {
             || iova / MAX_PAYLOAD_BYTES != self.write_tlp_first / MAX_PAYLOAD_BYTES
         {
             self.counters.tlp_errors += 1;
+        }
+        if strb != 0 {
+            let first = iova.wrapping_add(strb.trailing_zeros() as u64);
+            let last = iova.wrapping_add(63 - strb.leading_zeros() as u64);
+            if first / MAX_PAYLOAD_BYTES != last / MAX_PAYLOAD_BYTES {
+                self.counters.tlp_errors += 1;
+            }
         }
         self.write_tlp_next = iova.wrapping_add(BEAT_BYTES as u64);
         self.write_tlp_open = !last;
@@ -305,6 +321,9 @@ impl PcieModel {
     /// tracking does not hang and the test can report the count.
     pub fn push_read(&mut self, now: u64, iova: u64, len_bytes: u32, tag: u8) {
         self.charge_to_host(self.cfg.tlp_overhead_bytes as u64);
+        if let Some(log) = &mut self.read_log {
+            log.push((iova, len_bytes));
+        }
         self.reads_in_flight += 1;
         self.nic_to_host.push_back((
             now + self.cfg.one_way_latency_cycles,
@@ -315,6 +334,22 @@ impl PcieModel {
                 accept_cycle: now,
             },
         ));
+    }
+
+    /// Starts recording every read request accepted from now on, as
+    /// (address, length), for [`take_read_log`](Self::take_read_log).
+    /// Off by default: a long bench issues millions.
+    pub fn log_reads(&mut self) {
+        self.read_log.get_or_insert_with(Vec::new);
+    }
+
+    /// The read requests recorded since [`log_reads`](Self::log_reads) or the
+    /// last call, in acceptance order; recording goes on.
+    pub fn take_read_log(&mut self) -> Vec<(u64, u32)> {
+        self.read_log
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// The completion beat at the head of the queue, if it may be presented
@@ -370,10 +405,16 @@ impl PcieModel {
         let overhead = self.cfg.tlp_overhead_bytes;
         self.counters.read_requests += 1;
         self.counters.metadata_bytes += overhead as u64;
+        let boundary = DMA_BOUNDARY_BYTES as u64;
+        let crosses = iova % boundary + len_bytes as u64 > boundary;
+        if crosses {
+            self.counters.read_page_crossings += 1;
+        }
         let len_ok = len_bytes != 0
             // Whole beats (BEAT_BYTES is a power of two; a mask also suits the 1.80 MSRV).
             && len_bytes & (BEAT_BYTES as u32 - 1) == 0
-            && len_bytes <= DMA_READ_MAX_BYTES;
+            && len_bytes <= DMA_READ_MAX_BYTES
+            && !crosses;
         // Bounded, so a wild length cannot make the model allocate gigabytes.
         let served_bytes = (len_bytes.div_ceil(BEAT_BYTES as u32) as usize * BEAT_BYTES)
             .clamp(BEAT_BYTES, DMA_READ_MAX_BYTES as usize);
@@ -627,7 +668,7 @@ mod tests {
 
     /// Steps `link` from `now` until it is idle, taking every completion beat
     /// offered; returns the beats with the cycle each was taken.
-    fn drain_reads(
+    pub(super) fn drain_reads(
         link: &mut PcieModel,
         mem: &mut HostMemory,
         mut now: u64,
@@ -784,6 +825,8 @@ mod tests {
             .all(|(_, b)| b.data == [0; 64]));
         assert_eq!(got.last().unwrap().1.data, [0xEE; 64]);
         assert_eq!(link.counters().read_errors, 5);
+        // Off the end of the ring is at a page boundary too; so is the absurd length.
+        assert_eq!(link.counters().read_page_crossings, 2);
         assert_eq!(link.counters().tx_data_bytes, 64);
         assert!(link.idle());
     }
@@ -822,5 +865,43 @@ mod tlp_tests {
         link.push_write(1, 0x10C0, &[0; 64], u64::MAX, false);
         link.push_write(1, 0x1100, &[0; 64], u64::MAX, true);
         assert_eq!(link.counters().tlp_errors, 2);
+        // One beat whose strobed bytes straddle a 4 KiB boundary; the same
+        // beat strobing only the bytes below it is fine.
+        link.push_write(2, 0x1FE0, &[0; 64], u64::MAX, true);
+        assert_eq!(link.counters().tlp_errors, 3);
+        link.push_write(2, 0x1FE0, &[0; 64], 0xFFFF_FFFF, true);
+        assert_eq!(link.counters().tlp_errors, 3);
+    }
+
+    #[test]
+    fn a_read_across_a_4k_boundary_is_refused_counted_and_logged() {
+        let mut mem = HostMemory::new();
+        let (r, iova) = mem.alloc(8192, RegionKind::DataRing, false);
+        mem.region_mut(r).fill(0x5A);
+        let mut link = PcieModel::new(PcieConfig::default());
+        link.log_reads();
+        link.push_read(0, iova + 4032, 64, 1); // ends at the boundary: fine
+        link.push_read(0, iova + 4032, 128, 2); // one beat on each side
+        link.push_read(0, iova + 3584, 512, 3); // a full read up to the boundary
+        link.push_read(0, iova + 3648, 512, 4); // a full read across it
+        assert_eq!(
+            link.take_read_log(),
+            [
+                (iova + 4032, 64),
+                (iova + 4032, 128),
+                (iova + 3584, 512),
+                (iova + 3648, 512)
+            ]
+        );
+        assert!(link.take_read_log().is_empty());
+        let got = super::tests::drain_reads(&mut link, &mut mem, 0);
+        let zeros = |t: u8| {
+            got.iter()
+                .filter(|(_, b)| b.tag == t)
+                .all(|(_, b)| b.data == [0; 64])
+        };
+        assert_eq!([1, 2, 3, 4].map(zeros), [false, true, false, true]);
+        let c = link.counters();
+        assert_eq!((c.read_page_crossings, c.read_errors), (2, 2));
     }
 }
