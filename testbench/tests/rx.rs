@@ -730,3 +730,18 @@ fn relax_advances_simulated_time() {
     card.relax();
     assert!(card.sim.cycle() > before);
 }
+
+/// RX_OVERFLOW_DROPS reads the count on the core's `eth_rx_overflow_drops`
+/// port, which a board's RX clock crossing drives (the simulated MAC is never
+/// refused, so it stays 0 unless the test sets it).
+#[test]
+fn rx_overflow_drops_reads_the_count_from_the_rx_crossing() {
+    let mut dev = open();
+    assert_eq!(dev.counters().unwrap().rx_overflow_drops, 0);
+    dev.card_mut().sim.rx_overflow_drops = 0xFFFF_FFFE;
+    let c = dev.counters().unwrap();
+    assert_eq!(
+        (c.rx_overflow_drops, c.drops(), c.reg_errors),
+        (0xFFFF_FFFE, 0, 0)
+    );
+}
