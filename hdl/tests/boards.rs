@@ -640,6 +640,8 @@ fn frame_drop_fifo_passes_whole_frames_or_drops_and_counts_them_e_tile() {
     );
 }
 
+/// A reader faster than the writer and always ready: the FIFO never fills,
+/// so the one frame dropped is the one longer than the FIFO.
 #[test]
 fn frame_drop_fifo_with_a_fast_reader_drops_only_the_frame_too_long() {
     let lens = drop_lens(60, 12, 13);
