@@ -19,7 +19,9 @@ set acp_clk  [get_clocks -of_objects [get_pins mac1/gt_txusrclk2]]
 # pointers into two-flop synchronizers (*_meta, *_sync), and RAM data read
 # only after the pointer covering it has been synchronized. pendulum_cdc_tx
 # (hdl/src/stream/async_frame_fifo.rs) also passes its Gray-coded count of
-# complete frames the same way (frames_gray_meta, frames_gray_sync). The one other
+# complete frames the same way (frames_gray_meta, frames_gray_sync), and
+# pendulum_cdc_rx (hdl/src/stream/async_frame_drop_fifo.rs) its counts of
+# committed and of dropped frames (frames_gray_*, drops_gray_*). The one other
 # crossing is CMAC 1's stat_rx_aligned, a level, through the two flip-flops
 # of acp_link_sync (rust-hdl's BitSynchronizer: dff0, dff1) into the core clock.
 # The synchronizer flops are kept together and away from retiming:

@@ -12,8 +12,8 @@ set core_clk [get_clocks -of_objects [get_pins -compatibility_mode {pcie|coreclk
 set mac_clk  [get_clocks -of_objects [get_pins -compatibility_mode {mac0|o_clk_pll_div64}]]
 
 # ---- Crossings: only through pendulum_cdc_rx / pendulum_cdc_tx (Gray
-# pointers and pendulum_cdc_tx's Gray count of complete frames, two-flop
-# synchronizers). Bound each direction to one period of
+# pointers, pendulum_cdc_tx's Gray count of complete frames, pendulum_cdc_rx's
+# Gray counts of committed and dropped frames; two-flop synchronizers). Bound each direction to one period of
 # the faster clock, data path only, so the Gray code's one-bit change holds;
 # a clock group would leave that skew unbounded.
 set_max_delay -from $core_clk -to $mac_clk 2.400

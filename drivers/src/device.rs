@@ -30,11 +30,14 @@ pub struct Counters {
     pub flow_misses: u64,
     /// Register writes the card refused.
     pub reg_errors: u32,
+    /// Frames dropped whole before the core, at the board's RX clock
+    /// crossing (its FIFO was full; 32-bit, wraps). Not in [`Self::drops`].
+    pub rx_overflow_drops: u32,
 }
 
 impl Counters {
-    /// Received frames the card dropped, for any reason (TX drops are in
-    /// `tx_drop_malformed`).
+    /// Received frames the core dropped, for any reason (TX drops are in
+    /// `tx_drop_malformed`; frames lost before the core in `rx_overflow_drops`).
     pub fn drops(&self) -> u64 {
         self.drop_ring_full + self.drop_malformed + self.drop_pipe_off
     }
@@ -236,6 +239,7 @@ impl<C: Card> Device<C> {
             flow_hits: self.read64(Counter::FlowHits.reg())?,
             flow_misses: self.read64(Counter::FlowMisses.reg())?,
             reg_errors: self.card.read32(global::REG_ERRORS.offset)?,
+            rx_overflow_drops: self.card.read32(global::RX_OVERFLOW_DROPS.offset)?,
         })
     }
 

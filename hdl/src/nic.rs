@@ -26,7 +26,9 @@ use rust_hdl::prelude::*;
 ///   in request order;
 /// - `mmio_wr_*`, `mmio_rd_*`, `mmio_rsp_*`: 32-bit BAR register writes, reads and read data;
 /// - `acp_*`: the ACP link port, one 64-byte record per slot each way, and the
-///   physical layer's signal-present flag.
+///   physical layer's signal-present flag;
+/// - `eth_rx_overflow_drops`: frames the board's RX clock crossing dropped
+///   (already on this clock), for RX_OVERFLOW_DROPS.
 ///
 /// Inside: Ethernet FIFO → parse → RX engine ┐
 ///                    notification writer ─┤
@@ -48,6 +50,10 @@ pub struct PendulumNic {
     pub eth_rx_tlast: Signal<In, Bit>,
     pub eth_rx_tvalid: Signal<In, Bit>,
     pub eth_rx_tready: Signal<Out, Bit>,
+    /// Frames dropped whole before the core, at the board's RX clock crossing
+    /// (a count that only grows, wrapping at 2^32, already on `clock`); tie to
+    /// 0 where there is none.
+    pub eth_rx_overflow_drops: Signal<In, Bits<32>>,
 
     pub eth_tx_tdata: Signal<Out, Bits<512>>,
     pub eth_tx_tkeep: Signal<Out, Bits<64>>,
@@ -100,6 +106,8 @@ pub struct PendulumNic {
     acp_rx_valid_r: DFF<Bit>,
     acp_link_up_r: DFF<Bit>,
     link_reset_r: DFF<Bit>,
+    // Registered for the same reason, before the register file's read mux.
+    eth_rx_overflow_drops_r: DFF<Bits<32>>,
     acp_tx_skid: SkidBuffer<Bits<512>>,
     atomic: AtomicUnit,
     // Verb slots from the framer, registered both ways: the framer's accept
@@ -152,6 +160,7 @@ impl PendulumNic {
             eth_rx_tlast: Default::default(),
             eth_rx_tvalid: Default::default(),
             eth_rx_tready: Default::default(),
+            eth_rx_overflow_drops: Default::default(),
             eth_tx_tdata: Default::default(),
             eth_tx_tkeep: Default::default(),
             eth_tx_tlast: Default::default(),
@@ -193,6 +202,7 @@ impl PendulumNic {
             acp_rx_valid_r: Default::default(),
             acp_link_up_r: Default::default(),
             link_reset_r: Default::default(),
+            eth_rx_overflow_drops_r: Default::default(),
             acp_tx_skid: SkidBuffer::default(),
             atomic: AtomicUnit::new(),
             atomic_skid: SkidBuffer::default(),
@@ -303,13 +313,17 @@ impl Logic for PendulumNic {
             acp_rx_data_r,
             acp_rx_valid_r,
             acp_link_up_r,
-            link_reset_r
+            link_reset_r,
+            eth_rx_overflow_drops_r
         );
         self.acp_tx_skid.clock.next = self.clock.val();
         self.acp_rx_data_r.d.next = self.acp_rx_data.val();
         self.acp_rx_valid_r.d.next = self.acp_rx_valid.val();
         self.acp_link_up_r.d.next = self.acp_link_up.val();
         self.link_reset_r.d.next = self.regs.link_reset.val();
+        // The RX crossing's drop count (after dff_setup!, which holds d at q).
+        self.eth_rx_overflow_drops_r.d.next = self.eth_rx_overflow_drops.val();
+        self.regs.rx_overflow_drops.next = self.eth_rx_overflow_drops_r.q.val();
         self.link.rx_data.next = self.acp_rx_data_r.q.val();
         self.link.rx_valid.next = self.acp_rx_valid_r.q.val();
         self.link.link_up.next = self.acp_link_up_r.q.val();

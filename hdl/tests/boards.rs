@@ -6,10 +6,11 @@
 use pendulum_hdl::boards::{
     AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio,
 };
-use pendulum_hdl::stream::{AsyncFrameFifo, AsyncStreamFifo};
+use pendulum_hdl::stream::{AsyncFrameDropFifo, AsyncFrameFifo, AsyncStreamFifo};
 use pendulum_hdl::types::EthBeat;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 fn synthesizable<U: Block>(name: &str, mut uut: U) {
@@ -24,6 +25,10 @@ fn board_blocks_are_synthesizable() {
         AsyncStreamFifo::<Bits<8>, 3, 4>::new(),
     );
     synthesizable("pendulum_async_frame_fifo", AsyncFrameFifo::<3, 4>::new());
+    synthesizable(
+        "pendulum_async_frame_drop_fifo",
+        AsyncFrameDropFifo::<3, 4>::new(),
+    );
     synthesizable("pendulum_axil_mmio", AxiLiteMmio::default());
     synthesizable("pendulum_avmm_mmio", AvalonMmio::default());
     synthesizable("pendulum_axi_dma", AxiDmaBridge::default());
@@ -423,4 +428,249 @@ fn avalon_st_tx_frames_go_out_byte_for_byte_with_sop_eop_and_empty_under_stalls(
         sim.done(x)
     });
     sim.run(Box::new(uut), 10_000_000).unwrap();
+}
+
+type DropFifo = AsyncFrameDropFifo<4, 5>;
+
+/// How a frame-drop crossing run is paced.
+struct DropRun {
+    /// Half-periods of the writer's and the reader's clocks.
+    s_half: u64,
+    m_half: u64,
+    /// Chance the writer has a beat on a cycle (it cannot be held back).
+    offer: f64,
+    /// Chance the reader takes a beat on a cycle.
+    ready: f64,
+    /// Reader cycles with ready low before it starts.
+    reader_start: usize,
+    seed: u64,
+}
+
+/// What the reader of a frame-drop crossing saw.
+struct DropResult {
+    /// Frames taken, split at `last`.
+    frames: Vec<Vec<EthBeat>>,
+    /// `m_drops` once everything has settled.
+    drops: u64,
+    /// Reader cycles with ready high and valid low between the first beat
+    /// taken and the last.
+    idle_while_ready: usize,
+}
+
+/// Sends frames of `lens` beats through an `AsyncFrameDropFifo` from a
+/// writer that never waits (it has no ready) to a reader on another clock.
+fn cross_dropping(lens: &[usize], run: DropRun) -> DropResult {
+    let mut uut = DropFifo::new();
+    uut.s_valid.connect();
+    uut.s_data.connect();
+    uut.m.ready.connect();
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(run.s_half, |x: &mut Box<DropFifo>| {
+        x.s_clock.next = !x.s_clock.val()
+    });
+    sim.add_clock(run.m_half, |x: &mut Box<DropFifo>| {
+        x.m_clock.next = !x.m_clock.val()
+    });
+    let beats = expected(lens);
+    let limit = 40 * beats.len() + 400;
+    let writer_done = Arc::new(AtomicBool::new(false));
+    let done = writer_done.clone();
+    let (seed, offer) = (run.seed, run.offer);
+    sim.add_testbench(move |mut sim: Sim<DropFifo>| {
+        let mut x = sim.init()?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut next = 0usize;
+        wait_clock_false!(sim, s_clock, x);
+        while next < beats.len() {
+            let go = rng.gen_bool(offer);
+            x.s_valid.next = go;
+            x.s_data.next = if go { beats[next] } else { EthBeat::default() };
+            wait_clock_true!(sim, s_clock, x);
+            if go {
+                next += 1;
+            }
+            wait_clock_false!(sim, s_clock, x);
+        }
+        x.s_valid.next = false;
+        done.store(true, Ordering::SeqCst);
+        sim.done(x)
+    });
+    let got = Arc::new(Mutex::new(DropResult {
+        frames: Vec::new(),
+        drops: 0,
+        idle_while_ready: 0,
+    }));
+    let out = got.clone();
+    sim.add_testbench(move |mut sim: Sim<DropFifo>| {
+        let mut x = sim.init()?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(run.seed ^ 0x5eed);
+        let (mut cycles, mut quiet, mut cur) = (0, 0, Vec::new());
+        let (mut started, mut idle_streak) = (false, 0);
+        wait_clock_false!(sim, m_clock, x);
+        // Until the writer is done and nothing has come out for a while.
+        while quiet < 64 && cycles < limit {
+            x.m.ready.next = cycles >= run.reader_start && rng.gen_bool(run.ready);
+            x = sim.wait(1, x)?;
+            quiet = if writer_done.load(Ordering::SeqCst) && !x.m.valid.val() {
+                quiet + 1
+            } else {
+                0
+            };
+            if x.m.ready.val() && !x.m.valid.val() && started {
+                idle_streak += 1;
+            }
+            if x.m.valid.val() && x.m.ready.val() {
+                started = true;
+                let mut o = out.lock().unwrap();
+                o.idle_while_ready += idle_streak;
+                idle_streak = 0;
+                let beat = x.m.data.val();
+                cur.push(beat);
+                if beat.last {
+                    o.frames.push(std::mem::take(&mut cur));
+                }
+            }
+            wait_clock_true!(sim, m_clock, x);
+            wait_clock_false!(sim, m_clock, x);
+            cycles += 1;
+        }
+        sim_assert!(sim, cur.is_empty(), x);
+        out.lock().unwrap().drops = x.m_drops.val().index() as u64;
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 200_000_000).unwrap();
+    Arc::try_unwrap(got)
+        .ok()
+        .expect("testbenches done")
+        .into_inner()
+        .unwrap()
+}
+
+/// Frames of 1 to `max` beats, and a one-beat frame, one that fills the FIFO
+/// exactly and one too long for it (always dropped), among them.
+fn drop_lens(count: usize, max: usize, seed: u64) -> Vec<usize> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut lens: Vec<usize> = (0..count).map(|_| rng.gen_range(1..=max)).collect();
+    lens.splice(
+        3..3,
+        [1, DropFifo::DEPTH_BEATS, DropFifo::DEPTH_BEATS + 3, 1],
+    );
+    lens
+}
+
+/// (frame, beat, last) of each beat, as `frame_beat` tags them.
+fn tags(frame: &[EthBeat]) -> Vec<(u64, u64, bool)> {
+    let tag = |b: &EthBeat| b.data.get_bits::<32>(0).index() as u64;
+    frame
+        .iter()
+        .map(|b| (tag(b) >> 16, tag(b) & 0xFFFF, b.last))
+        .collect()
+}
+
+/// Every frame out is one of the frames in, whole and byte for byte, in
+/// order; the others were dropped and counted. Returns the frames dropped.
+fn check_whole_frames(lens: &[usize], r: &DropResult) -> usize {
+    let sent: Vec<Vec<EthBeat>> = lens
+        .iter()
+        .enumerate()
+        .map(|(f, &n)| (0..n).map(|k| frame_beat(f, k, n)).collect())
+        .collect();
+    let mut from = 0;
+    for (i, frame) in r.frames.iter().enumerate() {
+        let at = sent[from..].iter().position(|s| s == frame);
+        let at = at.unwrap_or_else(|| {
+            panic!(
+                "frame {i} out is not a whole frame sent at or after frame {from}: \
+                 (frame, beat, last) {:?}",
+                tags(frame)
+            )
+        });
+        from += at + 1;
+    }
+    let dropped = lens.len() - r.frames.len();
+    assert_eq!(
+        r.drops as usize, dropped,
+        "the drop count must equal the frames that did not come out"
+    );
+    dropped
+}
+
+#[test]
+fn frame_drop_fifo_passes_whole_frames_or_drops_and_counts_them_slow_reader() {
+    // The CMAC's 322 MHz into the 250 MHz core (half-periods 10 and 13), and
+    // a reader that stalls often: the FIFO overflows again and again.
+    let lens = drop_lens(120, 12, 11);
+    let run = DropRun {
+        s_half: 10,
+        m_half: 13,
+        offer: 0.9,
+        ready: 0.4,
+        reader_start: 0,
+        seed: 11,
+    };
+    let r = cross_dropping(&lens, run);
+    let dropped = check_whole_frames(&lens, &r);
+    assert!(
+        dropped > 10 && r.frames.len() > 10,
+        "{dropped} dropped, {} out",
+        r.frames.len()
+    );
+}
+
+#[test]
+fn frame_drop_fifo_passes_whole_frames_or_drops_and_counts_them_e_tile() {
+    // The E-tile's 402.83 MHz into the 250 MHz core (half-periods 5 and 8),
+    // the writer at full rate.
+    let lens = drop_lens(100, 20, 12);
+    let run = DropRun {
+        s_half: 5,
+        m_half: 8,
+        offer: 1.0,
+        ready: 0.7,
+        reader_start: 0,
+        seed: 12,
+    };
+    let r = cross_dropping(&lens, run);
+    let dropped = check_whole_frames(&lens, &r);
+    assert!(
+        dropped > 10 && r.frames.len() > 10,
+        "{dropped} dropped, {} out",
+        r.frames.len()
+    );
+}
+
+/// A reader faster than the writer and always ready: the FIFO never fills,
+/// so the one frame dropped is the one longer than the FIFO.
+#[test]
+fn frame_drop_fifo_with_a_fast_reader_drops_only_the_frame_too_long() {
+    let lens = drop_lens(60, 12, 13);
+    let run = DropRun {
+        s_half: 13,
+        m_half: 10,
+        offer: 0.8,
+        ready: 1.0,
+        reader_start: 0,
+        seed: 13,
+    };
+    let r = cross_dropping(&lens, run);
+    assert_eq!(check_whole_frames(&lens, &r), 1);
+}
+
+#[test]
+fn frame_drop_fifo_reader_takes_a_beat_every_cycle_across_frames() {
+    // Small frames written while the reader waits, then read with ready
+    // always high: no cycle without a beat until the last.
+    let lens = [1, 3, 2, 1, 4, 1, 2];
+    let run = DropRun {
+        s_half: 5,
+        m_half: 7,
+        offer: 1.0,
+        ready: 1.0,
+        reader_start: 40,
+        seed: 14,
+    };
+    let r = cross_dropping(&lens, run);
+    assert_eq!(check_whole_frames(&lens, &r), 0);
+    assert_eq!(r.idle_while_ready, 0);
 }

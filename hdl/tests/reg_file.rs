@@ -148,8 +148,7 @@ fn read_model(p: &Pipe, idx: usize, off: u32, bufs: &[NBuf]) -> u32 {
     }
 }
 
-fn run(seed: u64, cycles: usize) -> Seen {
-    let mut uut = RegFile::new(16, 65536);
+fn connect_inputs(uut: &mut RegFile) {
     uut.s_wr.data.connect();
     uut.s_wr.valid.connect();
     uut.s_rd.data.connect();
@@ -190,6 +189,12 @@ fn run(seed: u64, cycles: usize) -> Seen {
     uut.link_active.connect();
     uut.flow_hit.connect();
     uut.flow_miss.connect();
+    uut.rx_overflow_drops.connect();
+}
+
+fn run(seed: u64, cycles: usize) -> Seen {
+    let mut uut = RegFile::new(16, 65536);
+    connect_inputs(&mut uut);
     uut.connect_all();
     let mut sim = Simulation::new();
     sim.add_clock(5, |x: &mut Box<RegFile>| x.clock.next = !x.clock.val());
@@ -641,4 +646,58 @@ fn register_file_is_synthesizable() {
     uut.connect_all();
     yosys_validate("pendulum_reg_file", &generate_verilog(&uut))
         .unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+/// RX_OVERFLOW_DROPS reads the count the board's RX crossing gives, and a
+/// write to it is refused as read-only.
+#[test]
+fn rx_overflow_drops_reads_its_input_and_refuses_writes() {
+    let mut uut = RegFile::new(16, 65536);
+    connect_inputs(&mut uut);
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<RegFile>| x.clock.next = !x.clock.val());
+    sim.add_testbench(move |mut sim: Sim<RegFile>| {
+        let mut x = sim.init()?;
+        let reg = global::RX_OVERFLOW_DROPS.offset;
+        let mut answers = Vec::new();
+        wait_clock_false!(sim, clock, x);
+        x.rx_overflow_drops.next = 0x8000_0005u64.into();
+        x.m_rsp.ready.next = true;
+        // Read it, write it, then read the error registers.
+        let mut steps = vec![
+            (false, global::LAST_REG_ERROR.offset),
+            (false, global::REG_ERRORS.offset),
+            (true, reg),
+            (false, reg),
+        ];
+        for _ in 0..60 {
+            let step = steps.last().copied();
+            x.s_rd.valid.next = matches!(step, Some((false, _)));
+            x.s_wr.valid.next = matches!(step, Some((true, _)));
+            if let Some((_, addr)) = step {
+                x.s_rd.data.next = (addr as u64).into();
+                x.s_wr.data.next = MmioWrite {
+                    addr: (addr as u64).into(),
+                    data: 7u64.into(),
+                };
+            }
+            x = sim.wait(1, x)?;
+            let taken = (x.s_rd.valid.val() && x.s_rd.ready.val())
+                || (x.s_wr.valid.val() && x.s_wr.ready.val());
+            if x.m_rsp.valid.val() {
+                answers.push(x.m_rsp.data.val().index() as u32);
+            }
+            wait_clock_true!(sim, clock, x);
+            if taken {
+                steps.pop();
+            }
+            wait_clock_false!(sim, clock, x);
+        }
+        let cause = (pendulum_layout::RegError::ReadOnly as u32)
+            << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT;
+        sim_assert_eq!(sim, answers, vec![0x8000_0005, 1, cause | reg], x);
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 10_000).unwrap();
 }

@@ -12,7 +12,7 @@ use crate::{rename_identifiers, unsize_part_select_bases, Dir};
 use pendulum_hdl::boards::{
     AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio,
 };
-use pendulum_hdl::stream::{AsyncFrameFifo, AsyncStreamFifo};
+use pendulum_hdl::stream::{AsyncFrameDropFifo, AsyncFrameFifo, AsyncStreamFifo};
 use pendulum_layout::params::MAX_FRAME_BYTES;
 use rust_hdl::prelude::*;
 use serde::Serialize;
@@ -309,6 +309,9 @@ pub const S10_ETH: VendorIp = VendorIp {
     ],
 };
 
+/// Depth of the Ethernet RX crossing, log2 of beats (see `generate_board`).
+pub const ETH_RX_FIFO_LOG2: usize = 9;
+type EthRxFifo = AsyncFrameDropFifo<ETH_RX_FIFO_LOG2, { ETH_RX_FIFO_LOG2 + 1 }>;
 /// Depth of the Ethernet TX crossing, log2 of beats: it holds a whole frame
 /// (see `generate_board`).
 pub const ETH_TX_FIFO_LOG2: usize = 8;
@@ -447,11 +450,16 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
         board.target, board.top
     );
     // 577 bits = {tlast, tkeep[63:0], tdata[511:0]} (EthBeat's packing). RX
-    // is deep (512 beats, block RAM) because the MAC cannot be held back.
-    v += &emit_block(
-        "pendulum_cdc_rx",
-        AsyncStreamFifo::<Bits<577>, 9, 10>::new(),
-    )?;
+    // cannot hold the MAC back, so it passes whole frames or drops them whole
+    // (AsyncFrameDropFifo), and is deep (512 beats, block RAM) to ride out the
+    // core's stalls. A frame longer than the FIFO could never pass: it must
+    // hold the core's largest frame (MAX_FRAME_BYTES, 152 beats); a longer
+    // one, which the core would drop anyway, is dropped and counted here.
+    assert!(
+        (MAX_FRAME_BYTES as usize).div_ceil(64) <= EthRxFifo::DEPTH_BEATS,
+        "the Ethernet RX crossing must hold the largest frame"
+    );
+    v += &emit_block("pendulum_cdc_rx", EthRxFifo::new())?;
     // TX holds each frame until its last beat is in, so the MAC, on a faster
     // clock than the core, never sees a gap inside a frame: it must hold the
     // core's largest frame (MAX_FRAME_BYTES, 9,728 bytes = 152 beats; a
@@ -528,6 +536,7 @@ pub fn lint_waivers(board: &Board) -> String {
 const CORE_WIRES: &str = r#"
     // ---- The NIC core and its ports.
     wire [511:0] eth_rx_tdata;  wire [63:0] eth_rx_tkeep; wire eth_rx_tlast, eth_rx_tvalid, eth_rx_tready;
+    wire [31:0] eth_rx_overflow_drops;
     wire [511:0] eth_tx_tdata;  wire [63:0] eth_tx_tkeep; wire eth_tx_tlast, eth_tx_tvalid, eth_tx_tready;
     wire [63:0] dma_wr_addr;    wire [511:0] dma_wr_data; wire [63:0] dma_wr_strb; wire dma_wr_valid, dma_wr_ready;
     wire [63:0] dma_rd_req_addr; wire [15:0] dma_rd_req_len; wire dma_rd_req_valid, dma_rd_req_ready;
@@ -552,6 +561,7 @@ const CORE_WIRES: &str = r#"
         .clock(core_clk),
         .eth_rx_tdata(eth_rx_tdata), .eth_rx_tkeep(eth_rx_tkeep), .eth_rx_tlast(eth_rx_tlast),
         .eth_rx_tvalid(eth_rx_tvalid), .eth_rx_tready(eth_rx_tready),
+        .eth_rx_overflow_drops(eth_rx_overflow_drops),
         .eth_tx_tdata(eth_tx_tdata), .eth_tx_tkeep(eth_tx_tkeep), .eth_tx_tlast(eth_tx_tlast),
         .eth_tx_tvalid(eth_tx_tvalid), .eth_tx_tready(eth_tx_tready),
         .dma_wr_addr(dma_wr_addr), .dma_wr_data(dma_wr_data), .dma_wr_strb(dma_wr_strb),
@@ -572,20 +582,23 @@ const CORE_WIRES: &str = r#"
 /// signals are `mac_rx_*` (tvalid only: the MAC cannot be held back) and `mac_tx_*`.
 const CDC: &str = r#"
     // ---- Clock-domain crossings, MAC clock <-> core clock (dual-clock FIFOs, Gray pointers).
-    // RX: the MAC has no back-pressure; a beat that finds the FIFO full is lost and
-    // counted in rx_overflow (an LED). The core then drops the damaged frame by its
-    // length check. A frame-granular drop is future work (README).
+    // RX: the MAC has no back-pressure, so the crossing keeps or drops whole
+    // frames (AsyncFrameDropFifo): a frame one of whose beats finds the FIFO
+    // full is dropped whole, never passed on truncated or merged with the next.
+    // It counts the frames it drops (32 bits, Gray-coded across to core_clk):
+    // the core's RX_OVERFLOW_DROPS register, and the sticky rx_overflow LED.
     wire [576:0] rx_cdc_out;
-    wire rx_cdc_in_ready;
     pendulum_cdc_rx cdc_rx (
-        .s_clock(mac_clk), .s__data({mac_rx_tlast, mac_rx_tkeep, mac_rx_tdata}), .s__valid(mac_rx_tvalid), .s__ready(rx_cdc_in_ready),
-        .m_clock(core_clk), .m__data(rx_cdc_out), .m__valid(eth_rx_tvalid), .m__ready(eth_rx_tready)
+        .s_clock(mac_clk), .s_data({mac_rx_tlast, mac_rx_tkeep, mac_rx_tdata}), .s_valid(mac_rx_tvalid),
+        .m_clock(core_clk), .m__data(rx_cdc_out), .m__valid(eth_rx_tvalid), .m__ready(eth_rx_tready),
+        .m_drops(eth_rx_overflow_drops)
     );
     assign eth_rx_tdata = rx_cdc_out[511:0];
     assign eth_rx_tkeep = rx_cdc_out[575:512];
     assign eth_rx_tlast = rx_cdc_out[576];
+    // Sticky: a frame was dropped at the crossing since power-up.
     reg rx_overflow = 1'b0;
-    always @(posedge mac_clk) if (mac_rx_tvalid && !rx_cdc_in_ready) rx_overflow <= 1'b1;
+    always @(posedge core_clk) if (eth_rx_overflow_drops != 32'd0) rx_overflow <= 1'b1;
     // TX: whole frames only (AsyncFrameFifo): a frame goes to the MAC once its
     // last beat is in, so the faster MAC clock cannot drain it mid-frame.
     wire [576:0] tx_cdc_out;
@@ -1067,8 +1080,8 @@ module {top}(
     wire avst_rx_sop;
     wire [5:0] avst_rx_error;
     /* verilator lint_on UNUSEDSIGNAL */
-    // RX: the MAC never waits; a beat the crossing cannot take is lost and
-    // sets rx_overflow (CDC, below). The MAC's error flags are not used: a bad
+    // RX: the MAC never waits; a frame the crossing cannot take is dropped
+    // whole and counted (CDC, below). The MAC's error flags are not used: a bad
     // frame is passed like the CMAC tops pass it (see AvalonStEthRx).
     pendulum_avst_eth_rx eth_rx (
         .clock(mac_clk),

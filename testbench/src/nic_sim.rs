@@ -96,6 +96,10 @@ pub struct NicSim {
     pub acp_out: Option<[u8; 64]>,
     /// ACP port: whether the physical layer takes a record this cycle.
     pub acp_tx_ready: bool,
+    /// What a board's RX clock crossing would report as frames it dropped
+    /// (`eth_rx_overflow_drops`). The simulated MAC is never refused, so 0
+    /// unless a test sets it.
+    pub rx_overflow_drops: u32,
     /// Called with (cycle, address, data, byte enables) for every DMA write
     /// beat the host port accepts (for measurements; off by default).
     pub dma_tap: Option<DmaTap>,
@@ -145,6 +149,7 @@ impl NicSim {
             acp_up: false,
             acp_out: None,
             acp_tx_ready: true,
+            rx_overflow_drops: 0,
             dma_tap: None,
             mmio_write_tap: None,
             scheduled_writes: VecDeque::new(),
@@ -280,6 +285,7 @@ impl NicSim {
         }
         n.set_acp_link_up(self.acp_up as u64);
         n.set_acp_tx_ready(self.acp_tx_ready as u64);
+        n.set_eth_rx_overflow_drops(self.rx_overflow_drops as u64);
         // Forced ports are rare; the hot loop skips them when there are none.
         if self.eth_detached
             || self.eth_tx_detached

@@ -778,3 +778,18 @@ fn ring_writes_off_a_4k_aligned_base_never_cross_a_4k_boundary() {
     let c = dev.counters().unwrap();
     assert_eq!((c.rx_frames, c.drops()), (5, 0));
 }
+
+/// RX_OVERFLOW_DROPS reads the count on the core's `eth_rx_overflow_drops`
+/// port, which a board's RX clock crossing drives (the simulated MAC is never
+/// refused, so it stays 0 unless the test sets it).
+#[test]
+fn rx_overflow_drops_reads_the_count_from_the_rx_crossing() {
+    let mut dev = open();
+    assert_eq!(dev.counters().unwrap().rx_overflow_drops, 0);
+    dev.card_mut().sim.rx_overflow_drops = 0xFFFF_FFFE;
+    let c = dev.counters().unwrap();
+    assert_eq!(
+        (c.rx_overflow_drops, c.drops(), c.reg_errors),
+        (0xFFFF_FFFE, 0, 0)
+    );
+}

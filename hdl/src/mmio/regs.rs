@@ -195,6 +195,8 @@ pub struct RegFile {
     /// Flow director events: an IP frame hit or missed the table.
     pub flow_hit: Signal<In, Bit>,
     pub flow_miss: Signal<In, Bit>,
+    /// RX_OVERFLOW_DROPS, counted by the board's RX crossing (on this clock).
+    pub rx_overflow_drops: Signal<In, Bits<32>>,
     // The flow director's registers. Decoded here with the rest: a child
     // block's combinational answer read back into this one always block is
     // a loop Verilator evaluates once, and would read stale.
@@ -430,6 +432,7 @@ pub struct RegFile {
     g_scratch: Constant<Bits<OFF_BITS>>,
     g_reg_errors: Constant<Bits<OFF_BITS>>,
     g_last_err: Constant<Bits<OFF_BITS>>,
+    g_rx_overflow_drops: Constant<Bits<OFF_BITS>>,
     // Any aligned offset below this on the global page, or in the counter
     // window, is a register (read-only unless named above).
     g_plain_end: Constant<Bits<OFF_BITS>>,
@@ -565,6 +568,7 @@ impl RegFile {
             flow_fallback_mask: Default::default(),
             flow_hit: Default::default(),
             flow_miss: Default::default(),
+            rx_overflow_drops: Default::default(),
             flow_key_r: Default::default(),
             flow_key_join: Default::default(),
             flow_key_cat: Default::default(),
@@ -777,6 +781,7 @@ impl RegFile {
             g_scratch: off(global::SCRATCH),
             g_reg_errors: off(global::REG_ERRORS),
             g_last_err: off(global::LAST_REG_ERROR),
+            g_rx_overflow_drops: off(global::RX_OVERFLOW_DROPS),
             g_plain_end: Constant::new((plain_end as u64).into()),
             g_cnt_start: Constant::new((cnt_start as u64).into()),
             g_cnt_end: Constant::new((cnt_end as u64).into()),
@@ -1677,6 +1682,10 @@ impl Logic for RegFile {
             }
             if self.rd_off.val() == self.g_last_err.val() {
                 self.rd_data.next = self.rd_data.val() | self.last_err.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_rx_overflow_drops.val() {
+                self.rd_data.next = self.rd_data.val() | self.rx_overflow_drops.val();
                 self.rd_hit.next = true;
             }
             if self.rd_off.val() == self.g_link_state.val() {

@@ -5,6 +5,7 @@
 
 mod arbiter;
 mod async_fifo;
+mod async_frame_drop_fifo;
 mod async_frame_fifo;
 mod fifo;
 mod resize;
@@ -12,6 +13,7 @@ mod skid;
 
 pub use arbiter::RoundRobinArbiter;
 pub use async_fifo::AsyncStreamFifo;
+pub use async_frame_drop_fifo::AsyncFrameDropFifo;
 pub use async_frame_fifo::AsyncFrameFifo;
 pub use fifo::StreamFifo;
 pub use resize::{Concat, Join, ZeroExtend};

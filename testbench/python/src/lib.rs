@@ -407,6 +407,7 @@ impl Sim {
         d.set_item("flow_hits", c.flow_hits)?;
         d.set_item("flow_misses", c.flow_misses)?;
         d.set_item("reg_errors", c.reg_errors)?;
+        d.set_item("rx_overflow_drops", c.rx_overflow_drops)?;
         Ok(d)
     }
 

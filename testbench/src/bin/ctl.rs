@@ -114,6 +114,7 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
             println!("tx_bytes           {}", c.tx_bytes);
             println!("tx_drop_malformed  {}", c.tx_drop_malformed);
             println!("tx_completions     {}", c.tx_completions);
+            println!("rx_overflow_drops  {}", c.rx_overflow_drops);
             println!("reg_errors         {}", c.reg_errors);
             if c.reg_errors > 0 {
                 let why =
