@@ -6,7 +6,7 @@ BOARD ?= sim
 RTL_DIR := build/rtl/$(BOARD)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup verilog lint demo test pytest bench wave synth bitstream clean
+.PHONY: all setup verilog lint demo test pytest bench wave synth depth bitstream clean
 
 VENV := .venv
 VENV_BIN := $(abspath $(VENV))/bin
@@ -67,10 +67,19 @@ wave: setup verilog
 	PENDULUM_WAVE=build/wave/demo.fst $(CARGO) run -q --release -p pendulum-testbench --bin pendulum-demo
 	@echo "wave: build/wave/demo.fst"
 
-# Yosys synthesis of the NIC core for UltraScale+ (about six minutes; not part of
-# `make test`): figures and share of the board in build/synth/$(BOARD).json.
+# Yosys synthesis of the NIC core for UltraScale+ (about eight minutes): figures,
+# share of the board and the deepest paths in build/synth/$(BOARD).json.
 synth: setup verilog
 	python3 rtl-gen/scripts/synth.py $(BOARD)
+
+# The logic-depth budget `make test` holds the U250 core to: at most this many
+# LUT levels between registers, what 250 MHz allows on UltraScale+ (README,
+# "Resources and timing"). A change that needs more is a design problem to
+# solve, not a budget to raise.
+DEPTH_BUDGET ?= 8
+depth: setup
+	$(MAKE) --no-print-directory verilog BOARD=alveo-u250
+	python3 rtl-gen/scripts/synth.py alveo-u250 --budget $(DEPTH_BUDGET)
 
 # The vendor flow (Vivado or Quartus) when it is installed; otherwise a message
 # that says what is missing.

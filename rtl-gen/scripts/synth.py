@@ -121,8 +121,14 @@ def lut_levels(netlist_path, report=0, floor=None, top="pendulum_nic"):
         c = cells[name]
         best = (0, 0)
         if not SEQUENTIAL.match(c["type"]):
+            lutram = c["type"].startswith("RAM")
             for port, bits in c["connections"].items():
                 if c.get("port_directions", {}).get(port) != "input":
+                    continue
+                # A distributed RAM reads combinationally from its address
+                # pins; its data and write enable are written on the clock
+                # edge, so a path into them ends there.
+                if lutram and not re.match(r"(ADDR|A\d|DPRA)", port):
                     continue
                 for b in bits:
                     d = driver.get(b) if isinstance(b, int) else None

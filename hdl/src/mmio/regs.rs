@@ -417,6 +417,10 @@ pub struct RegFile {
     pk_head: DFF<Bits<SLOT_BITS>>,
     pk_tail: DFF<Bits<SLOT_BITS>>,
     pk_pipe: DFF<Bits<PIPE_BITS>>,
+    pk_nb_ctrl: DFF<Bit>,
+    // The write's offset decoded in the check stage: bit k is "the offset is
+    // the k-th one the apply stage tests" (the list where they are set).
+    wo_hit: [DFF<Bit>; 39],
     wr_take: Signal<Local, Bit>,
     // Reading a counter's LO half latches its HI half here.
     hi_latch: DFF<Bits<32>>,
@@ -767,6 +771,8 @@ impl RegFile {
             pk_head: Default::default(),
             pk_tail: Default::default(),
             pk_pipe: Default::default(),
+            pk_nb_ctrl: Default::default(),
+            wo_hit: std::array::from_fn(|_| Default::default()),
             wr_take: Default::default(),
             hi_latch: Default::default(),
             rsp_valid: Default::default(),
@@ -896,6 +902,7 @@ impl Logic for RegFile {
             pk_head,
             pk_tail,
             pk_pipe,
+            pk_nb_ctrl,
             wr_addr_r,
             wr_data_r,
             wr_apply,
@@ -1195,7 +1202,13 @@ impl Logic for RegFile {
         self.nb_bytes_ram.write_data.next = self.wr_data.val();
         self.nb_head_ram.write_enable.next = false;
         self.nb_head_ram.write_address.next = self.wr_buf.val();
+        // A buffer's head is written with the value, or 0 as NBUF_CTRL switches
+        // it on: chosen by the offset alone, decoded in the check stage.
+        self.pk_nb_ctrl.d.next = self.wr_off.val() == self.p_nb_ctrl.val();
         self.nb_head_ram.write_data.next = self.wr_data.val();
+        if self.pk_nb_ctrl.q.val() {
+            self.nb_head_ram.write_data.next = self.zero32.val();
+        }
         self.nbuf_cfg.next = false;
         self.nbuf_cfg_on.next = self.wr_data.val().get_bit(0);
         self.nbuf_cfg_base.next = self.pk_nb_base.q.val();
@@ -1205,33 +1218,74 @@ impl Logic for RegFile {
         self.enable_ram.write_enable.next = false;
         self.enable_ram.write_address.next = self.wr_pipe_l.val();
         self.enable_ram.write_data.next = self.wr_data.val().get_bit(0);
+        // The offsets the apply stage tests, decoded a cycle ahead.
+        self.wo_hit[0].d.next = self.wr_off.val() == self.g_ctrl.val();
+        self.wo_hit[1].d.next = self.wr_off.val() == self.g_scratch.val();
+        self.wo_hit[2].d.next = self.wr_off.val() == self.g_link_ctrl.val();
+        self.wo_hit[3].d.next = self.wr_off.val() == self.g_link_seed.val();
+        self.wo_hit[4].d.next = self.wr_off.val() == self.g_link_channels.val();
+        self.wo_hit[5].d.next = self.wr_off.val() == self.g_link_active.val();
+        self.wo_hit[6].d.next = self.wr_off.val() == self.g_link_state.val();
+        self.wo_hit[7].d.next = self.wr_off.val() == self.g_atomic_rx_pipe.val();
+        self.wo_hit[8].d.next = self.wr_off.val() == self.g_link_rx_pipe.val();
+        self.wo_hit[9].d.next = self.wr_off.val() == self.g_flow_default.val();
+        self.wo_hit[10].d.next = self.wr_off.val() == self.g_flow_pipe.val();
+        self.wo_hit[11].d.next = self.wr_off.val() == self.g_flow_fallback.val();
+        self.wo_hit[12].d.next = self.wr_off.val() == self.g_flow_write.val();
+        self.wo_hit[13].d.next = self.wr_off.val() == self.g_flow_cap.val();
+        self.wo_hit[14].d.next = self.wr_off.val() == self.p_base_lo.val();
+        self.wo_hit[15].d.next = self.wr_off.val() == self.p_base_hi.val();
+        self.wo_hit[16].d.next = self.wr_off.val() == self.p_ring_bytes.val();
+        self.wo_hit[17].d.next = self.wr_off.val() == self.p_ctrl.val();
+        self.wo_hit[18].d.next = self.wr_off.val() == self.p_head.val();
+        self.wo_hit[19].d.next = self.wr_off.val() == self.p_prefetch.val();
+        self.wo_hit[20].d.next = self.wr_off.val() == self.p_pipe_id.val();
+        self.wo_hit[21].d.next = self.wr_off.val() == self.p_tail.val();
+        self.wo_hit[22].d.next = self.wr_off.val() == self.p_frames.val();
+        self.wo_hit[23].d.next = self.wr_off.val() == self.p_drops.val();
+        self.wo_hit[24].d.next = self.wr_off.val() == self.p_tx_head.val();
+        self.wo_hit[25].d.next = self.wr_off.val() == self.p_tx_frames.val();
+        self.wo_hit[26].d.next = self.wr_off.val() == self.p_tx_drops.val();
+        self.wo_hit[27].d.next = self.wr_off.val() == self.p_tx_base_lo.val();
+        self.wo_hit[28].d.next = self.wr_off.val() == self.p_tx_base_hi.val();
+        self.wo_hit[29].d.next = self.wr_off.val() == self.p_tx_ring_bytes.val();
+        self.wo_hit[30].d.next = self.wr_off.val() == self.p_tx_compl_lo.val();
+        self.wo_hit[31].d.next = self.wr_off.val() == self.p_tx_compl_hi.val();
+        self.wo_hit[32].d.next = self.wr_off.val() == self.p_tx_ctrl.val();
+        self.wo_hit[33].d.next = self.wr_off.val() == self.p_tx_tail.val();
+        self.wo_hit[34].d.next = self.wr_off.val() == self.p_nb_lo.val();
+        self.wo_hit[35].d.next = self.wr_off.val() == self.p_nb_hi.val();
+        self.wo_hit[36].d.next = self.wr_off.val() == self.p_nb_bytes.val();
+        self.wo_hit[37].d.next = self.wr_off.val() == self.p_nb_ctrl.val();
+        self.wo_hit[38].d.next = self.wr_off.val() == self.p_nb_head.val();
+        for k in 0..39 {
+            self.wo_hit[k].clock.next = self.clock.val();
+        }
         if self.wr_apply.q.val() {
             if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
                 self.err.next = true;
                 self.err_cause.next = self.cause_unknown.val();
             } else if self.wr_page.val() == self.page0.val() {
-                if self.wr_off.val() == self.g_ctrl.val() {
+                if self.wo_hit[0].q.val() {
                     self.ctrl.d.next = self.wr_data.val();
-                } else if self.wr_off.val() == self.g_scratch.val() {
+                } else if self.wo_hit[1].q.val() {
                     self.scratch.d.next = self.wr_data.val();
-                } else if self.wr_off.val() == self.g_link_ctrl.val() {
+                } else if self.wo_hit[2].q.val() {
                     self.link_reset.next = self.wr_data.val().get_bit(0);
-                } else if self.wr_off.val() == self.g_link_seed.val() {
+                } else if self.wo_hit[3].q.val() {
                     self.link_seed_r.d.next = self.wr_data.val();
                     self.link_seed_pulse.d.next = true;
-                } else if self.wr_off.val() == self.g_link_channels.val() {
+                } else if self.wo_hit[4].q.val() {
                     if self.wr_data.val() <= self.channels_max.val() {
                         self.link_channels_r.d.next = self.wr_data.val();
                     } else {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
                     }
-                } else if (self.wr_off.val() == self.g_link_active.val())
-                    | (self.wr_off.val() == self.g_link_state.val())
-                {
+                } else if (self.wo_hit[5].q.val()) | (self.wo_hit[6].q.val()) {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();
-                } else if self.wr_off.val() == self.g_atomic_rx_pipe.val() {
+                } else if self.wo_hit[7].q.val() {
                     if self.wr_data.val() < self.pipes32.val() {
                         self.atomic_rx_pipe_r.d.next = self.wr_data.val();
                         self.gate_load[1].next = true;
@@ -1239,7 +1293,7 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
                     }
-                } else if self.wr_off.val() == self.g_link_rx_pipe.val() {
+                } else if self.wo_hit[8].q.val() {
                     if self.wr_data.val() < self.pipes32.val() {
                         self.link_rx_pipe_r.d.next = self.wr_data.val();
                         self.gate_load[0].next = true;
@@ -1247,18 +1301,16 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
                     }
-                } else if (self.wr_off.val() == self.g_flow_default.val())
-                    | (self.wr_off.val() == self.g_flow_pipe.val())
-                {
+                } else if (self.wo_hit[9].q.val()) | (self.wo_hit[10].q.val()) {
                     if self.wr_data.val() >= self.pipes32.val() {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
-                    } else if self.wr_off.val() == self.g_flow_default.val() {
+                    } else if self.wo_hit[9].q.val() {
                         self.flow_default_r.d.next = self.wr_data.val();
                     } else {
                         self.flow_pipe_r.d.next = self.wr_data.val();
                     }
-                } else if self.wr_off.val() == self.g_flow_fallback.val() {
+                } else if self.wo_hit[11].q.val() {
                     if self.flow_fallback_ok.val() {
                         self.flow_fallback_r.d.next = self.wr_data.val();
                         self.flow_fallback_set.d.next = true;
@@ -1266,7 +1318,7 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
                     }
-                } else if self.wr_off.val() == self.g_flow_write.val() {
+                } else if self.wo_hit[12].q.val() {
                     if (self.wr_data.val() & self.flow_write_reserved.val()) == self.zero32.val() {
                         self.flow_write_r.d.next = self.wr_data.val();
                         self.flow_write_pulse.d.next = true;
@@ -1283,7 +1335,7 @@ impl Logic for RegFile {
                         }
                     }
                 } else if (self.wr_off.val() < self.g_plain_end.val())
-                    | (self.wr_off.val() == self.g_flow_cap.val())
+                    | (self.wo_hit[13].q.val())
                     | (self.wr_off.val() < self.g_plain_end.val())
                     | ((self.wr_off.val() >= self.g_cnt_start.val())
                         & (self.wr_off.val() < self.g_cnt_end.val()))
@@ -1296,21 +1348,19 @@ impl Logic for RegFile {
                 }
             } else if self.wr_is_pipe.val() {
                 // An RX register: the page was read as the write was accepted.
-                if (self.wr_off.val() == self.p_base_lo.val())
-                    | (self.wr_off.val() == self.p_base_hi.val())
-                    | (self.wr_off.val() == self.p_ring_bytes.val())
+                if (self.wo_hit[14].q.val()) | (self.wo_hit[15].q.val()) | (self.wo_hit[16].q.val())
                 {
                     if self.pk_enable.q.val() {
                         self.err.next = true;
                         self.err_cause.next = self.cause_enabled.val();
-                    } else if self.wr_off.val() == self.p_base_lo.val() {
+                    } else if self.wo_hit[14].q.val() {
                         if !self.ring_aligned.val() {
                             self.err.next = true;
                             self.err_cause.next = self.cause_misaligned.val();
                         } else {
                             self.base_lo_ram.write_enable.next = true;
                         }
-                    } else if self.wr_off.val() == self.p_base_hi.val() {
+                    } else if self.wo_hit[15].q.val() {
                         self.base_hi_ram.write_enable.next = true;
                     } else {
                         // RING_BYTES (the branch's offsets end here).
@@ -1321,7 +1371,7 @@ impl Logic for RegFile {
                             self.ring_bytes_ram.write_enable.next = true;
                         }
                     }
-                } else if self.wr_off.val() == self.p_ctrl.val() {
+                } else if self.wo_hit[17].q.val() {
                     if self.wr_data.val().get_bit(0) & self.pk_ring_zero.q.val() {
                         // A pipe cannot be enabled before it has a ring.
                         self.err.next = true;
@@ -1342,7 +1392,7 @@ impl Logic for RegFile {
                             self.new_head.next = self.zero16.val();
                         }
                     }
-                } else if self.wr_off.val() == self.p_head.val() {
+                } else if self.wo_hit[18].q.val() {
                     if self.head_ok.val() {
                         self.do_head_wr.next = true;
                         self.rearm.next = true;
@@ -1350,49 +1400,49 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.cause_head.val();
                     }
-                } else if self.wr_off.val() == self.p_prefetch.val() {
+                } else if self.wo_hit[19].q.val() {
                     self.rearm.next = true;
-                } else if (self.wr_off.val() == self.p_pipe_id.val())
-                    | (self.wr_off.val() == self.p_tail.val())
-                    | (self.wr_off.val() == self.p_frames.val())
-                    | (self.wr_off.val() == self.p_drops.val())
-                    | (self.wr_off.val() == self.p_tx_head.val())
-                    | (self.wr_off.val() == self.p_tx_frames.val())
-                    | (self.wr_off.val() == self.p_tx_drops.val())
+                } else if (self.wo_hit[20].q.val())
+                    | (self.wo_hit[21].q.val())
+                    | (self.wo_hit[22].q.val())
+                    | (self.wo_hit[23].q.val())
+                    | (self.wo_hit[24].q.val())
+                    | (self.wo_hit[25].q.val())
+                    | (self.wo_hit[26].q.val())
                 {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();
-                } else if ((self.wr_off.val() == self.p_tx_base_lo.val())
-                    | (self.wr_off.val() == self.p_tx_base_hi.val())
-                    | (self.wr_off.val() == self.p_tx_ring_bytes.val())
-                    | (self.wr_off.val() == self.p_tx_compl_lo.val())
-                    | (self.wr_off.val() == self.p_tx_compl_hi.val())
-                    | (self.wr_off.val() == self.p_tx_ctrl.val())
-                    | (self.wr_off.val() == self.p_tx_tail.val()))
+                } else if ((self.wo_hit[27].q.val())
+                    | (self.wo_hit[28].q.val())
+                    | (self.wo_hit[29].q.val())
+                    | (self.wo_hit[30].q.val())
+                    | (self.wo_hit[31].q.val())
+                    | (self.wo_hit[32].q.val())
+                    | (self.wo_hit[33].q.val()))
                     & (self.wr_page.val() <= self.last_tx_page.val())
                 {
                     // A TX register, on a page of one of the TX pipes.
                     for i in 0..TX_PIPES {
                         if self.wr_pipe_l.val().index() == i {
-                            if (self.wr_off.val() == self.p_tx_base_lo.val())
-                                | (self.wr_off.val() == self.p_tx_base_hi.val())
-                                | (self.wr_off.val() == self.p_tx_ring_bytes.val())
-                                | (self.wr_off.val() == self.p_tx_compl_lo.val())
-                                | (self.wr_off.val() == self.p_tx_compl_hi.val())
+                            if (self.wo_hit[27].q.val())
+                                | (self.wo_hit[28].q.val())
+                                | (self.wo_hit[29].q.val())
+                                | (self.wo_hit[30].q.val())
+                                | (self.wo_hit[31].q.val())
                             {
                                 if self.tx_enable_r[i].q.val() {
                                     self.err.next = true;
                                     self.err_cause.next = self.cause_enabled.val();
-                                } else if self.wr_off.val() == self.p_tx_base_lo.val() {
+                                } else if self.wo_hit[27].q.val() {
                                     if !self.ring_aligned.val() {
                                         self.err.next = true;
                                         self.err_cause.next = self.cause_misaligned.val();
                                     } else {
                                         self.tx_base_lo[i].d.next = self.wr_data.val();
                                     }
-                                } else if self.wr_off.val() == self.p_tx_base_hi.val() {
+                                } else if self.wo_hit[28].q.val() {
                                     self.tx_base_hi[i].d.next = self.wr_data.val();
-                                } else if self.wr_off.val() == self.p_tx_ring_bytes.val() {
+                                } else if self.wo_hit[29].q.val() {
                                     if !self.size_ok.val() {
                                         self.err.next = true;
                                         self.err_cause.next = self.cause_ring_size.val();
@@ -1401,7 +1451,7 @@ impl Logic for RegFile {
                                         self.tx_mask_r[i].d.next =
                                             self.ring_slots.val() - self.one16.val();
                                     }
-                                } else if self.wr_off.val() == self.p_tx_compl_lo.val() {
+                                } else if self.wo_hit[30].q.val() {
                                     if !self.notif_aligned.val() {
                                         self.err.next = true;
                                         self.err_cause.next = self.cause_misaligned.val();
@@ -1411,7 +1461,7 @@ impl Logic for RegFile {
                                 } else {
                                     self.tx_compl_hi[i].d.next = self.wr_data.val();
                                 }
-                            } else if self.wr_off.val() == self.p_tx_ctrl.val() {
+                            } else if self.wo_hit[32].q.val() {
                                 if self.wr_data.val().get_bit(0)
                                     & (self.tx_ring_bytes[i].q.val() == self.zero32.val())
                                 {
@@ -1439,30 +1489,30 @@ impl Logic for RegFile {
                             }
                         }
                     }
-                } else if ((self.wr_off.val() == self.p_nb_lo.val())
-                    | (self.wr_off.val() == self.p_nb_hi.val())
-                    | (self.wr_off.val() == self.p_nb_bytes.val())
-                    | (self.wr_off.val() == self.p_nb_ctrl.val())
-                    | (self.wr_off.val() == self.p_nb_head.val()))
+                } else if ((self.wo_hit[34].q.val())
+                    | (self.wo_hit[35].q.val())
+                    | (self.wo_hit[36].q.val())
+                    | (self.wo_hit[37].q.val())
+                    | (self.wo_hit[38].q.val()))
                     & (self.wr_page.val() <= self.last_nbuf_page.val())
                 {
                     // A notification buffer's register, on a page of one of
                     // the buffers (the page read as the write was accepted).
-                    if (self.wr_off.val() == self.p_nb_lo.val())
-                        | (self.wr_off.val() == self.p_nb_hi.val())
-                        | (self.wr_off.val() == self.p_nb_bytes.val())
+                    if (self.wo_hit[34].q.val())
+                        | (self.wo_hit[35].q.val())
+                        | (self.wo_hit[36].q.val())
                     {
                         if self.nb_on.q.val().get_bit(self.wr_buf.val().index()) {
                             self.err.next = true;
                             self.err_cause.next = self.cause_enabled.val();
-                        } else if self.wr_off.val() == self.p_nb_lo.val() {
+                        } else if self.wo_hit[34].q.val() {
                             if !self.notif_aligned.val() {
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_misaligned.val();
                             } else {
                                 self.nb_lo_ram.write_enable.next = true;
                             }
-                        } else if self.wr_off.val() == self.p_nb_hi.val() {
+                        } else if self.wo_hit[35].q.val() {
                             self.nb_hi_ram.write_enable.next = true;
                         } else if !self.size_ok.val() {
                             self.err.next = true;
@@ -1470,7 +1520,7 @@ impl Logic for RegFile {
                         } else {
                             self.nb_bytes_ram.write_enable.next = true;
                         }
-                    } else if self.wr_off.val() == self.p_nb_ctrl.val() {
+                    } else if self.wo_hit[37].q.val() {
                         if self.wr_data.val().get_bit(0) & self.pk_nb_zero.q.val() {
                             self.err.next = true;
                             self.err_cause.next = self.cause_ring_size.val();
@@ -1481,7 +1531,6 @@ impl Logic for RegFile {
                             if !self.nb_on.q.val().get_bit(self.wr_buf.val().index()) {
                                 // Switched on: nothing read yet.
                                 self.nb_head_ram.write_enable.next = true;
-                                self.nb_head_ram.write_data.next = self.zero32.val();
                             }
                         } else {
                             self.nb_on.d.next = self.nb_on.q.val() & !self.nb_bit.val();
