@@ -5,6 +5,14 @@ use pendulum_layout::params::{
 };
 use rust_hdl::prelude::*;
 
+/// The RX notification writer: every RX pipe, into NOTIF_BUFS shared buffers.
+pub type RxNotifWriter =
+    NotifWriter<PIPES, PIPE_BITS, { PIPE_BITS + 1 }, NOTIF_BUFS, NOTIF_BUF_BITS>;
+/// The TX completion writer: one completion record per TX pipe (each pipe its
+/// own one-record buffer).
+pub type TxComplWriter =
+    NotifWriter<TX_PIPES, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }, TX_PIPES, TX_PIPE_BITS>;
+
 /// Notification writer: tells software a pipe's new tail by writing a 16-byte
 /// record (`pendulum_layout::notif`) into the pipe's notification buffer.
 ///
@@ -36,26 +44,30 @@ use rust_hdl::prelude::*;
 /// and each switch on or off (`rearm`, `restart`). A pipe that then needs a
 /// record joins one of two queues (moved while armed, or re-armed with
 /// something unannounced), at most once (a third holds pipes waiting for
-/// room in their buffer); the queues are popped one pipe per cycle. Each pipe's latest tail and sequence number live in block RAM, and
-/// four bits of flags per pipe in registers (armed, tail moved since the last
-/// record, queued, no record since the restart).
+/// room in their buffer); the queues are popped one pipe per cycle. Each
+/// pipe's latest tail and sequence number live in block RAM, and four bits
+/// of flags per pipe in registers (armed, tail moved since the last record,
+/// queued, no record since the restart).
 ///
-/// Latency: a move is announced 4 cycles after it is reported (input
-/// register 1, queue 2, RAM read 1), then the record waits on `m_dma.ready`.
+/// A popped pipe passes two stages, one cycle each at least: the read stage
+/// (its RAM words, with the writes the read missed, into registers) and the
+/// form stage, which decides from registers only (250 MHz: no decision
+/// waits on a RAM read) whether to form a record, send the pipe to retry, or
+/// drop it, and reads the pipe's flags then, so a pipe on its way through
+/// the stages needs no queueing for events meanwhile. The form stage holds
+/// its pipe (even one that will form no record) while the output register
+/// is full, and the read stage holds its pipe behind it; so 1 record per
+/// cycle while `m_dma` takes them.
+///
+/// Latency: a move is announced 5 cycles after it is reported (input
+/// register 1, queue 2, read stage 1, form stage 1), then the record waits
+/// on `m_dma.ready`.
 /// A record is formed only after the move it carries was reported, i.e. after the frame's last ring
 /// write was accepted, and the host port keeps writes in order, so data is in
 /// memory before the notification that covers it. Ring writes pass a register
 /// stage (a skid buffer) before they meet notifications at the DMA arbiter, so
 /// a record also waits until the beats that stage held when the record was
 /// formed (`ahead`, at most 2) have left it (`ahead_drain`).
-/// The RX notification writer: every RX pipe, into NOTIF_BUFS shared buffers.
-pub type RxNotifWriter =
-    NotifWriter<PIPES, PIPE_BITS, { PIPE_BITS + 1 }, NOTIF_BUFS, NOTIF_BUF_BITS>;
-/// The TX completion writer: one completion record per TX pipe (each pipe its
-/// own one-record buffer).
-pub type TxComplWriter =
-    NotifWriter<TX_PIPES, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }, TX_PIPES, TX_PIPE_BITS>;
-
 #[derive(LogicBlock)]
 pub struct NotifWriter<
     const P: usize,
