@@ -209,6 +209,8 @@ pub struct NotifWriter<
     same: Signal<Local, Bit>,
     moved_restart: Signal<Local, Bit>,
     rearm_restart: Signal<Local, Bit>,
+    repush_moved: Signal<Local, Bit>,
+    repush_rearm: Signal<Local, Bit>,
     moved_push: Signal<Local, Bit>,
     rearm_push: Signal<Local, Bit>,
     push_bits: Signal<Local, Bits<P>>,
@@ -382,6 +384,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             same: Default::default(),
             moved_restart: Default::default(),
             rearm_restart: Default::default(),
+            repush_moved: Default::default(),
+            repush_rearm: Default::default(),
             moved_push: Default::default(),
             rearm_push: Default::default(),
             push_bits: Default::default(),
@@ -654,9 +658,12 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.rearm_q.m.ready.next = self.pop_rearm.val();
         self.moved_q.m.ready.next = self.pop_moved.val();
         self.retry_q.m.ready.next = self.pop_retry.val();
-        // A popped pipe's `queued` bit clears a cycle later. Meanwhile its
-        // events push nothing, which loses nothing: the form stage reads the
-        // pipe's flags when it leaves, after those events.
+        // A popped pipe's `queued` bit clears a cycle later (its events in
+        // the cycle it is popped push nothing, which loses nothing: the form
+        // stage reads the pipe's flags when it leaves, after those events).
+        // In that cycle its events may queue it again (`repush_*`), so that a
+        // busy pipe in per-packet mode is back in the read stage 3 cycles
+        // after it left it.
         self.popped.d.next = self.pop_any.val();
         self.popped_pipe.d.next = self.pop_pipe.val();
         self.pop_bit.next = self.zero_pipes.val();
@@ -675,6 +682,10 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             self.in_restart.q.val() & (self.in_restart_pipe.q.val() == self.in_moved_pipe.q.val());
         self.rearm_restart.next =
             self.in_restart.q.val() & (self.in_restart_pipe.q.val() == self.in_rearm_pipe.q.val());
+        self.repush_moved.next =
+            self.popped.q.val() & (self.popped_pipe.q.val() == self.in_moved_pipe.q.val());
+        self.repush_rearm.next =
+            self.popped.q.val() & (self.popped_pipe.q.val() == self.in_rearm_pipe.q.val());
         // (The queues cannot fill: a pipe is in one at most once. Were one
         // full, the pipe would stay unqueued and its next event retry.)
         self.moved_push.next = self.in_moved.q.val()
@@ -686,11 +697,12 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
                 .get_bit(self.in_moved_pipe.q.val().index())
                 | self.per_packet.val()
                 | self.same.val())
-            & !self
+            & (!self
                 .queued
                 .q
                 .val()
                 .get_bit(self.in_moved_pipe.q.val().index())
+                | self.repush_moved.val())
             & !self.moved_restart.val();
         self.rearm_push.next = self.in_rearm.q.val()
             & self.rearm_q.s.ready.val()
@@ -700,11 +712,12 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
                 .q
                 .val()
                 .get_bit(self.in_rearm_pipe.q.val().index())
-            & !self
+            & (!self
                 .queued
                 .q
                 .val()
                 .get_bit(self.in_rearm_pipe.q.val().index())
+                | self.repush_rearm.val())
             & !self.rearm_restart.val();
         self.moved_q.s.data.next = self.in_moved_pipe.q.val();
         self.moved_q.s.valid.next = self.moved_push.val();
