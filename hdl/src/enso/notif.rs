@@ -5,6 +5,14 @@ use pendulum_layout::params::{
 };
 use rust_hdl::prelude::*;
 
+/// The RX notification writer: every RX pipe, into NOTIF_BUFS shared buffers.
+pub type RxNotifWriter =
+    NotifWriter<PIPES, PIPE_BITS, { PIPE_BITS + 1 }, NOTIF_BUFS, NOTIF_BUF_BITS>;
+/// The TX completion writer: one completion record per TX pipe (each pipe its
+/// own one-record buffer).
+pub type TxComplWriter =
+    NotifWriter<TX_PIPES, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }, TX_PIPES, TX_PIPE_BITS>;
+
 /// Notification writer: tells software a pipe's new tail by writing a 16-byte
 /// record (`pendulum_layout::notif`) into the pipe's notification buffer.
 ///
@@ -36,26 +44,30 @@ use rust_hdl::prelude::*;
 /// and each switch on or off (`rearm`, `restart`). A pipe that then needs a
 /// record joins one of two queues (moved while armed, or re-armed with
 /// something unannounced), at most once (a third holds pipes waiting for
-/// room in their buffer); the queues are popped one pipe per cycle. Each pipe's latest tail and sequence number live in block RAM, and
-/// four bits of flags per pipe in registers (armed, tail moved since the last
-/// record, queued, no record since the restart).
+/// room in their buffer); the queues are popped one pipe per cycle. Each
+/// pipe's latest tail and sequence number live in block RAM, and four bits
+/// of flags per pipe in registers (armed, tail moved since the last record,
+/// queued, no record since the restart).
 ///
-/// Latency: a move is announced 4 cycles after it is reported (input
-/// register 1, queue 2, RAM read 1), then the record waits on `m_dma.ready`.
+/// A popped pipe passes two stages, one cycle each at least: the read stage
+/// (its RAM words, with the writes the read missed, into registers) and the
+/// form stage, which decides from registers only (250 MHz: no decision
+/// waits on a RAM read) whether to form a record, send the pipe to retry, or
+/// drop it, and reads the pipe's flags then, so a pipe on its way through
+/// the stages needs no queueing for events meanwhile. The form stage holds
+/// its pipe (even one that will form no record) while the output register
+/// is full, and the read stage holds its pipe behind it; so 1 record per
+/// cycle while `m_dma` takes them.
+///
+/// Latency: a move is announced 5 cycles after it is reported (input
+/// register 1, queue 2, read stage 1, form stage 1), then the record waits
+/// on `m_dma.ready`.
 /// A record is formed only after the move it carries was reported, i.e. after the frame's last ring
 /// write was accepted, and the host port keeps writes in order, so data is in
 /// memory before the notification that covers it. Ring writes pass a register
 /// stage (a skid buffer) before they meet notifications at the DMA arbiter, so
 /// a record also waits until the beats that stage held when the record was
 /// formed (`ahead`, at most 2) have left it (`ahead_drain`).
-/// The RX notification writer: every RX pipe, into NOTIF_BUFS shared buffers.
-pub type RxNotifWriter =
-    NotifWriter<PIPES, PIPE_BITS, { PIPE_BITS + 1 }, NOTIF_BUFS, NOTIF_BUF_BITS>;
-/// The TX completion writer: one completion record per TX pipe (each pipe its
-/// own one-record buffer).
-pub type TxComplWriter =
-    NotifWriter<TX_PIPES, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }, TX_PIPES, TX_PIPE_BITS>;
-
 #[derive(LogicBlock)]
 pub struct NotifWriter<
     const P: usize,
@@ -119,7 +131,7 @@ pub struct NotifWriter<
     armed: DFF<Bits<P>>,
     // The tail moved since the last record was formed.
     dirty: DFF<Bits<P>>,
-    // The pipe is in one of the queues.
+    // The pipe is in one of the queues (and for one cycle after it left one).
     queued: DFF<Bits<P>>,
     // No record since the restart: the next one has sequence 1.
     fresh: DFF<Bits<P>>,
@@ -139,10 +151,31 @@ pub struct NotifWriter<
     rearm_q: StreamFifo<Bits<PB>, PB, PB1>,
     // Pipes whose buffer had no room (or was off) when their turn came.
     retry_q: StreamFifo<Bits<PB>, PB, PB1>,
-    // Form stage: the pipe popped; the RAMs are read for it (and re-read
+    // The pipe popped last cycle: its `queued` bit clears now.
+    popped: DFF<Bit>,
+    popped_pipe: DFF<Bits<PB>>,
+    // Read stage: the pipe popped; the RAMs are read for it (and re-read
     // while it waits, so they stay current).
-    f_valid: DFF<Bit>,
-    f_pipe: DFF<Bits<PB>>,
+    f1_valid: DFF<Bit>,
+    f1_pipe: DFF<Bits<PB>>,
+    // Form stage: the pipe, and its state as read, brought up to date with
+    // every write since except the record formed last cycle (`prev_*`,
+    // applied here where `c_same_*` say it was this pipe's or buffer's).
+    f2_valid: DFF<Bit>,
+    f2_pipe: DFF<Bits<PB>>,
+    c_tail: DFF<Bits<SLOT_BITS>>,
+    c_seq: DFF<Bits<32>>,
+    c_same_pipe: DFF<Bit>,
+    c_count: DFF<Bits<32>>,
+    // The buffer starts over (count 0), and a switch-on last cycle wins over
+    // the record formed last cycle.
+    c_bfresh: DFF<Bit>,
+    c_same_buf: DFF<Bit>,
+    c_head: DFF<Bits<32>>,
+    c_base: DFF<Bits<64>>,
+    c_mask: DFF<Bits<32>>,
+    c_mask_zero: DFF<Bit>,
+    c_on: DFF<Bit>,
     // Writes the RAMs took last cycle, which a read in that cycle missed.
     lm_valid: DFF<Bit>,
     lm_pipe: DFF<Bits<PB>>,
@@ -174,32 +207,51 @@ pub struct NotifWriter<
     pop_bit: Signal<Local, Bits<P>>,
     form_bit: Signal<Local, Bits<P>>,
     same: Signal<Local, Bit>,
+    moved_restart: Signal<Local, Bit>,
+    rearm_restart: Signal<Local, Bit>,
+    repush_moved: Signal<Local, Bit>,
+    repush_rearm: Signal<Local, Bit>,
     moved_push: Signal<Local, Bit>,
     rearm_push: Signal<Local, Bit>,
     push_bits: Signal<Local, Bits<P>>,
     pop_rearm: Signal<Local, Bit>,
     pop_moved: Signal<Local, Bit>,
     pop_retry: Signal<Local, Bit>,
+    pop_any: Signal<Local, Bit>,
     retry_push: Signal<Local, Bit>,
     retry_bit: Signal<Local, Bits<P>>,
-    f_buf: Signal<Local, Bits<BB>>,
-    next_f_buf: Signal<Local, Bits<BB>>,
+    // The buffer write this cycle: head (or 0 when switched on), and on/off.
+    wh_valid: Signal<Local, Bit>,
+    wh_buf: Signal<Local, Bits<BB>>,
+    wh_count: Signal<Local, Bits<32>>,
     cfg_bit: Signal<Local, Bits<B>>,
     form_buf_bit: Signal<Local, Bits<B>>,
-    cur_base: Signal<Local, Bits<64>>,
-    cur_mask: Signal<Local, Bits<32>>,
+    // Read stage: the state read, with the writes the read missed.
+    f1_buf: Signal<Local, Bits<BB>>,
+    r_tail: Signal<Local, Bits<SLOT_BITS>>,
+    r_seq: Signal<Local, Bits<32>>,
+    r_count: Signal<Local, Bits<32>>,
+    r_cfg: Signal<Local, Bit>,
+    r_head: Signal<Local, Bits<32>>,
+    r_base: Signal<Local, Bits<64>>,
+    r_mask: Signal<Local, Bits<32>>,
+    // Form stage.
+    f2_buf: Signal<Local, Bits<BB>>,
+    f2_cfg: Signal<Local, Bit>,
+    out_free: Signal<Local, Bit>,
+    advance: Signal<Local, Bit>,
+    f1_free: Signal<Local, Bit>,
     cur_count: Signal<Local, Bits<32>>,
-    cur_head: Signal<Local, Bits<32>>,
     new_count: Signal<Local, Bits<32>>,
     room: Signal<Local, Bit>,
+    wants: Signal<Local, Bit>,
+    leave: Signal<Local, Bit>,
     blocked: Signal<Local, Bit>,
+    load: Signal<Local, Bit>,
     slot64: ZeroExtend<32, 64>,
     pop_pipe: Signal<Local, Bits<PB>>,
-    next_f_pipe: Signal<Local, Bits<PB>>,
-    stage_free: Signal<Local, Bit>,
-    wants: Signal<Local, Bit>,
-    load: Signal<Local, Bit>,
-    cur_tail: Signal<Local, Bits<SLOT_BITS>>,
+    next_f1_pipe: Signal<Local, Bits<PB>>,
+    next_f1_buf: Signal<Local, Bits<BB>>,
     cur_seq: Signal<Local, Bits<32>>,
     new_seq: Signal<Local, Bits<32>>,
     tail32: ZeroExtend<SLOT_BITS, 32>,
@@ -288,8 +340,23 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             moved_q: StreamFifo::new(),
             rearm_q: StreamFifo::new(),
             retry_q: StreamFifo::new(),
-            f_valid: Default::default(),
-            f_pipe: Default::default(),
+            popped: Default::default(),
+            popped_pipe: Default::default(),
+            f1_valid: Default::default(),
+            f1_pipe: Default::default(),
+            f2_valid: Default::default(),
+            f2_pipe: Default::default(),
+            c_tail: Default::default(),
+            c_seq: Default::default(),
+            c_same_pipe: Default::default(),
+            c_count: Default::default(),
+            c_bfresh: Default::default(),
+            c_same_buf: Default::default(),
+            c_head: Default::default(),
+            c_base: Default::default(),
+            c_mask: Default::default(),
+            c_mask_zero: Default::default(),
+            c_on: Default::default(),
             lm_valid: Default::default(),
             lm_pipe: Default::default(),
             lm_tail: Default::default(),
@@ -315,32 +382,48 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             pop_bit: Default::default(),
             form_bit: Default::default(),
             same: Default::default(),
+            moved_restart: Default::default(),
+            rearm_restart: Default::default(),
+            repush_moved: Default::default(),
+            repush_rearm: Default::default(),
             moved_push: Default::default(),
             rearm_push: Default::default(),
             push_bits: Default::default(),
             pop_rearm: Default::default(),
             pop_moved: Default::default(),
             pop_retry: Default::default(),
+            pop_any: Default::default(),
             retry_push: Default::default(),
             retry_bit: Default::default(),
-            f_buf: Default::default(),
-            next_f_buf: Default::default(),
+            wh_valid: Default::default(),
+            wh_buf: Default::default(),
+            wh_count: Default::default(),
             cfg_bit: Default::default(),
             form_buf_bit: Default::default(),
-            cur_base: Default::default(),
-            cur_mask: Default::default(),
+            f1_buf: Default::default(),
+            r_tail: Default::default(),
+            r_seq: Default::default(),
+            r_count: Default::default(),
+            r_cfg: Default::default(),
+            r_head: Default::default(),
+            r_base: Default::default(),
+            r_mask: Default::default(),
+            f2_buf: Default::default(),
+            f2_cfg: Default::default(),
+            out_free: Default::default(),
+            advance: Default::default(),
+            f1_free: Default::default(),
             cur_count: Default::default(),
-            cur_head: Default::default(),
             new_count: Default::default(),
             room: Default::default(),
+            wants: Default::default(),
+            leave: Default::default(),
             blocked: Default::default(),
+            load: Default::default(),
             slot64: Default::default(),
             pop_pipe: Default::default(),
-            next_f_pipe: Default::default(),
-            stage_free: Default::default(),
-            wants: Default::default(),
-            load: Default::default(),
-            cur_tail: Default::default(),
+            next_f1_pipe: Default::default(),
+            next_f1_buf: Default::default(),
             cur_seq: Default::default(),
             new_seq: Default::default(),
             tail32: Default::default(),
@@ -394,14 +477,29 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             in_head,
             in_head_buf,
             in_head_count,
-            buf_on,
-            buf_fresh,
             armed,
             dirty,
             queued,
             fresh,
-            f_valid,
-            f_pipe,
+            buf_on,
+            buf_fresh,
+            popped,
+            popped_pipe,
+            f1_valid,
+            f1_pipe,
+            f2_valid,
+            f2_pipe,
+            c_tail,
+            c_seq,
+            c_same_pipe,
+            c_count,
+            c_bfresh,
+            c_same_buf,
+            c_head,
+            c_base,
+            c_mask,
+            c_mask_zero,
+            c_on,
             lm_valid,
             lm_pipe,
             lm_tail,
@@ -461,24 +559,26 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         // ---- Buffers: switched on or off, and software's head ----
         // Switching on writes the address and size, and a head of 0 (the
         // count restarts through `buf_fresh`: its RAM's port is the records').
+        // A head write in the same cycle as a switch on or off is dropped.
         self.bbase_ram.write_enable.next = self.in_cfg.q.val();
         self.bbase_ram.write_address.next = self.in_cfg_buf.q.val();
         self.bbase_ram.write_data.next = self.in_cfg_base.q.val();
         self.bmask_ram.write_enable.next = self.in_cfg.q.val();
         self.bmask_ram.write_address.next = self.in_cfg_buf.q.val();
         self.bmask_ram.write_data.next = self.in_cfg_mask.q.val();
-        self.bhead_ram.write_enable.next = self.in_cfg.q.val() | self.in_head.q.val();
-        self.bhead_ram.write_address.next = self.in_head_buf.q.val();
-        self.bhead_ram.write_data.next = self.in_head_count.q.val();
-        self.lh_count.d.next = self.in_head_count.q.val();
-        self.lh_buf.d.next = self.in_head_buf.q.val();
+        self.wh_valid.next = self.in_cfg.q.val() | self.in_head.q.val();
+        self.wh_buf.next = self.in_head_buf.q.val();
+        self.wh_count.next = self.in_head_count.q.val();
         if self.in_cfg.q.val() {
-            self.bhead_ram.write_address.next = self.in_cfg_buf.q.val();
-            self.bhead_ram.write_data.next = self.zero32.val();
-            self.lh_count.d.next = self.zero32.val();
-            self.lh_buf.d.next = self.in_cfg_buf.q.val();
+            self.wh_buf.next = self.in_cfg_buf.q.val();
+            self.wh_count.next = self.zero32.val();
         }
-        self.lh_valid.d.next = self.in_cfg.q.val() | self.in_head.q.val();
+        self.bhead_ram.write_enable.next = self.wh_valid.val();
+        self.bhead_ram.write_address.next = self.wh_buf.val();
+        self.bhead_ram.write_data.next = self.wh_count.val();
+        self.lh_valid.d.next = self.wh_valid.val();
+        self.lh_buf.d.next = self.wh_buf.val();
+        self.lh_count.d.next = self.wh_count.val();
         self.lc_valid.d.next = self.in_cfg.q.val();
         self.lc_buf.d.next = self.in_cfg_buf.q.val();
         self.lc_base.d.next = self.in_cfg_base.q.val();
@@ -502,6 +602,9 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         if self.m_dma.ready.val() & self.m_dma.valid.val() {
             self.out_valid.d.next = false;
         }
+        // The output register is free for a record this cycle.
+        self.out_free.next = !self.out_valid.q.val()
+            | (self.m_dma.ready.val() & (self.held_back.q.val() == self.zero2.val()));
 
         // ---- Events ----
         self.moved_bit.next = self.zero_pipes.val();
@@ -525,7 +628,12 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.lm_pipe.d.next = self.in_moved_pipe.q.val();
         self.lm_tail.d.next = self.in_moved_tail.q.val();
 
-        // ---- Queues: pop one pipe when the form stage frees ----
+        // ---- Queues: pop one pipe when the read stage frees ----
+        // The form stage frees when its pipe leaves, which it does whenever
+        // the output register is free (forming a record, or not); so this
+        // depends on registers and `m_dma.ready` only, not on the decision.
+        self.advance.next = !self.f2_valid.q.val() | self.out_free.val();
+        self.f1_free.next = !self.f1_valid.q.val() | self.advance.val();
         // Retries go last: they wait for software, the others need nothing.
         self.pop_rearm.next = false;
         self.pop_moved.next = false;
@@ -537,8 +645,7 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         if self.rearm_q.m.valid.val() {
             self.pop_pipe.next = self.rearm_q.m.data.val();
         }
-        self.pop_bit.next = self.zero_pipes.val();
-        if self.stage_free.val() {
+        if self.f1_free.val() {
             if self.rearm_q.m.valid.val() {
                 self.pop_rearm.next = true;
             } else if self.moved_q.m.valid.val() {
@@ -547,19 +654,38 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
                 self.pop_retry.next = true;
             }
         }
-        if self.pop_rearm.val() | self.pop_moved.val() | self.pop_retry.val() {
-            self.pop_bit.next = self.one_pipe.val() << self.pop_pipe.val();
-        }
+        self.pop_any.next = self.pop_rearm.val() | self.pop_moved.val() | self.pop_retry.val();
         self.rearm_q.m.ready.next = self.pop_rearm.val();
         self.moved_q.m.ready.next = self.pop_moved.val();
         self.retry_q.m.ready.next = self.pop_retry.val();
+        // A popped pipe's `queued` bit clears a cycle later (its events in
+        // the cycle it is popped push nothing, which loses nothing: the form
+        // stage reads the pipe's flags when it leaves, after those events).
+        // In that cycle its events may queue it again (`repush_*`), so that a
+        // busy pipe in per-packet mode is back in the read stage 3 cycles
+        // after it left it.
+        self.popped.d.next = self.pop_any.val();
+        self.popped_pipe.d.next = self.pop_pipe.val();
+        self.pop_bit.next = self.zero_pipes.val();
+        if self.popped.q.val() {
+            self.pop_bit.next = self.one_pipe.val() << self.popped_pipe.q.val();
+        }
 
         // A pipe joins a queue when it moved while armed (or per-packet), or
-        // was re-armed with a move unannounced; at most once (a pipe leaving
-        // a queue this cycle may join again), never while restarting.
+        // was re-armed with a move unannounced; at most once, never while
+        // restarting. A queued pipe, or one on its way through the read and
+        // form stages, will be looked at after this event anyway.
         self.same.next = self.in_moved.q.val()
             & self.in_rearm.q.val()
             & (self.in_moved_pipe.q.val() == self.in_rearm_pipe.q.val());
+        self.moved_restart.next =
+            self.in_restart.q.val() & (self.in_restart_pipe.q.val() == self.in_moved_pipe.q.val());
+        self.rearm_restart.next =
+            self.in_restart.q.val() & (self.in_restart_pipe.q.val() == self.in_rearm_pipe.q.val());
+        self.repush_moved.next =
+            self.popped.q.val() & (self.popped_pipe.q.val() == self.in_moved_pipe.q.val());
+        self.repush_rearm.next =
+            self.popped.q.val() & (self.popped_pipe.q.val() == self.in_rearm_pipe.q.val());
         // (The queues cannot fill: a pipe is in one at most once. Were one
         // full, the pipe would stay unqueued and its next event retry.)
         self.moved_push.next = self.in_moved.q.val()
@@ -576,14 +702,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
                 .q
                 .val()
                 .get_bit(self.in_moved_pipe.q.val().index())
-                | self
-                    .pop_bit
-                    .val()
-                    .get_bit(self.in_moved_pipe.q.val().index()))
-            & !self
-                .restart_bit
-                .val()
-                .get_bit(self.in_moved_pipe.q.val().index());
+                | self.repush_moved.val())
+            & !self.moved_restart.val();
         self.rearm_push.next = self.in_rearm.q.val()
             & self.rearm_q.s.ready.val()
             & !self.same.val()
@@ -597,100 +717,161 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
                 .q
                 .val()
                 .get_bit(self.in_rearm_pipe.q.val().index())
-                | self
-                    .pop_bit
-                    .val()
-                    .get_bit(self.in_rearm_pipe.q.val().index()))
-            & !self
-                .restart_bit
-                .val()
-                .get_bit(self.in_rearm_pipe.q.val().index());
+                | self.repush_rearm.val())
+            & !self.rearm_restart.val();
         self.moved_q.s.data.next = self.in_moved_pipe.q.val();
         self.moved_q.s.valid.next = self.moved_push.val();
         self.rearm_q.s.data.next = self.in_rearm_pipe.q.val();
         self.rearm_q.s.valid.next = self.rearm_push.val();
 
-        // ---- Form stage ----
+        // ---- Read stage: the RAMs' words for f1_pipe ----
+        self.next_f1_pipe.next = self.f1_pipe.q.val();
+        if self.pop_any.val() {
+            self.next_f1_pipe.next = self.pop_pipe.val();
+        }
+        if self.f1_free.val() {
+            self.f1_valid.d.next = self.pop_any.val();
+        }
+        self.f1_pipe.d.next = self.next_f1_pipe.val();
+        self.next_f1_buf.next = self.next_f1_pipe.val().get_bits::<BB>(0);
+        self.tail_ram.read_address.next = self.next_f1_pipe.val();
+        self.seq_ram.read_address.next = self.next_f1_pipe.val();
+        self.bbase_ram.read_address.next = self.next_f1_buf.val();
+        self.bmask_ram.read_address.next = self.next_f1_buf.val();
+        self.bcount_ram.read_address.next = self.next_f1_buf.val();
+        self.bhead_ram.read_address.next = self.next_f1_buf.val();
         // The pipe's buffer: its low bits.
-        self.f_buf.next = self.f_pipe.q.val().get_bits::<BB>(0);
-        self.wants.next = self.f_valid.q.val()
-            & self.dirty.q.val().get_bit(self.f_pipe.q.val().index())
-            & (self.armed.q.val().get_bit(self.f_pipe.q.val().index()) | self.per_packet.val());
-        // The buffer's state, read for f_pipe last cycle, with the writes
-        // that read missed.
-        self.cur_base.next = self.bbase_ram.read_data.val();
-        self.cur_mask.next = self.bmask_ram.read_data.val();
-        if self.lc_valid.q.val() & (self.lc_buf.q.val() == self.f_buf.val()) {
-            self.cur_base.next = self.lc_base.q.val();
-            self.cur_mask.next = self.lc_mask.q.val();
+        self.f1_buf.next = self.f1_pipe.q.val().get_bits::<BB>(0);
+        // What the RAMs hold now: the words read, with last cycle's writes
+        // (which the read missed) and this cycle's (register inputs only).
+        // The record the form stage forms this cycle is left to it.
+        self.r_tail.next = self.tail_ram.read_data.val();
+        if self.lm_valid.q.val() & (self.lm_pipe.q.val() == self.f1_pipe.q.val()) {
+            self.r_tail.next = self.lm_tail.q.val();
         }
-        self.cur_head.next = self.bhead_ram.read_data.val();
-        if self.lh_valid.q.val() & (self.lh_buf.q.val() == self.f_buf.val()) {
-            self.cur_head.next = self.lh_count.q.val();
+        if self.in_moved.q.val() & (self.in_moved_pipe.q.val() == self.f1_pipe.q.val()) {
+            self.r_tail.next = self.in_moved_tail.q.val();
         }
-        self.cur_count.next = self.bcount_ram.read_data.val();
-        if self.prev_valid.q.val() & (self.prev_buf.q.val() == self.f_buf.val()) {
-            self.cur_count.next = self.prev_count.q.val();
+        self.r_seq.next = self.seq_ram.read_data.val();
+        if self.prev_valid.q.val() & (self.prev_pipe.q.val() == self.f1_pipe.q.val()) {
+            self.r_seq.next = self.prev_seq.q.val();
         }
-        if self.buf_fresh.q.val().get_bit(self.f_buf.val().index()) {
+        self.r_count.next = self.bcount_ram.read_data.val();
+        if self.prev_valid.q.val() & (self.prev_buf.q.val() == self.f1_buf.val()) {
+            self.r_count.next = self.prev_count.q.val();
+        }
+        self.r_cfg.next = self.in_cfg.q.val() & (self.in_cfg_buf.q.val() == self.f1_buf.val());
+        self.r_head.next = self.bhead_ram.read_data.val();
+        if self.lh_valid.q.val() & (self.lh_buf.q.val() == self.f1_buf.val()) {
+            self.r_head.next = self.lh_count.q.val();
+        }
+        if self.wh_valid.val() & (self.wh_buf.val() == self.f1_buf.val()) {
+            self.r_head.next = self.wh_count.val();
+        }
+        self.r_base.next = self.bbase_ram.read_data.val();
+        self.r_mask.next = self.bmask_ram.read_data.val();
+        if self.lc_valid.q.val() & (self.lc_buf.q.val() == self.f1_buf.val()) {
+            self.r_base.next = self.lc_base.q.val();
+            self.r_mask.next = self.lc_mask.q.val();
+        }
+        if self.r_cfg.val() {
+            self.r_base.next = self.in_cfg_base.q.val();
+            self.r_mask.next = self.in_cfg_mask.q.val();
+        }
+
+        // ---- Form stage: decide, from registers, for f2_pipe ----
+        self.f2_buf.next = self.f2_pipe.q.val().get_bits::<BB>(0);
+        self.f2_cfg.next = self.in_cfg.q.val() & (self.in_cfg_buf.q.val() == self.f2_buf.val());
+        // The state as of this cycle: the record formed last cycle, if it
+        // was this pipe's (or buffer's), unless the buffer was switched since.
+        self.cur_seq.next = self.c_seq.q.val();
+        if self.prev_valid.q.val() & self.c_same_pipe.q.val() {
+            self.cur_seq.next = self.prev_seq.q.val();
+        }
+        self.cur_count.next = self.c_count.q.val();
+        if self.c_bfresh.q.val() {
             self.cur_count.next = self.zero32.val();
+        }
+        if self.prev_valid.q.val() & self.c_same_buf.q.val() {
+            self.cur_count.next = self.prev_count.q.val();
         }
         self.new_count.next = self.cur_count.val() + self.one32.val();
         // Room: fewer records unread than the buffer holds (a one-record
         // buffer is rewritten in place, always).
-        self.room.next = self.buf_on.q.val().get_bit(self.f_buf.val().index())
-            & ((self.cur_mask.val() == self.zero32.val())
-                | ((self.cur_count.val() - self.cur_head.val()) <= self.cur_mask.val()));
-        self.blocked.next = self.wants.val() & !self.room.val();
-        self.load.next = self.wants.val()
-            & self.room.val()
-            & (!self.out_valid.q.val() | (self.m_dma.ready.val() & self.m_dma.valid.val()));
-        // A popped pipe with nothing (left) to announce, or no room, frees
-        // the stage at once.
-        self.stage_free.next =
-            !self.f_valid.q.val() | !self.wants.val() | self.load.val() | self.blocked.val();
-        self.next_f_pipe.next = self.f_pipe.q.val();
-        if self.pop_rearm.val() | self.pop_moved.val() | self.pop_retry.val() {
-            self.next_f_pipe.next = self.pop_pipe.val();
-        }
-        if self.stage_free.val() {
-            self.f_valid.d.next =
-                self.pop_rearm.val() | self.pop_moved.val() | self.pop_retry.val();
-        }
-        self.f_pipe.d.next = self.next_f_pipe.val();
-        self.next_f_buf.next = self.next_f_pipe.val().get_bits::<BB>(0);
-        self.tail_ram.read_address.next = self.next_f_pipe.val();
-        self.seq_ram.read_address.next = self.next_f_pipe.val();
-        self.bbase_ram.read_address.next = self.next_f_buf.val();
-        self.bmask_ram.read_address.next = self.next_f_buf.val();
-        self.bcount_ram.read_address.next = self.next_f_buf.val();
-        self.bhead_ram.read_address.next = self.next_f_buf.val();
-        // A blocked pipe retries later, unless an event queued it again.
-        self.retry_push.next = self.blocked.val()
-            & self.retry_q.s.ready.val()
-            & !self.queued.q.val().get_bit(self.f_pipe.q.val().index())
-            & !(self.moved_push.val() & (self.in_moved_pipe.q.val() == self.f_pipe.q.val()))
-            & !(self.rearm_push.val() & (self.in_rearm_pipe.q.val() == self.f_pipe.q.val()));
-        self.retry_q.s.data.next = self.f_pipe.q.val();
-        self.retry_q.s.valid.next = self.retry_push.val();
-        self.retry_bit.next = self.zero_pipes.val();
-        if self.retry_push.val() {
-            self.retry_bit.next = self.one_pipe.val() << self.f_pipe.q.val();
-        }
-        self.cur_tail.next = self.tail_ram.read_data.val();
-        if self.lm_valid.q.val() & (self.lm_pipe.q.val() == self.f_pipe.q.val()) {
-            self.cur_tail.next = self.lm_tail.q.val();
-        }
-        self.cur_seq.next = self.seq_ram.read_data.val();
-        if self.prev_valid.q.val() & (self.prev_pipe.q.val() == self.f_pipe.q.val()) {
-            self.cur_seq.next = self.prev_seq.q.val();
-        }
-        if self.fresh.q.val().get_bit(self.f_pipe.q.val().index()) {
+        self.room.next = self.c_on.q.val()
+            & (self.c_mask_zero.q.val()
+                | ((self.cur_count.val() - self.c_head.q.val()) <= self.c_mask.q.val()));
+        // The flags are read now, so they count every event until now.
+        self.wants.next = self.dirty.q.val().get_bit(self.f2_pipe.q.val().index())
+            & (self.armed.q.val().get_bit(self.f2_pipe.q.val().index()) | self.per_packet.val());
+        self.leave.next = self.f2_valid.q.val() & self.out_free.val();
+        self.load.next = self.leave.val() & self.wants.val() & self.room.val();
+        self.blocked.next = self.leave.val() & self.wants.val() & !self.room.val();
+        // Sequence numbers restart at 1 after a restart (read now as well).
+        if self.fresh.q.val().get_bit(self.f2_pipe.q.val().index()) {
             self.cur_seq.next = self.zero32.val();
         }
         self.new_seq.next = self.cur_seq.val() + self.one32.val();
-        self.tail32.i.next = self.cur_tail.val();
-        self.pipe32.i.next = self.f_pipe.q.val();
+
+        // The form stage takes the read stage's pipe when it frees; else its
+        // pipe stays, its state brought up to date with this cycle's events
+        // (no record is formed while it stays).
+        if self.advance.val() {
+            self.f2_valid.d.next = self.f1_valid.q.val();
+            self.f2_pipe.d.next = self.f1_pipe.q.val();
+            self.c_tail.d.next = self.r_tail.val();
+            self.c_seq.d.next = self.r_seq.val();
+            self.c_same_pipe.d.next = self.f1_pipe.q.val() == self.f2_pipe.q.val();
+            self.c_count.d.next = self.r_count.val();
+            self.c_bfresh.d.next =
+                self.buf_fresh.q.val().get_bit(self.f1_buf.val().index()) | self.r_cfg.val();
+            self.c_same_buf.d.next = (self.f1_buf.val() == self.f2_buf.val()) & !self.r_cfg.val();
+            self.c_head.d.next = self.r_head.val();
+            self.c_base.d.next = self.r_base.val();
+            self.c_mask.d.next = self.r_mask.val();
+            self.c_mask_zero.d.next = self.r_mask.val() == self.zero32.val();
+            self.c_on.d.next = self.buf_on.q.val().get_bit(self.f1_buf.val().index());
+            if self.r_cfg.val() {
+                self.c_on.d.next = self.in_cfg_on.q.val();
+            }
+        } else {
+            if self.in_moved.q.val() & (self.in_moved_pipe.q.val() == self.f2_pipe.q.val()) {
+                self.c_tail.d.next = self.in_moved_tail.q.val();
+            }
+            self.c_seq.d.next = self.prev_seq.q.val();
+            if !(self.prev_valid.q.val() & self.c_same_pipe.q.val()) {
+                self.c_seq.d.next = self.c_seq.q.val();
+            }
+            self.c_same_pipe.d.next = false;
+            self.c_count.d.next = self.cur_count.val();
+            self.c_bfresh.d.next = self.f2_cfg.val();
+            self.c_same_buf.d.next = false;
+            if self.wh_valid.val() & (self.wh_buf.val() == self.f2_buf.val()) {
+                self.c_head.d.next = self.wh_count.val();
+            }
+            if self.f2_cfg.val() {
+                self.c_base.d.next = self.in_cfg_base.q.val();
+                self.c_mask.d.next = self.in_cfg_mask.q.val();
+                self.c_mask_zero.d.next = self.in_cfg_mask.q.val() == self.zero32.val();
+                self.c_on.d.next = self.in_cfg_on.q.val();
+            }
+        }
+
+        // A blocked pipe retries later, unless an event queued it again (or
+        // it is on its way through the stages again).
+        self.retry_push.next = self.blocked.val()
+            & self.retry_q.s.ready.val()
+            & !self.queued.q.val().get_bit(self.f2_pipe.q.val().index())
+            & !(self.moved_push.val() & (self.in_moved_pipe.q.val() == self.f2_pipe.q.val()))
+            & !(self.rearm_push.val() & (self.in_rearm_pipe.q.val() == self.f2_pipe.q.val()));
+        self.retry_q.s.data.next = self.f2_pipe.q.val();
+        self.retry_q.s.valid.next = self.retry_push.val();
+        self.retry_bit.next = self.zero_pipes.val();
+        if self.retry_push.val() {
+            self.retry_bit.next = self.one_pipe.val() << self.f2_pipe.q.val();
+        }
+        self.tail32.i.next = self.c_tail.q.val();
+        self.pipe32.i.next = self.f2_pipe.q.val();
         self.seq_tail.hi.next = self.new_seq.val();
         self.seq_tail.lo.next = self.tail32.o.val();
         self.count_pipe.hi.next = self.new_count.val();
@@ -698,27 +879,27 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.rec.hi.next = self.count_pipe.o.val();
         self.rec.lo.next = self.seq_tail.o.val();
         self.seq_ram.write_enable.next = self.load.val();
-        self.seq_ram.write_address.next = self.f_pipe.q.val();
+        self.seq_ram.write_address.next = self.f2_pipe.q.val();
         self.seq_ram.write_data.next = self.new_seq.val();
         self.bcount_ram.write_enable.next = self.load.val();
-        self.bcount_ram.write_address.next = self.f_buf.val();
+        self.bcount_ram.write_address.next = self.f2_buf.val();
         self.bcount_ram.write_data.next = self.new_count.val();
         self.prev_valid.d.next = self.load.val();
-        self.prev_pipe.d.next = self.f_pipe.q.val();
+        self.prev_pipe.d.next = self.f2_pipe.q.val();
         self.prev_seq.d.next = self.new_seq.val();
-        self.prev_buf.d.next = self.f_buf.val();
+        self.prev_buf.d.next = self.f2_buf.val();
         self.prev_count.d.next = self.new_count.val();
         self.ev_notification.next = self.load.val();
         // The record's slot: base + (count mod records) x 16.
-        self.slot64.i.next = self.cur_count.val() & self.cur_mask.val();
+        self.slot64.i.next = self.cur_count.val() & self.c_mask.q.val();
         self.form_bit.next = self.zero_pipes.val();
         self.form_buf_bit.next = self.zero_bufs.val();
         if self.load.val() {
-            self.form_bit.next = self.one_pipe.val() << self.f_pipe.q.val();
-            self.form_buf_bit.next = self.one_buf.val() << self.f_buf.val();
+            self.form_bit.next = self.one_pipe.val() << self.f2_pipe.q.val();
+            self.form_buf_bit.next = self.one_buf.val() << self.f2_buf.val();
             self.out_valid.d.next = true;
             self.out_addr.d.next =
-                self.cur_base.val() + (self.slot64.o.val() << self.rec_shift.val());
+                self.c_base.q.val() + (self.slot64.o.val() << self.rec_shift.val());
             self.out_rec.d.next = self.rec.o.val();
             self.held_back.d.next = self.ahead.val();
             if self.ahead_drain.val() {
