@@ -1,4 +1,4 @@
-use crate::stream::{Concat, Join, StreamFifo, StreamSink, StreamSource, ZeroExtend};
+use crate::stream::{Concat, Join, SkidBuffer, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{RemoteResult, RemoteVerb, SlotBeat};
 use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB, LINE_WORDS, WORD_OPS};
 use pendulum_layout::params::{
@@ -35,7 +35,11 @@ const RF: usize = 5;
 /// again. A rollback writes the undo entry back. So a verb's effect is seen
 /// by others only once it is permanent, and a reversed verb leaves no trace.
 ///
-/// Latency 3 cycles from the slot that completes a verb to its result.
+/// The result FIFO's output is registered both ways (`out`), so the RX
+/// arbiter's grant, which decides `m_result.ready`, does not run on into
+/// the FIFO's read pointer.
+///
+/// Latency 4 cycles from the slot that completes a verb to its result.
 /// Throughput: 1 single-word verb or `COMMIT_WORDS` per cycle; a `COMMIT`
 /// per three slots (its second result slot is queued while the next one's
 /// first two slots are gathered).
@@ -70,6 +74,7 @@ pub struct AtomicUnit {
 
     lines: RAM<Bits<512>, LB>,
     results: StreamFifo<SlotBeat, RF, { RF + 1 }>,
+    out: SkidBuffer<SlotBeat>,
     /// Result slots queued or on their way into the FIFO.
     used: DFF<Bits<8>>,
     // A commit being gathered: line slots still expected, its header and compare line.
@@ -243,6 +248,7 @@ impl AtomicUnit {
             ev_error: Default::default(),
             lines: Default::default(),
             results: StreamFifo::new(),
+            out: Default::default(),
             used: Default::default(),
             g_left: Default::default(),
             g_tag: Default::default(),
@@ -414,6 +420,7 @@ impl Logic for AtomicUnit {
         self.undo.read_clock.next = self.clock.val();
         self.undo.write_clock.next = self.clock.val();
         self.results.clock.next = self.clock.val();
+        self.out.clock.next = self.clock.val();
         for k in 0..K {
             self.lock_valid[k].clock.next = self.clock.val();
             self.lock_line[k].clock.next = self.clock.val();
@@ -818,10 +825,13 @@ impl Logic for AtomicUnit {
         }
         self.ev_error.next = (self.x_valid.q.val() & !self.ok.val()) | self.stray.val();
 
-        self.m_result.data.next = self.results.m.data.val();
-        self.m_result.valid.next = self.results.m.valid.val();
-        self.results.m.ready.next = self.m_result.ready.val();
-        self.pop.next = self.results.m.valid.val() & self.m_result.ready.val();
+        self.out.s.data.next = self.results.m.data.val();
+        self.out.s.valid.next = self.results.m.valid.val();
+        self.results.m.ready.next = self.out.s.ready.val();
+        self.pop.next = self.results.m.valid.val() & self.out.s.ready.val();
+        self.m_result.data.next = self.out.m.data.val();
+        self.m_result.valid.next = self.out.m.valid.val();
+        self.out.m.ready.next = self.m_result.ready.val();
         // Places taken when a verb enters execute: one, or two for a commit.
         self.taken.next = self.c_zero8.val();
         if self.issue.val() & !self.take_remote.val() & !self.take_rb.val() {

@@ -23,14 +23,16 @@ const SLOT_INDEX_BITS: usize = (usize::BITS - (FLOW_SLOT_BITS - 1).leading_zeros
 /// four candidate slots per key). Software places entries (FLOW_WRITE); the
 /// hardware only looks up.
 ///
-/// Three stages, then an output register: 1 parse the key from the first
+/// Four stages, then an output register: 1 parse the key from the first
 /// beat, 2 hash it (Toeplitz, one XOR tree), 3 compare the four ways read at
-/// the hash's buckets and pick the pipe. Every beat of a frame moves through
+/// the hash's buckets, 4 pick the pipe. Every beat of a frame moves through
 /// the stages; only the first beat's pipe counts. The RAMs are read one
 /// cycle ahead at the buckets of whichever beat will sit in stage 3 next
 /// cycle, so a stall never mixes one frame's entries with another's key.
+/// (The compare and the pick have a stage each: the RAM's read, the wide
+/// compare and the choice among the ways are too deep for one cycle.)
 ///
-/// Latency 4 cycles; 1 beat/cycle; stalls only on `m.ready`. A table write
+/// Latency 5 cycles; 1 beat/cycle; stalls only on `m.ready`. A table write
 /// applies to frames looked up after it; one in flight may see either.
 #[derive(LogicBlock)]
 pub struct FlowDirector {
@@ -80,11 +82,19 @@ pub struct FlowDirector {
     s3_key: DFF<Bits<320>>,
     s3_ip: DFF<Bit>,
     s3_hash: DFF<Bits<32>>,
+    // Stage 4: which ways hit, their pipes, and the fallback pipe.
+    s4_valid: DFF<Bit>,
+    s4_beat: DFF<RxBeat>,
+    s4_ip: DFF<Bit>,
+    s4_hit: [DFF<Bit>; FLOW_WAYS],
+    s4_pipe: [DFF<Bits<PIPE_BITS>>; FLOW_WAYS],
+    s4_fallback: DFF<Bits<PIPE_BITS>>,
     out: SkidBuffer<RxBeat>,
 
     move1: Signal<Local, Bit>,
     move2: Signal<Local, Bit>,
     move3: Signal<Local, Bit>,
+    move4: Signal<Local, Bit>,
     hit: [Signal<Local, Bit>; FLOW_WAYS],
     any_hit: Signal<Local, Bit>,
     sel_pipe: Signal<Local, Bits<PIPE_BITS>>,
@@ -139,10 +149,17 @@ impl FlowDirector {
             s3_key: Default::default(),
             s3_ip: Default::default(),
             s3_hash: Default::default(),
+            s4_valid: Default::default(),
+            s4_beat: Default::default(),
+            s4_ip: Default::default(),
+            s4_hit: Default::default(),
+            s4_pipe: Default::default(),
+            s4_fallback: Default::default(),
             out: Default::default(),
             move1: Default::default(),
             move2: Default::default(),
             move3: Default::default(),
+            move4: Default::default(),
             hit: Default::default(),
             any_hit: Default::default(),
             sel_pipe: Default::default(),
@@ -165,13 +182,40 @@ impl Logic for FlowDirector {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_valid, s1_beat, s1_key, s1_ip, s1_v6, s1_v4_in, s2_valid, s2_beat,
-            s2_key, s2_ip, s2_hash, s3_valid, s3_beat, s3_key, s3_ip, s3_hash
+            self,
+            clock,
+            s1_valid,
+            s1_beat,
+            s1_key,
+            s1_ip,
+            s1_v6,
+            s1_v4_in,
+            s2_valid,
+            s2_beat,
+            s2_key,
+            s2_ip,
+            s2_hash,
+            s3_valid,
+            s3_beat,
+            s3_key,
+            s3_ip,
+            s3_hash,
+            s4_valid,
+            s4_beat,
+            s4_ip,
+            s4_fallback
         );
+        for w in 0..FLOW_WAYS {
+            self.s4_hit[w].clock.next = self.clock.val();
+            self.s4_pipe[w].clock.next = self.clock.val();
+            self.s4_hit[w].d.next = self.s4_hit[w].q.val();
+            self.s4_pipe[w].d.next = self.s4_pipe[w].q.val();
+        }
         self.out.clock.next = self.clock.val();
 
         // A stage takes the one before it when it is empty or handing on.
-        self.move3.next = !self.s3_valid.q.val() | self.out.s.ready.val();
+        self.move4.next = !self.s4_valid.q.val() | self.out.s.ready.val();
+        self.move3.next = !self.s3_valid.q.val() | self.move4.val();
         self.move2.next = !self.s2_valid.q.val() | self.move3.val();
         self.move1.next = !self.s1_valid.q.val() | self.move2.val();
         self.s.ready.next = self.move1.val();
@@ -241,33 +285,45 @@ impl Logic for FlowDirector {
                     == self.s3_key.q.val().get_bits::<MATCH_BITS>(0));
         }
 
-        // The pipe: a hit's, else the fallback for IP, else the default.
-        self.any_hit.next = false;
-        self.sel_pipe.next = self.fallback_first.val()
-            + (self.s3_hash.q.val().get_bits::<PIPE_BITS>(0) & self.fallback_mask.val());
-        for w in 0..FLOW_WAYS {
-            if self.hit[w].val() {
-                self.any_hit.next = true;
-                self.sel_pipe.next = self.tag_ram[w].read_data.val().get_bits::<PIPE_BITS>(0);
+        // Stage 4 takes the ways' verdicts.
+        if self.move4.val() {
+            self.s4_valid.d.next = self.s3_valid.q.val();
+            self.s4_beat.d.next = self.s3_beat.q.val();
+            self.s4_ip.d.next = self.s3_ip.q.val();
+            self.s4_fallback.d.next = self.fallback_first.val()
+                + (self.s3_hash.q.val().get_bits::<PIPE_BITS>(0) & self.fallback_mask.val());
+            for w in 0..FLOW_WAYS {
+                self.s4_hit[w].d.next = self.hit[w].val();
+                self.s4_pipe[w].d.next = self.tag_ram[w].read_data.val().get_bits::<PIPE_BITS>(0);
             }
         }
-        if !self.s3_ip.q.val() {
+
+        // The pipe: a hit's, else the fallback for IP, else the default.
+        self.any_hit.next = false;
+        self.sel_pipe.next = self.s4_fallback.q.val();
+        for w in 0..FLOW_WAYS {
+            if self.s4_hit[w].q.val() {
+                self.any_hit.next = true;
+                self.sel_pipe.next = self.s4_pipe[w].q.val();
+            }
+        }
+        if !self.s4_ip.q.val() {
             self.sel_pipe.next = self.default_pipe.val();
         }
 
-        self.out.s.data.next = self.s3_beat.q.val();
+        self.out.s.data.next = self.s4_beat.q.val();
         self.out.s.data.next.pipe = self.sel_pipe.val();
-        self.out.s.valid.next = self.s3_valid.q.val();
+        self.out.s.valid.next = self.s4_valid.q.val();
         self.m.data.next = self.out.m.data.val();
         self.m.valid.next = self.out.m.valid.val();
         self.out.m.ready.next = self.m.ready.val();
 
         self.ev_hit.next = false;
         self.ev_miss.next = false;
-        if self.s3_valid.q.val()
+        if self.s4_valid.q.val()
             & self.out.s.ready.val()
-            & self.s3_beat.q.val().sop
-            & self.s3_ip.q.val()
+            & self.s4_beat.q.val().sop
+            & self.s4_ip.q.val()
         {
             self.ev_hit.next = self.any_hit.val();
             self.ev_miss.next = !self.any_hit.val();

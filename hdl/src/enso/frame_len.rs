@@ -7,6 +7,13 @@ use rust_hdl::prelude::*;
 /// `pendulum_layout::frame` (IPv4 total length, IPv6 payload length, ARP).
 /// Shared by RX (to check room before writing) and TX (to split the ring's
 /// byte stream into frames). Combinational.
+///
+/// Every output is worked out for each rule straight from its length field
+/// (one adder or comparator with a constant each, side by side with the
+/// EtherType compares), then one select picks the rule's: no sum feeds
+/// another, so it stays about three LUTs deep. The values are those of
+/// `len` computed first and the rest from it, to the bit (16-bit sums wrap
+/// alike).
 #[derive(LogicBlock)]
 pub struct FrameLenParser {
     /// Frame bytes 12..14 (the EtherType) as they sit on the bus: byte 12 in bits 7..0.
@@ -28,6 +35,16 @@ pub struct FrameLenParser {
 
     len_v4: Concat<8, 8, 16>,
     len_v6: Concat<8, 8, 16>,
+    is_v4: Signal<Local, Bit>,
+    is_v6: Signal<Local, Bit>,
+    // Per rule: the length field plus the header bytes, plus also a beat
+    // less one (slots), and the last beat's byte count less one.
+    v4_len: Signal<Local, Bits<16>>,
+    v6_len: Signal<Local, Bits<16>>,
+    v4_round: Signal<Local, Bits<16>>,
+    v6_round: Signal<Local, Bits<16>>,
+    v4_tail: Signal<Local, Bits<6>>,
+    v6_tail: Signal<Local, Bits<6>>,
     // EtherTypes byte-swapped: the wire is big-endian, the bus little-endian.
     et_ipv4: Constant<Bits<16>>,
     et_ipv6: Constant<Bits<16>>,
@@ -35,9 +52,19 @@ pub struct FrameLenParser {
     v4_overhead: Constant<Bits<16>>,
     v6_overhead: Constant<Bits<16>>,
     arp_len: Constant<Bits<16>>,
-    max_frame: Constant<Bits<16>>,
-    one6: Constant<Bits<6>>,
-    beat_round: Constant<Bits<16>>,
+    // The largest field each rule accepts: over it, the frame is over the MTU.
+    v4_max: Constant<Bits<16>>,
+    v6_max: Constant<Bits<16>>,
+    // Header bytes plus a beat less one (rounds the sum up to whole slots),
+    // and header bytes less one (the last beat's byte count less one).
+    v4_round_add: Constant<Bits<16>>,
+    v6_round_add: Constant<Bits<16>>,
+    v4_tail_add: Constant<Bits<6>>,
+    v6_tail_add: Constant<Bits<6>>,
+    // The ARP rule's (and an unknown EtherType's) outputs, all constant.
+    arp_slots: Constant<Bits<16>>,
+    arp_shift: Constant<Bits<6>>,
+    arp_too_big: Constant<Bit>,
     beat_shift: Constant<Bits<16>>,
     // Bit positions inside `lens`.
     at_v4_len_hi: Constant<Bits<5>>,
@@ -57,11 +84,17 @@ impl FrameLenParser {
         let c16 = |v: u32| Constant::new((v as u64).into());
         let lens_at = |offset: usize| Constant::new((8 * (offset - LENS_OFFSET) as u64).into());
         let swap = |et: u16| c16(et.swap_bytes() as u32);
+        let c6 = |v: u32| Constant::new(((v & 63) as u64).into());
         assert_eq!(
             IPV6_LEN_OFFSET + 2 - LENS_OFFSET,
             4,
             "lens must hold both length fields"
         );
+        let beat = pendulum_layout::BEAT_BYTES as u32;
+        let v6_overhead = ETH_HEADER_BYTES + IPV6_HEADER_BYTES;
+        // The per-rule limits below are MAX_FRAME_BYTES less the header bytes.
+        assert!(v6_overhead <= MAX_FRAME_BYTES && MAX_FRAME_BYTES < 1 << 16);
+        let arp_slots = (ARP_FRAME_BYTES + beat - 1) >> pendulum_layout::BEAT_BYTES_LOG2;
         Self {
             ethertype: Default::default(),
             lens: Default::default(),
@@ -72,15 +105,29 @@ impl FrameLenParser {
             last_shift: Default::default(),
             len_v4: Default::default(),
             len_v6: Default::default(),
+            is_v4: Default::default(),
+            is_v6: Default::default(),
+            v4_len: Default::default(),
+            v6_len: Default::default(),
+            v4_round: Default::default(),
+            v6_round: Default::default(),
+            v4_tail: Default::default(),
+            v6_tail: Default::default(),
             et_ipv4: swap(ETHERTYPE_IPV4),
             et_ipv6: swap(ETHERTYPE_IPV6),
             et_arp: swap(ETHERTYPE_ARP),
             v4_overhead: c16(ETH_HEADER_BYTES),
             v6_overhead: c16(ETH_HEADER_BYTES + IPV6_HEADER_BYTES),
             arp_len: c16(ARP_FRAME_BYTES),
-            max_frame: c16(MAX_FRAME_BYTES),
-            one6: Constant::new(1u64.into()),
-            beat_round: c16(pendulum_layout::BEAT_BYTES as u32 - 1),
+            v4_max: c16(MAX_FRAME_BYTES - ETH_HEADER_BYTES),
+            v6_max: c16(MAX_FRAME_BYTES - v6_overhead),
+            v4_round_add: c16(ETH_HEADER_BYTES + beat - 1),
+            v6_round_add: c16(v6_overhead + beat - 1),
+            v4_tail_add: c6(ETH_HEADER_BYTES.wrapping_sub(1)),
+            v6_tail_add: c6(v6_overhead.wrapping_sub(1)),
+            arp_slots: c16(arp_slots),
+            arp_shift: c6(!(ARP_FRAME_BYTES.wrapping_sub(1))),
+            arp_too_big: Constant::new(ARP_FRAME_BYTES > MAX_FRAME_BYTES),
             beat_shift: c16(pendulum_layout::BEAT_BYTES_LOG2),
             at_v4_len_hi: lens_at(IPV4_LEN_OFFSET),
             at_v4_len_lo: lens_at(IPV4_LEN_OFFSET + 1),
@@ -115,23 +162,32 @@ impl Logic for FrameLenParser {
             .lens
             .val()
             .get_bits::<8>(self.at_v6_len_lo.val().index());
+        self.is_v4.next = self.ethertype.val() == self.et_ipv4.val();
+        self.is_v6.next = self.ethertype.val() == self.et_ipv6.val();
+        self.v4_len.next = self.len_v4.o.val() + self.v4_overhead.val();
+        self.v6_len.next = self.len_v6.o.val() + self.v6_overhead.val();
+        self.v4_round.next = self.len_v4.o.val() + self.v4_round_add.val();
+        self.v6_round.next = self.len_v6.o.val() + self.v6_round_add.val();
+        self.v4_tail.next = self.len_v4.o.val().get_bits::<6>(0) + self.v4_tail_add.val();
+        self.v6_tail.next = self.len_v6.o.val().get_bits::<6>(0) + self.v6_tail_add.val();
         self.known.next = true;
-        self.too_big.next = false;
         self.len.next = self.arp_len.val();
-        if self.ethertype.val() == self.et_ipv4.val() {
-            self.len.next = self.len_v4.o.val() + self.v4_overhead.val();
-            // Checked before the sum so that it cannot wrap.
-            self.too_big.next = self.len_v4.o.val() > self.max_frame.val();
-        } else if self.ethertype.val() == self.et_ipv6.val() {
-            self.len.next = self.len_v6.o.val() + self.v6_overhead.val();
-            self.too_big.next = self.len_v6.o.val() > self.max_frame.val();
+        self.slots.next = self.arp_slots.val();
+        self.last_shift.next = self.arp_shift.val();
+        self.too_big.next = self.arp_too_big.val();
+        if self.is_v4.val() {
+            self.len.next = self.v4_len.val();
+            self.slots.next = self.v4_round.val() >> self.beat_shift.val();
+            self.last_shift.next = !self.v4_tail.val();
+            // The field alone, so that the 16-bit sum cannot wrap below the limit.
+            self.too_big.next = self.len_v4.o.val() > self.v4_max.val();
+        } else if self.is_v6.val() {
+            self.len.next = self.v6_len.val();
+            self.slots.next = self.v6_round.val() >> self.beat_shift.val();
+            self.last_shift.next = !self.v6_tail.val();
+            self.too_big.next = self.len_v6.o.val() > self.v6_max.val();
         } else if self.ethertype.val() != self.et_arp.val() {
             self.known.next = false;
         }
-        if self.len.val() > self.max_frame.val() {
-            self.too_big.next = true;
-        }
-        self.slots.next = (self.len.val() + self.beat_round.val()) >> self.beat_shift.val();
-        self.last_shift.next = !(self.len.val().get_bits::<6>(0) - self.one6.val());
     }
 }

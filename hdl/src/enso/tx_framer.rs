@@ -1,4 +1,4 @@
-use crate::stream::{StreamSink, StreamSource};
+use crate::stream::{SkidBuffer, StreamSink, StreamSource};
 use crate::types::{AcpSend, EthBeat, SlotBeat, TxBeat, TxRunInfo};
 use pendulum_layout::params::{PIPE_BITS, SLOT_BITS, TX_PIPES};
 use rust_hdl::prelude::*;
@@ -12,7 +12,14 @@ use rust_hdl::prelude::*;
 /// tail and counted once; the engine goes on with the next run. Frames are
 /// checked before their first beat goes out, so the MAC never sees a part.
 ///
-/// Latency 0; 1 beat/cycle; stalls only on `m_eth.ready`.
+/// The head moves and events are registered: `moved`, `new_head` and the
+/// `ev_*` pulses come the cycle after the beat that caused them, and `head`
+/// follows a cycle after that, so during `moved` it still shows the head
+/// from before the move (the TX completion logic compares the two).
+///
+/// Latency 0 (1 on `m_acp`, registered there: the link's ready comes from
+/// its channel scan; 1 for the head moves and events); 1 beat/cycle; stalls
+/// only on `m_eth.ready`.
 #[derive(LogicBlock)]
 pub struct TxFramer {
     pub clock: Signal<In, Clock>,
@@ -66,6 +73,17 @@ pub struct TxFramer {
     /// Keep of the last beat of the frame in progress (from the parse
     /// stage, at its first beat).
     frame_keep: DFF<Bits<64>>,
+    /// Message slots to the link, registered both ways.
+    acp_out: SkidBuffer<AcpSend>,
+    // The outputs for head moves and events, registered (the consumers'
+    // compares would otherwise follow the accept logic in the same cycle).
+    head_out: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
+    moved_r: DFF<Bit>,
+    new_head_r: DFF<Bits<SLOT_BITS>>,
+    ev_pipe_r: DFF<Bits<PIPE_BITS>>,
+    ev_frame_r: DFF<Bit>,
+    ev_frame_bytes_r: DFF<Bits<16>>,
+    ev_drop_r: DFF<Bit>,
 
     beat_data: Signal<Local, Bits<512>>,
     pipe: Signal<Local, Bits<PIPE_BITS>>,
@@ -90,6 +108,10 @@ pub struct TxFramer {
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
     remaining: Signal<Local, Bits<SLOT_BITS>>,
+    /// The frame starting here has more slots than the run has left (both
+    /// candidates for `remaining` compared, then one chosen).
+    over_run: Signal<Local, Bit>,
+    commit_over_run: Signal<Local, Bit>,
     cur_len: Signal<Local, Bits<16>>,
     emit: Signal<Local, Bit>,
     last_beat: Signal<Local, Bit>,
@@ -149,6 +171,14 @@ impl TxFramer {
             rem_r: Default::default(),
             mid_read: Default::default(),
             frame_keep: Default::default(),
+            acp_out: Default::default(),
+            head_out: Default::default(),
+            moved_r: Default::default(),
+            new_head_r: Default::default(),
+            ev_pipe_r: Default::default(),
+            ev_frame_r: Default::default(),
+            ev_frame_bytes_r: Default::default(),
+            ev_drop_r: Default::default(),
             beat_data: Default::default(),
             pipe: Default::default(),
             sel_mask: Default::default(),
@@ -157,6 +187,8 @@ impl TxFramer {
             head_next: Default::default(),
             sel_enable: Default::default(),
             remaining: Default::default(),
+            over_run: Default::default(),
+            commit_over_run: Default::default(),
             cur_len: Default::default(),
             emit: Default::default(),
             last_beat: Default::default(),
@@ -191,12 +223,21 @@ impl Logic for TxFramer {
             commit_left,
             rem_r,
             mid_read,
-            frame_keep
+            frame_keep,
+            moved_r,
+            new_head_r,
+            ev_pipe_r,
+            ev_frame_r,
+            ev_frame_bytes_r,
+            ev_drop_r
         );
+        self.acp_out.clock.next = self.clock.val();
         for i in 0..TX_PIPES {
             self.head_r[i].clock.next = self.clock.val();
             self.head_r[i].d.next = self.head_r[i].q.val();
-            self.head[i].next = self.head_r[i].q.val();
+            self.head_out[i].clock.next = self.clock.val();
+            self.head_out[i].d.next = self.head_r[i].q.val();
+            self.head[i].next = self.head_out[i].q.val();
         }
         self.beat_data.next = self.s_cpl.data.val().data;
         self.pipe.next = self.s_info.data.val().pipe;
@@ -217,8 +258,12 @@ impl Logic for TxFramer {
         // Slots of this run not yet finished, counting the one in this beat
         // (wherever it is used, the head is at this beat's slot).
         self.remaining.next = self.s_info.data.val().run_left;
+        self.over_run.next = self.s_cpl.data.val().slots > self.s_info.data.val().run_left;
+        self.commit_over_run.next = self.s_info.data.val().run_left < self.commit_slots.val();
         if self.mid_read.q.val() {
             self.remaining.next = self.rem_r.q.val();
+            self.over_run.next = self.s_cpl.data.val().slots > self.rem_r.q.val();
+            self.commit_over_run.next = self.rem_r.q.val() < self.commit_slots.val();
         }
 
         // What this beat is: part of a frame going out, or data to drop.
@@ -248,9 +293,8 @@ impl Logic for TxFramer {
             self.acp_emit.next = self.sel_enable.val() & self.acp_kind_ok.val();
         } else if !self.dropping.q.val() & self.sel_atomic.val() {
             // A verb slot for the atomic unit; a commit needs all its slots in this run.
-            self.bad.next = !self.commit_line.val()
-                & self.commit_hdr.val()
-                & (self.remaining.val() < self.commit_slots.val());
+            self.bad.next =
+                !self.commit_line.val() & self.commit_hdr.val() & self.commit_over_run.val();
             self.atomic_emit.next =
                 self.sel_enable.val() & self.slot_kind_ok.val() & !self.bad.val();
         } else if !self.dropping.q.val() {
@@ -258,7 +302,7 @@ impl Logic for TxFramer {
             self.last_beat.next = self.start_last.val();
             self.bad.next = !self.s_cpl.data.val().len_known
                 | (self.s_cpl.data.val().slots == self.zero16.val())
-                | (self.s_cpl.data.val().slots > self.remaining.val());
+                | self.over_run.val();
             self.emit.next = self.sel_enable.val() & !self.bad.val();
         }
 
@@ -280,16 +324,19 @@ impl Logic for TxFramer {
             }
         }
         self.m_eth.valid.next = self.s_cpl.valid.val() & self.s_info.valid.val() & self.emit.val();
-        self.m_acp.data.next.payload = self.beat_data.val().get_bits::<448>(64);
-        self.m_acp.data.next.verb = self.acp_verb.val();
-        self.m_acp.valid.next =
+        self.acp_out.s.data.next.payload = self.beat_data.val().get_bits::<448>(64);
+        self.acp_out.s.data.next.verb = self.acp_verb.val();
+        self.acp_out.s.valid.next =
             self.s_cpl.valid.val() & self.s_info.valid.val() & self.acp_emit.val();
+        self.m_acp.data.next = self.acp_out.m.data.val();
+        self.m_acp.valid.next = self.acp_out.m.valid.val();
+        self.acp_out.m.ready.next = self.m_acp.ready.val();
         self.s_cpl.ready.next = self.s_info.valid.val();
         if self.emit.val() {
             self.s_cpl.ready.next = self.s_info.valid.val() & self.m_eth.ready.val();
         }
         if self.acp_emit.val() {
-            self.s_cpl.ready.next = self.s_info.valid.val() & self.m_acp.ready.val();
+            self.s_cpl.ready.next = self.s_info.valid.val() & self.acp_out.s.ready.val();
         }
         self.m_atomic.data.next.data = self.beat_data.val();
         self.m_atomic.data.next.first = !self.commit_line.val();
@@ -308,22 +355,25 @@ impl Logic for TxFramer {
         self.beat_consumed.next = self.accept.val();
         self.s_info.ready.next = self.accept.val() & self.s_cpl.data.val().last;
 
-        self.ev_pipe.next = self.pipe.val();
-        self.ev_frame.next = false;
-        self.ev_frame_bytes.next = self.cur_len.val();
-        self.ev_drop_malformed.next = false;
-        // The head moves one slot, or past a whole frame on its last beat.
+        self.ev_pipe_r.d.next = self.pipe.val();
+        self.ev_frame_r.d.next = false;
+        self.ev_frame_bytes_r.d.next = self.cur_len.val();
+        self.ev_drop_r.d.next = false;
+        // The head moves one slot, or past a whole frame on its last beat
+        // (chosen apart from `accept`: `new_head` counts only with `moved`).
         self.head_moves.next = false;
         self.head_next.next = (self.sel_head.val() + self.one16.val()) & self.sel_mask.val();
+        if self.in_frame.q.val() & self.frame_last.val() {
+            self.head_next.next =
+                (self.sel_head.val() + self.frame_slots.q.val()) & self.sel_mask.val();
+        }
         if self.accept.val() & self.sel_enable.val() {
             if self.in_frame.q.val() {
                 self.beats_left.d.next = self.beats_left.q.val() - self.one16.val();
                 if self.last_beat.val() {
                     self.in_frame.d.next = false;
-                    self.ev_frame.next = true;
+                    self.ev_frame_r.d.next = true;
                     self.head_moves.next = true;
-                    self.head_next.next =
-                        (self.sel_head.val() + self.frame_slots.q.val()) & self.sel_mask.val();
                 }
             } else if self.dropping.q.val() {
                 // Skip to the tail that was rung; each slot is free once passed.
@@ -332,7 +382,7 @@ impl Logic for TxFramer {
                     self.dropping.d.next = false;
                 }
             } else if self.bad.val() {
-                self.ev_drop_malformed.next = true;
+                self.ev_drop_r.d.next = true;
                 self.head_moves.next = true;
                 if self.remaining.val() > self.one16.val() {
                     self.dropping.d.next = true;
@@ -340,7 +390,7 @@ impl Logic for TxFramer {
             } else if self.slot_msg.val() {
                 // One message or verb per slot (a commit's lines follow its
                 // header), passed on or, without its kind byte, dropped.
-                self.ev_drop_malformed.next = !self.slot_kind_ok.val();
+                self.ev_drop_r.d.next = !self.slot_kind_ok.val();
                 self.head_moves.next = true;
                 if self.commit_line.val() {
                     self.commit_left.d.next = self.commit_left.q.val() - self.one2.val();
@@ -349,7 +399,7 @@ impl Logic for TxFramer {
                 }
             } else if self.last_beat.val() {
                 // A one-beat frame.
-                self.ev_frame.next = true;
+                self.ev_frame_r.d.next = true;
                 self.head_moves.next = true;
             } else {
                 self.in_frame.d.next = true;
@@ -359,8 +409,14 @@ impl Logic for TxFramer {
                 self.beats_left.d.next = self.s_cpl.data.val().slots - self.one16.val();
             }
         }
-        self.moved.next = self.head_moves.val();
-        self.new_head.next = self.head_next.val();
+        self.moved_r.d.next = self.head_moves.val();
+        self.new_head_r.d.next = self.head_next.val();
+        self.moved.next = self.moved_r.q.val();
+        self.new_head.next = self.new_head_r.q.val();
+        self.ev_pipe.next = self.ev_pipe_r.q.val();
+        self.ev_frame.next = self.ev_frame_r.q.val();
+        self.ev_frame_bytes.next = self.ev_frame_bytes_r.q.val();
+        self.ev_drop_malformed.next = self.ev_drop_r.q.val();
         for i in 0..TX_PIPES {
             if self.head_moves.val() & (self.pipe.val().index() == i) {
                 self.head_r[i].d.next = self.head_next.val();
