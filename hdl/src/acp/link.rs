@@ -60,14 +60,16 @@ const _: () = assert!(
 ///   on `m_msg` as in doubt; what our reset or a dropped channel drops is
 ///   handed back as not delivered; the rest is offered again.
 ///
-/// Latency: a record is registered and checked (`RecordCheck`, 2 cycles),
-/// its channel's state is read and compared with it (1 cycle) and it is
-/// acted on in the next: its effects show 4 cycles after it arrives. A
-/// record heard while the one before it acts on the same channel is not
-/// heard (the peer restates it; with two channels or more the rotation
-/// never sends one channel twice in a row). The record sent is formed one
-/// cycle ahead of the port. Event pulses (`ev_*`) leave a cycle after what
-/// they count. One record per slot each way; nothing stalls the receive side.
+/// Latency: a record is registered, then checked (`RecordCheck`) while its
+/// channel's state is read and compared with it, and acted on in the next
+/// cycle, from registers: its effects show 3 cycles after it arrives. A
+/// record checked while the one before it changes the same channel (or
+/// while channels are flushed) is not heard: the peer restates it (with two
+/// channels or more its rotation never sends one channel twice in a row).
+/// The record sent is formed one cycle ahead of the port. Event pulses
+/// (`ev_*`) leave a cycle after what they count; `m_msg` leaves through a
+/// skid buffer (1 cycle). One record per slot each way; nothing stalls the
+/// receive side.
 #[derive(LogicBlock)]
 pub struct AcpLink {
     pub clock: Signal<In, Clock>,
