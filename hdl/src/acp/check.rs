@@ -23,9 +23,12 @@ pub struct RecordCheck {
     /// The term channel records must carry: `acp::session_term` of the
     /// peer's nonce and ours.
     pub session: Signal<In, Bits<32>>,
-    /// The channel of the record being checked, a cycle before it comes out:
-    /// RAMs addressed with it have its entry ready with the record.
+    /// The record being checked, a cycle before it comes out (it may yet
+    /// fail its check): its channel, first payload slice and the CRC-32C of its
+    /// result bytes. What is read or compared with it is ready with the record.
     pub peek_channel: Signal<Out, Bits<CB>>,
+    pub peek_slice1: Signal<Out, Bits<64>>,
+    pub peek_result_crc: Signal<Out, Bits<32>>,
     /// One-cycle pulses in the check cycle: a slot whose record passed its
     /// check word, or failed it (for failure detection).
     pub slot_good: Signal<Out, Bit>,
@@ -106,6 +109,8 @@ impl RecordCheck {
             rx_valid: Default::default(),
             session: Default::default(),
             peek_channel: Default::default(),
+            peek_slice1: Default::default(),
+            peek_result_crc: Default::default(),
             slot_good: Default::default(),
             slot_bad: Default::default(),
             ev_record: Default::default(),
@@ -193,6 +198,8 @@ impl Logic for RecordCheck {
         self.chan.next = self.head.val().get_bits::<8>(8);
         self.state.next = self.head.val().get_bits::<8>(16);
         self.peek_channel.next = self.chan.val().get_bits::<CB>(0);
+        self.peek_slice1.next = self.r_data.q.val().get_bits::<64>(64);
+        self.peek_result_crc.next = self.result_crc_of.crc.val();
         self.covered.hi.next = self.r_data.q.val().get_bits::<448>(64);
         self.covered.lo.next = self.head.val();
         self.check.data.next = self.covered.o.val();

@@ -28,8 +28,10 @@ const CB1: usize = CB + 1;
 ///   entangled with (it lost its state) pulses `flush_peer`; `reset_link`
 ///   pulses `flush_local` and takes a new incarnation.
 ///
-/// Latency: one cycle from the heard record to `go_up`/`state`; the session
-/// terms follow a nonce change two cycles later.
+/// Latency: two cycles from the heard record to `go_up`/`state` (the
+/// decision to go Up is registered, and acted on in the next cycle, while
+/// the records heard meanwhile wait); a garbled slot counts one cycle after
+/// `slot_bad`; the session terms follow a nonce change two cycles later.
 #[derive(LogicBlock)]
 pub struct Entangle {
     pub clock: Signal<In, Clock>,
@@ -82,6 +84,18 @@ pub struct Entangle {
     incarnation: DFF<Bits<32>>,
     lfsr: DFF<Bits<32>>,
     bad_run: DFF<Bits<8>>,
+    /// `slot_good`/`slot_bad`, registered: the run of garbled slots is
+    /// counted a cycle later, from registers (the check word's compare is deep).
+    slot_good_r: DFF<Bit>,
+    slot_bad_r: DFF<Bit>,
+    /// Going Up next cycle, with `agreed_r` channels; whether the peer lost
+    /// its state. Registered so that what going Up drives (every channel's
+    /// flush) starts from registers.
+    going_r: DFF<Bit>,
+    agreed_r: DFF<Bits<CB1>>,
+    flush_peer_r: DFF<Bit>,
+    /// The peer's incarnation to remember once Up (taken only if we do go Up).
+    up_inc_r: DFF<Bits<32>>,
     active_r: DFF<Bits<CB1>>,
     /// The channels we offer, latched with each nonce.
     offer: DFF<Bits<CB1>>,
@@ -108,6 +122,10 @@ pub struct Entangle {
     h_inc: Signal<Local, Bits<32>>,
     h_channels: Signal<Local, Bits<16>>,
     fresh: Signal<Local, Bit>,
+    /// The decision to go Up, and what it goes Up with (acted on next cycle).
+    up_now: Signal<Local, Bit>,
+    agreed_now: Signal<Local, Bits<CB1>>,
+    flush_peer_now: Signal<Local, Bit>,
     c_op_entangle: Constant<Bits<8>>,
     c_version: Constant<Bits<8>>,
     c_ls_down: Constant<Bits<2>>,
@@ -162,6 +180,12 @@ impl Entangle {
             incarnation: Default::default(),
             lfsr: Default::default(),
             bad_run: Default::default(),
+            slot_good_r: Default::default(),
+            slot_bad_r: Default::default(),
+            going_r: Default::default(),
+            agreed_r: Default::default(),
+            flush_peer_r: Default::default(),
+            up_inc_r: Default::default(),
             active_r: Default::default(),
             offer: Default::default(),
             peer_channels: Default::default(),
@@ -187,6 +211,9 @@ impl Entangle {
             h_inc: Default::default(),
             h_channels: Default::default(),
             fresh: Default::default(),
+            up_now: Default::default(),
+            agreed_now: Default::default(),
+            flush_peer_now: Default::default(),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
             c_version: c(acp::PROTOCOL_VERSION as u64),
             c_ls_down: c(acp::link_state::DOWN as u64),
@@ -226,6 +253,12 @@ impl Logic for Entangle {
             incarnation,
             lfsr,
             bad_run,
+            slot_good_r,
+            slot_bad_r,
+            going_r,
+            agreed_r,
+            flush_peer_r,
+            up_inc_r,
             active_r,
             offer,
             peer_channels,
@@ -291,31 +324,39 @@ impl Logic for Entangle {
         self.h_channels.next = self.heard_fields.val().get_bits::<16>(96);
 
         // Failure by garbled slots in a row.
+        self.slot_good_r.d.next = self.slot_good.val();
+        self.slot_bad_r.d.next = self.slot_bad.val();
         self.bad_run_next.next = self.bad_run.q.val();
-        if self.slot_good.val() {
+        if self.slot_good_r.q.val() {
             self.bad_run_next.next = self.c_zero8.val();
-        } else if self.slot_bad.val() & (self.bad_run.q.val() != self.c_fail_after.val()) {
+        } else if self.slot_bad_r.q.val() & (self.bad_run.q.val() != self.c_fail_after.val()) {
             self.bad_run_next.next = self.bad_run.q.val() + self.c_one8.val();
         }
         self.bad_run.d.next = self.bad_run_next.val();
 
         // Channels agreed on going up: the smaller offer (a peer offering 0 counts as ours).
-        self.agreed.next = self.offer.q.val();
+        self.agreed_now.next = self.offer.q.val();
         if (self.peer_channels.q.val() < self.offer16.o.val())
             & (self.peer_channels.q.val() != self.c_zero16.val())
         {
-            self.agreed.next = self.peer_channels.q.val().get_bits::<CB1>(0);
+            self.agreed_now.next = self.peer_channels.q.val().get_bits::<CB1>(0);
         }
         if self.is_entangle.val()
             & (self.h_channels.val() < self.offer16.o.val())
             & (self.h_channels.val() != self.c_zero16.val())
         {
-            self.agreed.next = self.h_channels.val().get_bits::<CB1>(0);
+            self.agreed_now.next = self.h_channels.val().get_bits::<CB1>(0);
         }
+        self.agreed_r.d.next = self.agreed_now.val();
+        self.agreed.next = self.agreed_r.q.val();
 
-        self.go_up.next = false;
+        // Going Up, decided last cycle: still Entangling (nothing but the
+        // loss of signal or our reset can have changed that since).
+        self.go_up.next = self.going_r.q.val() & self.link_up.val() & !self.reset_link.val();
+        self.flush_peer.next = self.flush_peer_r.q.val() & self.go_up.val();
+        self.up_now.next = false;
+        self.flush_peer_now.next = false;
         self.fresh.next = false;
-        self.flush_peer.next = false;
         self.flush_local.next = self.reset_link.val();
         if !self.link_up.val() {
             if self.lstate.q.val() == self.c_ls_up.val() {
@@ -337,6 +378,8 @@ impl Logic for Entangle {
                 self.lstate.d.next = self.c_ls_entangling.val();
                 self.fresh.next = true;
             }
+        } else if self.going_r.q.val() {
+            // Going Up this cycle: what is heard now waits until we are Up.
         } else if self.is_entangle.val() {
             if self.h_nonce.val() == self.nonce.q.val() {
                 // Both drew the same nonce: neither can tell its echo; draw again.
@@ -347,19 +390,21 @@ impl Logic for Entangle {
                 self.peer_channels.d.next = self.h_channels.val();
                 self.heard_peer.d.next = true;
                 if self.h_heard.val() == self.nonce.q.val() {
-                    self.go_up.next = true;
-                    self.flush_peer.next = (self.peer_inc.q.val() != self.c_zero32.val())
+                    self.up_now.next = true;
+                    self.flush_peer_now.next = (self.peer_inc.q.val() != self.c_zero32.val())
                         & (self.h_inc.val() != self.peer_inc.q.val());
-                    self.peer_inc.d.next = self.h_inc.val();
+                    self.up_inc_r.d.next = self.h_inc.val();
                 }
             }
         } else if self.is_data.val() & self.heard_peer.q.val() {
             // A channel record of our session: the peer is Up with our nonce.
-            self.go_up.next = true;
-            self.flush_peer.next = (self.peer_inc.q.val() != self.c_zero32.val())
+            self.up_now.next = true;
+            self.flush_peer_now.next = (self.peer_inc.q.val() != self.c_zero32.val())
                 & (self.heard_inc.q.val() != self.peer_inc.q.val());
-            self.peer_inc.d.next = self.heard_inc.q.val();
+            self.up_inc_r.d.next = self.heard_inc.q.val();
         }
+        self.going_r.d.next = self.up_now.val();
+        self.flush_peer_r.d.next = self.flush_peer_now.val();
         if self.fresh.val() {
             self.nonce.d.next = self.new_nonce.val();
             self.heard_peer.d.next = false;
@@ -370,6 +415,7 @@ impl Logic for Entangle {
         }
         if self.go_up.val() {
             self.lstate.d.next = self.c_ls_up.val();
+            self.peer_inc.d.next = self.up_inc_r.q.val();
             self.ev_entangle.next = true;
             // At most K: ours is, and the agreement is the smaller.
             self.active_r.d.next = self.agreed.val();

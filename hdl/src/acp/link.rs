@@ -1,7 +1,7 @@
 use super::check::{RecordCheck, ENTANGLE_FIELD_BITS};
 use super::entangle::Entangle;
 use super::Crc32c;
-use crate::stream::{Concat, StreamFifo, StreamSink, StreamSource, ZeroExtend};
+use crate::stream::{Concat, SkidBuffer, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
 use pendulum_layout::acp::{self, message, rx_state as rs, tx_state as ts};
 use pendulum_layout::params::{
@@ -13,6 +13,8 @@ use rust_hdl::prelude::*;
 const CB1: usize = CB + 1;
 
 // The payload slices start at bit 64 (after slice 0).
+// The receiver field and the decision check lie in the first payload slice.
+const _: () = assert!(acp::RECEIVER_FIELD_OFFSET + 4 <= 8 && acp::DECISION_OFFSET + 4 <= 8);
 const _: () = assert!(acp::PAYLOAD_OFFSET * 8 == 64);
 const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
 const _: () = assert!(
@@ -58,8 +60,16 @@ const _: () = assert!(
 ///   on `m_msg` as in doubt; what our reset or a dropped channel drops is
 ///   handed back as not delivered; the rest is offered again.
 ///
-/// Records are checked in the cycle after they arrive and acted on in the
-/// next; the record sent is formed one cycle ahead of the port.
+/// Latency: a record is registered, then checked (`RecordCheck`) while its
+/// channel's state is read and compared with it, and acted on in the next
+/// cycle, from registers: its effects show 3 cycles after it arrives. A
+/// record checked while the one before it changes the same channel (or
+/// while channels are flushed) is not heard: the peer restates it (with two
+/// channels or more its rotation never sends one channel twice in a row).
+/// The record sent is formed one cycle ahead of the port. Event pulses
+/// (`ev_*`) leave a cycle after what they count; `m_msg` leaves through a
+/// skid buffer (1 cycle). One record per slot each way; nothing stalls the
+/// receive side.
 #[derive(LogicBlock)]
 pub struct AcpLink {
     pub clock: Signal<In, Clock>,
@@ -175,8 +185,28 @@ pub struct AcpLink {
     ret_ptr: DFF<Bits<CB>>,
     msg_used: DFF<Bits<8>>,
 
-    // ---- Receive, stage 2: the heard channel's state and what it becomes ----
-    applying: Signal<Local, Bit>,
+    /// The result from our unit, registered for its echo check.
+    res_got: DFF<Bit>,
+    res_got_ch: DFF<Bits<CB>>,
+    res_got_result: DFF<Bits<384>>,
+
+    /// Event pulses, registered on their way out.
+    ev_record_r: DFF<Bit>,
+    ev_bad_check_r: DFF<Bit>,
+    ev_bad_record_r: DFF<Bit>,
+    ev_commit_r: DFF<Bit>,
+    ev_deliver_r: DFF<Bit>,
+    ev_reject_r: DFF<Bit>,
+    ev_reverse_r: DFF<Bit>,
+    ev_failure_r: DFF<Bit>,
+    ev_entangle_r: DFF<Bit>,
+    ev_return_r: DFF<Bit>,
+    e_commit: Signal<Local, Bit>,
+    e_deliver: Signal<Local, Bit>,
+    e_reject: Signal<Local, Bit>,
+    e_reverse: Signal<Local, Bit>,
+
+    // ---- Receive, in the check cycle: the heard channel's state, read and compared ----
     s_tx: Signal<Local, Bits<4>>,
     s_rx: Signal<Local, Bits<3>>,
     s_holding: Signal<Local, Bit>,
@@ -184,20 +214,49 @@ pub struct AcpLink {
     s_digest: Signal<Local, Bits<32>>,
     s_rx_x: Signal<Local, Bits<32>>,
     s_proof_due: Signal<Local, Bit>,
-    s_rx_buf: Signal<Local, Bits<448>>,
     s_tx_verb: Signal<Local, Bit>,
     s_rx_verb: Signal<Local, Bit>,
     s_vres_pending: Signal<Local, Bit>,
-    h_ts: Signal<Local, Bits<3>>,
-    h_rs: Signal<Local, Bits<2>>,
-    our_ts: Signal<Local, Bits<3>>,
-    our_rs: Signal<Local, Bits<2>>,
     h_receiver_field: Signal<Local, Bits<32>>,
     h_decision: Signal<Local, Bits<32>>,
     /// The heard record's echo check: its receiver field XOR the CRC of its result.
     x_heard: Signal<Local, Bits<32>>,
+    /// Read and compared in the check cycle: the channel's state, and the
+    /// comparisons the decision needs.
+    /// The record decided on while this one was checked changed the same channel.
+    p_hazard: DFF<Bit>,
+    p_tx: DFF<Bits<4>>,
+    p_rx: DFF<Bits<3>>,
+    p_holding: DFF<Bit>,
+    p_ret: DFF<Bit>,
+    p_rx_x: DFF<Bits<32>>,
+    p_proof_due: DFF<Bit>,
+    p_tx_verb: DFF<Bit>,
+    p_rx_verb: DFF<Bit>,
+    p_vres_pending: DFF<Bit>,
+    p_verb_ok: DFF<Bit>,
+    /// The receiver field is the digest we hold; the echo check is.
+    p_rf_is_digest: DFF<Bit>,
+    p_x_is_digest: DFF<Bit>,
+    /// The decision check states COMMIT, or REVERSE, of our echo.
+    p_commit_ok: DFF<Bit>,
+    p_reverse_ok: DFF<Bit>,
+    /// A rollback started last cycle (`q_held` was read before it).
+    rb_started: DFF<Bit>,
+
+    // ---- Receive, the decision: what the heard channel's state becomes ----
+    applying: Signal<Local, Bit>,
+    is_offer: Signal<Local, Bit>,
+    h_verb: Signal<Local, Bit>,
     is_echo: Signal<Local, Bit>,
     is_state: Signal<Local, Bit>,
+    /// The echo check of the record decided on (its receiver field XOR the CRC of its result).
+    h_x: Signal<Local, Bits<32>>,
+    new_proof_due: Signal<Local, Bit>,
+    h_ts: Signal<Local, Bits<3>>,
+    h_rs: Signal<Local, Bits<2>>,
+    our_ts: Signal<Local, Bits<3>>,
+    our_rs: Signal<Local, Bits<2>>,
     n_tx: Signal<Local, Bits<4>>,
     n_rx: Signal<Local, Bits<3>>,
     n_trans: Signal<Local, Bits<8>>,
@@ -209,7 +268,6 @@ pub struct AcpLink {
     do_deliver: Signal<Local, Bit>,
     do_erase: Signal<Local, Bit>,
     do_exec: Signal<Local, Bit>,
-    h_verb: Signal<Local, Bit>,
     verb_ok: Signal<Local, Bit>,
     tb_match: Signal<Local, Bit>,
     rb_match: Signal<Local, Bit>,
@@ -222,6 +280,7 @@ pub struct AcpLink {
 
     // ---- Hand-back scanner and message FIFO ----
     msg_fifo: StreamFifo<AcpMsg, MF, { MF + 1 }>,
+    msg_out: SkidBuffer<AcpMsg>,
     ret_go: Signal<Local, Bit>,
     ret_buf: Signal<Local, Bits<448>>,
     ret_is_doubt: Signal<Local, Bit>,
@@ -284,7 +343,9 @@ pub struct AcpLink {
 
     // ---- Constants ----
     at_receiver_field: Constant<Bits<9>>,
-    at_decision: Constant<Bits<9>>,
+    /// The same two, in the first payload slice (`RecordCheck::peek_slice1`).
+    at_receiver_field_s1: Constant<Bits<6>>,
+    at_decision_s1: Constant<Bits<6>>,
     at_result: Constant<Bits<9>>,
     c_tx_idle: Constant<Bits<3>>,
     c_tx_offer: Constant<Bits<3>>,
@@ -422,7 +483,46 @@ impl AcpLink {
             chan_num: std::array::from_fn(|i| c(i as u64)),
             ret_ptr: Default::default(),
             msg_used: Default::default(),
+            res_got: Default::default(),
+            res_got_ch: Default::default(),
+            res_got_result: Default::default(),
+            ev_record_r: Default::default(),
+            ev_bad_check_r: Default::default(),
+            ev_bad_record_r: Default::default(),
+            ev_commit_r: Default::default(),
+            ev_deliver_r: Default::default(),
+            ev_reject_r: Default::default(),
+            ev_reverse_r: Default::default(),
+            ev_failure_r: Default::default(),
+            ev_entangle_r: Default::default(),
+            ev_return_r: Default::default(),
+            e_commit: Default::default(),
+            e_deliver: Default::default(),
+            e_reject: Default::default(),
+            e_reverse: Default::default(),
+            p_hazard: Default::default(),
+            p_tx: Default::default(),
+            p_rx: Default::default(),
+            p_holding: Default::default(),
+            p_ret: Default::default(),
+            p_rx_x: Default::default(),
+            p_proof_due: Default::default(),
+            p_tx_verb: Default::default(),
+            p_rx_verb: Default::default(),
+            p_vres_pending: Default::default(),
+            p_verb_ok: Default::default(),
+            p_rf_is_digest: Default::default(),
+            p_x_is_digest: Default::default(),
+            p_commit_ok: Default::default(),
+            p_reverse_ok: Default::default(),
+            rb_started: Default::default(),
             applying: Default::default(),
+            is_offer: Default::default(),
+            h_verb: Default::default(),
+            is_echo: Default::default(),
+            is_state: Default::default(),
+            h_x: Default::default(),
+            new_proof_due: Default::default(),
             s_tx: Default::default(),
             s_rx: Default::default(),
             s_holding: Default::default(),
@@ -430,7 +530,6 @@ impl AcpLink {
             s_digest: Default::default(),
             s_rx_x: Default::default(),
             s_proof_due: Default::default(),
-            s_rx_buf: Default::default(),
             s_tx_verb: Default::default(),
             s_rx_verb: Default::default(),
             s_vres_pending: Default::default(),
@@ -441,8 +540,6 @@ impl AcpLink {
             h_receiver_field: Default::default(),
             h_decision: Default::default(),
             x_heard: Default::default(),
-            is_echo: Default::default(),
-            is_state: Default::default(),
             n_tx: Default::default(),
             n_rx: Default::default(),
             n_trans: Default::default(),
@@ -454,7 +551,6 @@ impl AcpLink {
             do_deliver: Default::default(),
             do_erase: Default::default(),
             do_exec: Default::default(),
-            h_verb: Default::default(),
             verb_ok: Default::default(),
             tb_match: Default::default(),
             rb_match: Default::default(),
@@ -463,6 +559,7 @@ impl AcpLink {
             send_dig: Default::default(),
             load_ok: Default::default(),
             msg_fifo: StreamFifo::new(),
+            msg_out: Default::default(),
             ret_go: Default::default(),
             ret_buf: Default::default(),
             ret_is_doubt: Default::default(),
@@ -519,7 +616,8 @@ impl AcpLink {
             o_check_head: Default::default(),
             o_record: Default::default(),
             at_receiver_field: c((8 * acp::RECEIVER_FIELD_OFFSET) as u64),
-            at_decision: c((8 * acp::DECISION_OFFSET) as u64),
+            at_receiver_field_s1: c((8 * acp::RECEIVER_FIELD_OFFSET) as u64),
+            at_decision_s1: c((8 * acp::DECISION_OFFSET) as u64),
             at_result: c((8 * acp::ECHO_RESULT_OFFSET) as u64),
             c_tx_idle: c(ts::IDLE as u64),
             c_tx_offer: c(ts::OFFER as u64),
@@ -594,11 +692,41 @@ impl Logic for AcpLink {
             vres_wr_valid,
             vres_wr_ch,
             res_wr_valid,
-            res_wr_ch
+            res_wr_ch,
+            res_got,
+            res_got_ch,
+            res_got_result,
+            ev_record_r,
+            ev_bad_check_r,
+            ev_bad_record_r,
+            ev_commit_r,
+            ev_deliver_r,
+            ev_reject_r,
+            ev_reverse_r,
+            ev_failure_r,
+            ev_entangle_r,
+            ev_return_r,
+            p_hazard,
+            p_tx,
+            p_rx,
+            p_holding,
+            p_ret,
+            p_rx_x,
+            p_proof_due,
+            p_tx_verb,
+            p_rx_verb,
+            p_vres_pending,
+            p_verb_ok,
+            p_rf_is_digest,
+            p_x_is_digest,
+            p_commit_ok,
+            p_reverse_ok,
+            rb_started
         );
         self.check.clock.next = self.clock.val();
         self.ent.clock.next = self.clock.val();
         self.msg_fifo.clock.next = self.clock.val();
+        self.msg_out.clock.next = self.clock.val();
         self.tx_ram_form.read_clock.next = self.clock.val();
         self.tx_ram_form.write_clock.next = self.clock.val();
         self.tx_ram_ret.read_clock.next = self.clock.val();
@@ -645,19 +773,12 @@ impl Logic for AcpLink {
             self.release[i].next = false;
             self.rollback[i].next = false;
         }
-        self.ev_commit.next = false;
-        self.ev_deliver.next = false;
-        self.ev_reject.next = false;
-        self.ev_reverse.next = false;
-        self.ev_return.next = false;
+        self.ev_return_r.d.next = false;
 
         // ---- Receive, stage 1 (RecordCheck) and the link state (Entangle) ----
         self.check.rx_data.next = self.rx_data.val();
         self.check.rx_valid.next = self.rx_valid.val();
         self.check.session.next = self.ent.session_rx.val();
-        self.ev_record.next = self.check.ev_record.val();
-        self.ev_bad_check.next = self.check.slot_bad.val();
-        self.ev_bad_record.next = self.check.ev_bad_record.val();
         self.ent.link_up.next = self.link_up.val();
         self.ent.reset_link.next = self.reset_link.val();
         self.ent.seed.next = self.seed.val();
@@ -670,12 +791,30 @@ impl Logic for AcpLink {
         self.ent.slot_bad.next = self.check.slot_bad.val();
         self.state.next = self.ent.state.val();
         self.active.next = self.ent.active.val();
-        self.ev_failure.next = self.ent.ev_failure.val();
-        self.ev_entangle.next = self.ent.ev_entangle.val();
-        // The heard channel's tentative payload, ready in stage 2.
-        self.rx_ram.read_address.next = self.check.peek_channel.val();
+        // The event pulses leave from registers.
+        self.ev_record_r.d.next = self.check.ev_record.val();
+        self.ev_bad_check_r.d.next = self.check.slot_bad.val();
+        self.ev_bad_record_r.d.next = self.check.ev_bad_record.val();
+        self.ev_failure_r.d.next = self.ent.ev_failure.val();
+        self.ev_entangle_r.d.next = self.ent.ev_entangle.val();
+        self.ev_record.next = self.ev_record_r.q.val();
+        self.ev_bad_check.next = self.ev_bad_check_r.q.val();
+        self.ev_bad_record.next = self.ev_bad_record_r.q.val();
+        self.ev_commit.next = self.ev_commit_r.q.val();
+        self.ev_deliver.next = self.ev_deliver_r.q.val();
+        self.ev_reject.next = self.ev_reject_r.q.val();
+        self.ev_reverse.next = self.ev_reverse_r.q.val();
+        self.ev_failure.next = self.ev_failure_r.q.val();
+        self.ev_entangle.next = self.ev_entangle_r.q.val();
+        self.ev_return.next = self.ev_return_r.q.val();
 
-        // ---- Receive, stage 2: the heard channel's state ----
+        // ---- Receive, in the check cycle: read the channel's state, compare ----
+        // While `RecordCheck` checks a record, its channel's state is read and
+        // compared with it, and registered: the next cycle decides from
+        // registers. The state read is that of the cycle before the decision:
+        // the record decided on meanwhile is the only writer that could make
+        // it wrong (see `p_hazard`); the other writers leave it as it would
+        // be had the record been decided on a cycle earlier.
         self.s_tx.next = self.tx_sb[0].q.val();
         self.s_rx.next = self.rx_sb[0].q.val();
         self.s_holding.next = self.holding[0].q.val();
@@ -686,9 +825,8 @@ impl Logic for AcpLink {
         self.s_tx_verb.next = self.tx_verb[0].q.val();
         self.s_rx_verb.next = self.rx_verb[0].q.val();
         self.s_vres_pending.next = self.vres_pending[0].q.val();
-        self.s_rx_buf.next = self.rx_ram.read_data.val();
         for i in 0..K {
-            if self.check.channel.val().index() == i {
+            if self.check.peek_channel.val().index() == i {
                 self.s_tx.next = self.tx_sb[i].q.val();
                 self.s_rx.next = self.rx_sb[i].q.val();
                 self.s_holding.next = self.holding[i].q.val();
@@ -701,71 +839,103 @@ impl Logic for AcpLink {
                 self.s_vres_pending.next = self.vres_pending[i].q.val();
             }
         }
+        // The heard channel's tentative payload, ready with the decision.
+        self.rx_ram.read_address.next = self.check.peek_channel.val();
+        self.p_tx.d.next = self.s_tx.val();
+        self.p_rx.d.next = self.s_rx.val();
+        self.p_holding.d.next = self.s_holding.val();
+        self.p_ret.d.next = self.s_ret.val();
+        self.p_rx_x.d.next = self.s_rx_x.val();
+        self.p_proof_due.d.next = self.s_proof_due.val();
+        self.p_tx_verb.d.next = self.s_tx_verb.val();
+        self.p_rx_verb.d.next = self.s_rx_verb.val();
+        self.p_vres_pending.d.next = self.s_vres_pending.val();
+        // An offered verb: can our atomic unit take it now? (The verb's byte
+        // address is payload bytes 4..8; its line, bits 6 and up.) The
+        // decision also asks `verb_free` again, and that no rollback started
+        // meanwhile.
+        self.q_line.next = self
+            .check
+            .peek_slice1
+            .val()
+            .get_bits::<ATOMIC_LINE_BITS>(32 + 6);
+        self.p_verb_ok.d.next = self.verb_free.val() & !self.q_held.val();
+        self.h_receiver_field.next = self
+            .check
+            .peek_slice1
+            .val()
+            .get_bits::<32>(self.at_receiver_field_s1.val().index());
+        self.h_decision.next = self
+            .check
+            .peek_slice1
+            .val()
+            .get_bits::<32>(self.at_decision_s1.val().index());
+        self.x_heard.next = self.h_receiver_field.val() ^ self.check.peek_result_crc.val();
+        self.p_rf_is_digest.d.next = self.h_receiver_field.val() == self.s_digest.val();
+        self.p_x_is_digest.d.next = self.x_heard.val() == self.s_digest.val();
+        self.p_commit_ok.d.next = self.h_decision.val() == self.s_rx_x.val();
+        self.p_reverse_ok.d.next = self.h_decision.val() == !self.s_rx_x.val();
+
+        // ---- Receive, the next cycle: decide and act, from registers ----
         // Moves apply to a channel record heard while Up, not in a reset cycle.
         self.applying.next = self.check.valid.val()
             & (self.check.op.val() != self.c_op_entangle.val())
             & self.ent.up.val()
-            & !self.reset_link.val();
-        // An offered verb: can our atomic unit take it now?
+            & !self.reset_link.val()
+            & !self.p_hazard.q.val();
+        self.is_offer.next = self.check.op.val() == self.c_op_offer.val();
         self.h_verb.next = self.check.op.val() == self.c_op_offer_verb.val();
-        // (The verb's byte address is payload bytes 4..8; its line, bits 6 and up.)
-        self.q_line.next = self
-            .check
-            .payload
-            .val()
-            .get_bits::<ATOMIC_LINE_BITS>(32 + 6);
-        self.verb_ok.next = self.verb_free.val() & !self.q_held.val();
         self.is_echo.next = self.check.op.val() == self.c_op_echo.val();
         self.is_state.next = self.check.op.val() == self.c_op_state.val();
-        self.h_receiver_field.next = self
+        self.h_x.next = self
             .check
             .payload
             .val()
-            .get_bits::<32>(self.at_receiver_field.val().index());
-        self.h_decision.next = self
-            .check
-            .payload
-            .val()
-            .get_bits::<32>(self.at_decision.val().index());
-        self.x_heard.next = self.h_receiver_field.val() ^ self.check.result_crc.val();
+            .get_bits::<32>(self.at_receiver_field.val().index())
+            ^ self.check.result_crc.val();
         self.h_ts.next = self.check.tx.val().get_bits::<3>(0);
         self.h_rs.next = self.check.rx.val().get_bits::<2>(0);
-        self.our_ts.next = self.s_tx.val().get_bits::<3>(0);
-        self.our_rs.next = self.s_rx.val().get_bits::<2>(0);
+        self.our_ts.next = self.p_tx.q.val().get_bits::<3>(0);
+        self.our_rs.next = self.p_rx.q.val().get_bits::<2>(0);
         // The peer's receiver bit against our sender bit, and the reverse.
-        self.tb_match.next = self.check.rx.val().get_bit(2) == self.s_tx.val().get_bit(3);
-        self.rb_match.next = self.check.tx.val().get_bit(3) == self.s_rx.val().get_bit(2);
+        self.tb_match.next = self.check.rx.val().get_bit(2) == self.p_tx.q.val().get_bit(3);
+        self.rb_match.next = self.check.tx.val().get_bit(3) == self.p_rx.q.val().get_bit(2);
         self.room.next = self.msg_used.q.val() <= self.c_room_max.val();
+        self.verb_ok.next =
+            self.p_verb_ok.q.val() & self.verb_free.val() & !self.rb_started.q.val();
 
         // Sender role, on the peer's receiver state (pendulum_layout::acp::TRANSITIONS_DOC).
-        self.n_tx.next = self.s_tx.val();
+        self.n_tx.next = self.p_tx.q.val();
         self.n_trans.next = self.c_zero8.val();
         self.moved.next = false;
         self.set_auth.next = false;
-        self.new_auth.next = self.x_heard.val();
+        self.new_auth.next = self.h_x.val();
         self.do_confirm.next = false;
+        self.e_commit.next = false;
+        self.e_reverse.next = false;
+        self.e_reject.next = false;
         if self.our_ts.val() == self.c_tx_idle.val() {
             if self.tb_match.val()
-                & self.s_holding.val()
-                & !self.s_ret.val()
+                & self.p_holding.q.val()
+                & !self.p_ret.q.val()
                 & ((self.h_rs.val() == self.c_rx_expect.val())
                     | (self.h_rs.val() == self.c_rx_tentative.val()))
             {
                 // (TENTATIVE: the REJECT we heard was damaged; offer again and decide.)
-                self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_offer4.val();
+                self.n_tx.next = (self.p_tx.q.val() & self.c_bit4.val()) | self.c_offer4.val();
                 self.n_trans.next = self.c_t_offer.val();
                 self.moved.next = true;
             } else if self.tb_match.val()
-                & !self.s_holding.val()
+                & !self.p_holding.q.val()
                 & (self.h_rs.val() == self.c_rx_tentative.val())
                 & self.is_echo.val()
             {
                 // It holds what we never offered (a damaged record stored it): have it erased.
-                self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
+                self.n_tx.next = (self.p_tx.q.val() & self.c_bit4.val()) | self.c_reverse4.val();
                 self.n_trans.next = self.c_t_stray.val();
                 self.set_auth.next = true;
-                self.new_auth.next = !self.x_heard.val();
-                self.ev_reverse.next = self.applying.val();
+                self.new_auth.next = !self.h_x.val();
+                self.e_reverse.next = true;
                 self.moved.next = true;
             }
         } else if self.our_ts.val() == self.c_tx_offer.val() {
@@ -775,28 +945,29 @@ impl Logic for AcpLink {
             {
                 // The decision: the commit point of the transfer.
                 self.set_auth.next = true;
-                if self.h_receiver_field.val() == self.s_digest.val() {
-                    self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_commit4.val();
+                if self.p_rf_is_digest.q.val() {
+                    self.n_tx.next = (self.p_tx.q.val() & self.c_bit4.val()) | self.c_commit4.val();
                     self.n_trans.next = self.c_t_commit.val();
-                    self.ev_commit.next = self.applying.val();
+                    self.e_commit.next = true;
                 } else {
-                    self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
+                    self.n_tx.next =
+                        (self.p_tx.q.val() & self.c_bit4.val()) | self.c_reverse4.val();
                     self.n_trans.next = self.c_t_reverse.val();
-                    self.new_auth.next = !self.x_heard.val();
-                    self.ev_reverse.next = self.applying.val();
+                    self.new_auth.next = !self.h_x.val();
+                    self.e_reverse.next = true;
                 }
                 self.moved.next = true;
             } else if self.tb_match.val() & (self.h_rs.val() == self.c_rx_reject.val()) {
-                self.n_tx.next = self.s_tx.val() & self.c_bit4.val();
+                self.n_tx.next = self.p_tx.q.val() & self.c_bit4.val();
                 self.n_trans.next = self.c_t_rejected.val();
-                self.ev_reject.next = self.applying.val();
+                self.e_reject.next = true;
                 self.moved.next = true;
             }
         } else if self.our_ts.val() == self.c_tx_commit.val() {
             if self.tb_match.val()
                 & (self.h_rs.val() == self.c_rx_tentative.val())
                 & self.is_echo.val()
-                & (self.h_receiver_field.val() == self.s_digest.val())
+                & self.p_rf_is_digest.q.val()
             {
                 // The check of the newest echo (the one we decided on may
                 // have reached us with its result damaged).
@@ -804,13 +975,13 @@ impl Logic for AcpLink {
             } else if !self.tb_match.val()
                 & self.is_state.val()
                 & (self.h_rs.val() != self.c_rx_tentative.val())
-                & (self.x_heard.val() == self.s_digest.val())
-                & !self.s_vres_pending.val()
+                & self.p_x_is_digest.q.val()
+                & !self.p_vres_pending.q.val()
             {
                 // The proof of delivery: the peer delivered what we offered,
                 // with the result this record carries. (Taken only once the
                 // channel's last result is handed up: the peer restates it.)
-                self.n_tx.next = (self.s_tx.val() & self.c_bit4.val()) ^ self.c_bit4.val();
+                self.n_tx.next = (self.p_tx.q.val() & self.c_bit4.val()) ^ self.c_bit4.val();
                 self.n_trans.next = self.c_t_confirmed.val();
                 self.do_confirm.next = true;
                 self.moved.next = true;
@@ -818,7 +989,7 @@ impl Logic for AcpLink {
         } else if self.our_ts.val() == self.c_tx_reverse.val() {
             if self.tb_match.val() & (self.h_rs.val() != self.c_rx_tentative.val()) {
                 // Erased at the peer (or never stored): hold it and offer it again.
-                self.n_tx.next = self.s_tx.val() & self.c_bit4.val();
+                self.n_tx.next = self.p_tx.q.val() & self.c_bit4.val();
                 self.n_trans.next = self.c_t_reoffer.val();
                 self.moved.next = true;
             } else if self.tb_match.val()
@@ -826,12 +997,12 @@ impl Logic for AcpLink {
                 & self.is_echo.val()
             {
                 self.set_auth.next = true;
-                self.new_auth.next = !self.x_heard.val();
+                self.new_auth.next = !self.h_x.val();
             }
         }
 
         // Receiver role, on the peer's sender state and decision check.
-        self.n_rx.next = self.s_rx.val();
+        self.n_rx.next = self.p_rx.q.val();
         self.do_store.next = false;
         self.do_deliver.next = false;
         self.do_erase.next = false;
@@ -842,18 +1013,19 @@ impl Logic for AcpLink {
                 // bit before: right after a delivery it is behind (waiting for
                 // our proof), so a damaged record cannot make us store then.
                 if (self.h_ts.val() == self.c_tx_offer.val())
-                    & ((self.check.op.val() == self.c_op_offer.val()) | self.h_verb.val())
-                    & !self.s_proof_due.val()
+                    & (self.is_offer.val() | self.h_verb.val())
+                    & !self.p_proof_due.q.val()
                 {
                     // A verb also needs the atomic unit free and its line not held.
                     if self.room.val() & (!self.h_verb.val() | self.verb_ok.val()) {
-                        self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) | self.c_tent3.val();
+                        self.n_rx.next =
+                            (self.p_rx.q.val() & self.c_bit3.val()) | self.c_tent3.val();
                         self.n_trans.next = self.c_t_store.val();
                         self.do_store.next = true;
                         self.do_exec.next = self.h_verb.val();
                     } else {
                         self.n_rx.next =
-                            (self.s_rx.val() & self.c_bit3.val()) | self.c_reject3.val();
+                            (self.p_rx.q.val() & self.c_bit3.val()) | self.c_reject3.val();
                         self.n_trans.next = self.c_t_reject.val();
                     }
                     self.moved.next = true;
@@ -861,49 +1033,59 @@ impl Logic for AcpLink {
             } else if self.our_rs.val() == self.c_rx_tentative.val() {
                 if (self.h_ts.val() == self.c_tx_commit.val())
                     & (self.is_state.val() | self.is_echo.val())
-                    & (self.h_decision.val() == self.s_rx_x.val())
+                    & self.p_commit_ok.q.val()
                 {
-                    self.n_rx.next = (self.s_rx.val() & self.c_bit3.val()) ^ self.c_bit3.val();
+                    self.n_rx.next = (self.p_rx.q.val() & self.c_bit3.val()) ^ self.c_bit3.val();
                     self.n_trans.next = self.c_t_deliver.val();
                     self.do_deliver.next = true;
                     self.moved.next = true;
                 } else if (self.h_ts.val() == self.c_tx_reverse.val())
                     & (self.is_state.val() | self.is_echo.val())
-                    & (self.h_decision.val() == !self.s_rx_x.val())
+                    & self.p_reverse_ok.q.val()
                 {
-                    self.n_rx.next = self.s_rx.val() & self.c_bit3.val();
+                    self.n_rx.next = self.p_rx.q.val() & self.c_bit3.val();
                     self.n_trans.next = self.c_t_erase.val();
                     self.do_erase.next = true;
                     self.moved.next = true;
                 }
             } else if self.h_ts.val() == self.c_tx_idle.val() {
-                self.n_rx.next = self.s_rx.val() & self.c_bit3.val();
+                self.n_rx.next = self.p_rx.q.val() & self.c_bit3.val();
                 self.n_trans.next = self.c_t_unreject.val();
                 self.moved.next = true;
             }
         }
 
-        // A tentative verb's result, back from our unit: its echo check.
+        // A tentative verb's result, back from our unit. It is ready to echo
+        // at once; its echo check (the result's CRC) is taken a cycle later,
+        // from registers: a decision on the echo comes a round trip after it.
         self.res_ram.write_enable.next = self.res_valid.val();
         self.res_wr_valid.d.next = self.res_valid.val();
         self.res_wr_ch.d.next = self.res.val().channel;
         self.res_ram.write_address.next = self.res.val().channel;
         self.res_ram.write_data.next = self.res.val().result;
-        self.res_crc.data.next = self.res.val().result;
+        self.res_got.d.next = self.res_valid.val();
+        self.res_got_ch.d.next = self.res.val().channel;
+        self.res_got_result.d.next = self.res.val().result;
+        for i in 0..K {
+            if self.res_valid.val() & (self.res.val().channel.index() == i) {
+                self.res_ready[i].d.next = true;
+            }
+        }
+        self.res_crc.data.next = self.res_got_result.q.val();
         self.res_digest.next = self.rx_digest[0].q.val();
         for i in 0..K {
-            if self.res.val().channel.index() == i {
+            if self.res_got_ch.q.val().index() == i {
                 self.res_digest.next = self.rx_digest[i].q.val();
             }
         }
         for i in 0..K {
-            if self.res_valid.val() & (self.res.val().channel.index() == i) {
-                self.res_ready[i].d.next = true;
+            if self.res_got.q.val() & (self.res_got_ch.q.val().index() == i) {
                 self.rx_x[i].d.next = self.res_digest.val() ^ self.res_crc.crc.val();
             }
         }
 
         // Apply the heard channel's moves.
+        self.new_proof_due.next = self.check.tx.val().get_bit(3) != self.n_rx.val().get_bit(2);
         self.push.next = false;
         self.verb_valid.next = false;
         self.verb.next.payload = self.check.payload.val();
@@ -924,7 +1106,9 @@ impl Logic for AcpLink {
         self.msg_fifo.s.data.next.kind = self.c_kind_delivered.val();
         self.h_chan8.i.next = self.check.channel.val();
         self.msg_fifo.s.data.next.channel = self.h_chan8.o.val();
-        self.msg_fifo.s.data.next.payload = self.s_rx_buf.val();
+        self.msg_fifo.s.data.next.payload = self.rx_ram.read_data.val();
+        self.e_deliver.next = false;
+        self.rb_started.d.next = false;
         if self.applying.val() {
             for i in 0..K {
                 if self.check.channel.val().index() == i {
@@ -938,7 +1122,7 @@ impl Logic for AcpLink {
                     }
                     if self.do_confirm.val() {
                         self.holding[i].d.next = false;
-                        if self.s_tx_verb.val() {
+                        if self.p_tx_verb.q.val() {
                             self.vres_pending[i].d.next = true;
                         }
                     }
@@ -950,27 +1134,40 @@ impl Logic for AcpLink {
                         self.rx_x[i].d.next = self.check.digest.val() ^ self.c_crc_no_result.val();
                     }
                     if self.do_deliver.val() {
-                        self.proof[i].d.next = self.s_rx_x.val();
+                        self.proof[i].d.next = self.p_rx_x.q.val();
                     }
                     // Behind us: the sender waits for our proof.
-                    self.proof_due[i].d.next =
-                        self.check.tx.val().get_bit(3) != self.n_rx.val().get_bit(2);
+                    self.proof_due[i].d.next = self.new_proof_due.val();
                     // A tentative verb is made permanent, or undone.
-                    self.release[i].next = self.do_deliver.val() & self.s_rx_verb.val();
-                    self.rollback[i].next = self.do_erase.val() & self.s_rx_verb.val();
+                    self.release[i].next = self.do_deliver.val() & self.p_rx_verb.q.val();
+                    self.rollback[i].next = self.do_erase.val() & self.p_rx_verb.q.val();
                 }
             }
-            if self.do_deliver.val() & !self.s_rx_verb.val() {
+            self.rb_started.d.next = self.do_erase.val() & self.p_rx_verb.q.val();
+            if self.do_deliver.val() & !self.p_rx_verb.q.val() {
                 self.push.next = true;
-                self.ev_deliver.next = true;
+                self.e_deliver.next = true;
             }
             self.verb_valid.next = self.do_exec.val();
-            self.vres_ram.write_enable.next = self.do_confirm.val() & self.s_tx_verb.val();
-            self.vres_wr_valid.d.next = self.do_confirm.val() & self.s_tx_verb.val();
+            self.vres_ram.write_enable.next = self.do_confirm.val() & self.p_tx_verb.q.val();
+            self.vres_wr_valid.d.next = self.do_confirm.val() & self.p_tx_verb.q.val();
             // A commit for this channel comes at least a link round trip
             // after the store, so the RAM's read-before-write never matters.
             self.rx_ram.write_enable.next = self.do_store.val();
         }
+        // The record decided on changes the same channel: what was read
+        // for the record being checked is stale, so this one is not heard (it is restated).
+        // So is every record read while channels are flushed (going Up, or
+        // our reset).
+        self.p_hazard.d.next = (self.applying.val()
+            & (self.moved.val() | (self.new_proof_due.val() != self.p_proof_due.q.val()))
+            & (self.check.channel.val() == self.check.peek_channel.val()))
+            | self.ent.go_up.val()
+            | self.ent.flush_local.val();
+        self.ev_commit_r.d.next = self.applying.val() & self.e_commit.val();
+        self.ev_reverse_r.d.next = self.applying.val() & self.e_reverse.val();
+        self.ev_reject_r.d.next = self.applying.val() & self.e_reject.val();
+        self.ev_deliver_r.d.next = self.e_deliver.val();
 
         // ---- Hand-back scanner: one channel a cycle, when no delivery needs the FIFO ----
         // The RAM read is registered: address the channel scanned next cycle.
@@ -1008,7 +1205,7 @@ impl Logic for AcpLink {
             & (self.msg_used.q.val() < self.c_room_max.val())
         {
             self.push.next = true;
-            self.ev_return.next = true;
+            self.ev_return_r.d.next = true;
             self.msg_fifo.s.data.next.channel = self.ret_chan8.o.val();
             self.msg_fifo.s.data.next.payload = self.ret_buf.val();
             self.msg_fifo.s.data.next.kind = self.c_kind_not_delivered.val();
@@ -1023,10 +1220,15 @@ impl Logic for AcpLink {
             }
         }
         self.msg_fifo.s.valid.next = self.push.val();
-        self.m_msg.data.next = self.msg_fifo.m.data.val();
-        self.m_msg.valid.next = self.msg_fifo.m.valid.val();
-        self.msg_fifo.m.ready.next = self.m_msg.ready.val();
-        self.pop.next = self.msg_fifo.m.valid.val() & self.m_msg.ready.val();
+        // Out through a skid buffer: `m_msg.ready` (the host side's
+        // arbitration) reaches only registers.
+        self.msg_out.s.data.next = self.msg_fifo.m.data.val();
+        self.msg_out.s.valid.next = self.msg_fifo.m.valid.val();
+        self.msg_fifo.m.ready.next = self.msg_out.s.ready.val();
+        self.m_msg.data.next = self.msg_out.m.data.val();
+        self.m_msg.valid.next = self.msg_out.m.valid.val();
+        self.msg_out.m.ready.next = self.m_msg.ready.val();
+        self.pop.next = self.msg_fifo.m.valid.val() & self.msg_out.s.ready.val();
         // `push` never meets a full FIFO (a store reserves room for every
         // channel's commit); counting by the handshake keeps `msg_used` exact regardless.
         self.push_ok.next = self.push.val() & self.msg_fifo.s.ready.val();
