@@ -148,6 +148,8 @@ pub struct PendulumNic {
     ahead_two: Constant<Bits<2>>,
     dma_arb: RoundRobinArbiter<DmaWrite, 3>,
     dma_skid: SkidBuffer<DmaWrite>,
+    notif_skid: SkidBuffer<DmaWrite>,
+    tx_compl_skid: SkidBuffer<DmaWrite>,
     regs: RegFile,
 }
 
@@ -237,6 +239,8 @@ impl PendulumNic {
             ahead_one: Constant::new(1u64.into()),
             ahead_two: Constant::new(2u64.into()),
             dma_skid: SkidBuffer::default(),
+            notif_skid: SkidBuffer::default(),
+            tx_compl_skid: SkidBuffer::default(),
             regs: RegFile::new(ACP_CHANNELS as u32, ATOMIC_BYTES),
         }
     }
@@ -258,6 +262,8 @@ impl Logic for PendulumNic {
         self.notif.clock.next = self.clock.val();
         self.dma_arb.clock.next = self.clock.val();
         self.dma_skid.clock.next = self.clock.val();
+        self.notif_skid.clock.next = self.clock.val();
+        self.tx_compl_skid.clock.next = self.clock.val();
         self.rx_dma_skid.clock.next = self.clock.val();
         self.regs.clock.next = self.clock.val();
         self.tx_fetch.clock.next = self.clock.val();
@@ -418,17 +424,26 @@ impl Logic for PendulumNic {
         self.rx_dma_skid.s.valid.next = self.rx.m_dma.valid.val();
         self.rx.m_dma.ready.next = self.rx_dma_skid.s.ready.val();
         self.dma_arb.s_last[0].next = self.rx_dma_skid.m.data.val().last;
-        self.dma_arb.s_last[1].next = self.notif.m_dma.data.val().last;
-        self.dma_arb.s_last[2].next = self.tx_compl.m_dma.data.val().last;
+        self.dma_arb.s_last[1].next = self.notif_skid.m.data.val().last;
+        self.dma_arb.s_last[2].next = self.tx_compl_skid.m.data.val().last;
         self.dma_arb.s[0].data.next = self.rx_dma_skid.m.data.val();
         self.dma_arb.s[0].valid.next = self.rx_dma_skid.m.valid.val();
         self.rx_dma_skid.m.ready.next = self.dma_arb.s[0].ready.val();
-        self.dma_arb.s[1].data.next = self.notif.m_dma.data.val();
-        self.dma_arb.s[1].valid.next = self.notif.m_dma.valid.val();
-        self.notif.m_dma.ready.next = self.dma_arb.s[1].ready.val();
-        self.dma_arb.s[2].data.next = self.tx_compl.m_dma.data.val();
-        self.dma_arb.s[2].valid.next = self.tx_compl.m_dma.valid.val();
-        self.tx_compl.m_dma.ready.next = self.dma_arb.s[2].ready.val();
+        // Records pass a skid buffer, so the writers' queue pops see a
+        // register, not the arbiter's grant (a record only waits longer
+        // behind the ring data it covers).
+        self.notif_skid.s.data.next = self.notif.m_dma.data.val();
+        self.notif_skid.s.valid.next = self.notif.m_dma.valid.val();
+        self.notif.m_dma.ready.next = self.notif_skid.s.ready.val();
+        self.tx_compl_skid.s.data.next = self.tx_compl.m_dma.data.val();
+        self.tx_compl_skid.s.valid.next = self.tx_compl.m_dma.valid.val();
+        self.tx_compl.m_dma.ready.next = self.tx_compl_skid.s.ready.val();
+        self.dma_arb.s[1].data.next = self.notif_skid.m.data.val();
+        self.dma_arb.s[1].valid.next = self.notif_skid.m.valid.val();
+        self.notif_skid.m.ready.next = self.dma_arb.s[1].ready.val();
+        self.dma_arb.s[2].data.next = self.tx_compl_skid.m.data.val();
+        self.dma_arb.s[2].valid.next = self.tx_compl_skid.m.valid.val();
+        self.tx_compl_skid.m.ready.next = self.dma_arb.s[2].ready.val();
         self.dma_skid.s.data.next = self.dma_arb.m.data.val();
         self.dma_skid.s.valid.next = self.dma_arb.m.valid.val();
         self.dma_arb.m.ready.next = self.dma_skid.s.ready.val();

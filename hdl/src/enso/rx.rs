@@ -133,6 +133,15 @@ pub struct RxEngine {
     // in the cycle the beat moved in.
     d_same_pub: DFF<Bit>,
     d_free: Signal<Local, Bit>,
+    // The room check for the beat in the decide stage, made as it moved in
+    // (or stayed): on its state, and on its state with the tail published in
+    // that cycle; and the state it is made on.
+    d_fits: DFF<Bit>,
+    d_fits_pub: DFF<Bit>,
+    nx_tail: Signal<Local, Bits<SLOT_BITS>>,
+    nx_head: Signal<Local, Bits<SLOT_BITS>>,
+    nx_mask: Signal<Local, Bits<SLOT_BITS>>,
+    nx_slots: Signal<Local, Bits<16>>,
     d_leaves: Signal<Local, Bit>,
     // The tail the frame ahead published last cycle (`d_same_pub`).
     pub_v: DFF<Bit>,
@@ -167,7 +176,6 @@ pub struct RxEngine {
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
     sel_tail: Signal<Local, Bits<SLOT_BITS>>,
     sop_tail: Signal<Local, Bits<SLOT_BITS>>,
-    free_slots: Signal<Local, Bits<SLOT_BITS>>,
     in_ring: Signal<Local, Bit>,
     slot: Signal<Local, Bits<SLOT_BITS>>,
     slot64: ZeroExtend<SLOT_BITS, 64>,
@@ -267,6 +275,12 @@ impl RxEngine {
             d_tail: Default::default(),
             d_same_pub: Default::default(),
             d_free: Default::default(),
+            d_fits: Default::default(),
+            d_fits_pub: Default::default(),
+            nx_tail: Default::default(),
+            nx_head: Default::default(),
+            nx_mask: Default::default(),
+            nx_slots: Default::default(),
             d_leaves: Default::default(),
             pub_v: Default::default(),
             pub_tail: Default::default(),
@@ -291,7 +305,6 @@ impl RxEngine {
             sel_mask: Default::default(),
             sel_tail: Default::default(),
             sop_tail: Default::default(),
-            free_slots: Default::default(),
             in_ring: Default::default(),
             slot: Default::default(),
             slot64: Default::default(),
@@ -356,6 +369,8 @@ impl Logic for RxEngine {
             d_head,
             d_tail,
             d_same_pub,
+            d_fits,
+            d_fits_pub,
             pub_v,
             pub_tail,
             writing,
@@ -494,29 +509,6 @@ impl Logic for RxEngine {
         if self.pub_v.q.val() & self.d_same_pub.q.val() {
             self.sop_tail.next = self.pub_tail.q.val();
         }
-        // A beat moving in takes the lookup's state; one that stays keeps its
-        // own up to date with the register file's events for its pipe.
-        if self.l_moves.val() {
-            self.d_beat.d.next = self.l_beat.q.val();
-            self.d_base.d.next = self.l_base.val();
-            self.d_mask.d.next = self.l_mask.val();
-            self.d_enable.d.next = self.l_enable.val();
-            self.d_head.d.next = self.l_head.val();
-            self.d_tail.d.next = self.l_tail.val();
-            self.d_same_pub.d.next = self.l_beat.q.val().pipe == self.cur_pipe.val();
-        } else if self.d_valid.q.val() & !self.d_leaves.val() {
-            self.d_tail.d.next = self.sop_tail.val();
-            self.d_same_pub.d.next = false;
-            if self.hw_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
-                self.d_head.d.next = self.hw_value.q.val();
-            }
-            if self.rc_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
-                self.d_base.d.next = self.rc_base.q.val();
-                self.d_mask.d.next = self.rc_mask.q.val();
-                self.d_enable.d.next = self.rc_enable.q.val();
-                self.d_tail.d.next = self.zero16.val();
-            }
-        }
         // Later beats use the ring as it was at the first (f_*).
         self.sel_base.next = self.f_base.q.val();
         self.sel_mask.next = self.f_mask.q.val();
@@ -526,6 +518,49 @@ impl Logic for RxEngine {
             self.sel_mask.next = self.d_mask.q.val();
             self.sel_tail.next = self.sop_tail.val();
         }
+        // The tail after this frame, if it is published.
+        self.new_tail.next = (self.sel_tail.val() + self.cur_beats.val()) & self.sel_mask.val();
+        // A beat moving in takes the lookup's state; one that stays keeps its
+        // own up to date with the register file's events for its pipe.
+        self.nx_tail.next = self.d_tail.q.val();
+        self.nx_head.next = self.d_head.q.val();
+        self.nx_mask.next = self.d_mask.q.val();
+        self.nx_slots.next = self.d_beat.q.val().slots;
+        if self.l_moves.val() {
+            self.d_beat.d.next = self.l_beat.q.val();
+            self.d_base.d.next = self.l_base.val();
+            self.d_enable.d.next = self.l_enable.val();
+            self.nx_mask.next = self.l_mask.val();
+            self.nx_head.next = self.l_head.val();
+            self.nx_tail.next = self.l_tail.val();
+            self.nx_slots.next = self.l_beat.q.val().slots;
+            self.d_same_pub.d.next = self.l_beat.q.val().pipe == self.cur_pipe.val();
+        } else if self.d_valid.q.val() & !self.d_leaves.val() {
+            self.nx_tail.next = self.sop_tail.val();
+            self.d_same_pub.d.next = false;
+            if self.hw_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
+                self.nx_head.next = self.hw_value.q.val();
+            }
+            if self.rc_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
+                self.d_base.d.next = self.rc_base.q.val();
+                self.d_enable.d.next = self.rc_enable.q.val();
+                self.nx_mask.next = self.rc_mask.q.val();
+                self.nx_tail.next = self.zero16.val();
+            }
+        }
+        self.d_tail.d.next = self.nx_tail.val();
+        self.d_head.d.next = self.nx_head.val();
+        self.d_mask.d.next = self.nx_mask.val();
+        // The room check, a cycle ahead: on the state the beat will have, and
+        // on that state with the tail the frame now deciding will publish (used
+        // if it does, for the same pipe: `d_same_pub`). One slot always stays
+        // empty so that a full ring differs from an empty one.
+        self.d_fits.d.next = self.nx_slots.val()
+            <= (self.nx_mask.val()
+                - ((self.nx_tail.val() - self.nx_head.val()) & self.nx_mask.val()));
+        self.d_fits_pub.d.next = self.nx_slots.val()
+            <= (self.nx_mask.val()
+                - ((self.new_tail.val() - self.nx_head.val()) & self.nx_mask.val()));
         // A restart of the frame's pipe after its first beat: the frame is
         // dropped at its last beat (no frame leaves in that cycle).
         if self.rc_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
@@ -535,10 +570,10 @@ impl Logic for RxEngine {
         if self.sop.val() {
             self.frame_live.next = self.d_enable.q.val();
         }
-        // One slot always stays empty so that a full ring differs from an empty one.
-        self.free_slots.next = self.d_mask.q.val()
-            - ((self.sop_tail.val() - self.d_head.q.val()) & self.d_mask.q.val());
-        self.d_free.next = self.d_beat.q.val().slots <= self.free_slots.val();
+        self.d_free.next = self.d_fits.q.val();
+        if self.pub_v.q.val() & self.d_same_pub.q.val() {
+            self.d_free.next = self.d_fits_pub.q.val();
+        }
         self.cur_writing.next = self.writing.q.val();
         if self.sop.val() {
             self.cur_writing.next =
@@ -588,7 +623,6 @@ impl Logic for RxEngine {
         }
 
         // Events (registered below).
-        self.new_tail.next = (self.sel_tail.val() + self.cur_beats.val()) & self.sel_mask.val();
         self.e_pipe.d.next = self.cur_pipe.val();
         self.e_bytes.d.next = self.cur_len.val();
         self.e_tail.d.next = self.new_tail.val();
