@@ -288,7 +288,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
 #[test]
 fn every_decision_uses_the_rings_as_the_last_cycle_left_them() {
     for seed in 1..=3 {
-        let s = run(seed, 6_000);
+        let s = run(seed, 24_000);
         eprintln!("seed {seed}: {s:?}");
         assert!(s.published > 300, "{s:?}");
         assert!(s.ring_full > 10, "{s:?}");

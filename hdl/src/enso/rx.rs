@@ -138,10 +138,7 @@ pub struct RxEngine {
     // that cycle; and the state it is made on.
     d_fits: DFF<Bit>,
     d_fits_pub: DFF<Bit>,
-    nx_tail: Signal<Local, Bits<SLOT_BITS>>,
-    nx_head: Signal<Local, Bits<SLOT_BITS>>,
-    nx_mask: Signal<Local, Bits<SLOT_BITS>>,
-    nx_slots: Signal<Local, Bits<16>>,
+    d_refresh: DFF<Bit>,
     d_leaves: Signal<Local, Bit>,
     // The tail the frame ahead published last cycle (`d_same_pub`).
     pub_v: DFF<Bit>,
@@ -277,10 +274,7 @@ impl RxEngine {
             d_free: Default::default(),
             d_fits: Default::default(),
             d_fits_pub: Default::default(),
-            nx_tail: Default::default(),
-            nx_head: Default::default(),
-            nx_mask: Default::default(),
-            nx_slots: Default::default(),
+            d_refresh: Default::default(),
             d_leaves: Default::default(),
             pub_v: Default::default(),
             pub_tail: Default::default(),
@@ -371,6 +365,7 @@ impl Logic for RxEngine {
             d_same_pub,
             d_fits,
             d_fits_pub,
+            d_refresh,
             pub_v,
             pub_tail,
             writing,
@@ -436,8 +431,12 @@ impl Logic for RxEngine {
         // ---- Handshakes ----
         // The decide stage takes a beat when it is empty or its beat leaves;
         // a beat leaves whenever the DMA port is ready (written or dropped),
-        // except in a cycle a restart is applied.
-        self.d_leaves.next = self.d_valid.q.val() & self.m_dma.ready.val() & !self.rc_v.q.val();
+        // except in a cycle a restart is applied or its room check is being
+        // made again (`d_refresh`).
+        self.d_leaves.next = self.d_valid.q.val()
+            & self.m_dma.ready.val()
+            & !self.rc_v.q.val()
+            & !self.d_refresh.q.val();
         self.l_moves.next = self.l_valid.q.val() & (!self.d_valid.q.val() | self.d_leaves.val());
         self.i_moves.next = self.i_valid.q.val() & (!self.l_valid.q.val() | self.l_moves.val());
         self.s_eth.ready.next = !self.i_valid.q.val() | !self.l_valid.q.val() | self.l_moves.val();
@@ -522,45 +521,46 @@ impl Logic for RxEngine {
         self.new_tail.next = (self.sel_tail.val() + self.cur_beats.val()) & self.sel_mask.val();
         // A beat moving in takes the lookup's state; one that stays keeps its
         // own up to date with the register file's events for its pipe.
-        self.nx_tail.next = self.d_tail.q.val();
-        self.nx_head.next = self.d_head.q.val();
-        self.nx_mask.next = self.d_mask.q.val();
-        self.nx_slots.next = self.d_beat.q.val().slots;
+        // The room check, a cycle ahead (one slot always stays empty so that
+        // a full ring differs from an empty one). A beat moving in gets it on
+        // its state, and on its state with the tail the frame now deciding
+        // will publish (used if it does, for the same pipe: `d_same_pub`).
+        // A beat that stays gets it again on its own state; an event for its
+        // pipe updates that state and holds the beat a cycle more
+        // (`d_refresh`), so the check is made again on it.
+        self.d_refresh.d.next = false;
         if self.l_moves.val() {
             self.d_beat.d.next = self.l_beat.q.val();
             self.d_base.d.next = self.l_base.val();
             self.d_enable.d.next = self.l_enable.val();
-            self.nx_mask.next = self.l_mask.val();
-            self.nx_head.next = self.l_head.val();
-            self.nx_tail.next = self.l_tail.val();
-            self.nx_slots.next = self.l_beat.q.val().slots;
+            self.d_mask.d.next = self.l_mask.val();
+            self.d_head.d.next = self.l_head.val();
+            self.d_tail.d.next = self.l_tail.val();
             self.d_same_pub.d.next = self.l_beat.q.val().pipe == self.cur_pipe.val();
+            self.d_fits.d.next = self.l_beat.q.val().slots
+                <= (self.l_mask.val()
+                    - ((self.l_tail.val() - self.l_head.val()) & self.l_mask.val()));
         } else if self.d_valid.q.val() & !self.d_leaves.val() {
-            self.nx_tail.next = self.sop_tail.val();
+            self.d_tail.d.next = self.sop_tail.val();
             self.d_same_pub.d.next = false;
+            self.d_fits.d.next = self.d_beat.q.val().slots
+                <= (self.d_mask.q.val()
+                    - ((self.sop_tail.val() - self.d_head.q.val()) & self.d_mask.q.val()));
             if self.hw_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
-                self.nx_head.next = self.hw_value.q.val();
+                self.d_head.d.next = self.hw_value.q.val();
+                self.d_refresh.d.next = true;
             }
             if self.rc_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
                 self.d_base.d.next = self.rc_base.q.val();
                 self.d_enable.d.next = self.rc_enable.q.val();
-                self.nx_mask.next = self.rc_mask.q.val();
-                self.nx_tail.next = self.zero16.val();
+                self.d_mask.d.next = self.rc_mask.q.val();
+                self.d_tail.d.next = self.zero16.val();
+                self.d_refresh.d.next = true;
             }
         }
-        self.d_tail.d.next = self.nx_tail.val();
-        self.d_head.d.next = self.nx_head.val();
-        self.d_mask.d.next = self.nx_mask.val();
-        // The room check, a cycle ahead: on the state the beat will have, and
-        // on that state with the tail the frame now deciding will publish (used
-        // if it does, for the same pipe: `d_same_pub`). One slot always stays
-        // empty so that a full ring differs from an empty one.
-        self.d_fits.d.next = self.nx_slots.val()
-            <= (self.nx_mask.val()
-                - ((self.nx_tail.val() - self.nx_head.val()) & self.nx_mask.val()));
-        self.d_fits_pub.d.next = self.nx_slots.val()
-            <= (self.nx_mask.val()
-                - ((self.new_tail.val() - self.nx_head.val()) & self.nx_mask.val()));
+        self.d_fits_pub.d.next = self.l_beat.q.val().slots
+            <= (self.l_mask.val()
+                - ((self.new_tail.val() - self.l_head.val()) & self.l_mask.val()));
         // A restart of the frame's pipe after its first beat: the frame is
         // dropped at its last beat (no frame leaves in that cycle).
         if self.rc_v.q.val() & (self.rc_pipe.q.val() == self.cur_pipe.val()) {
@@ -609,8 +609,11 @@ impl Logic for RxEngine {
         }
         self.m_dma.data.next.data = self.d_beat.q.val().data;
         self.m_dma.data.next.strb = self.d_beat.q.val().keep;
-        self.m_dma.valid.next =
-            self.d_valid.q.val() & !self.rc_v.q.val() & self.cur_writing.val() & self.in_ring.val();
+        self.m_dma.valid.next = self.d_valid.q.val()
+            & !self.rc_v.q.val()
+            & !self.d_refresh.q.val()
+            & self.cur_writing.val()
+            & self.in_ring.val();
 
         // Does the frame end as its header said: as many beats, and the last
         // beat's bytes (checked by the parse stage)?
