@@ -280,7 +280,11 @@ impl Card for SimClientCard {
         .map_err(|e| self.malformed(e))?;
         let want_view = if mirrored { 2 * len } else { len };
         let (off, view) = (a.file_offset as usize, a.view_bytes as usize);
-        if view != want_view || off.checked_add(view).is_none_or(|end| end > self.mem.len()) {
+        if view != want_view
+            || off
+                .checked_add(view)
+                .map_or(true, |end| end > self.mem.len())
+        {
             return Err(Error::Dma(format!(
                 "the simulator placed a region of {view} bytes at offset {off} of a {}-byte host memory ({want_view} bytes asked): restart it",
                 self.mem.len()

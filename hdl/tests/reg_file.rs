@@ -374,7 +374,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                 // not applied its restart, needs nothing else right; a head
                 // write reaches it a cycle late.
                 let head_ok = got.0 == gp.head || got.0 == pipes_prev[gate_pipe[g]].head;
-                let want = if gp.on && !(restarting == Some(gate_pipe[g]) && !got.3) {
+                let want = if gp.on && (got.3 || restarting != Some(gate_pipe[g])) {
                     (
                         if head_ok { got.0 } else { gp.head },
                         gp.tail,

@@ -105,7 +105,7 @@ pub fn run_remote<Q: Copy + Into<Request>>(
                     .send_requests(&mut t.a.dev, &verbs[posted.len()..])
                     .unwrap();
             let now = t.cycle();
-            posted.extend(std::iter::repeat_n(now, n));
+            posted.extend(std::iter::repeat(now).take(n));
         }
         if t.cycle() >= next_read {
             out.take(t);

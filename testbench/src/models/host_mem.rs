@@ -155,7 +155,10 @@ impl HostMemory {
             Some(s) => {
                 let offset = s.used.next_multiple_of(4096);
                 let total = s.map.len();
-                if offset.checked_add(view_bytes).is_none_or(|end| end > total) {
+                if offset
+                    .checked_add(view_bytes)
+                    .map_or(true, |end| end > total)
+                {
                     return Err(MemError::Full {
                         need: view_bytes,
                         free: total.saturating_sub(offset),
