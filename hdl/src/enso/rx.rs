@@ -90,13 +90,17 @@ pub struct RxEngine {
     // Writes the RAMs took last cycle, which a read in that cycle missed.
     fw_cfg: DFF<Bit>,
     fw_head: DFF<Bit>,
-    fw_cfg_pipe: DFF<Bits<PIPE_BITS>>,
+    // Whether the lookup stage's pipe is the one those writes, and this
+    // cycle's register-file events, are for: compared a cycle ahead, against
+    // the pipe the RAMs read (`rd_pipe`), which the lookup stage then holds.
+    m_fwc: DFF<Bit>,
+    m_fwt: DFF<Bit>,
+    m_rc: DFF<Bit>,
     fw_base: DFF<Bits<64>>,
     fw_mask: DFF<Bits<SLOT_BITS>>,
     fw_enable: DFF<Bit>,
     fw_head_value: DFF<Bits<SLOT_BITS>>,
     fw_tail: DFF<Bit>,
-    fw_tail_pipe: DFF<Bits<PIPE_BITS>>,
     fw_tail_value: DFF<Bits<SLOT_BITS>>,
     // Per-pipe state: ring base, mask and on/off as of the last restart; head; tail.
     base_ram: RAM<Bits<64>, PIPE_BITS>,
@@ -235,13 +239,14 @@ impl RxEngine {
             hw_value: Default::default(),
             fw_cfg: Default::default(),
             fw_head: Default::default(),
-            fw_cfg_pipe: Default::default(),
+            m_fwc: Default::default(),
+            m_fwt: Default::default(),
+            m_rc: Default::default(),
             fw_base: Default::default(),
             fw_mask: Default::default(),
             fw_enable: Default::default(),
             fw_head_value: Default::default(),
             fw_tail: Default::default(),
-            fw_tail_pipe: Default::default(),
             fw_tail_value: Default::default(),
             // Every pipe starts off (its RAM entries zero, also on a board).
             base_ram: (0..PIPES).map(|_| Bits::<64>::default()).into(),
@@ -343,13 +348,14 @@ impl Logic for RxEngine {
             hw_value,
             fw_cfg,
             fw_head,
-            fw_cfg_pipe,
+            m_fwc,
+            m_fwt,
+            m_rc,
             fw_base,
             fw_mask,
             fw_enable,
             fw_head_value,
             fw_tail,
-            fw_tail_pipe,
             fw_tail_value,
             i_valid,
             i_beat,
@@ -422,7 +428,6 @@ impl Logic for RxEngine {
         self.head_ram.write_data.next = self.hw_value.q.val();
         self.fw_cfg.d.next = self.rc_v.q.val();
         self.fw_head.d.next = self.hw_v.q.val();
-        self.fw_cfg_pipe.d.next = self.rc_pipe.q.val();
         self.fw_base.d.next = self.rc_base.q.val();
         self.fw_mask.d.next = self.rc_mask.q.val();
         self.fw_enable.d.next = self.rc_enable.q.val();
@@ -464,22 +469,24 @@ impl Logic for RxEngine {
         // RAM, then last cycle's writes, then this cycle's from the register
         // file (a restart writes tail 0 and never shares a cycle with a publish;
         // this cycle's publish is taken in the decide stage).
-        self.l_rc.next = self.rc_v.q.val() & (self.rc_pipe.q.val() == self.l_beat.q.val().pipe);
-        self.l_hw.next = self.hw_v.q.val() & (self.rc_pipe.q.val() == self.l_beat.q.val().pipe);
+        self.m_fwc.d.next = self.rc_pipe.q.val() == self.rd_pipe.val();
+        self.m_rc.d.next = self.cfg_pipe.val() == self.rd_pipe.val();
+        self.l_rc.next = self.rc_v.q.val() & self.m_rc.q.val();
+        self.l_hw.next = self.hw_v.q.val() & self.m_rc.q.val();
         self.l_base.next = self.base_ram.read_data.val();
         self.l_mask.next = self.mask_ram.read_data.val();
         self.l_enable.next = self.enable_ram.read_data.val();
         self.l_head.next = self.head_ram.read_data.val();
         self.l_tail.next = self.tail_ram.read_data.val();
-        if self.fw_cfg.q.val() & (self.fw_cfg_pipe.q.val() == self.l_beat.q.val().pipe) {
+        if self.fw_cfg.q.val() & self.m_fwc.q.val() {
             self.l_base.next = self.fw_base.q.val();
             self.l_mask.next = self.fw_mask.q.val();
             self.l_enable.next = self.fw_enable.q.val();
         }
-        if self.fw_head.q.val() & (self.fw_cfg_pipe.q.val() == self.l_beat.q.val().pipe) {
+        if self.fw_head.q.val() & self.m_fwc.q.val() {
             self.l_head.next = self.fw_head_value.q.val();
         }
-        if self.fw_tail.q.val() & (self.fw_tail_pipe.q.val() == self.l_beat.q.val().pipe) {
+        if self.fw_tail.q.val() & self.m_fwt.q.val() {
             self.l_tail.next = self.fw_tail_value.q.val();
         }
         if self.l_rc.val() {
@@ -682,7 +689,7 @@ impl Logic for RxEngine {
             self.tail_ram.write_data.next = self.zero16.val();
         }
         self.fw_tail.d.next = self.tail_ram.write_enable.val();
-        self.fw_tail_pipe.d.next = self.tail_ram.write_address.val();
+        self.m_fwt.d.next = self.tail_ram.write_address.val() == self.rd_pipe.val();
         self.fw_tail_value.d.next = self.tail_ram.write_data.val();
         self.pub_v.d.next = self.publish.val();
         self.pub_tail.d.next = self.new_tail.val();
