@@ -596,6 +596,18 @@ fn check_whole_frames(lens: &[usize], r: &DropResult) -> usize {
     dropped
 }
 
+/// A crossing that overflows many times: whole frames out, the drops counted,
+/// and enough of both for the run to mean something.
+fn overflows_again_and_again(lens: &[usize], run: DropRun) {
+    let r = cross_dropping(lens, run);
+    let dropped = check_whole_frames(lens, &r);
+    assert!(
+        dropped > 10 && r.frames.len() > 10,
+        "{dropped} dropped, {} out",
+        r.frames.len()
+    );
+}
+
 #[test]
 fn frame_drop_fifo_passes_whole_frames_or_drops_and_counts_them_slow_reader() {
     // The CMAC's 322 MHz into the 250 MHz core (half-periods 10 and 13), and
@@ -609,13 +621,7 @@ fn frame_drop_fifo_passes_whole_frames_or_drops_and_counts_them_slow_reader() {
         reader_start: 0,
         seed: 11,
     };
-    let r = cross_dropping(&lens, run);
-    let dropped = check_whole_frames(&lens, &r);
-    assert!(
-        dropped > 10 && r.frames.len() > 10,
-        "{dropped} dropped, {} out",
-        r.frames.len()
-    );
+    overflows_again_and_again(&lens, run);
 }
 
 #[test]
@@ -631,13 +637,7 @@ fn frame_drop_fifo_passes_whole_frames_or_drops_and_counts_them_e_tile() {
         reader_start: 0,
         seed: 12,
     };
-    let r = cross_dropping(&lens, run);
-    let dropped = check_whole_frames(&lens, &r);
-    assert!(
-        dropped > 10 && r.frames.len() > 10,
-        "{dropped} dropped, {} out",
-        r.frames.len()
-    );
+    overflows_again_and_again(&lens, run);
 }
 
 /// A reader faster than the writer and always ready: the FIFO never fills,
