@@ -6,13 +6,16 @@ use std::path::PathBuf;
 /// Cycles before a scheduled register write during which the PCIe model's
 /// register operations wait, so that the MMIO port is free and the NIC's
 /// write path ready at the write's cycle. An operation the port took
-/// before then is accepted within 3 cycles (a read: accepted, decoded,
-/// answered; a write: accepted, then the port refuses writes for a cycle).
+/// before then is accepted within 4 cycles (a read: accepted, decoded,
+/// answered; a write: accepted, checked, applied, and a cycle more after a
+/// pipe is switched on or off).
 pub const SCHEDULE_GUARD_CYCLES: u64 = 8;
 
 /// Fewest cycles between two scheduled register writes: the NIC accepts a
-/// register write at most every other cycle (`wr_gap` in `hdl/src/mmio/regs.rs`).
-pub const SCHEDULED_WRITE_SPACING_CYCLES: u64 = 2;
+/// register write at most every third cycle, and one cycle later after a
+/// write that switches a pipe on or off (`wr_check`, `wr_apply`,
+/// `restart_wait` in `hdl/src/mmio/regs.rs`).
+pub const SCHEDULED_WRITE_SPACING_CYCLES: u64 = 4;
 
 /// Called with (cycle, address, data, byte enables) for every DMA write beat
 /// the host port accepts.
