@@ -39,6 +39,7 @@ demo: setup verilog
 test: setup lint
 	$(CARGO) test
 	$(MAKE) --no-print-directory pytest
+	$(MAKE) --no-print-directory depth
 
 # The Python bench (pendulum_sim) in a virtual environment: Python packages from PyPI.
 $(VENV)/.ready:
