@@ -144,9 +144,6 @@ pub struct RxEngine {
     d_fits_pub: DFF<Bit>,
     d_refresh: DFF<Bit>,
     d_leaves: Signal<Local, Bit>,
-    // The tail the frame ahead published last cycle (`d_same_pub`).
-    pub_v: DFF<Bit>,
-    pub_tail: DFF<Bits<SLOT_BITS>>,
 
     // Frame state, kept from the first beat to the last.
     writing: DFF<Bit>,
@@ -281,8 +278,6 @@ impl RxEngine {
             d_fits_pub: Default::default(),
             d_refresh: Default::default(),
             d_leaves: Default::default(),
-            pub_v: Default::default(),
-            pub_tail: Default::default(),
             writing: Default::default(),
             overrun: Default::default(),
             pipe: Default::default(),
@@ -372,8 +367,6 @@ impl Logic for RxEngine {
             d_fits,
             d_fits_pub,
             d_refresh,
-            pub_v,
-            pub_tail,
             writing,
             overrun,
             pipe,
@@ -510,10 +503,11 @@ impl Logic for RxEngine {
             self.cur_len.next = self.d_beat.q.val().len;
             self.cur_beats.next = self.d_beat.q.val().slots;
         }
-        // The first beat's tail: the lookup's, or what the frame ahead just published.
+        // The first beat's tail: the lookup's, or what the frame ahead published
+        // last cycle (its event registers, `e_frame`/`e_tail`).
         self.sop_tail.next = self.d_tail.q.val();
-        if self.pub_v.q.val() & self.d_same_pub.q.val() {
-            self.sop_tail.next = self.pub_tail.q.val();
+        if self.e_frame.q.val() & self.d_same_pub.q.val() {
+            self.sop_tail.next = self.e_tail.q.val();
         }
         // Later beats use the ring as it was at the first (f_*).
         self.sel_base.next = self.f_base.q.val();
@@ -578,7 +572,7 @@ impl Logic for RxEngine {
             self.frame_live.next = self.d_enable.q.val();
         }
         self.d_free.next = self.d_fits.q.val();
-        if self.pub_v.q.val() & self.d_same_pub.q.val() {
+        if self.e_frame.q.val() & self.d_same_pub.q.val() {
             self.d_free.next = self.d_fits_pub.q.val();
         }
         self.cur_writing.next = self.writing.q.val();
@@ -691,8 +685,6 @@ impl Logic for RxEngine {
         self.fw_tail.d.next = self.tail_ram.write_enable.val();
         self.m_fwt.d.next = self.tail_ram.write_address.val() == self.rd_pipe.val();
         self.fw_tail_value.d.next = self.tail_ram.write_data.val();
-        self.pub_v.d.next = self.publish.val();
-        self.pub_tail.d.next = self.new_tail.val();
         // The restart, in order with the tails.
         self.e_restart.d.next = self.rc_v.q.val();
         self.e_mask.d.next = self.rc_mask.q.val();
