@@ -86,6 +86,7 @@ pub mod global {
         "number of TX pipes: pipes 0..CAP_TX_PIPES have TX registers",
     );
     pub const RX_OVERFLOW_DROPS: Reg = ro("RX_OVERFLOW_DROPS", 0x034, "frames dropped whole at the board's MAC-to-core clock crossing: the MAC cannot be held back, and the frame found its FIFO full (32-bit, wraps; 0 without a board top)");
+    pub const SESSION: Reg = rw("SESSION", 0x038, "the token of the driver that opened the card (software writes any non-zero value); resets to 0, so a driver that reads back anything else knows the card was reset under it");
     /// 64-bit counters, LO at the offset and HI at offset + 4.
     pub const RX_FRAMES: Reg = ro("RX_FRAMES", 0x040, "frames written to a ring (64-bit)");
     pub const RX_BYTES: Reg = ro("RX_BYTES", 0x048, "bytes of those frames (64-bit)");
@@ -196,6 +197,7 @@ pub mod global {
         LAST_REG_ERROR,
         CAP_TX_PIPES,
         RX_OVERFLOW_DROPS,
+        SESSION,
     ];
     /// The ACP link's control block.
     pub const LINK_STATE: Reg = ro(
