@@ -60,6 +60,8 @@ pub enum Error {
     },
     #[error("the card did not respond: {0}")]
     NoResponse(String),
+    #[error("the card was reset under this driver, or another driver opened it (SESSION no longer holds our token): every pipe, notification buffer, flow binding and in-flight atomic verb of this Device is gone; drop it and call Device::open again")]
+    CardReset,
     #[error("DMA memory: {0}")]
     Dma(String),
     #[error("`{0}` is not a card address: use a PCI address (0000:03:00.0), pci:VENDOR:DEVICE in hex (pci:10ee:903f), or sim:/path/to/socket for the simulator")]
