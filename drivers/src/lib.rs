@@ -24,6 +24,7 @@ mod notif;
 mod open;
 mod pci;
 mod pipe;
+mod random;
 mod sim_client;
 pub mod sim_proto;
 #[allow(unsafe_code)]

@@ -1,4 +1,5 @@
 use crate::pipe::RxPipe;
+use crate::random::host_random;
 use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Result};
 use pendulum_layout::acp::{self, link_state, message, ECHO_RESULT_BYTES, PAYLOAD_BYTES};
@@ -164,19 +165,6 @@ impl<C: Card> Device<C> {
     pub fn reset_link(&mut self) -> Result<()> {
         self.write_checked(global::LINK_CTRL.offset, global::LINK_CTRL_RESET)
     }
-}
-
-/// Host randomness without a dependency: std's hasher keys come from the OS.
-fn host_random() -> u32 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.write_u32(std::process::id());
-    h.finish() as u32
 }
 
 impl Link {
