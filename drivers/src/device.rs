@@ -1,6 +1,7 @@
 use crate::flow::FlowTable;
 use crate::notif::{Newest, NotifBufs, DEFAULT_NOTIF_BUF_BYTES};
 use crate::pipe::RxPipe;
+use crate::random::host_random;
 use crate::tx::TxPipe;
 use crate::{Card, DmaRegion, Error, RegionKind, Result};
 use pendulum_layout::flow::{FlowKey, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
@@ -43,7 +44,24 @@ impl Counters {
     }
 }
 
+/// Polls that found nothing new, and [`Device::relax`] calls, between two
+/// reads of SESSION: a loop that waits on a card reset under it gets
+/// [`Error::CardReset`] after at most this many. One register read per this
+/// many idle polls costs nothing worth measuring; polls that find frames
+/// read no register at all.
+pub const POLLS_PER_RESET_CHECK: u32 = 1024;
+
 /// An opened Pendulum card.
+///
+/// A reset of the card returns every register to its power-up value: the
+/// pipes, notification buffers and flow bindings this Device set up are gone
+/// from the card. The Device notices it through SESSION, which holds a token
+/// written at open and reads 0 after a reset ([`Device::check_card`]); it
+/// looks in every wait loop, in polls that find nothing new (once every
+/// [`POLLS_PER_RESET_CHECK`]), and before reporting a refused write, a
+/// corrupt ring or a card that does not answer. From then on every call that
+/// would touch the card fails with [`Error::CardReset`]: drop the Device and
+/// open the card again.
 pub struct Device<C: Card> {
     card: C,
     pipes: usize,
@@ -60,6 +78,14 @@ pub struct Device<C: Card> {
     notif: RefCell<NotifBufs>,
     /// Size of the notification buffers switched on from now on.
     notif_buf_bytes: u32,
+    /// The token written to SESSION at open; `None` when the card did not
+    /// keep it (a bitstream older than the register): resets then go unseen.
+    session: Option<u32>,
+    /// Set when SESSION was found changed: every later call that would touch
+    /// the card fails with [`Error::CardReset`] without touching it.
+    reset_seen: bool,
+    /// Idle polls since SESSION was last read.
+    idle_polls: u32,
 }
 
 impl<C: Card> Device<C> {
@@ -96,9 +122,108 @@ impl<C: Card> Device<C> {
             flows: FlowTable::new(ways, buckets),
             notif: RefCell::new(NotifBufs::new(pipes, notif_bufs)),
             notif_buf_bytes: DEFAULT_NOTIF_BUF_BYTES,
+            session: None,
+            reset_seen: false,
+            idle_polls: 0,
         };
+        // First, so a reset at any later point of the open is seen.
+        dev.claim_session()?;
         dev.reset_steering()?;
         Ok(dev)
+    }
+
+    /// Writes a fresh token to SESSION and reads it back. The token is never
+    /// 0 (a reset), never all ones (a card off the bus) and never what
+    /// SESSION held before, so a driver that opened the card earlier sees
+    /// it change too.
+    fn claim_session(&mut self) -> Result<()> {
+        let before = self.read(global::SESSION.offset)?;
+        let token = loop {
+            let t = host_random();
+            if ![0, u32::MAX, before].contains(&t) {
+                break t;
+            }
+        };
+        self.write(global::SESSION.offset, token)?;
+        // A bitstream older than SESSION refuses the write and reads 0.
+        let kept = self.read(global::SESSION.offset)? == token;
+        self.session = kept.then_some(token);
+        Ok(())
+    }
+
+    /// Whether this Device can see a reset of the card: false on a bitstream
+    /// older than the SESSION register.
+    pub fn detects_resets(&self) -> bool {
+        self.session.is_some()
+    }
+
+    /// Reads SESSION: [`Error::CardReset`] if it no longer holds the token
+    /// written at open, because the card was reset (or another driver opened
+    /// it). Once seen, that sticks: every later call that would touch the
+    /// card fails with it, without touching the card. The driver calls this
+    /// itself where a reset would show (see [`Device`]); an application may
+    /// call it whenever it wants to know. One register read.
+    pub fn check_card(&mut self) -> Result<()> {
+        self.not_reset()?;
+        self.idle_polls = 0;
+        let Some(token) = self.session else {
+            return Ok(());
+        };
+        let now = self.card.read32(global::SESSION.offset)?;
+        if now == token {
+            return Ok(());
+        }
+        // A card that dropped off the bus reads all ones: not a reset, and
+        // its identity says so (a PCIe card reports it as NoResponse).
+        let id = self.card.read32(global::IDENTITY.offset)?;
+        if id != layout::IDENTITY {
+            return Err(Error::NoResponse(format!(
+                "SESSION reads {now:#010x} and IDENTITY {id:#010x}: the card no longer answers as a Pendulum card (link down, or bitstream unloaded)"
+            )));
+        }
+        self.reset_seen = true;
+        Err(Error::CardReset)
+    }
+
+    /// [`Error::CardReset`] if a reset was seen; no register access.
+    pub(crate) fn not_reset(&self) -> Result<()> {
+        if self.reset_seen {
+            return Err(Error::CardReset);
+        }
+        Ok(())
+    }
+
+    /// Counts a poll that found nothing new; every
+    /// [`POLLS_PER_RESET_CHECK`]th reads SESSION ([`Device::check_card`]).
+    pub(crate) fn idle_poll(&mut self) -> Result<()> {
+        self.not_reset()?;
+        self.idle_polls += 1;
+        if self.idle_polls >= POLLS_PER_RESET_CHECK {
+            return self.check_card();
+        }
+        Ok(())
+    }
+
+    /// Lets the card go on between polls ([`Card::relax`]), counted as an
+    /// idle poll: a loop that waits on the card through this gets
+    /// [`Error::CardReset`] within [`POLLS_PER_RESET_CHECK`] calls if the
+    /// card is reset under it. Use it where a loop would call
+    /// `card_mut().relax()`, in particular around [`RxPipe::recv`],
+    /// [`RxPipe::has_data`] and [`Device::next_pipe_with_data`], which poll
+    /// through `&Device` and cannot look at the card themselves.
+    pub fn relax(&mut self) -> Result<()> {
+        self.not_reset()?;
+        self.card.relax();
+        self.idle_poll()
+    }
+
+    /// `e` (a refused write, a corrupt ring, no answer), unless a reset
+    /// explains it better: then [`Error::CardReset`]. Reads SESSION.
+    pub(crate) fn blame_reset(&mut self, e: Error) -> Error {
+        match self.check_card() {
+            Ok(()) => e,
+            Err(reset) => reset,
+        }
     }
 
     /// Empties the flow table and sends misses over all pipes and non-IP
@@ -107,7 +232,7 @@ impl<C: Card> Device<C> {
     /// never opened.
     fn reset_steering(&mut self) -> Result<()> {
         for s in 0..self.flows.len() {
-            self.card.write32(global::FLOW_WRITE.offset, s as u32)?;
+            self.write(global::FLOW_WRITE.offset, s as u32)?;
         }
         self.write_checked(global::FLOW_DEFAULT_PIPE.offset, 0)?;
         self.set_fallback_pipes(0, self.pipes)
@@ -125,8 +250,7 @@ impl<C: Card> Device<C> {
         }
         let slot = self.flows.place(&key)?;
         for (k, w) in key.words().iter().enumerate() {
-            self.card
-                .write32(global::FLOW_KEY0.offset + 4 * k as u32, *w)?;
+            self.write(global::FLOW_KEY0.offset + 4 * k as u32, *w)?;
         }
         self.write_checked(global::FLOW_PIPE.offset, pipe as u32)?;
         self.write_checked(global::FLOW_WRITE.offset, WRITE_VALID | slot as u32)?;
@@ -207,20 +331,23 @@ impl<C: Card> Device<C> {
         self.max_frame_bytes
     }
 
-    /// Reads a 32-bit register.
+    /// Reads a 32-bit register ([`Error::CardReset`] once a reset was seen).
     pub fn read(&mut self, offset: u32) -> Result<u32> {
+        self.not_reset()?;
         self.card.read32(offset)
     }
 
-    /// Writes a 32-bit register without checking whether the card took it.
+    /// Writes a 32-bit register without checking whether the card took it
+    /// ([`Error::CardReset`] once a reset was seen).
     pub fn write(&mut self, offset: u32, value: u32) -> Result<()> {
+        self.not_reset()?;
         self.card.write32(offset, value)
     }
 
     /// Reads a 64-bit counter (LO first: that latches HI).
     pub fn read64(&mut self, lo: Reg) -> Result<u64> {
-        let l = self.card.read32(lo.offset)? as u64;
-        let h = self.card.read32(lo.offset + 4)? as u64;
+        let l = self.read(lo.offset)? as u64;
+        let h = self.read(lo.offset + 4)? as u64;
         Ok(h << 32 | l)
     }
 
@@ -238,27 +365,30 @@ impl<C: Card> Device<C> {
             tx_completions: self.read64(Counter::TxCompletions.reg())?,
             flow_hits: self.read64(Counter::FlowHits.reg())?,
             flow_misses: self.read64(Counter::FlowMisses.reg())?,
-            reg_errors: self.card.read32(global::REG_ERRORS.offset)?,
-            rx_overflow_drops: self.card.read32(global::RX_OVERFLOW_DROPS.offset)?,
+            reg_errors: self.read(global::REG_ERRORS.offset)?,
+            rx_overflow_drops: self.read(global::RX_OVERFLOW_DROPS.offset)?,
         })
     }
 
     /// The last refused register write: its byte address and cause code.
     pub fn last_reg_error(&mut self) -> Result<(u32, u32)> {
-        let v = self.card.read32(global::LAST_REG_ERROR.offset)?;
+        let v = self.read(global::LAST_REG_ERROR.offset)?;
         Ok((v & 0xFF_FFFF, v >> layout::LAST_REG_ERROR_CAUSE_SHIFT))
     }
 
     /// Writes a register and confirms the card accepted it; a refusal comes
-    /// back as [`Error::RegisterRefused`] with the card's reason.
+    /// back as [`Error::RegisterRefused`] with the card's reason, or as
+    /// [`Error::CardReset`] when the card was reset: a reset forgets what the
+    /// driver set up (and zeroes REG_ERRORS), which is why writes are refused.
     pub fn write_checked(&mut self, offset: u32, value: u32) -> Result<()> {
-        let before = self.card.read32(global::REG_ERRORS.offset)?;
-        self.card.write32(offset, value)?;
+        let before = self.read(global::REG_ERRORS.offset)?;
+        self.write(offset, value)?;
         // The read is ordered behind the write, so it sees the write's outcome.
-        let after = self.card.read32(global::REG_ERRORS.offset)?;
+        let after = self.read(global::REG_ERRORS.offset)?;
         if after == before {
             return Ok(());
         }
+        self.check_card()?;
         let (addr, code) = self.last_reg_error()?;
         Err(match RegError::from_code(code) {
             Some(cause) => Error::RegisterRefused { addr, cause },
@@ -270,7 +400,8 @@ impl<C: Card> Device<C> {
     /// position `after + 1` (pass the last one served, so no pipe starves),
     /// or `None` when all are empty. Reads each notification buffer in use
     /// once, then only the driver's per-pipe state: the cost per pipe does
-    /// not touch host memory.
+    /// not touch host memory. It reads no register, so it cannot see a reset
+    /// of the card: call [`Device::relax`] when it finds nothing.
     pub fn next_pipe_with_data(&self, pipes: &mut [RxPipe], after: usize) -> Option<usize> {
         self.notif.borrow_mut().drain_all(&self.card);
         let n = pipes.len();
@@ -344,8 +475,16 @@ impl<C: Card> Device<C> {
     /// only with `&Device` ([`RxPipe::has_data`], [`RxPipe::recv`],
     /// [`Device::next_pipe_with_data`]) reaches one as soon as it frees what
     /// it was told about, or when it calls this.
+    ///
+    /// A call that finds no new record counts as an idle poll (see
+    /// [`POLLS_PER_RESET_CHECK`]).
     pub fn poll_notifications(&mut self) -> Result<()> {
+        self.not_reset()?;
+        let before = self.notif.get_mut().records_read();
         self.notif.get_mut().drain_all(&self.card);
+        if self.notif.get_mut().records_read() == before {
+            self.idle_poll()?;
+        }
         for i in 0..self.notif.get_mut().in_use().len() {
             let b = self.notif.get_mut().in_use()[i];
             self.report_notif_reads(b)?;
@@ -370,8 +509,7 @@ impl<C: Card> Device<C> {
         let Some(head) = self.notif.get_mut().head_due(b) else {
             return Ok(());
         };
-        self.card
-            .write32(pipe_page(b) + pipe::NBUF_HEAD.offset, head)?;
+        self.write(pipe_page(b) + pipe::NBUF_HEAD.offset, head)?;
         self.notif.get_mut().head_written(b, head);
         Ok(())
     }
@@ -446,6 +584,7 @@ impl<C: Card> Device<C> {
     /// The checks shared by RX and TX pipes, before anything is allocated.
     fn check_pipe_request(&self, index: usize, ring_bytes: u32, open: &[bool]) -> Result<()> {
         use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES};
+        self.not_reset()?;
         if index >= open.len() {
             return Err(Error::NoSuchPipe {
                 pipe: index,

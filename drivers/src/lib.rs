@@ -33,7 +33,7 @@ mod tx;
 
 pub use atomics::{commit_words, Atomics};
 pub use card::{Card, DmaRegion, RegionKind};
-pub use device::{Counters, Device};
+pub use device::{Counters, Device, POLLS_PER_RESET_CHECK};
 pub use error::{Error, Result};
 pub use link::{Link, LinkCounters, LinkMsg, LinkState, MsgKind};
 pub use open::{open, AnyCard};

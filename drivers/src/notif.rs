@@ -64,6 +64,9 @@ pub(crate) struct NotifBufs {
     newest: Vec<Newest>,
     /// Records whose PIPE is not a pipe of the buffer they were in.
     ignored: u64,
+    /// Records read from all buffers, so a caller can tell a poll that
+    /// found nothing new.
+    read: u64,
 }
 
 impl NotifBufs {
@@ -74,6 +77,7 @@ impl NotifBufs {
             in_use: Vec::new(),
             newest: vec![Newest::default(); pipes],
             ignored: 0,
+            read: 0,
         }
     }
 
@@ -123,6 +127,7 @@ impl NotifBufs {
                 return;
             }
             buf.next_count = buf.next_count.wrapping_add(1);
+            self.read += 1;
             // The PIPE field comes from the device: a record for a pipe that
             // does not exist, or that reports into another buffer, means the
             // buffer is corrupt. Count it and go on.
@@ -182,5 +187,10 @@ impl NotifBufs {
     /// Records ignored because their PIPE does not belong in their buffer.
     pub fn ignored(&self) -> u64 {
         self.ignored
+    }
+
+    /// Records read from all buffers since the driver opened the card.
+    pub fn records_read(&self) -> u64 {
+        self.read
     }
 }
