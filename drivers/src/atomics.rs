@@ -121,8 +121,10 @@ impl Atomics {
         addr: u32,
     ) -> Result<VerbResult> {
         let tag = q.tag();
+        // Both loops relax through the Device, so a reset of the card ends
+        // them with Error::CardReset within POLLS_PER_RESET_CHECK polls.
         while self.submit_requests(dev, &[q])? == 0 {
-            dev.card_mut().relax();
+            dev.relax()?;
         }
         for _ in 0..1_000_000 {
             if let Some(r) = self.results(dev)?.into_iter().find(|r| r.tag == tag) {
@@ -131,11 +133,11 @@ impl Atomics {
                     s => Err(Error::Atomic { addr, status: s }),
                 };
             }
-            dev.card_mut().relax();
+            dev.relax()?;
         }
-        Err(Error::NoResponse(format!(
+        Err(dev.blame_reset(Error::NoResponse(format!(
             "atomic verb at {addr:#x} got no result"
-        )))
+        ))))
     }
 
     /// Compare-and-swap; returns the old value (it swapped if that equals `expected`).

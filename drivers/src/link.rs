@@ -138,9 +138,9 @@ impl<C: Card> Device<C> {
             link_state::DOWN => Ok(LinkState::Down),
             link_state::ENTANGLING => Ok(LinkState::Entangling),
             link_state::UP => Ok(LinkState::Up),
-            other => Err(Error::NoResponse(format!(
+            other => Err(self.blame_reset(Error::NoResponse(format!(
                 "LINK_STATE reads {other}, which no card state has"
-            ))),
+            )))),
         }
     }
 
@@ -244,15 +244,17 @@ impl Link {
         verb: Verb,
         max_polls: u64,
     ) -> Result<VerbResult> {
+        // Both loops relax through the Device, so a reset of the card ends
+        // them with Error::CardReset within POLLS_PER_RESET_CHECK polls.
         let mut polls = 0;
         while self.send_verbs(dev, &[verb])? == 0 {
             polls += 1;
             if polls > max_polls {
-                return Err(Error::NoResponse(format!(
+                return Err(dev.blame_reset(Error::NoResponse(format!(
                     "the link's TX ring stayed full for {max_polls} polls"
-                )));
+                ))));
             }
-            dev.card_mut().relax();
+            dev.relax()?;
         }
         while polls <= max_polls {
             for m in self.read(dev)? {
@@ -268,12 +270,12 @@ impl Link {
                 self.kept.push(m);
             }
             polls += 1;
-            dev.card_mut().relax();
+            dev.relax()?;
         }
-        Err(Error::NoResponse(format!(
+        Err(dev.blame_reset(Error::NoResponse(format!(
             "remote verb with tag {} got no result in {max_polls} polls",
             verb.tag
-        )))
+        ))))
     }
 
     /// Raw form for tests: posts `bytes` (whole 64-byte slots, header

@@ -83,15 +83,37 @@ impl RxPipe {
     }
 
     /// Whether frames wait in this pipe (reads its notification buffer only;
-    /// the ring is not touched).
+    /// the ring is not touched). It reads no register, so it cannot see a
+    /// reset of the card: call [`Device::relax`] when it finds nothing.
     pub fn has_data<C: Card>(&mut self, dev: &Device<C>) -> bool {
         self.poll(dev)
     }
 
     /// The frames received and not yet freed, without copying (non-blocking;
-    /// empty when nothing is new).
+    /// empty when nothing is new). It reads no register, so it cannot see a
+    /// reset of the card: a loop on it calls [`Device::relax`] when the
+    /// batch is empty, or uses [`RxPipe::recv_checked`].
     pub fn recv<'d, C: Card>(&mut self, dev: &'d Device<C>) -> RxBatch<'d> {
         self.poll(dev);
+        self.batch(dev)
+    }
+
+    /// [`RxPipe::recv`] that can fail: [`Error::CardReset`] once the card is
+    /// known to have been reset, and an empty batch counts as an idle poll,
+    /// so a loop on this learns of a reset within
+    /// [`crate::POLLS_PER_RESET_CHECK`] polls. A batch with frames costs no
+    /// register access. The batch keeps `dev` borrowed; [`RxPipe::recv`]
+    /// lets batches of several pipes be held at once.
+    pub fn recv_checked<'d, C: Card>(&mut self, dev: &'d mut Device<C>) -> Result<RxBatch<'d>> {
+        dev.not_reset()?;
+        if !self.poll(dev) {
+            dev.idle_poll()?;
+        }
+        Ok(self.batch(dev))
+    }
+
+    /// The frames between software's head and the announced tail.
+    fn batch<'d, C: Card>(&self, dev: &'d Device<C>) -> RxBatch<'d> {
         RxBatch {
             ring: dev.card().dma(&self.ring),
             pipe: self.index,
@@ -119,13 +141,38 @@ impl RxPipe {
     /// `decode` gets the bytes from a record's first slot to the end of what
     /// is waiting and returns the record and how many slots it took. Every
     /// record waiting is decoded, then their slots are freed.
+    ///
+    /// Nothing waiting counts as an idle poll: a loop on this learns of a
+    /// reset of the card within [`crate::POLLS_PER_RESET_CHECK`] calls. A
+    /// record that does not decode is a corrupt ring, unless the card was
+    /// reset: then [`Error::CardReset`].
     pub fn take_records<C: Card, T>(
         &mut self,
         dev: &mut Device<C>,
+        decode: impl FnMut(&[u8]) -> std::result::Result<(T, u32), String>,
+    ) -> Result<Vec<T>> {
+        dev.not_reset()?;
+        let (decoded, end) = {
+            let batch = self.recv(dev);
+            (self.decode_records(&batch, decode), batch.end_slot())
+        };
+        let out = decoded.map_err(|e| dev.blame_reset(e))?;
+        if out.is_empty() {
+            // Nothing to free (which would report the notifications read).
+            dev.service_notif_buf(self.buf)?;
+            dev.idle_poll()?;
+        } else {
+            self.free(dev, end)?;
+        }
+        Ok(out)
+    }
+
+    /// Every record of `batch`, or the ring is corrupt where one fails.
+    fn decode_records<T>(
+        &self,
+        batch: &RxBatch<'_>,
         mut decode: impl FnMut(&[u8]) -> std::result::Result<(T, u32), String>,
     ) -> Result<Vec<T>> {
-        let batch = self.recv(dev);
-        let end = batch.end_slot();
         let mut out = Vec::with_capacity(batch.slots() as usize);
         let mut k = 0;
         while k < batch.slots() {
@@ -145,12 +192,6 @@ impl RxPipe {
             out.push(item);
             k += used;
         }
-        if out.is_empty() {
-            // Nothing to free (which would report the notifications read).
-            dev.service_notif_buf(self.buf)?;
-        } else {
-            self.free(dev, end)?;
-        }
         Ok(out)
     }
 
@@ -158,12 +199,19 @@ impl RxPipe {
     /// card between polls). Returns whether frames are waiting. Each poll
     /// also reports the notifications read (NBUF_HEAD) when due, so a card
     /// held back by a full notification buffer goes on.
+    ///
+    /// A reset of the card (or a card that stops answering) ends the wait
+    /// early, within [`crate::POLLS_PER_RESET_CHECK`] polls, with false; the
+    /// next call that returns a `Result` says why ([`Error::CardReset`]
+    /// sticks), as does [`Device::check_card`].
     pub fn wait<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {
         for _ in 0..max_polls {
             if self.poll_and_report(dev) {
                 return true;
             }
-            dev.card_mut().relax();
+            if dev.relax().is_err() {
+                return false;
+            }
         }
         self.poll_and_report(dev)
     }

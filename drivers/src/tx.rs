@@ -192,6 +192,10 @@ impl TxPipe {
     /// is queued. The contents are not checked: a frame whose header length
     /// is missing or disagrees is queued as given, and the card drops and
     /// counts it.
+    ///
+    /// A call that queues nothing counts as an idle poll: a loop that waits
+    /// for room learns of a reset of the card within
+    /// [`crate::POLLS_PER_RESET_CHECK`] calls ([`Error::CardReset`]).
     pub fn send<C: Card>(&mut self, dev: &mut Device<C>, frames: &[&[u8]]) -> Result<usize> {
         self.check_own_ring()?;
         let max = self.max_frame_bytes(dev);
@@ -218,6 +222,8 @@ impl TxPipe {
         }
         if queued > 0 {
             self.ring_doorbell(dev)?;
+        } else {
+            dev.idle_poll()?;
         }
         Ok(queued)
     }
@@ -225,7 +231,8 @@ impl TxPipe {
     /// Raw form for tests: copies `bytes` into the ring at the tail
     /// (wrapping), advances the tail by `ceil(len / 64)` slots and rings the
     /// doorbell, without looking at the contents. [`Error::TxRingFull`] if
-    /// the bytes do not fit now; empty `bytes` do nothing.
+    /// the bytes do not fit now (an idle poll, as for [`TxPipe::send`]);
+    /// empty `bytes` do nothing.
     pub fn send_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
         self.check_own_ring()?;
         if bytes.is_empty() {
@@ -235,6 +242,7 @@ impl TxPipe {
         let need = u32::try_from(bytes.len()).map_or(u32::MAX, slots_for);
         let free = self.free_now();
         if need > free {
+            dev.idle_poll()?;
             return Err(Error::TxRingFull {
                 pipe: self.index,
                 need_slots: need,
@@ -249,7 +257,7 @@ impl TxPipe {
     /// atomic verbs and commits): queues as many of `items` as fit whole,
     /// each made into its slots by `slots`, with one doorbell (so a message
     /// of several slots is never split across doorbells); returns how many
-    /// were queued (0 when full).
+    /// were queued (0 when full: an idle poll, as for [`TxPipe::send`]).
     pub fn send_slots<C: Card, T, S: AsRef<[u8]>>(
         &mut self,
         dev: &mut Device<C>,
@@ -272,6 +280,9 @@ impl TxPipe {
             bytes.extend_from_slice(s);
             n += 1;
         }
+        if n == 0 {
+            dev.idle_poll()?;
+        }
         self.send_raw(dev, &bytes)?;
         Ok(n)
     }
@@ -284,13 +295,18 @@ impl TxPipe {
     }
 
     /// Polls until idle, at most `max_polls` times (relaxing the card between
-    /// polls). Returns whether the pipe became idle.
+    /// polls). Returns whether the pipe became idle. A reset of the card (or
+    /// a card that stops answering) ends the wait early, within
+    /// [`crate::POLLS_PER_RESET_CHECK`] polls, with false; the next call that
+    /// returns a `Result` says why, as does [`Device::check_card`].
     pub fn wait_idle<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {
         for _ in 0..max_polls {
             if self.idle(dev) {
                 return true;
             }
-            dev.card_mut().relax();
+            if dev.relax().is_err() {
+                return false;
+            }
         }
         self.idle(dev)
     }
