@@ -2,7 +2,8 @@
 //! a map that records every write, DMA regions are vectors, and nothing
 //! moves unless the test says so. It plays the NIC's part of the
 //! notification buffers (`post`), with their room check, so the driver's
-//! reading and its NBUF_HEAD writes can be checked.
+//! reading and its NBUF_HEAD writes can be checked, and of a reset of the
+//! card (`reset`, or `reset_at_relax` for one in the middle of a wait).
 
 #![allow(dead_code)] // each test file uses part of it
 
@@ -37,6 +38,13 @@ pub struct FakeCard {
     /// given, as the card would (REG_ERRORS and LAST_REG_ERROR).
     pub refuse: HashMap<u32, RegError>,
     pub nbufs: HashMap<usize, FakeNbuf>,
+    /// Offsets read, oldest first.
+    pub reads: Vec<u32>,
+    /// Calls to `relax` so far.
+    pub relaxes: u64,
+    /// The card resets itself in the `relax` call that brings `relaxes` to
+    /// this value.
+    pub reset_at_relax: Option<u64>,
 }
 
 impl FakeCard {
@@ -54,6 +62,29 @@ impl FakeCard {
         c.regs.insert(global::CAP_NOTIF_BUFS.offset, notif_bufs);
         c.regs.insert(global::CAP_MAX_FRAME.offset, MAX_FRAME_BYTES);
         c
+    }
+
+    /// A synchronous reset: every register returns to its power-up value as
+    /// the layout gives it (identity, version and capabilities stay; every
+    /// other register the fake holds, SESSION, REG_ERRORS and CTRL among
+    /// them, reads 0) and every notification buffer is off. Host memory is
+    /// the host's, so the DMA regions stay as they are.
+    pub fn reset(&mut self) {
+        let identity = [global::IDENTITY, global::VERSION, global::NEXT];
+        let fixed = |o: &u32| {
+            global::ALL
+                .iter()
+                .chain(global::FLOW)
+                .filter(|r| r.name.starts_with("CAP_") || identity.contains(r))
+                .any(|r| r.offset == *o)
+        };
+        self.regs.retain(|o, _| fixed(o));
+        self.nbufs.clear();
+    }
+
+    /// What SESSION holds.
+    pub fn session(&self) -> u32 {
+        self.regs.get(&global::SESSION.offset).copied().unwrap_or(0)
     }
 
     /// Values written to `offset`, oldest first.
@@ -149,21 +180,51 @@ impl FakeCard {
             _ => {}
         }
     }
+
+    /// Why the card refuses writing `value` at `offset`, if it does: as the
+    /// test asked (`refuse`), or enabling a pipe whose notification buffer
+    /// is off, as the card does.
+    fn refusal(&self, offset: u32, value: u32) -> Option<RegError> {
+        if value == 0 {
+            return None;
+        }
+        if let Some(cause) = self.refuse.get(&offset) {
+            return Some(*cause);
+        }
+        let enables_pipe = offset >= PAGE_BYTES
+            && offset % PAGE_BYTES == pipe::CTRL.offset
+            && value & pipe::CTRL_ENABLE != 0;
+        if !enables_pipe {
+            return None;
+        }
+        let p = (offset / PAGE_BYTES - 1) as usize;
+        let cap = self.regs[&global::CAP_NOTIF_BUFS.offset] as usize;
+        let buf_on = cap > 0 && self.nbuf(p % cap).on;
+        (!buf_on).then_some(RegError::NotifBufOff)
+    }
 }
 
 impl Card for FakeCard {
     fn read32(&mut self, offset: u32) -> Result<u32> {
+        self.reads.push(offset);
         Ok(self.regs.get(&offset).copied().unwrap_or(0))
     }
     fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
         self.writes.push((offset, value));
-        if let Some(cause) = self.refuse.get(&offset).filter(|_| value != 0) {
+        if let Some(cause) = self.refusal(offset, value) {
             *self.regs.entry(global::REG_ERRORS.offset).or_default() += 1;
             self.regs.insert(
                 global::LAST_REG_ERROR.offset,
-                (*cause as u32) << LAST_REG_ERROR_CAUSE_SHIFT | offset,
+                (cause as u32) << LAST_REG_ERROR_CAUSE_SHIFT | offset,
             );
             return Ok(());
+        }
+        // The global page's read-write registers keep what is written.
+        if [global::CTRL, global::SCRATCH, global::SESSION]
+            .iter()
+            .any(|r| r.offset == offset)
+        {
+            self.regs.insert(offset, value);
         }
         self.nbuf_write(offset, value);
         Ok(())
@@ -186,5 +247,10 @@ impl Card for FakeCard {
     fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
         &mut self.regions[region.id].1
     }
-    fn relax(&mut self) {}
+    fn relax(&mut self) {
+        self.relaxes += 1;
+        if self.reset_at_relax == Some(self.relaxes) {
+            self.reset();
+        }
+    }
 }
