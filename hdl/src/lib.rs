@@ -10,6 +10,7 @@ pub mod boards;
 pub mod enso;
 pub mod mmio;
 pub mod nic;
+pub mod reset;
 pub mod stream;
 pub mod types;
 mod xor_matrix;

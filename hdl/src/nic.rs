@@ -5,12 +5,14 @@ use crate::enso::{
     TxParse,
 };
 use crate::mmio::RegFile;
+use crate::reset::ClearSweep;
+use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, MMIO_ADDR_BITS, NOTIF_BUF_BITS, SLOT_BITS,
-    TX_COMPL_SLOTS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES, TX_PIPE_BITS,
+    ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, FLOW_BUCKET_BITS, MMIO_ADDR_BITS,
+    NOTIF_BUF_BITS, SLOT_BITS, TX_COMPL_SLOTS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES, TX_PIPE_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -44,6 +46,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct PendulumNic {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
 
     pub eth_rx_tdata: Signal<In, Bits<512>>,
     pub eth_rx_tkeep: Signal<In, Bits<64>>,
@@ -102,12 +107,12 @@ pub struct PendulumNic {
     // then depends on no top-level input, so a simulator evaluates it once
     // per clock instead of again whenever the harness drives an input
     // (measured: 2.6x on the whole NIC), and the port meets timing on boards.
-    acp_rx_data_r: DFF<Bits<512>>,
-    acp_rx_valid_r: DFF<Bit>,
-    acp_link_up_r: DFF<Bit>,
-    link_reset_r: DFF<Bit>,
+    acp_rx_data_r: SDFF<Bits<512>>,
+    acp_rx_valid_r: SDFF<Bit>,
+    acp_link_up_r: SDFF<Bit>,
+    link_reset_r: SDFF<Bit>,
     // Registered for the same reason, before the register file's read mux.
-    eth_rx_overflow_drops_r: DFF<Bits<32>>,
+    eth_rx_overflow_drops_r: SDFF<Bits<32>>,
     acp_tx_skid: SkidBuffer<Bits<512>>,
     atomic: AtomicUnit,
     // Verb slots from the framer, registered both ways: the framer's accept
@@ -151,12 +156,17 @@ pub struct PendulumNic {
     notif_skid: SkidBuffer<DmaWrite>,
     tx_compl_skid: SkidBuffer<DmaWrite>,
     regs: RegFile,
+    // After a reset (and at power-up), the tables in RAM are cleared; the
+    // core's register port and Ethernet input stay closed meanwhile.
+    sweep: ClearSweep,
+    closed: Signal<Local, Bit>,
 }
 
 impl PendulumNic {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             eth_rx_tdata: Default::default(),
             eth_rx_tkeep: Default::default(),
             eth_rx_tlast: Default::default(),
@@ -242,6 +252,8 @@ impl PendulumNic {
             notif_skid: SkidBuffer::default(),
             tx_compl_skid: SkidBuffer::default(),
             regs: RegFile::new(ACP_CHANNELS as u32, ATOMIC_BYTES),
+            sweep: Default::default(),
+            closed: Default::default(),
         }
     }
 }
@@ -256,37 +268,77 @@ impl Logic for PendulumNic {
     #[hdl_gen]
     fn update(&mut self) {
         self.eth_fifo.clock.next = self.clock.val();
+        self.eth_fifo.reset.next = self.reset.val();
         self.rx.clock.next = self.clock.val();
+        self.rx.reset.next = self.reset.val();
         self.rx_parse.clock.next = self.clock.val();
+        self.rx_parse.reset.next = self.reset.val();
         self.flow.clock.next = self.clock.val();
+        self.flow.reset.next = self.reset.val();
         self.notif.clock.next = self.clock.val();
+        self.notif.reset.next = self.reset.val();
         self.dma_arb.clock.next = self.clock.val();
+        self.dma_arb.reset.next = self.reset.val();
         self.dma_skid.clock.next = self.clock.val();
+        self.dma_skid.reset.next = self.reset.val();
         self.notif_skid.clock.next = self.clock.val();
+        self.notif_skid.reset.next = self.reset.val();
         self.tx_compl_skid.clock.next = self.clock.val();
+        self.tx_compl_skid.reset.next = self.reset.val();
         self.rx_dma_skid.clock.next = self.clock.val();
+        self.rx_dma_skid.reset.next = self.reset.val();
         self.regs.clock.next = self.clock.val();
+        self.regs.reset.next = self.reset.val();
         self.tx_fetch.clock.next = self.clock.val();
+        self.tx_fetch.reset.next = self.reset.val();
         self.tx_info.clock.next = self.clock.val();
+        self.tx_info.reset.next = self.reset.val();
         self.tx_info_skid.clock.next = self.clock.val();
+        self.tx_info_skid.reset.next = self.reset.val();
         self.atomic_skid.clock.next = self.clock.val();
+        self.atomic_skid.reset.next = self.reset.val();
         self.cpl_fifo.clock.next = self.clock.val();
+        self.cpl_fifo.reset.next = self.reset.val();
         self.tx_framer.clock.next = self.clock.val();
+        self.tx_framer.reset.next = self.reset.val();
         self.tx_parse.clock.next = self.clock.val();
+        self.tx_parse.reset.next = self.reset.val();
         self.eth_tx_skid.clock.next = self.clock.val();
+        self.eth_tx_skid.reset.next = self.reset.val();
         self.tx_compl.clock.next = self.clock.val();
+        self.tx_compl.reset.next = self.reset.val();
         self.link.clock.next = self.clock.val();
+        self.link.reset.next = self.reset.val();
         self.atomic.clock.next = self.clock.val();
+        self.atomic.reset.next = self.reset.val();
         self.rx_arb.clock.next = self.clock.val();
+        self.rx_arb.reset.next = self.reset.val();
         self.acp_gate.clock.next = self.clock.val();
+        self.acp_gate.reset.next = self.reset.val();
         self.atomic_gate.clock.next = self.clock.val();
+        self.atomic_gate.reset.next = self.reset.val();
+        self.sweep.clock.next = self.clock.val();
+        self.sweep.reset.next = self.reset.val();
+        // Closed from reset until the tables are clear.
+        self.closed.next = self.reset.val() | self.sweep.active.val();
+        self.rx.clear.active.next = self.sweep.active.val();
+        self.rx.clear.addr.next = self.sweep.addr.val();
+        self.regs.clear.active.next = self.sweep.active.val();
+        self.regs.clear.addr.next = self.sweep.addr.val();
+        self.notif.clear.active.next = self.sweep.active.val();
+        self.notif.clear.addr.next = self.sweep.addr.val();
+        self.tx_compl.clear.active.next = self.sweep.active.val();
+        self.tx_compl.clear.addr.next = self.sweep.addr.val().get_bits::<TX_PIPE_BITS>(0);
+        self.flow.clear.active.next = self.sweep.active.val();
+        self.flow.clear.addr.next = self.sweep.addr.val().get_bits::<FLOW_BUCKET_BITS>(0);
 
         // Ethernet in → FIFO → parse stage → flow director → RX engine.
         self.eth_fifo.s.data.next.data = self.eth_rx_tdata.val();
         self.eth_fifo.s.data.next.keep = self.eth_rx_tkeep.val();
         self.eth_fifo.s.data.next.last = self.eth_rx_tlast.val();
-        self.eth_fifo.s.valid.next = self.eth_rx_tvalid.val();
-        self.eth_rx_tready.next = self.eth_fifo.s.ready.val();
+        // Frames wait at the MAC (or its clock crossing) while the core is closed.
+        self.eth_fifo.s.valid.next = self.eth_rx_tvalid.val() & !self.closed.val();
+        self.eth_rx_tready.next = self.eth_fifo.s.ready.val() & !self.closed.val();
         self.rx_parse.s.data.next = self.eth_fifo.m.data.val();
         self.rx_parse.s.valid.next = self.eth_fifo.m.valid.val();
         self.eth_fifo.m.ready.next = self.rx_parse.s.ready.val();
@@ -322,7 +374,13 @@ impl Logic for PendulumNic {
             link_reset_r,
             eth_rx_overflow_drops_r
         );
+        self.acp_rx_data_r.reset.next = self.reset.val();
+        self.acp_rx_valid_r.reset.next = self.reset.val();
+        self.acp_link_up_r.reset.next = self.reset.val();
+        self.link_reset_r.reset.next = self.reset.val();
+        self.eth_rx_overflow_drops_r.reset.next = self.reset.val();
         self.acp_tx_skid.clock.next = self.clock.val();
+        self.acp_tx_skid.reset.next = self.reset.val();
         self.acp_rx_data_r.d.next = self.acp_rx_data.val();
         self.acp_rx_valid_r.d.next = self.acp_rx_valid.val();
         self.acp_link_up_r.d.next = self.acp_link_up.val();
@@ -337,8 +395,8 @@ impl Logic for PendulumNic {
         self.acp_tx_skid.s.valid.next = self.link.tx_valid.val();
         self.link.tx_ready.next = self.acp_tx_skid.s.ready.val();
         self.acp_tx_data.next = self.acp_tx_skid.m.data.val();
-        self.acp_tx_valid.next = self.acp_tx_skid.m.valid.val();
-        self.acp_tx_skid.m.ready.next = self.acp_tx_ready.val();
+        self.acp_tx_valid.next = self.acp_tx_skid.m.valid.val() & !self.reset.val();
+        self.acp_tx_skid.m.ready.next = self.acp_tx_ready.val() & !self.reset.val();
         self.link.reset_link.next = self.link_reset_r.q.val();
         self.link.seed.next = self.regs.link_seed.val();
         self.link.seed_write.next = self.regs.link_seed_write.val();
@@ -451,23 +509,25 @@ impl Logic for PendulumNic {
         self.dma_wr_data.next = self.dma_skid.m.data.val().data;
         self.dma_wr_strb.next = self.dma_skid.m.data.val().strb;
         self.dma_wr_last.next = self.dma_skid.m.data.val().last;
-        self.dma_wr_valid.next = self.dma_skid.m.valid.val();
-        self.dma_skid.m.ready.next = self.dma_wr_ready.val();
+        // Nothing leaves while reset is held: in its first cycle the
+        // registers still hold what they held before it.
+        self.dma_wr_valid.next = self.dma_skid.m.valid.val() & !self.reset.val();
+        self.dma_skid.m.ready.next = self.dma_wr_ready.val() & !self.reset.val();
 
         // TX: fetch reads → completions FIFO → framer → skid → Ethernet TX.
         self.dma_rd_req_addr.next = self.tx_fetch.m_req.data.val().addr;
         self.dma_rd_req_len.next = self.tx_fetch.m_req.data.val().len;
         self.dma_rd_req_tag.next = self.tx_fetch.m_req.data.val().tag;
-        self.dma_rd_req_valid.next = self.tx_fetch.m_req.valid.val();
-        self.tx_fetch.m_req.ready.next = self.dma_rd_req_ready.val();
+        self.dma_rd_req_valid.next = self.tx_fetch.m_req.valid.val() & !self.reset.val();
+        self.tx_fetch.m_req.ready.next = self.dma_rd_req_ready.val() & !self.reset.val();
         // The fetcher's credits keep both FIFOs from ever filling.
         self.tx_info.s.data.next = self.tx_fetch.info.val();
         self.tx_info.s.valid.next = self.tx_fetch.info_push.val();
         self.tx_fetch.info_ready.next = self.tx_info.s.ready.val();
         self.cpl_fifo.s.data.next.data = self.dma_rd_cpl_data.val();
         self.cpl_fifo.s.data.next.last = self.dma_rd_cpl_last.val();
-        self.cpl_fifo.s.valid.next = self.dma_rd_cpl_valid.val();
-        self.dma_rd_cpl_ready.next = self.cpl_fifo.s.ready.val();
+        self.cpl_fifo.s.valid.next = self.dma_rd_cpl_valid.val() & !self.reset.val();
+        self.dma_rd_cpl_ready.next = self.cpl_fifo.s.ready.val() & !self.reset.val();
         self.tx_parse.s.data.next = self.cpl_fifo.m.data.val();
         self.tx_parse.s.valid.next = self.cpl_fifo.m.valid.val();
         self.cpl_fifo.m.ready.next = self.tx_parse.s.ready.val();
@@ -487,8 +547,8 @@ impl Logic for PendulumNic {
         self.eth_tx_tdata.next = self.eth_tx_skid.m.data.val().data;
         self.eth_tx_tkeep.next = self.eth_tx_skid.m.data.val().keep;
         self.eth_tx_tlast.next = self.eth_tx_skid.m.data.val().last;
-        self.eth_tx_tvalid.next = self.eth_tx_skid.m.valid.val();
-        self.eth_tx_skid.m.ready.next = self.eth_tx_tready.val();
+        self.eth_tx_tvalid.next = self.eth_tx_skid.m.valid.val() & !self.reset.val();
+        self.eth_tx_skid.m.ready.next = self.eth_tx_tready.val() & !self.reset.val();
         // TX completions report the TX head's moves (no re-arm needed); which
         // moves make a record is decided below (tx_compl_due).
         self.tx_compl.per_packet.next = true;
@@ -550,14 +610,16 @@ impl Logic for PendulumNic {
         // MMIO.
         self.regs.s_wr.data.next.addr = self.mmio_wr_addr.val();
         self.regs.s_wr.data.next.data = self.mmio_wr_data.val();
-        self.regs.s_wr.valid.next = self.mmio_wr_valid.val();
-        self.mmio_wr_ready.next = self.regs.s_wr.ready.val();
+        // Register accesses wait while the core is closed; a read answered
+        // as reset arrives is lost with it.
+        self.regs.s_wr.valid.next = self.mmio_wr_valid.val() & !self.closed.val();
+        self.mmio_wr_ready.next = self.regs.s_wr.ready.val() & !self.closed.val();
         self.regs.s_rd.data.next = self.mmio_rd_addr.val();
-        self.regs.s_rd.valid.next = self.mmio_rd_valid.val();
-        self.mmio_rd_ready.next = self.regs.s_rd.ready.val();
+        self.regs.s_rd.valid.next = self.mmio_rd_valid.val() & !self.closed.val();
+        self.mmio_rd_ready.next = self.regs.s_rd.ready.val() & !self.closed.val();
         self.mmio_rsp_data.next = self.regs.m_rsp.data.val();
-        self.mmio_rsp_valid.next = self.regs.m_rsp.valid.val();
-        self.regs.m_rsp.ready.next = self.mmio_rsp_ready.val();
+        self.mmio_rsp_valid.next = self.regs.m_rsp.valid.val() & !self.reset.val();
+        self.regs.m_rsp.ready.next = self.mmio_rsp_ready.val() & !self.reset.val();
 
         // Pipe configuration and state between the register file and the datapath.
         self.rx.cfg_pipe.next = self.regs.wr_pipe.val();

@@ -1,4 +1,5 @@
 use super::Crc32c;
+use crate::reset::SDFF;
 use crate::stream::Concat;
 use pendulum_layout::acp;
 use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB};
@@ -17,6 +18,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct RecordCheck {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     /// The record of the current slot, if any.
     pub rx_data: Signal<In, Bits<512>>,
     pub rx_valid: Signal<In, Bit>,
@@ -51,16 +55,16 @@ pub struct RecordCheck {
     /// CRC-32C of the result bytes (payload bytes 8..56).
     pub result_crc: Signal<Out, Bits<32>>,
 
-    r_data: DFF<Bits<512>>,
-    r_valid: DFF<Bit>,
-    h_valid: DFF<Bit>,
-    h_op: DFF<Bits<8>>,
-    h_ch: DFF<Bits<CB>>,
-    h_tx: DFF<Bits<4>>,
-    h_rx: DFF<Bits<3>>,
-    h_payload: DFF<Bits<448>>,
-    h_digest: DFF<Bits<32>>,
-    h_result_crc: DFF<Bits<32>>,
+    r_data: SDFF<Bits<512>>,
+    r_valid: SDFF<Bit>,
+    h_valid: SDFF<Bit>,
+    h_op: SDFF<Bits<8>>,
+    h_ch: SDFF<Bits<CB>>,
+    h_tx: SDFF<Bits<4>>,
+    h_rx: SDFF<Bits<3>>,
+    h_payload: SDFF<Bits<448>>,
+    h_digest: SDFF<Bits<32>>,
+    h_result_crc: SDFF<Bits<32>>,
     covered: Concat<448, 32, 480>,
     check: Crc32c<480>,
     payload_crc: Crc32c<448>,
@@ -105,6 +109,7 @@ impl RecordCheck {
         assert_eq!(ENTANGLE_FIELD_BITS, 120);
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             rx_data: Default::default(),
             rx_valid: Default::default(),
             session: Default::default(),
@@ -189,6 +194,16 @@ impl Logic for RecordCheck {
             h_digest,
             h_result_crc
         );
+        self.r_data.reset.next = self.reset.val();
+        self.r_valid.reset.next = self.reset.val();
+        self.h_valid.reset.next = self.reset.val();
+        self.h_op.reset.next = self.reset.val();
+        self.h_ch.reset.next = self.reset.val();
+        self.h_tx.reset.next = self.reset.val();
+        self.h_rx.reset.next = self.reset.val();
+        self.h_payload.reset.next = self.reset.val();
+        self.h_digest.reset.next = self.reset.val();
+        self.h_result_crc.reset.next = self.reset.val();
         // Stage 1: register the slot.
         self.r_data.d.next = self.rx_data.val();
         self.r_valid.d.next = self.rx_valid.val();

@@ -1,5 +1,6 @@
 use super::check::ENTANGLE_FIELD_BITS;
 use super::Crc32c;
+use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::acp;
 use pendulum_layout::params::{ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER};
@@ -35,6 +36,9 @@ const CB1: usize = CB + 1;
 #[derive(LogicBlock)]
 pub struct Entangle {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     /// The physical layer has signal.
     pub link_up: Signal<In, Bit>,
     /// One-cycle pulse: drop our link state and re-entangle.
@@ -72,36 +76,36 @@ pub struct Entangle {
     pub ev_failure: Signal<Out, Bit>,
     pub ev_entangle: Signal<Out, Bit>,
 
-    lstate: DFF<Bits<2>>,
-    nonce: DFF<Bits<32>>,
-    peer_nonce: DFF<Bits<32>>,
+    lstate: SDFF<Bits<2>>,
+    nonce: SDFF<Bits<32>>,
+    peer_nonce: SDFF<Bits<32>>,
     /// The incarnation the peer states in this round of entangling.
-    heard_inc: DFF<Bits<32>>,
+    heard_inc: SDFF<Bits<32>>,
     /// The peer's incarnation at our last entanglement (0: none since our start or reset).
-    peer_inc: DFF<Bits<32>>,
-    heard_peer: DFF<Bit>,
+    peer_inc: SDFF<Bits<32>>,
+    heard_peer: SDFF<Bit>,
     /// Ours: drawn at our first entanglement and at every reset of our link state.
-    incarnation: DFF<Bits<32>>,
-    lfsr: DFF<Bits<32>>,
-    bad_run: DFF<Bits<8>>,
+    incarnation: SDFF<Bits<32>>,
+    lfsr: SDFF<Bits<32>>,
+    bad_run: SDFF<Bits<8>>,
     /// `slot_good`/`slot_bad`, registered: the run of garbled slots is
     /// counted a cycle later, from registers (the check word's compare is deep).
-    slot_good_r: DFF<Bit>,
-    slot_bad_r: DFF<Bit>,
+    slot_good_r: SDFF<Bit>,
+    slot_bad_r: SDFF<Bit>,
     /// Going Up next cycle, with `agreed_r` channels; whether the peer lost
     /// its state. Registered so that what going Up drives (every channel's
     /// flush) starts from registers.
-    going_r: DFF<Bit>,
-    agreed_r: DFF<Bits<CB1>>,
-    flush_peer_r: DFF<Bit>,
+    going_r: SDFF<Bit>,
+    agreed_r: SDFF<Bits<CB1>>,
+    flush_peer_r: SDFF<Bit>,
     /// The peer's incarnation to remember once Up (taken only if we do go Up).
-    up_inc_r: DFF<Bits<32>>,
-    active_r: DFF<Bits<CB1>>,
+    up_inc_r: SDFF<Bits<32>>,
+    active_r: SDFF<Bits<CB1>>,
     /// The channels we offer, latched with each nonce.
-    offer: DFF<Bits<CB1>>,
-    peer_channels: DFF<Bits<16>>,
-    session_tx_r: DFF<Bits<32>>,
-    session_rx_r: DFF<Bits<32>>,
+    offer: SDFF<Bits<CB1>>,
+    peer_channels: SDFF<Bits<16>>,
+    session_tx_r: SDFF<Bits<32>>,
+    session_rx_r: SDFF<Bits<32>>,
     tx_key: Concat<32, 32, 64>,
     rx_key: Concat<32, 32, 64>,
     tx_term: Crc32c<64>,
@@ -149,6 +153,7 @@ impl Entangle {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             link_up: Default::default(),
             reset_link: Default::default(),
             seed: Default::default(),
@@ -265,6 +270,26 @@ impl Logic for Entangle {
             session_tx_r,
             session_rx_r
         );
+        self.lstate.reset.next = self.reset.val();
+        self.nonce.reset.next = self.reset.val();
+        self.peer_nonce.reset.next = self.reset.val();
+        self.heard_inc.reset.next = self.reset.val();
+        self.peer_inc.reset.next = self.reset.val();
+        self.heard_peer.reset.next = self.reset.val();
+        self.incarnation.reset.next = self.reset.val();
+        self.lfsr.reset.next = self.reset.val();
+        self.bad_run.reset.next = self.reset.val();
+        self.slot_good_r.reset.next = self.reset.val();
+        self.slot_bad_r.reset.next = self.reset.val();
+        self.going_r.reset.next = self.reset.val();
+        self.agreed_r.reset.next = self.reset.val();
+        self.flush_peer_r.reset.next = self.reset.val();
+        self.up_inc_r.reset.next = self.reset.val();
+        self.active_r.reset.next = self.reset.val();
+        self.offer.reset.next = self.reset.val();
+        self.peer_channels.reset.next = self.reset.val();
+        self.session_tx_r.reset.next = self.reset.val();
+        self.session_rx_r.reset.next = self.reset.val();
         self.state.next = self.lstate.q.val();
         self.up.next = self.lstate.q.val() == self.c_ls_up.val();
         self.active.next = self.active_r.q.val();

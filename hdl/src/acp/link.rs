@@ -1,6 +1,7 @@
 use super::check::{RecordCheck, ENTANGLE_FIELD_BITS};
 use super::entangle::Entangle;
 use super::Crc32c;
+use crate::reset::SDFF;
 use crate::stream::{Concat, SkidBuffer, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
 use pendulum_layout::acp::{self, message, rx_state as rs, tx_state as ts};
@@ -73,6 +74,9 @@ const _: () = assert!(
 #[derive(LogicBlock)]
 pub struct AcpLink {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     /// A record from the peer (no back-pressure: every slot is taken).
     pub rx_data: Signal<In, Bits<512>>,
     pub rx_valid: Signal<In, Bit>,
@@ -125,54 +129,54 @@ pub struct AcpLink {
 
     // ---- Per channel ----
     /// Sender role: {bit, state}.
-    tx_sb: [DFF<Bits<4>>; K],
+    tx_sb: [SDFF<Bits<4>>; K],
     /// Receiver role: {bit, state}.
-    rx_sb: [DFF<Bits<3>>; K],
-    holding: [DFF<Bit>; K],
+    rx_sb: [SDFF<Bits<3>>; K],
+    holding: [SDFF<Bit>; K],
     /// Sender role: the digest of the held payload, and the decision check
     /// it states while COMMIT or REVERSE.
-    tx_digest: [DFF<Bits<32>>; K],
-    auth: [DFF<Bits<32>>; K],
+    tx_digest: [SDFF<Bits<32>>; K],
+    auth: [SDFF<Bits<32>>; K],
     /// Receiver role: the digest of the payload held tentatively; the echo
     /// check a decision on it must state; the proof of the last delivery.
-    rx_digest: [DFF<Bits<32>>; K],
-    rx_x: [DFF<Bits<32>>; K],
-    proof: [DFF<Bits<32>>; K],
+    rx_digest: [SDFF<Bits<32>>; K],
+    rx_x: [SDFF<Bits<32>>; K],
+    proof: [SDFF<Bits<32>>; K],
     /// Receiver role: the peer's sender role was last heard at the other
     /// bit (it waits for our proof; we store no new offer meanwhile).
-    proof_due: [DFF<Bit>; K],
+    proof_due: [SDFF<Bit>; K],
     /// Payload buffers in block RAM: what each channel sends (two copies,
     /// one read by record formation, one by the hand-back scanner) and what
     /// it holds tentatively.
     tx_ram_form: RAM<Bits<448>, CB>,
     tx_ram_ret: RAM<Bits<448>, CB>,
     rx_ram: RAM<Bits<448>, CB>,
-    trans: [DFF<Bits<8>>; K],
-    ret_pending: [DFF<Bit>; K],
-    ret_doubt: [DFF<Bit>; K],
+    trans: [SDFF<Bits<8>>; K],
+    ret_pending: [SDFF<Bit>; K],
+    ret_doubt: [SDFF<Bit>; K],
     /// Sender role: the held payload is a verb. Receiver role: the tentative
     /// payload is a verb, and its result is in `res_ram`.
-    tx_verb: [DFF<Bit>; K],
-    rx_verb: [DFF<Bit>; K],
-    res_ready: [DFF<Bit>; K],
+    tx_verb: [SDFF<Bit>; K],
+    rx_verb: [SDFF<Bit>; K],
+    res_ready: [SDFF<Bit>; K],
     res_ram: RAM<Bits<384>, CB>,
     /// The result of a tentative verb, for its echo check.
     res_crc: Crc32c<384>,
     res_digest: Signal<Local, Bits<32>>,
     /// Sender role: a verb's result from the proof of its delivery, to hand up.
     vres_ram: RAM<Bits<384>, CB>,
-    vres_pending: [DFF<Bit>; K],
+    vres_pending: [SDFF<Bit>; K],
     /// The channel whose result was written last cycle: the scanner's read
     /// of it that cycle saw the RAM from before the write.
-    vres_wr_valid: DFF<Bit>,
-    vres_wr_ch: DFF<Bits<CB>>,
+    vres_wr_valid: SDFF<Bit>,
+    vres_wr_ch: SDFF<Bits<CB>>,
     /// Likewise for `res_ram` and record formation's read of it.
-    res_wr_valid: DFF<Bit>,
-    res_wr_ch: DFF<Bits<CB>>,
+    res_wr_valid: SDFF<Bit>,
+    res_wr_ch: SDFF<Bits<CB>>,
 
     // ---- Rotation and hand-back ----
-    rot_ch: DFF<Bits<CB>>,
-    rot_round: DFF<Bit>,
+    rot_ch: SDFF<Bits<CB>>,
+    rot_round: SDFF<Bit>,
     rot_last: Signal<Local, Bit>,
     rot_next: Signal<Local, Bits<CB>>,
     rot_ext: ZeroExtend<CB, CB1>,
@@ -182,25 +186,25 @@ pub struct AcpLink {
     load_sel: Signal<Local, Bits<CB>>,
     chan_id: [Constant<Bits<CB>>; K],
     chan_num: [Constant<Bits<CB1>>; K],
-    ret_ptr: DFF<Bits<CB>>,
-    msg_used: DFF<Bits<8>>,
+    ret_ptr: SDFF<Bits<CB>>,
+    msg_used: SDFF<Bits<8>>,
 
     /// The result from our unit, registered for its echo check.
-    res_got: DFF<Bit>,
-    res_got_ch: DFF<Bits<CB>>,
-    res_got_result: DFF<Bits<384>>,
+    res_got: SDFF<Bit>,
+    res_got_ch: SDFF<Bits<CB>>,
+    res_got_result: SDFF<Bits<384>>,
 
     /// Event pulses, registered on their way out.
-    ev_record_r: DFF<Bit>,
-    ev_bad_check_r: DFF<Bit>,
-    ev_bad_record_r: DFF<Bit>,
-    ev_commit_r: DFF<Bit>,
-    ev_deliver_r: DFF<Bit>,
-    ev_reject_r: DFF<Bit>,
-    ev_reverse_r: DFF<Bit>,
-    ev_failure_r: DFF<Bit>,
-    ev_entangle_r: DFF<Bit>,
-    ev_return_r: DFF<Bit>,
+    ev_record_r: SDFF<Bit>,
+    ev_bad_check_r: SDFF<Bit>,
+    ev_bad_record_r: SDFF<Bit>,
+    ev_commit_r: SDFF<Bit>,
+    ev_deliver_r: SDFF<Bit>,
+    ev_reject_r: SDFF<Bit>,
+    ev_reverse_r: SDFF<Bit>,
+    ev_failure_r: SDFF<Bit>,
+    ev_entangle_r: SDFF<Bit>,
+    ev_return_r: SDFF<Bit>,
     e_commit: Signal<Local, Bit>,
     e_deliver: Signal<Local, Bit>,
     e_reject: Signal<Local, Bit>,
@@ -224,25 +228,25 @@ pub struct AcpLink {
     /// Read and compared in the check cycle: the channel's state, and the
     /// comparisons the decision needs.
     /// The record decided on while this one was checked changed the same channel.
-    p_hazard: DFF<Bit>,
-    p_tx: DFF<Bits<4>>,
-    p_rx: DFF<Bits<3>>,
-    p_holding: DFF<Bit>,
-    p_ret: DFF<Bit>,
-    p_rx_x: DFF<Bits<32>>,
-    p_proof_due: DFF<Bit>,
-    p_tx_verb: DFF<Bit>,
-    p_rx_verb: DFF<Bit>,
-    p_vres_pending: DFF<Bit>,
-    p_verb_ok: DFF<Bit>,
+    p_hazard: SDFF<Bit>,
+    p_tx: SDFF<Bits<4>>,
+    p_rx: SDFF<Bits<3>>,
+    p_holding: SDFF<Bit>,
+    p_ret: SDFF<Bit>,
+    p_rx_x: SDFF<Bits<32>>,
+    p_proof_due: SDFF<Bit>,
+    p_tx_verb: SDFF<Bit>,
+    p_rx_verb: SDFF<Bit>,
+    p_vres_pending: SDFF<Bit>,
+    p_verb_ok: SDFF<Bit>,
     /// The receiver field is the digest we hold; the echo check is.
-    p_rf_is_digest: DFF<Bit>,
-    p_x_is_digest: DFF<Bit>,
+    p_rf_is_digest: SDFF<Bit>,
+    p_x_is_digest: SDFF<Bit>,
     /// The decision check states COMMIT, or REVERSE, of our echo.
-    p_commit_ok: DFF<Bit>,
-    p_reverse_ok: DFF<Bit>,
+    p_commit_ok: SDFF<Bit>,
+    p_reverse_ok: SDFF<Bit>,
     /// A rollback started last cycle (`q_held` was read before it).
-    rb_started: DFF<Bit>,
+    rb_started: SDFF<Bit>,
 
     // ---- Receive, the decision: what the heard channel's state becomes ----
     applying: Signal<Local, Bit>,
@@ -329,12 +333,12 @@ pub struct AcpLink {
     ent_first: ZeroExtend<ENTANGLE_FIELD_BITS, 256>,
     ent_both: Concat<ENTANGLE_FIELD_BITS, 256, 376>,
     ent448: ZeroExtend<376, 448>,
-    o_body_payload: DFF<Bits<448>>,
-    o_body_head: DFF<Bits<32>>,
+    o_body_payload: SDFF<Bits<448>>,
+    o_body_head: SDFF<Bits<32>>,
     /// The record formed is an ENTANGLE record (its check word has no session term).
-    o_is_entangle: DFF<Bit>,
+    o_is_entangle: SDFF<Bit>,
     /// A record has been formed (the port is silent only before the first).
-    o_started: DFF<Bit>,
+    o_started: SDFF<Bit>,
     tx_cat: Concat<448, 32, 480>,
     tx_check: Crc32c<480>,
     o_term: Signal<Local, Bits<32>>,
@@ -409,6 +413,7 @@ impl AcpLink {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             rx_data: Default::default(),
             rx_valid: Default::default(),
             link_up: Default::default(),
@@ -723,10 +728,55 @@ impl Logic for AcpLink {
             p_reverse_ok,
             rb_started
         );
+        self.rot_ch.reset.next = self.reset.val();
+        self.rot_round.reset.next = self.reset.val();
+        self.ret_ptr.reset.next = self.reset.val();
+        self.msg_used.reset.next = self.reset.val();
+        self.o_body_payload.reset.next = self.reset.val();
+        self.o_body_head.reset.next = self.reset.val();
+        self.o_is_entangle.reset.next = self.reset.val();
+        self.o_started.reset.next = self.reset.val();
+        self.vres_wr_valid.reset.next = self.reset.val();
+        self.vres_wr_ch.reset.next = self.reset.val();
+        self.res_wr_valid.reset.next = self.reset.val();
+        self.res_wr_ch.reset.next = self.reset.val();
+        self.res_got.reset.next = self.reset.val();
+        self.res_got_ch.reset.next = self.reset.val();
+        self.res_got_result.reset.next = self.reset.val();
+        self.ev_record_r.reset.next = self.reset.val();
+        self.ev_bad_check_r.reset.next = self.reset.val();
+        self.ev_bad_record_r.reset.next = self.reset.val();
+        self.ev_commit_r.reset.next = self.reset.val();
+        self.ev_deliver_r.reset.next = self.reset.val();
+        self.ev_reject_r.reset.next = self.reset.val();
+        self.ev_reverse_r.reset.next = self.reset.val();
+        self.ev_failure_r.reset.next = self.reset.val();
+        self.ev_entangle_r.reset.next = self.reset.val();
+        self.ev_return_r.reset.next = self.reset.val();
+        self.p_hazard.reset.next = self.reset.val();
+        self.p_tx.reset.next = self.reset.val();
+        self.p_rx.reset.next = self.reset.val();
+        self.p_holding.reset.next = self.reset.val();
+        self.p_ret.reset.next = self.reset.val();
+        self.p_rx_x.reset.next = self.reset.val();
+        self.p_proof_due.reset.next = self.reset.val();
+        self.p_tx_verb.reset.next = self.reset.val();
+        self.p_rx_verb.reset.next = self.reset.val();
+        self.p_vres_pending.reset.next = self.reset.val();
+        self.p_verb_ok.reset.next = self.reset.val();
+        self.p_rf_is_digest.reset.next = self.reset.val();
+        self.p_x_is_digest.reset.next = self.reset.val();
+        self.p_commit_ok.reset.next = self.reset.val();
+        self.p_reverse_ok.reset.next = self.reset.val();
+        self.rb_started.reset.next = self.reset.val();
         self.check.clock.next = self.clock.val();
+        self.check.reset.next = self.reset.val();
         self.ent.clock.next = self.clock.val();
+        self.ent.reset.next = self.reset.val();
         self.msg_fifo.clock.next = self.clock.val();
+        self.msg_fifo.reset.next = self.reset.val();
         self.msg_out.clock.next = self.clock.val();
+        self.msg_out.reset.next = self.reset.val();
         self.tx_ram_form.read_clock.next = self.clock.val();
         self.tx_ram_form.write_clock.next = self.clock.val();
         self.tx_ram_ret.read_clock.next = self.clock.val();
@@ -739,21 +789,37 @@ impl Logic for AcpLink {
         self.vres_ram.write_clock.next = self.clock.val();
         for i in 0..K {
             self.tx_sb[i].clock.next = self.clock.val();
+            self.tx_sb[i].reset.next = self.reset.val();
             self.rx_sb[i].clock.next = self.clock.val();
+            self.rx_sb[i].reset.next = self.reset.val();
             self.holding[i].clock.next = self.clock.val();
+            self.holding[i].reset.next = self.reset.val();
             self.tx_digest[i].clock.next = self.clock.val();
+            self.tx_digest[i].reset.next = self.reset.val();
             self.auth[i].clock.next = self.clock.val();
+            self.auth[i].reset.next = self.reset.val();
             self.rx_digest[i].clock.next = self.clock.val();
+            self.rx_digest[i].reset.next = self.reset.val();
             self.rx_x[i].clock.next = self.clock.val();
+            self.rx_x[i].reset.next = self.reset.val();
             self.proof[i].clock.next = self.clock.val();
+            self.proof[i].reset.next = self.reset.val();
             self.proof_due[i].clock.next = self.clock.val();
+            self.proof_due[i].reset.next = self.reset.val();
             self.trans[i].clock.next = self.clock.val();
+            self.trans[i].reset.next = self.reset.val();
             self.ret_pending[i].clock.next = self.clock.val();
+            self.ret_pending[i].reset.next = self.reset.val();
             self.ret_doubt[i].clock.next = self.clock.val();
+            self.ret_doubt[i].reset.next = self.reset.val();
             self.tx_verb[i].clock.next = self.clock.val();
+            self.tx_verb[i].reset.next = self.reset.val();
             self.rx_verb[i].clock.next = self.clock.val();
+            self.rx_verb[i].reset.next = self.reset.val();
             self.res_ready[i].clock.next = self.clock.val();
+            self.res_ready[i].reset.next = self.reset.val();
             self.vres_pending[i].clock.next = self.clock.val();
+            self.vres_pending[i].reset.next = self.reset.val();
             self.tx_sb[i].d.next = self.tx_sb[i].q.val();
             self.rx_sb[i].d.next = self.rx_sb[i].q.val();
             self.holding[i].d.next = self.holding[i].q.val();

@@ -1,3 +1,4 @@
+use crate::reset::SDFF;
 use crate::stream::{Concat, Join, SkidBuffer, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{RemoteResult, RemoteVerb, SlotBeat};
 use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB, LINE_WORDS, WORD_OPS};
@@ -46,6 +47,9 @@ const RF: usize = 5;
 #[derive(LogicBlock)]
 pub struct AtomicUnit {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     /// Verb slots (byte 0 of a `first` slot already checked to be KIND_VERB
     /// by the TX framer; a commit's two line slots follow its header).
     pub s_verb: StreamSink<SlotBeat>,
@@ -76,51 +80,51 @@ pub struct AtomicUnit {
     results: StreamFifo<SlotBeat, RF, { RF + 1 }>,
     out: SkidBuffer<SlotBeat>,
     /// Result slots queued or on their way into the FIFO.
-    used: DFF<Bits<8>>,
+    used: SDFF<Bits<8>>,
     // A commit being gathered: line slots still expected, its header and compare line.
-    g_left: DFF<Bits<2>>,
-    g_tag: DFF<Bits<16>>,
-    g_line: DFF<Bits<LB>>,
-    g_err: DFF<Bits<8>>,
-    g_cmask: DFF<Bits<8>>,
-    g_wmask: DFF<Bits<8>>,
-    g_cmp: DFF<Bits<512>>,
+    g_left: SDFF<Bits<2>>,
+    g_tag: SDFF<Bits<16>>,
+    g_line: SDFF<Bits<LB>>,
+    g_err: SDFF<Bits<8>>,
+    g_cmask: SDFF<Bits<8>>,
+    g_wmask: SDFF<Bits<8>>,
+    g_cmp: SDFF<Bits<512>>,
     // Execute stage.
-    x_valid: DFF<Bit>,
-    x_commit: DFF<Bit>,
+    x_valid: SDFF<Bit>,
+    x_commit: SDFF<Bit>,
     /// A one-slot commit (COMMIT_WORDS): the commit's execute path, one result slot.
-    x_words: DFF<Bit>,
+    x_words: SDFF<Bit>,
     /// Its operations' words and whether each is used, for the result.
-    x_op_word: [DFF<Bits<3>>; WORD_OPS],
-    x_op_used: [DFF<Bit>; WORD_OPS],
-    x_op: DFF<Bits<8>>,
-    x_tag: DFF<Bits<16>>,
-    x_line: DFF<Bits<LB>>,
-    x_lane: DFF<Bits<3>>,
-    x_err: DFF<Bits<8>>,
-    x_cmask: DFF<Bits<8>>,
-    x_wmask: DFF<Bits<8>>,
-    x_cmp: DFF<Bits<512>>,
+    x_op_word: [SDFF<Bits<3>>; WORD_OPS],
+    x_op_used: [SDFF<Bit>; WORD_OPS],
+    x_op: SDFF<Bits<8>>,
+    x_tag: SDFF<Bits<16>>,
+    x_line: SDFF<Bits<LB>>,
+    x_lane: SDFF<Bits<3>>,
+    x_err: SDFF<Bits<8>>,
+    x_cmask: SDFF<Bits<8>>,
+    x_wmask: SDFF<Bits<8>>,
+    x_cmp: SDFF<Bits<512>>,
     /// The verb slot (its operands), or a commit's write line.
-    x_beat: DFF<Bits<512>>,
+    x_beat: SDFF<Bits<512>>,
     // The write of the previous cycle, for forwarding.
-    w_valid: DFF<Bit>,
-    w_line: DFF<Bits<LB>>,
-    w_data: DFF<Bits<512>>,
+    w_valid: SDFF<Bit>,
+    w_line: SDFF<Bits<LB>>,
+    w_data: SDFF<Bits<512>>,
     // A commit result's second slot (the old line), queued the cycle after its first.
-    p_valid: DFF<Bit>,
-    p_data: DFF<Bits<512>>,
+    p_valid: SDFF<Bit>,
+    p_data: SDFF<Bits<512>>,
     // Remote verbs: the one waiting to go in, and per channel the line a
     // tentative verb holds, its undo entry, and a rollback to do.
-    rv_valid: DFF<Bit>,
-    rv: DFF<RemoteVerb>,
-    lock_valid: [DFF<Bit>; K],
-    lock_line: [DFF<Bits<LB>>; K],
-    rb_pending: [DFF<Bit>; K],
+    rv_valid: SDFF<Bit>,
+    rv: SDFF<RemoteVerb>,
+    lock_valid: [SDFF<Bit>; K],
+    lock_line: [SDFF<Bits<LB>>; K],
+    rb_pending: [SDFF<Bit>; K],
     undo: RAM<Bits<512>, CB>,
-    x_remote: DFF<Bit>,
-    x_restore: DFF<Bit>,
-    x_ch: DFF<Bits<CB>>,
+    x_remote: SDFF<Bit>,
+    x_restore: SDFF<Bit>,
+    x_ch: SDFF<Bits<CB>>,
     rv_slot: ZeroExtend<448, 512>,
     take_remote: Signal<Local, Bit>,
     take_rb: Signal<Local, Bit>,
@@ -242,6 +246,7 @@ impl AtomicUnit {
         assert_eq!(LINE_WORDS * 64, 512, "a line is one 512-bit memory word");
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s_verb: Default::default(),
             m_result: Default::default(),
             ev_verb: Default::default(),
@@ -409,9 +414,41 @@ impl Logic for AtomicUnit {
             x_commit, x_op, x_tag, x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid,
             w_line, w_data, p_valid, p_data, rv_valid, rv, x_remote, x_restore, x_ch, x_words
         );
+        self.used.reset.next = self.reset.val();
+        self.g_left.reset.next = self.reset.val();
+        self.g_tag.reset.next = self.reset.val();
+        self.g_line.reset.next = self.reset.val();
+        self.g_err.reset.next = self.reset.val();
+        self.g_cmask.reset.next = self.reset.val();
+        self.g_wmask.reset.next = self.reset.val();
+        self.g_cmp.reset.next = self.reset.val();
+        self.x_valid.reset.next = self.reset.val();
+        self.x_commit.reset.next = self.reset.val();
+        self.x_op.reset.next = self.reset.val();
+        self.x_tag.reset.next = self.reset.val();
+        self.x_line.reset.next = self.reset.val();
+        self.x_lane.reset.next = self.reset.val();
+        self.x_err.reset.next = self.reset.val();
+        self.x_cmask.reset.next = self.reset.val();
+        self.x_wmask.reset.next = self.reset.val();
+        self.x_cmp.reset.next = self.reset.val();
+        self.x_beat.reset.next = self.reset.val();
+        self.w_valid.reset.next = self.reset.val();
+        self.w_line.reset.next = self.reset.val();
+        self.w_data.reset.next = self.reset.val();
+        self.p_valid.reset.next = self.reset.val();
+        self.p_data.reset.next = self.reset.val();
+        self.rv_valid.reset.next = self.reset.val();
+        self.rv.reset.next = self.reset.val();
+        self.x_remote.reset.next = self.reset.val();
+        self.x_restore.reset.next = self.reset.val();
+        self.x_ch.reset.next = self.reset.val();
+        self.x_words.reset.next = self.reset.val();
         for j in 0..WORD_OPS {
             self.x_op_word[j].clock.next = self.clock.val();
+            self.x_op_word[j].reset.next = self.reset.val();
             self.x_op_used[j].clock.next = self.clock.val();
+            self.x_op_used[j].reset.next = self.reset.val();
             self.x_op_word[j].d.next = self.x_op_word[j].q.val();
             self.x_op_used[j].d.next = self.x_op_used[j].q.val();
         }
@@ -420,11 +457,16 @@ impl Logic for AtomicUnit {
         self.undo.read_clock.next = self.clock.val();
         self.undo.write_clock.next = self.clock.val();
         self.results.clock.next = self.clock.val();
+        self.results.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
         for k in 0..K {
             self.lock_valid[k].clock.next = self.clock.val();
+            self.lock_valid[k].reset.next = self.reset.val();
             self.lock_line[k].clock.next = self.clock.val();
+            self.lock_line[k].reset.next = self.reset.val();
             self.rb_pending[k].clock.next = self.clock.val();
+            self.rb_pending[k].reset.next = self.reset.val();
             self.lock_valid[k].d.next = self.lock_valid[k].q.val();
             self.lock_line[k].d.next = self.lock_line[k].q.val();
             self.rb_pending[k].d.next = self.rb_pending[k].q.val() | self.rollback[k].val();

@@ -1,3 +1,4 @@
+use crate::reset::SDFF;
 use crate::stream::StreamFifo;
 use rust_hdl::prelude::*;
 
@@ -19,6 +20,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct AvalonDmaBridge {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     // From the core.
     pub dma_wr_addr: Signal<In, Bits<64>>,
     pub dma_wr_data: Signal<In, Bits<512>>,
@@ -44,13 +48,13 @@ pub struct AvalonDmaBridge {
     pub avm_readdatavalid: Signal<In, Bit>,
     // Beats of each read burst in flight, oldest first.
     bursts: StreamFifo<Bits<4>, 3, 4>,
-    beat: DFF<Bits<4>>,
+    beat: SDFF<Bits<4>>,
     beat_next: Signal<Local, Bits<4>>,
     // The command shown last cycle was not taken: show it again.
-    hold_read: DFF<Bit>,
-    hold_write: DFF<Bit>,
+    hold_read: SDFF<Bit>,
+    hold_write: SDFF<Bit>,
     // Reads go first next time both wait.
-    reads_turn: DFF<Bit>,
+    reads_turn: SDFF<Bit>,
     do_read: Signal<Local, Bit>,
     do_write: Signal<Local, Bit>,
     len_round: Signal<Local, Bits<16>>,
@@ -66,6 +70,7 @@ impl AvalonDmaBridge {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             dma_wr_addr: Default::default(),
             dma_wr_data: Default::default(),
             dma_wr_strb: Default::default(),
@@ -116,7 +121,12 @@ impl Logic for AvalonDmaBridge {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, beat, hold_read, hold_write, reads_turn);
+        self.beat.reset.next = self.reset.val();
+        self.hold_read.reset.next = self.reset.val();
+        self.hold_write.reset.next = self.reset.val();
+        self.reads_turn.reset.next = self.reset.val();
         self.bursts.clock.next = self.clock.val();
+        self.bursts.reset.next = self.reset.val();
         self.len_round.next = self.dma_rd_req_len.val() + self.beat_round.val();
         self.beats.next = self.len_round.val() >> self.beat_shift.val();
 

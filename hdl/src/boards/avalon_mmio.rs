@@ -1,4 +1,5 @@
 use super::Replicate;
+use crate::reset::SDFF;
 use crate::stream::Concat;
 use pendulum_layout::params::MMIO_ADDR_BITS;
 use rust_hdl::prelude::*;
@@ -17,6 +18,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct AvalonMmio {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     // Avalon-MM slave, from the PCIe block's BAR master.
     pub avs_address: Signal<In, Bits<MMIO_ADDR_BITS>>,
     pub avs_read: Signal<In, Bit>,
@@ -36,7 +40,7 @@ pub struct AvalonMmio {
     pub mmio_rsp_data: Signal<In, Bits<32>>,
     pub mmio_rsp_valid: Signal<In, Bit>,
     pub mmio_rsp_ready: Signal<Out, Bit>,
-    r_pending: DFF<Bit>,
+    r_pending: SDFF<Bit>,
     lane: Signal<Local, Bits<4>>,
     lane_bit: Concat<4, 5, 9>,
     spread: Replicate<32, 512>,
@@ -47,6 +51,7 @@ impl AvalonMmio {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             avs_address: Default::default(),
             avs_read: Default::default(),
             avs_write: Default::default(),
@@ -83,6 +88,7 @@ impl Logic for AvalonMmio {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, r_pending);
+        self.r_pending.reset.next = self.reset.val();
         // Lane = address[5:2]; its first bit in the 512-bit word = lane * 32.
         self.lane.next = self.avs_address.val().get_bits::<4>(2);
         self.lane_bit.hi.next = self.lane.val();

@@ -1,4 +1,5 @@
 use super::ByteReverse;
+use crate::reset::SDFF;
 use rust_hdl::prelude::*;
 
 /// Frames from the E-tile 100GE MAC's Avalon-ST RX client (512 bits) in the
@@ -21,6 +22,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct AvalonStEthRx {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     // Avalon-ST source of the MAC (o_rx_*).
     pub rx_data: Signal<In, Bits<512>>,
     pub rx_valid: Signal<In, Bit>,
@@ -32,10 +36,10 @@ pub struct AvalonStEthRx {
     pub m_tlast: Signal<Out, Bit>,
     pub m_tvalid: Signal<Out, Bit>,
     reverse: ByteReverse<64, 512>,
-    tdata: DFF<Bits<512>>,
-    tkeep: DFF<Bits<64>>,
-    tlast: DFF<Bit>,
-    tvalid: DFF<Bit>,
+    tdata: SDFF<Bits<512>>,
+    tkeep: SDFF<Bits<64>>,
+    tlast: SDFF<Bit>,
+    tvalid: SDFF<Bit>,
     all_keep: Constant<Bits<64>>,
 }
 
@@ -43,6 +47,7 @@ impl AvalonStEthRx {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             rx_data: Default::default(),
             rx_valid: Default::default(),
             rx_endofpacket: Default::default(),
@@ -71,6 +76,10 @@ impl Logic for AvalonStEthRx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, tdata, tkeep, tlast, tvalid);
+        self.tdata.reset.next = self.reset.val();
+        self.tkeep.reset.next = self.reset.val();
+        self.tlast.reset.next = self.reset.val();
+        self.tvalid.reset.next = self.reset.val();
         self.reverse.i.next = self.rx_data.val();
         self.tdata.d.next = self.reverse.o.val();
         self.tkeep.d.next = self.all_keep.val();

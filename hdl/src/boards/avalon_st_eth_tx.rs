@@ -1,4 +1,5 @@
 use super::ByteReverse;
+use crate::reset::SDFF;
 use crate::stream::{Join, SkidBuffer};
 use rust_hdl::prelude::*;
 
@@ -32,6 +33,9 @@ struct AvalonStBeat {
 #[derive(LogicBlock)]
 pub struct AvalonStEthTx {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     // AXI-Stream beats from the crossing FIFO.
     pub s_tdata: Signal<In, Bits<512>>,
     pub s_tkeep: Signal<In, Bits<64>>,
@@ -51,7 +55,7 @@ pub struct AvalonStEthTx {
     // Bytes whose index has bit b clear (b = 0..5).
     index_bit_clear: [Constant<Bits<64>>; 6],
     // A beat of a frame has been sent and its last has not.
-    mid_frame: DFF<Bit>,
+    mid_frame: SDFF<Bit>,
     out: SkidBuffer<AvalonStBeat>,
     one: Constant<Bits<64>>,
 }
@@ -60,6 +64,7 @@ impl AvalonStEthTx {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s_tdata: Default::default(),
             s_tkeep: Default::default(),
             s_tlast: Default::default(),
@@ -97,7 +102,9 @@ impl Logic for AvalonStEthTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, mid_frame);
+        self.mid_frame.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
         self.reverse.i.next = self.s_tdata.val();
         self.last_byte.next = self.s_tkeep.val() & !(self.s_tkeep.val() >> self.one.val());
         for b in 0..6 {

@@ -1,3 +1,4 @@
+use crate::reset::SDFF;
 use rust_hdl::prelude::*;
 
 /// The core's DMA ports onto an AXI4 memory-mapped master, for AMD QDMA's
@@ -26,6 +27,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct AxiDmaBridge {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     // From the core.
     pub dma_wr_addr: Signal<In, Bits<64>>,
     pub dma_wr_data: Signal<In, Bits<512>>,
@@ -63,8 +67,8 @@ pub struct AxiDmaBridge {
     pub m_axi_rvalid: Signal<In, Bit>,
     pub m_axi_rready: Signal<Out, Bit>,
     // This write's address (data) was accepted; waiting for its data (address).
-    aw_done: DFF<Bit>,
-    w_done: DFF<Bit>,
+    aw_done: SDFF<Bit>,
+    w_done: SDFF<Bit>,
     wr_take: Signal<Local, Bit>,
     len_round: Signal<Local, Bits<16>>,
     beats_minus_one: Signal<Local, Bits<16>>,
@@ -80,6 +84,7 @@ impl AxiDmaBridge {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             dma_wr_addr: Default::default(),
             dma_wr_data: Default::default(),
             dma_wr_strb: Default::default(),
@@ -140,6 +145,8 @@ impl Logic for AxiDmaBridge {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, aw_done, w_done);
+        self.aw_done.reset.next = self.reset.val();
+        self.w_done.reset.next = self.reset.val();
         // Writes: one beat; address and data offered together.
         self.m_axi_awaddr.next = self.dma_wr_addr.val();
         self.m_axi_awlen.next = self.zero8.val();

@@ -1,3 +1,4 @@
+use crate::reset::SDFF;
 use pendulum_layout::params::MMIO_ADDR_BITS;
 use rust_hdl::prelude::*;
 
@@ -14,6 +15,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct AxiLiteMmio {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     // AXI4-Lite slave, from the PCIe block.
     pub s_axil_awaddr: Signal<In, Bits<MMIO_ADDR_BITS>>,
     pub s_axil_awvalid: Signal<In, Bit>,
@@ -43,9 +47,9 @@ pub struct AxiLiteMmio {
     pub mmio_rsp_valid: Signal<In, Bit>,
     pub mmio_rsp_ready: Signal<Out, Bit>,
     // A write response is waiting for bready.
-    b_pending: DFF<Bit>,
+    b_pending: SDFF<Bit>,
     // A read went to the core and its response has not been taken.
-    r_pending: DFF<Bit>,
+    r_pending: SDFF<Bit>,
     okay: Constant<Bits<2>>,
 }
 
@@ -53,6 +57,7 @@ impl AxiLiteMmio {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s_axil_awaddr: Default::default(),
             s_axil_awvalid: Default::default(),
             s_axil_awready: Default::default(),
@@ -96,6 +101,8 @@ impl Logic for AxiLiteMmio {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, b_pending, r_pending);
+        self.b_pending.reset.next = self.reset.val();
+        self.r_pending.reset.next = self.reset.val();
         self.s_axil_bresp.next = self.okay.val();
         self.s_axil_rresp.next = self.okay.val();
 

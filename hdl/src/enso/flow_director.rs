@@ -1,4 +1,5 @@
 use super::{FlowKeyParser, Toeplitz};
+use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, SkidBuffer, StreamSink, StreamSource};
 use crate::types::RxBeat;
 use pendulum_layout::flow::KEY_MATCH_BYTES;
@@ -37,6 +38,13 @@ const SLOT_INDEX_BITS: usize = (usize::BITS - (FLOW_SLOT_BITS - 1).leading_zeros
 #[derive(LogicBlock)]
 pub struct FlowDirector {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
+    /// The reset's table sweep (`crate::reset::Clear`): every entry's tag
+    /// is zeroed, one bucket a cycle, while it is active. A zero tag is an
+    /// empty entry, whatever its key RAM holds, so the keys are left.
+    pub clear: Clear<BB>,
     /// Beats from the parse stage (their `pipe` is ignored).
     pub s: StreamSink<RxBeat>,
     /// The same beats with `pipe` chosen.
@@ -62,33 +70,34 @@ pub struct FlowDirector {
     key_ram: [RAM<Bits<MATCH_BITS>, BB>; FLOW_WAYS],
     tag_ram: [RAM<Bits<TAG_BITS>, BB>; FLOW_WAYS],
     wr_tag: Concat<1, PIPE_BITS, TAG_BITS>,
+    zero_tag: Constant<Bits<TAG_BITS>>,
 
     // Stage 1: the key parsed.
-    s1_valid: DFF<Bit>,
-    s1_beat: DFF<RxBeat>,
-    s1_key: DFF<Bits<320>>,
-    s1_ip: DFF<Bit>,
-    s1_v6: DFF<Bit>,
-    s1_v4_in: DFF<Bits<96>>,
+    s1_valid: SDFF<Bit>,
+    s1_beat: SDFF<RxBeat>,
+    s1_key: SDFF<Bits<320>>,
+    s1_ip: SDFF<Bit>,
+    s1_v6: SDFF<Bit>,
+    s1_v4_in: SDFF<Bits<96>>,
     // Stage 2: hashed.
-    s2_valid: DFF<Bit>,
-    s2_beat: DFF<RxBeat>,
-    s2_key: DFF<Bits<320>>,
-    s2_ip: DFF<Bit>,
-    s2_hash: DFF<Bits<32>>,
+    s2_valid: SDFF<Bit>,
+    s2_beat: SDFF<RxBeat>,
+    s2_key: SDFF<Bits<320>>,
+    s2_ip: SDFF<Bit>,
+    s2_hash: SDFF<Bits<32>>,
     // Stage 3: the ways read at its buckets arrive this cycle.
-    s3_valid: DFF<Bit>,
-    s3_beat: DFF<RxBeat>,
-    s3_key: DFF<Bits<320>>,
-    s3_ip: DFF<Bit>,
-    s3_hash: DFF<Bits<32>>,
+    s3_valid: SDFF<Bit>,
+    s3_beat: SDFF<RxBeat>,
+    s3_key: SDFF<Bits<320>>,
+    s3_ip: SDFF<Bit>,
+    s3_hash: SDFF<Bits<32>>,
     // Stage 4: which ways hit, their pipes, and the fallback pipe.
-    s4_valid: DFF<Bit>,
-    s4_beat: DFF<RxBeat>,
-    s4_ip: DFF<Bit>,
-    s4_hit: [DFF<Bit>; FLOW_WAYS],
-    s4_pipe: [DFF<Bits<PIPE_BITS>>; FLOW_WAYS],
-    s4_fallback: DFF<Bits<PIPE_BITS>>,
+    s4_valid: SDFF<Bit>,
+    s4_beat: SDFF<RxBeat>,
+    s4_ip: SDFF<Bit>,
+    s4_hit: [SDFF<Bit>; FLOW_WAYS],
+    s4_pipe: [SDFF<Bits<PIPE_BITS>>; FLOW_WAYS],
+    s4_fallback: SDFF<Bits<PIPE_BITS>>,
     out: SkidBuffer<RxBeat>,
 
     move1: Signal<Local, Bit>,
@@ -115,6 +124,9 @@ impl FlowDirector {
         };
         Self {
             clock: Default::default(),
+            reset: Default::default(),
+            clear: Default::default(),
+            zero_tag: Constant::new(0u64.into()),
             s: Default::default(),
             m: Default::default(),
             wr: Default::default(),
@@ -205,13 +217,36 @@ impl Logic for FlowDirector {
             s4_ip,
             s4_fallback
         );
+        self.s1_valid.reset.next = self.reset.val();
+        self.s1_beat.reset.next = self.reset.val();
+        self.s1_key.reset.next = self.reset.val();
+        self.s1_ip.reset.next = self.reset.val();
+        self.s1_v6.reset.next = self.reset.val();
+        self.s1_v4_in.reset.next = self.reset.val();
+        self.s2_valid.reset.next = self.reset.val();
+        self.s2_beat.reset.next = self.reset.val();
+        self.s2_key.reset.next = self.reset.val();
+        self.s2_ip.reset.next = self.reset.val();
+        self.s2_hash.reset.next = self.reset.val();
+        self.s3_valid.reset.next = self.reset.val();
+        self.s3_beat.reset.next = self.reset.val();
+        self.s3_key.reset.next = self.reset.val();
+        self.s3_ip.reset.next = self.reset.val();
+        self.s3_hash.reset.next = self.reset.val();
+        self.s4_valid.reset.next = self.reset.val();
+        self.s4_beat.reset.next = self.reset.val();
+        self.s4_ip.reset.next = self.reset.val();
+        self.s4_fallback.reset.next = self.reset.val();
         for w in 0..FLOW_WAYS {
             self.s4_hit[w].clock.next = self.clock.val();
+            self.s4_hit[w].reset.next = self.reset.val();
             self.s4_pipe[w].clock.next = self.clock.val();
+            self.s4_pipe[w].reset.next = self.reset.val();
             self.s4_hit[w].d.next = self.s4_hit[w].q.val();
             self.s4_pipe[w].d.next = self.s4_pipe[w].q.val();
         }
         self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
 
         // A stage takes the one before it when it is empty or handing on.
         self.move4.next = !self.s4_valid.q.val() | self.out.s.ready.val();
@@ -277,6 +312,11 @@ impl Logic for FlowDirector {
                 self.wr.val() & (self.wr_way.val() == self.way_id[w].val());
             self.tag_ram[w].write_enable.next =
                 self.wr.val() & (self.wr_way.val() == self.way_id[w].val());
+            if self.clear.active.val() {
+                self.tag_ram[w].write_enable.next = true;
+                self.tag_ram[w].write_address.next = self.clear.addr.val();
+                self.tag_ram[w].write_data.next = self.zero_tag.val();
+            }
             self.hit[w].next = self.tag_ram[w]
                 .read_data
                 .val()

@@ -1,3 +1,4 @@
+use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, StreamFifo, StreamSource, ZeroExtend};
 use crate::types::DmaWrite;
 use pendulum_layout::params::{
@@ -77,6 +78,12 @@ pub struct NotifWriter<
     const BB: usize,
 > {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
+    /// The reset's table sweep (`crate::reset::Clear`): this block's RAMs
+    /// are zeroed one entry a cycle while it is active.
+    pub clear: Clear<PB>,
     /// A pipe's tail moved to `moved_tail` (RX: a frame was published; TX:
     /// the head passed what was sent). One move per cycle at most.
     pub moved: Signal<In, Bit>,
@@ -112,36 +119,36 @@ pub struct NotifWriter<
     pub ev_notification: Signal<Out, Bit>,
 
     // The input events, one cycle late.
-    in_moved: DFF<Bit>,
-    in_moved_pipe: DFF<Bits<PB>>,
-    in_moved_tail: DFF<Bits<SLOT_BITS>>,
-    in_rearm: DFF<Bit>,
-    in_rearm_pipe: DFF<Bits<PB>>,
-    in_restart: DFF<Bit>,
-    in_restart_pipe: DFF<Bits<PB>>,
-    in_cfg: DFF<Bit>,
-    in_cfg_buf: DFF<Bits<BB>>,
-    in_cfg_on: DFF<Bit>,
-    in_cfg_base: DFF<Bits<64>>,
-    in_cfg_mask: DFF<Bits<32>>,
-    in_head: DFF<Bit>,
-    in_head_buf: DFF<Bits<BB>>,
-    in_head_count: DFF<Bits<32>>,
+    in_moved: SDFF<Bit>,
+    in_moved_pipe: SDFF<Bits<PB>>,
+    in_moved_tail: SDFF<Bits<SLOT_BITS>>,
+    in_rearm: SDFF<Bit>,
+    in_rearm_pipe: SDFF<Bits<PB>>,
+    in_restart: SDFF<Bit>,
+    in_restart_pipe: SDFF<Bits<PB>>,
+    in_cfg: SDFF<Bit>,
+    in_cfg_buf: SDFF<Bits<BB>>,
+    in_cfg_on: SDFF<Bit>,
+    in_cfg_base: SDFF<Bits<64>>,
+    in_cfg_mask: SDFF<Bits<32>>,
+    in_head: SDFF<Bit>,
+    in_head_buf: SDFF<Bits<BB>>,
+    in_head_count: SDFF<Bits<32>>,
     // Per-pipe flags, bit p for pipe p.
-    armed: DFF<Bits<P>>,
+    armed: SDFF<Bits<P>>,
     // The tail moved since the last record was formed.
-    dirty: DFF<Bits<P>>,
+    dirty: SDFF<Bits<P>>,
     // The pipe is in one of the queues (and for one cycle after it left one).
-    queued: DFF<Bits<P>>,
+    queued: SDFF<Bits<P>>,
     // No record since the restart: the next one has sequence 1.
-    fresh: DFF<Bits<P>>,
+    fresh: SDFF<Bits<P>>,
     // Per-pipe latest tail and last sequence number sent.
     tail_ram: RAM<Bits<SLOT_BITS>, PB>,
     seq_ram: RAM<Bits<32>, PB>,
     // Per-buffer state: on, no record since switched on (count 0); address,
     // records minus one, records written, software's head.
-    buf_on: DFF<Bits<B>>,
-    buf_fresh: DFF<Bits<B>>,
+    buf_on: SDFF<Bits<B>>,
+    buf_fresh: SDFF<Bits<B>>,
     bbase_ram: RAM<Bits<64>, BB>,
     bmask_ram: RAM<Bits<32>, BB>,
     bcount_ram: RAM<Bits<32>, BB>,
@@ -152,53 +159,53 @@ pub struct NotifWriter<
     // Pipes whose buffer had no room (or was off) when their turn came.
     retry_q: StreamFifo<Bits<PB>, PB, PB1>,
     // The pipe popped last cycle: its `queued` bit clears now.
-    popped: DFF<Bit>,
-    popped_pipe: DFF<Bits<PB>>,
+    popped: SDFF<Bit>,
+    popped_pipe: SDFF<Bits<PB>>,
     // Read stage: the pipe popped; the RAMs are read for it (and re-read
     // while it waits, so they stay current).
-    f1_valid: DFF<Bit>,
-    f1_pipe: DFF<Bits<PB>>,
+    f1_valid: SDFF<Bit>,
+    f1_pipe: SDFF<Bits<PB>>,
     // Form stage: the pipe, and its state as read, brought up to date with
     // every write since except the record formed last cycle (`prev_*`,
     // applied here where `c_same_*` say it was this pipe's or buffer's).
-    f2_valid: DFF<Bit>,
-    f2_pipe: DFF<Bits<PB>>,
-    c_tail: DFF<Bits<SLOT_BITS>>,
-    c_seq: DFF<Bits<32>>,
-    c_same_pipe: DFF<Bit>,
-    c_count: DFF<Bits<32>>,
+    f2_valid: SDFF<Bit>,
+    f2_pipe: SDFF<Bits<PB>>,
+    c_tail: SDFF<Bits<SLOT_BITS>>,
+    c_seq: SDFF<Bits<32>>,
+    c_same_pipe: SDFF<Bit>,
+    c_count: SDFF<Bits<32>>,
     // The buffer starts over (count 0), and a switch-on last cycle wins over
     // the record formed last cycle.
-    c_bfresh: DFF<Bit>,
-    c_same_buf: DFF<Bit>,
-    c_head: DFF<Bits<32>>,
-    c_base: DFF<Bits<64>>,
-    c_mask: DFF<Bits<32>>,
-    c_mask_zero: DFF<Bit>,
-    c_on: DFF<Bit>,
+    c_bfresh: SDFF<Bit>,
+    c_same_buf: SDFF<Bit>,
+    c_head: SDFF<Bits<32>>,
+    c_base: SDFF<Bits<64>>,
+    c_mask: SDFF<Bits<32>>,
+    c_mask_zero: SDFF<Bit>,
+    c_on: SDFF<Bit>,
     // Writes the RAMs took last cycle, which a read in that cycle missed.
-    lm_valid: DFF<Bit>,
-    lm_pipe: DFF<Bits<PB>>,
-    lm_tail: DFF<Bits<SLOT_BITS>>,
-    prev_valid: DFF<Bit>,
-    prev_pipe: DFF<Bits<PB>>,
-    prev_seq: DFF<Bits<32>>,
-    prev_buf: DFF<Bits<BB>>,
-    prev_count: DFF<Bits<32>>,
+    lm_valid: SDFF<Bit>,
+    lm_pipe: SDFF<Bits<PB>>,
+    lm_tail: SDFF<Bits<SLOT_BITS>>,
+    prev_valid: SDFF<Bit>,
+    prev_pipe: SDFF<Bits<PB>>,
+    prev_seq: SDFF<Bits<32>>,
+    prev_buf: SDFF<Bits<BB>>,
+    prev_count: SDFF<Bits<32>>,
     // The buffer writes of last cycle (switch on or off, head), which a read
     // in that cycle missed.
-    lc_valid: DFF<Bit>,
-    lc_buf: DFF<Bits<BB>>,
-    lc_base: DFF<Bits<64>>,
-    lc_mask: DFF<Bits<32>>,
-    lh_valid: DFF<Bit>,
-    lh_buf: DFF<Bits<BB>>,
-    lh_count: DFF<Bits<32>>,
-    out_valid: DFF<Bit>,
-    out_addr: DFF<Bits<64>>,
-    out_rec: DFF<Bits<128>>,
+    lc_valid: SDFF<Bit>,
+    lc_buf: SDFF<Bits<BB>>,
+    lc_base: SDFF<Bits<64>>,
+    lc_mask: SDFF<Bits<32>>,
+    lh_valid: SDFF<Bit>,
+    lh_buf: SDFF<Bits<BB>>,
+    lh_count: SDFF<Bits<32>>,
+    out_valid: SDFF<Bit>,
+    out_addr: SDFF<Bits<64>>,
+    out_rec: SDFF<Bits<128>>,
     // Beats of ring data still ahead of the record in `out_*`.
-    held_back: DFF<Bits<2>>,
+    held_back: SDFF<Bits<2>>,
 
     // One-hot masks of this cycle's events.
     moved_bit: Signal<Local, Bits<P>>,
@@ -270,6 +277,8 @@ pub struct NotifWriter<
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
+    zero64: Constant<Bits<64>>,
+    zero_slot: Constant<Bits<SLOT_BITS>>,
     rec_strb: Constant<Bits<64>>,
 }
 
@@ -290,6 +299,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         assert_eq!(PB + 1, PB1);
         Self {
             clock: Default::default(),
+            reset: Default::default(),
+            clear: Default::default(),
             moved: Default::default(),
             moved_pipe: Default::default(),
             moved_tail: Default::default(),
@@ -441,6 +452,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             zero2: Constant::new(0u64.into()),
             one2: Constant::new(1u64.into()),
             zero32: Constant::new(0u64.into()),
+            zero64: Constant::new(0u64.into()),
+            zero_slot: Constant::new(0u64.into()),
             rec_strb: Constant::new(((1u64 << pendulum_layout::notif::BYTES) - 1).into()),
         }
     }
@@ -520,9 +533,69 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             out_rec,
             held_back
         );
+        self.in_moved.reset.next = self.reset.val();
+        self.in_moved_pipe.reset.next = self.reset.val();
+        self.in_moved_tail.reset.next = self.reset.val();
+        self.in_rearm.reset.next = self.reset.val();
+        self.in_rearm_pipe.reset.next = self.reset.val();
+        self.in_restart.reset.next = self.reset.val();
+        self.in_restart_pipe.reset.next = self.reset.val();
+        self.in_cfg.reset.next = self.reset.val();
+        self.in_cfg_buf.reset.next = self.reset.val();
+        self.in_cfg_on.reset.next = self.reset.val();
+        self.in_cfg_base.reset.next = self.reset.val();
+        self.in_cfg_mask.reset.next = self.reset.val();
+        self.in_head.reset.next = self.reset.val();
+        self.in_head_buf.reset.next = self.reset.val();
+        self.in_head_count.reset.next = self.reset.val();
+        self.armed.reset.next = self.reset.val();
+        self.dirty.reset.next = self.reset.val();
+        self.queued.reset.next = self.reset.val();
+        self.fresh.reset.next = self.reset.val();
+        self.buf_on.reset.next = self.reset.val();
+        self.buf_fresh.reset.next = self.reset.val();
+        self.popped.reset.next = self.reset.val();
+        self.popped_pipe.reset.next = self.reset.val();
+        self.f1_valid.reset.next = self.reset.val();
+        self.f1_pipe.reset.next = self.reset.val();
+        self.f2_valid.reset.next = self.reset.val();
+        self.f2_pipe.reset.next = self.reset.val();
+        self.c_tail.reset.next = self.reset.val();
+        self.c_seq.reset.next = self.reset.val();
+        self.c_same_pipe.reset.next = self.reset.val();
+        self.c_count.reset.next = self.reset.val();
+        self.c_bfresh.reset.next = self.reset.val();
+        self.c_same_buf.reset.next = self.reset.val();
+        self.c_head.reset.next = self.reset.val();
+        self.c_base.reset.next = self.reset.val();
+        self.c_mask.reset.next = self.reset.val();
+        self.c_mask_zero.reset.next = self.reset.val();
+        self.c_on.reset.next = self.reset.val();
+        self.lm_valid.reset.next = self.reset.val();
+        self.lm_pipe.reset.next = self.reset.val();
+        self.lm_tail.reset.next = self.reset.val();
+        self.prev_valid.reset.next = self.reset.val();
+        self.prev_pipe.reset.next = self.reset.val();
+        self.prev_seq.reset.next = self.reset.val();
+        self.prev_buf.reset.next = self.reset.val();
+        self.prev_count.reset.next = self.reset.val();
+        self.lc_valid.reset.next = self.reset.val();
+        self.lc_buf.reset.next = self.reset.val();
+        self.lc_base.reset.next = self.reset.val();
+        self.lc_mask.reset.next = self.reset.val();
+        self.lh_valid.reset.next = self.reset.val();
+        self.lh_buf.reset.next = self.reset.val();
+        self.lh_count.reset.next = self.reset.val();
+        self.out_valid.reset.next = self.reset.val();
+        self.out_addr.reset.next = self.reset.val();
+        self.out_rec.reset.next = self.reset.val();
+        self.held_back.reset.next = self.reset.val();
         self.moved_q.clock.next = self.clock.val();
+        self.moved_q.reset.next = self.reset.val();
         self.rearm_q.clock.next = self.clock.val();
+        self.rearm_q.reset.next = self.reset.val();
         self.retry_q.clock.next = self.clock.val();
+        self.retry_q.reset.next = self.reset.val();
         self.tail_ram.read_clock.next = self.clock.val();
         self.tail_ram.write_clock.next = self.clock.val();
         self.seq_ram.read_clock.next = self.clock.val();
@@ -935,6 +1008,27 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.buf_on.d.next = self.buf_on.q.val() & !self.cfg_bit.val();
         if self.in_cfg.q.val() & self.in_cfg_on.q.val() {
             self.buf_on.d.next = self.buf_on.q.val() | self.cfg_bit.val();
+        }
+        // A reset's sweep zeroes every pipe's and buffer's entry.
+        if self.clear.active.val() {
+            self.tail_ram.write_enable.next = true;
+            self.tail_ram.write_address.next = self.clear.addr.val();
+            self.tail_ram.write_data.next = self.zero_slot.val();
+            self.seq_ram.write_enable.next = true;
+            self.seq_ram.write_address.next = self.clear.addr.val();
+            self.seq_ram.write_data.next = self.zero32.val();
+            self.bbase_ram.write_enable.next = true;
+            self.bbase_ram.write_address.next = self.clear.addr.val().get_bits::<BB>(0);
+            self.bbase_ram.write_data.next = self.zero64.val();
+            self.bmask_ram.write_enable.next = true;
+            self.bmask_ram.write_address.next = self.clear.addr.val().get_bits::<BB>(0);
+            self.bmask_ram.write_data.next = self.zero32.val();
+            self.bcount_ram.write_enable.next = true;
+            self.bcount_ram.write_address.next = self.clear.addr.val().get_bits::<BB>(0);
+            self.bcount_ram.write_data.next = self.zero32.val();
+            self.bhead_ram.write_enable.next = true;
+            self.bhead_ram.write_address.next = self.clear.addr.val().get_bits::<BB>(0);
+            self.bhead_ram.write_data.next = self.zero32.val();
         }
     }
 }

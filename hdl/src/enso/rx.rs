@@ -1,3 +1,4 @@
+use crate::reset::{Clear, SDFF};
 use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::types::{DmaWrite, RxBeat};
 use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
@@ -44,6 +45,13 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct RxEngine {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
+    /// The reset's table sweep (`crate::reset::Clear`): this block's RAMs
+    /// are zeroed one entry a cycle while it is active.
+    pub clear: Clear<PIPE_BITS>,
+    zero64: Constant<Bits<64>>,
     /// Frames from the MAC, through the parse stage.
     pub s_eth: StreamSink<RxBeat>,
     /// Ring writes to host memory.
@@ -80,28 +88,28 @@ pub struct RxEngine {
     pub ev_restart_enable: Signal<Out, Bit>,
 
     // The register file's events, a cycle late: restart (`rc_*`), head write (`hw_*`).
-    rc_v: DFF<Bit>,
-    rc_pipe: DFF<Bits<PIPE_BITS>>,
-    rc_base: DFF<Bits<64>>,
-    rc_mask: DFF<Bits<SLOT_BITS>>,
-    rc_enable: DFF<Bit>,
-    hw_v: DFF<Bit>,
-    hw_value: DFF<Bits<SLOT_BITS>>,
+    rc_v: SDFF<Bit>,
+    rc_pipe: SDFF<Bits<PIPE_BITS>>,
+    rc_base: SDFF<Bits<64>>,
+    rc_mask: SDFF<Bits<SLOT_BITS>>,
+    rc_enable: SDFF<Bit>,
+    hw_v: SDFF<Bit>,
+    hw_value: SDFF<Bits<SLOT_BITS>>,
     // Writes the RAMs took last cycle, which a read in that cycle missed.
-    fw_cfg: DFF<Bit>,
-    fw_head: DFF<Bit>,
+    fw_cfg: SDFF<Bit>,
+    fw_head: SDFF<Bit>,
     // Whether the lookup stage's pipe is the one those writes, and this
     // cycle's register-file events, are for: compared a cycle ahead, against
     // the pipe the RAMs read (`rd_pipe`), which the lookup stage then holds.
-    m_fwc: DFF<Bit>,
-    m_fwt: DFF<Bit>,
-    m_rc: DFF<Bit>,
-    fw_base: DFF<Bits<64>>,
-    fw_mask: DFF<Bits<SLOT_BITS>>,
-    fw_enable: DFF<Bit>,
-    fw_head_value: DFF<Bits<SLOT_BITS>>,
-    fw_tail: DFF<Bit>,
-    fw_tail_value: DFF<Bits<SLOT_BITS>>,
+    m_fwc: SDFF<Bit>,
+    m_fwt: SDFF<Bit>,
+    m_rc: SDFF<Bit>,
+    fw_base: SDFF<Bits<64>>,
+    fw_mask: SDFF<Bits<SLOT_BITS>>,
+    fw_enable: SDFF<Bit>,
+    fw_head_value: SDFF<Bits<SLOT_BITS>>,
+    fw_tail: SDFF<Bit>,
+    fw_tail_value: SDFF<Bits<SLOT_BITS>>,
     // Per-pipe state: ring base, mask and on/off as of the last restart; head; tail.
     base_ram: RAM<Bits<64>, PIPE_BITS>,
     mask_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
@@ -110,13 +118,13 @@ pub struct RxEngine {
     tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
 
     // ---- In ----
-    i_valid: DFF<Bit>,
-    i_beat: DFF<RxBeat>,
+    i_valid: SDFF<Bit>,
+    i_beat: SDFF<RxBeat>,
     i_moves: Signal<Local, Bit>,
     rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
     // ---- Lookup ----
-    l_valid: DFF<Bit>,
-    l_beat: DFF<RxBeat>,
+    l_valid: SDFF<Bit>,
+    l_beat: SDFF<RxBeat>,
     l_moves: Signal<Local, Bit>,
     l_rc: Signal<Local, Bit>,
     l_hw: Signal<Local, Bit>,
@@ -126,41 +134,41 @@ pub struct RxEngine {
     l_head: Signal<Local, Bits<SLOT_BITS>>,
     l_tail: Signal<Local, Bits<SLOT_BITS>>,
     // ---- Decide ----
-    d_valid: DFF<Bit>,
-    d_beat: DFF<RxBeat>,
-    d_base: DFF<Bits<64>>,
-    d_mask: DFF<Bits<SLOT_BITS>>,
-    d_enable: DFF<Bit>,
-    d_head: DFF<Bits<SLOT_BITS>>,
-    d_tail: DFF<Bits<SLOT_BITS>>,
+    d_valid: SDFF<Bit>,
+    d_beat: SDFF<RxBeat>,
+    d_base: SDFF<Bits<64>>,
+    d_mask: SDFF<Bits<SLOT_BITS>>,
+    d_enable: SDFF<Bit>,
+    d_head: SDFF<Bits<SLOT_BITS>>,
+    d_tail: SDFF<Bits<SLOT_BITS>>,
     // The beat's pipe is the one the frame ahead of it published (if it did)
     // in the cycle the beat moved in.
-    d_same_pub: DFF<Bit>,
+    d_same_pub: SDFF<Bit>,
     d_free: Signal<Local, Bit>,
     // The room check for the beat in the decide stage, made as it moved in
     // (or stayed): on its state, and on its state with the tail published in
     // that cycle; and the state it is made on.
-    d_fits: DFF<Bit>,
-    d_fits_pub: DFF<Bit>,
-    d_refresh: DFF<Bit>,
+    d_fits: SDFF<Bit>,
+    d_fits_pub: SDFF<Bit>,
+    d_refresh: SDFF<Bit>,
     d_leaves: Signal<Local, Bit>,
 
     // Frame state, kept from the first beat to the last.
-    writing: DFF<Bit>,
-    overrun: DFF<Bit>,
-    pipe: DFF<Bits<PIPE_BITS>>,
-    beat: DFF<Bits<16>>,
-    frame_len: DFF<Bits<16>>,
-    frame_beats: DFF<Bits<16>>,
+    writing: SDFF<Bit>,
+    overrun: SDFF<Bit>,
+    pipe: SDFF<Bits<PIPE_BITS>>,
+    beat: SDFF<Bits<16>>,
+    frame_len: SDFF<Bits<16>>,
+    frame_beats: SDFF<Bits<16>>,
     // The ring a frame is written into, as it was at the frame's first beat:
     // software may disable the pipe or change its ring meanwhile, and the
     // frame's remaining writes must stay where its first went (and a write
     // of several beats contiguous).
-    f_base: DFF<Bits<64>>,
-    f_mask: DFF<Bits<SLOT_BITS>>,
-    f_tail: DFF<Bits<SLOT_BITS>>,
+    f_base: SDFF<Bits<64>>,
+    f_mask: SDFF<Bits<SLOT_BITS>>,
+    f_tail: SDFF<Bits<SLOT_BITS>>,
     // The frame's pipe has not restarted since its first beat.
-    f_live: DFF<Bit>,
+    f_live: SDFF<Bit>,
     frame_live: Signal<Local, Bit>,
     publish: Signal<Local, Bit>,
 
@@ -182,16 +190,16 @@ pub struct RxEngine {
     new_tail: Signal<Local, Bits<SLOT_BITS>>,
 
     // Events, registered.
-    e_pipe: DFF<Bits<PIPE_BITS>>,
-    e_frame: DFF<Bit>,
-    e_bytes: DFF<Bits<16>>,
-    e_tail: DFF<Bits<SLOT_BITS>>,
-    e_full: DFF<Bit>,
-    e_malformed: DFF<Bit>,
-    e_off: DFF<Bit>,
-    e_restart: DFF<Bit>,
-    e_mask: DFF<Bits<SLOT_BITS>>,
-    e_enable: DFF<Bit>,
+    e_pipe: SDFF<Bits<PIPE_BITS>>,
+    e_frame: SDFF<Bit>,
+    e_bytes: SDFF<Bits<16>>,
+    e_tail: SDFF<Bits<SLOT_BITS>>,
+    e_full: SDFF<Bit>,
+    e_malformed: SDFF<Bit>,
+    e_off: SDFF<Bit>,
+    e_restart: SDFF<Bit>,
+    e_mask: SDFF<Bits<SLOT_BITS>>,
+    e_enable: SDFF<Bit>,
 
     // Address bits 7..6 of the last 64-byte block of a 256-byte block.
     block_end: Constant<Bits<2>>,
@@ -208,6 +216,9 @@ impl RxEngine {
         let c16 = |v: u32| Constant::new((v as u64).into());
         Self {
             clock: Default::default(),
+            reset: Default::default(),
+            clear: Default::default(),
+            zero64: Constant::new(0u64.into()),
             s_eth: Default::default(),
             m_dma: Default::default(),
             cfg_pipe: Default::default(),
@@ -388,6 +399,59 @@ impl Logic for RxEngine {
             e_mask,
             e_enable
         );
+        self.rc_v.reset.next = self.reset.val();
+        self.rc_pipe.reset.next = self.reset.val();
+        self.rc_base.reset.next = self.reset.val();
+        self.rc_mask.reset.next = self.reset.val();
+        self.rc_enable.reset.next = self.reset.val();
+        self.hw_v.reset.next = self.reset.val();
+        self.hw_value.reset.next = self.reset.val();
+        self.fw_cfg.reset.next = self.reset.val();
+        self.fw_head.reset.next = self.reset.val();
+        self.m_fwc.reset.next = self.reset.val();
+        self.m_fwt.reset.next = self.reset.val();
+        self.m_rc.reset.next = self.reset.val();
+        self.fw_base.reset.next = self.reset.val();
+        self.fw_mask.reset.next = self.reset.val();
+        self.fw_enable.reset.next = self.reset.val();
+        self.fw_head_value.reset.next = self.reset.val();
+        self.fw_tail.reset.next = self.reset.val();
+        self.fw_tail_value.reset.next = self.reset.val();
+        self.i_valid.reset.next = self.reset.val();
+        self.i_beat.reset.next = self.reset.val();
+        self.l_valid.reset.next = self.reset.val();
+        self.l_beat.reset.next = self.reset.val();
+        self.d_valid.reset.next = self.reset.val();
+        self.d_beat.reset.next = self.reset.val();
+        self.d_base.reset.next = self.reset.val();
+        self.d_mask.reset.next = self.reset.val();
+        self.d_enable.reset.next = self.reset.val();
+        self.d_head.reset.next = self.reset.val();
+        self.d_tail.reset.next = self.reset.val();
+        self.d_same_pub.reset.next = self.reset.val();
+        self.d_fits.reset.next = self.reset.val();
+        self.d_fits_pub.reset.next = self.reset.val();
+        self.d_refresh.reset.next = self.reset.val();
+        self.writing.reset.next = self.reset.val();
+        self.overrun.reset.next = self.reset.val();
+        self.pipe.reset.next = self.reset.val();
+        self.beat.reset.next = self.reset.val();
+        self.frame_len.reset.next = self.reset.val();
+        self.frame_beats.reset.next = self.reset.val();
+        self.f_base.reset.next = self.reset.val();
+        self.f_mask.reset.next = self.reset.val();
+        self.f_tail.reset.next = self.reset.val();
+        self.f_live.reset.next = self.reset.val();
+        self.e_pipe.reset.next = self.reset.val();
+        self.e_frame.reset.next = self.reset.val();
+        self.e_bytes.reset.next = self.reset.val();
+        self.e_tail.reset.next = self.reset.val();
+        self.e_full.reset.next = self.reset.val();
+        self.e_malformed.reset.next = self.reset.val();
+        self.e_off.reset.next = self.reset.val();
+        self.e_restart.reset.next = self.reset.val();
+        self.e_mask.reset.next = self.reset.val();
+        self.e_enable.reset.next = self.reset.val();
         self.base_ram.read_clock.next = self.clock.val();
         self.base_ram.write_clock.next = self.clock.val();
         self.mask_ram.read_clock.next = self.clock.val();
@@ -702,5 +766,24 @@ impl Logic for RxEngine {
         self.ev_restart.next = self.e_restart.q.val();
         self.ev_restart_mask.next = self.e_mask.q.val();
         self.ev_restart_enable.next = self.e_enable.q.val();
+        // A reset's sweep zeroes every pipe's entry: pipes off, rings
+        // forgotten. (The datapath is idle then: the core's input is closed.)
+        if self.clear.active.val() {
+            self.base_ram.write_enable.next = true;
+            self.base_ram.write_address.next = self.clear.addr.val();
+            self.base_ram.write_data.next = self.zero64.val();
+            self.mask_ram.write_enable.next = true;
+            self.mask_ram.write_address.next = self.clear.addr.val();
+            self.mask_ram.write_data.next = self.zero16.val();
+            self.enable_ram.write_enable.next = true;
+            self.enable_ram.write_address.next = self.clear.addr.val();
+            self.enable_ram.write_data.next = false;
+            self.head_ram.write_enable.next = true;
+            self.head_ram.write_address.next = self.clear.addr.val();
+            self.head_ram.write_data.next = self.zero16.val();
+            self.tail_ram.write_enable.next = true;
+            self.tail_ram.write_address.next = self.clear.addr.val();
+            self.tail_ram.write_data.next = self.zero16.val();
+        }
     }
 }

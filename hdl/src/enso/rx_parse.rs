@@ -1,5 +1,6 @@
 use super::frame_len::{ETHERTYPE_BIT, LENS_BIT};
 use super::FrameLenParser;
+use crate::reset::SDFF;
 use crate::stream::{SkidBuffer, StreamSink, StreamSource};
 use crate::types::{EthBeat, RxBeat};
 use pendulum_layout::params::{MIN_FRAME_BYTES, PIPE_BITS};
@@ -34,15 +35,18 @@ struct ParsedBeat {
 #[derive(LogicBlock)]
 pub struct RxParse {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     pub s: StreamSink<EthBeat>,
     pub m: StreamSource<RxBeat>,
 
-    in_frame: DFF<Bit>,
+    in_frame: SDFF<Bit>,
     hdr: FrameLenParser,
     parsed: SkidBuffer<ParsedBeat>,
     // The second half's copy of the frame's last-beat facts, from its first beat.
-    frame_shift: DFF<Bits<6>>,
-    frame_short: DFF<Bit>,
+    frame_shift: SDFF<Bits<6>>,
+    frame_short: SDFF<Bit>,
     out: SkidBuffer<RxBeat>,
     data: Signal<Local, Bits<512>>,
     sop: Signal<Local, Bit>,
@@ -60,6 +64,7 @@ impl RxParse {
         let c16 = |v: u64| Constant::new(v.into());
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s: Default::default(),
             m: Default::default(),
             in_frame: Default::default(),
@@ -91,8 +96,13 @@ impl Logic for RxParse {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, in_frame, frame_shift, frame_short);
+        self.in_frame.reset.next = self.reset.val();
+        self.frame_shift.reset.next = self.reset.val();
+        self.frame_short.reset.next = self.reset.val();
         self.parsed.clock.next = self.clock.val();
+        self.parsed.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
 
         // First half: the headers.
         self.data.next = self.s.data.val().data;

@@ -1,3 +1,4 @@
+use crate::reset::SDFF;
 use crate::stream::{StreamSink, StreamSource};
 use crate::types::{RxBeat, SlotBeat};
 use pendulum_layout::params::{PIPE_BITS, SLOT_BITS};
@@ -19,6 +20,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct SlotGate {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     pub s: StreamSink<SlotBeat>,
     pub m: StreamSource<RxBeat>,
     /// The RX pipe that receives the slots, and its ring's state (from the
@@ -31,7 +35,7 @@ pub struct SlotGate {
 
     free: Signal<Local, Bits<SLOT_BITS>>,
     open: Signal<Local, Bit>,
-    room_ok: DFF<Bit>,
+    room_ok: SDFF<Bit>,
     pass: Signal<Local, Bit>,
     min_free: Constant<Bits<SLOT_BITS>>,
     all_keep: Constant<Bits<64>>,
@@ -44,6 +48,7 @@ impl SlotGate {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s: Default::default(),
             m: Default::default(),
             pipe: Default::default(),
@@ -77,6 +82,7 @@ impl Logic for SlotGate {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, room_ok);
+        self.room_ok.reset.next = self.reset.val();
         // One slot always stays empty (a full ring differs from an empty one).
         self.free.next =
             (self.head.val() - self.tail.val() - self.one16.val()) & self.ring_mask.val();

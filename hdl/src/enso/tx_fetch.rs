@@ -1,3 +1,4 @@
+use crate::reset::SDFF;
 use crate::stream::{StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxRunInfo};
 use pendulum_layout::params::{
@@ -38,6 +39,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct TxFetcher {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     pub tx_base: [Signal<In, Bits<64>>; TX_PIPES],
     pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
     pub tx_enable: [Signal<In, Bit>; TX_PIPES],
@@ -51,37 +55,37 @@ pub struct TxFetcher {
     /// The framer consumed one completion beat: one credit back.
     pub beat_consumed: Signal<In, Bit>,
 
-    fetched: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
-    active: DFF<Bit>,
-    cur: DFF<Bits<PIPE_BITS>>,
-    visit: DFF<Bits<PIPE_BITS>>,
+    fetched: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
+    active: SDFF<Bit>,
+    cur: SDFF<Bits<PIPE_BITS>>,
+    visit: SDFF<Bits<PIPE_BITS>>,
     // Slots of the run not yet requested, and slots from the fetch position
     // to the end of the ring.
-    left: DFF<Bits<SLOT_BITS>>,
-    to_end: DFF<Bits<SLOT_BITS>>,
+    left: SDFF<Bits<SLOT_BITS>>,
+    to_end: SDFF<Bits<SLOT_BITS>>,
     // Slots from the fetch position to the next 4 KiB boundary of its
     // address (1 to a page), and from the ring's slot 0 to its first one
     // (where the fetch position lands when it wraps).
-    to_page: DFF<Bits<SLOT_BITS>>,
-    page_first: DFF<Bits<SLOT_BITS>>,
+    to_page: SDFF<Bits<SLOT_BITS>>,
+    page_first: SDFF<Bits<SLOT_BITS>>,
     // min(left, to_end); min(left, to_end, to_page), the next request's size
     // unless it is a full one; whether it is a full request or more; and
     // whether those hold for this run yet (not in the cycle it starts).
-    span: DFF<Bits<SLOT_BITS>>,
-    reach: DFF<Bits<SLOT_BITS>>,
-    big: DFF<Bit>,
-    sized: DFF<Bit>,
+    span: SDFF<Bits<SLOT_BITS>>,
+    reach: SDFF<Bits<SLOT_BITS>>,
+    big: SDFF<Bit>,
+    sized: SDFF<Bit>,
     // Beats requested and not yet consumed by the framer, and whether a
     // request of the largest size still fits (decided a cycle ahead).
-    credits_used: DFF<Bits<16>>,
-    room: DFF<Bit>,
+    credits_used: SDFF<Bits<16>>,
+    room: SDFF<Bit>,
     // `beat_consumed`, a cycle late: it comes out of the framer's accept
     // logic, and a credit returned late only holds requests back.
-    consumed: DFF<Bit>,
-    out_valid: DFF<Bit>,
-    out_addr: DFF<Bits<64>>,
-    out_len: DFF<Bits<16>>,
-    out_tag: DFF<Bits<8>>,
+    consumed: SDFF<Bit>,
+    out_valid: SDFF<Bit>,
+    out_addr: SDFF<Bits<64>>,
+    out_len: SDFF<Bits<16>>,
+    out_tag: SDFF<Bits<8>>,
 
     sel_base: Signal<Local, Bits<64>>,
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
@@ -118,6 +122,7 @@ impl TxFetcher {
         assert_eq!(page_slots % max_beats, 0);
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             tx_base: Default::default(),
             tx_mask: Default::default(),
             tx_enable: Default::default(),
@@ -203,8 +208,27 @@ impl Logic for TxFetcher {
             out_len,
             out_tag
         );
+        self.active.reset.next = self.reset.val();
+        self.cur.reset.next = self.reset.val();
+        self.visit.reset.next = self.reset.val();
+        self.left.reset.next = self.reset.val();
+        self.to_end.reset.next = self.reset.val();
+        self.to_page.reset.next = self.reset.val();
+        self.page_first.reset.next = self.reset.val();
+        self.span.reset.next = self.reset.val();
+        self.reach.reset.next = self.reset.val();
+        self.big.reset.next = self.reset.val();
+        self.sized.reset.next = self.reset.val();
+        self.credits_used.reset.next = self.reset.val();
+        self.room.reset.next = self.reset.val();
+        self.consumed.reset.next = self.reset.val();
+        self.out_valid.reset.next = self.reset.val();
+        self.out_addr.reset.next = self.reset.val();
+        self.out_len.reset.next = self.reset.val();
+        self.out_tag.reset.next = self.reset.val();
         for i in 0..TX_PIPES {
             self.fetched[i].clock.next = self.clock.val();
+            self.fetched[i].reset.next = self.reset.val();
             self.fetched[i].d.next = self.fetched[i].q.val();
         }
         self.sel_base.next = self.tx_base[0].val();

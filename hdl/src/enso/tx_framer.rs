@@ -1,3 +1,4 @@
+use crate::reset::SDFF;
 use crate::stream::{SkidBuffer, StreamSink, StreamSource};
 use crate::types::{AcpSend, EthBeat, SlotBeat, TxBeat, TxRunInfo};
 use pendulum_layout::params::{PIPE_BITS, SLOT_BITS, TX_PIPES};
@@ -23,6 +24,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct TxFramer {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     /// Read completions, in request order, through the parse stage.
     pub s_cpl: StreamSink<TxBeat>,
     /// One entry per read request (popped on its last beat).
@@ -56,34 +60,34 @@ pub struct TxFramer {
     pub ev_frame_bytes: Signal<Out, Bits<16>>,
     pub ev_drop_malformed: Signal<Out, Bit>,
 
-    in_frame: DFF<Bit>,
-    dropping: DFF<Bit>,
-    beats_left: DFF<Bits<16>>,
-    frame_len: DFF<Bits<16>>,
-    frame_slots: DFF<Bits<16>>,
+    in_frame: SDFF<Bit>,
+    dropping: SDFF<Bit>,
+    beats_left: SDFF<Bits<16>>,
+    frame_len: SDFF<Bits<16>>,
+    frame_slots: SDFF<Bits<16>>,
     /// Line slots of a commit still to pass to the atomic unit.
-    commit_left: DFF<Bits<2>>,
-    head_r: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
+    commit_left: SDFF<Bits<2>>,
+    head_r: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
     // Slots of the run from the next beat on, once a beat of the current
     // read was taken (`mid_read`); a read's first beat takes the count from
     // its info entry. Counting beats instead of subtracting the head from
     // the run's tail keeps an adder out of the path to every ready.
-    rem_r: DFF<Bits<SLOT_BITS>>,
-    mid_read: DFF<Bit>,
+    rem_r: SDFF<Bits<SLOT_BITS>>,
+    mid_read: SDFF<Bit>,
     /// Keep of the last beat of the frame in progress (from the parse
     /// stage, at its first beat).
-    frame_keep: DFF<Bits<64>>,
+    frame_keep: SDFF<Bits<64>>,
     /// Message slots to the link, registered both ways.
     acp_out: SkidBuffer<AcpSend>,
     // The outputs for head moves and events, registered (the consumers'
     // compares would otherwise follow the accept logic in the same cycle).
-    head_out: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
-    moved_r: DFF<Bit>,
-    new_head_r: DFF<Bits<SLOT_BITS>>,
-    ev_pipe_r: DFF<Bits<PIPE_BITS>>,
-    ev_frame_r: DFF<Bit>,
-    ev_frame_bytes_r: DFF<Bits<16>>,
-    ev_drop_r: DFF<Bit>,
+    head_out: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
+    moved_r: SDFF<Bit>,
+    new_head_r: SDFF<Bits<SLOT_BITS>>,
+    ev_pipe_r: SDFF<Bits<PIPE_BITS>>,
+    ev_frame_r: SDFF<Bit>,
+    ev_frame_bytes_r: SDFF<Bits<16>>,
+    ev_drop_r: SDFF<Bit>,
 
     beat_data: Signal<Local, Bits<512>>,
     pipe: Signal<Local, Bits<PIPE_BITS>>,
@@ -129,6 +133,7 @@ impl TxFramer {
         let c16 = |v: u64| Constant::new(v.into());
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s_cpl: Default::default(),
             s_info: Default::default(),
             m_eth: Default::default(),
@@ -231,11 +236,29 @@ impl Logic for TxFramer {
             ev_frame_bytes_r,
             ev_drop_r
         );
+        self.in_frame.reset.next = self.reset.val();
+        self.dropping.reset.next = self.reset.val();
+        self.beats_left.reset.next = self.reset.val();
+        self.frame_len.reset.next = self.reset.val();
+        self.frame_slots.reset.next = self.reset.val();
+        self.commit_left.reset.next = self.reset.val();
+        self.rem_r.reset.next = self.reset.val();
+        self.mid_read.reset.next = self.reset.val();
+        self.frame_keep.reset.next = self.reset.val();
+        self.moved_r.reset.next = self.reset.val();
+        self.new_head_r.reset.next = self.reset.val();
+        self.ev_pipe_r.reset.next = self.reset.val();
+        self.ev_frame_r.reset.next = self.reset.val();
+        self.ev_frame_bytes_r.reset.next = self.reset.val();
+        self.ev_drop_r.reset.next = self.reset.val();
         self.acp_out.clock.next = self.clock.val();
+        self.acp_out.reset.next = self.reset.val();
         for i in 0..TX_PIPES {
             self.head_r[i].clock.next = self.clock.val();
+            self.head_r[i].reset.next = self.reset.val();
             self.head_r[i].d.next = self.head_r[i].q.val();
             self.head_out[i].clock.next = self.clock.val();
+            self.head_out[i].reset.next = self.reset.val();
             self.head_out[i].d.next = self.head_r[i].q.val();
             self.head[i].next = self.head_out[i].q.val();
         }

@@ -15,6 +15,9 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct TxParse {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     pub s: StreamSink<CplBeat>,
     pub m: StreamSource<TxBeat>,
 
@@ -34,6 +37,7 @@ impl TxParse {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s: Default::default(),
             m: Default::default(),
             hdr: FrameLenParser::new(),
@@ -62,6 +66,7 @@ impl Logic for TxParse {
     #[hdl_gen]
     fn update(&mut self) {
         self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
         self.data.next = self.s.data.val().data;
         self.hdr.ethertype.next = self
             .data

@@ -1,3 +1,4 @@
+use crate::reset::{Clear, SDFF};
 use pendulum_layout::params::{PIPES, PIPE_BITS};
 use rust_hdl::prelude::*;
 
@@ -14,6 +15,12 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct PipeCounter {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
+    /// The reset's table sweep (`crate::reset::Clear`): counts are zeroed
+    /// one pipe a cycle while it is active.
+    pub clear: Clear<PIPE_BITS>,
     pub inc: Signal<In, Bit>,
     pub inc_pipe: Signal<In, Bits<PIPE_BITS>>,
     pub rd_pipe: Signal<In, Bits<PIPE_BITS>>,
@@ -22,24 +29,27 @@ pub struct PipeCounter {
     counts: RAM<Bits<32>, PIPE_BITS>,
     copy: RAM<Bits<32>, PIPE_BITS>,
     // The event being counted (a cycle after it was reported).
-    inc_r: DFF<Bit>,
-    inc_pipe_r: DFF<Bits<PIPE_BITS>>,
+    inc_r: SDFF<Bit>,
+    inc_pipe_r: SDFF<Bits<PIPE_BITS>>,
     count: Signal<Local, Bits<32>>,
     next: Signal<Local, Bits<32>>,
     // The last write, which a read given in its cycle missed.
-    fw: DFF<Bit>,
-    fw_pipe: DFF<Bits<PIPE_BITS>>,
-    fw_count: DFF<Bits<32>>,
+    fw: SDFF<Bit>,
+    fw_pipe: SDFF<Bits<PIPE_BITS>>,
+    fw_count: SDFF<Bits<32>>,
     // The same for the register file's read.
-    rd_fw: DFF<Bit>,
-    rd_fw_count: DFF<Bits<32>>,
+    rd_fw: SDFF<Bit>,
+    rd_fw_count: SDFF<Bits<32>>,
     one32: Constant<Bits<32>>,
+    zero32: Constant<Bits<32>>,
 }
 
 impl PipeCounter {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
+            reset: Default::default(),
+            clear: Default::default(),
             inc: Default::default(),
             inc_pipe: Default::default(),
             rd_pipe: Default::default(),
@@ -57,6 +67,7 @@ impl PipeCounter {
             rd_fw: Default::default(),
             rd_fw_count: Default::default(),
             one32: Constant::new(1u64.into()),
+            zero32: Constant::new(0u64.into()),
         }
     }
 }
@@ -81,6 +92,13 @@ impl Logic for PipeCounter {
             rd_fw,
             rd_fw_count
         );
+        self.inc_r.reset.next = self.reset.val();
+        self.inc_pipe_r.reset.next = self.reset.val();
+        self.fw.reset.next = self.reset.val();
+        self.fw_pipe.reset.next = self.reset.val();
+        self.fw_count.reset.next = self.reset.val();
+        self.rd_fw.reset.next = self.reset.val();
+        self.rd_fw_count.reset.next = self.reset.val();
         self.counts.read_clock.next = self.clock.val();
         self.counts.write_clock.next = self.clock.val();
         self.copy.read_clock.next = self.clock.val();
@@ -103,6 +121,15 @@ impl Logic for PipeCounter {
         self.fw.d.next = self.inc_r.q.val();
         self.fw_pipe.d.next = self.inc_pipe_r.q.val();
         self.fw_count.d.next = self.next.val();
+
+        if self.clear.active.val() {
+            self.counts.write_enable.next = true;
+            self.counts.write_address.next = self.clear.addr.val();
+            self.counts.write_data.next = self.zero32.val();
+            self.copy.write_enable.next = true;
+            self.copy.write_address.next = self.clear.addr.val();
+            self.copy.write_data.next = self.zero32.val();
+        }
 
         self.copy.read_address.next = self.rd_pipe.val();
         self.rd_fw.d.next = self.inc_r.q.val() & (self.inc_pipe_r.q.val() == self.rd_pipe.val());

@@ -1,5 +1,6 @@
 use super::PipeCounter;
 use crate::enso::FLOW_MATCH_BITS;
+use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, Join, StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
 use pendulum_layout::flow::{ENTRIES, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
@@ -105,6 +106,13 @@ pub struct LinkEvents {
 #[derive(LogicBlock)]
 pub struct RegFile {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
+    /// The reset's table sweep (`crate::reset::Clear`): every pipe's and
+    /// notification buffer's registers are zeroed, one entry a cycle, while
+    /// it is active. The core answers no register access until it is done.
+    pub clear: Clear<PIPE_BITS>,
     /// Register writes (always ready).
     pub s_wr: StreamSink<MmioWrite>,
     /// Register reads: the byte address.
@@ -200,19 +208,19 @@ pub struct RegFile {
     // The flow director's registers. Decoded here with the rest: a child
     // block's combinational answer read back into this one always block is
     // a loop Verilator evaluates once, and would read stale.
-    flow_key_r: [DFF<Bits<32>>; FLOW_KEY_WORDS],
+    flow_key_r: [SDFF<Bits<32>>; FLOW_KEY_WORDS],
     flow_key_join: Join<FLOW_FULL_WORDS, 32, { 32 * FLOW_FULL_WORDS }>,
     flow_key_cat: Concat<FLOW_LAST_BITS, { 32 * FLOW_FULL_WORDS }, FLOW_MATCH_BITS>,
-    flow_pipe_r: DFF<Bits<32>>,
-    flow_default_r: DFF<Bits<32>>,
+    flow_pipe_r: SDFF<Bits<32>>,
+    flow_default_r: SDFF<Bits<32>>,
     // FLOW_FALLBACK as written; until the first write it reads as all pipes.
-    flow_fallback_r: DFF<Bits<32>>,
-    flow_fallback_set: DFF<Bit>,
+    flow_fallback_r: SDFF<Bits<32>>,
+    flow_fallback_set: SDFF<Bit>,
     flow_fallback: Signal<Local, Bits<32>>,
     flow_fallback_ok: Signal<Local, Bit>,
     // FLOW_WRITE's value and its pulse, a cycle after the register write.
-    flow_write_r: DFF<Bits<32>>,
-    flow_write_pulse: DFF<Bit>,
+    flow_write_r: SDFF<Bits<32>>,
+    flow_write_pulse: SDFF<Bit>,
     g_flow_cap: Constant<Bits<OFF_BITS>>,
     g_flow_default: Constant<Bits<OFF_BITS>>,
     g_flow_fallback: Constant<Bits<OFF_BITS>>,
@@ -258,19 +266,19 @@ pub struct RegFile {
     tx_bytes64: ZeroExtend<16, 64>,
 
     link_state32: ZeroExtend<2, 32>,
-    link_rx_pipe_r: DFF<Bits<32>>,
-    link_seed_r: DFF<Bits<32>>,
+    link_rx_pipe_r: SDFF<Bits<32>>,
+    link_seed_r: SDFF<Bits<32>>,
     // The write pulse, one cycle late so it meets the new value.
-    link_seed_pulse: DFF<Bit>,
-    link_channels_r: DFF<Bits<32>>,
+    link_seed_pulse: SDFF<Bit>,
+    link_channels_r: SDFF<Bits<32>>,
     link_active32: ZeroExtend<CB1, 32>,
     g_link_channels: Constant<Bits<OFF_BITS>>,
     g_link_active: Constant<Bits<OFF_BITS>>,
     channels_max: Constant<Bits<32>>,
     channels_all: Constant<Bits<{ CB + 1 }>>,
-    tx_acp_r: [DFF<Bit>; TX_PIPES],
-    tx_atomic_r: [DFF<Bit>; TX_PIPES],
-    atomic_rx_pipe_r: DFF<Bits<32>>,
+    tx_acp_r: [SDFF<Bit>; TX_PIPES],
+    tx_atomic_r: [SDFF<Bit>; TX_PIPES],
+    atomic_rx_pipe_r: SDFF<Bits<32>>,
     g_atomic_rx_pipe: Constant<Bits<OFF_BITS>>,
     four32: Constant<Bits<32>>,
     g_link_state: Constant<Bits<OFF_BITS>>,
@@ -292,18 +300,18 @@ pub struct RegFile {
     // (two cycles after `restart`; `restart_wait` holds reads and writes
     // back until then, so none sees the old tail).
     tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    restart_wait: DFF<Bit>,
+    restart_wait: SDFF<Bit>,
     // A head write, a cycle late, for the gates' copies.
-    gh_v: DFF<Bit>,
-    gh_pipe: DFF<Bits<PIPE_BITS>>,
-    gh_value: DFF<Bits<SLOT_BITS>>,
+    gh_v: SDFF<Bit>,
+    gh_pipe: SDFF<Bits<PIPE_BITS>>,
+    gh_value: SDFF<Bits<SLOT_BITS>>,
     // A refused write and its LAST_REG_ERROR word, counted a cycle later.
-    err_r: DFF<Bit>,
-    err_word: DFF<Bits<32>>,
+    err_r: SDFF<Bit>,
+    err_word: SDFF<Bits<32>>,
     // The last tail write, which a read in its cycle missed.
-    fw_tail: DFF<Bit>,
-    fw_match: DFF<Bit>,
-    fw_tail_value: DFF<Bits<SLOT_BITS>>,
+    fw_tail: SDFF<Bit>,
+    fw_match: SDFF<Bit>,
+    fw_tail_value: SDFF<Bits<SLOT_BITS>>,
     // Each notification buffer's registers (buffer b on page b + 1), in
     // block RAM read with the pipe's page, and its on bit, which every pipe
     // of the buffer checks as it is switched on.
@@ -311,7 +319,7 @@ pub struct RegFile {
     nb_hi_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
     nb_bytes_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
     nb_head_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
-    nb_on: DFF<Bits<NOTIF_BUFS>>,
+    nb_on: SDFF<Bits<NOTIF_BUFS>>,
     nb_bit: Signal<Local, Bits<NOTIF_BUFS>>,
     one_nb: Constant<Bits<NOTIF_BUFS>>,
     wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
@@ -330,7 +338,7 @@ pub struct RegFile {
     // The RAMs' read address: a write's pipe as it is accepted (the new
     // pipe of a LINK_RX_PIPE or ATOMIC_RX_PIPE write), else a read's.
     lk_addr: Signal<Local, Bits<PIPE_BITS>>,
-    lk_pipe: DFF<Bits<PIPE_BITS>>,
+    lk_pipe: SDFF<Bits<PIPE_BITS>>,
     in_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     in_page: Signal<Local, Bits<PAGE_BITS>>,
     in_off: Signal<Local, Bits<OFF_BITS>>,
@@ -350,15 +358,15 @@ pub struct RegFile {
     wr_pipe_l: Signal<Local, Bits<PIPE_BITS>>,
     wr_is_pipe: Signal<Local, Bit>,
     // The gates' pipes' ring state (`gate_*` outputs), and the pipe each is for.
-    gate_head_r: [DFF<Bits<SLOT_BITS>>; GATES],
-    gate_tail_r: [DFF<Bits<SLOT_BITS>>; GATES],
-    gate_mask_r: [DFF<Bits<SLOT_BITS>>; GATES],
-    gate_enable_r: [DFF<Bit>; GATES],
+    gate_head_r: [SDFF<Bits<SLOT_BITS>>; GATES],
+    gate_tail_r: [SDFF<Bits<SLOT_BITS>>; GATES],
+    gate_mask_r: [SDFF<Bits<SLOT_BITS>>; GATES],
+    gate_enable_r: [SDFF<Bit>; GATES],
     gate_pipe: [Signal<Local, Bits<PIPE_BITS>>; GATES],
     gate_load: [Signal<Local, Bit>; GATES],
     // A read: its address while its page is read, then decoded.
-    rd_v: DFF<Bit>,
-    rd_addr_r: DFF<Bits<MMIO_ADDR_BITS>>,
+    rd_v: SDFF<Bit>,
+    rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
     rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
     rd_is_pipe: Signal<Local, Bit>,
     rd_pipe32: ZeroExtend<PIPE_BITS, 32>,
@@ -366,66 +374,68 @@ pub struct RegFile {
     last_tx_page: Constant<Bits<PAGE_BITS>>,
 
     // State.
-    tx_base_lo: [DFF<Bits<32>>; TX_PIPES],
-    tx_base_hi: [DFF<Bits<32>>; TX_PIPES],
-    tx_ring_bytes: [DFF<Bits<32>>; TX_PIPES],
-    tx_mask_r: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
-    tx_compl_lo: [DFF<Bits<32>>; TX_PIPES],
-    tx_compl_hi: [DFF<Bits<32>>; TX_PIPES],
-    tx_enable_r: [DFF<Bit>; TX_PIPES],
-    tx_tail_r: [DFF<Bits<SLOT_BITS>>; TX_PIPES],
-    tx_frames: [DFF<Bits<32>>; TX_PIPES],
-    tx_drops: [DFF<Bits<32>>; TX_PIPES],
-    ctrl: DFF<Bits<32>>,
-    scratch: DFF<Bits<32>>,
-    reg_errors: DFF<Bits<32>>,
-    last_err: DFF<Bits<32>>,
-    counters: [DFF<Bits<64>>; COUNTERS],
+    tx_base_lo: [SDFF<Bits<32>>; TX_PIPES],
+    tx_base_hi: [SDFF<Bits<32>>; TX_PIPES],
+    tx_ring_bytes: [SDFF<Bits<32>>; TX_PIPES],
+    tx_mask_r: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
+    tx_compl_lo: [SDFF<Bits<32>>; TX_PIPES],
+    tx_compl_hi: [SDFF<Bits<32>>; TX_PIPES],
+    tx_enable_r: [SDFF<Bit>; TX_PIPES],
+    tx_tail_r: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
+    tx_frames: [SDFF<Bits<32>>; TX_PIPES],
+    tx_drops: [SDFF<Bits<32>>; TX_PIPES],
+    ctrl: SDFF<Bits<32>>,
+    scratch: SDFF<Bits<32>>,
+    // SESSION: the opener's token; a reset clears it.
+    session: SDFF<Bits<32>>,
+    reg_errors: SDFF<Bits<32>>,
+    last_err: SDFF<Bits<32>>,
+    counters: [SDFF<Bits<64>>; COUNTERS],
     // Every counted event, registered: counter k counts ev_r[k] a cycle after
     // the datapath reports it, so the datapath's event logic and the 64-bit
     // adders are in different cycles. No register read can see the lag.
-    ev_r: [DFF<Bit>; COUNTERS],
-    ev_rx_pipe: DFF<Bits<PIPE_BITS>>,
-    ev_rx_bytes: DFF<Bits<16>>,
-    ev_tx_pipe: DFF<Bits<PIPE_BITS>>,
-    ev_tx_bytes: DFF<Bits<16>>,
+    ev_r: [SDFF<Bit>; COUNTERS],
+    ev_rx_pipe: SDFF<Bits<PIPE_BITS>>,
+    ev_rx_bytes: SDFF<Bits<16>>,
+    ev_tx_pipe: SDFF<Bits<PIPE_BITS>>,
+    ev_tx_bytes: SDFF<Bits<16>>,
     // A write goes through three cycles: the cycle it is accepted latches its
     // address and data and reads its page, the next checks its value against
     // the page (into the `*_r` flags and `pk_*` below), the third decodes the
     // address and applies it. A write is accepted at most every third cycle
     // (`wr_check`, `wr_apply`), so each check sees the previous write's effect.
-    wr_addr_r: DFF<Bits<MMIO_ADDR_BITS>>,
-    wr_data_r: DFF<Bits<32>>,
-    wr_apply: DFF<Bit>,
+    wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
+    wr_data_r: SDFF<Bits<32>>,
+    wr_apply: SDFF<Bit>,
     // A write's data as it is accepted (its low bits: a gate's new pipe).
     in_data: Signal<Local, Bits<32>>,
-    size_ok_r: DFF<Bit>,
-    ring_aligned_r: DFF<Bit>,
-    notif_aligned_r: DFF<Bit>,
-    flow_fallback_ok_r: DFF<Bit>,
-    tx_tail_ok_r: [DFF<Bit>; TX_PIPES],
-    wr_check: DFF<Bit>,
-    head_ok_r: DFF<Bit>,
+    size_ok_r: SDFF<Bit>,
+    ring_aligned_r: SDFF<Bit>,
+    notif_aligned_r: SDFF<Bit>,
+    flow_fallback_ok_r: SDFF<Bit>,
+    tx_tail_ok_r: [SDFF<Bit>; TX_PIPES],
+    wr_check: SDFF<Bit>,
+    head_ok_r: SDFF<Bit>,
     // The write's page as the check stage read it (see the block's comment).
-    pk_enable: DFF<Bit>,
-    pk_ring_zero: DFF<Bit>,
-    pk_nb_zero: DFF<Bit>,
-    pk_base: DFF<Bits<64>>,
-    pk_mask: DFF<Bits<SLOT_BITS>>,
-    pk_nb_base: DFF<Bits<64>>,
-    pk_nb_mask: DFF<Bits<32>>,
-    pk_head: DFF<Bits<SLOT_BITS>>,
-    pk_tail: DFF<Bits<SLOT_BITS>>,
-    pk_pipe: DFF<Bits<PIPE_BITS>>,
-    pk_nb_ctrl: DFF<Bit>,
+    pk_enable: SDFF<Bit>,
+    pk_ring_zero: SDFF<Bit>,
+    pk_nb_zero: SDFF<Bit>,
+    pk_base: SDFF<Bits<64>>,
+    pk_mask: SDFF<Bits<SLOT_BITS>>,
+    pk_nb_base: SDFF<Bits<64>>,
+    pk_nb_mask: SDFF<Bits<32>>,
+    pk_head: SDFF<Bits<SLOT_BITS>>,
+    pk_tail: SDFF<Bits<SLOT_BITS>>,
+    pk_pipe: SDFF<Bits<PIPE_BITS>>,
+    pk_nb_ctrl: SDFF<Bit>,
     // The write's offset decoded in the check stage: bit k is "the offset is
     // the k-th one the apply stage tests" (the list where they are set).
-    wo_hit: [DFF<Bit>; 39],
+    wo_hit: [SDFF<Bit>; 40],
     wr_take: Signal<Local, Bit>,
     // Reading a counter's LO half latches its HI half here.
-    hi_latch: DFF<Bits<32>>,
-    rsp_valid: DFF<Bit>,
-    rsp_data: DFF<Bits<32>>,
+    hi_latch: SDFF<Bits<32>>,
+    rsp_valid: SDFF<Bit>,
+    rsp_data: SDFF<Bits<32>>,
 
     // Constants from pendulum-layout.
     const_off: [Constant<Bits<OFF_BITS>>; CONST_REGS],
@@ -434,6 +444,7 @@ pub struct RegFile {
     cnt_hi_off: [Constant<Bits<OFF_BITS>>; COUNTERS],
     g_ctrl: Constant<Bits<OFF_BITS>>,
     g_scratch: Constant<Bits<OFF_BITS>>,
+    g_session: Constant<Bits<OFF_BITS>>,
     g_reg_errors: Constant<Bits<OFF_BITS>>,
     g_last_err: Constant<Bits<OFF_BITS>>,
     g_rx_overflow_drops: Constant<Bits<OFF_BITS>>,
@@ -522,6 +533,8 @@ impl RegFile {
         let cnt_end = global::COUNTERS.iter().map(|r| r.offset).max().unwrap() + 8;
         Self {
             clock: Default::default(),
+            reset: Default::default(),
+            clear: Default::default(),
             s_wr: Default::default(),
             s_rd: Default::default(),
             m_rsp: Default::default(),
@@ -742,6 +755,7 @@ impl RegFile {
             frame_bytes64: Default::default(),
             ctrl: Default::default(),
             scratch: Default::default(),
+            session: Default::default(),
             reg_errors: Default::default(),
             last_err: Default::default(),
             counters: Default::default(),
@@ -785,6 +799,7 @@ impl RegFile {
             }),
             g_ctrl: off(global::CTRL),
             g_scratch: off(global::SCRATCH),
+            g_session: off(global::SESSION),
             g_reg_errors: off(global::REG_ERRORS),
             g_last_err: off(global::LAST_REG_ERROR),
             g_rx_overflow_drops: off(global::RX_OVERFLOW_DROPS),
@@ -830,15 +845,25 @@ impl Logic for RegFile {
         // Clocks and hold-by-default for every register.
         for i in 0..TX_PIPES {
             self.tx_base_lo[i].clock.next = self.clock.val();
+            self.tx_base_lo[i].reset.next = self.reset.val();
             self.tx_base_hi[i].clock.next = self.clock.val();
+            self.tx_base_hi[i].reset.next = self.reset.val();
             self.tx_ring_bytes[i].clock.next = self.clock.val();
+            self.tx_ring_bytes[i].reset.next = self.reset.val();
             self.tx_mask_r[i].clock.next = self.clock.val();
+            self.tx_mask_r[i].reset.next = self.reset.val();
             self.tx_compl_lo[i].clock.next = self.clock.val();
+            self.tx_compl_lo[i].reset.next = self.reset.val();
             self.tx_compl_hi[i].clock.next = self.clock.val();
+            self.tx_compl_hi[i].reset.next = self.reset.val();
             self.tx_enable_r[i].clock.next = self.clock.val();
+            self.tx_enable_r[i].reset.next = self.reset.val();
             self.tx_tail_r[i].clock.next = self.clock.val();
+            self.tx_tail_r[i].reset.next = self.reset.val();
             self.tx_frames[i].clock.next = self.clock.val();
+            self.tx_frames[i].reset.next = self.reset.val();
             self.tx_drops[i].clock.next = self.clock.val();
+            self.tx_drops[i].reset.next = self.reset.val();
             self.tx_base_lo[i].d.next = self.tx_base_lo[i].q.val();
             self.tx_base_hi[i].d.next = self.tx_base_hi[i].q.val();
             self.tx_ring_bytes[i].d.next = self.tx_ring_bytes[i].q.val();
@@ -850,29 +875,39 @@ impl Logic for RegFile {
             self.tx_frames[i].d.next = self.tx_frames[i].q.val();
             self.tx_drops[i].d.next = self.tx_drops[i].q.val();
             self.tx_acp_r[i].clock.next = self.clock.val();
+            self.tx_acp_r[i].reset.next = self.reset.val();
             self.tx_acp_r[i].d.next = self.tx_acp_r[i].q.val();
             self.tx_acp[i].next = self.tx_acp_r[i].q.val();
             self.tx_atomic_r[i].clock.next = self.clock.val();
+            self.tx_atomic_r[i].reset.next = self.reset.val();
             self.tx_atomic_r[i].d.next = self.tx_atomic_r[i].q.val();
             self.tx_atomic[i].next = self.tx_atomic_r[i].q.val();
         }
         for k in 0..FLOW_KEY_WORDS {
             self.flow_key_r[k].clock.next = self.clock.val();
+            self.flow_key_r[k].reset.next = self.reset.val();
             self.flow_key_r[k].d.next = self.flow_key_r[k].q.val();
         }
         for k in 0..COUNTERS {
             self.counters[k].clock.next = self.clock.val();
+            self.counters[k].reset.next = self.reset.val();
             self.counters[k].d.next = self.counters[k].q.val();
             self.ev_r[k].clock.next = self.clock.val();
+            self.ev_r[k].reset.next = self.reset.val();
         }
         for i in 0..TX_PIPES {
             self.tx_tail_ok_r[i].clock.next = self.clock.val();
+            self.tx_tail_ok_r[i].reset.next = self.reset.val();
         }
         for g in 0..GATES {
             self.gate_head_r[g].clock.next = self.clock.val();
+            self.gate_head_r[g].reset.next = self.reset.val();
             self.gate_tail_r[g].clock.next = self.clock.val();
+            self.gate_tail_r[g].reset.next = self.reset.val();
             self.gate_mask_r[g].clock.next = self.clock.val();
+            self.gate_mask_r[g].reset.next = self.reset.val();
             self.gate_enable_r[g].clock.next = self.clock.val();
+            self.gate_enable_r[g].reset.next = self.reset.val();
             self.gate_head_r[g].d.next = self.gate_head_r[g].q.val();
             self.gate_tail_r[g].d.next = self.gate_tail_r[g].q.val();
             self.gate_mask_r[g].d.next = self.gate_mask_r[g].q.val();
@@ -912,6 +947,7 @@ impl Logic for RegFile {
             flow_fallback_ok_r,
             ctrl,
             scratch,
+            session,
             reg_errors,
             last_err,
             hi_latch,
@@ -942,6 +978,62 @@ impl Logic for RegFile {
             rd_v,
             rd_addr_r
         );
+        self.ev_rx_pipe.reset.next = self.reset.val();
+        self.ev_rx_bytes.reset.next = self.reset.val();
+        self.ev_tx_pipe.reset.next = self.reset.val();
+        self.ev_tx_bytes.reset.next = self.reset.val();
+        self.wr_check.reset.next = self.reset.val();
+        self.head_ok_r.reset.next = self.reset.val();
+        self.pk_enable.reset.next = self.reset.val();
+        self.pk_ring_zero.reset.next = self.reset.val();
+        self.pk_nb_zero.reset.next = self.reset.val();
+        self.pk_base.reset.next = self.reset.val();
+        self.pk_mask.reset.next = self.reset.val();
+        self.pk_nb_base.reset.next = self.reset.val();
+        self.pk_nb_mask.reset.next = self.reset.val();
+        self.pk_head.reset.next = self.reset.val();
+        self.pk_tail.reset.next = self.reset.val();
+        self.pk_pipe.reset.next = self.reset.val();
+        self.pk_nb_ctrl.reset.next = self.reset.val();
+        self.wr_addr_r.reset.next = self.reset.val();
+        self.wr_data_r.reset.next = self.reset.val();
+        self.wr_apply.reset.next = self.reset.val();
+        self.size_ok_r.reset.next = self.reset.val();
+        self.ring_aligned_r.reset.next = self.reset.val();
+        self.notif_aligned_r.reset.next = self.reset.val();
+        self.flow_fallback_ok_r.reset.next = self.reset.val();
+        self.ctrl.reset.next = self.reset.val();
+        self.scratch.reset.next = self.reset.val();
+        self.session.reset.next = self.reset.val();
+        self.reg_errors.reset.next = self.reset.val();
+        self.last_err.reset.next = self.reset.val();
+        self.hi_latch.reset.next = self.reset.val();
+        self.rsp_valid.reset.next = self.reset.val();
+        self.rsp_data.reset.next = self.reset.val();
+        self.link_rx_pipe_r.reset.next = self.reset.val();
+        self.link_seed_r.reset.next = self.reset.val();
+        self.link_seed_pulse.reset.next = self.reset.val();
+        self.link_channels_r.reset.next = self.reset.val();
+        self.atomic_rx_pipe_r.reset.next = self.reset.val();
+        self.flow_pipe_r.reset.next = self.reset.val();
+        self.flow_default_r.reset.next = self.reset.val();
+        self.flow_fallback_r.reset.next = self.reset.val();
+        self.flow_fallback_set.reset.next = self.reset.val();
+        self.flow_write_r.reset.next = self.reset.val();
+        self.flow_write_pulse.reset.next = self.reset.val();
+        self.restart_wait.reset.next = self.reset.val();
+        self.gh_v.reset.next = self.reset.val();
+        self.gh_pipe.reset.next = self.reset.val();
+        self.gh_value.reset.next = self.reset.val();
+        self.err_r.reset.next = self.reset.val();
+        self.err_word.reset.next = self.reset.val();
+        self.fw_tail.reset.next = self.reset.val();
+        self.fw_match.reset.next = self.reset.val();
+        self.fw_tail_value.reset.next = self.reset.val();
+        self.lk_pipe.reset.next = self.reset.val();
+        self.nb_on.reset.next = self.reset.val();
+        self.rd_v.reset.next = self.reset.val();
+        self.rd_addr_r.reset.next = self.reset.val();
         self.base_lo_ram.read_clock.next = self.clock.val();
         self.base_lo_ram.write_clock.next = self.clock.val();
         self.base_hi_ram.read_clock.next = self.clock.val();
@@ -963,7 +1055,13 @@ impl Logic for RegFile {
         self.tail_ram.read_clock.next = self.clock.val();
         self.tail_ram.write_clock.next = self.clock.val();
         self.rx_frames.clock.next = self.clock.val();
+        self.rx_frames.reset.next = self.reset.val();
         self.rx_drops.clock.next = self.clock.val();
+        self.rx_drops.reset.next = self.reset.val();
+        self.rx_frames.clear.active.next = self.clear.active.val();
+        self.rx_frames.clear.addr.next = self.clear.addr.val();
+        self.rx_drops.clear.active.next = self.clear.active.val();
+        self.rx_drops.clear.addr.next = self.clear.addr.val();
         self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
         if self.link_channels_r.q.val() == self.zero32.val() {
@@ -1258,8 +1356,10 @@ impl Logic for RegFile {
         self.wo_hit[36].d.next = self.wr_off.val() == self.p_nb_bytes.val();
         self.wo_hit[37].d.next = self.wr_off.val() == self.p_nb_ctrl.val();
         self.wo_hit[38].d.next = self.wr_off.val() == self.p_nb_head.val();
-        for k in 0..39 {
+        self.wo_hit[39].d.next = self.wr_off.val() == self.g_session.val();
+        for k in 0..40 {
             self.wo_hit[k].clock.next = self.clock.val();
+            self.wo_hit[k].reset.next = self.reset.val();
         }
         if self.wr_apply.q.val() {
             if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
@@ -1270,6 +1370,8 @@ impl Logic for RegFile {
                     self.ctrl.d.next = self.wr_data.val();
                 } else if self.wo_hit[1].q.val() {
                     self.scratch.d.next = self.wr_data.val();
+                } else if self.wo_hit[39].q.val() {
+                    self.session.d.next = self.wr_data.val();
                 } else if self.wo_hit[2].q.val() {
                     self.link_reset.next = self.wr_data.val().get_bit(0);
                 } else if self.wo_hit[3].q.val() {
@@ -1725,6 +1827,10 @@ impl Logic for RegFile {
                 self.rd_data.next = self.rd_data.val() | self.scratch.q.val();
                 self.rd_hit.next = true;
             }
+            if self.rd_off.val() == self.g_session.val() {
+                self.rd_data.next = self.rd_data.val() | self.session.q.val();
+                self.rd_hit.next = true;
+            }
             if self.rd_off.val() == self.g_reg_errors.val() {
                 self.rd_data.next = self.rd_data.val() | self.reg_errors.q.val();
                 self.rd_hit.next = true;
@@ -1940,6 +2046,41 @@ impl Logic for RegFile {
                     self.hi_latch.d.next = self.counters[k].q.val().get_bits::<32>(32);
                 }
             }
+        }
+        // A reset's sweep zeroes every pipe's and buffer's registers.
+        if self.clear.active.val() {
+            self.base_lo_ram.write_enable.next = true;
+            self.base_lo_ram.write_address.next = self.clear.addr.val();
+            self.base_lo_ram.write_data.next = self.zero32.val();
+            self.base_hi_ram.write_enable.next = true;
+            self.base_hi_ram.write_address.next = self.clear.addr.val();
+            self.base_hi_ram.write_data.next = self.zero32.val();
+            self.ring_bytes_ram.write_enable.next = true;
+            self.ring_bytes_ram.write_address.next = self.clear.addr.val();
+            self.ring_bytes_ram.write_data.next = self.zero32.val();
+            self.enable_ram.write_enable.next = true;
+            self.enable_ram.write_address.next = self.clear.addr.val();
+            self.enable_ram.write_data.next = false;
+            self.head_ram.write_enable.next = true;
+            self.head_ram.write_address.next = self.clear.addr.val();
+            self.head_ram.write_data.next = self.zero16.val();
+            self.tail_ram.write_enable.next = true;
+            self.tail_ram.write_address.next = self.clear.addr.val();
+            self.tail_ram.write_data.next = self.zero16.val();
+            self.nb_lo_ram.write_enable.next = true;
+            self.nb_lo_ram.write_address.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+            self.nb_lo_ram.write_data.next = self.zero32.val();
+            self.nb_hi_ram.write_enable.next = true;
+            self.nb_hi_ram.write_address.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+            self.nb_hi_ram.write_data.next = self.zero32.val();
+            self.nb_bytes_ram.write_enable.next = true;
+            self.nb_bytes_ram.write_address.next =
+                self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+            self.nb_bytes_ram.write_data.next = self.zero32.val();
+            self.nb_head_ram.write_enable.next = true;
+            self.nb_head_ram.write_address.next =
+                self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+            self.nb_head_ram.write_data.next = self.zero32.val();
         }
     }
 }

@@ -1,4 +1,5 @@
 use super::{StreamSink, StreamSource};
+use crate::reset::SDFF;
 use rust_hdl::prelude::*;
 
 /// Index width inside the arbiter: up to 128 inputs.
@@ -13,13 +14,16 @@ const IDX_BITS: usize = 8;
 #[derive(LogicBlock)]
 pub struct RoundRobinArbiter<T: Synth, const N: usize> {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     pub s: [StreamSink<T>; N],
     /// The word on input i ends its packet.
     pub s_last: [Signal<In, Bit>; N],
     pub m: StreamSource<T>,
-    last: DFF<Bits<IDX_BITS>>,
+    last: SDFF<Bits<IDX_BITS>>,
     // Mid-packet: the grant stays with input `last`.
-    locked: DFF<Bit>,
+    locked: SDFF<Bit>,
     grant: Signal<Local, Bits<IDX_BITS>>,
     found: Signal<Local, Bit>,
     // The input k-th in line: (last + k + 1) mod N. Signals of their own, so
@@ -38,6 +42,7 @@ impl<T: Synth, const N: usize> RoundRobinArbiter<T, N> {
         assert!((1..=128).contains(&N), "RoundRobinArbiter: 1 to 128 inputs");
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s: std::array::from_fn(|_| Default::default()),
             s_last: std::array::from_fn(|_| Default::default()),
             m: Default::default(),
@@ -63,6 +68,8 @@ impl<T: Synth, const N: usize> Logic for RoundRobinArbiter<T, N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, last, locked);
+        self.last.reset.next = self.reset.val();
+        self.locked.reset.next = self.reset.val();
         for k in 0..N {
             self.cand[k].next = (self.last.q.val() & self.idx_mask.val()) + self.offsets[k].val();
             if self.cand[k].val() >= self.n.val() {

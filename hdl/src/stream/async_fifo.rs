@@ -1,4 +1,5 @@
 use super::{StreamSink, StreamSource};
+use crate::reset::SDFF;
 use rust_hdl::prelude::*;
 
 /// Dual-clock first-word-fall-through FIFO of `2^N` words: the only way a
@@ -24,25 +25,30 @@ use rust_hdl::prelude::*;
 pub struct AsyncStreamFifo<T: Synth, const N: usize, const NP1: usize> {
     /// Clock of the writing side.
     pub s_clock: Signal<In, Clock>,
+    /// Synchronous reset on `s_clock`; hold it together with `m_reset` (their
+    /// windows must overlap, in either order of release).
+    pub s_reset: Signal<In, Bit>,
     /// Words in, on `s_clock`; `ready` is low while (possibly) full.
     pub s: StreamSink<T>,
     /// Clock of the reading side.
     pub m_clock: Signal<In, Clock>,
+    /// Synchronous reset on `m_clock` (see `s_reset`).
+    pub m_reset: Signal<In, Bit>,
     /// Words out, oldest first, on `m_clock`.
     pub m: StreamSource<T>,
     ram: RAM<T, N>,
     // Write side (s_clock).
-    wr_bin: DFF<Bits<NP1>>,
-    wr_gray: DFF<Bits<NP1>>,
-    rd_gray_meta: DFF<Bits<NP1>>,
-    rd_gray_sync: DFF<Bits<NP1>>,
+    wr_bin: SDFF<Bits<NP1>>,
+    wr_gray: SDFF<Bits<NP1>>,
+    rd_gray_meta: SDFF<Bits<NP1>>,
+    rd_gray_sync: SDFF<Bits<NP1>>,
     wr_next: Signal<Local, Bits<NP1>>,
     push: Signal<Local, Bit>,
     // Read side (m_clock).
-    rd_bin: DFF<Bits<NP1>>,
-    rd_gray: DFF<Bits<NP1>>,
-    wr_gray_meta: DFF<Bits<NP1>>,
-    wr_gray_sync: DFF<Bits<NP1>>,
+    rd_bin: SDFF<Bits<NP1>>,
+    rd_gray: SDFF<Bits<NP1>>,
+    wr_gray_meta: SDFF<Bits<NP1>>,
+    wr_gray_sync: SDFF<Bits<NP1>>,
     rd_next: Signal<Local, Bits<NP1>>,
     pop: Signal<Local, Bit>,
     one: Constant<Bits<NP1>>,
@@ -56,8 +62,10 @@ impl<T: Synth, const N: usize, const NP1: usize> AsyncStreamFifo<T, N, NP1> {
         assert_eq!(NP1, N + 1, "AsyncStreamFifo: NP1 must be N + 1");
         Self {
             s_clock: Default::default(),
+            s_reset: Default::default(),
             s: Default::default(),
             m_clock: Default::default(),
+            m_reset: Default::default(),
             m: Default::default(),
             ram: Default::default(),
             wr_bin: Default::default(),
@@ -89,9 +97,13 @@ impl<T: Synth, const N: usize, const NP1: usize> Logic for AsyncStreamFifo<T, N,
     fn update(&mut self) {
         // Write side.
         self.wr_bin.clock.next = self.s_clock.val();
+        self.wr_bin.reset.next = self.s_reset.val();
         self.wr_gray.clock.next = self.s_clock.val();
+        self.wr_gray.reset.next = self.s_reset.val();
         self.rd_gray_meta.clock.next = self.s_clock.val();
+        self.rd_gray_meta.reset.next = self.s_reset.val();
         self.rd_gray_sync.clock.next = self.s_clock.val();
+        self.rd_gray_sync.reset.next = self.s_reset.val();
         self.ram.write_clock.next = self.s_clock.val();
         self.rd_gray_meta.d.next = self.rd_gray.q.val();
         self.rd_gray_sync.d.next = self.rd_gray_meta.q.val();
@@ -111,9 +123,13 @@ impl<T: Synth, const N: usize, const NP1: usize> Logic for AsyncStreamFifo<T, N,
 
         // Read side.
         self.rd_bin.clock.next = self.m_clock.val();
+        self.rd_bin.reset.next = self.m_reset.val();
         self.rd_gray.clock.next = self.m_clock.val();
+        self.rd_gray.reset.next = self.m_reset.val();
         self.wr_gray_meta.clock.next = self.m_clock.val();
+        self.wr_gray_meta.reset.next = self.m_reset.val();
         self.wr_gray_sync.clock.next = self.m_clock.val();
+        self.wr_gray_sync.reset.next = self.m_reset.val();
         self.ram.read_clock.next = self.m_clock.val();
         self.wr_gray_meta.d.next = self.wr_gray.q.val();
         self.wr_gray_sync.d.next = self.wr_gray_meta.q.val();

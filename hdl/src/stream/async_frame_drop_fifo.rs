@@ -1,4 +1,5 @@
 use super::StreamSource;
+use crate::reset::SDFF;
 use crate::types::EthBeat;
 use rust_hdl::prelude::*;
 
@@ -47,29 +48,34 @@ use rust_hdl::prelude::*;
 pub struct AsyncFrameDropFifo<const N: usize, const NP1: usize> {
     /// Clock of the writing side.
     pub s_clock: Signal<In, Clock>,
+    /// Synchronous reset on `s_clock`; hold it together with `m_reset` (their
+    /// windows must overlap, in either order of release).
+    pub s_reset: Signal<In, Bit>,
     /// Beats in, on `s_clock`. No ready: every valid beat is taken, kept or
     /// dropped with its frame.
     pub s_data: Signal<In, EthBeat>,
     pub s_valid: Signal<In, Bit>,
     /// Clock of the reading side.
     pub m_clock: Signal<In, Clock>,
+    /// Synchronous reset on `m_clock` (see `s_reset`).
+    pub m_reset: Signal<In, Bit>,
     /// Whole frames out, oldest first, on `m_clock`.
     pub m: StreamSource<EthBeat>,
     /// Frames dropped since power-up (wraps at 2^32), on `m_clock`.
     pub m_drops: Signal<Out, Bits<32>>,
     ram: RAM<EthBeat, N>,
     // Write side (s_clock).
-    wr_bin: DFF<Bits<NP1>>,
-    wr_gray: DFF<Bits<NP1>>,
-    start_bin: DFF<Bits<NP1>>,
+    wr_bin: SDFF<Bits<NP1>>,
+    wr_gray: SDFF<Bits<NP1>>,
+    start_bin: SDFF<Bits<NP1>>,
     // The rest of a dropped frame is being ignored.
-    dropping: DFF<Bit>,
-    rd_gray_meta: DFF<Bits<NP1>>,
-    rd_gray_sync: DFF<Bits<NP1>>,
-    frames_bin: DFF<Bits<NP1>>,
-    frames_gray: DFF<Bits<NP1>>,
-    drops_bin: DFF<Bits<32>>,
-    drops_gray: DFF<Bits<32>>,
+    dropping: SDFF<Bit>,
+    rd_gray_meta: SDFF<Bits<NP1>>,
+    rd_gray_sync: SDFF<Bits<NP1>>,
+    frames_bin: SDFF<Bits<NP1>>,
+    frames_gray: SDFF<Bits<NP1>>,
+    drops_bin: SDFF<Bits<32>>,
+    drops_gray: SDFF<Bits<32>>,
     room: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     drop_now: Signal<Local, Bit>,
@@ -77,15 +83,15 @@ pub struct AsyncFrameDropFifo<const N: usize, const NP1: usize> {
     frames_next: Signal<Local, Bits<NP1>>,
     drops_next: Signal<Local, Bits<32>>,
     // Read side (m_clock).
-    rd_bin: DFF<Bits<NP1>>,
-    rd_gray: DFF<Bits<NP1>>,
-    frames_gray_meta: DFF<Bits<NP1>>,
-    frames_gray_sync: DFF<Bits<NP1>>,
-    done_bin: DFF<Bits<NP1>>,
-    done_gray: DFF<Bits<NP1>>,
-    drops_gray_meta: DFF<Bits<32>>,
-    drops_gray_sync: DFF<Bits<32>>,
-    drops_out: DFF<Bits<32>>,
+    rd_bin: SDFF<Bits<NP1>>,
+    rd_gray: SDFF<Bits<NP1>>,
+    frames_gray_meta: SDFF<Bits<NP1>>,
+    frames_gray_sync: SDFF<Bits<NP1>>,
+    done_bin: SDFF<Bits<NP1>>,
+    done_gray: SDFF<Bits<NP1>>,
+    drops_gray_meta: SDFF<Bits<32>>,
+    drops_gray_sync: SDFF<Bits<32>>,
+    drops_out: SDFF<Bits<32>>,
     frame_ready: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     rd_next: Signal<Local, Bits<NP1>>,
@@ -111,9 +117,11 @@ impl<const N: usize, const NP1: usize> AsyncFrameDropFifo<N, NP1> {
         assert_eq!(NP1, N + 1, "AsyncFrameDropFifo: NP1 must be N + 1");
         Self {
             s_clock: Default::default(),
+            s_reset: Default::default(),
             s_data: Default::default(),
             s_valid: Default::default(),
             m_clock: Default::default(),
+            m_reset: Default::default(),
             m: Default::default(),
             m_drops: Default::default(),
             ram: Default::default(),
@@ -175,15 +183,25 @@ impl<const N: usize, const NP1: usize> Logic for AsyncFrameDropFifo<N, NP1> {
     fn update(&mut self) {
         // Write side.
         self.wr_bin.clock.next = self.s_clock.val();
+        self.wr_bin.reset.next = self.s_reset.val();
         self.wr_gray.clock.next = self.s_clock.val();
+        self.wr_gray.reset.next = self.s_reset.val();
         self.start_bin.clock.next = self.s_clock.val();
+        self.start_bin.reset.next = self.s_reset.val();
         self.dropping.clock.next = self.s_clock.val();
+        self.dropping.reset.next = self.s_reset.val();
         self.rd_gray_meta.clock.next = self.s_clock.val();
+        self.rd_gray_meta.reset.next = self.s_reset.val();
         self.rd_gray_sync.clock.next = self.s_clock.val();
+        self.rd_gray_sync.reset.next = self.s_reset.val();
         self.frames_bin.clock.next = self.s_clock.val();
+        self.frames_bin.reset.next = self.s_reset.val();
         self.frames_gray.clock.next = self.s_clock.val();
+        self.frames_gray.reset.next = self.s_reset.val();
         self.drops_bin.clock.next = self.s_clock.val();
+        self.drops_bin.reset.next = self.s_reset.val();
         self.drops_gray.clock.next = self.s_clock.val();
+        self.drops_gray.reset.next = self.s_reset.val();
         self.ram.write_clock.next = self.s_clock.val();
         self.rd_gray_meta.d.next = self.rd_gray.q.val();
         self.rd_gray_sync.d.next = self.rd_gray_meta.q.val();
@@ -225,14 +243,23 @@ impl<const N: usize, const NP1: usize> Logic for AsyncFrameDropFifo<N, NP1> {
 
         // Read side.
         self.rd_bin.clock.next = self.m_clock.val();
+        self.rd_bin.reset.next = self.m_reset.val();
         self.rd_gray.clock.next = self.m_clock.val();
+        self.rd_gray.reset.next = self.m_reset.val();
         self.frames_gray_meta.clock.next = self.m_clock.val();
+        self.frames_gray_meta.reset.next = self.m_reset.val();
         self.frames_gray_sync.clock.next = self.m_clock.val();
+        self.frames_gray_sync.reset.next = self.m_reset.val();
         self.done_bin.clock.next = self.m_clock.val();
+        self.done_bin.reset.next = self.m_reset.val();
         self.done_gray.clock.next = self.m_clock.val();
+        self.done_gray.reset.next = self.m_reset.val();
         self.drops_gray_meta.clock.next = self.m_clock.val();
+        self.drops_gray_meta.reset.next = self.m_reset.val();
         self.drops_gray_sync.clock.next = self.m_clock.val();
+        self.drops_gray_sync.reset.next = self.m_reset.val();
         self.drops_out.clock.next = self.m_clock.val();
+        self.drops_out.reset.next = self.m_reset.val();
         self.ram.read_clock.next = self.m_clock.val();
         self.frames_gray_meta.d.next = self.frames_gray.q.val();
         self.frames_gray_sync.d.next = self.frames_gray_meta.q.val();

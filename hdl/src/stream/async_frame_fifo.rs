@@ -1,4 +1,5 @@
 use super::{AsyncStreamFifo, StreamSink, StreamSource};
+use crate::reset::SDFF;
 use crate::types::EthBeat;
 use rust_hdl::prelude::*;
 
@@ -31,23 +32,28 @@ use rust_hdl::prelude::*;
 pub struct AsyncFrameFifo<const N: usize, const NP1: usize> {
     /// Clock of the writing side.
     pub s_clock: Signal<In, Clock>,
+    /// Synchronous reset on `s_clock`; hold it together with `m_reset` (their
+    /// windows must overlap, in either order of release).
+    pub s_reset: Signal<In, Bit>,
     /// Beats in, on `s_clock`; `ready` is low while (possibly) full.
     pub s: StreamSink<EthBeat>,
     /// Clock of the reading side.
     pub m_clock: Signal<In, Clock>,
+    /// Synchronous reset on `m_clock` (see `s_reset`).
+    pub m_reset: Signal<In, Bit>,
     /// Beats out, on `m_clock`, whole frames at a time.
     pub m: StreamSource<EthBeat>,
     fifo: AsyncStreamFifo<EthBeat, N, NP1>,
     // Write side (s_clock): frames completed.
-    frames_bin: DFF<Bits<NP1>>,
-    frames_gray: DFF<Bits<NP1>>,
+    frames_bin: SDFF<Bits<NP1>>,
+    frames_gray: SDFF<Bits<NP1>>,
     frames_next: Signal<Local, Bits<NP1>>,
     // Read side (m_clock): the write side's count, and frames finished here.
-    frames_gray_meta: DFF<Bits<NP1>>,
-    frames_gray_sync: DFF<Bits<NP1>>,
-    frames_gray_seen: DFF<Bits<NP1>>,
-    done_bin: DFF<Bits<NP1>>,
-    done_gray: DFF<Bits<NP1>>,
+    frames_gray_meta: SDFF<Bits<NP1>>,
+    frames_gray_sync: SDFF<Bits<NP1>>,
+    frames_gray_seen: SDFF<Bits<NP1>>,
+    done_bin: SDFF<Bits<NP1>>,
+    done_gray: SDFF<Bits<NP1>>,
     done_next: Signal<Local, Bits<NP1>>,
     frame_ready: Signal<Local, Bit>,
     one: Constant<Bits<NP1>>,
@@ -59,8 +65,10 @@ impl<const N: usize, const NP1: usize> AsyncFrameFifo<N, NP1> {
         assert_eq!(NP1, N + 1, "AsyncFrameFifo: NP1 must be N + 1");
         Self {
             s_clock: Default::default(),
+            s_reset: Default::default(),
             s: Default::default(),
             m_clock: Default::default(),
+            m_reset: Default::default(),
             m: Default::default(),
             fifo: AsyncStreamFifo::new(),
             frames_bin: Default::default(),
@@ -91,11 +99,15 @@ impl<const N: usize, const NP1: usize> Logic for AsyncFrameFifo<N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
         self.fifo.s_clock.next = self.s_clock.val();
+        self.fifo.s_reset.next = self.s_reset.val();
         self.fifo.m_clock.next = self.m_clock.val();
+        self.fifo.m_reset.next = self.m_reset.val();
 
         // Write side.
         self.frames_bin.clock.next = self.s_clock.val();
+        self.frames_bin.reset.next = self.s_reset.val();
         self.frames_gray.clock.next = self.s_clock.val();
+        self.frames_gray.reset.next = self.s_reset.val();
         self.fifo.s.data.next = self.s.data.val();
         self.fifo.s.valid.next = self.s.valid.val();
         self.s.ready.next = self.fifo.s.ready.val();
@@ -109,10 +121,15 @@ impl<const N: usize, const NP1: usize> Logic for AsyncFrameFifo<N, NP1> {
 
         // Read side.
         self.frames_gray_meta.clock.next = self.m_clock.val();
+        self.frames_gray_meta.reset.next = self.m_reset.val();
         self.frames_gray_sync.clock.next = self.m_clock.val();
+        self.frames_gray_sync.reset.next = self.m_reset.val();
         self.frames_gray_seen.clock.next = self.m_clock.val();
+        self.frames_gray_seen.reset.next = self.m_reset.val();
         self.done_bin.clock.next = self.m_clock.val();
+        self.done_bin.reset.next = self.m_reset.val();
         self.done_gray.clock.next = self.m_clock.val();
+        self.done_gray.reset.next = self.m_reset.val();
         self.frames_gray_meta.d.next = self.frames_gray.q.val();
         self.frames_gray_sync.d.next = self.frames_gray_meta.q.val();
         self.frames_gray_seen.d.next = self.frames_gray_sync.q.val();

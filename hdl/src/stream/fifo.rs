@@ -1,4 +1,5 @@
 use super::{StreamSink, StreamSource};
+use crate::reset::SDFF;
 use rust_hdl::prelude::*;
 
 /// First-word-fall-through FIFO of `2^N` words on block RAM.
@@ -9,15 +10,18 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct StreamFifo<T: Synth, const N: usize, const NP1: usize> {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     /// Words in; `ready` is low only when full.
     pub s: StreamSink<T>,
     /// Words out, oldest first.
     pub m: StreamSource<T>,
     ram: RAM<T, N>,
-    wr_ptr: DFF<Bits<NP1>>,
-    rd_ptr: DFF<Bits<NP1>>,
+    wr_ptr: SDFF<Bits<NP1>>,
+    rd_ptr: SDFF<Bits<NP1>>,
     // The write pointer one cycle late: a word is readable only once the RAM holds it.
-    wr_ptr_seen: DFF<Bits<NP1>>,
+    wr_ptr_seen: SDFF<Bits<NP1>>,
     next_rd: Signal<Local, Bits<NP1>>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
@@ -30,6 +34,7 @@ impl<T: Synth, const N: usize, const NP1: usize> StreamFifo<T, N, NP1> {
         assert_eq!(NP1, N + 1, "StreamFifo: NP1 must be N + 1");
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             s: Default::default(),
             m: Default::default(),
             ram: Default::default(),
@@ -55,6 +60,9 @@ impl<T: Synth, const N: usize, const NP1: usize> Logic for StreamFifo<T, N, NP1>
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_ptr, rd_ptr, wr_ptr_seen);
+        self.wr_ptr.reset.next = self.reset.val();
+        self.rd_ptr.reset.next = self.reset.val();
+        self.wr_ptr_seen.reset.next = self.reset.val();
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.wr_ptr_seen.d.next = self.wr_ptr.q.val();

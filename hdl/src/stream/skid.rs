@@ -1,4 +1,5 @@
 use super::{StreamSink, StreamSource};
+use crate::reset::SDFF;
 use rust_hdl::prelude::*;
 
 /// Skid buffer: registers a stream in both directions so that neither `valid`
@@ -7,21 +8,28 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock, Default)]
 pub struct SkidBuffer<T: Synth> {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`): every register returns to its
+    /// power-up value.
+    pub reset: Signal<In, Bit>,
     /// Words in.
     pub s: StreamSink<T>,
     /// Words out.
     pub m: StreamSource<T>,
-    out_data: DFF<T>,
-    out_valid: DFF<Bit>,
+    out_data: SDFF<T>,
+    out_valid: SDFF<Bit>,
     // The skid register catches the word accepted in the cycle the output stalled.
-    skid_data: DFF<T>,
-    skid_valid: DFF<Bit>,
+    skid_data: SDFF<T>,
+    skid_valid: SDFF<Bit>,
 }
 
 impl<T: Synth> Logic for SkidBuffer<T> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, out_data, out_valid, skid_data, skid_valid);
+        self.out_data.reset.next = self.reset.val();
+        self.out_valid.reset.next = self.reset.val();
+        self.skid_data.reset.next = self.reset.val();
+        self.skid_valid.reset.next = self.reset.val();
         self.m.data.next = self.out_data.q.val();
         self.m.valid.next = self.out_valid.q.val();
         self.s.ready.next = !self.skid_valid.q.val();
