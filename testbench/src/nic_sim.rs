@@ -114,6 +114,14 @@ pub struct NicSim {
     pending_scheduled_cycle: Option<u64>,
     /// Scheduled writes the NIC accepted later than their cycle.
     scheduled_writes_late: u64,
+    /// The core's `reset` input; [`NicSim::reset_card`] drives it.
+    pub reset: bool,
+    /// `reset` in the cycle before this one (its release cycle is the first
+    /// without it).
+    reset_last: bool,
+    /// DMA requests, frames and records the NIC presented while reset was
+    /// held or in the cycle it was released (must stay 0).
+    outputs_in_reset: u64,
 }
 
 impl NicSim {
@@ -158,6 +166,9 @@ impl NicSim {
             scheduled_writes: VecDeque::new(),
             pending_scheduled_cycle: None,
             scheduled_writes_late: 0,
+            reset: false,
+            reset_last: false,
+            outputs_in_reset: 0,
         }
     }
 
@@ -289,6 +300,7 @@ impl NicSim {
         n.set_acp_link_up(self.acp_up as u64);
         n.set_acp_tx_ready(self.acp_tx_ready as u64);
         n.set_eth_rx_overflow_drops(self.rx_overflow_drops as u64);
+        n.set_reset(self.reset as u64);
         // Forced ports are rare; the hot loop skips them when there are none.
         if self.eth_detached
             || self.eth_tx_detached
@@ -307,6 +319,19 @@ impl NicSim {
         if self.tracing {
             n.trace_dump(2 * now);
         }
+
+        // While reset is held, and in the cycle it is released, nothing may
+        // leave the core.
+        if (self.reset || self.reset_last)
+            && (n.dma_wr_valid() != 0
+                || n.dma_rd_req_valid() != 0
+                || n.eth_tx_tvalid() != 0
+                || n.acp_tx_valid() != 0
+                || n.mmio_rsp_valid() != 0)
+        {
+            self.outputs_in_reset += 1;
+        }
+        self.reset_last = self.reset;
 
         // Handshakes.
         if eth_valid {
@@ -381,6 +406,47 @@ impl NicSim {
         }
         self.pcie.tick(now, &mut self.mem);
         self.cycle += 1;
+    }
+
+    /// Resets the card as a board does: the core's `reset` is held for
+    /// `hold_cycles` cycles (at least 1) from now, with the PCIe block and
+    /// the MAC (see [`NicSim::assert_reset`]).
+    pub fn reset_card(&mut self, hold_cycles: u64) {
+        self.assert_reset();
+        self.run(hold_cycles.max(1));
+        self.release_reset();
+    }
+
+    /// Raises the core's `reset` from the next cycle on, until
+    /// [`NicSim::release_reset`], and resets the PCIe block and the MAC with
+    /// it, as a board's reset does: DMA reads in flight, register operations
+    /// on the link or waiting at the port, a write TLP cut short and the
+    /// Ethernet frames in progress (both ways) are dropped (see
+    /// `PcieModel::reset_link`). Queued Ethernet frames wait: the core
+    /// answers and takes nothing until it has cleared its tables,
+    /// `RESET_CLEAR_CYCLES` after the release.
+    pub fn assert_reset(&mut self) {
+        self.pcie.reset_link();
+        self.mmio_pending = None;
+        self.pending_scheduled_cycle = None;
+        self.scheduled_writes.clear();
+        self.eth.reset_mac();
+        self.eth_tx.reset_mac();
+        self.eth_in_frame = false;
+        self.acp_out = None;
+        self.reset = true;
+    }
+
+    /// Lowers the core's `reset` from the next cycle on.
+    pub fn release_reset(&mut self) {
+        self.reset = false;
+    }
+
+    /// Cycles in which the core presented a DMA request, an Ethernet frame,
+    /// an ACP record or a register answer while its reset was held or in the
+    /// cycle it was released. A correct core keeps this at 0.
+    pub fn outputs_in_reset(&self) -> u64 {
+        self.outputs_in_reset
     }
 
     /// Advances `cycles` cycles.

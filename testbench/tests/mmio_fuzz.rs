@@ -1,9 +1,9 @@
 //! Register fuzzing mixed with traffic, on the Verilated NIC: whatever
 //! software writes, the NIC never hangs, never writes host memory outside a
 //! ring or notification buffer it was given, and never loses a frame without
-//! counting it.
+//! counting it; and a reset among the writes leaves a card that works.
 
-use pendulum_driver::{Card, Device, RegionKind};
+use pendulum_driver::{Card, Device, DmaRegion, RegionKind};
 use pendulum_layout::params::{NOTIF_BUFS, RING_MAX_BYTES};
 
 /// The pipes the fuzzer works on (the build has more; each needs two
@@ -32,6 +32,9 @@ enum Op {
     Traffic { frames: u8, len: u16, pipe: u8 },
     /// Let time pass.
     Wait { cycles: u16 },
+    /// A reset of the card, held this many cycles; software then opens it
+    /// again and sets its pipes up as at the start.
+    Reset { hold: u8 },
 }
 
 #[derive(Clone, Debug)]
@@ -62,7 +65,30 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0u32..0x8000).prop_map(|addr| Op::Read { addr }),
         3 => (1u8..20, 42u16..2000, 0u8..4).prop_map(|(frames, len, pipe)| Op::Traffic { frames, len, pipe }),
         1 => (1u16..2000).prop_map(|cycles| Op::Wait { cycles }),
+        1 => (1u8..50).prop_map(|hold| Op::Reset { hold }),
     ]
+}
+
+/// Starts from working pipes, so that traffic flows while the fuzzer writes:
+/// each with its notification buffer (on its own page) switched on first, as
+/// a pipe cannot be enabled without it.
+fn set_up_pipes(dev: &mut Device<SimCard>, regions: &[DmaRegion]) {
+    for p in 0..PIPES {
+        let page = pipe_page(p);
+        let (ring, nbuf) = (regions[p].iova, regions[PIPES + p].iova);
+        for (reg, v) in [
+            (pipe::NBUF_BASE_LO, nbuf as u32),
+            (pipe::NBUF_BASE_HI, (nbuf >> 32) as u32),
+            (pipe::NBUF_BYTES, 4096 << p),
+            (pipe::NBUF_CTRL, pipe::NBUF_CTRL_ON),
+            (pipe::RING_BASE_LO, ring as u32),
+            (pipe::RING_BASE_HI, (ring >> 32) as u32),
+            (pipe::RING_BYTES, 4096 << p),
+            (pipe::CTRL, pipe::CTRL_ENABLE),
+        ] {
+            dev.write_checked(page + reg.offset, v).unwrap();
+        }
+    }
 }
 
 proptest! {
@@ -80,26 +106,9 @@ proptest! {
                 dev.card_mut().alloc_dma(RING_MAX_BYTES as usize, kind, false).unwrap()
             })
             .collect();
-        // Start from working pipes, so that traffic flows while the fuzzer
-        // writes: each with its notification buffer (on its own page)
-        // switched on first, as a pipe cannot be enabled without it.
-        for p in 0..PIPES {
-            let page = pipe_page(p);
-            let (ring, nbuf) = (regions[p].iova, regions[PIPES + p].iova);
-            for (reg, v) in [
-                (pipe::NBUF_BASE_LO, nbuf as u32),
-                (pipe::NBUF_BASE_HI, (nbuf >> 32) as u32),
-                (pipe::NBUF_BYTES, 4096 << p),
-                (pipe::NBUF_CTRL, pipe::NBUF_CTRL_ON),
-                (pipe::RING_BASE_LO, ring as u32),
-                (pipe::RING_BASE_HI, (ring >> 32) as u32),
-                (pipe::RING_BYTES, 4096 << p),
-                (pipe::CTRL, pipe::CTRL_ENABLE),
-            ] {
-                dev.write_checked(page + reg.offset, v).unwrap();
-            }
-        }
+        set_up_pipes(&mut dev, &regions);
         let mut g = FrameGen::new(ops.len() as u64);
+        let mut sent_before_reset = 0;
         for op in &ops {
             match op {
                 Op::Write { page, reg, raw_off, value } => {
@@ -141,6 +150,15 @@ proptest! {
                     }
                 }
                 Op::Wait { cycles } => dev.card_mut().sim.run(*cycles as u64),
+                Op::Reset { hold } => {
+                    dev.card_mut().sim.reset_card(*hold as u64);
+                    // Counters start over at the reset: only frames sent
+                    // after it are counted (those cut short by it never
+                    // finished; those inside the core are gone with it).
+                    sent_before_reset = dev.card().sim.eth.frames_sent();
+                    dev = Device::open(dev.into_card()).unwrap();
+                    set_up_pipes(&mut dev, &regions);
+                }
             }
         }
         // Never hangs: everything sent is taken off the wire and the link goes quiet.
@@ -152,7 +170,8 @@ proptest! {
         prop_assert_eq!(pcie.stray_writes, 0);
         prop_assert_eq!(pcie.tlp_errors, 0);
         // Never loses a frame without counting it.
-        let sent = dev.card().sim.eth.frames_sent();
+        let sent = dev.card().sim.eth.frames_sent() - sent_before_reset;
+        prop_assert_eq!(dev.card().sim.outputs_in_reset(), 0, "the core let something out during a reset");
         let c = dev.counters().unwrap();
         prop_assert_eq!(sent, c.rx_frames + c.drops(), "{:?}", c);
         // And still works: a freshly set-up pipe receives. Steering is global

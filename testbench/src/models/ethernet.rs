@@ -366,6 +366,13 @@ impl EthSource {
         }
     }
 
+    /// Takes the queued frames that have not started (a frame in progress
+    /// stays and finishes), e.g. to hold traffic back and push it again later.
+    pub fn take_queued(&mut self) -> Vec<Vec<u8>> {
+        let keep = usize::from(self.beat_idx > 0).min(self.frames.len());
+        self.frames.split_off(keep).into()
+    }
+
     /// Frames not yet fully sent, including the one in progress.
     pub fn queued_frames(&self) -> usize {
         self.frames.len()
@@ -422,6 +429,19 @@ impl EthSource {
             self.next_start_cycle = next;
             self.rounding_debt_cycles = debt;
         }
+    }
+
+    /// The MAC is reset with the core: a frame it was in the middle of
+    /// sending is cut short and forgotten (its rest is never sent; the core
+    /// dropped its first beats). Returns whether one was.
+    pub fn reset_mac(&mut self) -> bool {
+        self.beat_ready = false;
+        if self.beat_idx == 0 {
+            return false;
+        }
+        self.beat_idx = 0;
+        self.frames.pop_front();
+        true
     }
 
     /// Frames whose last beat has been accepted.
@@ -529,6 +549,14 @@ impl EthSink {
         self.frames_received += 1;
         self.bytes_received += frame.len() as u64;
         self.frames.push(frame);
+    }
+
+    /// The MAC is reset with the core: the frame it was receiving is cut
+    /// short and discarded. Returns whether there was one.
+    pub fn reset_mac(&mut self) -> bool {
+        let cut = !self.partial.is_empty();
+        self.partial.clear();
+        cut
     }
 
     /// Frames completed so far, in order; they are removed from the sink.

@@ -547,6 +547,40 @@ impl PcieModel {
         }
     }
 
+    /// The PCIe block is reset with the core (a board drives the core's
+    /// reset from it, and a PCIe reset takes the TLPs in flight with it):
+    /// read requests not yet served, completions not yet taken, register
+    /// operations on their way either way, and the beats of a write TLP the
+    /// NIC had not finished (a TLP is only sent whole) are dropped. Whole
+    /// writes already accepted were posted, and still land. Returns (read
+    /// requests dropped, write beats dropped).
+    pub fn reset_link(&mut self) -> (usize, usize) {
+        let mut reads = 0;
+        let mut beats = 0;
+        self.nic_to_host.retain(|(_, t)| {
+            let read = matches!(t, ToHost::Read { .. });
+            reads += read as usize;
+            !read
+        });
+        if self.write_tlp_open {
+            while let Some((_, ToHost::Write { tlp_start, .. })) = self.nic_to_host.back() {
+                let start = *tlp_start;
+                self.nic_to_host.pop_back();
+                self.writes_in_flight -= 1;
+                beats += 1;
+                if start {
+                    break;
+                }
+            }
+            self.write_tlp_open = false;
+        }
+        self.completions.clear();
+        self.reads_in_flight = 0;
+        self.to_nic.clear();
+        self.to_host.clear();
+        (reads, beats)
+    }
+
     /// Writes accepted but not yet delivered.
     pub fn writes_in_flight(&self) -> usize {
         self.writes_in_flight
