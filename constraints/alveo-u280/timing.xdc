@@ -27,6 +27,11 @@ set acp_clk  [get_clocks -of_objects [get_pins mac1/gt_txusrclk2]]
 # The synchronizer flops are kept together and away from retiming:
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {NAME =~ *cdc_*/*_gray_meta* || NAME =~ *cdc_*/*_gray_sync*}]
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {NAME =~ acp_link_sync/dff*}]
+# The reset (QDMA's axi_aresetn, on core_clk) reaches the core and each MAC
+# clock through its own two-flop synchronizer (core_reset_sync,
+# mac_reset_sync, acp_reset_sync); the crossings into the MAC clocks are
+# bounded by the set_max_delay below like every other.
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {NAME =~ *_reset_sync/dff*}]
 # Rather than a clock group (which would leave the Gray pointers' skew
 # unbounded), each direction is bounded to one period of the faster clock,
 # data path only: a pointer's bits then arrive within one sampling period,

@@ -28,5 +28,9 @@ set_clock_groups -asynchronous -group [get_clocks clk_100m] -group [list $core_c
 # ---- False paths, each justified:
 # PERST# is asynchronous; the PCIe hard IP synchronizes it.
 set_false_path -from [get_ports pcie_perst_n]
+# The core's reset comes from the hard IP's app_nreset_status (core clock)
+# through two-flop synchronizers into the core and MAC clocks
+# (core_reset_sync, mac_reset_sync); the crossing into mac_clk is bounded
+# like the CDC paths above.
 # LEDs are read by eye.
 set_false_path -to [get_ports {led[*]}]
