@@ -86,7 +86,11 @@ pub struct Entangle {
     heard_peer: SDFF<Bit>,
     /// Ours: drawn at our first entanglement and at every reset of our link state.
     incarnation: SDFF<Bits<32>>,
-    lfsr: SDFF<Bits<32>>,
+    // The one register a reset leaves alone (rust-hdl's DFF, no reset): the
+    // nonce generator runs on through a reset, so the nonces drawn after it
+    // never replay the ones drawn since power-up, and the peer always sees
+    // a reset side as a new incarnation.
+    lfsr: DFF<Bits<32>>,
     bad_run: SDFF<Bits<8>>,
     /// `slot_good`/`slot_bad`, registered: the run of garbled slots is
     /// counted a cycle later, from registers (the check word's compare is deep).
@@ -277,7 +281,6 @@ impl Logic for Entangle {
         self.peer_inc.reset.next = self.reset.val();
         self.heard_peer.reset.next = self.reset.val();
         self.incarnation.reset.next = self.reset.val();
-        self.lfsr.reset.next = self.reset.val();
         self.bad_run.reset.next = self.reset.val();
         self.slot_good_r.reset.next = self.reset.val();
         self.slot_bad_r.reset.next = self.reset.val();
