@@ -51,7 +51,8 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    fn new(dev: Device<PairCard>, link: Link, first_id: u64) -> Self {
+    /// A host on `dev` whose messages get ids from `first_id` on.
+    pub fn new(dev: Device<PairCard>, link: Link, first_id: u64) -> Self {
         Self {
             dev,
             link,

@@ -126,7 +126,9 @@ pub struct PairCard {
 }
 
 impl PairCard {
-    fn new(pair: Rc<RefCell<NicPair>>, side: Side) -> Self {
+    /// The driver's card for the NIC at `side` of a shared pair (another
+    /// handle on it, e.g. to open the card again after a reset).
+    pub fn new(pair: Rc<RefCell<NicPair>>, side: Side) -> Self {
         Self {
             pair,
             side,
