@@ -73,7 +73,13 @@ pub struct TxFetcher {
     // whether those hold for this run yet (not in the cycle it starts).
     span: SDFF<Bits<SLOT_BITS>>,
     reach: SDFF<Bits<SLOT_BITS>>,
-    big: SDFF<Bit>,
+    // (Whether it is a full request: each of the three compared with the
+    // largest request into its own register, ANDed where it is used, so the
+    // compares end at a register and the AND joins the size mux's LUT.)
+    big_left: SDFF<Bit>,
+    big_end: SDFF<Bit>,
+    big_page: SDFF<Bit>,
+    big: Signal<Local, Bit>,
     sized: SDFF<Bit>,
     // Beats requested and not yet consumed by the framer, and whether a
     // request of the largest size still fits (decided a cycle ahead).
@@ -142,6 +148,9 @@ impl TxFetcher {
             page_first: Default::default(),
             span: Default::default(),
             reach: Default::default(),
+            big_left: Default::default(),
+            big_end: Default::default(),
+            big_page: Default::default(),
             big: Default::default(),
             sized: Default::default(),
             credits_used: Default::default(),
@@ -198,7 +207,9 @@ impl Logic for TxFetcher {
             page_first,
             span,
             reach,
-            big,
+            big_left,
+            big_end,
+            big_page,
             sized,
             credits_used,
             room,
@@ -217,7 +228,9 @@ impl Logic for TxFetcher {
         self.page_first.reset.next = self.reset.val();
         self.span.reset.next = self.reset.val();
         self.reach.reset.next = self.reset.val();
-        self.big.reset.next = self.reset.val();
+        self.big_left.reset.next = self.reset.val();
+        self.big_end.reset.next = self.reset.val();
+        self.big_page.reset.next = self.reset.val();
         self.sized.reset.next = self.reset.val();
         self.credits_used.reset.next = self.reset.val();
         self.room.reset.next = self.reset.val();
@@ -293,7 +306,8 @@ impl Logic for TxFetcher {
         // Size of the next read: what is left of the run, at most one request,
         // and never past the end of the ring or a 4 KiB boundary.
         self.n.next = self.reach.q.val();
-        if self.big.q.val() {
+        self.big.next = self.big_left.q.val() & self.big_end.q.val() & self.big_page.q.val();
+        if self.big.val() {
             self.n.next = self.max_beats.val();
         }
         self.load.next = self.active.q.val()
@@ -368,9 +382,9 @@ impl Logic for TxFetcher {
         }
         self.room.d.next = self.credits_used.d.val() <= self.room_limit.val();
         // min(left, to_end, to_page) >= max, from the three side by side.
-        self.big.d.next = (self.left.d.val() >= self.max_beats.val())
-            & (self.to_end.d.val() >= self.max_beats.val())
-            & (self.to_page.d.val() >= self.max_beats.val());
+        self.big_left.d.next = self.left.d.val() >= self.max_beats.val();
+        self.big_end.d.next = self.to_end.d.val() >= self.max_beats.val();
+        self.big_page.d.next = self.to_page.d.val() >= self.max_beats.val();
         // A run on a pipe that was disabled ends.
         if self.active.q.val() & !self.sel_enable.val() {
             self.active.d.next = false;
