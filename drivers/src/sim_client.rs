@@ -200,6 +200,13 @@ impl SimClientCard {
             .map_err(|e| self.malformed(e))
     }
 
+    /// Resets the simulated card (its core's reset held `hold_cycles`
+    /// cycles, with the PCIe link and the MAC), as a PCIe reset does on a
+    /// board. A `Device` open on it then reports [`crate::Error::CardReset`].
+    pub fn reset_card(&mut self, hold_cycles: u64) -> Result<()> {
+        self.call(&Request::Reset { hold_cycles }).map(drop)
+    }
+
     /// Asks the simulator process to exit.
     pub fn shutdown(mut self) -> Result<()> {
         self.call(&Request::Shutdown).map(drop)

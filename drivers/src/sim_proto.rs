@@ -46,6 +46,10 @@ pub enum Request {
     Drain { max_cycles: u64 },
     /// Stop the server after replying. Reply: empty.
     Shutdown,
+    /// Reset the card as a board's PCIe reset does: the core's reset held
+    /// `hold_cycles` cycles (at least 1), with the PCIe link and the MAC
+    /// (what was in flight is dropped). Tests and tools only. Reply: empty.
+    Reset { hold_cycles: u64 },
 }
 
 /// Reply to [`Request::Hello`].
@@ -82,6 +86,7 @@ mod op {
     pub const ETH_TX_TAKE: u8 = 8;
     pub const DRAIN: u8 = 9;
     pub const SHUTDOWN: u8 = 10;
+    pub const RESET: u8 = 11;
 }
 
 /// Reads fields from a message body; every read is bounds-checked, so a
@@ -199,6 +204,7 @@ impl Request {
             Request::EthTxTake => b.u8(op::ETH_TX_TAKE),
             Request::Drain { max_cycles } => b.u8(op::DRAIN).u64(*max_cycles),
             Request::Shutdown => b.u8(op::SHUTDOWN),
+            Request::Reset { hold_cycles } => b.u8(op::RESET).u64(*hold_cycles),
         }
         .0
     }
@@ -227,6 +233,9 @@ impl Request {
                 max_cycles: f.u64()?,
             },
             op::SHUTDOWN => Request::Shutdown,
+            op::RESET => Request::Reset {
+                hold_cycles: f.u64()?,
+            },
             other => return Err(format!("unknown request opcode {other}")),
         })
     }
@@ -315,6 +324,7 @@ mod tests {
                 max_cycles: 1_000_000,
             },
             Request::Shutdown,
+            Request::Reset { hold_cycles: 16 },
         ];
         for r in all {
             assert_eq!(Request::decode(&r.encode()).unwrap(), r);

@@ -224,6 +224,10 @@ impl Server {
             Request::EthTxTake => b.frames(&sim.eth_tx.take_frames()),
             Request::Drain { max_cycles } => b.u8(sim.drain(max_cycles) as u8),
             Request::Shutdown => b,
+            Request::Reset { hold_cycles } => {
+                sim.reset_card(hold_cycles);
+                b
+            }
         })
     }
 }

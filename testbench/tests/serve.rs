@@ -380,3 +380,54 @@ fn atomic_verbs_against_the_simulator_process_match_the_reference_model() {
     assert_eq!(got, expect);
     assert_eq!(at.fetch_add(&mut dev, 16, 0).unwrap(), model[2]);
 }
+
+/// A reset of the simulated card under a driver that has it open (through
+/// the driver's own connection) is reported as CardReset at its next polls;
+/// `pendulum-ctl ADDRESS reset` resets it from the command line; and the
+/// card opens again and works.
+#[test]
+fn a_reset_of_the_simulated_card_is_reported_and_it_opens_again() {
+    let s = Server::start("reset");
+    let mut dev = s.open();
+    let mut rx = dev.open_rx_pipe(0, 64 * 1024).unwrap();
+    dev.card_mut().as_sim().unwrap().reset_card(8).unwrap();
+    let mut polls = 0;
+    let err = loop {
+        match rx.recv_checked(&mut dev) {
+            Ok(b) => assert!(b.is_empty(), "a frame on a card that was reset"),
+            Err(e) => break e,
+        }
+        polls += 1;
+        assert!(
+            polls <= 2 * pendulum_driver::POLLS_PER_RESET_CHECK,
+            "no error after {polls} polls"
+        );
+    };
+    assert!(matches!(err, Error::CardReset), "{err}");
+    drop(dev);
+    let out = Command::new(env!("CARGO_BIN_EXE_pendulum-ctl"))
+        .args([&s.address(), "reset", "8"])
+        .output()
+        .expect("run pendulum-ctl");
+    assert!(
+        out.status.success(),
+        "pendulum-ctl reset failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut dev = s.open();
+    assert_eq!(
+        dev.read(pendulum_driver::layout::global::REG_ERRORS.offset)
+            .unwrap(),
+        0
+    );
+    let mut rx = dev.open_rx_pipe(0, 64 * 1024).unwrap();
+    let f = FrameGen::new(5).frame(300, 0);
+    dev.card_mut()
+        .as_sim()
+        .unwrap()
+        .eth_send(std::slice::from_ref(&f))
+        .unwrap();
+    assert!(rx.wait(&mut dev, 100_000), "no frame after opening again");
+    let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().to_vec()).collect();
+    assert_eq!(got, vec![f]);
+}

@@ -16,6 +16,8 @@ COMMAND:
   atomic VERB ADDR ARGS..   an atomic verb by hand, 32-bit operands: cas ADDR EXPECTED NEW,
                             fetch-add ADDR N, swap ADDR V, masked-cas ADDR EXP NEW CMASK SMASK,
                             masked-fetch-add ADDR N BOUNDARY
+  reset [CYCLES]            simulated card only: reset it as a PCIe reset does
+                            (the core's reset held CYCLES cycles, default 16)
   read OFFSET               one 32-bit register (hex with 0x)
   write OFFSET VALUE        one 32-bit register write, checked";
 
@@ -224,6 +226,19 @@ fn run(dev: &mut Device<AnyCard>, args: &[String]) -> Result<(), Failure> {
                 "atomic {verb} at {:#x}: old value {old:#x} ({old})",
                 nums[0]
             );
+        }
+        "reset" => {
+            let hold = match args.get(1) {
+                Some(a) => num(a)? as u64,
+                None => 16,
+            };
+            match dev.card_mut() {
+                AnyCard::Sim(s) => s.reset_card(hold).map_err(e)?,
+                AnyCard::Pci(_) => {
+                    return Err((3, "reset: only a simulated card can be reset from here; reset a PCIe card with its slot (echo 1 > /sys/bus/pci/devices/ADDRESS/reset)".into()))
+                }
+            }
+            println!("card reset: reset held {hold} cycles; every open Device on it now reports CardReset");
         }
         "read" => {
             let off = num(args.get(1).ok_or((2, "read needs an OFFSET".to_string()))?)?;
