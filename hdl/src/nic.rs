@@ -31,6 +31,11 @@ use rust_hdl::prelude::*;
 ///   physical layer's signal-present flag;
 /// - `eth_rx_overflow_drops`: frames the board's RX clock crossing dropped
 ///   (already on this clock), for RX_OVERFLOW_DROPS.
+/// - `reset`: synchronous, active high (see `crate::reset`): every register
+///   returns to its power-up value, the tables in RAM are cleared in the
+///   RESET_CLEAR_CYCLES after it (register port and Ethernet input closed
+///   meanwhile), and nothing leaves on the DMA, Ethernet, ACP or register
+///   answer ports while it is held or in the cycle it is released.
 ///
 /// Inside: Ethernet FIFO → parse → RX engine ┐
 ///                    notification writer ─┤

@@ -48,3 +48,19 @@ fn idle_nic_writes_nothing_to_host_memory() {
     assert_eq!(sim.pcie.counters().dma_writes, 0);
     assert!(sim.pcie.idle());
 }
+
+/// The core's reset is a one-bit input named `reset` in the port manifest
+/// (what a board top or another harness wires up).
+#[test]
+fn the_manifest_lists_the_reset_input() {
+    let text = std::fs::read_to_string(format!("{RTL_DIR}/manifest.json")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let reset = m["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "reset")
+        .expect("no port named reset in manifest.json");
+    assert_eq!(reset["dir"], "input");
+    assert_eq!(reset["width"], 1);
+}
