@@ -20,7 +20,8 @@ pub const IDENTITY: u32 = u32::from_le_bytes(*b"PNDL");
 /// Major version: the driver refuses a card whose major differs from its own.
 pub const VERSION_MAJOR: u16 = 1;
 /// Minor version: features added without breaking the register map.
-pub const VERSION_MINOR: u16 = 0;
+/// 1: SESSION (0x038) and the core's reset.
+pub const VERSION_MINOR: u16 = 1;
 /// Value of the VERSION register.
 pub const VERSION: u32 = ((VERSION_MAJOR as u32) << 16) | VERSION_MINOR as u32;
 
