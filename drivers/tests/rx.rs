@@ -234,7 +234,13 @@ fn a_card_claiming_more_buffers_than_pipes_still_works() {
 
 #[test]
 fn the_tx_pipe_count_is_read_from_a_version_1_card() {
-    let dev = Device::open(FakeCard::with(8, 2, 2)).unwrap();
+    // A card of version 1.0, the first to have CAP_TX_PIPES.
+    let mut card = FakeCard::with(8, 2, 2);
+    card.regs.insert(
+        global::VERSION.offset,
+        (pendulum_layout::VERSION_MAJOR as u32) << 16,
+    );
+    let dev = Device::open(card).unwrap();
     assert_eq!((dev.pipes(), dev.tx_pipes()), (8, 2));
     assert_eq!(
         dev.card().regs[&global::VERSION.offset] & 0xFFFF,
