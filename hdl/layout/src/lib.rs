@@ -36,8 +36,8 @@ pub mod params {
     pub const PIPES: usize = 1024;
     /// Bits needed for a pipe index.
     pub const PIPE_BITS: usize = 10;
-    /// Cycles after a reset (and after power-up) during which the core
-    /// clears its tables in RAM, one entry of each per cycle: it answers no
+    /// Cycles after a reset during which the core clears its tables in RAM
+    /// (at power-up they are zero already), one entry of each per cycle: it answers no
     /// register access and takes no frame until then (4 µs at 250 MHz).
     pub const RESET_CLEAR_CYCLES: usize = PIPES;
     /// Number of TX pipes (pipes 0..TX_PIPES have a TX side). Their state is

@@ -2,8 +2,8 @@ use super::SDFF;
 use pendulum_layout::params::{PIPES, PIPE_BITS, RESET_CLEAR_CYCLES};
 use rust_hdl::prelude::*;
 
-/// Cycles the tables stay closed after a reset (and at power-up): one per
-/// entry of the largest table, the RX pipes'.
+/// Cycles the tables stay closed after a reset: one per entry of the
+/// largest table, the RX pipes'.
 pub const CLEAR_CYCLES: usize = RESET_CLEAR_CYCLES;
 const _: () = assert!(CLEAR_CYCLES == PIPES && CLEAR_CYCLES == 1 << PIPE_BITS);
 
@@ -27,8 +27,8 @@ pub struct Clear<const A: usize> {
 }
 
 /// Drives [`Clear`]: `active` from reset until [`CLEAR_CYCLES`] cycles after
-/// it is released. Power-up counts as a reset (the counter's power-up value
-/// is 0), so the same sweep runs then; it clears tables that are zero already.
+/// it is released. Not at power-up: the RAMs' initial contents are zero then
+/// (in the bitstream as in simulation), so the core is ready at once.
 #[derive(LogicBlock)]
 pub struct ClearSweep {
     pub clock: Signal<In, Clock>,
@@ -37,10 +37,12 @@ pub struct ClearSweep {
     pub active: Signal<Out, Bit>,
     /// The entry cleared this cycle.
     pub addr: Signal<Out, Bits<PIPE_BITS>>,
-    // The entry being cleared, and whether the last one was (both 0 after a
-    // reset: clearing).
+    // The entry being cleared (0 after a reset), and whether a sweep is
+    // under way: set by reset, cleared after the last entry. A plain DFF (no
+    // reset pin): its power-up value, 0, means no sweep at power-up, which an
+    // SDFF could not tell from a reset.
     count: SDFF<Bits<PIPE_BITS>>,
-    done: SDFF<Bit>,
+    sweeping: DFF<Bit>,
     last: Constant<Bits<PIPE_BITS>>,
     one: Constant<Bits<PIPE_BITS>>,
 }
@@ -53,7 +55,7 @@ impl Default for ClearSweep {
             active: Default::default(),
             addr: Default::default(),
             count: Default::default(),
-            done: Default::default(),
+            sweeping: Default::default(),
             last: Constant::new(((1u64 << PIPE_BITS) - 1).into()),
             one: Constant::new(1u64.into()),
         }
@@ -63,16 +65,18 @@ impl Default for ClearSweep {
 impl Logic for ClearSweep {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, count, done);
+        dff_setup!(self, clock, count, sweeping);
         self.count.reset.next = self.reset.val();
-        self.done.reset.next = self.reset.val();
-        self.active.next = !self.done.q.val();
+        self.active.next = self.sweeping.q.val();
         self.addr.next = self.count.q.val();
-        if !self.done.q.val() {
+        if self.sweeping.q.val() {
             self.count.d.next = self.count.q.val() + self.one.val();
             if self.count.q.val() == self.last.val() {
-                self.done.d.next = true;
+                self.sweeping.d.next = false;
             }
+        }
+        if self.reset.val() {
+            self.sweeping.d.next = true;
         }
     }
 }

@@ -4,7 +4,8 @@ use rust_hdl::prelude::*;
 /// `reset` high it takes its power-up value (the type's default, all zeros),
 /// else `d`. Every register in the core is one of these, so a reset returns
 /// each block's registers to exactly the state it powers up in; tables in
-/// RAM are cleared by [`super::ClearSweep`].
+/// RAM are cleared by [`super::ClearSweep`]. (Two are plain DFFs on
+/// purpose, each saying why: the ACP nonce generator and the sweep's flag.)
 ///
 /// rust-hdl's `DFF` has no reset input; this one is the same block with
 /// one. On UltraScale+ and Stratix 10 the reset is the flip-flop's own
