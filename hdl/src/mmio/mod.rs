@@ -1,5 +1,6 @@
 //! MMIO: the register file behind the BAR.
 
+mod counters;
 mod pipe_counter;
 mod regs;
 

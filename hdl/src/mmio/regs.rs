@@ -1,3 +1,4 @@
+use super::counters::GlobalCounters;
 use super::PipeCounter;
 use crate::enso::FLOW_MATCH_BITS;
 use crate::reset::{Clear, SDFF};
@@ -8,14 +9,13 @@ use pendulum_layout::params::{
     ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES,
     PIPE_BITS, SLOT_BITS, TX_PIPES,
 };
-use pendulum_layout::{global, pipe, Counter, Reg, RegError};
+use pendulum_layout::{global, pipe, Reg, RegError};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count (0..=K).
 const CB1: usize = CB + 1;
 const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
 const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
-const COUNTERS: usize = Counter::ALL.len();
 /// Registers on the global page that hold constants (identity and capabilities).
 const CONST_REGS: usize = 9;
 /// FLOW_KEY0..9; the table compares the first FLOW_MATCH_BITS of them, so
@@ -256,14 +256,12 @@ pub struct RegFile {
     err_cause: Signal<Local, Bits<32>>,
     rd_data: Signal<Local, Bits<32>>,
     rd_hit: Signal<Local, Bit>,
-    frame_bytes64: ZeroExtend<16, 64>,
 
     tx_tail_ok: [Signal<Local, Bit>; TX_PIPES],
     tx_base_cat: [Concat<32, 32, 64>; TX_PIPES],
     tx_compl_cat: [Concat<32, 32, 64>; TX_PIPES],
     tx_tail32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
     tx_head32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
-    tx_bytes64: ZeroExtend<16, 64>,
 
     link_state32: ZeroExtend<2, 32>,
     link_rx_pipe_r: SDFF<Bits<32>>,
@@ -390,15 +388,8 @@ pub struct RegFile {
     session: SDFF<Bits<32>>,
     reg_errors: SDFF<Bits<32>>,
     last_err: SDFF<Bits<32>>,
-    counters: [SDFF<Bits<64>>; COUNTERS],
-    // Every counted event, registered: counter k counts ev_r[k] a cycle after
-    // the datapath reports it, so the datapath's event logic and the 64-bit
-    // adders are in different cycles. No register read can see the lag.
-    ev_r: [SDFF<Bit>; COUNTERS],
-    ev_rx_pipe: SDFF<Bits<PIPE_BITS>>,
-    ev_rx_bytes: SDFF<Bits<16>>,
-    ev_tx_pipe: SDFF<Bits<PIPE_BITS>>,
-    ev_tx_bytes: SDFF<Bits<16>>,
+    // The global counters, and the TX pipes' events as they count them.
+    counters: GlobalCounters,
     // A write goes through three cycles: the cycle it is accepted latches its
     // address and data and reads its page, the next checks its value against
     // the page (into the `*_r` flags and `pk_*` below), the third decodes the
@@ -432,16 +423,12 @@ pub struct RegFile {
     // the k-th one the apply stage tests" (the list where they are set).
     wo_hit: [SDFF<Bit>; 40],
     wr_take: Signal<Local, Bit>,
-    // Reading a counter's LO half latches its HI half here.
-    hi_latch: SDFF<Bits<32>>,
     rsp_valid: SDFF<Bit>,
     rsp_data: SDFF<Bits<32>>,
 
     // Constants from pendulum-layout.
     const_off: [Constant<Bits<OFF_BITS>>; CONST_REGS],
     const_val: [Constant<Bits<32>>; CONST_REGS],
-    cnt_lo_off: [Constant<Bits<OFF_BITS>>; COUNTERS],
-    cnt_hi_off: [Constant<Bits<OFF_BITS>>; COUNTERS],
     g_ctrl: Constant<Bits<OFF_BITS>>,
     g_scratch: Constant<Bits<OFF_BITS>>,
     g_session: Constant<Bits<OFF_BITS>>,
@@ -489,7 +476,6 @@ pub struct RegFile {
     one16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
-    one64: Constant<Bits<64>>,
     zero_off2: Constant<Bits<2>>,
     page0: Constant<Bits<PAGE_BITS>>,
     off_bits: Constant<Bits<5>>,
@@ -644,7 +630,6 @@ impl RegFile {
             tx_compl_cat: Default::default(),
             tx_tail32: Default::default(),
             tx_head32: Default::default(),
-            tx_bytes64: Default::default(),
             tx_base_lo: Default::default(),
             tx_base_hi: Default::default(),
             tx_ring_bytes: Default::default(),
@@ -752,18 +737,12 @@ impl RegFile {
             err_cause: Default::default(),
             rd_data: Default::default(),
             rd_hit: Default::default(),
-            frame_bytes64: Default::default(),
             ctrl: Default::default(),
             scratch: Default::default(),
             session: Default::default(),
             reg_errors: Default::default(),
             last_err: Default::default(),
             counters: Default::default(),
-            ev_r: Default::default(),
-            ev_rx_pipe: Default::default(),
-            ev_rx_bytes: Default::default(),
-            ev_tx_pipe: Default::default(),
-            ev_tx_bytes: Default::default(),
             wr_addr_r: Default::default(),
             wr_data_r: Default::default(),
             wr_apply: Default::default(),
@@ -788,15 +767,10 @@ impl RegFile {
             pk_nb_ctrl: Default::default(),
             wo_hit: std::array::from_fn(|_| Default::default()),
             wr_take: Default::default(),
-            hi_latch: Default::default(),
             rsp_valid: Default::default(),
             rsp_data: Default::default(),
             const_off: std::array::from_fn(|k| off(consts[k].0)),
             const_val: std::array::from_fn(|k| c32(consts[k].1)),
-            cnt_lo_off: std::array::from_fn(|k| off(global::COUNTERS[k])),
-            cnt_hi_off: std::array::from_fn(|k| {
-                Constant::new(((global::COUNTERS[k].offset + 4) as u64).into())
-            }),
             g_ctrl: off(global::CTRL),
             g_scratch: off(global::SCRATCH),
             g_session: off(global::SESSION),
@@ -831,7 +805,6 @@ impl RegFile {
             one16: Constant::new(1u64.into()),
             zero32: c32(0),
             one32: c32(1),
-            one64: Constant::new(1u64.into()),
             zero_off2: Constant::new(0u64.into()),
             page0: Constant::new(0u64.into()),
             off_bits: Constant::new((OFF_BITS as u64).into()),
@@ -888,13 +861,6 @@ impl Logic for RegFile {
             self.flow_key_r[k].reset.next = self.reset.val();
             self.flow_key_r[k].d.next = self.flow_key_r[k].q.val();
         }
-        for k in 0..COUNTERS {
-            self.counters[k].clock.next = self.clock.val();
-            self.counters[k].reset.next = self.reset.val();
-            self.counters[k].d.next = self.counters[k].q.val();
-            self.ev_r[k].clock.next = self.clock.val();
-            self.ev_r[k].reset.next = self.reset.val();
-        }
         for i in 0..TX_PIPES {
             self.tx_tail_ok_r[i].clock.next = self.clock.val();
             self.tx_tail_ok_r[i].reset.next = self.reset.val();
@@ -921,10 +887,6 @@ impl Logic for RegFile {
         dff_setup!(
             self,
             clock,
-            ev_rx_pipe,
-            ev_rx_bytes,
-            ev_tx_pipe,
-            ev_tx_bytes,
             wr_check,
             head_ok_r,
             pk_enable,
@@ -950,7 +912,6 @@ impl Logic for RegFile {
             session,
             reg_errors,
             last_err,
-            hi_latch,
             rsp_valid,
             rsp_data,
             link_rx_pipe_r,
@@ -978,10 +939,6 @@ impl Logic for RegFile {
             rd_v,
             rd_addr_r
         );
-        self.ev_rx_pipe.reset.next = self.reset.val();
-        self.ev_rx_bytes.reset.next = self.reset.val();
-        self.ev_tx_pipe.reset.next = self.reset.val();
-        self.ev_tx_bytes.reset.next = self.reset.val();
         self.wr_check.reset.next = self.reset.val();
         self.head_ok_r.reset.next = self.reset.val();
         self.pk_enable.reset.next = self.reset.val();
@@ -1007,7 +964,6 @@ impl Logic for RegFile {
         self.session.reset.next = self.reset.val();
         self.reg_errors.reset.next = self.reset.val();
         self.last_err.reset.next = self.reset.val();
-        self.hi_latch.reset.next = self.reset.val();
         self.rsp_valid.reset.next = self.reset.val();
         self.rsp_data.reset.next = self.reset.val();
         self.link_rx_pipe_r.reset.next = self.reset.val();
@@ -1716,54 +1672,42 @@ impl Logic for RegFile {
         }
 
         // ---- Counters ----
-        self.ev_r[0].d.next = self.events.frame.val();
-        self.ev_r[1].d.next = self.events.frame.val();
-        self.ev_r[2].d.next = self.events.drop_ring_full.val();
-        self.ev_r[3].d.next = self.events.drop_malformed.val();
-        self.ev_r[4].d.next = self.events.drop_pipe_off.val();
-        self.ev_r[5].d.next = self.events.notification.val();
-        self.ev_r[6].d.next = self.tx_events.frame.val();
-        self.ev_r[7].d.next = self.tx_events.frame.val();
-        self.ev_r[8].d.next = self.tx_events.drop_malformed.val();
-        self.ev_r[9].d.next = self.tx_events.completion.val();
-        self.ev_r[10].d.next = self.link_events.record.val();
-        self.ev_r[11].d.next = self.link_events.bad_check.val();
-        self.ev_r[12].d.next = self.link_events.bad_record.val();
-        self.ev_r[13].d.next = self.link_events.commit.val();
-        self.ev_r[14].d.next = self.link_events.deliver.val();
-        self.ev_r[15].d.next = self.link_events.reject.val();
-        self.ev_r[16].d.next = self.link_events.reverse.val();
-        self.ev_r[17].d.next = self.link_events.failure.val();
-        self.ev_r[18].d.next = self.link_events.entangle.val();
-        self.ev_r[19].d.next = self.link_events.returned.val();
-        self.ev_r[20].d.next = self.atomic_verb.val();
-        self.ev_r[21].d.next = self.atomic_error.val();
-        self.ev_r[22].d.next = self.flow_hit.val();
-        self.ev_r[23].d.next = self.flow_miss.val();
-        self.ev_rx_pipe.d.next = self.events.pipe.val();
-        self.ev_rx_bytes.d.next = self.events.frame_bytes.val();
-        self.ev_tx_pipe.d.next = self.tx_events.pipe.val();
-        self.ev_tx_bytes.d.next = self.tx_events.frame_bytes.val();
-        for k in 0..COUNTERS {
-            if self.ev_r[k].q.val() {
-                self.counters[k].d.next = self.counters[k].q.val() + self.one64.val();
-            }
-        }
-        // The two byte counters add the frame's length instead of one.
-        self.frame_bytes64.i.next = self.ev_rx_bytes.q.val();
-        if self.ev_r[1].q.val() {
-            self.counters[1].d.next = self.counters[1].q.val() + self.frame_bytes64.o.val();
-        }
-        self.tx_bytes64.i.next = self.ev_tx_bytes.q.val();
-        if self.ev_r[7].q.val() {
-            self.counters[7].d.next = self.counters[7].q.val() + self.tx_bytes64.o.val();
-        }
+        self.counters.clock.next = self.clock.val();
+        self.counters.reset.next = self.reset.val();
+        // Counter k counts event[k]: the order of `Counter::ALL`.
+        self.counters.event[0].next = self.events.frame.val();
+        self.counters.event[1].next = self.events.frame.val();
+        self.counters.event[2].next = self.events.drop_ring_full.val();
+        self.counters.event[3].next = self.events.drop_malformed.val();
+        self.counters.event[4].next = self.events.drop_pipe_off.val();
+        self.counters.event[5].next = self.events.notification.val();
+        self.counters.event[6].next = self.tx_events.frame.val();
+        self.counters.event[7].next = self.tx_events.frame.val();
+        self.counters.event[8].next = self.tx_events.drop_malformed.val();
+        self.counters.event[9].next = self.tx_events.completion.val();
+        self.counters.event[10].next = self.link_events.record.val();
+        self.counters.event[11].next = self.link_events.bad_check.val();
+        self.counters.event[12].next = self.link_events.bad_record.val();
+        self.counters.event[13].next = self.link_events.commit.val();
+        self.counters.event[14].next = self.link_events.deliver.val();
+        self.counters.event[15].next = self.link_events.reject.val();
+        self.counters.event[16].next = self.link_events.reverse.val();
+        self.counters.event[17].next = self.link_events.failure.val();
+        self.counters.event[18].next = self.link_events.entangle.val();
+        self.counters.event[19].next = self.link_events.returned.val();
+        self.counters.event[20].next = self.atomic_verb.val();
+        self.counters.event[21].next = self.atomic_error.val();
+        self.counters.event[22].next = self.flow_hit.val();
+        self.counters.event[23].next = self.flow_miss.val();
+        self.counters.rx_frame_bytes.next = self.events.frame_bytes.val();
+        self.counters.tx_frame_bytes.next = self.tx_events.frame_bytes.val();
+        self.counters.tx_pipe_in.next = self.tx_events.pipe.val();
         for i in 0..TX_PIPES {
-            if self.ev_tx_pipe.q.val().index() == i {
-                if self.ev_r[6].q.val() {
+            if self.counters.tx_pipe.val().index() == i {
+                if self.counters.tx_frame.val() {
                     self.tx_frames[i].d.next = self.tx_frames[i].q.val() + self.one32.val();
                 }
-                if self.ev_r[8].q.val() {
+                if self.counters.tx_drop.val() {
                     self.tx_drops[i].d.next = self.tx_drops[i].q.val() + self.one32.val();
                 }
             }
@@ -1869,17 +1813,6 @@ impl Logic for RegFile {
             if self.rd_off.val() == self.g_link_rx_pipe.val() {
                 self.rd_data.next = self.rd_data.val() | self.link_rx_pipe_r.q.val();
                 self.rd_hit.next = true;
-            }
-            for k in 0..COUNTERS {
-                if self.rd_off.val() == self.cnt_lo_off[k].val() {
-                    self.rd_data.next =
-                        self.rd_data.val() | self.counters[k].q.val().get_bits::<32>(0);
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.cnt_hi_off[k].val() {
-                    self.rd_data.next = self.rd_data.val() | self.hi_latch.q.val();
-                    self.rd_hit.next = true;
-                }
             }
         }
         self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
@@ -2012,6 +1945,12 @@ impl Logic for RegFile {
                 }
             }
         }
+        // The counters answer from their own copy of the read (see
+        // `GlobalCounters`).
+        self.rd_data.next = self.rd_data.val() | self.counters.rd_data.val();
+        if self.counters.rd_hit.val() {
+            self.rd_hit.next = true;
+        }
         // Reads of addresses with no register answer all ones, like PCIe's
         // unsupported request.
         if !self.rd_hit.val() {
@@ -2028,6 +1967,8 @@ impl Logic for RegFile {
             & !self.restart_wait.q.val()
             & !self.wr_take.val();
         self.rd_v.d.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.counters.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.counters.rd_addr.next = self.s_rd.data.val();
         if self.s_rd.valid.val() & self.s_rd.ready.val() {
             self.rd_addr_r.d.next = self.s_rd.data.val();
         }
@@ -2039,13 +1980,6 @@ impl Logic for RegFile {
         if self.rd_v.q.val() {
             self.rsp_valid.d.next = true;
             self.rsp_data.d.next = self.rd_data.val();
-            for k in 0..COUNTERS {
-                if (self.rd_page.val() == self.page0.val())
-                    & (self.rd_off.val() == self.cnt_lo_off[k].val())
-                {
-                    self.hi_latch.d.next = self.counters[k].q.val().get_bits::<32>(32);
-                }
-            }
         }
         // A reset's sweep zeroes every pipe's and buffer's registers.
         if self.clear.active.val() {
