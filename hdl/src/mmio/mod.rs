@@ -3,6 +3,7 @@
 mod counters;
 mod pipe_counter;
 mod regs;
+mod tx_regs;
 
 pub use pipe_counter::PipeCounter;
 pub use regs::{RegFile, RxEvents, TxEvents, GATES, GATE_ATOMIC, GATE_LINK};

@@ -1,4 +1,5 @@
 use super::counters::GlobalCounters;
+use super::tx_regs::TxRegs;
 use super::PipeCounter;
 use crate::enso::FLOW_MATCH_BITS;
 use crate::reset::{Clear, SDFF};
@@ -257,10 +258,6 @@ pub struct RegFile {
     rd_data: Signal<Local, Bits<32>>,
     rd_hit: Signal<Local, Bit>,
 
-    tx_tail_ok: [Signal<Local, Bit>; TX_PIPES],
-    tx_base_cat: [Concat<32, 32, 64>; TX_PIPES],
-    tx_compl_cat: [Concat<32, 32, 64>; TX_PIPES],
-    tx_tail32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
     tx_head32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
 
     link_state32: ZeroExtend<2, 32>,
@@ -274,8 +271,6 @@ pub struct RegFile {
     g_link_active: Constant<Bits<OFF_BITS>>,
     channels_max: Constant<Bits<32>>,
     channels_all: Constant<Bits<{ CB + 1 }>>,
-    tx_acp_r: [SDFF<Bit>; TX_PIPES],
-    tx_atomic_r: [SDFF<Bit>; TX_PIPES],
     atomic_rx_pipe_r: SDFF<Bits<32>>,
     g_atomic_rx_pipe: Constant<Bits<OFF_BITS>>,
     four32: Constant<Bits<32>>,
@@ -284,7 +279,6 @@ pub struct RegFile {
     g_link_seed: Constant<Bits<OFF_BITS>>,
     g_link_rx_pipe: Constant<Bits<OFF_BITS>>,
     pipes32: Constant<Bits<32>>,
-    two32: Constant<Bits<32>>,
     cause_value: Constant<Bits<32>>,
 
     // Each RX pipe's registers, in block RAM (see the block's comment).
@@ -369,19 +363,8 @@ pub struct RegFile {
     rd_is_pipe: Signal<Local, Bit>,
     rd_pipe32: ZeroExtend<PIPE_BITS, 32>,
     last_pipe_page: Constant<Bits<PAGE_BITS>>,
-    last_tx_page: Constant<Bits<PAGE_BITS>>,
 
     // State.
-    tx_base_lo: [SDFF<Bits<32>>; TX_PIPES],
-    tx_base_hi: [SDFF<Bits<32>>; TX_PIPES],
-    tx_ring_bytes: [SDFF<Bits<32>>; TX_PIPES],
-    tx_mask_r: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
-    tx_compl_lo: [SDFF<Bits<32>>; TX_PIPES],
-    tx_compl_hi: [SDFF<Bits<32>>; TX_PIPES],
-    tx_enable_r: [SDFF<Bit>; TX_PIPES],
-    tx_tail_r: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
-    tx_frames: [SDFF<Bits<32>>; TX_PIPES],
-    tx_drops: [SDFF<Bits<32>>; TX_PIPES],
     ctrl: SDFF<Bits<32>>,
     scratch: SDFF<Bits<32>>,
     // SESSION: the opener's token; a reset clears it.
@@ -390,6 +373,8 @@ pub struct RegFile {
     last_err: SDFF<Bits<32>>,
     // The global counters, and the TX pipes' events as they count them.
     counters: GlobalCounters,
+    // The TX pipes' registers.
+    tx: TxRegs,
     // A write goes through three cycles: the cycle it is accepted latches its
     // address and data and reads its page, the next checks its value against
     // the page (into the `*_r` flags and `pk_*` below), the third decodes the
@@ -404,7 +389,6 @@ pub struct RegFile {
     ring_aligned_r: SDFF<Bit>,
     notif_aligned_r: SDFF<Bit>,
     flow_fallback_ok_r: SDFF<Bit>,
-    tx_tail_ok_r: [SDFF<Bit>; TX_PIPES],
     wr_check: SDFF<Bit>,
     head_ok_r: SDFF<Bit>,
     // The write's page as the check stage read it (see the block's comment).
@@ -421,7 +405,7 @@ pub struct RegFile {
     pk_nb_ctrl: SDFF<Bit>,
     // The write's offset decoded in the check stage: bit k is "the offset is
     // the k-th one the apply stage tests" (the list where they are set).
-    wo_hit: [SDFF<Bit>; 40],
+    wo_hit: [SDFF<Bit>; 33],
     wr_take: Signal<Local, Bit>,
     rsp_valid: SDFF<Bit>,
     rsp_data: SDFF<Bits<32>>,
@@ -450,17 +434,9 @@ pub struct RegFile {
     p_tail: Constant<Bits<OFF_BITS>>,
     p_frames: Constant<Bits<OFF_BITS>>,
     p_drops: Constant<Bits<OFF_BITS>>,
-    p_tx_base_lo: Constant<Bits<OFF_BITS>>,
-    p_tx_base_hi: Constant<Bits<OFF_BITS>>,
-    p_tx_ring_bytes: Constant<Bits<OFF_BITS>>,
-    p_tx_compl_lo: Constant<Bits<OFF_BITS>>,
-    p_tx_compl_hi: Constant<Bits<OFF_BITS>>,
-    p_tx_ctrl: Constant<Bits<OFF_BITS>>,
-    p_tx_tail: Constant<Bits<OFF_BITS>>,
     p_tx_head: Constant<Bits<OFF_BITS>>,
     p_tx_frames: Constant<Bits<OFF_BITS>>,
     p_tx_drops: Constant<Bits<OFF_BITS>>,
-    cause_tail: Constant<Bits<32>>,
     ring_min: Constant<Bits<32>>,
     ring_max: Constant<Bits<32>>,
     ring_align_mask: Constant<Bits<32>>,
@@ -609,12 +585,10 @@ impl RegFile {
             g_link_active: off(global::LINK_ACTIVE_CHANNELS),
             channels_max: c32(pendulum_layout::params::ACP_CHANNELS as u32),
             channels_all: Constant::new((pendulum_layout::params::ACP_CHANNELS as u64).into()),
-            tx_acp_r: Default::default(),
             tx_atomic: Default::default(),
             atomic_rx_pipe: Default::default(),
             atomic_verb: Default::default(),
             atomic_error: Default::default(),
-            tx_atomic_r: Default::default(),
             atomic_rx_pipe_r: Default::default(),
             g_atomic_rx_pipe: off(global::ATOMIC_RX_PIPE),
             four32: c32(4),
@@ -623,34 +597,11 @@ impl RegFile {
             g_link_seed: off(global::LINK_SEED),
             g_link_rx_pipe: off(global::LINK_RX_PIPE),
             pipes32: c32(PIPES as u32),
-            two32: c32(2),
             cause_value: cause(RegError::BadValue),
-            tx_tail_ok: Default::default(),
-            tx_base_cat: Default::default(),
-            tx_compl_cat: Default::default(),
-            tx_tail32: Default::default(),
             tx_head32: Default::default(),
-            tx_base_lo: Default::default(),
-            tx_base_hi: Default::default(),
-            tx_ring_bytes: Default::default(),
-            tx_mask_r: Default::default(),
-            tx_compl_lo: Default::default(),
-            tx_compl_hi: Default::default(),
-            tx_enable_r: Default::default(),
-            tx_tail_r: Default::default(),
-            tx_frames: Default::default(),
-            tx_drops: Default::default(),
-            p_tx_base_lo: off(pipe::TX_RING_BASE_LO),
-            p_tx_base_hi: off(pipe::TX_RING_BASE_HI),
-            p_tx_ring_bytes: off(pipe::TX_RING_BYTES),
-            p_tx_compl_lo: off(pipe::TX_COMPL_BASE_LO),
-            p_tx_compl_hi: off(pipe::TX_COMPL_BASE_HI),
-            p_tx_ctrl: off(pipe::TX_CTRL),
-            p_tx_tail: off(pipe::TX_TAIL),
             p_tx_head: off(pipe::TX_HEAD),
             p_tx_frames: off(pipe::TX_FRAMES),
             p_tx_drops: off(pipe::TX_DROPS),
-            cause_tail: cause(RegError::TailBeyondHead),
             wr_addr: Default::default(),
             base_lo_ram: zeros(),
             base_hi_ram: zeros(),
@@ -720,7 +671,6 @@ impl RegFile {
             rd_is_pipe: Default::default(),
             rd_pipe32: Default::default(),
             last_pipe_page: Constant::new((PIPES as u64).into()),
-            last_tx_page: Constant::new((TX_PIPES as u64).into()),
             wr_data: Default::default(),
             ring_slots: Default::default(),
             size_ok: Default::default(),
@@ -743,6 +693,7 @@ impl RegFile {
             reg_errors: Default::default(),
             last_err: Default::default(),
             counters: Default::default(),
+            tx: Default::default(),
             wr_addr_r: Default::default(),
             wr_data_r: Default::default(),
             wr_apply: Default::default(),
@@ -751,7 +702,6 @@ impl RegFile {
             ring_aligned_r: Default::default(),
             notif_aligned_r: Default::default(),
             flow_fallback_ok_r: Default::default(),
-            tx_tail_ok_r: Default::default(),
             wr_check: Default::default(),
             head_ok_r: Default::default(),
             pk_enable: Default::default(),
@@ -816,54 +766,10 @@ impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
         // Clocks and hold-by-default for every register.
-        for i in 0..TX_PIPES {
-            self.tx_base_lo[i].clock.next = self.clock.val();
-            self.tx_base_lo[i].reset.next = self.reset.val();
-            self.tx_base_hi[i].clock.next = self.clock.val();
-            self.tx_base_hi[i].reset.next = self.reset.val();
-            self.tx_ring_bytes[i].clock.next = self.clock.val();
-            self.tx_ring_bytes[i].reset.next = self.reset.val();
-            self.tx_mask_r[i].clock.next = self.clock.val();
-            self.tx_mask_r[i].reset.next = self.reset.val();
-            self.tx_compl_lo[i].clock.next = self.clock.val();
-            self.tx_compl_lo[i].reset.next = self.reset.val();
-            self.tx_compl_hi[i].clock.next = self.clock.val();
-            self.tx_compl_hi[i].reset.next = self.reset.val();
-            self.tx_enable_r[i].clock.next = self.clock.val();
-            self.tx_enable_r[i].reset.next = self.reset.val();
-            self.tx_tail_r[i].clock.next = self.clock.val();
-            self.tx_tail_r[i].reset.next = self.reset.val();
-            self.tx_frames[i].clock.next = self.clock.val();
-            self.tx_frames[i].reset.next = self.reset.val();
-            self.tx_drops[i].clock.next = self.clock.val();
-            self.tx_drops[i].reset.next = self.reset.val();
-            self.tx_base_lo[i].d.next = self.tx_base_lo[i].q.val();
-            self.tx_base_hi[i].d.next = self.tx_base_hi[i].q.val();
-            self.tx_ring_bytes[i].d.next = self.tx_ring_bytes[i].q.val();
-            self.tx_mask_r[i].d.next = self.tx_mask_r[i].q.val();
-            self.tx_compl_lo[i].d.next = self.tx_compl_lo[i].q.val();
-            self.tx_compl_hi[i].d.next = self.tx_compl_hi[i].q.val();
-            self.tx_enable_r[i].d.next = self.tx_enable_r[i].q.val();
-            self.tx_tail_r[i].d.next = self.tx_tail_r[i].q.val();
-            self.tx_frames[i].d.next = self.tx_frames[i].q.val();
-            self.tx_drops[i].d.next = self.tx_drops[i].q.val();
-            self.tx_acp_r[i].clock.next = self.clock.val();
-            self.tx_acp_r[i].reset.next = self.reset.val();
-            self.tx_acp_r[i].d.next = self.tx_acp_r[i].q.val();
-            self.tx_acp[i].next = self.tx_acp_r[i].q.val();
-            self.tx_atomic_r[i].clock.next = self.clock.val();
-            self.tx_atomic_r[i].reset.next = self.reset.val();
-            self.tx_atomic_r[i].d.next = self.tx_atomic_r[i].q.val();
-            self.tx_atomic[i].next = self.tx_atomic_r[i].q.val();
-        }
         for k in 0..FLOW_KEY_WORDS {
             self.flow_key_r[k].clock.next = self.clock.val();
             self.flow_key_r[k].reset.next = self.reset.val();
             self.flow_key_r[k].d.next = self.flow_key_r[k].q.val();
-        }
-        for i in 0..TX_PIPES {
-            self.tx_tail_ok_r[i].clock.next = self.clock.val();
-            self.tx_tail_ok_r[i].reset.next = self.reset.val();
         }
         for g in 0..GATES {
             self.gate_head_r[g].clock.next = self.clock.val();
@@ -1108,23 +1014,21 @@ impl Logic for RegFile {
 
         // Outputs to the datapath.
         for i in 0..TX_PIPES {
-            self.tx_base_cat[i].hi.next = self.tx_base_hi[i].q.val();
-            self.tx_base_cat[i].lo.next = self.tx_base_lo[i].q.val();
-            self.tx_base[i].next = self.tx_base_cat[i].o.val();
-            self.tx_compl_cat[i].hi.next = self.tx_compl_hi[i].q.val();
-            self.tx_compl_cat[i].lo.next = self.tx_compl_lo[i].q.val();
-            self.tx_mask[i].next = self.tx_mask_r[i].q.val();
-            self.tx_enable[i].next = self.tx_enable_r[i].q.val();
-            self.tx_tail[i].next = self.tx_tail_r[i].q.val();
-            self.tx_tail32[i].i.next = self.tx_tail_r[i].q.val();
+            self.tx_base[i].next = self.tx.base[i].val();
+            self.tx_mask[i].next = self.tx.mask[i].val();
+            self.tx_enable[i].next = self.tx.enable[i].val();
+            self.tx_tail[i].next = self.tx.tail[i].val();
+            self.tx_acp[i].next = self.tx.acp[i].val();
+            self.tx_atomic[i].next = self.tx.atomic[i].val();
+            self.tx.head[i].next = self.tx_head[i].val();
             self.tx_head32[i].i.next = self.tx_head[i].val();
         }
         self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
         self.rearm.next = false;
         self.do_restart.next = false;
         self.do_head_wr.next = false;
-        self.tx_restart_compl_base.next = self.tx_compl_cat[0].o.val();
-        self.tx_restart.next = false;
+        self.tx_restart.next = self.tx.restart.val();
+        self.tx_restart_compl_base.next = self.tx.restart_compl_base.val();
 
         // ---- Writes ----
         // One write every other cycle (see the block's comment).
@@ -1134,6 +1038,11 @@ impl Logic for RegFile {
             self.wr_addr_r.d.next = self.s_wr.data.val().addr;
             self.wr_data_r.d.next = self.in_data.val();
         }
+        self.tx.clock.next = self.clock.val();
+        self.tx.reset.next = self.reset.val();
+        self.tx.wr_take.next = self.wr_take.val();
+        self.tx.wr_addr.next = self.in_addr.val();
+        self.tx.wr_data.next = self.in_data.val();
         for k in 0..FLOW_FULL_WORDS {
             self.flow_key_join.i[k].next = self.flow_key_r[k].q.val();
         }
@@ -1220,19 +1129,6 @@ impl Logic for RegFile {
                 self.pk_tail.d.next = self.zero16.val();
             }
         }
-        for i in 0..TX_PIPES {
-            // The new TX tail must lie in the ring and advance only into free slots
-            // (one slot stays empty so a full ring differs from an empty one).
-            self.tx_tail_ok_r[i].d.next = (self.wr_data.val().get_bits::<16>(16)
-                == self.zero16.val())
-                & ((self.wr_data16.val() & !self.tx_mask_r[i].q.val()) == self.zero16.val())
-                & (((self.wr_data16.val() - self.tx_tail_r[i].q.val())
-                    & self.tx_mask_r[i].q.val())
-                    <= (self.tx_mask_r[i].q.val()
-                        - ((self.tx_tail_r[i].q.val() - self.tx_head[i].val())
-                            & self.tx_mask_r[i].q.val())));
-            self.tx_tail_ok[i].next = self.tx_tail_ok_r[i].q.val();
-        }
         self.base_lo_ram.write_enable.next = false;
         self.base_lo_ram.write_address.next = self.wr_pipe_l.val();
         self.base_lo_ram.write_data.next = self.wr_data.val();
@@ -1300,20 +1196,13 @@ impl Logic for RegFile {
         self.wo_hit[24].d.next = self.wr_off.val() == self.p_tx_head.val();
         self.wo_hit[25].d.next = self.wr_off.val() == self.p_tx_frames.val();
         self.wo_hit[26].d.next = self.wr_off.val() == self.p_tx_drops.val();
-        self.wo_hit[27].d.next = self.wr_off.val() == self.p_tx_base_lo.val();
-        self.wo_hit[28].d.next = self.wr_off.val() == self.p_tx_base_hi.val();
-        self.wo_hit[29].d.next = self.wr_off.val() == self.p_tx_ring_bytes.val();
-        self.wo_hit[30].d.next = self.wr_off.val() == self.p_tx_compl_lo.val();
-        self.wo_hit[31].d.next = self.wr_off.val() == self.p_tx_compl_hi.val();
-        self.wo_hit[32].d.next = self.wr_off.val() == self.p_tx_ctrl.val();
-        self.wo_hit[33].d.next = self.wr_off.val() == self.p_tx_tail.val();
-        self.wo_hit[34].d.next = self.wr_off.val() == self.p_nb_lo.val();
-        self.wo_hit[35].d.next = self.wr_off.val() == self.p_nb_hi.val();
-        self.wo_hit[36].d.next = self.wr_off.val() == self.p_nb_bytes.val();
-        self.wo_hit[37].d.next = self.wr_off.val() == self.p_nb_ctrl.val();
-        self.wo_hit[38].d.next = self.wr_off.val() == self.p_nb_head.val();
-        self.wo_hit[39].d.next = self.wr_off.val() == self.g_session.val();
-        for k in 0..40 {
+        self.wo_hit[27].d.next = self.wr_off.val() == self.p_nb_lo.val();
+        self.wo_hit[28].d.next = self.wr_off.val() == self.p_nb_hi.val();
+        self.wo_hit[29].d.next = self.wr_off.val() == self.p_nb_bytes.val();
+        self.wo_hit[30].d.next = self.wr_off.val() == self.p_nb_ctrl.val();
+        self.wo_hit[31].d.next = self.wr_off.val() == self.p_nb_head.val();
+        self.wo_hit[32].d.next = self.wr_off.val() == self.g_session.val();
+        for k in 0..33 {
             self.wo_hit[k].clock.next = self.clock.val();
             self.wo_hit[k].reset.next = self.reset.val();
         }
@@ -1326,7 +1215,7 @@ impl Logic for RegFile {
                     self.ctrl.d.next = self.wr_data.val();
                 } else if self.wo_hit[1].q.val() {
                     self.scratch.d.next = self.wr_data.val();
-                } else if self.wo_hit[39].q.val() {
+                } else if self.wo_hit[32].q.val() {
                     self.session.d.next = self.wr_data.val();
                 } else if self.wo_hit[2].q.val() {
                     self.link_reset.next = self.wr_data.val().get_bit(0);
@@ -1470,107 +1359,37 @@ impl Logic for RegFile {
                 {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();
+                } else if self.tx.hit.val() {
+                    // A TX register, on a page of one of the TX pipes
+                    // (`TxRegs`, which applies it).
+                    if self.tx.err.val() {
+                        self.err.next = true;
+                        self.err_cause.next = self.tx.err_cause.val();
+                    }
                 } else if ((self.wo_hit[27].q.val())
                     | (self.wo_hit[28].q.val())
                     | (self.wo_hit[29].q.val())
                     | (self.wo_hit[30].q.val())
-                    | (self.wo_hit[31].q.val())
-                    | (self.wo_hit[32].q.val())
-                    | (self.wo_hit[33].q.val()))
-                    & (self.wr_page.val() <= self.last_tx_page.val())
-                {
-                    // A TX register, on a page of one of the TX pipes.
-                    for i in 0..TX_PIPES {
-                        if self.wr_pipe_l.val().index() == i {
-                            if (self.wo_hit[27].q.val())
-                                | (self.wo_hit[28].q.val())
-                                | (self.wo_hit[29].q.val())
-                                | (self.wo_hit[30].q.val())
-                                | (self.wo_hit[31].q.val())
-                            {
-                                if self.tx_enable_r[i].q.val() {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_enabled.val();
-                                } else if self.wo_hit[27].q.val() {
-                                    if !self.ring_aligned.val() {
-                                        self.err.next = true;
-                                        self.err_cause.next = self.cause_misaligned.val();
-                                    } else {
-                                        self.tx_base_lo[i].d.next = self.wr_data.val();
-                                    }
-                                } else if self.wo_hit[28].q.val() {
-                                    self.tx_base_hi[i].d.next = self.wr_data.val();
-                                } else if self.wo_hit[29].q.val() {
-                                    if !self.size_ok.val() {
-                                        self.err.next = true;
-                                        self.err_cause.next = self.cause_ring_size.val();
-                                    } else {
-                                        self.tx_ring_bytes[i].d.next = self.wr_data.val();
-                                        self.tx_mask_r[i].d.next =
-                                            self.ring_slots.val() - self.one16.val();
-                                    }
-                                } else if self.wo_hit[30].q.val() {
-                                    if !self.notif_aligned.val() {
-                                        self.err.next = true;
-                                        self.err_cause.next = self.cause_misaligned.val();
-                                    } else {
-                                        self.tx_compl_lo[i].d.next = self.wr_data.val();
-                                    }
-                                } else {
-                                    self.tx_compl_hi[i].d.next = self.wr_data.val();
-                                }
-                            } else if self.wo_hit[32].q.val() {
-                                if self.wr_data.val().get_bit(0)
-                                    & (self.tx_ring_bytes[i].q.val() == self.zero32.val())
-                                {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_ring_size.val();
-                                } else {
-                                    self.tx_enable_r[i].d.next = self.wr_data.val().get_bit(0);
-                                    self.tx_restart.next = self.wr_data.val().get_bit(0)
-                                        != self.tx_enable_r[i].q.val();
-                                    self.tx_restart_compl_base.next = self.tx_compl_cat[i].o.val();
-                                    self.tx_acp_r[i].d.next = self.wr_data.val().get_bit(1);
-                                    self.tx_atomic_r[i].d.next = self.wr_data.val().get_bit(2);
-                                    if !self.wr_data.val().get_bit(0) {
-                                        self.tx_tail_r[i].d.next = self.zero16.val();
-                                    }
-                                }
-                            } else {
-                                // TX_TAIL (the branch's offsets end here).
-                                if self.tx_tail_ok[i].val() & self.tx_enable_r[i].q.val() {
-                                    self.tx_tail_r[i].d.next = self.wr_data16.val();
-                                } else {
-                                    self.err.next = true;
-                                    self.err_cause.next = self.cause_tail.val();
-                                }
-                            }
-                        }
-                    }
-                } else if ((self.wo_hit[34].q.val())
-                    | (self.wo_hit[35].q.val())
-                    | (self.wo_hit[36].q.val())
-                    | (self.wo_hit[37].q.val())
-                    | (self.wo_hit[38].q.val()))
+                    | (self.wo_hit[31].q.val()))
                     & (self.wr_page.val() <= self.last_nbuf_page.val())
                 {
                     // A notification buffer's register, on a page of one of
                     // the buffers (the page read as the write was accepted).
-                    if (self.wo_hit[34].q.val())
-                        | (self.wo_hit[35].q.val())
-                        | (self.wo_hit[36].q.val())
+                    if (self.wo_hit[27].q.val())
+                        | (self.wo_hit[28].q.val())
+                        | (self.wo_hit[29].q.val())
                     {
                         if self.nb_on.q.val().get_bit(self.wr_buf.val().index()) {
                             self.err.next = true;
                             self.err_cause.next = self.cause_enabled.val();
-                        } else if self.wo_hit[34].q.val() {
+                        } else if self.wo_hit[27].q.val() {
                             if !self.notif_aligned.val() {
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_misaligned.val();
                             } else {
                                 self.nb_lo_ram.write_enable.next = true;
                             }
-                        } else if self.wo_hit[35].q.val() {
+                        } else if self.wo_hit[28].q.val() {
                             self.nb_hi_ram.write_enable.next = true;
                         } else if !self.size_ok.val() {
                             self.err.next = true;
@@ -1578,7 +1397,7 @@ impl Logic for RegFile {
                         } else {
                             self.nb_bytes_ram.write_enable.next = true;
                         }
-                    } else if self.wo_hit[37].q.val() {
+                    } else if self.wo_hit[30].q.val() {
                         if self.wr_data.val().get_bit(0) & self.pk_nb_zero.q.val() {
                             self.err.next = true;
                             self.err_cause.next = self.cause_ring_size.val();
@@ -1702,16 +1521,9 @@ impl Logic for RegFile {
         self.counters.rx_frame_bytes.next = self.events.frame_bytes.val();
         self.counters.tx_frame_bytes.next = self.tx_events.frame_bytes.val();
         self.counters.tx_pipe_in.next = self.tx_events.pipe.val();
-        for i in 0..TX_PIPES {
-            if self.counters.tx_pipe.val().index() == i {
-                if self.counters.tx_frame.val() {
-                    self.tx_frames[i].d.next = self.tx_frames[i].q.val() + self.one32.val();
-                }
-                if self.counters.tx_drop.val() {
-                    self.tx_drops[i].d.next = self.tx_drops[i].q.val() + self.one32.val();
-                }
-            }
-        }
+        self.tx.count_frame.next = self.counters.tx_frame.val();
+        self.tx.count_drop.next = self.counters.tx_drop.val();
+        self.tx.count_pipe.next = self.counters.tx_pipe.val();
         self.rx_frames.inc.next = self.events.frame.val();
         self.rx_frames.inc_pipe.next = self.events.pipe.val();
         self.rx_drops.inc.next = self.events.drop_ring_full.val();
@@ -1893,57 +1705,19 @@ impl Logic for RegFile {
                 self.rd_hit.next = true;
             }
         }
+        // TX_HEAD is the TX engine's; the other TX registers answer from
+        // `TxRegs`' own copy of the read.
         for i in 0..TX_PIPES {
             if self.rd_is_pipe.val() & (self.rd_pipe.val().index() == i) {
-                if self.rd_off.val() == self.p_tx_base_lo.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_base_lo[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_tx_base_hi.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_base_hi[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_tx_ring_bytes.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_ring_bytes[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_tx_compl_lo.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_compl_lo[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_tx_compl_hi.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_compl_hi[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_tx_ctrl.val() {
-                    self.rd_hit.next = true;
-                    if self.tx_enable_r[i].q.val() {
-                        self.rd_data.next = self.rd_data.val() | self.one32.val();
-                    }
-                    if self.tx_acp_r[i].q.val() {
-                        self.rd_data.next = self.rd_data.val() | self.two32.val();
-                    }
-                    if self.tx_atomic_r[i].q.val() {
-                        self.rd_data.next = self.rd_data.val() | self.four32.val();
-                    }
-                }
-                if self.rd_off.val() == self.p_tx_tail.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_tail32[i].o.val();
-                    self.rd_hit.next = true;
-                }
                 if self.rd_off.val() == self.p_tx_head.val() {
                     self.rd_data.next = self.rd_data.val() | self.tx_head32[i].o.val();
                     self.rd_hit.next = true;
                 }
-                if self.rd_off.val() == self.p_tx_frames.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_frames[i].q.val();
-                    self.rd_hit.next = true;
-                }
-                if self.rd_off.val() == self.p_tx_drops.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_drops[i].q.val();
-                    self.rd_hit.next = true;
-                }
             }
+        }
+        self.rd_data.next = self.rd_data.val() | self.tx.rd_data.val();
+        if self.tx.rd_hit.val() {
+            self.rd_hit.next = true;
         }
         // The counters answer from their own copy of the read (see
         // `GlobalCounters`).
@@ -1969,6 +1743,8 @@ impl Logic for RegFile {
         self.rd_v.d.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.counters.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.counters.rd_addr.next = self.s_rd.data.val();
+        self.tx.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.tx.rd_addr.next = self.s_rd.data.val();
         if self.s_rd.valid.val() & self.s_rd.ready.val() {
             self.rd_addr_r.d.next = self.s_rd.data.val();
         }
