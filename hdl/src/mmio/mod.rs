@@ -1,6 +1,7 @@
 //! MMIO: the register file behind the BAR.
 
 mod counters;
+mod link_flow_regs;
 mod pipe_counter;
 mod regs;
 mod tx_regs;

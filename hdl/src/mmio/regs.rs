@@ -1,11 +1,11 @@
 use super::counters::GlobalCounters;
+use super::link_flow_regs::LinkFlowRegs;
 use super::tx_regs::TxRegs;
 use super::PipeCounter;
 use crate::enso::FLOW_MATCH_BITS;
 use crate::reset::{Clear, SDFF};
-use crate::stream::{Concat, Join, StreamSink, StreamSource, ZeroExtend};
+use crate::stream::{Concat, StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
-use pendulum_layout::flow::{ENTRIES, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
 use pendulum_layout::params::{
     ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES,
     PIPE_BITS, SLOT_BITS, TX_PIPES,
@@ -19,11 +19,6 @@ const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
 const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
 /// Registers on the global page that hold constants (identity and capabilities).
 const CONST_REGS: usize = 9;
-/// FLOW_KEY0..9; the table compares the first FLOW_MATCH_BITS of them, so
-/// the last word gives only its low bytes.
-const FLOW_KEY_WORDS: usize = global::FLOW_KEY_WORDS as usize;
-const FLOW_FULL_WORDS: usize = FLOW_KEY_WORDS - 1;
-const FLOW_LAST_BITS: usize = FLOW_MATCH_BITS - 32 * FLOW_FULL_WORDS;
 /// Slot gates the register file keeps a pipe's ring state for.
 pub const GATES: usize = 2;
 /// The gate of the ACP link's messages (LINK_RX_PIPE).
@@ -206,43 +201,13 @@ pub struct RegFile {
     pub flow_miss: Signal<In, Bit>,
     /// RX_OVERFLOW_DROPS, counted by the board's RX crossing (on this clock).
     pub rx_overflow_drops: Signal<In, Bits<32>>,
-    // The flow director's registers. Decoded here with the rest: a child
-    // block's combinational answer read back into this one always block is
-    // a loop Verilator evaluates once, and would read stale.
-    flow_key_r: [SDFF<Bits<32>>; FLOW_KEY_WORDS],
-    flow_key_join: Join<FLOW_FULL_WORDS, 32, { 32 * FLOW_FULL_WORDS }>,
-    flow_key_cat: Concat<FLOW_LAST_BITS, { 32 * FLOW_FULL_WORDS }, FLOW_MATCH_BITS>,
-    flow_pipe_r: SDFF<Bits<32>>,
-    flow_default_r: SDFF<Bits<32>>,
-    // FLOW_FALLBACK as written; until the first write it reads as all pipes.
-    flow_fallback_r: SDFF<Bits<32>>,
-    flow_fallback_set: SDFF<Bit>,
-    flow_fallback: Signal<Local, Bits<32>>,
-    flow_fallback_ok: Signal<Local, Bit>,
-    // FLOW_WRITE's value and its pulse, a cycle after the register write.
-    flow_write_r: SDFF<Bits<32>>,
-    flow_write_pulse: SDFF<Bit>,
-    g_flow_cap: Constant<Bits<OFF_BITS>>,
-    g_flow_default: Constant<Bits<OFF_BITS>>,
-    g_flow_fallback: Constant<Bits<OFF_BITS>>,
-    g_flow_pipe: Constant<Bits<OFF_BITS>>,
-    g_flow_write: Constant<Bits<OFF_BITS>>,
-    g_flow_key: [Constant<Bits<OFF_BITS>>; FLOW_KEY_WORDS],
-    g_flow_key_first: Constant<Bits<OFF_BITS>>,
-    g_flow_key_last: Constant<Bits<OFF_BITS>>,
-    flow_cap: Constant<Bits<32>>,
-    flow_all_pipes: Constant<Bits<32>>,
-    flow_write_reserved: Constant<Bits<32>>,
-    flow_fallback_reserved: Constant<Bits<32>>,
-    flow_max_log2: Constant<Bits<5>>,
-    pipe_ones: Constant<Bits<PIPE_BITS>>,
+    // The link's, the atomic unit's and the flow director's registers.
+    link_flow: LinkFlowRegs,
     pipe_one: Constant<Bits<PIPE_BITS>>,
-    low16: Constant<Bits<32>>,
 
     // Address decode.
     wr_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     wr_data: Signal<Local, Bits<32>>,
-    ring_slots: Signal<Local, Bits<SLOT_BITS>>,
     size_ok: Signal<Local, Bit>,
     ring_aligned: Signal<Local, Bit>,
     notif_aligned: Signal<Local, Bit>,
@@ -261,25 +226,12 @@ pub struct RegFile {
     tx_head32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
 
     link_state32: ZeroExtend<2, 32>,
-    link_rx_pipe_r: SDFF<Bits<32>>,
-    link_seed_r: SDFF<Bits<32>>,
-    // The write pulse, one cycle late so it meets the new value.
-    link_seed_pulse: SDFF<Bit>,
-    link_channels_r: SDFF<Bits<32>>,
     link_active32: ZeroExtend<CB1, 32>,
-    g_link_channels: Constant<Bits<OFF_BITS>>,
     g_link_active: Constant<Bits<OFF_BITS>>,
-    channels_max: Constant<Bits<32>>,
-    channels_all: Constant<Bits<{ CB + 1 }>>,
-    atomic_rx_pipe_r: SDFF<Bits<32>>,
     g_atomic_rx_pipe: Constant<Bits<OFF_BITS>>,
     four32: Constant<Bits<32>>,
     g_link_state: Constant<Bits<OFF_BITS>>,
-    g_link_ctrl: Constant<Bits<OFF_BITS>>,
-    g_link_seed: Constant<Bits<OFF_BITS>>,
     g_link_rx_pipe: Constant<Bits<OFF_BITS>>,
-    pipes32: Constant<Bits<32>>,
-    cause_value: Constant<Bits<32>>,
 
     // Each RX pipe's registers, in block RAM (see the block's comment).
     base_lo_ram: RAM<Bits<32>, PIPE_BITS>,
@@ -388,7 +340,6 @@ pub struct RegFile {
     size_ok_r: SDFF<Bit>,
     ring_aligned_r: SDFF<Bit>,
     notif_aligned_r: SDFF<Bit>,
-    flow_fallback_ok_r: SDFF<Bit>,
     wr_check: SDFF<Bit>,
     head_ok_r: SDFF<Bit>,
     // The write's page as the check stage read it (see the block's comment).
@@ -405,7 +356,7 @@ pub struct RegFile {
     pk_nb_ctrl: SDFF<Bit>,
     // The write's offset decoded in the check stage: bit k is "the offset is
     // the k-th one the apply stage tests" (the list where they are set).
-    wo_hit: [SDFF<Bit>; 33],
+    wo_hit: [SDFF<Bit>; 21],
     wr_take: Signal<Local, Bit>,
     rsp_valid: SDFF<Bit>,
     rsp_data: SDFF<Bits<32>>,
@@ -532,9 +483,7 @@ impl RegFile {
             link_seed_write: Default::default(),
             link_rx_pipe: Default::default(),
             link_state32: Default::default(),
-            link_rx_pipe_r: Default::default(),
-            link_seed_r: Default::default(),
-            link_seed_pulse: Default::default(),
+            link_flow: Default::default(),
             link_channels: Default::default(),
             link_active: Default::default(),
             flow_table_wr: Default::default(),
@@ -548,56 +497,17 @@ impl RegFile {
             flow_hit: Default::default(),
             flow_miss: Default::default(),
             rx_overflow_drops: Default::default(),
-            flow_key_r: Default::default(),
-            flow_key_join: Default::default(),
-            flow_key_cat: Default::default(),
-            flow_pipe_r: Default::default(),
-            flow_default_r: Default::default(),
-            flow_fallback_r: Default::default(),
-            flow_fallback_set: Default::default(),
-            flow_fallback: Default::default(),
-            flow_fallback_ok: Default::default(),
-            flow_write_r: Default::default(),
-            flow_write_pulse: Default::default(),
-            g_flow_cap: off(global::CAP_FLOW_TABLE),
-            g_flow_default: off(global::FLOW_DEFAULT_PIPE),
-            g_flow_fallback: off(global::FLOW_FALLBACK),
-            g_flow_pipe: off(global::FLOW_PIPE),
-            g_flow_write: off(global::FLOW_WRITE),
-            g_flow_key: std::array::from_fn(|k| {
-                Constant::new(((global::FLOW_KEY0.offset + 4 * k as u32) as u64).into())
-            }),
-            g_flow_key_first: off(global::FLOW_KEY0),
-            g_flow_key_last: Constant::new(
-                ((global::FLOW_KEY0.offset + 4 * (FLOW_KEY_WORDS as u32 - 1)) as u64).into(),
-            ),
-            flow_cap: c32((FLOW_WAYS as u32) << 16 | 1 << FLOW_BUCKET_BITS),
-            flow_all_pipes: c32((PIPE_BITS as u32) << FALLBACK_COUNT_LOG2_SHIFT),
-            flow_write_reserved: c32(!(WRITE_VALID | (ENTRIES as u32 - 1))),
-            flow_fallback_reserved: c32(!((1 << (FALLBACK_COUNT_LOG2_SHIFT + 5)) - 1)),
-            flow_max_log2: Constant::new((PIPE_BITS as u64).into()),
-            pipe_ones: Constant::new(((1u64 << PIPE_BITS) - 1).into()),
             pipe_one: Constant::new(1u64.into()),
-            low16: c32(0xFFFF),
-            link_channels_r: Default::default(),
             link_active32: Default::default(),
-            g_link_channels: off(global::LINK_CHANNELS),
             g_link_active: off(global::LINK_ACTIVE_CHANNELS),
-            channels_max: c32(pendulum_layout::params::ACP_CHANNELS as u32),
-            channels_all: Constant::new((pendulum_layout::params::ACP_CHANNELS as u64).into()),
             tx_atomic: Default::default(),
             atomic_rx_pipe: Default::default(),
             atomic_verb: Default::default(),
             atomic_error: Default::default(),
-            atomic_rx_pipe_r: Default::default(),
             g_atomic_rx_pipe: off(global::ATOMIC_RX_PIPE),
             four32: c32(4),
             g_link_state: off(global::LINK_STATE),
-            g_link_ctrl: off(global::LINK_CTRL),
-            g_link_seed: off(global::LINK_SEED),
             g_link_rx_pipe: off(global::LINK_RX_PIPE),
-            pipes32: c32(PIPES as u32),
-            cause_value: cause(RegError::BadValue),
             tx_head32: Default::default(),
             p_tx_head: off(pipe::TX_HEAD),
             p_tx_frames: off(pipe::TX_FRAMES),
@@ -672,7 +582,6 @@ impl RegFile {
             rd_pipe32: Default::default(),
             last_pipe_page: Constant::new((PIPES as u64).into()),
             wr_data: Default::default(),
-            ring_slots: Default::default(),
             size_ok: Default::default(),
             ring_aligned: Default::default(),
             notif_aligned: Default::default(),
@@ -701,7 +610,6 @@ impl RegFile {
             size_ok_r: Default::default(),
             ring_aligned_r: Default::default(),
             notif_aligned_r: Default::default(),
-            flow_fallback_ok_r: Default::default(),
             wr_check: Default::default(),
             head_ok_r: Default::default(),
             pk_enable: Default::default(),
@@ -766,11 +674,6 @@ impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
         // Clocks and hold-by-default for every register.
-        for k in 0..FLOW_KEY_WORDS {
-            self.flow_key_r[k].clock.next = self.clock.val();
-            self.flow_key_r[k].reset.next = self.reset.val();
-            self.flow_key_r[k].d.next = self.flow_key_r[k].q.val();
-        }
         for g in 0..GATES {
             self.gate_head_r[g].clock.next = self.clock.val();
             self.gate_head_r[g].reset.next = self.reset.val();
@@ -788,7 +691,6 @@ impl Logic for RegFile {
             self.gate_tail[g].next = self.gate_tail_r[g].q.val();
             self.gate_mask[g].next = self.gate_mask_r[g].q.val();
             self.gate_enable[g].next = self.gate_enable_r[g].q.val();
-            self.gate_load[g].next = false;
         }
         dff_setup!(
             self,
@@ -812,7 +714,6 @@ impl Logic for RegFile {
             size_ok_r,
             ring_aligned_r,
             notif_aligned_r,
-            flow_fallback_ok_r,
             ctrl,
             scratch,
             session,
@@ -820,17 +721,6 @@ impl Logic for RegFile {
             last_err,
             rsp_valid,
             rsp_data,
-            link_rx_pipe_r,
-            link_seed_r,
-            link_seed_pulse,
-            link_channels_r,
-            atomic_rx_pipe_r,
-            flow_pipe_r,
-            flow_default_r,
-            flow_fallback_r,
-            flow_fallback_set,
-            flow_write_r,
-            flow_write_pulse,
             restart_wait,
             gh_v,
             gh_pipe,
@@ -864,7 +754,6 @@ impl Logic for RegFile {
         self.size_ok_r.reset.next = self.reset.val();
         self.ring_aligned_r.reset.next = self.reset.val();
         self.notif_aligned_r.reset.next = self.reset.val();
-        self.flow_fallback_ok_r.reset.next = self.reset.val();
         self.ctrl.reset.next = self.reset.val();
         self.scratch.reset.next = self.reset.val();
         self.session.reset.next = self.reset.val();
@@ -872,17 +761,6 @@ impl Logic for RegFile {
         self.last_err.reset.next = self.reset.val();
         self.rsp_valid.reset.next = self.reset.val();
         self.rsp_data.reset.next = self.reset.val();
-        self.link_rx_pipe_r.reset.next = self.reset.val();
-        self.link_seed_r.reset.next = self.reset.val();
-        self.link_seed_pulse.reset.next = self.reset.val();
-        self.link_channels_r.reset.next = self.reset.val();
-        self.atomic_rx_pipe_r.reset.next = self.reset.val();
-        self.flow_pipe_r.reset.next = self.reset.val();
-        self.flow_default_r.reset.next = self.reset.val();
-        self.flow_fallback_r.reset.next = self.reset.val();
-        self.flow_fallback_set.reset.next = self.reset.val();
-        self.flow_write_r.reset.next = self.reset.val();
-        self.flow_write_pulse.reset.next = self.reset.val();
         self.restart_wait.reset.next = self.reset.val();
         self.gh_v.reset.next = self.reset.val();
         self.gh_pipe.reset.next = self.reset.val();
@@ -924,17 +802,23 @@ impl Logic for RegFile {
         self.rx_frames.clear.addr.next = self.clear.addr.val();
         self.rx_drops.clear.active.next = self.clear.active.val();
         self.rx_drops.clear.addr.next = self.clear.addr.val();
-        self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
-        self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
-        if self.link_channels_r.q.val() == self.zero32.val() {
-            self.link_channels.next = self.channels_all.val();
-        }
         self.link_active32.i.next = self.link_active.val();
-        self.link_reset.next = false;
-        self.link_seed_write.next = self.link_seed_pulse.q.val();
-        self.link_seed_pulse.d.next = false;
-        self.link_seed.next = self.link_seed_r.q.val();
-        self.link_rx_pipe.next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.link_flow.clock.next = self.clock.val();
+        self.link_flow.reset.next = self.reset.val();
+        self.atomic_rx_pipe.next = self.link_flow.atomic_rx_pipe.val();
+        self.link_channels.next = self.link_flow.link_channels.val();
+        self.link_reset.next = self.link_flow.link_reset.val();
+        self.link_seed_write.next = self.link_flow.link_seed_write.val();
+        self.link_seed.next = self.link_flow.link_seed.val();
+        self.link_rx_pipe.next = self.link_flow.link_rx_pipe.val();
+        self.flow_key.next = self.link_flow.flow_key.val();
+        self.flow_pipe.next = self.link_flow.flow_pipe.val();
+        self.flow_default_pipe.next = self.link_flow.flow_default_pipe.val();
+        self.flow_fallback_first.next = self.link_flow.flow_fallback_first.val();
+        self.flow_fallback_mask.next = self.link_flow.flow_fallback_mask.val();
+        self.flow_table_wr.next = self.link_flow.flow_table_wr.val();
+        self.flow_table_slot.next = self.link_flow.flow_table_slot.val();
+        self.flow_table_valid.next = self.link_flow.flow_table_valid.val();
         self.link_state32.i.next = self.link_state.val();
 
         // ---- The pipe page the RAMs read ----
@@ -1043,27 +927,9 @@ impl Logic for RegFile {
         self.tx.wr_take.next = self.wr_take.val();
         self.tx.wr_addr.next = self.in_addr.val();
         self.tx.wr_data.next = self.in_data.val();
-        for k in 0..FLOW_FULL_WORDS {
-            self.flow_key_join.i[k].next = self.flow_key_r[k].q.val();
-        }
-        self.flow_key_cat.lo.next = self.flow_key_join.o.val();
-        for k in FLOW_FULL_WORDS..FLOW_KEY_WORDS {
-            self.flow_key_cat.hi.next = self.flow_key_r[k].q.val().get_bits::<FLOW_LAST_BITS>(0);
-        }
-        self.flow_fallback.next = self.flow_all_pipes.val();
-        if self.flow_fallback_set.q.val() {
-            self.flow_fallback.next = self.flow_fallback_r.q.val();
-        }
-        self.flow_key.next = self.flow_key_cat.o.val();
-        self.flow_pipe.next = self.flow_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
-        self.flow_default_pipe.next = self.flow_default_r.q.val().get_bits::<PIPE_BITS>(0);
-        self.flow_fallback_first.next = self.flow_fallback.val().get_bits::<PIPE_BITS>(0);
-        self.flow_fallback_mask.next =
-            !(self.pipe_ones.val() << self.flow_fallback.val().get_bits::<5>(16));
-        self.flow_table_wr.next = self.flow_write_pulse.q.val();
-        self.flow_table_slot.next = self.flow_write_r.q.val().get_bits::<FLOW_SLOT_BITS>(0);
-        self.flow_table_valid.next = self.flow_write_r.q.val().get_bit(31);
-        self.flow_write_pulse.d.next = false;
+        self.link_flow.wr_take.next = self.wr_take.val();
+        self.link_flow.wr_addr.next = self.in_addr.val();
+        self.link_flow.wr_data.next = self.in_data.val();
         self.wr_addr.next = self.wr_addr_r.q.val();
         self.wr_data.next = self.wr_data_r.q.val();
         self.wr_page.next = self
@@ -1078,16 +944,6 @@ impl Logic for RegFile {
         self.wr_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
         self.new_head.next = self.wr_data16.val();
         self.wr_addr32.i.next = self.wr_addr.val();
-        // FLOW_FALLBACK: count a power of two up to all pipes, first + count
-        // within the pipes, reserved bits clear.
-        self.flow_fallback_ok_r.d.next = ((self.wr_data.val() & self.flow_fallback_reserved.val())
-            == self.zero32.val())
-            & (self.wr_data.val().get_bits::<5>(16) <= self.flow_max_log2.val())
-            & (((self.wr_data.val() & self.low16.val())
-                + (self.one32.val() << self.wr_data.val().get_bits::<5>(16)))
-                <= self.pipes32.val());
-        self.flow_fallback_ok.next = self.flow_fallback_ok_r.q.val();
-        self.ring_slots.next = self.wr_data.val().get_bits::<SLOT_BITS>(6);
         // The value checks shared by the RX and TX ring registers, once per write.
         self.size_ok_r.d.next = ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
             == self.zero32.val())
@@ -1171,38 +1027,26 @@ impl Logic for RegFile {
         // The offsets the apply stage tests, decoded a cycle ahead.
         self.wo_hit[0].d.next = self.wr_off.val() == self.g_ctrl.val();
         self.wo_hit[1].d.next = self.wr_off.val() == self.g_scratch.val();
-        self.wo_hit[2].d.next = self.wr_off.val() == self.g_link_ctrl.val();
-        self.wo_hit[3].d.next = self.wr_off.val() == self.g_link_seed.val();
-        self.wo_hit[4].d.next = self.wr_off.val() == self.g_link_channels.val();
-        self.wo_hit[5].d.next = self.wr_off.val() == self.g_link_active.val();
-        self.wo_hit[6].d.next = self.wr_off.val() == self.g_link_state.val();
-        self.wo_hit[7].d.next = self.wr_off.val() == self.g_atomic_rx_pipe.val();
-        self.wo_hit[8].d.next = self.wr_off.val() == self.g_link_rx_pipe.val();
-        self.wo_hit[9].d.next = self.wr_off.val() == self.g_flow_default.val();
-        self.wo_hit[10].d.next = self.wr_off.val() == self.g_flow_pipe.val();
-        self.wo_hit[11].d.next = self.wr_off.val() == self.g_flow_fallback.val();
-        self.wo_hit[12].d.next = self.wr_off.val() == self.g_flow_write.val();
-        self.wo_hit[13].d.next = self.wr_off.val() == self.g_flow_cap.val();
-        self.wo_hit[14].d.next = self.wr_off.val() == self.p_base_lo.val();
-        self.wo_hit[15].d.next = self.wr_off.val() == self.p_base_hi.val();
-        self.wo_hit[16].d.next = self.wr_off.val() == self.p_ring_bytes.val();
-        self.wo_hit[17].d.next = self.wr_off.val() == self.p_ctrl.val();
-        self.wo_hit[18].d.next = self.wr_off.val() == self.p_head.val();
-        self.wo_hit[19].d.next = self.wr_off.val() == self.p_prefetch.val();
-        self.wo_hit[20].d.next = self.wr_off.val() == self.p_pipe_id.val();
-        self.wo_hit[21].d.next = self.wr_off.val() == self.p_tail.val();
-        self.wo_hit[22].d.next = self.wr_off.val() == self.p_frames.val();
-        self.wo_hit[23].d.next = self.wr_off.val() == self.p_drops.val();
-        self.wo_hit[24].d.next = self.wr_off.val() == self.p_tx_head.val();
-        self.wo_hit[25].d.next = self.wr_off.val() == self.p_tx_frames.val();
-        self.wo_hit[26].d.next = self.wr_off.val() == self.p_tx_drops.val();
-        self.wo_hit[27].d.next = self.wr_off.val() == self.p_nb_lo.val();
-        self.wo_hit[28].d.next = self.wr_off.val() == self.p_nb_hi.val();
-        self.wo_hit[29].d.next = self.wr_off.val() == self.p_nb_bytes.val();
-        self.wo_hit[30].d.next = self.wr_off.val() == self.p_nb_ctrl.val();
-        self.wo_hit[31].d.next = self.wr_off.val() == self.p_nb_head.val();
-        self.wo_hit[32].d.next = self.wr_off.val() == self.g_session.val();
-        for k in 0..33 {
+        self.wo_hit[2].d.next = self.wr_off.val() == self.p_base_lo.val();
+        self.wo_hit[3].d.next = self.wr_off.val() == self.p_base_hi.val();
+        self.wo_hit[4].d.next = self.wr_off.val() == self.p_ring_bytes.val();
+        self.wo_hit[5].d.next = self.wr_off.val() == self.p_ctrl.val();
+        self.wo_hit[6].d.next = self.wr_off.val() == self.p_head.val();
+        self.wo_hit[7].d.next = self.wr_off.val() == self.p_prefetch.val();
+        self.wo_hit[8].d.next = self.wr_off.val() == self.p_pipe_id.val();
+        self.wo_hit[9].d.next = self.wr_off.val() == self.p_tail.val();
+        self.wo_hit[10].d.next = self.wr_off.val() == self.p_frames.val();
+        self.wo_hit[11].d.next = self.wr_off.val() == self.p_drops.val();
+        self.wo_hit[12].d.next = self.wr_off.val() == self.p_tx_head.val();
+        self.wo_hit[13].d.next = self.wr_off.val() == self.p_tx_frames.val();
+        self.wo_hit[14].d.next = self.wr_off.val() == self.p_tx_drops.val();
+        self.wo_hit[15].d.next = self.wr_off.val() == self.p_nb_lo.val();
+        self.wo_hit[16].d.next = self.wr_off.val() == self.p_nb_hi.val();
+        self.wo_hit[17].d.next = self.wr_off.val() == self.p_nb_bytes.val();
+        self.wo_hit[18].d.next = self.wr_off.val() == self.p_nb_ctrl.val();
+        self.wo_hit[19].d.next = self.wr_off.val() == self.p_nb_head.val();
+        self.wo_hit[20].d.next = self.wr_off.val() == self.g_session.val();
+        for k in 0..21 {
             self.wo_hit[k].clock.next = self.clock.val();
             self.wo_hit[k].reset.next = self.reset.val();
         }
@@ -1215,75 +1059,16 @@ impl Logic for RegFile {
                     self.ctrl.d.next = self.wr_data.val();
                 } else if self.wo_hit[1].q.val() {
                     self.scratch.d.next = self.wr_data.val();
-                } else if self.wo_hit[32].q.val() {
+                } else if self.wo_hit[20].q.val() {
                     self.session.d.next = self.wr_data.val();
-                } else if self.wo_hit[2].q.val() {
-                    self.link_reset.next = self.wr_data.val().get_bit(0);
-                } else if self.wo_hit[3].q.val() {
-                    self.link_seed_r.d.next = self.wr_data.val();
-                    self.link_seed_pulse.d.next = true;
-                } else if self.wo_hit[4].q.val() {
-                    if self.wr_data.val() <= self.channels_max.val() {
-                        self.link_channels_r.d.next = self.wr_data.val();
-                    } else {
+                } else if self.link_flow.hit.val() {
+                    // A link, atomic unit or flow director register
+                    // (`LinkFlowRegs`, which applies it).
+                    if self.link_flow.err.val() {
                         self.err.next = true;
-                        self.err_cause.next = self.cause_value.val();
-                    }
-                } else if (self.wo_hit[5].q.val()) | (self.wo_hit[6].q.val()) {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_read_only.val();
-                } else if self.wo_hit[7].q.val() {
-                    if self.wr_data.val() < self.pipes32.val() {
-                        self.atomic_rx_pipe_r.d.next = self.wr_data.val();
-                        self.gate_load[1].next = true;
-                    } else {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_value.val();
-                    }
-                } else if self.wo_hit[8].q.val() {
-                    if self.wr_data.val() < self.pipes32.val() {
-                        self.link_rx_pipe_r.d.next = self.wr_data.val();
-                        self.gate_load[0].next = true;
-                    } else {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_value.val();
-                    }
-                } else if (self.wo_hit[9].q.val()) | (self.wo_hit[10].q.val()) {
-                    if self.wr_data.val() >= self.pipes32.val() {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_value.val();
-                    } else if self.wo_hit[9].q.val() {
-                        self.flow_default_r.d.next = self.wr_data.val();
-                    } else {
-                        self.flow_pipe_r.d.next = self.wr_data.val();
-                    }
-                } else if self.wo_hit[11].q.val() {
-                    if self.flow_fallback_ok.val() {
-                        self.flow_fallback_r.d.next = self.wr_data.val();
-                        self.flow_fallback_set.d.next = true;
-                    } else {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_value.val();
-                    }
-                } else if self.wo_hit[12].q.val() {
-                    if (self.wr_data.val() & self.flow_write_reserved.val()) == self.zero32.val() {
-                        self.flow_write_r.d.next = self.wr_data.val();
-                        self.flow_write_pulse.d.next = true;
-                    } else {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_value.val();
-                    }
-                } else if (self.wr_off.val() >= self.g_flow_key_first.val())
-                    & (self.wr_off.val() <= self.g_flow_key_last.val())
-                {
-                    for k in 0..FLOW_KEY_WORDS {
-                        if self.wr_off.val() == self.g_flow_key[k].val() {
-                            self.flow_key_r[k].d.next = self.wr_data.val();
-                        }
+                        self.err_cause.next = self.link_flow.err_cause.val();
                     }
                 } else if (self.wr_off.val() < self.g_plain_end.val())
-                    | (self.wo_hit[13].q.val())
-                    | (self.wr_off.val() < self.g_plain_end.val())
                     | ((self.wr_off.val() >= self.g_cnt_start.val())
                         & (self.wr_off.val() < self.g_cnt_end.val()))
                 {
@@ -1295,19 +1080,18 @@ impl Logic for RegFile {
                 }
             } else if self.wr_is_pipe.val() {
                 // An RX register: the page was read as the write was accepted.
-                if (self.wo_hit[14].q.val()) | (self.wo_hit[15].q.val()) | (self.wo_hit[16].q.val())
-                {
+                if (self.wo_hit[2].q.val()) | (self.wo_hit[3].q.val()) | (self.wo_hit[4].q.val()) {
                     if self.pk_enable.q.val() {
                         self.err.next = true;
                         self.err_cause.next = self.cause_enabled.val();
-                    } else if self.wo_hit[14].q.val() {
+                    } else if self.wo_hit[2].q.val() {
                         if !self.ring_aligned.val() {
                             self.err.next = true;
                             self.err_cause.next = self.cause_misaligned.val();
                         } else {
                             self.base_lo_ram.write_enable.next = true;
                         }
-                    } else if self.wo_hit[15].q.val() {
+                    } else if self.wo_hit[3].q.val() {
                         self.base_hi_ram.write_enable.next = true;
                     } else {
                         // RING_BYTES (the branch's offsets end here).
@@ -1318,7 +1102,7 @@ impl Logic for RegFile {
                             self.ring_bytes_ram.write_enable.next = true;
                         }
                     }
-                } else if self.wo_hit[17].q.val() {
+                } else if self.wo_hit[5].q.val() {
                     if self.wr_data.val().get_bit(0) & self.pk_ring_zero.q.val() {
                         // A pipe cannot be enabled before it has a ring.
                         self.err.next = true;
@@ -1339,7 +1123,7 @@ impl Logic for RegFile {
                             self.new_head.next = self.zero16.val();
                         }
                     }
-                } else if self.wo_hit[18].q.val() {
+                } else if self.wo_hit[6].q.val() {
                     if self.head_ok.val() {
                         self.do_head_wr.next = true;
                         self.rearm.next = true;
@@ -1347,15 +1131,15 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.cause_head.val();
                     }
-                } else if self.wo_hit[19].q.val() {
+                } else if self.wo_hit[7].q.val() {
                     self.rearm.next = true;
-                } else if (self.wo_hit[20].q.val())
-                    | (self.wo_hit[21].q.val())
-                    | (self.wo_hit[22].q.val())
-                    | (self.wo_hit[23].q.val())
-                    | (self.wo_hit[24].q.val())
-                    | (self.wo_hit[25].q.val())
-                    | (self.wo_hit[26].q.val())
+                } else if (self.wo_hit[8].q.val())
+                    | (self.wo_hit[9].q.val())
+                    | (self.wo_hit[10].q.val())
+                    | (self.wo_hit[11].q.val())
+                    | (self.wo_hit[12].q.val())
+                    | (self.wo_hit[13].q.val())
+                    | (self.wo_hit[14].q.val())
                 {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();
@@ -1366,30 +1150,30 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.tx.err_cause.val();
                     }
-                } else if ((self.wo_hit[27].q.val())
-                    | (self.wo_hit[28].q.val())
-                    | (self.wo_hit[29].q.val())
-                    | (self.wo_hit[30].q.val())
-                    | (self.wo_hit[31].q.val()))
+                } else if ((self.wo_hit[15].q.val())
+                    | (self.wo_hit[16].q.val())
+                    | (self.wo_hit[17].q.val())
+                    | (self.wo_hit[18].q.val())
+                    | (self.wo_hit[19].q.val()))
                     & (self.wr_page.val() <= self.last_nbuf_page.val())
                 {
                     // A notification buffer's register, on a page of one of
                     // the buffers (the page read as the write was accepted).
-                    if (self.wo_hit[27].q.val())
-                        | (self.wo_hit[28].q.val())
-                        | (self.wo_hit[29].q.val())
+                    if (self.wo_hit[15].q.val())
+                        | (self.wo_hit[16].q.val())
+                        | (self.wo_hit[17].q.val())
                     {
                         if self.nb_on.q.val().get_bit(self.wr_buf.val().index()) {
                             self.err.next = true;
                             self.err_cause.next = self.cause_enabled.val();
-                        } else if self.wo_hit[27].q.val() {
+                        } else if self.wo_hit[15].q.val() {
                             if !self.notif_aligned.val() {
                                 self.err.next = true;
                                 self.err_cause.next = self.cause_misaligned.val();
                             } else {
                                 self.nb_lo_ram.write_enable.next = true;
                             }
-                        } else if self.wo_hit[28].q.val() {
+                        } else if self.wo_hit[16].q.val() {
                             self.nb_hi_ram.write_enable.next = true;
                         } else if !self.size_ok.val() {
                             self.err.next = true;
@@ -1397,7 +1181,7 @@ impl Logic for RegFile {
                         } else {
                             self.nb_bytes_ram.write_enable.next = true;
                         }
-                    } else if self.wo_hit[30].q.val() {
+                    } else if self.wo_hit[18].q.val() {
                         if self.wr_data.val().get_bit(0) & self.pk_nb_zero.q.val() {
                             self.err.next = true;
                             self.err_cause.next = self.cause_ring_size.val();
@@ -1443,8 +1227,10 @@ impl Logic for RegFile {
         // Each follows its pipe's events; naming another pipe loads that
         // pipe's page, read as the write was accepted (no other write changes
         // a page in between, and this cycle's tail event is taken below).
-        self.gate_pipe[0].next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
-        self.gate_pipe[1].next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.gate_pipe[0].next = self.link_flow.link_rx_pipe.val();
+        self.gate_pipe[1].next = self.link_flow.atomic_rx_pipe.val();
+        self.gate_load[0].next = self.link_flow.gate_load_link.val();
+        self.gate_load[1].next = self.link_flow.gate_load_atomic.val();
         for g in 0..GATES {
             if self.gate_load[g].val() {
                 self.gate_head_r[g].d.next = self.pk_head.q.val();
@@ -1544,31 +1330,6 @@ impl Logic for RegFile {
         self.rd_data.next = self.zero32.val();
         self.rd_hit.next = false;
         if self.rd_page.val() == self.page0.val() {
-            if self.rd_off.val() == self.g_flow_cap.val() {
-                self.rd_data.next = self.rd_data.val() | self.flow_cap.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_flow_default.val() {
-                self.rd_data.next = self.rd_data.val() | self.flow_default_r.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_flow_fallback.val() {
-                self.rd_data.next = self.rd_data.val() | self.flow_fallback.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_flow_pipe.val() {
-                self.rd_data.next = self.rd_data.val() | self.flow_pipe_r.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_flow_write.val() {
-                self.rd_hit.next = true;
-            }
-            for k in 0..FLOW_KEY_WORDS {
-                if self.rd_off.val() == self.g_flow_key[k].val() {
-                    self.rd_data.next = self.rd_data.val() | self.flow_key_r[k].q.val();
-                    self.rd_hit.next = true;
-                }
-            }
             for k in 0..CONST_REGS {
                 if self.rd_off.val() == self.const_off[k].val() {
                     self.rd_data.next = self.rd_data.val() | self.const_val[k].val();
@@ -1603,27 +1364,8 @@ impl Logic for RegFile {
                 self.rd_data.next = self.rd_data.val() | self.link_state32.o.val();
                 self.rd_hit.next = true;
             }
-            if self.rd_off.val() == self.g_link_ctrl.val() {
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_link_seed.val() {
-                self.rd_data.next = self.rd_data.val() | self.link_seed_r.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_link_channels.val() {
-                self.rd_data.next = self.rd_data.val() | self.link_channels_r.q.val();
-                self.rd_hit.next = true;
-            }
             if self.rd_off.val() == self.g_link_active.val() {
                 self.rd_data.next = self.rd_data.val() | self.link_active32.o.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_atomic_rx_pipe.val() {
-                self.rd_data.next = self.rd_data.val() | self.atomic_rx_pipe_r.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_link_rx_pipe.val() {
-                self.rd_data.next = self.rd_data.val() | self.link_rx_pipe_r.q.val();
                 self.rd_hit.next = true;
             }
         }
@@ -1719,6 +1461,10 @@ impl Logic for RegFile {
         if self.tx.rd_hit.val() {
             self.rd_hit.next = true;
         }
+        self.rd_data.next = self.rd_data.val() | self.link_flow.rd_data.val();
+        if self.link_flow.rd_hit.val() {
+            self.rd_hit.next = true;
+        }
         // The counters answer from their own copy of the read (see
         // `GlobalCounters`).
         self.rd_data.next = self.rd_data.val() | self.counters.rd_data.val();
@@ -1745,6 +1491,8 @@ impl Logic for RegFile {
         self.counters.rd_addr.next = self.s_rd.data.val();
         self.tx.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.tx.rd_addr.next = self.s_rd.data.val();
+        self.link_flow.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.link_flow.rd_addr.next = self.s_rd.data.val();
         if self.s_rd.valid.val() & self.s_rd.ready.val() {
             self.rd_addr_r.d.next = self.s_rd.data.val();
         }
