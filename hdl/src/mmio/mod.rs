@@ -2,6 +2,7 @@
 
 mod counters;
 mod link_flow_regs;
+mod nbuf_regs;
 mod pipe_counter;
 mod regs;
 mod tx_regs;

@@ -1,5 +1,6 @@
 use super::counters::GlobalCounters;
 use super::link_flow_regs::LinkFlowRegs;
+use super::nbuf_regs::NbufRegs;
 use super::tx_regs::TxRegs;
 use super::PipeCounter;
 use crate::enso::FLOW_MATCH_BITS;
@@ -7,8 +8,8 @@ use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
 use pendulum_layout::params::{
-    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES,
-    PIPE_BITS, SLOT_BITS, TX_PIPES,
+    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUF_BITS, PIPES, PIPE_BITS,
+    SLOT_BITS, TX_PIPES,
 };
 use pendulum_layout::{global, pipe, Reg, RegError};
 use rust_hdl::prelude::*;
@@ -210,7 +211,6 @@ pub struct RegFile {
     wr_data: Signal<Local, Bits<32>>,
     size_ok: Signal<Local, Bit>,
     ring_aligned: Signal<Local, Bit>,
-    notif_aligned: Signal<Local, Bit>,
     rd_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     wr_page: Signal<Local, Bits<PAGE_BITS>>,
     wr_off: Signal<Local, Bits<OFF_BITS>>,
@@ -229,7 +229,6 @@ pub struct RegFile {
     link_active32: ZeroExtend<CB1, 32>,
     g_link_active: Constant<Bits<OFF_BITS>>,
     g_atomic_rx_pipe: Constant<Bits<OFF_BITS>>,
-    four32: Constant<Bits<32>>,
     g_link_state: Constant<Bits<OFF_BITS>>,
     g_link_rx_pipe: Constant<Bits<OFF_BITS>>,
 
@@ -259,23 +258,9 @@ pub struct RegFile {
     // Each notification buffer's registers (buffer b on page b + 1), in
     // block RAM read with the pipe's page, and its on bit, which every pipe
     // of the buffer checks as it is switched on.
-    nb_lo_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
-    nb_hi_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
-    nb_bytes_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
-    nb_head_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
-    nb_on: SDFF<Bits<NOTIF_BUFS>>,
-    nb_bit: Signal<Local, Bits<NOTIF_BUFS>>,
-    one_nb: Constant<Bits<NOTIF_BUFS>>,
+    nbuf: NbufRegs,
     wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
     lk_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
-    pg_nb_base: Concat<32, 32, 64>,
-    rd_is_nbuf: Signal<Local, Bit>,
-    last_nbuf_page: Constant<Bits<PAGE_BITS>>,
-    p_nb_lo: Constant<Bits<OFF_BITS>>,
-    p_nb_hi: Constant<Bits<OFF_BITS>>,
-    p_nb_bytes: Constant<Bits<OFF_BITS>>,
-    p_nb_ctrl: Constant<Bits<OFF_BITS>>,
-    p_nb_head: Constant<Bits<OFF_BITS>>,
     cause_nbuf_off: Constant<Bits<32>>,
     rx_frames: PipeCounter,
     rx_drops: PipeCounter,
@@ -339,24 +324,19 @@ pub struct RegFile {
     in_data: Signal<Local, Bits<32>>,
     size_ok_r: SDFF<Bit>,
     ring_aligned_r: SDFF<Bit>,
-    notif_aligned_r: SDFF<Bit>,
     wr_check: SDFF<Bit>,
     head_ok_r: SDFF<Bit>,
     // The write's page as the check stage read it (see the block's comment).
     pk_enable: SDFF<Bit>,
     pk_ring_zero: SDFF<Bit>,
-    pk_nb_zero: SDFF<Bit>,
     pk_base: SDFF<Bits<64>>,
     pk_mask: SDFF<Bits<SLOT_BITS>>,
-    pk_nb_base: SDFF<Bits<64>>,
-    pk_nb_mask: SDFF<Bits<32>>,
     pk_head: SDFF<Bits<SLOT_BITS>>,
     pk_tail: SDFF<Bits<SLOT_BITS>>,
     pk_pipe: SDFF<Bits<PIPE_BITS>>,
-    pk_nb_ctrl: SDFF<Bit>,
     // The write's offset decoded in the check stage: bit k is "the offset is
     // the k-th one the apply stage tests" (the list where they are set).
-    wo_hit: [SDFF<Bit>; 21],
+    wo_hit: [SDFF<Bit>; 16],
     wr_take: Signal<Local, Bit>,
     rsp_valid: SDFF<Bit>,
     rsp_data: SDFF<Bits<32>>,
@@ -391,7 +371,6 @@ pub struct RegFile {
     ring_min: Constant<Bits<32>>,
     ring_max: Constant<Bits<32>>,
     ring_align_mask: Constant<Bits<32>>,
-    notif_align_mask: Constant<Bits<32>>,
     cause_unknown: Constant<Bits<32>>,
     cause_read_only: Constant<Bits<32>>,
     cause_ring_size: Constant<Bits<32>>,
@@ -417,10 +396,6 @@ fn c32(v: u32) -> Constant<Bits<32>> {
 /// A RAM of one register per pipe, zero at power-up (also on a board).
 fn zeros<const W: usize>() -> RAM<Bits<W>, PIPE_BITS> {
     (0..PIPES).map(|_| Bits::<W>::default()).into()
-}
-/// A RAM of one register per notification buffer, zero at power-up.
-fn nb_zeros() -> RAM<Bits<32>, NOTIF_BUF_BITS> {
-    (0..NOTIF_BUFS).map(|_| Bits::<32>::default()).into()
 }
 fn cause(e: RegError) -> Constant<Bits<32>> {
     c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
@@ -505,7 +480,6 @@ impl RegFile {
             atomic_verb: Default::default(),
             atomic_error: Default::default(),
             g_atomic_rx_pipe: off(global::ATOMIC_RX_PIPE),
-            four32: c32(4),
             g_link_state: off(global::LINK_STATE),
             g_link_rx_pipe: off(global::LINK_RX_PIPE),
             tx_head32: Default::default(),
@@ -516,23 +490,8 @@ impl RegFile {
             base_lo_ram: zeros(),
             base_hi_ram: zeros(),
             ring_bytes_ram: zeros(),
-            nb_lo_ram: nb_zeros(),
-            nb_hi_ram: nb_zeros(),
-            nb_bytes_ram: nb_zeros(),
-            nb_head_ram: nb_zeros(),
-            nb_on: Default::default(),
-            nb_bit: Default::default(),
-            one_nb: Constant::new(1u64.into()),
             wr_buf: Default::default(),
             lk_buf: Default::default(),
-            pg_nb_base: Default::default(),
-            rd_is_nbuf: Default::default(),
-            last_nbuf_page: Constant::new((NOTIF_BUFS as u64).into()),
-            p_nb_lo: off(pipe::NBUF_BASE_LO),
-            p_nb_hi: off(pipe::NBUF_BASE_HI),
-            p_nb_bytes: off(pipe::NBUF_BYTES),
-            p_nb_ctrl: off(pipe::NBUF_CTRL),
-            p_nb_head: off(pipe::NBUF_HEAD),
             cause_nbuf_off: cause(RegError::NotifBufOff),
             enable_ram: (0..PIPES).map(|_| false).into(),
             head_ram: zeros(),
@@ -546,6 +505,7 @@ impl RegFile {
             fw_tail: Default::default(),
             fw_match: Default::default(),
             fw_tail_value: Default::default(),
+            nbuf: Default::default(),
             rx_frames: PipeCounter::new(),
             rx_drops: PipeCounter::new(),
             lk_addr: Default::default(),
@@ -584,7 +544,6 @@ impl RegFile {
             wr_data: Default::default(),
             size_ok: Default::default(),
             ring_aligned: Default::default(),
-            notif_aligned: Default::default(),
             rd_addr: Default::default(),
             wr_page: Default::default(),
             wr_off: Default::default(),
@@ -609,20 +568,15 @@ impl RegFile {
             in_data: Default::default(),
             size_ok_r: Default::default(),
             ring_aligned_r: Default::default(),
-            notif_aligned_r: Default::default(),
             wr_check: Default::default(),
             head_ok_r: Default::default(),
             pk_enable: Default::default(),
             pk_ring_zero: Default::default(),
-            pk_nb_zero: Default::default(),
             pk_base: Default::default(),
             pk_mask: Default::default(),
-            pk_nb_base: Default::default(),
-            pk_nb_mask: Default::default(),
             pk_head: Default::default(),
             pk_tail: Default::default(),
             pk_pipe: Default::default(),
-            pk_nb_ctrl: Default::default(),
             wo_hit: std::array::from_fn(|_| Default::default()),
             wr_take: Default::default(),
             rsp_valid: Default::default(),
@@ -651,7 +605,6 @@ impl RegFile {
             ring_min: c32(RING_MIN_BYTES),
             ring_max: c32(RING_MAX_BYTES),
             ring_align_mask: c32(pipe::RING_ALIGN as u32 - 1),
-            notif_align_mask: c32(pipe::NOTIF_ALIGN as u32 - 1),
             cause_unknown: cause(RegError::UnknownAddress),
             cause_read_only: cause(RegError::ReadOnly),
             cause_ring_size: cause(RegError::BadRingSize),
@@ -699,21 +652,16 @@ impl Logic for RegFile {
             head_ok_r,
             pk_enable,
             pk_ring_zero,
-            pk_nb_zero,
             pk_base,
             pk_mask,
-            pk_nb_base,
-            pk_nb_mask,
             pk_head,
             pk_tail,
             pk_pipe,
-            pk_nb_ctrl,
             wr_addr_r,
             wr_data_r,
             wr_apply,
             size_ok_r,
             ring_aligned_r,
-            notif_aligned_r,
             ctrl,
             scratch,
             session,
@@ -731,7 +679,6 @@ impl Logic for RegFile {
             fw_match,
             fw_tail_value,
             lk_pipe,
-            nb_on,
             rd_v,
             rd_addr_r
         );
@@ -739,21 +686,16 @@ impl Logic for RegFile {
         self.head_ok_r.reset.next = self.reset.val();
         self.pk_enable.reset.next = self.reset.val();
         self.pk_ring_zero.reset.next = self.reset.val();
-        self.pk_nb_zero.reset.next = self.reset.val();
         self.pk_base.reset.next = self.reset.val();
         self.pk_mask.reset.next = self.reset.val();
-        self.pk_nb_base.reset.next = self.reset.val();
-        self.pk_nb_mask.reset.next = self.reset.val();
         self.pk_head.reset.next = self.reset.val();
         self.pk_tail.reset.next = self.reset.val();
         self.pk_pipe.reset.next = self.reset.val();
-        self.pk_nb_ctrl.reset.next = self.reset.val();
         self.wr_addr_r.reset.next = self.reset.val();
         self.wr_data_r.reset.next = self.reset.val();
         self.wr_apply.reset.next = self.reset.val();
         self.size_ok_r.reset.next = self.reset.val();
         self.ring_aligned_r.reset.next = self.reset.val();
-        self.notif_aligned_r.reset.next = self.reset.val();
         self.ctrl.reset.next = self.reset.val();
         self.scratch.reset.next = self.reset.val();
         self.session.reset.next = self.reset.val();
@@ -771,7 +713,6 @@ impl Logic for RegFile {
         self.fw_match.reset.next = self.reset.val();
         self.fw_tail_value.reset.next = self.reset.val();
         self.lk_pipe.reset.next = self.reset.val();
-        self.nb_on.reset.next = self.reset.val();
         self.rd_v.reset.next = self.reset.val();
         self.rd_addr_r.reset.next = self.reset.val();
         self.base_lo_ram.read_clock.next = self.clock.val();
@@ -780,14 +721,6 @@ impl Logic for RegFile {
         self.base_hi_ram.write_clock.next = self.clock.val();
         self.ring_bytes_ram.read_clock.next = self.clock.val();
         self.ring_bytes_ram.write_clock.next = self.clock.val();
-        self.nb_lo_ram.read_clock.next = self.clock.val();
-        self.nb_lo_ram.write_clock.next = self.clock.val();
-        self.nb_hi_ram.read_clock.next = self.clock.val();
-        self.nb_hi_ram.write_clock.next = self.clock.val();
-        self.nb_bytes_ram.read_clock.next = self.clock.val();
-        self.nb_bytes_ram.write_clock.next = self.clock.val();
-        self.nb_head_ram.read_clock.next = self.clock.val();
-        self.nb_head_ram.write_clock.next = self.clock.val();
         self.enable_ram.read_clock.next = self.clock.val();
         self.enable_ram.write_clock.next = self.clock.val();
         self.head_ram.read_clock.next = self.clock.val();
@@ -859,10 +792,11 @@ impl Logic for RegFile {
         self.ring_bytes_ram.read_address.next = self.lk_addr.val();
         // Buffer b's registers are on pipe b's page.
         self.lk_buf.next = self.lk_addr.val().get_bits::<NOTIF_BUF_BITS>(0);
-        self.nb_lo_ram.read_address.next = self.lk_buf.val();
-        self.nb_hi_ram.read_address.next = self.lk_buf.val();
-        self.nb_bytes_ram.read_address.next = self.lk_buf.val();
-        self.nb_head_ram.read_address.next = self.lk_buf.val();
+        self.nbuf.clock.next = self.clock.val();
+        self.nbuf.reset.next = self.reset.val();
+        self.nbuf.clear.active.next = self.clear.active.val();
+        self.nbuf.clear.addr.next = self.clear.addr.val();
+        self.nbuf.lk_buf.next = self.lk_buf.val();
         self.enable_ram.read_address.next = self.lk_addr.val();
         self.head_ram.read_address.next = self.lk_addr.val();
         self.tail_ram.read_address.next = self.lk_addr.val();
@@ -871,8 +805,6 @@ impl Logic for RegFile {
         // The page read last cycle.
         self.pg_base.hi.next = self.base_hi_ram.read_data.val();
         self.pg_base.lo.next = self.base_lo_ram.read_data.val();
-        self.pg_nb_base.hi.next = self.nb_hi_ram.read_data.val();
-        self.pg_nb_base.lo.next = self.nb_lo_ram.read_data.val();
         // Slots minus one: bytes / 64 - 1 (0 - 1 before the ring is set; the
         // pipe cannot be on then).
         self.pg_mask.next =
@@ -953,9 +885,6 @@ impl Logic for RegFile {
         self.ring_aligned_r.d.next =
             (self.wr_data.val() & self.ring_align_mask.val()) == self.zero32.val();
         self.ring_aligned.next = self.ring_aligned_r.q.val();
-        self.notif_aligned_r.d.next =
-            (self.wr_data.val() & self.notif_align_mask.val()) == self.zero32.val();
-        self.notif_aligned.next = self.notif_aligned_r.q.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
         // The new head must lie in the ring and between the old head and the tail.
@@ -967,13 +896,8 @@ impl Logic for RegFile {
         // The page, as the check stage read it, for the apply stage.
         self.pk_enable.d.next = self.enable_ram.read_data.val();
         self.pk_ring_zero.d.next = self.ring_bytes_ram.read_data.val() == self.zero32.val();
-        self.pk_nb_zero.d.next = self.nb_bytes_ram.read_data.val() == self.zero32.val();
         self.pk_base.d.next = self.pg_base.o.val();
         self.pk_mask.d.next = self.pg_mask.val();
-        self.pk_nb_base.d.next = self.pg_nb_base.o.val();
-        // Records minus one: bytes / 16 - 1.
-        self.pk_nb_mask.d.next =
-            (self.nb_bytes_ram.read_data.val() >> self.four32.val()) - self.one32.val();
         self.pk_head.d.next = self.head_ram.read_data.val();
         self.pk_pipe.d.next = self.lk_pipe.q.val();
         self.pk_tail.d.next = self.pg_tail.val();
@@ -996,31 +920,15 @@ impl Logic for RegFile {
         self.ring_bytes_ram.write_data.next = self.wr_data.val();
         // The pipe's notification buffer: the low bits of its index.
         self.wr_buf.next = self.wr_pipe_l.val().get_bits::<NOTIF_BUF_BITS>(0);
-        self.nb_bit.next = self.one_nb.val() << self.wr_buf.val();
-        self.nb_lo_ram.write_enable.next = false;
-        self.nb_lo_ram.write_address.next = self.wr_buf.val();
-        self.nb_lo_ram.write_data.next = self.wr_data.val();
-        self.nb_hi_ram.write_enable.next = false;
-        self.nb_hi_ram.write_address.next = self.wr_buf.val();
-        self.nb_hi_ram.write_data.next = self.wr_data.val();
-        self.nb_bytes_ram.write_enable.next = false;
-        self.nb_bytes_ram.write_address.next = self.wr_buf.val();
-        self.nb_bytes_ram.write_data.next = self.wr_data.val();
-        self.nb_head_ram.write_enable.next = false;
-        self.nb_head_ram.write_address.next = self.wr_buf.val();
-        // A buffer's head is written with the value, or 0 as NBUF_CTRL switches
-        // it on: chosen by the offset alone, decoded in the check stage.
-        self.pk_nb_ctrl.d.next = self.wr_off.val() == self.p_nb_ctrl.val();
-        self.nb_head_ram.write_data.next = self.wr_data.val();
-        if self.pk_nb_ctrl.q.val() {
-            self.nb_head_ram.write_data.next = self.zero32.val();
-        }
-        self.nbuf_cfg.next = false;
-        self.nbuf_cfg_on.next = self.wr_data.val().get_bit(0);
-        self.nbuf_cfg_base.next = self.pk_nb_base.q.val();
-        self.nbuf_cfg_mask.next = self.pk_nb_mask.q.val();
-        self.nbuf_head_wr.next = false;
-        self.nbuf_head.next = self.wr_data.val();
+        self.nbuf.wr_take.next = self.wr_take.val();
+        self.nbuf.wr_addr.next = self.in_addr.val();
+        self.nbuf.wr_data.next = self.in_data.val();
+        self.nbuf_cfg.next = self.nbuf.cfg.val();
+        self.nbuf_cfg_on.next = self.nbuf.cfg_on.val();
+        self.nbuf_cfg_base.next = self.nbuf.cfg_base.val();
+        self.nbuf_cfg_mask.next = self.nbuf.cfg_mask.val();
+        self.nbuf_head_wr.next = self.nbuf.head_wr.val();
+        self.nbuf_head.next = self.nbuf.head.val();
         self.enable_ram.write_enable.next = false;
         self.enable_ram.write_address.next = self.wr_pipe_l.val();
         self.enable_ram.write_data.next = self.wr_data.val().get_bit(0);
@@ -1040,13 +948,8 @@ impl Logic for RegFile {
         self.wo_hit[12].d.next = self.wr_off.val() == self.p_tx_head.val();
         self.wo_hit[13].d.next = self.wr_off.val() == self.p_tx_frames.val();
         self.wo_hit[14].d.next = self.wr_off.val() == self.p_tx_drops.val();
-        self.wo_hit[15].d.next = self.wr_off.val() == self.p_nb_lo.val();
-        self.wo_hit[16].d.next = self.wr_off.val() == self.p_nb_hi.val();
-        self.wo_hit[17].d.next = self.wr_off.val() == self.p_nb_bytes.val();
-        self.wo_hit[18].d.next = self.wr_off.val() == self.p_nb_ctrl.val();
-        self.wo_hit[19].d.next = self.wr_off.val() == self.p_nb_head.val();
-        self.wo_hit[20].d.next = self.wr_off.val() == self.g_session.val();
-        for k in 0..21 {
+        self.wo_hit[15].d.next = self.wr_off.val() == self.g_session.val();
+        for k in 0..16 {
             self.wo_hit[k].clock.next = self.clock.val();
             self.wo_hit[k].reset.next = self.reset.val();
         }
@@ -1059,7 +962,7 @@ impl Logic for RegFile {
                     self.ctrl.d.next = self.wr_data.val();
                 } else if self.wo_hit[1].q.val() {
                     self.scratch.d.next = self.wr_data.val();
-                } else if self.wo_hit[20].q.val() {
+                } else if self.wo_hit[15].q.val() {
                     self.session.d.next = self.wr_data.val();
                 } else if self.link_flow.hit.val() {
                     // A link, atomic unit or flow director register
@@ -1109,7 +1012,7 @@ impl Logic for RegFile {
                         self.err_cause.next = self.cause_ring_size.val();
                     } else if self.wr_data.val().get_bit(0)
                         & !self.pk_enable.q.val()
-                        & !self.nb_on.q.val().get_bit(self.wr_buf.val().index())
+                        & !self.nbuf.on.val().get_bit(self.wr_buf.val().index())
                     {
                         // Nor switched on with nowhere to announce its frames.
                         self.err.next = true;
@@ -1150,58 +1053,12 @@ impl Logic for RegFile {
                         self.err.next = true;
                         self.err_cause.next = self.tx.err_cause.val();
                     }
-                } else if ((self.wo_hit[15].q.val())
-                    | (self.wo_hit[16].q.val())
-                    | (self.wo_hit[17].q.val())
-                    | (self.wo_hit[18].q.val())
-                    | (self.wo_hit[19].q.val()))
-                    & (self.wr_page.val() <= self.last_nbuf_page.val())
-                {
+                } else if self.nbuf.hit.val() {
                     // A notification buffer's register, on a page of one of
-                    // the buffers (the page read as the write was accepted).
-                    if (self.wo_hit[15].q.val())
-                        | (self.wo_hit[16].q.val())
-                        | (self.wo_hit[17].q.val())
-                    {
-                        if self.nb_on.q.val().get_bit(self.wr_buf.val().index()) {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_enabled.val();
-                        } else if self.wo_hit[15].q.val() {
-                            if !self.notif_aligned.val() {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_misaligned.val();
-                            } else {
-                                self.nb_lo_ram.write_enable.next = true;
-                            }
-                        } else if self.wo_hit[16].q.val() {
-                            self.nb_hi_ram.write_enable.next = true;
-                        } else if !self.size_ok.val() {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_ring_size.val();
-                        } else {
-                            self.nb_bytes_ram.write_enable.next = true;
-                        }
-                    } else if self.wo_hit[18].q.val() {
-                        if self.wr_data.val().get_bit(0) & self.pk_nb_zero.q.val() {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_ring_size.val();
-                        } else if self.wr_data.val().get_bit(0) {
-                            self.nb_on.d.next = self.nb_on.q.val() | self.nb_bit.val();
-                            self.nbuf_cfg.next =
-                                !self.nb_on.q.val().get_bit(self.wr_buf.val().index());
-                            if !self.nb_on.q.val().get_bit(self.wr_buf.val().index()) {
-                                // Switched on: nothing read yet.
-                                self.nb_head_ram.write_enable.next = true;
-                            }
-                        } else {
-                            self.nb_on.d.next = self.nb_on.q.val() & !self.nb_bit.val();
-                            self.nbuf_cfg.next =
-                                self.nb_on.q.val().get_bit(self.wr_buf.val().index());
-                        }
-                    } else {
-                        // NBUF_HEAD (the branch's offsets end here).
-                        self.nb_head_ram.write_enable.next = true;
-                        self.nbuf_head_wr.next = true;
+                    // the buffers (`NbufRegs`, which applies it).
+                    if self.nbuf.err.val() {
+                        self.err.next = true;
+                        self.err_cause.next = self.nbuf.err_cause.val();
                     }
                 } else {
                     self.err.next = true;
@@ -1416,36 +1273,9 @@ impl Logic for RegFile {
                 self.rd_hit.next = true;
             }
         }
-        self.rd_is_nbuf.next =
-            self.rd_is_pipe.val() & (self.rd_page.val() <= self.last_nbuf_page.val());
-        if self.rd_is_nbuf.val() {
-            if self.rd_off.val() == self.p_nb_lo.val() {
-                self.rd_data.next = self.rd_data.val() | self.nb_lo_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_nb_hi.val() {
-                self.rd_data.next = self.rd_data.val() | self.nb_hi_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_nb_bytes.val() {
-                self.rd_data.next = self.rd_data.val() | self.nb_bytes_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_nb_ctrl.val() {
-                self.rd_hit.next = true;
-                if self
-                    .nb_on
-                    .q
-                    .val()
-                    .get_bit(self.rd_pipe.val().get_bits::<NOTIF_BUF_BITS>(0).index())
-                {
-                    self.rd_data.next = self.rd_data.val() | self.one32.val();
-                }
-            }
-            if self.rd_off.val() == self.p_nb_head.val() {
-                self.rd_data.next = self.rd_data.val() | self.nb_head_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
+        self.rd_data.next = self.rd_data.val() | self.nbuf.rd_data.val();
+        if self.nbuf.rd_hit.val() {
+            self.rd_hit.next = true;
         }
         // TX_HEAD is the TX engine's; the other TX registers answer from
         // `TxRegs`' own copy of the read.
@@ -1491,6 +1321,8 @@ impl Logic for RegFile {
         self.counters.rd_addr.next = self.s_rd.data.val();
         self.tx.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.tx.rd_addr.next = self.s_rd.data.val();
+        self.nbuf.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.nbuf.rd_addr.next = self.s_rd.data.val();
         self.link_flow.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.link_flow.rd_addr.next = self.s_rd.data.val();
         if self.s_rd.valid.val() & self.s_rd.ready.val() {
@@ -1525,20 +1357,6 @@ impl Logic for RegFile {
             self.tail_ram.write_enable.next = true;
             self.tail_ram.write_address.next = self.clear.addr.val();
             self.tail_ram.write_data.next = self.zero16.val();
-            self.nb_lo_ram.write_enable.next = true;
-            self.nb_lo_ram.write_address.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
-            self.nb_lo_ram.write_data.next = self.zero32.val();
-            self.nb_hi_ram.write_enable.next = true;
-            self.nb_hi_ram.write_address.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
-            self.nb_hi_ram.write_data.next = self.zero32.val();
-            self.nb_bytes_ram.write_enable.next = true;
-            self.nb_bytes_ram.write_address.next =
-                self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
-            self.nb_bytes_ram.write_data.next = self.zero32.val();
-            self.nb_head_ram.write_enable.next = true;
-            self.nb_head_ram.write_address.next =
-                self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
-            self.nb_head_ram.write_data.next = self.zero32.val();
         }
     }
 }
