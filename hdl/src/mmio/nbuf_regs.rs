@@ -1,7 +1,7 @@
 use crate::reset::{Clear, SDFF};
 use crate::stream::Concat;
 use pendulum_layout::params::{
-    MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES,
+    MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, RING_MAX_BYTES, RING_MIN_BYTES,
 };
 use pendulum_layout::{pipe, Reg, RegError};
 use rust_hdl::prelude::*;
@@ -33,7 +33,7 @@ pub struct NbufRegs {
     pub reset: Signal<In, Bit>,
     /// The reset's table sweep (`crate::reset::Clear`): every buffer's
     /// registers are zeroed while it is active.
-    pub clear: Clear<PIPE_BITS>,
+    pub clear: Clear<NOTIF_BUF_BITS>,
     /// The buffer whose registers the RAMs read this cycle.
     pub lk_buf: Signal<In, Bits<NOTIF_BUF_BITS>>,
     /// A register write accepted this cycle.
@@ -67,8 +67,7 @@ pub struct NbufRegs {
     bytes_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
     head_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
     on_r: SDFF<Bits<NOTIF_BUFS>>,
-    // The write's pipe (page - 1), its buffer, and the buffer's bit in `on_r`.
-    wr_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    // The write's buffer (its pipe's, page - 1), and its bit in `on_r`.
     wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
     nb_bit: Signal<Local, Bits<NOTIF_BUFS>>,
     // The write: latched as it is accepted, checked the next cycle (into the
@@ -97,7 +96,6 @@ pub struct NbufRegs {
     rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
     rd_page: Signal<Local, Bits<PAGE_BITS>>,
     rd_off: Signal<Local, Bits<OFF_BITS>>,
-    rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
     rd_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
     rd_is_nbuf: Signal<Local, Bit>,
 
@@ -108,7 +106,7 @@ pub struct NbufRegs {
     p_head: Constant<Bits<OFF_BITS>>,
     last_nbuf_page: Constant<Bits<PAGE_BITS>>,
     page0: Constant<Bits<PAGE_BITS>>,
-    pipe_one: Constant<Bits<PIPE_BITS>>,
+    buf_one: Constant<Bits<NOTIF_BUF_BITS>>,
     one_nb: Constant<Bits<NOTIF_BUFS>>,
     off_bits: Constant<Bits<5>>,
     zero_off2: Constant<Bits<2>>,
@@ -166,7 +164,6 @@ impl Default for NbufRegs {
             bytes_ram: nb_zeros(),
             head_ram: nb_zeros(),
             on_r: Default::default(),
-            wr_pipe: Default::default(),
             wr_buf: Default::default(),
             nb_bit: Default::default(),
             wr_addr_r: Default::default(),
@@ -187,7 +184,6 @@ impl Default for NbufRegs {
             rd_addr_r: Default::default(),
             rd_page: Default::default(),
             rd_off: Default::default(),
-            rd_pipe: Default::default(),
             rd_buf: Default::default(),
             rd_is_nbuf: Default::default(),
             p_lo: off(pipe::NBUF_BASE_LO),
@@ -197,7 +193,7 @@ impl Default for NbufRegs {
             p_head: off(pipe::NBUF_HEAD),
             last_nbuf_page: Constant::new((NOTIF_BUFS as u64).into()),
             page0: Constant::new(0u64.into()),
-            pipe_one: Constant::new(1u64.into()),
+            buf_one: Constant::new(1u64.into()),
             one_nb: Constant::new(1u64.into()),
             off_bits: Constant::new((OFF_BITS as u64).into()),
             zero_off2: Constant::new(0u64.into()),
@@ -284,8 +280,8 @@ impl Logic for NbufRegs {
             .get_bits::<PAGE_BITS>(self.off_bits.val().index());
         self.wr_off.next = self.wr_addr_r.q.val().get_bits::<OFF_BITS>(0);
         // The pipe's notification buffer: the low bits of its index.
-        self.wr_pipe.next = self.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
-        self.wr_buf.next = self.wr_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
+        // (The low bits of page - 1 are the low bits of the page, minus 1.)
+        self.wr_buf.next = self.wr_page.val().get_bits::<NOTIF_BUF_BITS>(0) - self.buf_one.val();
         self.nb_bit.next = self.one_nb.val() << self.wr_buf.val();
         // The value checks, in the check stage.
         self.size_ok_r.d.next = ((self.wr_data_l.val()
@@ -397,8 +393,7 @@ impl Logic for NbufRegs {
             .val()
             .get_bits::<PAGE_BITS>(self.off_bits.val().index());
         self.rd_off.next = self.rd_addr_r.q.val().get_bits::<OFF_BITS>(0);
-        self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
-        self.rd_buf.next = self.rd_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
+        self.rd_buf.next = self.rd_page.val().get_bits::<NOTIF_BUF_BITS>(0) - self.buf_one.val();
         self.rd_is_nbuf.next = (self.rd_page.val() != self.page0.val())
             & (self.rd_page.val() <= self.last_nbuf_page.val());
         self.rd_data.next = self.zero32.val();
@@ -431,16 +426,16 @@ impl Logic for NbufRegs {
         // A reset's sweep zeroes every buffer's registers.
         if self.clear.active.val() {
             self.lo_ram.write_enable.next = true;
-            self.lo_ram.write_address.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+            self.lo_ram.write_address.next = self.clear.addr.val();
             self.lo_ram.write_data.next = self.zero32.val();
             self.hi_ram.write_enable.next = true;
-            self.hi_ram.write_address.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+            self.hi_ram.write_address.next = self.clear.addr.val();
             self.hi_ram.write_data.next = self.zero32.val();
             self.bytes_ram.write_enable.next = true;
-            self.bytes_ram.write_address.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+            self.bytes_ram.write_address.next = self.clear.addr.val();
             self.bytes_ram.write_data.next = self.zero32.val();
             self.head_ram.write_enable.next = true;
-            self.head_ram.write_address.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
+            self.head_ram.write_address.next = self.clear.addr.val();
             self.head_ram.write_data.next = self.zero32.val();
         }
     }

@@ -795,7 +795,7 @@ impl Logic for RegFile {
         self.nbuf.clock.next = self.clock.val();
         self.nbuf.reset.next = self.reset.val();
         self.nbuf.clear.active.next = self.clear.active.val();
-        self.nbuf.clear.addr.next = self.clear.addr.val();
+        self.nbuf.clear.addr.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
         self.nbuf.lk_buf.next = self.lk_buf.val();
         self.enable_ram.read_address.next = self.lk_addr.val();
         self.head_ram.read_address.next = self.lk_addr.val();
