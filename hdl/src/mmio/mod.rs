@@ -5,6 +5,7 @@ mod link_flow_regs;
 mod nbuf_regs;
 mod pipe_counter;
 mod regs;
+mod rx_pipe_bank;
 mod tx_regs;
 
 pub use pipe_counter::PipeCounter;

@@ -1,15 +1,15 @@
 use super::counters::GlobalCounters;
 use super::link_flow_regs::LinkFlowRegs;
 use super::nbuf_regs::NbufRegs;
+use super::rx_pipe_bank::RxPipeBank;
 use super::tx_regs::TxRegs;
-use super::PipeCounter;
 use crate::enso::FLOW_MATCH_BITS;
 use crate::reset::{Clear, SDFF};
-use crate::stream::{Concat, StreamSink, StreamSource, ZeroExtend};
+use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
 use pendulum_layout::params::{
-    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUF_BITS, PIPES, PIPE_BITS,
-    SLOT_BITS, TX_PIPES,
+    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUF_BITS, PIPE_BITS, SLOT_BITS,
+    TX_PIPES,
 };
 use pendulum_layout::{global, pipe, Reg, RegError};
 use rust_hdl::prelude::*;
@@ -209,12 +209,9 @@ pub struct RegFile {
     // Address decode.
     wr_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     wr_data: Signal<Local, Bits<32>>,
-    size_ok: Signal<Local, Bit>,
-    ring_aligned: Signal<Local, Bit>,
     rd_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     wr_page: Signal<Local, Bits<PAGE_BITS>>,
     wr_off: Signal<Local, Bits<OFF_BITS>>,
-    wr_data16: Signal<Local, Bits<SLOT_BITS>>,
     wr_addr32: ZeroExtend<MMIO_ADDR_BITS, 32>,
     rd_page: Signal<Local, Bits<PAGE_BITS>>,
     rd_off: Signal<Local, Bits<OFF_BITS>>,
@@ -233,72 +230,43 @@ pub struct RegFile {
     g_link_rx_pipe: Constant<Bits<OFF_BITS>>,
 
     // Each RX pipe's registers, in block RAM (see the block's comment).
-    base_lo_ram: RAM<Bits<32>, PIPE_BITS>,
-    base_hi_ram: RAM<Bits<32>, PIPE_BITS>,
-    ring_bytes_ram: RAM<Bits<32>, PIPE_BITS>,
-    enable_ram: RAM<Bit, PIPE_BITS>,
-    head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
     // The tail, from the RX engine's events (read by software, bounds the
     // head): each frame's new tail, and 0 when the engine applies a restart
     // (two cycles after `restart`; `restart_wait` holds reads and writes
     // back until then, so none sees the old tail).
-    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
     restart_wait: SDFF<Bit>,
     // A head write, a cycle late, for the gates' copies.
-    gh_v: SDFF<Bit>,
-    gh_pipe: SDFF<Bits<PIPE_BITS>>,
-    gh_value: SDFF<Bits<SLOT_BITS>>,
     // A refused write and its LAST_REG_ERROR word, counted a cycle later.
     err_r: SDFF<Bit>,
     err_word: SDFF<Bits<32>>,
     // The last tail write, which a read in its cycle missed.
-    fw_tail: SDFF<Bit>,
-    fw_match: SDFF<Bit>,
-    fw_tail_value: SDFF<Bits<SLOT_BITS>>,
     // Each notification buffer's registers (buffer b on page b + 1), in
     // block RAM read with the pipe's page, and its on bit, which every pipe
     // of the buffer checks as it is switched on.
     nbuf: NbufRegs,
-    wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
+    // Each RX pipe's registers, and the gates' copies of two pipes' ring state.
+    rx: RxPipeBank,
+    // The gates' pipes (LINK_RX_PIPE, ATOMIC_RX_PIPE).
+    gate_pipes: [Signal<Local, Bits<PIPE_BITS>>; GATES],
     lk_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
-    cause_nbuf_off: Constant<Bits<32>>,
-    rx_frames: PipeCounter,
-    rx_drops: PipeCounter,
     // The RAMs' read address: a write's pipe as it is accepted (the new
     // pipe of a LINK_RX_PIPE or ATOMIC_RX_PIPE write), else a read's.
     lk_addr: Signal<Local, Bits<PIPE_BITS>>,
-    lk_pipe: SDFF<Bits<PIPE_BITS>>,
     in_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     in_page: Signal<Local, Bits<PAGE_BITS>>,
     in_off: Signal<Local, Bits<OFF_BITS>>,
     // The low bits of a read's page, as it is accepted.
     rd_in_page: Signal<Local, Bits<PIPE_BITS>>,
     // The page of `lk_pipe`, from the RAMs.
-    pg_base: Concat<32, 32, 64>,
-    pg_mask: Signal<Local, Bits<SLOT_BITS>>,
-    pg_tail: Signal<Local, Bits<SLOT_BITS>>,
-    pg_head32: ZeroExtend<SLOT_BITS, 32>,
-    pg_tail32: ZeroExtend<SLOT_BITS, 32>,
-    head_ok: Signal<Local, Bit>,
     // What the write applied this cycle does, for the outputs and the gates.
-    do_restart: Signal<Local, Bit>,
-    do_head_wr: Signal<Local, Bit>,
-    new_head: Signal<Local, Bits<SLOT_BITS>>,
     wr_pipe_l: Signal<Local, Bits<PIPE_BITS>>,
     wr_is_pipe: Signal<Local, Bit>,
     // The gates' pipes' ring state (`gate_*` outputs), and the pipe each is for.
-    gate_head_r: [SDFF<Bits<SLOT_BITS>>; GATES],
-    gate_tail_r: [SDFF<Bits<SLOT_BITS>>; GATES],
-    gate_mask_r: [SDFF<Bits<SLOT_BITS>>; GATES],
-    gate_enable_r: [SDFF<Bit>; GATES],
-    gate_pipe: [Signal<Local, Bits<PIPE_BITS>>; GATES],
-    gate_load: [Signal<Local, Bit>; GATES],
     // A read: its address while its page is read, then decoded.
     rd_v: SDFF<Bit>,
     rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
     rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
     rd_is_pipe: Signal<Local, Bit>,
-    rd_pipe32: ZeroExtend<PIPE_BITS, 32>,
     last_pipe_page: Constant<Bits<PAGE_BITS>>,
 
     // State.
@@ -322,21 +290,11 @@ pub struct RegFile {
     wr_apply: SDFF<Bit>,
     // A write's data as it is accepted (its low bits: a gate's new pipe).
     in_data: Signal<Local, Bits<32>>,
-    size_ok_r: SDFF<Bit>,
-    ring_aligned_r: SDFF<Bit>,
     wr_check: SDFF<Bit>,
-    head_ok_r: SDFF<Bit>,
     // The write's page as the check stage read it (see the block's comment).
-    pk_enable: SDFF<Bit>,
-    pk_ring_zero: SDFF<Bit>,
-    pk_base: SDFF<Bits<64>>,
-    pk_mask: SDFF<Bits<SLOT_BITS>>,
-    pk_head: SDFF<Bits<SLOT_BITS>>,
-    pk_tail: SDFF<Bits<SLOT_BITS>>,
-    pk_pipe: SDFF<Bits<PIPE_BITS>>,
     // The write's offset decoded in the check stage: bit k is "the offset is
     // the k-th one the apply stage tests" (the list where they are set).
-    wo_hit: [SDFF<Bit>; 16],
+    wo_hit: [SDFF<Bit>; 3],
     wr_take: Signal<Local, Bit>,
     rsp_valid: SDFF<Bit>,
     rsp_data: SDFF<Bits<32>>,
@@ -355,31 +313,10 @@ pub struct RegFile {
     g_plain_end: Constant<Bits<OFF_BITS>>,
     g_cnt_start: Constant<Bits<OFF_BITS>>,
     g_cnt_end: Constant<Bits<OFF_BITS>>,
-    p_pipe_id: Constant<Bits<OFF_BITS>>,
-    p_base_lo: Constant<Bits<OFF_BITS>>,
-    p_base_hi: Constant<Bits<OFF_BITS>>,
-    p_ring_bytes: Constant<Bits<OFF_BITS>>,
-    p_ctrl: Constant<Bits<OFF_BITS>>,
-    p_head: Constant<Bits<OFF_BITS>>,
-    p_prefetch: Constant<Bits<OFF_BITS>>,
-    p_tail: Constant<Bits<OFF_BITS>>,
-    p_frames: Constant<Bits<OFF_BITS>>,
-    p_drops: Constant<Bits<OFF_BITS>>,
     p_tx_head: Constant<Bits<OFF_BITS>>,
-    p_tx_frames: Constant<Bits<OFF_BITS>>,
-    p_tx_drops: Constant<Bits<OFF_BITS>>,
-    ring_min: Constant<Bits<32>>,
-    ring_max: Constant<Bits<32>>,
-    ring_align_mask: Constant<Bits<32>>,
     cause_unknown: Constant<Bits<32>>,
     cause_read_only: Constant<Bits<32>>,
-    cause_ring_size: Constant<Bits<32>>,
-    cause_misaligned: Constant<Bits<32>>,
-    cause_head: Constant<Bits<32>>,
-    cause_enabled: Constant<Bits<32>>,
     all_ones: Constant<Bits<32>>,
-    zero16: Constant<Bits<16>>,
-    one16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     zero_off2: Constant<Bits<2>>,
@@ -392,10 +329,6 @@ fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
 }
 fn c32(v: u32) -> Constant<Bits<32>> {
     Constant::new((v as u64).into())
-}
-/// A RAM of one register per pipe, zero at power-up (also on a board).
-fn zeros<const W: usize>() -> RAM<Bits<W>, PIPE_BITS> {
-    (0..PIPES).map(|_| Bits::<W>::default()).into()
 }
 fn cause(e: RegError) -> Constant<Bits<32>> {
     c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
@@ -484,70 +417,34 @@ impl RegFile {
             g_link_rx_pipe: off(global::LINK_RX_PIPE),
             tx_head32: Default::default(),
             p_tx_head: off(pipe::TX_HEAD),
-            p_tx_frames: off(pipe::TX_FRAMES),
-            p_tx_drops: off(pipe::TX_DROPS),
             wr_addr: Default::default(),
-            base_lo_ram: zeros(),
-            base_hi_ram: zeros(),
-            ring_bytes_ram: zeros(),
-            wr_buf: Default::default(),
             lk_buf: Default::default(),
-            cause_nbuf_off: cause(RegError::NotifBufOff),
-            enable_ram: (0..PIPES).map(|_| false).into(),
-            head_ram: zeros(),
-            tail_ram: zeros(),
             restart_wait: Default::default(),
-            gh_v: Default::default(),
-            gh_pipe: Default::default(),
-            gh_value: Default::default(),
             err_r: Default::default(),
             err_word: Default::default(),
-            fw_tail: Default::default(),
-            fw_match: Default::default(),
-            fw_tail_value: Default::default(),
             nbuf: Default::default(),
-            rx_frames: PipeCounter::new(),
-            rx_drops: PipeCounter::new(),
+            rx: Default::default(),
+            gate_pipes: Default::default(),
             lk_addr: Default::default(),
-            lk_pipe: Default::default(),
             in_addr: Default::default(),
             in_page: Default::default(),
             in_off: Default::default(),
             rd_in_page: Default::default(),
-            pg_base: Default::default(),
-            pg_mask: Default::default(),
-            pg_tail: Default::default(),
-            pg_head32: Default::default(),
-            pg_tail32: Default::default(),
-            head_ok: Default::default(),
-            do_restart: Default::default(),
-            do_head_wr: Default::default(),
-            new_head: Default::default(),
             wr_pipe_l: Default::default(),
             wr_is_pipe: Default::default(),
             gate_head: Default::default(),
             gate_tail: Default::default(),
             gate_mask: Default::default(),
             gate_enable: Default::default(),
-            gate_head_r: Default::default(),
-            gate_tail_r: Default::default(),
-            gate_mask_r: Default::default(),
-            gate_enable_r: Default::default(),
-            gate_pipe: Default::default(),
-            gate_load: Default::default(),
             rd_v: Default::default(),
             rd_addr_r: Default::default(),
             rd_pipe: Default::default(),
             rd_is_pipe: Default::default(),
-            rd_pipe32: Default::default(),
             last_pipe_page: Constant::new((PIPES as u64).into()),
             wr_data: Default::default(),
-            size_ok: Default::default(),
-            ring_aligned: Default::default(),
             rd_addr: Default::default(),
             wr_page: Default::default(),
             wr_off: Default::default(),
-            wr_data16: Default::default(),
             wr_addr32: Default::default(),
             rd_page: Default::default(),
             rd_off: Default::default(),
@@ -566,18 +463,8 @@ impl RegFile {
             wr_data_r: Default::default(),
             wr_apply: Default::default(),
             in_data: Default::default(),
-            size_ok_r: Default::default(),
-            ring_aligned_r: Default::default(),
             wr_check: Default::default(),
-            head_ok_r: Default::default(),
-            pk_enable: Default::default(),
-            pk_ring_zero: Default::default(),
-            pk_base: Default::default(),
-            pk_mask: Default::default(),
-            pk_head: Default::default(),
-            pk_tail: Default::default(),
-            pk_pipe: Default::default(),
-            wo_hit: std::array::from_fn(|_| Default::default()),
+            wo_hit: Default::default(),
             wr_take: Default::default(),
             rsp_valid: Default::default(),
             rsp_data: Default::default(),
@@ -592,28 +479,9 @@ impl RegFile {
             g_plain_end: Constant::new((plain_end as u64).into()),
             g_cnt_start: Constant::new((cnt_start as u64).into()),
             g_cnt_end: Constant::new((cnt_end as u64).into()),
-            p_pipe_id: off(pipe::PIPE_ID),
-            p_base_lo: off(pipe::RING_BASE_LO),
-            p_base_hi: off(pipe::RING_BASE_HI),
-            p_ring_bytes: off(pipe::RING_BYTES),
-            p_ctrl: off(pipe::CTRL),
-            p_head: off(pipe::HEAD),
-            p_prefetch: off(pipe::NOTIF_PREFETCH),
-            p_tail: off(pipe::TAIL),
-            p_frames: off(pipe::RX_FRAMES),
-            p_drops: off(pipe::DROP_RING_FULL),
-            ring_min: c32(RING_MIN_BYTES),
-            ring_max: c32(RING_MAX_BYTES),
-            ring_align_mask: c32(pipe::RING_ALIGN as u32 - 1),
             cause_unknown: cause(RegError::UnknownAddress),
             cause_read_only: cause(RegError::ReadOnly),
-            cause_ring_size: cause(RegError::BadRingSize),
-            cause_misaligned: cause(RegError::Misaligned),
-            cause_head: cause(RegError::HeadBeyondTail),
-            cause_enabled: cause(RegError::PipeEnabled),
             all_ones: c32(u32::MAX),
-            zero16: Constant::new(0u64.into()),
-            one16: Constant::new(1u64.into()),
             zero32: c32(0),
             one32: c32(1),
             zero_off2: Constant::new(0u64.into()),
@@ -626,42 +494,19 @@ impl RegFile {
 impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
-        // Clocks and hold-by-default for every register.
         for g in 0..GATES {
-            self.gate_head_r[g].clock.next = self.clock.val();
-            self.gate_head_r[g].reset.next = self.reset.val();
-            self.gate_tail_r[g].clock.next = self.clock.val();
-            self.gate_tail_r[g].reset.next = self.reset.val();
-            self.gate_mask_r[g].clock.next = self.clock.val();
-            self.gate_mask_r[g].reset.next = self.reset.val();
-            self.gate_enable_r[g].clock.next = self.clock.val();
-            self.gate_enable_r[g].reset.next = self.reset.val();
-            self.gate_head_r[g].d.next = self.gate_head_r[g].q.val();
-            self.gate_tail_r[g].d.next = self.gate_tail_r[g].q.val();
-            self.gate_mask_r[g].d.next = self.gate_mask_r[g].q.val();
-            self.gate_enable_r[g].d.next = self.gate_enable_r[g].q.val();
-            self.gate_head[g].next = self.gate_head_r[g].q.val();
-            self.gate_tail[g].next = self.gate_tail_r[g].q.val();
-            self.gate_mask[g].next = self.gate_mask_r[g].q.val();
-            self.gate_enable[g].next = self.gate_enable_r[g].q.val();
+            self.gate_head[g].next = self.rx.gate_head[g].val();
+            self.gate_tail[g].next = self.rx.gate_tail[g].val();
+            self.gate_mask[g].next = self.rx.gate_mask[g].val();
+            self.gate_enable[g].next = self.rx.gate_enable[g].val();
         }
         dff_setup!(
             self,
             clock,
             wr_check,
-            head_ok_r,
-            pk_enable,
-            pk_ring_zero,
-            pk_base,
-            pk_mask,
-            pk_head,
-            pk_tail,
-            pk_pipe,
             wr_addr_r,
             wr_data_r,
             wr_apply,
-            size_ok_r,
-            ring_aligned_r,
             ctrl,
             scratch,
             session,
@@ -670,32 +515,15 @@ impl Logic for RegFile {
             rsp_valid,
             rsp_data,
             restart_wait,
-            gh_v,
-            gh_pipe,
-            gh_value,
             err_r,
             err_word,
-            fw_tail,
-            fw_match,
-            fw_tail_value,
-            lk_pipe,
             rd_v,
             rd_addr_r
         );
         self.wr_check.reset.next = self.reset.val();
-        self.head_ok_r.reset.next = self.reset.val();
-        self.pk_enable.reset.next = self.reset.val();
-        self.pk_ring_zero.reset.next = self.reset.val();
-        self.pk_base.reset.next = self.reset.val();
-        self.pk_mask.reset.next = self.reset.val();
-        self.pk_head.reset.next = self.reset.val();
-        self.pk_tail.reset.next = self.reset.val();
-        self.pk_pipe.reset.next = self.reset.val();
         self.wr_addr_r.reset.next = self.reset.val();
         self.wr_data_r.reset.next = self.reset.val();
         self.wr_apply.reset.next = self.reset.val();
-        self.size_ok_r.reset.next = self.reset.val();
-        self.ring_aligned_r.reset.next = self.reset.val();
         self.ctrl.reset.next = self.reset.val();
         self.scratch.reset.next = self.reset.val();
         self.session.reset.next = self.reset.val();
@@ -704,37 +532,10 @@ impl Logic for RegFile {
         self.rsp_valid.reset.next = self.reset.val();
         self.rsp_data.reset.next = self.reset.val();
         self.restart_wait.reset.next = self.reset.val();
-        self.gh_v.reset.next = self.reset.val();
-        self.gh_pipe.reset.next = self.reset.val();
-        self.gh_value.reset.next = self.reset.val();
         self.err_r.reset.next = self.reset.val();
         self.err_word.reset.next = self.reset.val();
-        self.fw_tail.reset.next = self.reset.val();
-        self.fw_match.reset.next = self.reset.val();
-        self.fw_tail_value.reset.next = self.reset.val();
-        self.lk_pipe.reset.next = self.reset.val();
         self.rd_v.reset.next = self.reset.val();
         self.rd_addr_r.reset.next = self.reset.val();
-        self.base_lo_ram.read_clock.next = self.clock.val();
-        self.base_lo_ram.write_clock.next = self.clock.val();
-        self.base_hi_ram.read_clock.next = self.clock.val();
-        self.base_hi_ram.write_clock.next = self.clock.val();
-        self.ring_bytes_ram.read_clock.next = self.clock.val();
-        self.ring_bytes_ram.write_clock.next = self.clock.val();
-        self.enable_ram.read_clock.next = self.clock.val();
-        self.enable_ram.write_clock.next = self.clock.val();
-        self.head_ram.read_clock.next = self.clock.val();
-        self.head_ram.write_clock.next = self.clock.val();
-        self.tail_ram.read_clock.next = self.clock.val();
-        self.tail_ram.write_clock.next = self.clock.val();
-        self.rx_frames.clock.next = self.clock.val();
-        self.rx_frames.reset.next = self.reset.val();
-        self.rx_drops.clock.next = self.clock.val();
-        self.rx_drops.reset.next = self.reset.val();
-        self.rx_frames.clear.active.next = self.clear.active.val();
-        self.rx_frames.clear.addr.next = self.clear.addr.val();
-        self.rx_drops.clear.active.next = self.clear.active.val();
-        self.rx_drops.clear.addr.next = self.clear.addr.val();
         self.link_active32.i.next = self.link_active.val();
         self.link_flow.clock.next = self.clock.val();
         self.link_flow.reset.next = self.reset.val();
@@ -786,10 +587,19 @@ impl Logic for RegFile {
                 self.lk_addr.next = self.in_data.val().get_bits::<PIPE_BITS>(0);
             }
         }
-        self.lk_pipe.d.next = self.lk_addr.val();
-        self.base_lo_ram.read_address.next = self.lk_addr.val();
-        self.base_hi_ram.read_address.next = self.lk_addr.val();
-        self.ring_bytes_ram.read_address.next = self.lk_addr.val();
+        self.rx.clock.next = self.clock.val();
+        self.rx.reset.next = self.reset.val();
+        self.rx.clear.active.next = self.clear.active.val();
+        self.rx.clear.addr.next = self.clear.addr.val();
+        self.rx.lk_addr.next = self.lk_addr.val();
+        self.rx.ev_pipe.next = self.events.pipe.val();
+        self.rx.ev_frame.next = self.events.frame.val();
+        self.rx.ev_tail.next = self.events.tail.val();
+        self.rx.ev_drop_ring_full.next = self.events.drop_ring_full.val();
+        self.rx.ev_restart.next = self.events.restart.val();
+        self.rx.ev_restart_mask.next = self.events.restart_mask.val();
+        self.rx.ev_restart_enable.next = self.events.restart_enable.val();
+        self.rx.nb_on.next = self.nbuf.on.val();
         // Buffer b's registers are on pipe b's page.
         self.lk_buf.next = self.lk_addr.val().get_bits::<NOTIF_BUF_BITS>(0);
         self.nbuf.clock.next = self.clock.val();
@@ -797,37 +607,6 @@ impl Logic for RegFile {
         self.nbuf.clear.active.next = self.clear.active.val();
         self.nbuf.clear.addr.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
         self.nbuf.lk_buf.next = self.lk_buf.val();
-        self.enable_ram.read_address.next = self.lk_addr.val();
-        self.head_ram.read_address.next = self.lk_addr.val();
-        self.tail_ram.read_address.next = self.lk_addr.val();
-        self.rx_frames.rd_pipe.next = self.lk_addr.val();
-        self.rx_drops.rd_pipe.next = self.lk_addr.val();
-        // The page read last cycle.
-        self.pg_base.hi.next = self.base_hi_ram.read_data.val();
-        self.pg_base.lo.next = self.base_lo_ram.read_data.val();
-        // Slots minus one: bytes / 64 - 1 (0 - 1 before the ring is set; the
-        // pipe cannot be on then).
-        self.pg_mask.next =
-            self.ring_bytes_ram.read_data.val().get_bits::<SLOT_BITS>(6) - self.one16.val();
-        self.pg_tail.next = self.tail_ram.read_data.val();
-        // (The pipes compared as the read was issued: `fw_match`.)
-        self.fw_match.d.next = self.events.pipe.val() == self.lk_addr.val();
-        if self.fw_tail.q.val() & self.fw_match.q.val() {
-            self.pg_tail.next = self.fw_tail_value.q.val();
-        }
-        self.pg_head32.i.next = self.head_ram.read_data.val();
-        self.pg_tail32.i.next = self.pg_tail.val();
-
-        // ---- Tails, from the RX engine ----
-        self.tail_ram.write_enable.next = self.events.frame.val() | self.events.restart.val();
-        self.tail_ram.write_address.next = self.events.pipe.val();
-        self.tail_ram.write_data.next = self.events.tail.val();
-        if self.events.restart.val() {
-            self.tail_ram.write_data.next = self.zero16.val();
-        }
-        self.fw_tail.d.next = self.tail_ram.write_enable.val();
-        self.fw_tail_value.d.next = self.tail_ram.write_data.val();
-
         // Outputs to the datapath.
         for i in 0..TX_PIPES {
             self.tx_base[i].next = self.tx.base[i].val();
@@ -840,9 +619,6 @@ impl Logic for RegFile {
             self.tx_head32[i].i.next = self.tx_head[i].val();
         }
         self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
-        self.rearm.next = false;
-        self.do_restart.next = false;
-        self.do_head_wr.next = false;
         self.tx_restart.next = self.tx.restart.val();
         self.tx_restart_compl_base.next = self.tx.restart_compl_base.val();
 
@@ -859,6 +635,9 @@ impl Logic for RegFile {
         self.tx.wr_take.next = self.wr_take.val();
         self.tx.wr_addr.next = self.in_addr.val();
         self.tx.wr_data.next = self.in_data.val();
+        self.rx.wr_take.next = self.wr_take.val();
+        self.rx.wr_addr.next = self.in_addr.val();
+        self.rx.wr_data.next = self.in_data.val();
         self.link_flow.wr_take.next = self.wr_take.val();
         self.link_flow.wr_addr.next = self.in_addr.val();
         self.link_flow.wr_data.next = self.in_data.val();
@@ -873,53 +652,9 @@ impl Logic for RegFile {
         self.wr_pipe.next = self.wr_pipe_l.val();
         self.wr_is_pipe.next = (self.wr_page.val() != self.page0.val())
             & (self.wr_page.val() <= self.last_pipe_page.val());
-        self.wr_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
-        self.new_head.next = self.wr_data16.val();
         self.wr_addr32.i.next = self.wr_addr.val();
-        // The value checks shared by the RX and TX ring registers, once per write.
-        self.size_ok_r.d.next = ((self.wr_data.val() & (self.wr_data.val() - self.one32.val()))
-            == self.zero32.val())
-            & (self.wr_data.val() >= self.ring_min.val())
-            & (self.wr_data.val() <= self.ring_max.val());
-        self.size_ok.next = self.size_ok_r.q.val();
-        self.ring_aligned_r.d.next =
-            (self.wr_data.val() & self.ring_align_mask.val()) == self.zero32.val();
-        self.ring_aligned.next = self.ring_aligned_r.q.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
-        // The new head must lie in the ring and between the old head and the tail.
-        self.head_ok_r.d.next = (self.wr_data.val().get_bits::<16>(16) == self.zero16.val())
-            & ((self.wr_data16.val() & !self.pg_mask.val()) == self.zero16.val())
-            & (((self.wr_data16.val() - self.head_ram.read_data.val()) & self.pg_mask.val())
-                <= ((self.pg_tail.val() - self.head_ram.read_data.val()) & self.pg_mask.val()));
-        self.head_ok.next = self.head_ok_r.q.val();
-        // The page, as the check stage read it, for the apply stage.
-        self.pk_enable.d.next = self.enable_ram.read_data.val();
-        self.pk_ring_zero.d.next = self.ring_bytes_ram.read_data.val() == self.zero32.val();
-        self.pk_base.d.next = self.pg_base.o.val();
-        self.pk_mask.d.next = self.pg_mask.val();
-        self.pk_head.d.next = self.head_ram.read_data.val();
-        self.pk_pipe.d.next = self.lk_pipe.q.val();
-        self.pk_tail.d.next = self.pg_tail.val();
-        if self.events.pipe.val() == self.lk_pipe.q.val() {
-            if self.events.frame.val() {
-                self.pk_tail.d.next = self.events.tail.val();
-            }
-            if self.events.restart.val() {
-                self.pk_tail.d.next = self.zero16.val();
-            }
-        }
-        self.base_lo_ram.write_enable.next = false;
-        self.base_lo_ram.write_address.next = self.wr_pipe_l.val();
-        self.base_lo_ram.write_data.next = self.wr_data.val();
-        self.base_hi_ram.write_enable.next = false;
-        self.base_hi_ram.write_address.next = self.wr_pipe_l.val();
-        self.base_hi_ram.write_data.next = self.wr_data.val();
-        self.ring_bytes_ram.write_enable.next = false;
-        self.ring_bytes_ram.write_address.next = self.wr_pipe_l.val();
-        self.ring_bytes_ram.write_data.next = self.wr_data.val();
-        // The pipe's notification buffer: the low bits of its index.
-        self.wr_buf.next = self.wr_pipe_l.val().get_bits::<NOTIF_BUF_BITS>(0);
         self.nbuf.wr_take.next = self.wr_take.val();
         self.nbuf.wr_addr.next = self.in_addr.val();
         self.nbuf.wr_data.next = self.in_data.val();
@@ -929,27 +664,11 @@ impl Logic for RegFile {
         self.nbuf_cfg_mask.next = self.nbuf.cfg_mask.val();
         self.nbuf_head_wr.next = self.nbuf.head_wr.val();
         self.nbuf_head.next = self.nbuf.head.val();
-        self.enable_ram.write_enable.next = false;
-        self.enable_ram.write_address.next = self.wr_pipe_l.val();
-        self.enable_ram.write_data.next = self.wr_data.val().get_bit(0);
         // The offsets the apply stage tests, decoded a cycle ahead.
         self.wo_hit[0].d.next = self.wr_off.val() == self.g_ctrl.val();
         self.wo_hit[1].d.next = self.wr_off.val() == self.g_scratch.val();
-        self.wo_hit[2].d.next = self.wr_off.val() == self.p_base_lo.val();
-        self.wo_hit[3].d.next = self.wr_off.val() == self.p_base_hi.val();
-        self.wo_hit[4].d.next = self.wr_off.val() == self.p_ring_bytes.val();
-        self.wo_hit[5].d.next = self.wr_off.val() == self.p_ctrl.val();
-        self.wo_hit[6].d.next = self.wr_off.val() == self.p_head.val();
-        self.wo_hit[7].d.next = self.wr_off.val() == self.p_prefetch.val();
-        self.wo_hit[8].d.next = self.wr_off.val() == self.p_pipe_id.val();
-        self.wo_hit[9].d.next = self.wr_off.val() == self.p_tail.val();
-        self.wo_hit[10].d.next = self.wr_off.val() == self.p_frames.val();
-        self.wo_hit[11].d.next = self.wr_off.val() == self.p_drops.val();
-        self.wo_hit[12].d.next = self.wr_off.val() == self.p_tx_head.val();
-        self.wo_hit[13].d.next = self.wr_off.val() == self.p_tx_frames.val();
-        self.wo_hit[14].d.next = self.wr_off.val() == self.p_tx_drops.val();
-        self.wo_hit[15].d.next = self.wr_off.val() == self.g_session.val();
-        for k in 0..16 {
+        self.wo_hit[2].d.next = self.wr_off.val() == self.g_session.val();
+        for k in 0..3 {
             self.wo_hit[k].clock.next = self.clock.val();
             self.wo_hit[k].reset.next = self.reset.val();
         }
@@ -962,7 +681,7 @@ impl Logic for RegFile {
                     self.ctrl.d.next = self.wr_data.val();
                 } else if self.wo_hit[1].q.val() {
                     self.scratch.d.next = self.wr_data.val();
-                } else if self.wo_hit[15].q.val() {
+                } else if self.wo_hit[2].q.val() {
                     self.session.d.next = self.wr_data.val();
                 } else if self.link_flow.hit.val() {
                     // A link, atomic unit or flow director register
@@ -982,70 +701,12 @@ impl Logic for RegFile {
                     self.err_cause.next = self.cause_unknown.val();
                 }
             } else if self.wr_is_pipe.val() {
-                // An RX register: the page was read as the write was accepted.
-                if (self.wo_hit[2].q.val()) | (self.wo_hit[3].q.val()) | (self.wo_hit[4].q.val()) {
-                    if self.pk_enable.q.val() {
+                if self.rx.hit.val() {
+                    // An RX pipe's register (`RxPipeBank`, which applies it).
+                    if self.rx.err.val() {
                         self.err.next = true;
-                        self.err_cause.next = self.cause_enabled.val();
-                    } else if self.wo_hit[2].q.val() {
-                        if !self.ring_aligned.val() {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_misaligned.val();
-                        } else {
-                            self.base_lo_ram.write_enable.next = true;
-                        }
-                    } else if self.wo_hit[3].q.val() {
-                        self.base_hi_ram.write_enable.next = true;
-                    } else {
-                        // RING_BYTES (the branch's offsets end here).
-                        if !self.size_ok.val() {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_ring_size.val();
-                        } else {
-                            self.ring_bytes_ram.write_enable.next = true;
-                        }
+                        self.err_cause.next = self.rx.err_cause.val();
                     }
-                } else if self.wo_hit[5].q.val() {
-                    if self.wr_data.val().get_bit(0) & self.pk_ring_zero.q.val() {
-                        // A pipe cannot be enabled before it has a ring.
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_ring_size.val();
-                    } else if self.wr_data.val().get_bit(0)
-                        & !self.pk_enable.q.val()
-                        & !self.nbuf.on.val().get_bit(self.wr_buf.val().index())
-                    {
-                        // Nor switched on with nowhere to announce its frames.
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_nbuf_off.val();
-                    } else {
-                        self.enable_ram.write_enable.next = true;
-                        self.do_restart.next =
-                            self.wr_data.val().get_bit(0) != self.pk_enable.q.val();
-                        if self.wr_data.val().get_bit(0) & !self.pk_enable.q.val() {
-                            self.do_head_wr.next = true;
-                            self.new_head.next = self.zero16.val();
-                        }
-                    }
-                } else if self.wo_hit[6].q.val() {
-                    if self.head_ok.val() {
-                        self.do_head_wr.next = true;
-                        self.rearm.next = true;
-                    } else {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_head.val();
-                    }
-                } else if self.wo_hit[7].q.val() {
-                    self.rearm.next = true;
-                } else if (self.wo_hit[8].q.val())
-                    | (self.wo_hit[9].q.val())
-                    | (self.wo_hit[10].q.val())
-                    | (self.wo_hit[11].q.val())
-                    | (self.wo_hit[12].q.val())
-                    | (self.wo_hit[13].q.val())
-                    | (self.wo_hit[14].q.val())
-                {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_read_only.val();
                 } else if self.tx.hit.val() {
                     // A TX register, on a page of one of the TX pipes
                     // (`TxRegs`, which applies it).
@@ -1069,61 +730,21 @@ impl Logic for RegFile {
                 self.err_cause.next = self.cause_unknown.val();
             }
         }
-        self.restart.next = self.do_restart.val();
-        self.restart_base.next = self.pk_base.q.val();
-        self.restart_mask.next = self.pk_mask.q.val();
-        self.restart_enable.next = self.wr_data.val().get_bit(0);
-        self.head_wr.next = self.do_head_wr.val();
-        self.wr_head.next = self.new_head.val();
-        self.head_ram.write_enable.next = self.do_head_wr.val();
-        self.head_ram.write_address.next = self.wr_pipe_l.val();
-        self.head_ram.write_data.next = self.new_head.val();
-        self.restart_wait.d.next = self.do_restart.val();
-
-        // ---- The gates' pipes ----
-        // Each follows its pipe's events; naming another pipe loads that
-        // pipe's page, read as the write was accepted (no other write changes
-        // a page in between, and this cycle's tail event is taken below).
-        self.gate_pipe[0].next = self.link_flow.link_rx_pipe.val();
-        self.gate_pipe[1].next = self.link_flow.atomic_rx_pipe.val();
-        self.gate_load[0].next = self.link_flow.gate_load_link.val();
-        self.gate_load[1].next = self.link_flow.gate_load_atomic.val();
+        self.rearm.next = self.rx.rearm.val();
+        self.restart.next = self.rx.restart.val();
+        self.restart_base.next = self.rx.restart_base.val();
+        self.restart_mask.next = self.rx.restart_mask.val();
+        self.restart_enable.next = self.rx.restart_enable.val();
+        self.head_wr.next = self.rx.head_wr.val();
+        self.wr_head.next = self.rx.wr_head.val();
+        self.restart_wait.d.next = self.rx.restart.val();
+        self.gate_pipes[0].next = self.link_flow.link_rx_pipe.val();
+        self.gate_pipes[1].next = self.link_flow.atomic_rx_pipe.val();
         for g in 0..GATES {
-            if self.gate_load[g].val() {
-                self.gate_head_r[g].d.next = self.pk_head.q.val();
-                self.gate_tail_r[g].d.next = self.pk_tail.q.val();
-                self.gate_mask_r[g].d.next = self.pk_mask.q.val();
-                self.gate_enable_r[g].d.next = self.pk_enable.q.val();
-                if self.events.frame.val() & (self.events.pipe.val() == self.pk_pipe.q.val()) {
-                    self.gate_tail_r[g].d.next = self.events.tail.val();
-                }
-            } else {
-                // The RX engine's events, in its order: a restart (tail 0,
-                // the new ring) and the tails it publishes.
-                if self.events.pipe.val() == self.gate_pipe[g].val() {
-                    if self.events.frame.val() {
-                        self.gate_tail_r[g].d.next = self.events.tail.val();
-                    }
-                    if self.events.restart.val() {
-                        self.gate_tail_r[g].d.next = self.zero16.val();
-                        self.gate_mask_r[g].d.next = self.events.restart_mask.val();
-                        self.gate_enable_r[g].d.next = self.events.restart_enable.val();
-                    }
-                }
-                // A head write, a cycle late (the gate then sees less room,
-                // never more); a restart closes the gate at once, until the
-                // engine has applied it.
-                if self.gh_v.q.val() & (self.gh_pipe.q.val() == self.gate_pipe[g].val()) {
-                    self.gate_head_r[g].d.next = self.gh_value.q.val();
-                }
-                if self.do_restart.val() & (self.wr_pipe_l.val() == self.gate_pipe[g].val()) {
-                    self.gate_enable_r[g].d.next = false;
-                }
-            }
+            self.rx.gate_pipe[g].next = self.gate_pipes[g].val();
         }
-        self.gh_v.d.next = self.do_head_wr.val();
-        self.gh_pipe.d.next = self.wr_pipe_l.val();
-        self.gh_value.d.next = self.new_head.val();
+        self.rx.gate_load[0].next = self.link_flow.gate_load_link.val();
+        self.rx.gate_load[1].next = self.link_flow.gate_load_atomic.val();
 
         // A refused write is counted a cycle later.
         self.err_r.d.next = self.err.val();
@@ -1167,10 +788,6 @@ impl Logic for RegFile {
         self.tx.count_frame.next = self.counters.tx_frame.val();
         self.tx.count_drop.next = self.counters.tx_drop.val();
         self.tx.count_pipe.next = self.counters.tx_pipe.val();
-        self.rx_frames.inc.next = self.events.frame.val();
-        self.rx_frames.inc_pipe.next = self.events.pipe.val();
-        self.rx_drops.inc.next = self.events.drop_ring_full.val();
-        self.rx_drops.inc_pipe.next = self.events.pipe.val();
 
         // ---- Reads ----
         // Decoded the cycle after the read was accepted, when its page is
@@ -1227,51 +844,11 @@ impl Logic for RegFile {
             }
         }
         self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
-        self.rd_pipe32.i.next = self.rd_pipe.val();
         self.rd_is_pipe.next = (self.rd_page.val() != self.page0.val())
             & (self.rd_page.val() <= self.last_pipe_page.val());
-        if self.rd_is_pipe.val() {
-            if self.rd_off.val() == self.p_pipe_id.val() {
-                self.rd_data.next = self.rd_data.val() | self.rd_pipe32.o.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_base_lo.val() {
-                self.rd_data.next = self.rd_data.val() | self.base_lo_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_base_hi.val() {
-                self.rd_data.next = self.rd_data.val() | self.base_hi_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_ring_bytes.val() {
-                self.rd_data.next = self.rd_data.val() | self.ring_bytes_ram.read_data.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_ctrl.val() {
-                self.rd_hit.next = true;
-                if self.enable_ram.read_data.val() {
-                    self.rd_data.next = self.rd_data.val() | self.one32.val();
-                }
-            }
-            if self.rd_off.val() == self.p_head.val() {
-                self.rd_data.next = self.rd_data.val() | self.pg_head32.o.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_prefetch.val() {
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_tail.val() {
-                self.rd_data.next = self.rd_data.val() | self.pg_tail32.o.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_frames.val() {
-                self.rd_data.next = self.rd_data.val() | self.rx_frames.rd_count.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.p_drops.val() {
-                self.rd_data.next = self.rd_data.val() | self.rx_drops.rd_count.val();
-                self.rd_hit.next = true;
-            }
+        self.rd_data.next = self.rd_data.val() | self.rx.rd_data.val();
+        if self.rx.rd_hit.val() {
+            self.rd_hit.next = true;
         }
         self.rd_data.next = self.rd_data.val() | self.nbuf.rd_data.val();
         if self.nbuf.rd_hit.val() {
@@ -1321,6 +898,8 @@ impl Logic for RegFile {
         self.counters.rd_addr.next = self.s_rd.data.val();
         self.tx.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.tx.rd_addr.next = self.s_rd.data.val();
+        self.rx.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.rx.rd_addr.next = self.s_rd.data.val();
         self.nbuf.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.nbuf.rd_addr.next = self.s_rd.data.val();
         self.link_flow.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
@@ -1336,27 +915,6 @@ impl Logic for RegFile {
         if self.rd_v.q.val() {
             self.rsp_valid.d.next = true;
             self.rsp_data.d.next = self.rd_data.val();
-        }
-        // A reset's sweep zeroes every pipe's and buffer's registers.
-        if self.clear.active.val() {
-            self.base_lo_ram.write_enable.next = true;
-            self.base_lo_ram.write_address.next = self.clear.addr.val();
-            self.base_lo_ram.write_data.next = self.zero32.val();
-            self.base_hi_ram.write_enable.next = true;
-            self.base_hi_ram.write_address.next = self.clear.addr.val();
-            self.base_hi_ram.write_data.next = self.zero32.val();
-            self.ring_bytes_ram.write_enable.next = true;
-            self.ring_bytes_ram.write_address.next = self.clear.addr.val();
-            self.ring_bytes_ram.write_data.next = self.zero32.val();
-            self.enable_ram.write_enable.next = true;
-            self.enable_ram.write_address.next = self.clear.addr.val();
-            self.enable_ram.write_data.next = false;
-            self.head_ram.write_enable.next = true;
-            self.head_ram.write_address.next = self.clear.addr.val();
-            self.head_ram.write_data.next = self.zero16.val();
-            self.tail_ram.write_enable.next = true;
-            self.tail_ram.write_address.next = self.clear.addr.val();
-            self.tail_ram.write_data.next = self.zero16.val();
         }
     }
 }
