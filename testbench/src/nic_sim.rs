@@ -87,6 +87,9 @@ pub struct NicSim {
     forced: Vec<Option<Vec<u8>>>,
     /// A model stops driving its interface while any of its inputs is forced.
     eth_detached: bool,
+    /// Some port is forced (also one no model drives, like `reset` or the
+    /// ACP port's).
+    any_forced: bool,
     dma_detached: bool,
     mmio_detached: bool,
     eth_tx_detached: bool,
@@ -151,6 +154,7 @@ impl NicSim {
             tracing,
             forced: vec![None; PORTS.len()],
             eth_detached: false,
+            any_forced: false,
             dma_detached: false,
             mmio_detached: false,
             eth_tx_detached: false,
@@ -220,6 +224,7 @@ impl NicSim {
         self.mmio_detached = any("mmio_");
         self.eth_tx_detached = any("eth_tx_");
         self.rd_detached = any("dma_rd_");
+        self.any_forced = self.forced.iter().any(Option::is_some);
     }
 
     /// The value on port `idx` now (little-endian bytes).
@@ -302,12 +307,7 @@ impl NicSim {
         n.set_eth_rx_overflow_drops(self.rx_overflow_drops as u64);
         n.set_reset(self.reset as u64);
         // Forced ports are rare; the hot loop skips them when there are none.
-        if self.eth_detached
-            || self.eth_tx_detached
-            || self.dma_detached
-            || self.rd_detached
-            || self.mmio_detached
-        {
+        if self.any_forced {
             for (idx, f) in self.forced.iter().enumerate() {
                 if let Some(v) = f {
                     n.set_port(idx, v);

@@ -42,6 +42,7 @@ def _make_layout() -> SimpleNamespace:
         IDENTITY=raw["identity"],
         VERSION=raw["version"],
         PAGE_BYTES=raw["page_bytes"],
+        RESET_CLEAR_CYCLES=raw["reset_clear_cycles"],
         GLOBAL=dict(raw["global"]),
         PIPE=dict(raw["pipe"]),
         pipe_page=lambda p: (p + 1) * raw["page_bytes"],

@@ -151,7 +151,8 @@ impl Sim {
             .collect()
     }
 
-    /// Register offsets from pendulum-layout: {"global": {name: offset}, "pipe": {...}, "page_bytes": n}.
+    /// Register offsets from pendulum-layout: {"global": {name: offset}, "pipe": {...}, "page_bytes": n,
+    /// "identity", "version", "reset_clear_cycles"}.
     #[staticmethod]
     fn layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         use pendulum_layout::{global, pipe};
@@ -169,6 +170,10 @@ impl Sim {
         d.set_item("page_bytes", pendulum_layout::PAGE_BYTES)?;
         d.set_item("identity", pendulum_layout::IDENTITY)?;
         d.set_item("version", pendulum_layout::VERSION)?;
+        d.set_item(
+            "reset_clear_cycles",
+            pendulum_layout::params::RESET_CLEAR_CYCLES,
+        )?;
         Ok(d)
     }
 
