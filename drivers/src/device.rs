@@ -49,7 +49,7 @@ impl Counters {
 /// [`Error::CardReset`] after at most this many. One register read per this
 /// many idle polls costs nothing worth measuring; polls that find frames
 /// read no register at all.
-pub const POLLS_PER_RESET_CHECK: u32 = 1024;
+pub const POLLS_PER_RESET_CHECK: u32 = 2048;
 
 /// An opened Pendulum card.
 ///
