@@ -243,6 +243,7 @@ pub struct RegFile {
     wr_data: Signal<Local, Bits<32>>,
     ring_slots: Signal<Local, Bits<SLOT_BITS>>,
     size_ok: Signal<Local, Bit>,
+    names_pipe: Signal<Local, Bit>,
     ring_aligned: Signal<Local, Bit>,
     notif_aligned: Signal<Local, Bit>,
     rd_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
@@ -410,6 +411,9 @@ pub struct RegFile {
     // A write's data as it is accepted (its low bits: a gate's new pipe).
     in_data: Signal<Local, Bits<32>>,
     size_ok_r: SDFF<Bit>,
+    // The value names a pipe (< PIPES): registered with the other value
+    // checks, so the apply stage's gate loads start from a flop.
+    names_pipe_r: SDFF<Bit>,
     ring_aligned_r: SDFF<Bit>,
     notif_aligned_r: SDFF<Bit>,
     flow_fallback_ok_r: SDFF<Bit>,
@@ -739,6 +743,7 @@ impl RegFile {
             wr_data: Default::default(),
             ring_slots: Default::default(),
             size_ok: Default::default(),
+            names_pipe: Default::default(),
             ring_aligned: Default::default(),
             notif_aligned: Default::default(),
             rd_addr: Default::default(),
@@ -769,6 +774,7 @@ impl RegFile {
             wr_apply: Default::default(),
             in_data: Default::default(),
             size_ok_r: Default::default(),
+            names_pipe_r: Default::default(),
             ring_aligned_r: Default::default(),
             notif_aligned_r: Default::default(),
             flow_fallback_ok_r: Default::default(),
@@ -942,6 +948,7 @@ impl Logic for RegFile {
             wr_data_r,
             wr_apply,
             size_ok_r,
+            names_pipe_r,
             ring_aligned_r,
             notif_aligned_r,
             flow_fallback_ok_r,
@@ -999,6 +1006,7 @@ impl Logic for RegFile {
         self.wr_data_r.reset.next = self.reset.val();
         self.wr_apply.reset.next = self.reset.val();
         self.size_ok_r.reset.next = self.reset.val();
+        self.names_pipe_r.reset.next = self.reset.val();
         self.ring_aligned_r.reset.next = self.reset.val();
         self.notif_aligned_r.reset.next = self.reset.val();
         self.flow_fallback_ok_r.reset.next = self.reset.val();
@@ -1229,6 +1237,8 @@ impl Logic for RegFile {
             & (self.wr_data.val() >= self.ring_min.val())
             & (self.wr_data.val() <= self.ring_max.val());
         self.size_ok.next = self.size_ok_r.q.val();
+        self.names_pipe_r.d.next = self.wr_data.val() < self.pipes32.val();
+        self.names_pipe.next = self.names_pipe_r.q.val();
         self.ring_aligned_r.d.next =
             (self.wr_data.val() & self.ring_align_mask.val()) == self.zero32.val();
         self.ring_aligned.next = self.ring_aligned_r.q.val();
@@ -1388,7 +1398,7 @@ impl Logic for RegFile {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();
                 } else if self.wo_hit[7].q.val() {
-                    if self.wr_data.val() < self.pipes32.val() {
+                    if self.names_pipe.val() {
                         self.atomic_rx_pipe_r.d.next = self.wr_data.val();
                         self.gate_load[1].next = true;
                     } else {
@@ -1396,7 +1406,7 @@ impl Logic for RegFile {
                         self.err_cause.next = self.cause_value.val();
                     }
                 } else if self.wo_hit[8].q.val() {
-                    if self.wr_data.val() < self.pipes32.val() {
+                    if self.names_pipe.val() {
                         self.link_rx_pipe_r.d.next = self.wr_data.val();
                         self.gate_load[0].next = true;
                     } else {
@@ -1404,7 +1414,7 @@ impl Logic for RegFile {
                         self.err_cause.next = self.cause_value.val();
                     }
                 } else if (self.wo_hit[9].q.val()) | (self.wo_hit[10].q.val()) {
-                    if self.wr_data.val() >= self.pipes32.val() {
+                    if !self.names_pipe.val() {
                         self.err.next = true;
                         self.err_cause.next = self.cause_value.val();
                     } else if self.wo_hit[9].q.val() {
