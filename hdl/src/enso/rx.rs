@@ -42,6 +42,16 @@ use rust_hdl::prelude::*;
 /// `m_dma.ready` and for a cycle per restart, and `s_eth.ready` never
 /// depends on the room check. Events (`ev_*`) leave through a register, a
 /// cycle after the decision.
+/// A pipe's ring mask and on/off bit, one word of one RAM: they are written
+/// together (a restart) and read together. Kept apart, the 1-bit on/off RAM
+/// went to LUT-RAM, whose read sat on the lookup stage's deepest path; in one
+/// word both are a block-RAM read that ends the path at its address.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct RingShape {
+    pub mask: Bits<SLOT_BITS>,
+    pub enable: Bit,
+}
+
 #[derive(LogicBlock)]
 pub struct RxEngine {
     pub clock: Signal<In, Clock>,
@@ -112,8 +122,7 @@ pub struct RxEngine {
     fw_tail_value: SDFF<Bits<SLOT_BITS>>,
     // Per-pipe state: ring base, mask and on/off as of the last restart; head; tail.
     base_ram: RAM<Bits<64>, PIPE_BITS>,
-    mask_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    enable_ram: RAM<Bit, PIPE_BITS>,
+    shape_ram: RAM<RingShape, PIPE_BITS>,
     head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
     tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
 
@@ -258,8 +267,7 @@ impl RxEngine {
             fw_tail_value: Default::default(),
             // Every pipe starts off (its RAM entries zero, also on a board).
             base_ram: (0..PIPES).map(|_| Bits::<64>::default()).into(),
-            mask_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
-            enable_ram: (0..PIPES).map(|_| false).into(),
+            shape_ram: (0..PIPES).map(|_| RingShape::default()).into(),
             head_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
             tail_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
             i_valid: Default::default(),
@@ -454,10 +462,8 @@ impl Logic for RxEngine {
         self.e_enable.reset.next = self.reset.val();
         self.base_ram.read_clock.next = self.clock.val();
         self.base_ram.write_clock.next = self.clock.val();
-        self.mask_ram.read_clock.next = self.clock.val();
-        self.mask_ram.write_clock.next = self.clock.val();
-        self.enable_ram.read_clock.next = self.clock.val();
-        self.enable_ram.write_clock.next = self.clock.val();
+        self.shape_ram.read_clock.next = self.clock.val();
+        self.shape_ram.write_clock.next = self.clock.val();
         self.head_ram.read_clock.next = self.clock.val();
         self.head_ram.write_clock.next = self.clock.val();
         self.tail_ram.read_clock.next = self.clock.val();
@@ -474,12 +480,10 @@ impl Logic for RxEngine {
         self.base_ram.write_enable.next = self.rc_v.q.val();
         self.base_ram.write_address.next = self.rc_pipe.q.val();
         self.base_ram.write_data.next = self.rc_base.q.val();
-        self.mask_ram.write_enable.next = self.rc_v.q.val();
-        self.mask_ram.write_address.next = self.rc_pipe.q.val();
-        self.mask_ram.write_data.next = self.rc_mask.q.val();
-        self.enable_ram.write_enable.next = self.rc_v.q.val();
-        self.enable_ram.write_address.next = self.rc_pipe.q.val();
-        self.enable_ram.write_data.next = self.rc_enable.q.val();
+        self.shape_ram.write_enable.next = self.rc_v.q.val();
+        self.shape_ram.write_address.next = self.rc_pipe.q.val();
+        self.shape_ram.write_data.next.mask = self.rc_mask.q.val();
+        self.shape_ram.write_data.next.enable = self.rc_enable.q.val();
         self.head_ram.write_enable.next = self.hw_v.q.val();
         self.head_ram.write_address.next = self.rc_pipe.q.val();
         self.head_ram.write_data.next = self.hw_value.q.val();
@@ -519,8 +523,7 @@ impl Logic for RxEngine {
             self.rd_pipe.next = self.i_beat.q.val().pipe;
         }
         self.base_ram.read_address.next = self.rd_pipe.val();
-        self.mask_ram.read_address.next = self.rd_pipe.val();
-        self.enable_ram.read_address.next = self.rd_pipe.val();
+        self.shape_ram.read_address.next = self.rd_pipe.val();
         self.head_ram.read_address.next = self.rd_pipe.val();
         self.tail_ram.read_address.next = self.rd_pipe.val();
         // RAM, then last cycle's writes, then this cycle's from the register
@@ -531,8 +534,8 @@ impl Logic for RxEngine {
         self.l_rc.next = self.rc_v.q.val() & self.m_rc.q.val();
         self.l_hw.next = self.hw_v.q.val() & self.m_rc.q.val();
         self.l_base.next = self.base_ram.read_data.val();
-        self.l_mask.next = self.mask_ram.read_data.val();
-        self.l_enable.next = self.enable_ram.read_data.val();
+        self.l_mask.next = self.shape_ram.read_data.val().mask;
+        self.l_enable.next = self.shape_ram.read_data.val().enable;
         self.l_head.next = self.head_ram.read_data.val();
         self.l_tail.next = self.tail_ram.read_data.val();
         if self.fw_cfg.q.val() & self.m_fwc.q.val() {
@@ -772,12 +775,10 @@ impl Logic for RxEngine {
             self.base_ram.write_enable.next = true;
             self.base_ram.write_address.next = self.clear.addr.val();
             self.base_ram.write_data.next = self.zero64.val();
-            self.mask_ram.write_enable.next = true;
-            self.mask_ram.write_address.next = self.clear.addr.val();
-            self.mask_ram.write_data.next = self.zero16.val();
-            self.enable_ram.write_enable.next = true;
-            self.enable_ram.write_address.next = self.clear.addr.val();
-            self.enable_ram.write_data.next = false;
+            self.shape_ram.write_enable.next = true;
+            self.shape_ram.write_address.next = self.clear.addr.val();
+            self.shape_ram.write_data.next.mask = self.zero16.val();
+            self.shape_ram.write_data.next.enable = false;
             self.head_ram.write_enable.next = true;
             self.head_ram.write_address.next = self.clear.addr.val();
             self.head_ram.write_data.next = self.zero16.val();
