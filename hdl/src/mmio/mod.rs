@@ -1,7 +1,12 @@
 //! MMIO: the register file behind the BAR.
 
+mod counters;
+mod link_flow_regs;
+mod nbuf_regs;
 mod pipe_counter;
 mod regs;
+mod rx_pipe_bank;
+mod tx_regs;
 
 pub use pipe_counter::PipeCounter;
 pub use regs::{RegFile, RxEvents, TxEvents, GATES, GATE_ATOMIC, GATE_LINK};

@@ -1,0 +1,540 @@
+use crate::enso::FLOW_MATCH_BITS;
+use crate::reset::SDFF;
+use crate::stream::{Concat, Join};
+use pendulum_layout::flow::{ENTRIES, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
+use pendulum_layout::params::{
+    ACP_CHANNELS, ACP_CHANNEL_BITS as CB, FLOW_BUCKET_BITS, FLOW_SLOT_BITS, FLOW_WAYS,
+    MMIO_ADDR_BITS, PIPES, PIPE_BITS,
+};
+use pendulum_layout::{global, Reg, RegError};
+use rust_hdl::prelude::*;
+
+/// Width of a channel count (0..=K).
+const CB1: usize = CB + 1;
+const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
+const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
+/// FLOW_KEY0..9; the table compares the first FLOW_MATCH_BITS of them, so
+/// the last word gives only its low bytes.
+const FLOW_KEY_WORDS: usize = global::FLOW_KEY_WORDS as usize;
+const FLOW_FULL_WORDS: usize = FLOW_KEY_WORDS - 1;
+const FLOW_LAST_BITS: usize = FLOW_MATCH_BITS - 32 * FLOW_FULL_WORDS;
+/// The offsets a write is tested against, in the order of `wo_hit`.
+const WRITABLE: usize = 12;
+
+/// The global page's ACP link, atomic unit and flow director registers:
+/// LINK_CTRL, LINK_SEED, LINK_CHANNELS, LINK_RX_PIPE, ATOMIC_RX_PIPE,
+/// FLOW_DEFAULT_PIPE, FLOW_PIPE, FLOW_FALLBACK, FLOW_WRITE, FLOW_KEY0..9, and
+/// the read-only LINK_STATE, LINK_ACTIVE_CHANNELS and CAP_FLOW_TABLE as far
+/// as writes go; and their part of a register read (all but LINK_STATE and
+/// LINK_ACTIVE_CHANNELS, which are the link's inputs and answered by
+/// `RegFile`).
+///
+/// Writes follow `RegFile`'s write pipeline (accept, check, apply), kept here
+/// from `wr_take`, `wr_addr` and `wr_data` as `RegFile` accepts a write: in
+/// the apply cycle `hit` says the write is to one of these registers, and
+/// `err`, `err_cause` whether it was refused. Reads likewise from `rd_take`
+/// and `rd_addr`, answered the next cycle on `rd_data`, `rd_hit`. Every
+/// output comes from this block's registers only: a child's combinational
+/// answer read back into `RegFile`'s one always block would be a loop that
+/// Verilator evaluates once, and would read stale.
+#[derive(LogicBlock)]
+pub struct LinkFlowRegs {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`).
+    pub reset: Signal<In, Bit>,
+    /// A register write accepted this cycle.
+    pub wr_take: Signal<In, Bit>,
+    pub wr_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
+    pub wr_data: Signal<In, Bits<32>>,
+    /// In the write's apply cycle: it names one of these registers, and
+    /// whether it was refused (with its LAST_REG_ERROR cause).
+    pub hit: Signal<Out, Bit>,
+    pub err: Signal<Out, Bit>,
+    pub err_cause: Signal<Out, Bits<32>>,
+    /// In the apply cycle: software named another pipe for the link's or the
+    /// atomic unit's slot gate (LINK_RX_PIPE, ATOMIC_RX_PIPE).
+    pub gate_load_link: Signal<Out, Bit>,
+    pub gate_load_atomic: Signal<Out, Bit>,
+    /// The ACP link's controls.
+    pub link_reset: Signal<Out, Bit>,
+    pub link_seed: Signal<Out, Bits<32>>,
+    pub link_seed_write: Signal<Out, Bit>,
+    pub link_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// Channels the link offers to use (LINK_CHANNELS, 0 meaning all).
+    pub link_channels: Signal<Out, Bits<CB1>>,
+    /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
+    pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// The flow director's table writes (FLOW_WRITE, one cycle later, with
+    /// the staged key and pipe) and steering settings.
+    pub flow_table_wr: Signal<Out, Bit>,
+    pub flow_table_slot: Signal<Out, Bits<FLOW_SLOT_BITS>>,
+    pub flow_table_valid: Signal<Out, Bit>,
+    pub flow_key: Signal<Out, Bits<FLOW_MATCH_BITS>>,
+    pub flow_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_default_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_fallback_first: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_fallback_mask: Signal<Out, Bits<PIPE_BITS>>,
+    /// A register read accepted this cycle; its answer the next.
+    pub rd_take: Signal<In, Bit>,
+    pub rd_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
+    pub rd_data: Signal<Out, Bits<32>>,
+    pub rd_hit: Signal<Out, Bit>,
+
+    link_rx_pipe_r: SDFF<Bits<32>>,
+    link_seed_r: SDFF<Bits<32>>,
+    // The write pulse, one cycle late so it meets the new value.
+    link_seed_pulse: SDFF<Bit>,
+    link_channels_r: SDFF<Bits<32>>,
+    atomic_rx_pipe_r: SDFF<Bits<32>>,
+    flow_key_r: [SDFF<Bits<32>>; FLOW_KEY_WORDS],
+    flow_key_join: Join<FLOW_FULL_WORDS, 32, { 32 * FLOW_FULL_WORDS }>,
+    flow_key_cat: Concat<FLOW_LAST_BITS, { 32 * FLOW_FULL_WORDS }, FLOW_MATCH_BITS>,
+    flow_pipe_r: SDFF<Bits<32>>,
+    flow_default_r: SDFF<Bits<32>>,
+    // FLOW_FALLBACK as written; until the first write it reads as all pipes.
+    flow_fallback_r: SDFF<Bits<32>>,
+    flow_fallback_set: SDFF<Bit>,
+    flow_fallback: Signal<Local, Bits<32>>,
+    // FLOW_WRITE's value and its pulse, a cycle after the register write.
+    flow_write_r: SDFF<Bits<32>>,
+    flow_write_pulse: SDFF<Bit>,
+    // The write: latched as it is accepted, checked the next cycle (into
+    // `flow_fallback_ok_r` and `wo_hit`), applied the one after.
+    wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
+    wr_data_r: SDFF<Bits<32>>,
+    wr_check: SDFF<Bit>,
+    wr_apply: SDFF<Bit>,
+    wr_page: Signal<Local, Bits<PAGE_BITS>>,
+    wr_off: Signal<Local, Bits<OFF_BITS>>,
+    wr_data_l: Signal<Local, Bits<32>>,
+    flow_fallback_ok_r: SDFF<Bit>,
+    // The write's offset decoded in the check stage: LINK_CTRL, LINK_SEED,
+    // LINK_CHANNELS, LINK_ACTIVE_CHANNELS, LINK_STATE, ATOMIC_RX_PIPE,
+    // LINK_RX_PIPE, FLOW_DEFAULT_PIPE, FLOW_PIPE, FLOW_FALLBACK, FLOW_WRITE,
+    // CAP_FLOW_TABLE.
+    wo_hit: [SDFF<Bit>; WRITABLE],
+    is_key: Signal<Local, Bit>,
+    // The read's address, from the cycle after it was accepted.
+    rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
+    rd_page: Signal<Local, Bits<PAGE_BITS>>,
+    rd_off: Signal<Local, Bits<OFF_BITS>>,
+
+    g_link_ctrl: Constant<Bits<OFF_BITS>>,
+    g_link_seed: Constant<Bits<OFF_BITS>>,
+    g_link_channels: Constant<Bits<OFF_BITS>>,
+    g_link_active: Constant<Bits<OFF_BITS>>,
+    g_link_state: Constant<Bits<OFF_BITS>>,
+    g_atomic_rx_pipe: Constant<Bits<OFF_BITS>>,
+    g_link_rx_pipe: Constant<Bits<OFF_BITS>>,
+    g_flow_cap: Constant<Bits<OFF_BITS>>,
+    g_flow_default: Constant<Bits<OFF_BITS>>,
+    g_flow_fallback: Constant<Bits<OFF_BITS>>,
+    g_flow_pipe: Constant<Bits<OFF_BITS>>,
+    g_flow_write: Constant<Bits<OFF_BITS>>,
+    g_flow_key: [Constant<Bits<OFF_BITS>>; FLOW_KEY_WORDS],
+    g_flow_key_first: Constant<Bits<OFF_BITS>>,
+    g_flow_key_last: Constant<Bits<OFF_BITS>>,
+    flow_cap: Constant<Bits<32>>,
+    flow_all_pipes: Constant<Bits<32>>,
+    flow_write_reserved: Constant<Bits<32>>,
+    flow_fallback_reserved: Constant<Bits<32>>,
+    flow_max_log2: Constant<Bits<5>>,
+    pipe_ones: Constant<Bits<PIPE_BITS>>,
+    low16: Constant<Bits<32>>,
+    channels_max: Constant<Bits<32>>,
+    channels_all: Constant<Bits<CB1>>,
+    pipes32: Constant<Bits<32>>,
+    cause_value: Constant<Bits<32>>,
+    cause_read_only: Constant<Bits<32>>,
+    page0: Constant<Bits<PAGE_BITS>>,
+    off_bits: Constant<Bits<5>>,
+    zero_off2: Constant<Bits<2>>,
+    zero32: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
+}
+
+fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
+    Constant::new((r.offset as u64).into())
+}
+fn c32(v: u32) -> Constant<Bits<32>> {
+    Constant::new((v as u64).into())
+}
+fn cause(e: RegError) -> Constant<Bits<32>> {
+    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
+}
+
+impl Default for LinkFlowRegs {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            wr_take: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            hit: Default::default(),
+            err: Default::default(),
+            err_cause: Default::default(),
+            gate_load_link: Default::default(),
+            gate_load_atomic: Default::default(),
+            link_reset: Default::default(),
+            link_seed: Default::default(),
+            link_seed_write: Default::default(),
+            link_rx_pipe: Default::default(),
+            link_channels: Default::default(),
+            atomic_rx_pipe: Default::default(),
+            flow_table_wr: Default::default(),
+            flow_table_slot: Default::default(),
+            flow_table_valid: Default::default(),
+            flow_key: Default::default(),
+            flow_pipe: Default::default(),
+            flow_default_pipe: Default::default(),
+            flow_fallback_first: Default::default(),
+            flow_fallback_mask: Default::default(),
+            rd_take: Default::default(),
+            rd_addr: Default::default(),
+            rd_data: Default::default(),
+            rd_hit: Default::default(),
+            link_rx_pipe_r: Default::default(),
+            link_seed_r: Default::default(),
+            link_seed_pulse: Default::default(),
+            link_channels_r: Default::default(),
+            atomic_rx_pipe_r: Default::default(),
+            flow_key_r: Default::default(),
+            flow_key_join: Default::default(),
+            flow_key_cat: Default::default(),
+            flow_pipe_r: Default::default(),
+            flow_default_r: Default::default(),
+            flow_fallback_r: Default::default(),
+            flow_fallback_set: Default::default(),
+            flow_fallback: Default::default(),
+            flow_write_r: Default::default(),
+            flow_write_pulse: Default::default(),
+            wr_addr_r: Default::default(),
+            wr_data_r: Default::default(),
+            wr_check: Default::default(),
+            wr_apply: Default::default(),
+            wr_page: Default::default(),
+            wr_off: Default::default(),
+            wr_data_l: Default::default(),
+            flow_fallback_ok_r: Default::default(),
+            wo_hit: Default::default(),
+            is_key: Default::default(),
+            rd_addr_r: Default::default(),
+            rd_page: Default::default(),
+            rd_off: Default::default(),
+            g_link_ctrl: off(global::LINK_CTRL),
+            g_link_seed: off(global::LINK_SEED),
+            g_link_channels: off(global::LINK_CHANNELS),
+            g_link_active: off(global::LINK_ACTIVE_CHANNELS),
+            g_link_state: off(global::LINK_STATE),
+            g_atomic_rx_pipe: off(global::ATOMIC_RX_PIPE),
+            g_link_rx_pipe: off(global::LINK_RX_PIPE),
+            g_flow_cap: off(global::CAP_FLOW_TABLE),
+            g_flow_default: off(global::FLOW_DEFAULT_PIPE),
+            g_flow_fallback: off(global::FLOW_FALLBACK),
+            g_flow_pipe: off(global::FLOW_PIPE),
+            g_flow_write: off(global::FLOW_WRITE),
+            g_flow_key: std::array::from_fn(|k| {
+                Constant::new(((global::FLOW_KEY0.offset + 4 * k as u32) as u64).into())
+            }),
+            g_flow_key_first: off(global::FLOW_KEY0),
+            g_flow_key_last: Constant::new(
+                ((global::FLOW_KEY0.offset + 4 * (FLOW_KEY_WORDS as u32 - 1)) as u64).into(),
+            ),
+            flow_cap: c32((FLOW_WAYS as u32) << 16 | 1 << FLOW_BUCKET_BITS),
+            flow_all_pipes: c32((PIPE_BITS as u32) << FALLBACK_COUNT_LOG2_SHIFT),
+            flow_write_reserved: c32(!(WRITE_VALID | (ENTRIES as u32 - 1))),
+            flow_fallback_reserved: c32(!((1 << (FALLBACK_COUNT_LOG2_SHIFT + 5)) - 1)),
+            flow_max_log2: Constant::new((PIPE_BITS as u64).into()),
+            pipe_ones: Constant::new(((1u64 << PIPE_BITS) - 1).into()),
+            low16: c32(0xFFFF),
+            channels_max: c32(ACP_CHANNELS as u32),
+            channels_all: Constant::new((ACP_CHANNELS as u64).into()),
+            pipes32: c32(PIPES as u32),
+            cause_value: cause(RegError::BadValue),
+            cause_read_only: cause(RegError::ReadOnly),
+            page0: Constant::new(0u64.into()),
+            off_bits: Constant::new((OFF_BITS as u64).into()),
+            zero_off2: Constant::new(0u64.into()),
+            zero32: c32(0),
+            one32: c32(1),
+        }
+    }
+}
+
+impl Logic for LinkFlowRegs {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for k in 0..FLOW_KEY_WORDS {
+            self.flow_key_r[k].clock.next = self.clock.val();
+            self.flow_key_r[k].reset.next = self.reset.val();
+            self.flow_key_r[k].d.next = self.flow_key_r[k].q.val();
+        }
+        for k in 0..WRITABLE {
+            self.wo_hit[k].clock.next = self.clock.val();
+            self.wo_hit[k].reset.next = self.reset.val();
+        }
+        dff_setup!(
+            self,
+            clock,
+            link_rx_pipe_r,
+            link_seed_r,
+            link_seed_pulse,
+            link_channels_r,
+            atomic_rx_pipe_r,
+            flow_pipe_r,
+            flow_default_r,
+            flow_fallback_r,
+            flow_fallback_set,
+            flow_write_r,
+            flow_write_pulse,
+            wr_addr_r,
+            wr_data_r,
+            wr_check,
+            wr_apply,
+            flow_fallback_ok_r,
+            rd_addr_r
+        );
+        self.link_rx_pipe_r.reset.next = self.reset.val();
+        self.link_seed_r.reset.next = self.reset.val();
+        self.link_seed_pulse.reset.next = self.reset.val();
+        self.link_channels_r.reset.next = self.reset.val();
+        self.atomic_rx_pipe_r.reset.next = self.reset.val();
+        self.flow_pipe_r.reset.next = self.reset.val();
+        self.flow_default_r.reset.next = self.reset.val();
+        self.flow_fallback_r.reset.next = self.reset.val();
+        self.flow_fallback_set.reset.next = self.reset.val();
+        self.flow_write_r.reset.next = self.reset.val();
+        self.flow_write_pulse.reset.next = self.reset.val();
+        self.wr_addr_r.reset.next = self.reset.val();
+        self.wr_data_r.reset.next = self.reset.val();
+        self.wr_check.reset.next = self.reset.val();
+        self.wr_apply.reset.next = self.reset.val();
+        self.flow_fallback_ok_r.reset.next = self.reset.val();
+        self.rd_addr_r.reset.next = self.reset.val();
+
+        // ---- Outputs ----
+        self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
+        if self.link_channels_r.q.val() == self.zero32.val() {
+            self.link_channels.next = self.channels_all.val();
+        }
+        self.link_reset.next = false;
+        self.link_seed_write.next = self.link_seed_pulse.q.val();
+        self.link_seed_pulse.d.next = false;
+        self.link_seed.next = self.link_seed_r.q.val();
+        self.link_rx_pipe.next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        for k in 0..FLOW_FULL_WORDS {
+            self.flow_key_join.i[k].next = self.flow_key_r[k].q.val();
+        }
+        self.flow_key_cat.lo.next = self.flow_key_join.o.val();
+        for k in FLOW_FULL_WORDS..FLOW_KEY_WORDS {
+            self.flow_key_cat.hi.next = self.flow_key_r[k].q.val().get_bits::<FLOW_LAST_BITS>(0);
+        }
+        self.flow_fallback.next = self.flow_all_pipes.val();
+        if self.flow_fallback_set.q.val() {
+            self.flow_fallback.next = self.flow_fallback_r.q.val();
+        }
+        self.flow_key.next = self.flow_key_cat.o.val();
+        self.flow_pipe.next = self.flow_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.flow_default_pipe.next = self.flow_default_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.flow_fallback_first.next = self.flow_fallback.val().get_bits::<PIPE_BITS>(0);
+        self.flow_fallback_mask.next =
+            !(self.pipe_ones.val() << self.flow_fallback.val().get_bits::<5>(16));
+        self.flow_table_wr.next = self.flow_write_pulse.q.val();
+        self.flow_table_slot.next = self.flow_write_r.q.val().get_bits::<FLOW_SLOT_BITS>(0);
+        self.flow_table_valid.next = self.flow_write_r.q.val().get_bit(31);
+        self.flow_write_pulse.d.next = false;
+
+        // ---- Writes ----
+        // Accepted (latched), checked the next cycle, applied the one after:
+        // `RegFile` accepts at most one write every third cycle.
+        self.wr_check.d.next = self.wr_take.val();
+        self.wr_apply.d.next = self.wr_check.q.val();
+        if self.wr_take.val() {
+            self.wr_addr_r.d.next = self.wr_addr.val();
+            self.wr_data_r.d.next = self.wr_data.val();
+        }
+        self.wr_data_l.next = self.wr_data_r.q.val();
+        self.wr_page.next = self
+            .wr_addr_r
+            .q
+            .val()
+            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.wr_off.next = self.wr_addr_r.q.val().get_bits::<OFF_BITS>(0);
+        // FLOW_FALLBACK: count a power of two up to all pipes, first + count
+        // within the pipes, reserved bits clear.
+        self.flow_fallback_ok_r.d.next =
+            ((self.wr_data_l.val() & self.flow_fallback_reserved.val()) == self.zero32.val())
+                & (self.wr_data_l.val().get_bits::<5>(16) <= self.flow_max_log2.val())
+                & (((self.wr_data_l.val() & self.low16.val())
+                    + (self.one32.val() << self.wr_data_l.val().get_bits::<5>(16)))
+                    <= self.pipes32.val());
+        // The offsets the apply stage tests, decoded a cycle ahead.
+        self.wo_hit[0].d.next = self.wr_off.val() == self.g_link_ctrl.val();
+        self.wo_hit[1].d.next = self.wr_off.val() == self.g_link_seed.val();
+        self.wo_hit[2].d.next = self.wr_off.val() == self.g_link_channels.val();
+        self.wo_hit[3].d.next = self.wr_off.val() == self.g_link_active.val();
+        self.wo_hit[4].d.next = self.wr_off.val() == self.g_link_state.val();
+        self.wo_hit[5].d.next = self.wr_off.val() == self.g_atomic_rx_pipe.val();
+        self.wo_hit[6].d.next = self.wr_off.val() == self.g_link_rx_pipe.val();
+        self.wo_hit[7].d.next = self.wr_off.val() == self.g_flow_default.val();
+        self.wo_hit[8].d.next = self.wr_off.val() == self.g_flow_pipe.val();
+        self.wo_hit[9].d.next = self.wr_off.val() == self.g_flow_fallback.val();
+        self.wo_hit[10].d.next = self.wr_off.val() == self.g_flow_write.val();
+        self.wo_hit[11].d.next = self.wr_off.val() == self.g_flow_cap.val();
+        self.is_key.next = (self.wr_off.val() >= self.g_flow_key_first.val())
+            & (self.wr_off.val() <= self.g_flow_key_last.val());
+
+        // An aligned offset on the global page that is one of these registers.
+        self.hit.next = self.wr_apply.q.val()
+            & (self.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
+            & (self.wr_page.val() == self.page0.val())
+            & ((self.wo_hit[0].q.val())
+                | (self.wo_hit[1].q.val())
+                | (self.wo_hit[2].q.val())
+                | (self.wo_hit[3].q.val())
+                | (self.wo_hit[4].q.val())
+                | (self.wo_hit[5].q.val())
+                | (self.wo_hit[6].q.val())
+                | (self.wo_hit[7].q.val())
+                | (self.wo_hit[8].q.val())
+                | (self.wo_hit[9].q.val())
+                | (self.wo_hit[10].q.val())
+                | (self.wo_hit[11].q.val())
+                | self.is_key.val());
+        self.err.next = false;
+        self.err_cause.next = self.zero32.val();
+        self.gate_load_link.next = false;
+        self.gate_load_atomic.next = false;
+        if self.hit.val() {
+            if self.wo_hit[0].q.val() {
+                self.link_reset.next = self.wr_data_l.val().get_bit(0);
+            } else if self.wo_hit[1].q.val() {
+                self.link_seed_r.d.next = self.wr_data_l.val();
+                self.link_seed_pulse.d.next = true;
+            } else if self.wo_hit[2].q.val() {
+                if self.wr_data_l.val() <= self.channels_max.val() {
+                    self.link_channels_r.d.next = self.wr_data_l.val();
+                } else {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_value.val();
+                }
+            } else if (self.wo_hit[3].q.val()) | (self.wo_hit[4].q.val()) {
+                self.err.next = true;
+                self.err_cause.next = self.cause_read_only.val();
+            } else if self.wo_hit[5].q.val() {
+                if self.wr_data_l.val() < self.pipes32.val() {
+                    self.atomic_rx_pipe_r.d.next = self.wr_data_l.val();
+                    self.gate_load_atomic.next = true;
+                } else {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_value.val();
+                }
+            } else if self.wo_hit[6].q.val() {
+                if self.wr_data_l.val() < self.pipes32.val() {
+                    self.link_rx_pipe_r.d.next = self.wr_data_l.val();
+                    self.gate_load_link.next = true;
+                } else {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_value.val();
+                }
+            } else if (self.wo_hit[7].q.val()) | (self.wo_hit[8].q.val()) {
+                if self.wr_data_l.val() >= self.pipes32.val() {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_value.val();
+                } else if self.wo_hit[7].q.val() {
+                    self.flow_default_r.d.next = self.wr_data_l.val();
+                } else {
+                    self.flow_pipe_r.d.next = self.wr_data_l.val();
+                }
+            } else if self.wo_hit[9].q.val() {
+                if self.flow_fallback_ok_r.q.val() {
+                    self.flow_fallback_r.d.next = self.wr_data_l.val();
+                    self.flow_fallback_set.d.next = true;
+                } else {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_value.val();
+                }
+            } else if self.wo_hit[10].q.val() {
+                if (self.wr_data_l.val() & self.flow_write_reserved.val()) == self.zero32.val() {
+                    self.flow_write_r.d.next = self.wr_data_l.val();
+                    self.flow_write_pulse.d.next = true;
+                } else {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_value.val();
+                }
+            } else if self.is_key.val() {
+                for k in 0..FLOW_KEY_WORDS {
+                    if self.wr_off.val() == self.g_flow_key[k].val() {
+                        self.flow_key_r[k].d.next = self.wr_data_l.val();
+                    }
+                }
+            } else {
+                // CAP_FLOW_TABLE (the branch's offsets end here).
+                self.err.next = true;
+                self.err_cause.next = self.cause_read_only.val();
+            }
+        }
+
+        // ---- Reads ----
+        if self.rd_take.val() {
+            self.rd_addr_r.d.next = self.rd_addr.val();
+        }
+        self.rd_page.next = self
+            .rd_addr_r
+            .q
+            .val()
+            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.rd_off.next = self.rd_addr_r.q.val().get_bits::<OFF_BITS>(0);
+        // Offsets are unique, so the hits are ORed together (see `RegFile`).
+        self.rd_data.next = self.zero32.val();
+        self.rd_hit.next = false;
+        if self.rd_page.val() == self.page0.val() {
+            if self.rd_off.val() == self.g_flow_cap.val() {
+                self.rd_data.next = self.rd_data.val() | self.flow_cap.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_flow_default.val() {
+                self.rd_data.next = self.rd_data.val() | self.flow_default_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_flow_fallback.val() {
+                self.rd_data.next = self.rd_data.val() | self.flow_fallback.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_flow_pipe.val() {
+                self.rd_data.next = self.rd_data.val() | self.flow_pipe_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_flow_write.val() {
+                self.rd_hit.next = true;
+            }
+            for k in 0..FLOW_KEY_WORDS {
+                if self.rd_off.val() == self.g_flow_key[k].val() {
+                    self.rd_data.next = self.rd_data.val() | self.flow_key_r[k].q.val();
+                    self.rd_hit.next = true;
+                }
+            }
+            if self.rd_off.val() == self.g_link_ctrl.val() {
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_seed.val() {
+                self.rd_data.next = self.rd_data.val() | self.link_seed_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_channels.val() {
+                self.rd_data.next = self.rd_data.val() | self.link_channels_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_atomic_rx_pipe.val() {
+                self.rd_data.next = self.rd_data.val() | self.atomic_rx_pipe_r.q.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.g_link_rx_pipe.val() {
+                self.rd_data.next = self.rd_data.val() | self.link_rx_pipe_r.q.val();
+                self.rd_hit.next = true;
+            }
+        }
+    }
+}

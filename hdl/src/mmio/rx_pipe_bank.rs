@@ -1,0 +1,780 @@
+use super::regs::GATES;
+use super::PipeCounter;
+use crate::reset::{Clear, SDFF};
+use crate::stream::{Concat, ZeroExtend};
+use pendulum_layout::params::{
+    MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES,
+    SLOT_BITS,
+};
+use pendulum_layout::{pipe, Reg, RegError};
+use rust_hdl::prelude::*;
+
+const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
+const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
+/// The offsets a write is tested against, in the order of `wo_hit`.
+const OFFSETS: usize = 13;
+
+/// Each RX pipe's registers (pipe p on page p + 1): ring base and size, CTRL
+/// (on/off), HEAD, a copy of its tail, and its RX_FRAMES and DROP_RING_FULL
+/// counters, in block RAM, one RAM per register, so the pipes cost RAM, not
+/// logic; the slot gates' copies of two pipes' ring state; and the pipe
+/// page's part of a register read.
+///
+/// The RAMs have one read port, at `lk_addr`: the pipe of the write
+/// `RegFile` accepts this cycle, else of its read (see `RegFile`). Writes
+/// follow `RegFile`'s write pipeline, kept here from `wr_take`, `wr_addr`
+/// and `wr_data` as `RegFile` accepts a write: the cycle it is accepted
+/// reads its page, the next checks the value against it (into registers),
+/// the third applies it: `hit` says the write is to one of these registers
+/// (or a read-only one of the pipe page), `err`, `err_cause` whether it was
+/// refused, and `restart`, `head_wr`, `rearm` report it to the datapath.
+/// Reads likewise from `rd_take` and `rd_addr`, answered the next cycle on
+/// `rd_data`, `rd_hit`. Every output comes from this block's registers (or
+/// its RAMs' registered read ports) only.
+#[derive(LogicBlock)]
+pub struct RxPipeBank {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset (see `crate::reset`).
+    pub reset: Signal<In, Bit>,
+    /// The reset's table sweep (`crate::reset::Clear`): every pipe's
+    /// registers are zeroed while it is active.
+    pub clear: Clear<PIPE_BITS>,
+    /// The pipe whose page the RAMs read this cycle.
+    pub lk_addr: Signal<In, Bits<PIPE_BITS>>,
+    /// A register write accepted this cycle.
+    pub wr_take: Signal<In, Bit>,
+    pub wr_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
+    pub wr_data: Signal<In, Bits<32>>,
+    /// The notification buffers' on bits (NBUF_CTRL), which a pipe's buffer
+    /// must have set as the pipe is switched on.
+    pub nb_on: Signal<In, Bits<NOTIF_BUFS>>,
+    /// In the write's apply cycle: it names a register of the RX pipe page
+    /// (PIPE_ID to DROP_RING_FULL, and TX_HEAD/FRAMES/DROPS, read-only on
+    /// every pipe's page), and whether it was refused (with its
+    /// LAST_REG_ERROR cause).
+    pub hit: Signal<Out, Bit>,
+    pub err: Signal<Out, Bit>,
+    pub err_cause: Signal<Out, Bits<32>>,
+    /// One-cycle pulse: software moved the pipe's head, or asked for its next
+    /// notification now (NOTIF_PREFETCH); either re-arms its notification.
+    pub rearm: Signal<Out, Bit>,
+    /// One-cycle pulse: the pipe was switched on or off (CTRL bit 0 changed),
+    /// with its ring and whether it is now on.
+    pub restart: Signal<Out, Bit>,
+    pub restart_base: Signal<Out, Bits<64>>,
+    pub restart_mask: Signal<Out, Bits<SLOT_BITS>>,
+    pub restart_enable: Signal<Out, Bit>,
+    /// One-cycle pulse: the pipe's head is now `wr_head` (a HEAD write, or 0
+    /// when the pipe is switched on).
+    pub head_wr: Signal<Out, Bit>,
+    pub wr_head: Signal<Out, Bits<SLOT_BITS>>,
+    /// The RX engine's events (see `RxEvents`).
+    pub ev_pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub ev_frame: Signal<In, Bit>,
+    pub ev_tail: Signal<In, Bits<SLOT_BITS>>,
+    pub ev_drop_ring_full: Signal<In, Bit>,
+    pub ev_restart: Signal<In, Bit>,
+    pub ev_restart_mask: Signal<In, Bits<SLOT_BITS>>,
+    pub ev_restart_enable: Signal<In, Bit>,
+    /// The gates' pipes, and a pulse in the write's apply cycle when software
+    /// names another one (which loads that pipe's page).
+    pub gate_pipe: [Signal<In, Bits<PIPE_BITS>>; GATES],
+    pub gate_load: [Signal<In, Bit>; GATES],
+    /// The gates' pipes' ring state: head, tail, size in slots minus one,
+    /// on/off.
+    pub gate_head: [Signal<Out, Bits<SLOT_BITS>>; GATES],
+    pub gate_tail: [Signal<Out, Bits<SLOT_BITS>>; GATES],
+    pub gate_mask: [Signal<Out, Bits<SLOT_BITS>>; GATES],
+    pub gate_enable: [Signal<Out, Bit>; GATES],
+    /// A register read accepted this cycle; its answer the next.
+    pub rd_take: Signal<In, Bit>,
+    pub rd_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
+    pub rd_data: Signal<Out, Bits<32>>,
+    pub rd_hit: Signal<Out, Bit>,
+
+    base_lo_ram: RAM<Bits<32>, PIPE_BITS>,
+    base_hi_ram: RAM<Bits<32>, PIPE_BITS>,
+    ring_bytes_ram: RAM<Bits<32>, PIPE_BITS>,
+    enable_ram: RAM<Bit, PIPE_BITS>,
+    head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    // The tail, from the RX engine's events (read by software, bounds the
+    // head): each frame's new tail, and 0 when the engine applies a restart
+    // (two cycles after `restart`; `RegFile`'s `restart_wait` holds reads
+    // and writes back until then, so none sees the old tail).
+    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    rx_frames: PipeCounter,
+    rx_drops: PipeCounter,
+    // The last tail write, which a read in its cycle missed.
+    fw_tail: SDFF<Bit>,
+    fw_match: SDFF<Bit>,
+    fw_tail_value: SDFF<Bits<SLOT_BITS>>,
+    // The pipe whose page the RAMs read last cycle, and that page.
+    lk_pipe: SDFF<Bits<PIPE_BITS>>,
+    pg_base: Concat<32, 32, 64>,
+    pg_mask: Signal<Local, Bits<SLOT_BITS>>,
+    pg_tail: Signal<Local, Bits<SLOT_BITS>>,
+    pg_head32: ZeroExtend<SLOT_BITS, 32>,
+    pg_tail32: ZeroExtend<SLOT_BITS, 32>,
+    // The write: latched as it is accepted, checked the next cycle (into the
+    // `*_r` flags, `pk_*` and `wo_hit`), applied the one after.
+    wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
+    wr_data_r: SDFF<Bits<32>>,
+    wr_check: SDFF<Bit>,
+    wr_apply: SDFF<Bit>,
+    wr_page: Signal<Local, Bits<PAGE_BITS>>,
+    wr_off: Signal<Local, Bits<OFF_BITS>>,
+    wr_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
+    wr_data_l: Signal<Local, Bits<32>>,
+    wr_data16: Signal<Local, Bits<SLOT_BITS>>,
+    size_ok_r: SDFF<Bit>,
+    ring_aligned_r: SDFF<Bit>,
+    head_ok_r: SDFF<Bit>,
+    // The pipe's notification buffer is off. Checked a cycle before the
+    // write applies: only a write's apply changes the on bits, and none
+    // comes between.
+    nb_off_r: SDFF<Bit>,
+    // The write's page as the check stage read it.
+    pk_enable: SDFF<Bit>,
+    pk_ring_zero: SDFF<Bit>,
+    pk_base: SDFF<Bits<64>>,
+    pk_mask: SDFF<Bits<SLOT_BITS>>,
+    pk_head: SDFF<Bits<SLOT_BITS>>,
+    pk_tail: SDFF<Bits<SLOT_BITS>>,
+    pk_pipe: SDFF<Bits<PIPE_BITS>>,
+    // The write's offset decoded in the check stage: RING_BASE_LO,
+    // RING_BASE_HI, RING_BYTES, CTRL, HEAD, NOTIF_PREFETCH, then the
+    // read-only PIPE_ID, TAIL, RX_FRAMES, DROP_RING_FULL, TX_HEAD,
+    // TX_FRAMES, TX_DROPS.
+    wo_hit: [SDFF<Bit>; OFFSETS],
+    // What the write applied this cycle does, for the outputs and the gates.
+    do_restart: Signal<Local, Bit>,
+    do_head_wr: Signal<Local, Bit>,
+    new_head: Signal<Local, Bits<SLOT_BITS>>,
+    // A head write, a cycle late, for the gates' copies.
+    gh_v: SDFF<Bit>,
+    gh_pipe: SDFF<Bits<PIPE_BITS>>,
+    gh_value: SDFF<Bits<SLOT_BITS>>,
+    gate_head_r: [SDFF<Bits<SLOT_BITS>>; GATES],
+    gate_tail_r: [SDFF<Bits<SLOT_BITS>>; GATES],
+    gate_mask_r: [SDFF<Bits<SLOT_BITS>>; GATES],
+    gate_enable_r: [SDFF<Bit>; GATES],
+    // The read's address, from the cycle after it was accepted.
+    rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
+    rd_page: Signal<Local, Bits<PAGE_BITS>>,
+    rd_off: Signal<Local, Bits<OFF_BITS>>,
+    rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
+    rd_pipe32: ZeroExtend<PIPE_BITS, 32>,
+    rd_is_pipe: Signal<Local, Bit>,
+
+    p_pipe_id: Constant<Bits<OFF_BITS>>,
+    p_base_lo: Constant<Bits<OFF_BITS>>,
+    p_base_hi: Constant<Bits<OFF_BITS>>,
+    p_ring_bytes: Constant<Bits<OFF_BITS>>,
+    p_ctrl: Constant<Bits<OFF_BITS>>,
+    p_head: Constant<Bits<OFF_BITS>>,
+    p_prefetch: Constant<Bits<OFF_BITS>>,
+    p_tail: Constant<Bits<OFF_BITS>>,
+    p_frames: Constant<Bits<OFF_BITS>>,
+    p_drops: Constant<Bits<OFF_BITS>>,
+    p_tx_head: Constant<Bits<OFF_BITS>>,
+    p_tx_frames: Constant<Bits<OFF_BITS>>,
+    p_tx_drops: Constant<Bits<OFF_BITS>>,
+    last_pipe_page: Constant<Bits<PAGE_BITS>>,
+    page0: Constant<Bits<PAGE_BITS>>,
+    pipe_one: Constant<Bits<PIPE_BITS>>,
+    off_bits: Constant<Bits<5>>,
+    zero_off2: Constant<Bits<2>>,
+    ring_min: Constant<Bits<32>>,
+    ring_max: Constant<Bits<32>>,
+    ring_align_mask: Constant<Bits<32>>,
+    cause_read_only: Constant<Bits<32>>,
+    cause_ring_size: Constant<Bits<32>>,
+    cause_misaligned: Constant<Bits<32>>,
+    cause_head: Constant<Bits<32>>,
+    cause_enabled: Constant<Bits<32>>,
+    cause_nbuf_off: Constant<Bits<32>>,
+    zero16: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+    zero32: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
+}
+
+fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
+    Constant::new((r.offset as u64).into())
+}
+fn c32(v: u32) -> Constant<Bits<32>> {
+    Constant::new((v as u64).into())
+}
+fn cause(e: RegError) -> Constant<Bits<32>> {
+    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
+}
+/// A RAM of one register per pipe, zero at power-up (also on a board).
+fn zeros<const W: usize>() -> RAM<Bits<W>, PIPE_BITS> {
+    (0..PIPES).map(|_| Bits::<W>::default()).into()
+}
+
+impl Default for RxPipeBank {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            clear: Default::default(),
+            lk_addr: Default::default(),
+            wr_take: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            nb_on: Default::default(),
+            hit: Default::default(),
+            err: Default::default(),
+            err_cause: Default::default(),
+            rearm: Default::default(),
+            restart: Default::default(),
+            restart_base: Default::default(),
+            restart_mask: Default::default(),
+            restart_enable: Default::default(),
+            head_wr: Default::default(),
+            wr_head: Default::default(),
+            ev_pipe: Default::default(),
+            ev_frame: Default::default(),
+            ev_tail: Default::default(),
+            ev_drop_ring_full: Default::default(),
+            ev_restart: Default::default(),
+            ev_restart_mask: Default::default(),
+            ev_restart_enable: Default::default(),
+            gate_pipe: Default::default(),
+            gate_load: Default::default(),
+            gate_head: Default::default(),
+            gate_tail: Default::default(),
+            gate_mask: Default::default(),
+            gate_enable: Default::default(),
+            rd_take: Default::default(),
+            rd_addr: Default::default(),
+            rd_data: Default::default(),
+            rd_hit: Default::default(),
+            base_lo_ram: zeros(),
+            base_hi_ram: zeros(),
+            ring_bytes_ram: zeros(),
+            enable_ram: (0..PIPES).map(|_| false).into(),
+            head_ram: zeros(),
+            tail_ram: zeros(),
+            rx_frames: PipeCounter::new(),
+            rx_drops: PipeCounter::new(),
+            fw_tail: Default::default(),
+            fw_match: Default::default(),
+            fw_tail_value: Default::default(),
+            lk_pipe: Default::default(),
+            pg_base: Default::default(),
+            pg_mask: Default::default(),
+            pg_tail: Default::default(),
+            pg_head32: Default::default(),
+            pg_tail32: Default::default(),
+            wr_addr_r: Default::default(),
+            wr_data_r: Default::default(),
+            wr_check: Default::default(),
+            wr_apply: Default::default(),
+            wr_page: Default::default(),
+            wr_off: Default::default(),
+            wr_pipe: Default::default(),
+            wr_buf: Default::default(),
+            wr_data_l: Default::default(),
+            wr_data16: Default::default(),
+            size_ok_r: Default::default(),
+            ring_aligned_r: Default::default(),
+            head_ok_r: Default::default(),
+            nb_off_r: Default::default(),
+            pk_enable: Default::default(),
+            pk_ring_zero: Default::default(),
+            pk_base: Default::default(),
+            pk_mask: Default::default(),
+            pk_head: Default::default(),
+            pk_tail: Default::default(),
+            pk_pipe: Default::default(),
+            wo_hit: Default::default(),
+            do_restart: Default::default(),
+            do_head_wr: Default::default(),
+            new_head: Default::default(),
+            gh_v: Default::default(),
+            gh_pipe: Default::default(),
+            gh_value: Default::default(),
+            gate_head_r: Default::default(),
+            gate_tail_r: Default::default(),
+            gate_mask_r: Default::default(),
+            gate_enable_r: Default::default(),
+            rd_addr_r: Default::default(),
+            rd_page: Default::default(),
+            rd_off: Default::default(),
+            rd_pipe: Default::default(),
+            rd_pipe32: Default::default(),
+            rd_is_pipe: Default::default(),
+            p_pipe_id: off(pipe::PIPE_ID),
+            p_base_lo: off(pipe::RING_BASE_LO),
+            p_base_hi: off(pipe::RING_BASE_HI),
+            p_ring_bytes: off(pipe::RING_BYTES),
+            p_ctrl: off(pipe::CTRL),
+            p_head: off(pipe::HEAD),
+            p_prefetch: off(pipe::NOTIF_PREFETCH),
+            p_tail: off(pipe::TAIL),
+            p_frames: off(pipe::RX_FRAMES),
+            p_drops: off(pipe::DROP_RING_FULL),
+            p_tx_head: off(pipe::TX_HEAD),
+            p_tx_frames: off(pipe::TX_FRAMES),
+            p_tx_drops: off(pipe::TX_DROPS),
+            last_pipe_page: Constant::new((PIPES as u64).into()),
+            page0: Constant::new(0u64.into()),
+            pipe_one: Constant::new(1u64.into()),
+            off_bits: Constant::new((OFF_BITS as u64).into()),
+            zero_off2: Constant::new(0u64.into()),
+            ring_min: c32(RING_MIN_BYTES),
+            ring_max: c32(RING_MAX_BYTES),
+            ring_align_mask: c32(pipe::RING_ALIGN as u32 - 1),
+            cause_read_only: cause(RegError::ReadOnly),
+            cause_ring_size: cause(RegError::BadRingSize),
+            cause_misaligned: cause(RegError::Misaligned),
+            cause_head: cause(RegError::HeadBeyondTail),
+            cause_enabled: cause(RegError::PipeEnabled),
+            cause_nbuf_off: cause(RegError::NotifBufOff),
+            zero16: Constant::new(0u64.into()),
+            one16: Constant::new(1u64.into()),
+            zero32: c32(0),
+            one32: c32(1),
+        }
+    }
+}
+
+impl Logic for RxPipeBank {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Clocks and hold-by-default for every register.
+        for g in 0..GATES {
+            self.gate_head_r[g].clock.next = self.clock.val();
+            self.gate_head_r[g].reset.next = self.reset.val();
+            self.gate_tail_r[g].clock.next = self.clock.val();
+            self.gate_tail_r[g].reset.next = self.reset.val();
+            self.gate_mask_r[g].clock.next = self.clock.val();
+            self.gate_mask_r[g].reset.next = self.reset.val();
+            self.gate_enable_r[g].clock.next = self.clock.val();
+            self.gate_enable_r[g].reset.next = self.reset.val();
+            self.gate_head_r[g].d.next = self.gate_head_r[g].q.val();
+            self.gate_tail_r[g].d.next = self.gate_tail_r[g].q.val();
+            self.gate_mask_r[g].d.next = self.gate_mask_r[g].q.val();
+            self.gate_enable_r[g].d.next = self.gate_enable_r[g].q.val();
+            self.gate_head[g].next = self.gate_head_r[g].q.val();
+            self.gate_tail[g].next = self.gate_tail_r[g].q.val();
+            self.gate_mask[g].next = self.gate_mask_r[g].q.val();
+            self.gate_enable[g].next = self.gate_enable_r[g].q.val();
+        }
+        for k in 0..OFFSETS {
+            self.wo_hit[k].clock.next = self.clock.val();
+            self.wo_hit[k].reset.next = self.reset.val();
+        }
+        dff_setup!(
+            self,
+            clock,
+            fw_tail,
+            fw_match,
+            fw_tail_value,
+            lk_pipe,
+            wr_addr_r,
+            wr_data_r,
+            wr_check,
+            wr_apply,
+            size_ok_r,
+            ring_aligned_r,
+            head_ok_r,
+            nb_off_r,
+            pk_enable,
+            pk_ring_zero,
+            pk_base,
+            pk_mask,
+            pk_head,
+            pk_tail,
+            pk_pipe,
+            gh_v,
+            gh_pipe,
+            gh_value,
+            rd_addr_r
+        );
+        self.fw_tail.reset.next = self.reset.val();
+        self.fw_match.reset.next = self.reset.val();
+        self.fw_tail_value.reset.next = self.reset.val();
+        self.lk_pipe.reset.next = self.reset.val();
+        self.wr_addr_r.reset.next = self.reset.val();
+        self.wr_data_r.reset.next = self.reset.val();
+        self.wr_check.reset.next = self.reset.val();
+        self.wr_apply.reset.next = self.reset.val();
+        self.size_ok_r.reset.next = self.reset.val();
+        self.ring_aligned_r.reset.next = self.reset.val();
+        self.head_ok_r.reset.next = self.reset.val();
+        self.nb_off_r.reset.next = self.reset.val();
+        self.pk_enable.reset.next = self.reset.val();
+        self.pk_ring_zero.reset.next = self.reset.val();
+        self.pk_base.reset.next = self.reset.val();
+        self.pk_mask.reset.next = self.reset.val();
+        self.pk_head.reset.next = self.reset.val();
+        self.pk_tail.reset.next = self.reset.val();
+        self.pk_pipe.reset.next = self.reset.val();
+        self.gh_v.reset.next = self.reset.val();
+        self.gh_pipe.reset.next = self.reset.val();
+        self.gh_value.reset.next = self.reset.val();
+        self.rd_addr_r.reset.next = self.reset.val();
+        self.base_lo_ram.read_clock.next = self.clock.val();
+        self.base_lo_ram.write_clock.next = self.clock.val();
+        self.base_hi_ram.read_clock.next = self.clock.val();
+        self.base_hi_ram.write_clock.next = self.clock.val();
+        self.ring_bytes_ram.read_clock.next = self.clock.val();
+        self.ring_bytes_ram.write_clock.next = self.clock.val();
+        self.enable_ram.read_clock.next = self.clock.val();
+        self.enable_ram.write_clock.next = self.clock.val();
+        self.head_ram.read_clock.next = self.clock.val();
+        self.head_ram.write_clock.next = self.clock.val();
+        self.tail_ram.read_clock.next = self.clock.val();
+        self.tail_ram.write_clock.next = self.clock.val();
+        self.rx_frames.clock.next = self.clock.val();
+        self.rx_frames.reset.next = self.reset.val();
+        self.rx_drops.clock.next = self.clock.val();
+        self.rx_drops.reset.next = self.reset.val();
+        self.rx_frames.clear.active.next = self.clear.active.val();
+        self.rx_frames.clear.addr.next = self.clear.addr.val();
+        self.rx_drops.clear.active.next = self.clear.active.val();
+        self.rx_drops.clear.addr.next = self.clear.addr.val();
+
+        // ---- The page the RAMs read ----
+        self.lk_pipe.d.next = self.lk_addr.val();
+        self.base_lo_ram.read_address.next = self.lk_addr.val();
+        self.base_hi_ram.read_address.next = self.lk_addr.val();
+        self.ring_bytes_ram.read_address.next = self.lk_addr.val();
+        self.enable_ram.read_address.next = self.lk_addr.val();
+        self.head_ram.read_address.next = self.lk_addr.val();
+        self.tail_ram.read_address.next = self.lk_addr.val();
+        self.rx_frames.rd_pipe.next = self.lk_addr.val();
+        self.rx_drops.rd_pipe.next = self.lk_addr.val();
+        // The page read last cycle.
+        self.pg_base.hi.next = self.base_hi_ram.read_data.val();
+        self.pg_base.lo.next = self.base_lo_ram.read_data.val();
+        // Slots minus one: bytes / 64 - 1 (0 - 1 before the ring is set; the
+        // pipe cannot be on then).
+        self.pg_mask.next =
+            self.ring_bytes_ram.read_data.val().get_bits::<SLOT_BITS>(6) - self.one16.val();
+        self.pg_tail.next = self.tail_ram.read_data.val();
+        // (The pipes compared as the read was issued: `fw_match`.)
+        self.fw_match.d.next = self.ev_pipe.val() == self.lk_addr.val();
+        if self.fw_tail.q.val() & self.fw_match.q.val() {
+            self.pg_tail.next = self.fw_tail_value.q.val();
+        }
+        self.pg_head32.i.next = self.head_ram.read_data.val();
+        self.pg_tail32.i.next = self.pg_tail.val();
+
+        // ---- Tails, from the RX engine ----
+        self.tail_ram.write_enable.next = self.ev_frame.val() | self.ev_restart.val();
+        self.tail_ram.write_address.next = self.ev_pipe.val();
+        self.tail_ram.write_data.next = self.ev_tail.val();
+        if self.ev_restart.val() {
+            self.tail_ram.write_data.next = self.zero16.val();
+        }
+        self.fw_tail.d.next = self.tail_ram.write_enable.val();
+        self.fw_tail_value.d.next = self.tail_ram.write_data.val();
+        self.rx_frames.inc.next = self.ev_frame.val();
+        self.rx_frames.inc_pipe.next = self.ev_pipe.val();
+        self.rx_drops.inc.next = self.ev_drop_ring_full.val();
+        self.rx_drops.inc_pipe.next = self.ev_pipe.val();
+
+        // ---- Writes ----
+        // Accepted (latched, its page read), checked the next cycle, applied
+        // the one after: `RegFile` accepts at most one write every third
+        // cycle, so each check sees the previous write's effect.
+        self.wr_check.d.next = self.wr_take.val();
+        self.wr_apply.d.next = self.wr_check.q.val();
+        if self.wr_take.val() {
+            self.wr_addr_r.d.next = self.wr_addr.val();
+            self.wr_data_r.d.next = self.wr_data.val();
+        }
+        self.wr_data_l.next = self.wr_data_r.q.val();
+        self.wr_page.next = self
+            .wr_addr_r
+            .q
+            .val()
+            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.wr_off.next = self.wr_addr_r.q.val().get_bits::<OFF_BITS>(0);
+        self.wr_pipe.next = self.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        // The pipe's notification buffer: the low bits of its index.
+        self.wr_buf.next = self.wr_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
+        self.wr_data16.next = self.wr_data_l.val().get_bits::<SLOT_BITS>(0);
+        self.new_head.next = self.wr_data16.val();
+        // The value checks, in the check stage.
+        self.size_ok_r.d.next = ((self.wr_data_l.val()
+            & (self.wr_data_l.val() - self.one32.val()))
+            == self.zero32.val())
+            & (self.wr_data_l.val() >= self.ring_min.val())
+            & (self.wr_data_l.val() <= self.ring_max.val());
+        self.ring_aligned_r.d.next =
+            (self.wr_data_l.val() & self.ring_align_mask.val()) == self.zero32.val();
+        // The new head must lie in the ring and between the old head and the tail.
+        self.head_ok_r.d.next = (self.wr_data_l.val().get_bits::<16>(16) == self.zero16.val())
+            & ((self.wr_data16.val() & !self.pg_mask.val()) == self.zero16.val())
+            & (((self.wr_data16.val() - self.head_ram.read_data.val()) & self.pg_mask.val())
+                <= ((self.pg_tail.val() - self.head_ram.read_data.val()) & self.pg_mask.val()));
+        self.nb_off_r.d.next = !self.nb_on.val().get_bit(self.wr_buf.val().index());
+        // The page, as the check stage read it, for the apply stage.
+        self.pk_enable.d.next = self.enable_ram.read_data.val();
+        self.pk_ring_zero.d.next = self.ring_bytes_ram.read_data.val() == self.zero32.val();
+        self.pk_base.d.next = self.pg_base.o.val();
+        self.pk_mask.d.next = self.pg_mask.val();
+        self.pk_head.d.next = self.head_ram.read_data.val();
+        self.pk_pipe.d.next = self.lk_pipe.q.val();
+        self.pk_tail.d.next = self.pg_tail.val();
+        if self.ev_pipe.val() == self.lk_pipe.q.val() {
+            if self.ev_frame.val() {
+                self.pk_tail.d.next = self.ev_tail.val();
+            }
+            if self.ev_restart.val() {
+                self.pk_tail.d.next = self.zero16.val();
+            }
+        }
+        // The offsets the apply stage tests, decoded a cycle ahead.
+        self.wo_hit[0].d.next = self.wr_off.val() == self.p_base_lo.val();
+        self.wo_hit[1].d.next = self.wr_off.val() == self.p_base_hi.val();
+        self.wo_hit[2].d.next = self.wr_off.val() == self.p_ring_bytes.val();
+        self.wo_hit[3].d.next = self.wr_off.val() == self.p_ctrl.val();
+        self.wo_hit[4].d.next = self.wr_off.val() == self.p_head.val();
+        self.wo_hit[5].d.next = self.wr_off.val() == self.p_prefetch.val();
+        self.wo_hit[6].d.next = self.wr_off.val() == self.p_pipe_id.val();
+        self.wo_hit[7].d.next = self.wr_off.val() == self.p_tail.val();
+        self.wo_hit[8].d.next = self.wr_off.val() == self.p_frames.val();
+        self.wo_hit[9].d.next = self.wr_off.val() == self.p_drops.val();
+        self.wo_hit[10].d.next = self.wr_off.val() == self.p_tx_head.val();
+        self.wo_hit[11].d.next = self.wr_off.val() == self.p_tx_frames.val();
+        self.wo_hit[12].d.next = self.wr_off.val() == self.p_tx_drops.val();
+
+        self.base_lo_ram.write_enable.next = false;
+        self.base_lo_ram.write_address.next = self.wr_pipe.val();
+        self.base_lo_ram.write_data.next = self.wr_data_l.val();
+        self.base_hi_ram.write_enable.next = false;
+        self.base_hi_ram.write_address.next = self.wr_pipe.val();
+        self.base_hi_ram.write_data.next = self.wr_data_l.val();
+        self.ring_bytes_ram.write_enable.next = false;
+        self.ring_bytes_ram.write_address.next = self.wr_pipe.val();
+        self.ring_bytes_ram.write_data.next = self.wr_data_l.val();
+        self.enable_ram.write_enable.next = false;
+        self.enable_ram.write_address.next = self.wr_pipe.val();
+        self.enable_ram.write_data.next = self.wr_data_l.val().get_bit(0);
+        self.rearm.next = false;
+        self.do_restart.next = false;
+        self.do_head_wr.next = false;
+
+        // An RX register: the page was read as the write was accepted.
+        self.hit.next = self.wr_apply.q.val()
+            & (self.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
+            & (self.wr_page.val() != self.page0.val())
+            & (self.wr_page.val() <= self.last_pipe_page.val())
+            & ((self.wo_hit[0].q.val())
+                | (self.wo_hit[1].q.val())
+                | (self.wo_hit[2].q.val())
+                | (self.wo_hit[3].q.val())
+                | (self.wo_hit[4].q.val())
+                | (self.wo_hit[5].q.val())
+                | (self.wo_hit[6].q.val())
+                | (self.wo_hit[7].q.val())
+                | (self.wo_hit[8].q.val())
+                | (self.wo_hit[9].q.val())
+                | (self.wo_hit[10].q.val())
+                | (self.wo_hit[11].q.val())
+                | (self.wo_hit[12].q.val()));
+        self.err.next = false;
+        self.err_cause.next = self.zero32.val();
+        if self.hit.val() {
+            if (self.wo_hit[0].q.val()) | (self.wo_hit[1].q.val()) | (self.wo_hit[2].q.val()) {
+                if self.pk_enable.q.val() {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_enabled.val();
+                } else if self.wo_hit[0].q.val() {
+                    if !self.ring_aligned_r.q.val() {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_misaligned.val();
+                    } else {
+                        self.base_lo_ram.write_enable.next = true;
+                    }
+                } else if self.wo_hit[1].q.val() {
+                    self.base_hi_ram.write_enable.next = true;
+                } else {
+                    // RING_BYTES (the branch's offsets end here).
+                    if !self.size_ok_r.q.val() {
+                        self.err.next = true;
+                        self.err_cause.next = self.cause_ring_size.val();
+                    } else {
+                        self.ring_bytes_ram.write_enable.next = true;
+                    }
+                }
+            } else if self.wo_hit[3].q.val() {
+                if self.wr_data_l.val().get_bit(0) & self.pk_ring_zero.q.val() {
+                    // A pipe cannot be enabled before it has a ring.
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_ring_size.val();
+                } else if self.wr_data_l.val().get_bit(0)
+                    & !self.pk_enable.q.val()
+                    & self.nb_off_r.q.val()
+                {
+                    // Nor switched on with nowhere to announce its frames.
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_nbuf_off.val();
+                } else {
+                    self.enable_ram.write_enable.next = true;
+                    self.do_restart.next =
+                        self.wr_data_l.val().get_bit(0) != self.pk_enable.q.val();
+                    if self.wr_data_l.val().get_bit(0) & !self.pk_enable.q.val() {
+                        self.do_head_wr.next = true;
+                        self.new_head.next = self.zero16.val();
+                    }
+                }
+            } else if self.wo_hit[4].q.val() {
+                if self.head_ok_r.q.val() {
+                    self.do_head_wr.next = true;
+                    self.rearm.next = true;
+                } else {
+                    self.err.next = true;
+                    self.err_cause.next = self.cause_head.val();
+                }
+            } else if self.wo_hit[5].q.val() {
+                self.rearm.next = true;
+            } else {
+                // PIPE_ID to TX_DROPS (the branch's offsets end here).
+                self.err.next = true;
+                self.err_cause.next = self.cause_read_only.val();
+            }
+        }
+        self.restart.next = self.do_restart.val();
+        self.restart_base.next = self.pk_base.q.val();
+        self.restart_mask.next = self.pk_mask.q.val();
+        self.restart_enable.next = self.wr_data_l.val().get_bit(0);
+        self.head_wr.next = self.do_head_wr.val();
+        self.wr_head.next = self.new_head.val();
+        self.head_ram.write_enable.next = self.do_head_wr.val();
+        self.head_ram.write_address.next = self.wr_pipe.val();
+        self.head_ram.write_data.next = self.new_head.val();
+
+        // ---- The gates' pipes ----
+        // Each follows its pipe's events; naming another pipe loads that
+        // pipe's page, read as the write was accepted (no other write changes
+        // a page in between, and this cycle's tail event is taken below).
+        for g in 0..GATES {
+            if self.gate_load[g].val() {
+                self.gate_head_r[g].d.next = self.pk_head.q.val();
+                self.gate_tail_r[g].d.next = self.pk_tail.q.val();
+                self.gate_mask_r[g].d.next = self.pk_mask.q.val();
+                self.gate_enable_r[g].d.next = self.pk_enable.q.val();
+                if self.ev_frame.val() & (self.ev_pipe.val() == self.pk_pipe.q.val()) {
+                    self.gate_tail_r[g].d.next = self.ev_tail.val();
+                }
+            } else {
+                // The RX engine's events, in its order: a restart (tail 0,
+                // the new ring) and the tails it publishes.
+                if self.ev_pipe.val() == self.gate_pipe[g].val() {
+                    if self.ev_frame.val() {
+                        self.gate_tail_r[g].d.next = self.ev_tail.val();
+                    }
+                    if self.ev_restart.val() {
+                        self.gate_tail_r[g].d.next = self.zero16.val();
+                        self.gate_mask_r[g].d.next = self.ev_restart_mask.val();
+                        self.gate_enable_r[g].d.next = self.ev_restart_enable.val();
+                    }
+                }
+                // A head write, a cycle late (the gate then sees less room,
+                // never more); a restart closes the gate at once, until the
+                // engine has applied it.
+                if self.gh_v.q.val() & (self.gh_pipe.q.val() == self.gate_pipe[g].val()) {
+                    self.gate_head_r[g].d.next = self.gh_value.q.val();
+                }
+                if self.do_restart.val() & (self.wr_pipe.val() == self.gate_pipe[g].val()) {
+                    self.gate_enable_r[g].d.next = false;
+                }
+            }
+        }
+        self.gh_v.d.next = self.do_head_wr.val();
+        self.gh_pipe.d.next = self.wr_pipe.val();
+        self.gh_value.d.next = self.new_head.val();
+
+        // ---- Reads ----
+        // Decoded the cycle after the read was accepted, when its page is
+        // out of the RAMs.
+        if self.rd_take.val() {
+            self.rd_addr_r.d.next = self.rd_addr.val();
+        }
+        self.rd_page.next = self
+            .rd_addr_r
+            .q
+            .val()
+            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
+        self.rd_off.next = self.rd_addr_r.q.val().get_bits::<OFF_BITS>(0);
+        self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        self.rd_pipe32.i.next = self.rd_pipe.val();
+        self.rd_is_pipe.next = (self.rd_page.val() != self.page0.val())
+            & (self.rd_page.val() <= self.last_pipe_page.val());
+        self.rd_data.next = self.zero32.val();
+        self.rd_hit.next = false;
+        if self.rd_is_pipe.val() {
+            if self.rd_off.val() == self.p_pipe_id.val() {
+                self.rd_data.next = self.rd_data.val() | self.rd_pipe32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_base_lo.val() {
+                self.rd_data.next = self.rd_data.val() | self.base_lo_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_base_hi.val() {
+                self.rd_data.next = self.rd_data.val() | self.base_hi_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_ring_bytes.val() {
+                self.rd_data.next = self.rd_data.val() | self.ring_bytes_ram.read_data.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_ctrl.val() {
+                self.rd_hit.next = true;
+                if self.enable_ram.read_data.val() {
+                    self.rd_data.next = self.rd_data.val() | self.one32.val();
+                }
+            }
+            if self.rd_off.val() == self.p_head.val() {
+                self.rd_data.next = self.rd_data.val() | self.pg_head32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_prefetch.val() {
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_tail.val() {
+                self.rd_data.next = self.rd_data.val() | self.pg_tail32.o.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_frames.val() {
+                self.rd_data.next = self.rd_data.val() | self.rx_frames.rd_count.val();
+                self.rd_hit.next = true;
+            }
+            if self.rd_off.val() == self.p_drops.val() {
+                self.rd_data.next = self.rd_data.val() | self.rx_drops.rd_count.val();
+                self.rd_hit.next = true;
+            }
+        }
+
+        // A reset's sweep zeroes every pipe's registers.
+        if self.clear.active.val() {
+            self.base_lo_ram.write_enable.next = true;
+            self.base_lo_ram.write_address.next = self.clear.addr.val();
+            self.base_lo_ram.write_data.next = self.zero32.val();
+            self.base_hi_ram.write_enable.next = true;
+            self.base_hi_ram.write_address.next = self.clear.addr.val();
+            self.base_hi_ram.write_data.next = self.zero32.val();
+            self.ring_bytes_ram.write_enable.next = true;
+            self.ring_bytes_ram.write_address.next = self.clear.addr.val();
+            self.ring_bytes_ram.write_data.next = self.zero32.val();
+            self.enable_ram.write_enable.next = true;
+            self.enable_ram.write_address.next = self.clear.addr.val();
+            self.enable_ram.write_data.next = false;
+            self.head_ram.write_enable.next = true;
+            self.head_ram.write_address.next = self.clear.addr.val();
+            self.head_ram.write_data.next = self.zero16.val();
+            self.tail_ram.write_enable.next = true;
+            self.tail_ram.write_address.next = self.clear.addr.val();
+            self.tail_ram.write_data.next = self.zero16.val();
+        }
+    }
+}
