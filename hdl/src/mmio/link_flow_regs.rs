@@ -99,7 +99,8 @@ pub struct LinkFlowRegs {
     flow_write_r: SDFF<Bits<32>>,
     flow_write_pulse: SDFF<Bit>,
     // The write: latched as it is accepted, checked the next cycle (into
-    // `flow_fallback_ok_r` and `wo_hit`), applied the one after.
+    // `flow_fallback_ok_r`, `names_pipe_r` and `wo_hit`), applied the one
+    // after, so the apply stage starts from flops.
     wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
     wr_data_r: SDFF<Bits<32>>,
     wr_check: SDFF<Bit>,
@@ -108,6 +109,9 @@ pub struct LinkFlowRegs {
     wr_off: Signal<Local, Bits<OFF_BITS>>,
     wr_data_l: Signal<Local, Bits<32>>,
     flow_fallback_ok_r: SDFF<Bit>,
+    // The value names a pipe (< PIPES): ATOMIC_RX_PIPE, LINK_RX_PIPE,
+    // FLOW_DEFAULT_PIPE and FLOW_PIPE.
+    names_pipe_r: SDFF<Bit>,
     // The write's offset decoded in the check stage: LINK_CTRL, LINK_SEED,
     // LINK_CHANNELS, LINK_ACTIVE_CHANNELS, LINK_STATE, ATOMIC_RX_PIPE,
     // LINK_RX_PIPE, FLOW_DEFAULT_PIPE, FLOW_PIPE, FLOW_FALLBACK, FLOW_WRITE,
@@ -217,6 +221,7 @@ impl Default for LinkFlowRegs {
             wr_off: Default::default(),
             wr_data_l: Default::default(),
             flow_fallback_ok_r: Default::default(),
+            names_pipe_r: Default::default(),
             wo_hit: Default::default(),
             is_key: Default::default(),
             rd_addr_r: Default::default(),
@@ -293,6 +298,7 @@ impl Logic for LinkFlowRegs {
             wr_check,
             wr_apply,
             flow_fallback_ok_r,
+            names_pipe_r,
             rd_addr_r
         );
         self.link_rx_pipe_r.reset.next = self.reset.val();
@@ -311,6 +317,7 @@ impl Logic for LinkFlowRegs {
         self.wr_check.reset.next = self.reset.val();
         self.wr_apply.reset.next = self.reset.val();
         self.flow_fallback_ok_r.reset.next = self.reset.val();
+        self.names_pipe_r.reset.next = self.reset.val();
         self.rd_addr_r.reset.next = self.reset.val();
 
         // ---- Outputs ----
@@ -370,6 +377,7 @@ impl Logic for LinkFlowRegs {
                 & (((self.wr_data_l.val() & self.low16.val())
                     + (self.one32.val() << self.wr_data_l.val().get_bits::<5>(16)))
                     <= self.pipes32.val());
+        self.names_pipe_r.d.next = self.wr_data_l.val() < self.pipes32.val();
         // The offsets the apply stage tests, decoded a cycle ahead.
         self.wo_hit[0].d.next = self.wr_off.val() == self.g_link_ctrl.val();
         self.wo_hit[1].d.next = self.wr_off.val() == self.g_link_seed.val();
@@ -424,7 +432,7 @@ impl Logic for LinkFlowRegs {
                 self.err.next = true;
                 self.err_cause.next = self.cause_read_only.val();
             } else if self.wo_hit[5].q.val() {
-                if self.wr_data_l.val() < self.pipes32.val() {
+                if self.names_pipe_r.q.val() {
                     self.atomic_rx_pipe_r.d.next = self.wr_data_l.val();
                     self.gate_load_atomic.next = true;
                 } else {
@@ -432,7 +440,7 @@ impl Logic for LinkFlowRegs {
                     self.err_cause.next = self.cause_value.val();
                 }
             } else if self.wo_hit[6].q.val() {
-                if self.wr_data_l.val() < self.pipes32.val() {
+                if self.names_pipe_r.q.val() {
                     self.link_rx_pipe_r.d.next = self.wr_data_l.val();
                     self.gate_load_link.next = true;
                 } else {
@@ -440,7 +448,7 @@ impl Logic for LinkFlowRegs {
                     self.err_cause.next = self.cause_value.val();
                 }
             } else if (self.wo_hit[7].q.val()) | (self.wo_hit[8].q.val()) {
-                if self.wr_data_l.val() >= self.pipes32.val() {
+                if !self.names_pipe_r.q.val() {
                     self.err.next = true;
                     self.err_cause.next = self.cause_value.val();
                 } else if self.wo_hit[7].q.val() {
