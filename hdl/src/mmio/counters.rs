@@ -1,3 +1,4 @@
+use super::RegRead;
 use crate::reset::SDFF;
 use crate::stream::ZeroExtend;
 use pendulum_layout::params::{MMIO_ADDR_BITS, PIPE_BITS};
@@ -43,13 +44,8 @@ pub struct GlobalCounters {
     pub tx_frame: Signal<Out, Bit>,
     pub tx_drop: Signal<Out, Bit>,
     pub tx_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    /// A read accepted this cycle, and its byte address.
-    pub rd_take: Signal<In, Bit>,
-    pub rd_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    /// The answer to the read accepted last cycle if it names a counter
-    /// (`rd_hit`), else 0.
-    pub rd_data: Signal<Out, Bits<32>>,
-    pub rd_hit: Signal<Out, Bit>,
+    /// Register reads from `RegFile` (`RegRead`).
+    pub rd: RegRead,
 
     counters: [SDFF<Bits<64>>; COUNTERS],
     ev_r: [SDFF<Bit>; COUNTERS],
@@ -77,6 +73,7 @@ impl Default for GlobalCounters {
     fn default() -> Self {
         Self {
             clock: Default::default(),
+            rd: Default::default(),
             reset: Default::default(),
             event: Default::default(),
             rx_frame_bytes: Default::default(),
@@ -85,10 +82,6 @@ impl Default for GlobalCounters {
             tx_frame: Default::default(),
             tx_drop: Default::default(),
             tx_pipe: Default::default(),
-            rd_take: Default::default(),
-            rd_addr: Default::default(),
-            rd_data: Default::default(),
-            rd_hit: Default::default(),
             counters: Default::default(),
             ev_r: Default::default(),
             ev_rx_bytes: Default::default(),
@@ -169,9 +162,9 @@ impl Logic for GlobalCounters {
         // ---- Reads ----
         // The register file accepts a read in cycle t and answers from
         // rd_data in t + 1; so does this block, from its copy of the address.
-        self.rd_v.d.next = self.rd_take.val();
-        if self.rd_take.val() {
-            self.rd_addr_r.d.next = self.rd_addr.val();
+        self.rd_v.d.next = self.rd.take.val();
+        if self.rd.take.val() {
+            self.rd_addr_r.d.next = self.rd.addr.val();
         }
         self.rd_page.next = self
             .rd_addr_r
@@ -179,18 +172,18 @@ impl Logic for GlobalCounters {
             .val()
             .get_bits::<PAGE_BITS>(self.off_bits.val().index());
         self.rd_off.next = self.rd_addr_r.q.val().get_bits::<OFF_BITS>(0);
-        self.rd_data.next = self.zero32.val();
-        self.rd_hit.next = false;
+        self.rd.data.next = self.zero32.val();
+        self.rd.hit.next = false;
         if self.rd_page.val() == self.page0.val() {
             for k in 0..COUNTERS {
                 if self.rd_off.val() == self.cnt_lo_off[k].val() {
-                    self.rd_data.next =
-                        self.rd_data.val() | self.counters[k].q.val().get_bits::<32>(0);
-                    self.rd_hit.next = true;
+                    self.rd.data.next =
+                        self.rd.data.val() | self.counters[k].q.val().get_bits::<32>(0);
+                    self.rd.hit.next = true;
                 }
                 if self.rd_off.val() == self.cnt_hi_off[k].val() {
-                    self.rd_data.next = self.rd_data.val() | self.hi_latch.q.val();
-                    self.rd_hit.next = true;
+                    self.rd.data.next = self.rd.data.val() | self.hi_latch.q.val();
+                    self.rd.hit.next = true;
                 }
             }
         }

@@ -1,18 +1,18 @@
+use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
+use super::{RegRead, RegWrite};
 use crate::enso::FLOW_MATCH_BITS;
 use crate::reset::SDFF;
 use crate::stream::{Concat, Join};
 use pendulum_layout::flow::{ENTRIES, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
 use pendulum_layout::params::{
-    ACP_CHANNELS, ACP_CHANNEL_BITS as CB, FLOW_BUCKET_BITS, FLOW_SLOT_BITS, FLOW_WAYS,
-    MMIO_ADDR_BITS, PIPES, PIPE_BITS,
+    ACP_CHANNELS, ACP_CHANNEL_BITS as CB, FLOW_BUCKET_BITS, FLOW_SLOT_BITS, FLOW_WAYS, PIPES,
+    PIPE_BITS,
 };
 use pendulum_layout::{global, Reg, RegError};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count (0..=K).
 const CB1: usize = CB + 1;
-const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
-const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
 /// FLOW_KEY0..9; the table compares the first FLOW_MATCH_BITS of them, so
 /// the last word gives only its low bytes.
 const FLOW_KEY_WORDS: usize = global::FLOW_KEY_WORDS as usize;
@@ -42,15 +42,9 @@ pub struct LinkFlowRegs {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (see `crate::reset`).
     pub reset: Signal<In, Bit>,
-    /// A register write accepted this cycle.
-    pub wr_take: Signal<In, Bit>,
-    pub wr_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    pub wr_data: Signal<In, Bits<32>>,
-    /// In the write's apply cycle: it names one of these registers, and
-    /// whether it was refused (with its LAST_REG_ERROR cause).
-    pub hit: Signal<Out, Bit>,
-    pub err: Signal<Out, Bit>,
-    pub err_cause: Signal<Out, Bits<32>>,
+    /// Register writes (`RegWrite`) and reads (`RegRead`) from `RegFile`.
+    pub wr: RegWrite,
+    pub rd: RegRead,
     /// In the apply cycle: software named another pipe for the link's or the
     /// atomic unit's slot gate (LINK_RX_PIPE, ATOMIC_RX_PIPE).
     pub gate_load_link: Signal<Out, Bit>,
@@ -74,11 +68,6 @@ pub struct LinkFlowRegs {
     pub flow_default_pipe: Signal<Out, Bits<PIPE_BITS>>,
     pub flow_fallback_first: Signal<Out, Bits<PIPE_BITS>>,
     pub flow_fallback_mask: Signal<Out, Bits<PIPE_BITS>>,
-    /// A register read accepted this cycle; its answer the next.
-    pub rd_take: Signal<In, Bit>,
-    pub rd_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    pub rd_data: Signal<Out, Bits<32>>,
-    pub rd_hit: Signal<Out, Bit>,
 
     link_rx_pipe_r: SDFF<Bits<32>>,
     link_seed_r: SDFF<Bits<32>>,
@@ -101,13 +90,8 @@ pub struct LinkFlowRegs {
     // The write: latched as it is accepted, checked the next cycle (into
     // `flow_fallback_ok_r`, `names_pipe_r` and `wo_hit`), applied the one
     // after, so the apply stage starts from flops.
-    wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    wr_data_r: SDFF<Bits<32>>,
-    wr_check: SDFF<Bit>,
-    wr_apply: SDFF<Bit>,
-    wr_page: Signal<Local, Bits<PAGE_BITS>>,
-    wr_off: Signal<Local, Bits<OFF_BITS>>,
-    wr_data_l: Signal<Local, Bits<32>>,
+    // The write pipeline's and read stage's registers (`RegStages`).
+    stages: RegStages,
     flow_fallback_ok_r: SDFF<Bit>,
     // The value names a pipe (< PIPES): ATOMIC_RX_PIPE, LINK_RX_PIPE,
     // FLOW_DEFAULT_PIPE and FLOW_PIPE.
@@ -118,11 +102,6 @@ pub struct LinkFlowRegs {
     // CAP_FLOW_TABLE.
     wo_hit: [SDFF<Bit>; WRITABLE],
     is_key: Signal<Local, Bit>,
-    // The read's address, from the cycle after it was accepted.
-    rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    rd_page: Signal<Local, Bits<PAGE_BITS>>,
-    rd_off: Signal<Local, Bits<OFF_BITS>>,
-
     g_link_ctrl: Constant<Bits<OFF_BITS>>,
     g_link_seed: Constant<Bits<OFF_BITS>>,
     g_link_channels: Constant<Bits<OFF_BITS>>,
@@ -151,7 +130,6 @@ pub struct LinkFlowRegs {
     cause_value: Constant<Bits<32>>,
     cause_read_only: Constant<Bits<32>>,
     page0: Constant<Bits<PAGE_BITS>>,
-    off_bits: Constant<Bits<5>>,
     zero_off2: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
@@ -171,13 +149,9 @@ impl Default for LinkFlowRegs {
     fn default() -> Self {
         Self {
             clock: Default::default(),
+            wr: Default::default(),
+            rd: Default::default(),
             reset: Default::default(),
-            wr_take: Default::default(),
-            wr_addr: Default::default(),
-            wr_data: Default::default(),
-            hit: Default::default(),
-            err: Default::default(),
-            err_cause: Default::default(),
             gate_load_link: Default::default(),
             gate_load_atomic: Default::default(),
             link_reset: Default::default(),
@@ -194,10 +168,6 @@ impl Default for LinkFlowRegs {
             flow_default_pipe: Default::default(),
             flow_fallback_first: Default::default(),
             flow_fallback_mask: Default::default(),
-            rd_take: Default::default(),
-            rd_addr: Default::default(),
-            rd_data: Default::default(),
-            rd_hit: Default::default(),
             link_rx_pipe_r: Default::default(),
             link_seed_r: Default::default(),
             link_seed_pulse: Default::default(),
@@ -213,20 +183,10 @@ impl Default for LinkFlowRegs {
             flow_fallback: Default::default(),
             flow_write_r: Default::default(),
             flow_write_pulse: Default::default(),
-            wr_addr_r: Default::default(),
-            wr_data_r: Default::default(),
-            wr_check: Default::default(),
-            wr_apply: Default::default(),
-            wr_page: Default::default(),
-            wr_off: Default::default(),
-            wr_data_l: Default::default(),
             flow_fallback_ok_r: Default::default(),
             names_pipe_r: Default::default(),
             wo_hit: Default::default(),
             is_key: Default::default(),
-            rd_addr_r: Default::default(),
-            rd_page: Default::default(),
-            rd_off: Default::default(),
             g_link_ctrl: off(global::LINK_CTRL),
             g_link_seed: off(global::LINK_SEED),
             g_link_channels: off(global::LINK_CHANNELS),
@@ -259,7 +219,7 @@ impl Default for LinkFlowRegs {
             cause_value: cause(RegError::BadValue),
             cause_read_only: cause(RegError::ReadOnly),
             page0: Constant::new(0u64.into()),
-            off_bits: Constant::new((OFF_BITS as u64).into()),
+            stages: Default::default(),
             zero_off2: Constant::new(0u64.into()),
             zero32: c32(0),
             one32: c32(1),
@@ -293,13 +253,8 @@ impl Logic for LinkFlowRegs {
             flow_fallback_set,
             flow_write_r,
             flow_write_pulse,
-            wr_addr_r,
-            wr_data_r,
-            wr_check,
-            wr_apply,
             flow_fallback_ok_r,
-            names_pipe_r,
-            rd_addr_r
+            names_pipe_r
         );
         self.link_rx_pipe_r.reset.next = self.reset.val();
         self.link_seed_r.reset.next = self.reset.val();
@@ -312,13 +267,8 @@ impl Logic for LinkFlowRegs {
         self.flow_fallback_set.reset.next = self.reset.val();
         self.flow_write_r.reset.next = self.reset.val();
         self.flow_write_pulse.reset.next = self.reset.val();
-        self.wr_addr_r.reset.next = self.reset.val();
-        self.wr_data_r.reset.next = self.reset.val();
-        self.wr_check.reset.next = self.reset.val();
-        self.wr_apply.reset.next = self.reset.val();
         self.flow_fallback_ok_r.reset.next = self.reset.val();
         self.names_pipe_r.reset.next = self.reset.val();
-        self.rd_addr_r.reset.next = self.reset.val();
 
         // ---- Outputs ----
         self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
@@ -356,48 +306,42 @@ impl Logic for LinkFlowRegs {
         // ---- Writes ----
         // Accepted (latched), checked the next cycle, applied the one after:
         // `RegFile` accepts at most one write every third cycle.
-        self.wr_check.d.next = self.wr_take.val();
-        self.wr_apply.d.next = self.wr_check.q.val();
-        if self.wr_take.val() {
-            self.wr_addr_r.d.next = self.wr_addr.val();
-            self.wr_data_r.d.next = self.wr_data.val();
-        }
-        self.wr_data_l.next = self.wr_data_r.q.val();
-        self.wr_page.next = self
-            .wr_addr_r
-            .q
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.wr_off.next = self.wr_addr_r.q.val().get_bits::<OFF_BITS>(0);
+        self.stages.clock.next = self.clock.val();
+        self.stages.reset.next = self.reset.val();
+        self.stages.wr_take.next = self.wr.take.val();
+        self.stages.wr_addr.next = self.wr.addr.val();
+        self.stages.wr_data.next = self.wr.data.val();
+        self.stages.rd_take.next = self.rd.take.val();
+        self.stages.rd_addr.next = self.rd.addr.val();
         // FLOW_FALLBACK: count a power of two up to all pipes, first + count
         // within the pipes, reserved bits clear.
         self.flow_fallback_ok_r.d.next =
-            ((self.wr_data_l.val() & self.flow_fallback_reserved.val()) == self.zero32.val())
-                & (self.wr_data_l.val().get_bits::<5>(16) <= self.flow_max_log2.val())
-                & (((self.wr_data_l.val() & self.low16.val())
-                    + (self.one32.val() << self.wr_data_l.val().get_bits::<5>(16)))
+            ((self.stages.data.val() & self.flow_fallback_reserved.val()) == self.zero32.val())
+                & (self.stages.data.val().get_bits::<5>(16) <= self.flow_max_log2.val())
+                & (((self.stages.data.val() & self.low16.val())
+                    + (self.one32.val() << self.stages.data.val().get_bits::<5>(16)))
                     <= self.pipes32.val());
-        self.names_pipe_r.d.next = self.wr_data_l.val() < self.pipes32.val();
+        self.names_pipe_r.d.next = self.stages.data.val() < self.pipes32.val();
         // The offsets the apply stage tests, decoded a cycle ahead.
-        self.wo_hit[0].d.next = self.wr_off.val() == self.g_link_ctrl.val();
-        self.wo_hit[1].d.next = self.wr_off.val() == self.g_link_seed.val();
-        self.wo_hit[2].d.next = self.wr_off.val() == self.g_link_channels.val();
-        self.wo_hit[3].d.next = self.wr_off.val() == self.g_link_active.val();
-        self.wo_hit[4].d.next = self.wr_off.val() == self.g_link_state.val();
-        self.wo_hit[5].d.next = self.wr_off.val() == self.g_atomic_rx_pipe.val();
-        self.wo_hit[6].d.next = self.wr_off.val() == self.g_link_rx_pipe.val();
-        self.wo_hit[7].d.next = self.wr_off.val() == self.g_flow_default.val();
-        self.wo_hit[8].d.next = self.wr_off.val() == self.g_flow_pipe.val();
-        self.wo_hit[9].d.next = self.wr_off.val() == self.g_flow_fallback.val();
-        self.wo_hit[10].d.next = self.wr_off.val() == self.g_flow_write.val();
-        self.wo_hit[11].d.next = self.wr_off.val() == self.g_flow_cap.val();
-        self.is_key.next = (self.wr_off.val() >= self.g_flow_key_first.val())
-            & (self.wr_off.val() <= self.g_flow_key_last.val());
+        self.wo_hit[0].d.next = self.stages.wr_off.val() == self.g_link_ctrl.val();
+        self.wo_hit[1].d.next = self.stages.wr_off.val() == self.g_link_seed.val();
+        self.wo_hit[2].d.next = self.stages.wr_off.val() == self.g_link_channels.val();
+        self.wo_hit[3].d.next = self.stages.wr_off.val() == self.g_link_active.val();
+        self.wo_hit[4].d.next = self.stages.wr_off.val() == self.g_link_state.val();
+        self.wo_hit[5].d.next = self.stages.wr_off.val() == self.g_atomic_rx_pipe.val();
+        self.wo_hit[6].d.next = self.stages.wr_off.val() == self.g_link_rx_pipe.val();
+        self.wo_hit[7].d.next = self.stages.wr_off.val() == self.g_flow_default.val();
+        self.wo_hit[8].d.next = self.stages.wr_off.val() == self.g_flow_pipe.val();
+        self.wo_hit[9].d.next = self.stages.wr_off.val() == self.g_flow_fallback.val();
+        self.wo_hit[10].d.next = self.stages.wr_off.val() == self.g_flow_write.val();
+        self.wo_hit[11].d.next = self.stages.wr_off.val() == self.g_flow_cap.val();
+        self.is_key.next = (self.stages.wr_off.val() >= self.g_flow_key_first.val())
+            & (self.stages.wr_off.val() <= self.g_flow_key_last.val());
 
         // An aligned offset on the global page that is one of these registers.
-        self.hit.next = self.wr_apply.q.val()
-            & (self.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
-            & (self.wr_page.val() == self.page0.val())
+        self.wr.hit.next = self.stages.apply.val()
+            & (self.stages.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
+            & (self.stages.wr_page.val() == self.page0.val())
             & ((self.wo_hit[0].q.val())
                 | (self.wo_hit[1].q.val())
                 | (self.wo_hit[2].q.val())
@@ -411,137 +355,128 @@ impl Logic for LinkFlowRegs {
                 | (self.wo_hit[10].q.val())
                 | (self.wo_hit[11].q.val())
                 | self.is_key.val());
-        self.err.next = false;
-        self.err_cause.next = self.zero32.val();
+        self.wr.err.next = false;
+        self.wr.err_cause.next = self.zero32.val();
         self.gate_load_link.next = false;
         self.gate_load_atomic.next = false;
-        if self.hit.val() {
+        if self.wr.hit.val() {
             if self.wo_hit[0].q.val() {
-                self.link_reset.next = self.wr_data_l.val().get_bit(0);
+                self.link_reset.next = self.stages.data.val().get_bit(0);
             } else if self.wo_hit[1].q.val() {
-                self.link_seed_r.d.next = self.wr_data_l.val();
+                self.link_seed_r.d.next = self.stages.data.val();
                 self.link_seed_pulse.d.next = true;
             } else if self.wo_hit[2].q.val() {
-                if self.wr_data_l.val() <= self.channels_max.val() {
-                    self.link_channels_r.d.next = self.wr_data_l.val();
+                if self.stages.data.val() <= self.channels_max.val() {
+                    self.link_channels_r.d.next = self.stages.data.val();
                 } else {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_value.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_value.val();
                 }
             } else if (self.wo_hit[3].q.val()) | (self.wo_hit[4].q.val()) {
-                self.err.next = true;
-                self.err_cause.next = self.cause_read_only.val();
+                self.wr.err.next = true;
+                self.wr.err_cause.next = self.cause_read_only.val();
             } else if self.wo_hit[5].q.val() {
                 if self.names_pipe_r.q.val() {
-                    self.atomic_rx_pipe_r.d.next = self.wr_data_l.val();
+                    self.atomic_rx_pipe_r.d.next = self.stages.data.val();
                     self.gate_load_atomic.next = true;
                 } else {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_value.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_value.val();
                 }
             } else if self.wo_hit[6].q.val() {
                 if self.names_pipe_r.q.val() {
-                    self.link_rx_pipe_r.d.next = self.wr_data_l.val();
+                    self.link_rx_pipe_r.d.next = self.stages.data.val();
                     self.gate_load_link.next = true;
                 } else {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_value.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_value.val();
                 }
             } else if (self.wo_hit[7].q.val()) | (self.wo_hit[8].q.val()) {
                 if !self.names_pipe_r.q.val() {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_value.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_value.val();
                 } else if self.wo_hit[7].q.val() {
-                    self.flow_default_r.d.next = self.wr_data_l.val();
+                    self.flow_default_r.d.next = self.stages.data.val();
                 } else {
-                    self.flow_pipe_r.d.next = self.wr_data_l.val();
+                    self.flow_pipe_r.d.next = self.stages.data.val();
                 }
             } else if self.wo_hit[9].q.val() {
                 if self.flow_fallback_ok_r.q.val() {
-                    self.flow_fallback_r.d.next = self.wr_data_l.val();
+                    self.flow_fallback_r.d.next = self.stages.data.val();
                     self.flow_fallback_set.d.next = true;
                 } else {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_value.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_value.val();
                 }
             } else if self.wo_hit[10].q.val() {
-                if (self.wr_data_l.val() & self.flow_write_reserved.val()) == self.zero32.val() {
-                    self.flow_write_r.d.next = self.wr_data_l.val();
+                if (self.stages.data.val() & self.flow_write_reserved.val()) == self.zero32.val() {
+                    self.flow_write_r.d.next = self.stages.data.val();
                     self.flow_write_pulse.d.next = true;
                 } else {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_value.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_value.val();
                 }
             } else if self.is_key.val() {
                 for k in 0..FLOW_KEY_WORDS {
-                    if self.wr_off.val() == self.g_flow_key[k].val() {
-                        self.flow_key_r[k].d.next = self.wr_data_l.val();
+                    if self.stages.wr_off.val() == self.g_flow_key[k].val() {
+                        self.flow_key_r[k].d.next = self.stages.data.val();
                     }
                 }
             } else {
                 // CAP_FLOW_TABLE (the branch's offsets end here).
-                self.err.next = true;
-                self.err_cause.next = self.cause_read_only.val();
+                self.wr.err.next = true;
+                self.wr.err_cause.next = self.cause_read_only.val();
             }
         }
 
         // ---- Reads ----
-        if self.rd_take.val() {
-            self.rd_addr_r.d.next = self.rd_addr.val();
-        }
-        self.rd_page.next = self
-            .rd_addr_r
-            .q
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.rd_off.next = self.rd_addr_r.q.val().get_bits::<OFF_BITS>(0);
         // Offsets are unique, so the hits are ORed together (see `RegFile`).
-        self.rd_data.next = self.zero32.val();
-        self.rd_hit.next = false;
-        if self.rd_page.val() == self.page0.val() {
-            if self.rd_off.val() == self.g_flow_cap.val() {
-                self.rd_data.next = self.rd_data.val() | self.flow_cap.val();
-                self.rd_hit.next = true;
+        self.rd.data.next = self.zero32.val();
+        self.rd.hit.next = false;
+        if self.stages.rd_page.val() == self.page0.val() {
+            if self.stages.rd_off.val() == self.g_flow_cap.val() {
+                self.rd.data.next = self.rd.data.val() | self.flow_cap.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.g_flow_default.val() {
-                self.rd_data.next = self.rd_data.val() | self.flow_default_r.q.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_flow_default.val() {
+                self.rd.data.next = self.rd.data.val() | self.flow_default_r.q.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.g_flow_fallback.val() {
-                self.rd_data.next = self.rd_data.val() | self.flow_fallback.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_flow_fallback.val() {
+                self.rd.data.next = self.rd.data.val() | self.flow_fallback.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.g_flow_pipe.val() {
-                self.rd_data.next = self.rd_data.val() | self.flow_pipe_r.q.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_flow_pipe.val() {
+                self.rd.data.next = self.rd.data.val() | self.flow_pipe_r.q.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.g_flow_write.val() {
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_flow_write.val() {
+                self.rd.hit.next = true;
             }
             for k in 0..FLOW_KEY_WORDS {
-                if self.rd_off.val() == self.g_flow_key[k].val() {
-                    self.rd_data.next = self.rd_data.val() | self.flow_key_r[k].q.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.g_flow_key[k].val() {
+                    self.rd.data.next = self.rd.data.val() | self.flow_key_r[k].q.val();
+                    self.rd.hit.next = true;
                 }
             }
-            if self.rd_off.val() == self.g_link_ctrl.val() {
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_link_ctrl.val() {
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.g_link_seed.val() {
-                self.rd_data.next = self.rd_data.val() | self.link_seed_r.q.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_link_seed.val() {
+                self.rd.data.next = self.rd.data.val() | self.link_seed_r.q.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.g_link_channels.val() {
-                self.rd_data.next = self.rd_data.val() | self.link_channels_r.q.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_link_channels.val() {
+                self.rd.data.next = self.rd.data.val() | self.link_channels_r.q.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.g_atomic_rx_pipe.val() {
-                self.rd_data.next = self.rd_data.val() | self.atomic_rx_pipe_r.q.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_atomic_rx_pipe.val() {
+                self.rd.data.next = self.rd.data.val() | self.atomic_rx_pipe_r.q.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.g_link_rx_pipe.val() {
-                self.rd_data.next = self.rd_data.val() | self.link_rx_pipe_r.q.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.g_link_rx_pipe.val() {
+                self.rd.data.next = self.rd.data.val() | self.link_rx_pipe_r.q.val();
+                self.rd.hit.next = true;
             }
         }
     }

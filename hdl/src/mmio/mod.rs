@@ -4,9 +4,12 @@ mod counters;
 mod link_flow_regs;
 mod nbuf_regs;
 mod pipe_counter;
+mod reg_port;
+mod reg_stages;
 mod regs;
 mod rx_pipe_bank;
 mod tx_regs;
 
 pub use pipe_counter::PipeCounter;
+pub use reg_port::{RegRead, RegWrite};
 pub use regs::{RegFile, RxEvents, TxEvents, GATES, GATE_ATOMIC, GATE_LINK};

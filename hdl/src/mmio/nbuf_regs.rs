@@ -1,13 +1,11 @@
+use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
+use super::{RegRead, RegWrite};
 use crate::reset::{Clear, SDFF};
 use crate::stream::Concat;
-use pendulum_layout::params::{
-    MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, RING_MAX_BYTES, RING_MIN_BYTES,
-};
+use pendulum_layout::params::{NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, RING_MAX_BYTES, RING_MIN_BYTES};
 use pendulum_layout::{pipe, Reg, RegError};
 use rust_hdl::prelude::*;
 
-const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
-const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
 // Buffer b's registers are on pipe b's page.
 const _: () = assert!(NOTIF_BUFS <= PIPES);
 /// The offsets a write is tested against, in the order of `wo_hit`.
@@ -36,15 +34,9 @@ pub struct NbufRegs {
     pub clear: Clear<NOTIF_BUF_BITS>,
     /// The buffer whose registers the RAMs read this cycle.
     pub lk_buf: Signal<In, Bits<NOTIF_BUF_BITS>>,
-    /// A register write accepted this cycle.
-    pub wr_take: Signal<In, Bit>,
-    pub wr_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    pub wr_data: Signal<In, Bits<32>>,
-    /// In the write's apply cycle: it names a notification buffer's
-    /// register, and whether it was refused (with its LAST_REG_ERROR cause).
-    pub hit: Signal<Out, Bit>,
-    pub err: Signal<Out, Bit>,
-    pub err_cause: Signal<Out, Bits<32>>,
+    /// Register writes (`RegWrite`) and reads (`RegRead`) from `RegFile`.
+    pub wr: RegWrite,
+    pub rd: RegRead,
     /// Each buffer's NBUF_CTRL bit 0 (on).
     pub on: Signal<Out, Bits<NOTIF_BUFS>>,
     /// One-cycle pulse: the write's buffer was switched on or off, with its
@@ -56,11 +48,6 @@ pub struct NbufRegs {
     /// One-cycle pulse: software wrote the buffer's head.
     pub head_wr: Signal<Out, Bit>,
     pub head: Signal<Out, Bits<32>>,
-    /// A register read accepted this cycle; its answer the next.
-    pub rd_take: Signal<In, Bit>,
-    pub rd_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    pub rd_data: Signal<Out, Bits<32>>,
-    pub rd_hit: Signal<Out, Bit>,
 
     lo_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
     hi_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
@@ -72,13 +59,8 @@ pub struct NbufRegs {
     nb_bit: Signal<Local, Bits<NOTIF_BUFS>>,
     // The write: latched as it is accepted, checked the next cycle (into the
     // `*_r` flags, `pk_*` and `wo_hit`), applied the one after.
-    wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    wr_data_r: SDFF<Bits<32>>,
-    wr_check: SDFF<Bit>,
-    wr_apply: SDFF<Bit>,
-    wr_page: Signal<Local, Bits<PAGE_BITS>>,
-    wr_off: Signal<Local, Bits<OFF_BITS>>,
-    wr_data_l: Signal<Local, Bits<32>>,
+    // The write pipeline's and read stage's registers (`RegStages`).
+    stages: RegStages,
     size_ok_r: SDFF<Bit>,
     notif_aligned_r: SDFF<Bit>,
     // The buffer as the check stage read it.
@@ -92,10 +74,7 @@ pub struct NbufRegs {
     // The write's offset decoded in the check stage: NBUF_BASE_LO,
     // NBUF_BASE_HI, NBUF_BYTES, NBUF_CTRL, NBUF_HEAD.
     wo_hit: [SDFF<Bit>; WRITABLE],
-    // The read's address, from the cycle after it was accepted.
-    rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    rd_page: Signal<Local, Bits<PAGE_BITS>>,
-    rd_off: Signal<Local, Bits<OFF_BITS>>,
+    // What the read's address names, from `stages`.
     rd_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
     rd_is_nbuf: Signal<Local, Bit>,
 
@@ -108,7 +87,6 @@ pub struct NbufRegs {
     page0: Constant<Bits<PAGE_BITS>>,
     buf_one: Constant<Bits<NOTIF_BUF_BITS>>,
     one_nb: Constant<Bits<NOTIF_BUFS>>,
-    off_bits: Constant<Bits<5>>,
     zero_off2: Constant<Bits<2>>,
     ring_min: Constant<Bits<32>>,
     ring_max: Constant<Bits<32>>,
@@ -139,15 +117,11 @@ impl Default for NbufRegs {
     fn default() -> Self {
         Self {
             clock: Default::default(),
+            wr: Default::default(),
+            rd: Default::default(),
             reset: Default::default(),
             clear: Default::default(),
             lk_buf: Default::default(),
-            wr_take: Default::default(),
-            wr_addr: Default::default(),
-            wr_data: Default::default(),
-            hit: Default::default(),
-            err: Default::default(),
-            err_cause: Default::default(),
             on: Default::default(),
             cfg: Default::default(),
             cfg_on: Default::default(),
@@ -155,10 +129,6 @@ impl Default for NbufRegs {
             cfg_mask: Default::default(),
             head_wr: Default::default(),
             head: Default::default(),
-            rd_take: Default::default(),
-            rd_addr: Default::default(),
-            rd_data: Default::default(),
-            rd_hit: Default::default(),
             lo_ram: nb_zeros(),
             hi_ram: nb_zeros(),
             bytes_ram: nb_zeros(),
@@ -166,13 +136,6 @@ impl Default for NbufRegs {
             on_r: Default::default(),
             wr_buf: Default::default(),
             nb_bit: Default::default(),
-            wr_addr_r: Default::default(),
-            wr_data_r: Default::default(),
-            wr_check: Default::default(),
-            wr_apply: Default::default(),
-            wr_page: Default::default(),
-            wr_off: Default::default(),
-            wr_data_l: Default::default(),
             size_ok_r: Default::default(),
             notif_aligned_r: Default::default(),
             pg_base: Default::default(),
@@ -181,9 +144,6 @@ impl Default for NbufRegs {
             pk_mask: Default::default(),
             pk_ctrl: Default::default(),
             wo_hit: Default::default(),
-            rd_addr_r: Default::default(),
-            rd_page: Default::default(),
-            rd_off: Default::default(),
             rd_buf: Default::default(),
             rd_is_nbuf: Default::default(),
             p_lo: off(pipe::NBUF_BASE_LO),
@@ -195,7 +155,7 @@ impl Default for NbufRegs {
             page0: Constant::new(0u64.into()),
             buf_one: Constant::new(1u64.into()),
             one_nb: Constant::new(1u64.into()),
-            off_bits: Constant::new((OFF_BITS as u64).into()),
+            stages: Default::default(),
             zero_off2: Constant::new(0u64.into()),
             ring_min: c32(RING_MIN_BYTES),
             ring_max: c32(RING_MAX_BYTES),
@@ -221,30 +181,20 @@ impl Logic for NbufRegs {
             self,
             clock,
             on_r,
-            wr_addr_r,
-            wr_data_r,
-            wr_check,
-            wr_apply,
             size_ok_r,
             notif_aligned_r,
             pk_zero,
             pk_base,
             pk_mask,
-            pk_ctrl,
-            rd_addr_r
+            pk_ctrl
         );
         self.on_r.reset.next = self.reset.val();
-        self.wr_addr_r.reset.next = self.reset.val();
-        self.wr_data_r.reset.next = self.reset.val();
-        self.wr_check.reset.next = self.reset.val();
-        self.wr_apply.reset.next = self.reset.val();
         self.size_ok_r.reset.next = self.reset.val();
         self.notif_aligned_r.reset.next = self.reset.val();
         self.pk_zero.reset.next = self.reset.val();
         self.pk_base.reset.next = self.reset.val();
         self.pk_mask.reset.next = self.reset.val();
         self.pk_ctrl.reset.next = self.reset.val();
-        self.rd_addr_r.reset.next = self.reset.val();
         self.lo_ram.read_clock.next = self.clock.val();
         self.lo_ram.write_clock.next = self.clock.val();
         self.hi_ram.read_clock.next = self.clock.val();
@@ -266,105 +216,100 @@ impl Logic for NbufRegs {
         // ---- Writes ----
         // Accepted (latched), checked the next cycle, applied the one after:
         // `RegFile` accepts at most one write every third cycle.
-        self.wr_check.d.next = self.wr_take.val();
-        self.wr_apply.d.next = self.wr_check.q.val();
-        if self.wr_take.val() {
-            self.wr_addr_r.d.next = self.wr_addr.val();
-            self.wr_data_r.d.next = self.wr_data.val();
-        }
-        self.wr_data_l.next = self.wr_data_r.q.val();
-        self.wr_page.next = self
-            .wr_addr_r
-            .q
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.wr_off.next = self.wr_addr_r.q.val().get_bits::<OFF_BITS>(0);
+        self.stages.clock.next = self.clock.val();
+        self.stages.reset.next = self.reset.val();
+        self.stages.wr_take.next = self.wr.take.val();
+        self.stages.wr_addr.next = self.wr.addr.val();
+        self.stages.wr_data.next = self.wr.data.val();
+        self.stages.rd_take.next = self.rd.take.val();
+        self.stages.rd_addr.next = self.rd.addr.val();
         // The pipe's notification buffer: the low bits of its index.
         // (The low bits of page - 1 are the low bits of the page, minus 1.)
-        self.wr_buf.next = self.wr_page.val().get_bits::<NOTIF_BUF_BITS>(0) - self.buf_one.val();
+        self.wr_buf.next =
+            self.stages.wr_page.val().get_bits::<NOTIF_BUF_BITS>(0) - self.buf_one.val();
         self.nb_bit.next = self.one_nb.val() << self.wr_buf.val();
         // The value checks, in the check stage.
-        self.size_ok_r.d.next = ((self.wr_data_l.val()
-            & (self.wr_data_l.val() - self.one32.val()))
+        self.size_ok_r.d.next = ((self.stages.data.val()
+            & (self.stages.data.val() - self.one32.val()))
             == self.zero32.val())
-            & (self.wr_data_l.val() >= self.ring_min.val())
-            & (self.wr_data_l.val() <= self.ring_max.val());
+            & (self.stages.data.val() >= self.ring_min.val())
+            & (self.stages.data.val() <= self.ring_max.val());
         self.notif_aligned_r.d.next =
-            (self.wr_data_l.val() & self.notif_align_mask.val()) == self.zero32.val();
+            (self.stages.data.val() & self.notif_align_mask.val()) == self.zero32.val();
         // The page, as the check stage read it, for the apply stage.
         self.pk_zero.d.next = self.bytes_ram.read_data.val() == self.zero32.val();
         self.pk_base.d.next = self.pg_base.o.val();
         // Records minus one: bytes / 16 - 1.
         self.pk_mask.d.next =
             (self.bytes_ram.read_data.val() >> self.four32.val()) - self.one32.val();
-        self.pk_ctrl.d.next = self.wr_off.val() == self.p_ctrl.val();
+        self.pk_ctrl.d.next = self.stages.wr_off.val() == self.p_ctrl.val();
         // The offsets the apply stage tests, decoded a cycle ahead.
-        self.wo_hit[0].d.next = self.wr_off.val() == self.p_lo.val();
-        self.wo_hit[1].d.next = self.wr_off.val() == self.p_hi.val();
-        self.wo_hit[2].d.next = self.wr_off.val() == self.p_bytes.val();
-        self.wo_hit[3].d.next = self.wr_off.val() == self.p_ctrl.val();
-        self.wo_hit[4].d.next = self.wr_off.val() == self.p_head.val();
+        self.wo_hit[0].d.next = self.stages.wr_off.val() == self.p_lo.val();
+        self.wo_hit[1].d.next = self.stages.wr_off.val() == self.p_hi.val();
+        self.wo_hit[2].d.next = self.stages.wr_off.val() == self.p_bytes.val();
+        self.wo_hit[3].d.next = self.stages.wr_off.val() == self.p_ctrl.val();
+        self.wo_hit[4].d.next = self.stages.wr_off.val() == self.p_head.val();
 
         self.lo_ram.write_enable.next = false;
         self.lo_ram.write_address.next = self.wr_buf.val();
-        self.lo_ram.write_data.next = self.wr_data_l.val();
+        self.lo_ram.write_data.next = self.stages.data.val();
         self.hi_ram.write_enable.next = false;
         self.hi_ram.write_address.next = self.wr_buf.val();
-        self.hi_ram.write_data.next = self.wr_data_l.val();
+        self.hi_ram.write_data.next = self.stages.data.val();
         self.bytes_ram.write_enable.next = false;
         self.bytes_ram.write_address.next = self.wr_buf.val();
-        self.bytes_ram.write_data.next = self.wr_data_l.val();
+        self.bytes_ram.write_data.next = self.stages.data.val();
         self.head_ram.write_enable.next = false;
         self.head_ram.write_address.next = self.wr_buf.val();
-        self.head_ram.write_data.next = self.wr_data_l.val();
+        self.head_ram.write_data.next = self.stages.data.val();
         if self.pk_ctrl.q.val() {
             self.head_ram.write_data.next = self.zero32.val();
         }
         self.cfg.next = false;
-        self.cfg_on.next = self.wr_data_l.val().get_bit(0);
+        self.cfg_on.next = self.stages.data.val().get_bit(0);
         self.cfg_base.next = self.pk_base.q.val();
         self.cfg_mask.next = self.pk_mask.q.val();
         self.head_wr.next = false;
-        self.head.next = self.wr_data_l.val();
+        self.head.next = self.stages.data.val();
 
         // A notification buffer's register, on a page of one of the buffers
         // (the page read as the write was accepted).
-        self.hit.next = self.wr_apply.q.val()
-            & (self.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
-            & (self.wr_page.val() != self.page0.val())
-            & (self.wr_page.val() <= self.last_nbuf_page.val())
+        self.wr.hit.next = self.stages.apply.val()
+            & (self.stages.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
+            & (self.stages.wr_page.val() != self.page0.val())
+            & (self.stages.wr_page.val() <= self.last_nbuf_page.val())
             & ((self.wo_hit[0].q.val())
                 | (self.wo_hit[1].q.val())
                 | (self.wo_hit[2].q.val())
                 | (self.wo_hit[3].q.val())
                 | (self.wo_hit[4].q.val()));
-        self.err.next = false;
-        self.err_cause.next = self.zero32.val();
-        if self.hit.val() {
+        self.wr.err.next = false;
+        self.wr.err_cause.next = self.zero32.val();
+        if self.wr.hit.val() {
             if (self.wo_hit[0].q.val()) | (self.wo_hit[1].q.val()) | (self.wo_hit[2].q.val()) {
                 if self.on_r.q.val().get_bit(self.wr_buf.val().index()) {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_enabled.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_enabled.val();
                 } else if self.wo_hit[0].q.val() {
                     if !self.notif_aligned_r.q.val() {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_misaligned.val();
+                        self.wr.err.next = true;
+                        self.wr.err_cause.next = self.cause_misaligned.val();
                     } else {
                         self.lo_ram.write_enable.next = true;
                     }
                 } else if self.wo_hit[1].q.val() {
                     self.hi_ram.write_enable.next = true;
                 } else if !self.size_ok_r.q.val() {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_ring_size.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_ring_size.val();
                 } else {
                     self.bytes_ram.write_enable.next = true;
                 }
             } else if self.wo_hit[3].q.val() {
-                if self.wr_data_l.val().get_bit(0) & self.pk_zero.q.val() {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_ring_size.val();
-                } else if self.wr_data_l.val().get_bit(0) {
+                if self.stages.data.val().get_bit(0) & self.pk_zero.q.val() {
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_ring_size.val();
+                } else if self.stages.data.val().get_bit(0) {
                     self.on_r.d.next = self.on_r.q.val() | self.nb_bit.val();
                     self.cfg.next = !self.on_r.q.val().get_bit(self.wr_buf.val().index());
                     if !self.on_r.q.val().get_bit(self.wr_buf.val().index()) {
@@ -384,42 +329,34 @@ impl Logic for NbufRegs {
 
         // ---- Reads ----
         // Answered from the RAMs' read of the page as the read was accepted.
-        if self.rd_take.val() {
-            self.rd_addr_r.d.next = self.rd_addr.val();
-        }
-        self.rd_page.next = self
-            .rd_addr_r
-            .q
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.rd_off.next = self.rd_addr_r.q.val().get_bits::<OFF_BITS>(0);
-        self.rd_buf.next = self.rd_page.val().get_bits::<NOTIF_BUF_BITS>(0) - self.buf_one.val();
-        self.rd_is_nbuf.next = (self.rd_page.val() != self.page0.val())
-            & (self.rd_page.val() <= self.last_nbuf_page.val());
-        self.rd_data.next = self.zero32.val();
-        self.rd_hit.next = false;
+        self.rd_buf.next =
+            self.stages.rd_page.val().get_bits::<NOTIF_BUF_BITS>(0) - self.buf_one.val();
+        self.rd_is_nbuf.next = (self.stages.rd_page.val() != self.page0.val())
+            & (self.stages.rd_page.val() <= self.last_nbuf_page.val());
+        self.rd.data.next = self.zero32.val();
+        self.rd.hit.next = false;
         if self.rd_is_nbuf.val() {
-            if self.rd_off.val() == self.p_lo.val() {
-                self.rd_data.next = self.rd_data.val() | self.lo_ram.read_data.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_lo.val() {
+                self.rd.data.next = self.rd.data.val() | self.lo_ram.read_data.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_hi.val() {
-                self.rd_data.next = self.rd_data.val() | self.hi_ram.read_data.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_hi.val() {
+                self.rd.data.next = self.rd.data.val() | self.hi_ram.read_data.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_bytes.val() {
-                self.rd_data.next = self.rd_data.val() | self.bytes_ram.read_data.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_bytes.val() {
+                self.rd.data.next = self.rd.data.val() | self.bytes_ram.read_data.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_ctrl.val() {
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_ctrl.val() {
+                self.rd.hit.next = true;
                 if self.on_r.q.val().get_bit(self.rd_buf.val().index()) {
-                    self.rd_data.next = self.rd_data.val() | self.one32.val();
+                    self.rd.data.next = self.rd.data.val() | self.one32.val();
                 }
             }
-            if self.rd_off.val() == self.p_head.val() {
-                self.rd_data.next = self.rd_data.val() | self.head_ram.read_data.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_head.val() {
+                self.rd.data.next = self.rd.data.val() | self.head_ram.read_data.val();
+                self.rd.hit.next = true;
             }
         }
 

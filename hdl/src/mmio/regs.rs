@@ -635,15 +635,15 @@ impl Logic for RegFile {
         }
         self.tx.clock.next = self.clock.val();
         self.tx.reset.next = self.reset.val();
-        self.tx.wr_take.next = self.wr_take.val();
-        self.tx.wr_addr.next = self.in_addr.val();
-        self.tx.wr_data.next = self.in_data.val();
-        self.rx.wr_take.next = self.wr_take.val();
-        self.rx.wr_addr.next = self.in_addr.val();
-        self.rx.wr_data.next = self.in_data.val();
-        self.link_flow.wr_take.next = self.wr_take.val();
-        self.link_flow.wr_addr.next = self.in_addr.val();
-        self.link_flow.wr_data.next = self.in_data.val();
+        self.tx.wr.take.next = self.wr_take.val();
+        self.tx.wr.addr.next = self.in_addr.val();
+        self.tx.wr.data.next = self.in_data.val();
+        self.rx.wr.take.next = self.wr_take.val();
+        self.rx.wr.addr.next = self.in_addr.val();
+        self.rx.wr.data.next = self.in_data.val();
+        self.link_flow.wr.take.next = self.wr_take.val();
+        self.link_flow.wr.addr.next = self.in_addr.val();
+        self.link_flow.wr.data.next = self.in_data.val();
         self.wr_addr.next = self.wr_addr_r.q.val();
         self.wr_data.next = self.wr_data_r.q.val();
         self.wr_page.next = self
@@ -658,9 +658,9 @@ impl Logic for RegFile {
         self.wr_addr32.i.next = self.wr_addr.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
-        self.nbuf.wr_take.next = self.wr_take.val();
-        self.nbuf.wr_addr.next = self.in_addr.val();
-        self.nbuf.wr_data.next = self.in_data.val();
+        self.nbuf.wr.take.next = self.wr_take.val();
+        self.nbuf.wr.addr.next = self.in_addr.val();
+        self.nbuf.wr.data.next = self.in_data.val();
         self.nbuf_cfg.next = self.nbuf.cfg.val();
         self.nbuf_cfg_on.next = self.nbuf.cfg_on.val();
         self.nbuf_cfg_base.next = self.nbuf.cfg_base.val();
@@ -686,12 +686,12 @@ impl Logic for RegFile {
                     self.scratch.d.next = self.wr_data.val();
                 } else if self.wo_hit[2].q.val() {
                     self.session.d.next = self.wr_data.val();
-                } else if self.link_flow.hit.val() {
+                } else if self.link_flow.wr.hit.val() {
                     // A link, atomic unit or flow director register
                     // (`LinkFlowRegs`, which applies it).
-                    if self.link_flow.err.val() {
+                    if self.link_flow.wr.err.val() {
                         self.err.next = true;
-                        self.err_cause.next = self.link_flow.err_cause.val();
+                        self.err_cause.next = self.link_flow.wr.err_cause.val();
                     }
                 } else if (self.wr_off.val() < self.g_plain_end.val())
                     | ((self.wr_off.val() >= self.g_cnt_start.val())
@@ -704,25 +704,25 @@ impl Logic for RegFile {
                     self.err_cause.next = self.cause_unknown.val();
                 }
             } else if self.wr_is_pipe.val() {
-                if self.rx.hit.val() {
+                if self.rx.wr.hit.val() {
                     // An RX pipe's register (`RxPipeBank`, which applies it).
-                    if self.rx.err.val() {
+                    if self.rx.wr.err.val() {
                         self.err.next = true;
-                        self.err_cause.next = self.rx.err_cause.val();
+                        self.err_cause.next = self.rx.wr.err_cause.val();
                     }
-                } else if self.tx.hit.val() {
+                } else if self.tx.wr.hit.val() {
                     // A TX register, on a page of one of the TX pipes
                     // (`TxRegs`, which applies it).
-                    if self.tx.err.val() {
+                    if self.tx.wr.err.val() {
                         self.err.next = true;
-                        self.err_cause.next = self.tx.err_cause.val();
+                        self.err_cause.next = self.tx.wr.err_cause.val();
                     }
-                } else if self.nbuf.hit.val() {
+                } else if self.nbuf.wr.hit.val() {
                     // A notification buffer's register, on a page of one of
                     // the buffers (`NbufRegs`, which applies it).
-                    if self.nbuf.err.val() {
+                    if self.nbuf.wr.err.val() {
                         self.err.next = true;
-                        self.err_cause.next = self.nbuf.err_cause.val();
+                        self.err_cause.next = self.nbuf.wr.err_cause.val();
                     }
                 } else {
                     self.err.next = true;
@@ -849,12 +849,12 @@ impl Logic for RegFile {
         self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
         self.rd_is_pipe.next = (self.rd_page.val() != self.page0.val())
             & (self.rd_page.val() <= self.last_pipe_page.val());
-        self.rd_data.next = self.rd_data.val() | self.rx.rd_data.val();
-        if self.rx.rd_hit.val() {
+        self.rd_data.next = self.rd_data.val() | self.rx.rd.data.val();
+        if self.rx.rd.hit.val() {
             self.rd_hit.next = true;
         }
-        self.rd_data.next = self.rd_data.val() | self.nbuf.rd_data.val();
-        if self.nbuf.rd_hit.val() {
+        self.rd_data.next = self.rd_data.val() | self.nbuf.rd.data.val();
+        if self.nbuf.rd.hit.val() {
             self.rd_hit.next = true;
         }
         // TX_HEAD is the TX engine's; the other TX registers answer from
@@ -867,18 +867,18 @@ impl Logic for RegFile {
                 }
             }
         }
-        self.rd_data.next = self.rd_data.val() | self.tx.rd_data.val();
-        if self.tx.rd_hit.val() {
+        self.rd_data.next = self.rd_data.val() | self.tx.rd.data.val();
+        if self.tx.rd.hit.val() {
             self.rd_hit.next = true;
         }
-        self.rd_data.next = self.rd_data.val() | self.link_flow.rd_data.val();
-        if self.link_flow.rd_hit.val() {
+        self.rd_data.next = self.rd_data.val() | self.link_flow.rd.data.val();
+        if self.link_flow.rd.hit.val() {
             self.rd_hit.next = true;
         }
         // The counters answer from their own copy of the read (see
         // `GlobalCounters`).
-        self.rd_data.next = self.rd_data.val() | self.counters.rd_data.val();
-        if self.counters.rd_hit.val() {
+        self.rd_data.next = self.rd_data.val() | self.counters.rd.data.val();
+        if self.counters.rd.hit.val() {
             self.rd_hit.next = true;
         }
         // Reads of addresses with no register answer all ones, like PCIe's
@@ -897,16 +897,16 @@ impl Logic for RegFile {
             & !self.restart_wait.q.val()
             & !self.wr_take.val();
         self.rd_v.d.next = self.s_rd.valid.val() & self.s_rd.ready.val();
-        self.counters.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
-        self.counters.rd_addr.next = self.s_rd.data.val();
-        self.tx.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
-        self.tx.rd_addr.next = self.s_rd.data.val();
-        self.rx.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
-        self.rx.rd_addr.next = self.s_rd.data.val();
-        self.nbuf.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
-        self.nbuf.rd_addr.next = self.s_rd.data.val();
-        self.link_flow.rd_take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
-        self.link_flow.rd_addr.next = self.s_rd.data.val();
+        self.counters.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.counters.rd.addr.next = self.s_rd.data.val();
+        self.tx.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.tx.rd.addr.next = self.s_rd.data.val();
+        self.rx.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.rx.rd.addr.next = self.s_rd.data.val();
+        self.nbuf.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.nbuf.rd.addr.next = self.s_rd.data.val();
+        self.link_flow.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.link_flow.rd.addr.next = self.s_rd.data.val();
         if self.s_rd.valid.val() & self.s_rd.ready.val() {
             self.rd_addr_r.d.next = self.s_rd.data.val();
         }

@@ -1,16 +1,15 @@
+use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
 use super::regs::GATES;
 use super::PipeCounter;
+use super::{RegRead, RegWrite};
 use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::params::{
-    MMIO_ADDR_BITS, NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES,
-    SLOT_BITS,
+    NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES, SLOT_BITS,
 };
 use pendulum_layout::{pipe, Reg, RegError};
 use rust_hdl::prelude::*;
 
-const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
-const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
 /// The offsets a write is tested against, in the order of `wo_hit`.
 const OFFSETS: usize = 13;
 
@@ -41,20 +40,12 @@ pub struct RxPipeBank {
     pub clear: Clear<PIPE_BITS>,
     /// The pipe whose page the RAMs read this cycle.
     pub lk_addr: Signal<In, Bits<PIPE_BITS>>,
-    /// A register write accepted this cycle.
-    pub wr_take: Signal<In, Bit>,
-    pub wr_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    pub wr_data: Signal<In, Bits<32>>,
+    /// Register writes (`RegWrite`) and reads (`RegRead`) from `RegFile`.
+    pub wr: RegWrite,
+    pub rd: RegRead,
     /// The notification buffers' on bits (NBUF_CTRL), which a pipe's buffer
     /// must have set as the pipe is switched on.
     pub nb_on: Signal<In, Bits<NOTIF_BUFS>>,
-    /// In the write's apply cycle: it names a register of the RX pipe page
-    /// (PIPE_ID to DROP_RING_FULL, and TX_HEAD/FRAMES/DROPS, read-only on
-    /// every pipe's page), and whether it was refused (with its
-    /// LAST_REG_ERROR cause).
-    pub hit: Signal<Out, Bit>,
-    pub err: Signal<Out, Bit>,
-    pub err_cause: Signal<Out, Bits<32>>,
     /// One-cycle pulse: software moved the pipe's head, or asked for its next
     /// notification now (NOTIF_PREFETCH); either re-arms its notification.
     pub rearm: Signal<Out, Bit>,
@@ -86,11 +77,6 @@ pub struct RxPipeBank {
     pub gate_tail: [Signal<Out, Bits<SLOT_BITS>>; GATES],
     pub gate_mask: [Signal<Out, Bits<SLOT_BITS>>; GATES],
     pub gate_enable: [Signal<Out, Bit>; GATES],
-    /// A register read accepted this cycle; its answer the next.
-    pub rd_take: Signal<In, Bit>,
-    pub rd_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    pub rd_data: Signal<Out, Bits<32>>,
-    pub rd_hit: Signal<Out, Bit>,
 
     base_lo_ram: RAM<Bits<32>, PIPE_BITS>,
     base_hi_ram: RAM<Bits<32>, PIPE_BITS>,
@@ -117,15 +103,10 @@ pub struct RxPipeBank {
     pg_tail32: ZeroExtend<SLOT_BITS, 32>,
     // The write: latched as it is accepted, checked the next cycle (into the
     // `*_r` flags, `pk_*` and `wo_hit`), applied the one after.
-    wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    wr_data_r: SDFF<Bits<32>>,
-    wr_check: SDFF<Bit>,
-    wr_apply: SDFF<Bit>,
-    wr_page: Signal<Local, Bits<PAGE_BITS>>,
-    wr_off: Signal<Local, Bits<OFF_BITS>>,
+    // The write pipeline's and read stage's registers (`RegStages`).
+    stages: RegStages,
     wr_pipe: Signal<Local, Bits<PIPE_BITS>>,
     wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
-    wr_data_l: Signal<Local, Bits<32>>,
     wr_data16: Signal<Local, Bits<SLOT_BITS>>,
     size_ok_r: SDFF<Bit>,
     ring_aligned_r: SDFF<Bit>,
@@ -159,10 +140,7 @@ pub struct RxPipeBank {
     gate_tail_r: [SDFF<Bits<SLOT_BITS>>; GATES],
     gate_mask_r: [SDFF<Bits<SLOT_BITS>>; GATES],
     gate_enable_r: [SDFF<Bit>; GATES],
-    // The read's address, from the cycle after it was accepted.
-    rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    rd_page: Signal<Local, Bits<PAGE_BITS>>,
-    rd_off: Signal<Local, Bits<OFF_BITS>>,
+    // What the read's address names, from `stages`.
     rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
     rd_pipe32: ZeroExtend<PIPE_BITS, 32>,
     rd_is_pipe: Signal<Local, Bit>,
@@ -183,7 +161,6 @@ pub struct RxPipeBank {
     last_pipe_page: Constant<Bits<PAGE_BITS>>,
     page0: Constant<Bits<PAGE_BITS>>,
     pipe_one: Constant<Bits<PIPE_BITS>>,
-    off_bits: Constant<Bits<5>>,
     zero_off2: Constant<Bits<2>>,
     ring_min: Constant<Bits<32>>,
     ring_max: Constant<Bits<32>>,
@@ -218,16 +195,12 @@ impl Default for RxPipeBank {
     fn default() -> Self {
         Self {
             clock: Default::default(),
+            wr: Default::default(),
+            rd: Default::default(),
             reset: Default::default(),
             clear: Default::default(),
             lk_addr: Default::default(),
-            wr_take: Default::default(),
-            wr_addr: Default::default(),
-            wr_data: Default::default(),
             nb_on: Default::default(),
-            hit: Default::default(),
-            err: Default::default(),
-            err_cause: Default::default(),
             rearm: Default::default(),
             restart: Default::default(),
             restart_base: Default::default(),
@@ -248,10 +221,6 @@ impl Default for RxPipeBank {
             gate_tail: Default::default(),
             gate_mask: Default::default(),
             gate_enable: Default::default(),
-            rd_take: Default::default(),
-            rd_addr: Default::default(),
-            rd_data: Default::default(),
-            rd_hit: Default::default(),
             base_lo_ram: zeros(),
             base_hi_ram: zeros(),
             ring_bytes_ram: zeros(),
@@ -269,15 +238,8 @@ impl Default for RxPipeBank {
             pg_tail: Default::default(),
             pg_head32: Default::default(),
             pg_tail32: Default::default(),
-            wr_addr_r: Default::default(),
-            wr_data_r: Default::default(),
-            wr_check: Default::default(),
-            wr_apply: Default::default(),
-            wr_page: Default::default(),
-            wr_off: Default::default(),
             wr_pipe: Default::default(),
             wr_buf: Default::default(),
-            wr_data_l: Default::default(),
             wr_data16: Default::default(),
             size_ok_r: Default::default(),
             ring_aligned_r: Default::default(),
@@ -301,9 +263,6 @@ impl Default for RxPipeBank {
             gate_tail_r: Default::default(),
             gate_mask_r: Default::default(),
             gate_enable_r: Default::default(),
-            rd_addr_r: Default::default(),
-            rd_page: Default::default(),
-            rd_off: Default::default(),
             rd_pipe: Default::default(),
             rd_pipe32: Default::default(),
             rd_is_pipe: Default::default(),
@@ -323,7 +282,7 @@ impl Default for RxPipeBank {
             last_pipe_page: Constant::new((PIPES as u64).into()),
             page0: Constant::new(0u64.into()),
             pipe_one: Constant::new(1u64.into()),
-            off_bits: Constant::new((OFF_BITS as u64).into()),
+            stages: Default::default(),
             zero_off2: Constant::new(0u64.into()),
             ring_min: c32(RING_MIN_BYTES),
             ring_max: c32(RING_MAX_BYTES),
@@ -375,10 +334,6 @@ impl Logic for RxPipeBank {
             fw_match,
             fw_tail_value,
             lk_pipe,
-            wr_addr_r,
-            wr_data_r,
-            wr_check,
-            wr_apply,
             size_ok_r,
             ring_aligned_r,
             head_ok_r,
@@ -392,17 +347,12 @@ impl Logic for RxPipeBank {
             pk_pipe,
             gh_v,
             gh_pipe,
-            gh_value,
-            rd_addr_r
+            gh_value
         );
         self.fw_tail.reset.next = self.reset.val();
         self.fw_match.reset.next = self.reset.val();
         self.fw_tail_value.reset.next = self.reset.val();
         self.lk_pipe.reset.next = self.reset.val();
-        self.wr_addr_r.reset.next = self.reset.val();
-        self.wr_data_r.reset.next = self.reset.val();
-        self.wr_check.reset.next = self.reset.val();
-        self.wr_apply.reset.next = self.reset.val();
         self.size_ok_r.reset.next = self.reset.val();
         self.ring_aligned_r.reset.next = self.reset.val();
         self.head_ok_r.reset.next = self.reset.val();
@@ -417,7 +367,6 @@ impl Logic for RxPipeBank {
         self.gh_v.reset.next = self.reset.val();
         self.gh_pipe.reset.next = self.reset.val();
         self.gh_value.reset.next = self.reset.val();
-        self.rd_addr_r.reset.next = self.reset.val();
         self.base_lo_ram.read_clock.next = self.clock.val();
         self.base_lo_ram.write_clock.next = self.clock.val();
         self.base_hi_ram.read_clock.next = self.clock.val();
@@ -483,34 +432,29 @@ impl Logic for RxPipeBank {
         // Accepted (latched, its page read), checked the next cycle, applied
         // the one after: `RegFile` accepts at most one write every third
         // cycle, so each check sees the previous write's effect.
-        self.wr_check.d.next = self.wr_take.val();
-        self.wr_apply.d.next = self.wr_check.q.val();
-        if self.wr_take.val() {
-            self.wr_addr_r.d.next = self.wr_addr.val();
-            self.wr_data_r.d.next = self.wr_data.val();
-        }
-        self.wr_data_l.next = self.wr_data_r.q.val();
-        self.wr_page.next = self
-            .wr_addr_r
-            .q
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.wr_off.next = self.wr_addr_r.q.val().get_bits::<OFF_BITS>(0);
-        self.wr_pipe.next = self.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        self.stages.clock.next = self.clock.val();
+        self.stages.reset.next = self.reset.val();
+        self.stages.wr_take.next = self.wr.take.val();
+        self.stages.wr_addr.next = self.wr.addr.val();
+        self.stages.wr_data.next = self.wr.data.val();
+        self.stages.rd_take.next = self.rd.take.val();
+        self.stages.rd_addr.next = self.rd.addr.val();
+        self.wr_pipe.next =
+            self.stages.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
         // The pipe's notification buffer: the low bits of its index.
         self.wr_buf.next = self.wr_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
-        self.wr_data16.next = self.wr_data_l.val().get_bits::<SLOT_BITS>(0);
+        self.wr_data16.next = self.stages.data.val().get_bits::<SLOT_BITS>(0);
         self.new_head.next = self.wr_data16.val();
         // The value checks, in the check stage.
-        self.size_ok_r.d.next = ((self.wr_data_l.val()
-            & (self.wr_data_l.val() - self.one32.val()))
+        self.size_ok_r.d.next = ((self.stages.data.val()
+            & (self.stages.data.val() - self.one32.val()))
             == self.zero32.val())
-            & (self.wr_data_l.val() >= self.ring_min.val())
-            & (self.wr_data_l.val() <= self.ring_max.val());
+            & (self.stages.data.val() >= self.ring_min.val())
+            & (self.stages.data.val() <= self.ring_max.val());
         self.ring_aligned_r.d.next =
-            (self.wr_data_l.val() & self.ring_align_mask.val()) == self.zero32.val();
+            (self.stages.data.val() & self.ring_align_mask.val()) == self.zero32.val();
         // The new head must lie in the ring and between the old head and the tail.
-        self.head_ok_r.d.next = (self.wr_data_l.val().get_bits::<16>(16) == self.zero16.val())
+        self.head_ok_r.d.next = (self.stages.data.val().get_bits::<16>(16) == self.zero16.val())
             & ((self.wr_data16.val() & !self.pg_mask.val()) == self.zero16.val())
             & (((self.wr_data16.val() - self.head_ram.read_data.val()) & self.pg_mask.val())
                 <= ((self.pg_tail.val() - self.head_ram.read_data.val()) & self.pg_mask.val()));
@@ -532,41 +476,41 @@ impl Logic for RxPipeBank {
             }
         }
         // The offsets the apply stage tests, decoded a cycle ahead.
-        self.wo_hit[0].d.next = self.wr_off.val() == self.p_base_lo.val();
-        self.wo_hit[1].d.next = self.wr_off.val() == self.p_base_hi.val();
-        self.wo_hit[2].d.next = self.wr_off.val() == self.p_ring_bytes.val();
-        self.wo_hit[3].d.next = self.wr_off.val() == self.p_ctrl.val();
-        self.wo_hit[4].d.next = self.wr_off.val() == self.p_head.val();
-        self.wo_hit[5].d.next = self.wr_off.val() == self.p_prefetch.val();
-        self.wo_hit[6].d.next = self.wr_off.val() == self.p_pipe_id.val();
-        self.wo_hit[7].d.next = self.wr_off.val() == self.p_tail.val();
-        self.wo_hit[8].d.next = self.wr_off.val() == self.p_frames.val();
-        self.wo_hit[9].d.next = self.wr_off.val() == self.p_drops.val();
-        self.wo_hit[10].d.next = self.wr_off.val() == self.p_tx_head.val();
-        self.wo_hit[11].d.next = self.wr_off.val() == self.p_tx_frames.val();
-        self.wo_hit[12].d.next = self.wr_off.val() == self.p_tx_drops.val();
+        self.wo_hit[0].d.next = self.stages.wr_off.val() == self.p_base_lo.val();
+        self.wo_hit[1].d.next = self.stages.wr_off.val() == self.p_base_hi.val();
+        self.wo_hit[2].d.next = self.stages.wr_off.val() == self.p_ring_bytes.val();
+        self.wo_hit[3].d.next = self.stages.wr_off.val() == self.p_ctrl.val();
+        self.wo_hit[4].d.next = self.stages.wr_off.val() == self.p_head.val();
+        self.wo_hit[5].d.next = self.stages.wr_off.val() == self.p_prefetch.val();
+        self.wo_hit[6].d.next = self.stages.wr_off.val() == self.p_pipe_id.val();
+        self.wo_hit[7].d.next = self.stages.wr_off.val() == self.p_tail.val();
+        self.wo_hit[8].d.next = self.stages.wr_off.val() == self.p_frames.val();
+        self.wo_hit[9].d.next = self.stages.wr_off.val() == self.p_drops.val();
+        self.wo_hit[10].d.next = self.stages.wr_off.val() == self.p_tx_head.val();
+        self.wo_hit[11].d.next = self.stages.wr_off.val() == self.p_tx_frames.val();
+        self.wo_hit[12].d.next = self.stages.wr_off.val() == self.p_tx_drops.val();
 
         self.base_lo_ram.write_enable.next = false;
         self.base_lo_ram.write_address.next = self.wr_pipe.val();
-        self.base_lo_ram.write_data.next = self.wr_data_l.val();
+        self.base_lo_ram.write_data.next = self.stages.data.val();
         self.base_hi_ram.write_enable.next = false;
         self.base_hi_ram.write_address.next = self.wr_pipe.val();
-        self.base_hi_ram.write_data.next = self.wr_data_l.val();
+        self.base_hi_ram.write_data.next = self.stages.data.val();
         self.ring_bytes_ram.write_enable.next = false;
         self.ring_bytes_ram.write_address.next = self.wr_pipe.val();
-        self.ring_bytes_ram.write_data.next = self.wr_data_l.val();
+        self.ring_bytes_ram.write_data.next = self.stages.data.val();
         self.enable_ram.write_enable.next = false;
         self.enable_ram.write_address.next = self.wr_pipe.val();
-        self.enable_ram.write_data.next = self.wr_data_l.val().get_bit(0);
+        self.enable_ram.write_data.next = self.stages.data.val().get_bit(0);
         self.rearm.next = false;
         self.do_restart.next = false;
         self.do_head_wr.next = false;
 
         // An RX register: the page was read as the write was accepted.
-        self.hit.next = self.wr_apply.q.val()
-            & (self.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
-            & (self.wr_page.val() != self.page0.val())
-            & (self.wr_page.val() <= self.last_pipe_page.val())
+        self.wr.hit.next = self.stages.apply.val()
+            & (self.stages.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
+            & (self.stages.wr_page.val() != self.page0.val())
+            & (self.stages.wr_page.val() <= self.last_pipe_page.val())
             & ((self.wo_hit[0].q.val())
                 | (self.wo_hit[1].q.val())
                 | (self.wo_hit[2].q.val())
@@ -580,17 +524,17 @@ impl Logic for RxPipeBank {
                 | (self.wo_hit[10].q.val())
                 | (self.wo_hit[11].q.val())
                 | (self.wo_hit[12].q.val()));
-        self.err.next = false;
-        self.err_cause.next = self.zero32.val();
-        if self.hit.val() {
+        self.wr.err.next = false;
+        self.wr.err_cause.next = self.zero32.val();
+        if self.wr.hit.val() {
             if (self.wo_hit[0].q.val()) | (self.wo_hit[1].q.val()) | (self.wo_hit[2].q.val()) {
                 if self.pk_enable.q.val() {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_enabled.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_enabled.val();
                 } else if self.wo_hit[0].q.val() {
                     if !self.ring_aligned_r.q.val() {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_misaligned.val();
+                        self.wr.err.next = true;
+                        self.wr.err_cause.next = self.cause_misaligned.val();
                     } else {
                         self.base_lo_ram.write_enable.next = true;
                     }
@@ -599,29 +543,29 @@ impl Logic for RxPipeBank {
                 } else {
                     // RING_BYTES (the branch's offsets end here).
                     if !self.size_ok_r.q.val() {
-                        self.err.next = true;
-                        self.err_cause.next = self.cause_ring_size.val();
+                        self.wr.err.next = true;
+                        self.wr.err_cause.next = self.cause_ring_size.val();
                     } else {
                         self.ring_bytes_ram.write_enable.next = true;
                     }
                 }
             } else if self.wo_hit[3].q.val() {
-                if self.wr_data_l.val().get_bit(0) & self.pk_ring_zero.q.val() {
+                if self.stages.data.val().get_bit(0) & self.pk_ring_zero.q.val() {
                     // A pipe cannot be enabled before it has a ring.
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_ring_size.val();
-                } else if self.wr_data_l.val().get_bit(0)
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_ring_size.val();
+                } else if self.stages.data.val().get_bit(0)
                     & !self.pk_enable.q.val()
                     & self.nb_off_r.q.val()
                 {
                     // Nor switched on with nowhere to announce its frames.
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_nbuf_off.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_nbuf_off.val();
                 } else {
                     self.enable_ram.write_enable.next = true;
                     self.do_restart.next =
-                        self.wr_data_l.val().get_bit(0) != self.pk_enable.q.val();
-                    if self.wr_data_l.val().get_bit(0) & !self.pk_enable.q.val() {
+                        self.stages.data.val().get_bit(0) != self.pk_enable.q.val();
+                    if self.stages.data.val().get_bit(0) & !self.pk_enable.q.val() {
                         self.do_head_wr.next = true;
                         self.new_head.next = self.zero16.val();
                     }
@@ -631,21 +575,21 @@ impl Logic for RxPipeBank {
                     self.do_head_wr.next = true;
                     self.rearm.next = true;
                 } else {
-                    self.err.next = true;
-                    self.err_cause.next = self.cause_head.val();
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_head.val();
                 }
             } else if self.wo_hit[5].q.val() {
                 self.rearm.next = true;
             } else {
                 // PIPE_ID to TX_DROPS (the branch's offsets end here).
-                self.err.next = true;
-                self.err_cause.next = self.cause_read_only.val();
+                self.wr.err.next = true;
+                self.wr.err_cause.next = self.cause_read_only.val();
             }
         }
         self.restart.next = self.do_restart.val();
         self.restart_base.next = self.pk_base.q.val();
         self.restart_mask.next = self.pk_mask.q.val();
-        self.restart_enable.next = self.wr_data_l.val().get_bit(0);
+        self.restart_enable.next = self.stages.data.val().get_bit(0);
         self.head_wr.next = self.do_head_wr.val();
         self.wr_head.next = self.new_head.val();
         self.head_ram.write_enable.next = self.do_head_wr.val();
@@ -696,62 +640,54 @@ impl Logic for RxPipeBank {
         // ---- Reads ----
         // Decoded the cycle after the read was accepted, when its page is
         // out of the RAMs.
-        if self.rd_take.val() {
-            self.rd_addr_r.d.next = self.rd_addr.val();
-        }
-        self.rd_page.next = self
-            .rd_addr_r
-            .q
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.rd_off.next = self.rd_addr_r.q.val().get_bits::<OFF_BITS>(0);
-        self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        self.rd_pipe.next =
+            self.stages.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
         self.rd_pipe32.i.next = self.rd_pipe.val();
-        self.rd_is_pipe.next = (self.rd_page.val() != self.page0.val())
-            & (self.rd_page.val() <= self.last_pipe_page.val());
-        self.rd_data.next = self.zero32.val();
-        self.rd_hit.next = false;
+        self.rd_is_pipe.next = (self.stages.rd_page.val() != self.page0.val())
+            & (self.stages.rd_page.val() <= self.last_pipe_page.val());
+        self.rd.data.next = self.zero32.val();
+        self.rd.hit.next = false;
         if self.rd_is_pipe.val() {
-            if self.rd_off.val() == self.p_pipe_id.val() {
-                self.rd_data.next = self.rd_data.val() | self.rd_pipe32.o.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_pipe_id.val() {
+                self.rd.data.next = self.rd.data.val() | self.rd_pipe32.o.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_base_lo.val() {
-                self.rd_data.next = self.rd_data.val() | self.base_lo_ram.read_data.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_base_lo.val() {
+                self.rd.data.next = self.rd.data.val() | self.base_lo_ram.read_data.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_base_hi.val() {
-                self.rd_data.next = self.rd_data.val() | self.base_hi_ram.read_data.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_base_hi.val() {
+                self.rd.data.next = self.rd.data.val() | self.base_hi_ram.read_data.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_ring_bytes.val() {
-                self.rd_data.next = self.rd_data.val() | self.ring_bytes_ram.read_data.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_ring_bytes.val() {
+                self.rd.data.next = self.rd.data.val() | self.ring_bytes_ram.read_data.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_ctrl.val() {
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_ctrl.val() {
+                self.rd.hit.next = true;
                 if self.enable_ram.read_data.val() {
-                    self.rd_data.next = self.rd_data.val() | self.one32.val();
+                    self.rd.data.next = self.rd.data.val() | self.one32.val();
                 }
             }
-            if self.rd_off.val() == self.p_head.val() {
-                self.rd_data.next = self.rd_data.val() | self.pg_head32.o.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_head.val() {
+                self.rd.data.next = self.rd.data.val() | self.pg_head32.o.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_prefetch.val() {
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_prefetch.val() {
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_tail.val() {
-                self.rd_data.next = self.rd_data.val() | self.pg_tail32.o.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_tail.val() {
+                self.rd.data.next = self.rd.data.val() | self.pg_tail32.o.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_frames.val() {
-                self.rd_data.next = self.rd_data.val() | self.rx_frames.rd_count.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_frames.val() {
+                self.rd.data.next = self.rd.data.val() | self.rx_frames.rd_count.val();
+                self.rd.hit.next = true;
             }
-            if self.rd_off.val() == self.p_drops.val() {
-                self.rd_data.next = self.rd_data.val() | self.rx_drops.rd_count.val();
-                self.rd_hit.next = true;
+            if self.stages.rd_off.val() == self.p_drops.val() {
+                self.rd.data.next = self.rd.data.val() | self.rx_drops.rd_count.val();
+                self.rd.hit.next = true;
             }
         }
 

@@ -1,13 +1,13 @@
+use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
+use super::{RegRead, RegWrite};
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::params::{
-    MMIO_ADDR_BITS, PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES, SLOT_BITS, TX_PIPES,
+    PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES, SLOT_BITS, TX_PIPES,
 };
 use pendulum_layout::{pipe, Reg, RegError};
 use rust_hdl::prelude::*;
 
-const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
-const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
 // A TX pipe's page is also an RX pipe's page.
 const _: () = assert!(TX_PIPES <= PIPES);
 /// The TX registers a write can change, in the order of `TxRegs::wo_hit`.
@@ -31,15 +31,9 @@ pub struct TxRegs {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (see `crate::reset`).
     pub reset: Signal<In, Bit>,
-    /// A register write accepted this cycle.
-    pub wr_take: Signal<In, Bit>,
-    pub wr_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    pub wr_data: Signal<In, Bits<32>>,
-    /// In the write's apply cycle: it names a TX register of a TX pipe, and
-    /// whether it was refused (with its LAST_REG_ERROR cause).
-    pub hit: Signal<Out, Bit>,
-    pub err: Signal<Out, Bit>,
-    pub err_cause: Signal<Out, Bits<32>>,
+    /// Register writes (`RegWrite`) and reads (`RegRead`) from `RegFile`.
+    pub wr: RegWrite,
+    pub rd: RegRead,
     /// One-cycle pulse: the TX pipe was switched on or off (TX_CTRL bit 0
     /// changed), with its completion record's address.
     pub restart: Signal<Out, Bit>,
@@ -57,11 +51,6 @@ pub struct TxRegs {
     pub count_frame: Signal<In, Bit>,
     pub count_drop: Signal<In, Bit>,
     pub count_pipe: Signal<In, Bits<PIPE_BITS>>,
-    /// A register read accepted this cycle; its answer the next.
-    pub rd_take: Signal<In, Bit>,
-    pub rd_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
-    pub rd_data: Signal<Out, Bits<32>>,
-    pub rd_hit: Signal<Out, Bit>,
 
     base_lo: [SDFF<Bits<32>>; TX_PIPES],
     base_hi: [SDFF<Bits<32>>; TX_PIPES],
@@ -80,12 +69,8 @@ pub struct TxRegs {
     tail32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
     // The write: latched as it is accepted, checked the next cycle (into the
     // `*_ok_r` flags and `wo_hit`), applied the one after.
-    wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    wr_data_r: SDFF<Bits<32>>,
-    wr_check: SDFF<Bit>,
-    wr_apply: SDFF<Bit>,
-    wr_page: Signal<Local, Bits<PAGE_BITS>>,
-    wr_off: Signal<Local, Bits<OFF_BITS>>,
+    // The write pipeline's and read stage's registers (`RegStages`).
+    stages: RegStages,
     wr_pipe: Signal<Local, Bits<PIPE_BITS>>,
     wr_data16: Signal<Local, Bits<SLOT_BITS>>,
     ring_slots: Signal<Local, Bits<SLOT_BITS>>,
@@ -97,10 +82,7 @@ pub struct TxRegs {
     // TX_RING_BASE_HI, TX_RING_BYTES, TX_COMPL_BASE_LO, TX_COMPL_BASE_HI,
     // TX_CTRL, TX_TAIL.
     wo_hit: [SDFF<Bit>; TX_WRITABLE],
-    // The read's address, from the cycle after it was accepted.
-    rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    rd_page: Signal<Local, Bits<PAGE_BITS>>,
-    rd_off: Signal<Local, Bits<OFF_BITS>>,
+    // What the read's address names, from `stages`.
     rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
     rd_is_pipe: Signal<Local, Bit>,
 
@@ -117,7 +99,6 @@ pub struct TxRegs {
     last_tx_page: Constant<Bits<PAGE_BITS>>,
     page0: Constant<Bits<PAGE_BITS>>,
     pipe_one: Constant<Bits<PIPE_BITS>>,
-    off_bits: Constant<Bits<5>>,
     zero_off2: Constant<Bits<2>>,
     ring_min: Constant<Bits<32>>,
     ring_max: Constant<Bits<32>>,
@@ -149,13 +130,9 @@ impl Default for TxRegs {
     fn default() -> Self {
         Self {
             clock: Default::default(),
+            wr: Default::default(),
+            rd: Default::default(),
             reset: Default::default(),
-            wr_take: Default::default(),
-            wr_addr: Default::default(),
-            wr_data: Default::default(),
-            hit: Default::default(),
-            err: Default::default(),
-            err_cause: Default::default(),
             restart: Default::default(),
             restart_compl_base: Default::default(),
             base: Default::default(),
@@ -168,10 +145,6 @@ impl Default for TxRegs {
             count_frame: Default::default(),
             count_drop: Default::default(),
             count_pipe: Default::default(),
-            rd_take: Default::default(),
-            rd_addr: Default::default(),
-            rd_data: Default::default(),
-            rd_hit: Default::default(),
             base_lo: Default::default(),
             base_hi: Default::default(),
             ring_bytes: Default::default(),
@@ -187,12 +160,6 @@ impl Default for TxRegs {
             base_cat: Default::default(),
             compl_cat: Default::default(),
             tail32: Default::default(),
-            wr_addr_r: Default::default(),
-            wr_data_r: Default::default(),
-            wr_check: Default::default(),
-            wr_apply: Default::default(),
-            wr_page: Default::default(),
-            wr_off: Default::default(),
             wr_pipe: Default::default(),
             wr_data16: Default::default(),
             ring_slots: Default::default(),
@@ -201,9 +168,6 @@ impl Default for TxRegs {
             notif_aligned_r: Default::default(),
             tail_ok_r: Default::default(),
             wo_hit: Default::default(),
-            rd_addr_r: Default::default(),
-            rd_page: Default::default(),
-            rd_off: Default::default(),
             rd_pipe: Default::default(),
             rd_is_pipe: Default::default(),
             p_base_lo: off(pipe::TX_RING_BASE_LO),
@@ -219,7 +183,7 @@ impl Default for TxRegs {
             last_tx_page: Constant::new((TX_PIPES as u64).into()),
             page0: Constant::new(0u64.into()),
             pipe_one: Constant::new(1u64.into()),
-            off_bits: Constant::new((OFF_BITS as u64).into()),
+            stages: Default::default(),
             zero_off2: Constant::new(0u64.into()),
             ring_min: c32(RING_MIN_BYTES),
             ring_max: c32(RING_MAX_BYTES),
@@ -287,26 +251,10 @@ impl Logic for TxRegs {
             self.wo_hit[k].clock.next = self.clock.val();
             self.wo_hit[k].reset.next = self.reset.val();
         }
-        dff_setup!(
-            self,
-            clock,
-            wr_addr_r,
-            wr_data_r,
-            wr_check,
-            wr_apply,
-            size_ok_r,
-            ring_aligned_r,
-            notif_aligned_r,
-            rd_addr_r
-        );
-        self.wr_addr_r.reset.next = self.reset.val();
-        self.wr_data_r.reset.next = self.reset.val();
-        self.wr_check.reset.next = self.reset.val();
-        self.wr_apply.reset.next = self.reset.val();
+        dff_setup!(self, clock, size_ok_r, ring_aligned_r, notif_aligned_r);
         self.size_ok_r.reset.next = self.reset.val();
         self.ring_aligned_r.reset.next = self.reset.val();
         self.notif_aligned_r.reset.next = self.reset.val();
-        self.rd_addr_r.reset.next = self.reset.val();
 
         // Outputs to the TX engine.
         for i in 0..TX_PIPES {
@@ -328,35 +276,31 @@ impl Logic for TxRegs {
         // ---- Writes ----
         // Accepted (latched), checked the next cycle, applied the one after:
         // `RegFile` accepts at most one write every third cycle.
-        self.wr_check.d.next = self.wr_take.val();
-        self.wr_apply.d.next = self.wr_check.q.val();
-        if self.wr_take.val() {
-            self.wr_addr_r.d.next = self.wr_addr.val();
-            self.wr_data_r.d.next = self.wr_data.val();
-        }
-        self.wr_page.next = self
-            .wr_addr_r
-            .q
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.wr_off.next = self.wr_addr_r.q.val().get_bits::<OFF_BITS>(0);
-        self.wr_pipe.next = self.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
-        self.wr_data16.next = self.wr_data_r.q.val().get_bits::<SLOT_BITS>(0);
-        self.ring_slots.next = self.wr_data_r.q.val().get_bits::<SLOT_BITS>(6);
+        self.stages.clock.next = self.clock.val();
+        self.stages.reset.next = self.reset.val();
+        self.stages.wr_take.next = self.wr.take.val();
+        self.stages.wr_addr.next = self.wr.addr.val();
+        self.stages.wr_data.next = self.wr.data.val();
+        self.stages.rd_take.next = self.rd.take.val();
+        self.stages.rd_addr.next = self.rd.addr.val();
+        self.wr_pipe.next =
+            self.stages.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        self.wr_data16.next = self.stages.data.val().get_bits::<SLOT_BITS>(0);
+        self.ring_slots.next = self.stages.data.val().get_bits::<SLOT_BITS>(6);
         // The value checks, in the check stage.
-        self.size_ok_r.d.next = ((self.wr_data_r.q.val()
-            & (self.wr_data_r.q.val() - self.one32.val()))
+        self.size_ok_r.d.next = ((self.stages.data.val()
+            & (self.stages.data.val() - self.one32.val()))
             == self.zero32.val())
-            & (self.wr_data_r.q.val() >= self.ring_min.val())
-            & (self.wr_data_r.q.val() <= self.ring_max.val());
+            & (self.stages.data.val() >= self.ring_min.val())
+            & (self.stages.data.val() <= self.ring_max.val());
         self.ring_aligned_r.d.next =
-            (self.wr_data_r.q.val() & self.ring_align_mask.val()) == self.zero32.val();
+            (self.stages.data.val() & self.ring_align_mask.val()) == self.zero32.val();
         self.notif_aligned_r.d.next =
-            (self.wr_data_r.q.val() & self.notif_align_mask.val()) == self.zero32.val();
+            (self.stages.data.val() & self.notif_align_mask.val()) == self.zero32.val();
         for i in 0..TX_PIPES {
             // The new TX tail must lie in the ring and advance only into free slots
             // (one slot stays empty so a full ring differs from an empty one).
-            self.tail_ok_r[i].d.next = (self.wr_data_r.q.val().get_bits::<16>(16)
+            self.tail_ok_r[i].d.next = (self.stages.data.val().get_bits::<16>(16)
                 == self.zero16.val())
                 & ((self.wr_data16.val() & !self.mask_r[i].q.val()) == self.zero16.val())
                 & (((self.wr_data16.val() - self.tail_r[i].q.val()) & self.mask_r[i].q.val())
@@ -365,20 +309,20 @@ impl Logic for TxRegs {
                             & self.mask_r[i].q.val())));
         }
         // The offsets the apply stage tests, decoded a cycle ahead.
-        self.wo_hit[0].d.next = self.wr_off.val() == self.p_base_lo.val();
-        self.wo_hit[1].d.next = self.wr_off.val() == self.p_base_hi.val();
-        self.wo_hit[2].d.next = self.wr_off.val() == self.p_ring_bytes.val();
-        self.wo_hit[3].d.next = self.wr_off.val() == self.p_compl_lo.val();
-        self.wo_hit[4].d.next = self.wr_off.val() == self.p_compl_hi.val();
-        self.wo_hit[5].d.next = self.wr_off.val() == self.p_ctrl.val();
-        self.wo_hit[6].d.next = self.wr_off.val() == self.p_tail.val();
+        self.wo_hit[0].d.next = self.stages.wr_off.val() == self.p_base_lo.val();
+        self.wo_hit[1].d.next = self.stages.wr_off.val() == self.p_base_hi.val();
+        self.wo_hit[2].d.next = self.stages.wr_off.val() == self.p_ring_bytes.val();
+        self.wo_hit[3].d.next = self.stages.wr_off.val() == self.p_compl_lo.val();
+        self.wo_hit[4].d.next = self.stages.wr_off.val() == self.p_compl_hi.val();
+        self.wo_hit[5].d.next = self.stages.wr_off.val() == self.p_ctrl.val();
+        self.wo_hit[6].d.next = self.stages.wr_off.val() == self.p_tail.val();
 
         // A TX register, on a page of one of the TX pipes (a TX pipe's page
         // is a pipe's page: TX_PIPES <= PIPES).
-        self.hit.next = self.wr_apply.q.val()
-            & (self.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
-            & (self.wr_page.val() != self.page0.val())
-            & (self.wr_page.val() <= self.last_tx_page.val())
+        self.wr.hit.next = self.stages.apply.val()
+            & (self.stages.wr_off.val().get_bits::<2>(0) == self.zero_off2.val())
+            & (self.stages.wr_page.val() != self.page0.val())
+            & (self.stages.wr_page.val() <= self.last_tx_page.val())
             & ((self.wo_hit[0].q.val())
                 | (self.wo_hit[1].q.val())
                 | (self.wo_hit[2].q.val())
@@ -386,9 +330,9 @@ impl Logic for TxRegs {
                 | (self.wo_hit[4].q.val())
                 | (self.wo_hit[5].q.val())
                 | (self.wo_hit[6].q.val()));
-        self.err.next = false;
-        self.err_cause.next = self.zero32.val();
-        if self.hit.val() {
+        self.wr.err.next = false;
+        self.wr.err_cause.next = self.zero32.val();
+        if self.wr.hit.val() {
             for i in 0..TX_PIPES {
                 if self.wr_pipe.val().index() == i {
                     if (self.wo_hit[0].q.val())
@@ -398,49 +342,49 @@ impl Logic for TxRegs {
                         | (self.wo_hit[4].q.val())
                     {
                         if self.enable_r[i].q.val() {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_enabled.val();
+                            self.wr.err.next = true;
+                            self.wr.err_cause.next = self.cause_enabled.val();
                         } else if self.wo_hit[0].q.val() {
                             if !self.ring_aligned_r.q.val() {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_misaligned.val();
+                                self.wr.err.next = true;
+                                self.wr.err_cause.next = self.cause_misaligned.val();
                             } else {
-                                self.base_lo[i].d.next = self.wr_data_r.q.val();
+                                self.base_lo[i].d.next = self.stages.data.val();
                             }
                         } else if self.wo_hit[1].q.val() {
-                            self.base_hi[i].d.next = self.wr_data_r.q.val();
+                            self.base_hi[i].d.next = self.stages.data.val();
                         } else if self.wo_hit[2].q.val() {
                             if !self.size_ok_r.q.val() {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_ring_size.val();
+                                self.wr.err.next = true;
+                                self.wr.err_cause.next = self.cause_ring_size.val();
                             } else {
-                                self.ring_bytes[i].d.next = self.wr_data_r.q.val();
+                                self.ring_bytes[i].d.next = self.stages.data.val();
                                 self.mask_r[i].d.next = self.ring_slots.val() - self.one16.val();
                             }
                         } else if self.wo_hit[3].q.val() {
                             if !self.notif_aligned_r.q.val() {
-                                self.err.next = true;
-                                self.err_cause.next = self.cause_misaligned.val();
+                                self.wr.err.next = true;
+                                self.wr.err_cause.next = self.cause_misaligned.val();
                             } else {
-                                self.compl_lo[i].d.next = self.wr_data_r.q.val();
+                                self.compl_lo[i].d.next = self.stages.data.val();
                             }
                         } else {
-                            self.compl_hi[i].d.next = self.wr_data_r.q.val();
+                            self.compl_hi[i].d.next = self.stages.data.val();
                         }
                     } else if self.wo_hit[5].q.val() {
-                        if self.wr_data_r.q.val().get_bit(0)
+                        if self.stages.data.val().get_bit(0)
                             & (self.ring_bytes[i].q.val() == self.zero32.val())
                         {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_ring_size.val();
+                            self.wr.err.next = true;
+                            self.wr.err_cause.next = self.cause_ring_size.val();
                         } else {
-                            self.enable_r[i].d.next = self.wr_data_r.q.val().get_bit(0);
+                            self.enable_r[i].d.next = self.stages.data.val().get_bit(0);
                             self.restart.next =
-                                self.wr_data_r.q.val().get_bit(0) != self.enable_r[i].q.val();
+                                self.stages.data.val().get_bit(0) != self.enable_r[i].q.val();
                             self.restart_compl_base.next = self.compl_cat[i].o.val();
-                            self.acp_r[i].d.next = self.wr_data_r.q.val().get_bit(1);
-                            self.atomic_r[i].d.next = self.wr_data_r.q.val().get_bit(2);
-                            if !self.wr_data_r.q.val().get_bit(0) {
+                            self.acp_r[i].d.next = self.stages.data.val().get_bit(1);
+                            self.atomic_r[i].d.next = self.stages.data.val().get_bit(2);
+                            if !self.stages.data.val().get_bit(0) {
                                 self.tail_r[i].d.next = self.zero16.val();
                             }
                         }
@@ -449,8 +393,8 @@ impl Logic for TxRegs {
                         if self.tail_ok_r[i].q.val() & self.enable_r[i].q.val() {
                             self.tail_r[i].d.next = self.wr_data16.val();
                         } else {
-                            self.err.next = true;
-                            self.err_cause.next = self.cause_tail.val();
+                            self.wr.err.next = true;
+                            self.wr.err_cause.next = self.cause_tail.val();
                         }
                     }
                 }
@@ -470,65 +414,57 @@ impl Logic for TxRegs {
         }
 
         // ---- Reads ----
-        if self.rd_take.val() {
-            self.rd_addr_r.d.next = self.rd_addr.val();
-        }
-        self.rd_page.next = self
-            .rd_addr_r
-            .q
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.rd_off.next = self.rd_addr_r.q.val().get_bits::<OFF_BITS>(0);
-        self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
-        self.rd_is_pipe.next = (self.rd_page.val() != self.page0.val())
-            & (self.rd_page.val() <= self.last_pipe_page.val());
-        self.rd_data.next = self.zero32.val();
-        self.rd_hit.next = false;
+        self.rd_pipe.next =
+            self.stages.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
+        self.rd_is_pipe.next = (self.stages.rd_page.val() != self.page0.val())
+            & (self.stages.rd_page.val() <= self.last_pipe_page.val());
+        self.rd.data.next = self.zero32.val();
+        self.rd.hit.next = false;
         for i in 0..TX_PIPES {
             if self.rd_is_pipe.val() & (self.rd_pipe.val().index() == i) {
-                if self.rd_off.val() == self.p_base_lo.val() {
-                    self.rd_data.next = self.rd_data.val() | self.base_lo[i].q.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_base_lo.val() {
+                    self.rd.data.next = self.rd.data.val() | self.base_lo[i].q.val();
+                    self.rd.hit.next = true;
                 }
-                if self.rd_off.val() == self.p_base_hi.val() {
-                    self.rd_data.next = self.rd_data.val() | self.base_hi[i].q.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_base_hi.val() {
+                    self.rd.data.next = self.rd.data.val() | self.base_hi[i].q.val();
+                    self.rd.hit.next = true;
                 }
-                if self.rd_off.val() == self.p_ring_bytes.val() {
-                    self.rd_data.next = self.rd_data.val() | self.ring_bytes[i].q.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_ring_bytes.val() {
+                    self.rd.data.next = self.rd.data.val() | self.ring_bytes[i].q.val();
+                    self.rd.hit.next = true;
                 }
-                if self.rd_off.val() == self.p_compl_lo.val() {
-                    self.rd_data.next = self.rd_data.val() | self.compl_lo[i].q.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_compl_lo.val() {
+                    self.rd.data.next = self.rd.data.val() | self.compl_lo[i].q.val();
+                    self.rd.hit.next = true;
                 }
-                if self.rd_off.val() == self.p_compl_hi.val() {
-                    self.rd_data.next = self.rd_data.val() | self.compl_hi[i].q.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_compl_hi.val() {
+                    self.rd.data.next = self.rd.data.val() | self.compl_hi[i].q.val();
+                    self.rd.hit.next = true;
                 }
-                if self.rd_off.val() == self.p_ctrl.val() {
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_ctrl.val() {
+                    self.rd.hit.next = true;
                     if self.enable_r[i].q.val() {
-                        self.rd_data.next = self.rd_data.val() | self.one32.val();
+                        self.rd.data.next = self.rd.data.val() | self.one32.val();
                     }
                     if self.acp_r[i].q.val() {
-                        self.rd_data.next = self.rd_data.val() | self.two32.val();
+                        self.rd.data.next = self.rd.data.val() | self.two32.val();
                     }
                     if self.atomic_r[i].q.val() {
-                        self.rd_data.next = self.rd_data.val() | self.four32.val();
+                        self.rd.data.next = self.rd.data.val() | self.four32.val();
                     }
                 }
-                if self.rd_off.val() == self.p_tail.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tail32[i].o.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_tail.val() {
+                    self.rd.data.next = self.rd.data.val() | self.tail32[i].o.val();
+                    self.rd.hit.next = true;
                 }
-                if self.rd_off.val() == self.p_frames.val() {
-                    self.rd_data.next = self.rd_data.val() | self.frames[i].q.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_frames.val() {
+                    self.rd.data.next = self.rd.data.val() | self.frames[i].q.val();
+                    self.rd.hit.next = true;
                 }
-                if self.rd_off.val() == self.p_drops.val() {
-                    self.rd_data.next = self.rd_data.val() | self.drops[i].q.val();
-                    self.rd_hit.next = true;
+                if self.stages.rd_off.val() == self.p_drops.val() {
+                    self.rd.data.next = self.rd.data.val() | self.drops[i].q.val();
+                    self.rd.hit.next = true;
                 }
             }
         }
