@@ -14,6 +14,10 @@ pub enum Error {
     },
     #[error("pipe {pipe} does not exist: the card has {pipes} pipes (0..{pipes})")]
     NoSuchPipe { pipe: usize, pipes: usize },
+    /// A TX pipe index at or beyond CAP_TX_PIPES (a card may have fewer TX
+    /// pipes than RX pipes).
+    #[error("TX pipe {pipe} does not exist: the card has {tx_pipes} TX pipes (0..{tx_pipes})")]
+    NoSuchTxPipe { pipe: usize, tx_pipes: usize },
     #[error("pipe {0} is already open")]
     PipeInUse(usize),
     #[error(
