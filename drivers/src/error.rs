@@ -66,8 +66,15 @@ pub enum Error {
     NoResponse(String),
     #[error("the card was reset under this driver, or another driver opened it (SESSION no longer holds our token): every pipe, notification buffer, flow binding and in-flight atomic verb of this Device is gone; drop it and call Device::open again")]
     CardReset,
-    #[error("DMA memory: {0}")]
-    Dma(String),
+    /// DMA memory could not be had or used. `what` says what failed and
+    /// what to do, in words (with the OS error's text when there is one);
+    /// `source` is that OS error itself, for code that looks at its kind.
+    #[error("DMA memory: {what}")]
+    Dma {
+        what: String,
+        #[source]
+        source: Option<std::io::Error>,
+    },
     #[error("`{0}` is not a card address: use a PCI address (0000:03:00.0), pci:VENDOR:DEVICE in hex (pci:10ee:903f), or sim:/path/to/socket for the simulator")]
     BadAddress(String),
     #[error("{0}")]
@@ -78,8 +85,15 @@ pub enum Error {
     Bar(String),
     #[error("huge pages: {0}")]
     HugePages(String),
-    #[error("VFIO: {0}")]
-    Vfio(String),
+    /// Setting up VFIO failed. `what` says what failed and what to do, in
+    /// words (with the OS error's text when there is one); `source` is that
+    /// OS error itself, for code that looks at its kind.
+    #[error("VFIO: {what}")]
+    Vfio {
+        what: String,
+        #[source]
+        source: Option<std::io::Error>,
+    },
     #[error("{0}")]
     SimConnect(String),
     #[error("atomic verb at {addr:#x} refused: {}", match *status { 2 => "the address is not a multiple of 8 (of 64 for a commit)", 3 => "the address is beyond the atomic memory (CAP_ATOMIC_BYTES)", _ => "unknown opcode or reserved bytes set, or a commit cut short (its TX pipe switched off between its slots)" })]
@@ -101,6 +115,40 @@ pub enum Error {
     },
     #[error("the simulator refused the request: {0}")]
     Simulator(String),
+}
+
+impl Error {
+    /// [`Error::Dma`] with no OS error behind it.
+    pub(crate) fn dma(what: impl Into<String>) -> Self {
+        Error::Dma {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// [`Error::Dma`] caused by `source`.
+    pub(crate) fn dma_io(what: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Dma {
+            what: what.into(),
+            source: Some(source),
+        }
+    }
+
+    /// [`Error::Vfio`] with no OS error behind it.
+    pub(crate) fn vfio(what: impl Into<String>) -> Self {
+        Error::Vfio {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// [`Error::Vfio`] caused by `source`.
+    pub(crate) fn vfio_io(what: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Vfio {
+            what: what.into(),
+            source: Some(source),
+        }
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
