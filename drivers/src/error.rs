@@ -45,6 +45,14 @@ pub enum Error {
         head: u32,
         tail: u32,
     },
+    /// [`crate::RxPipe::free`] was given a slot inside a frame; nothing was freed.
+    #[error("cannot free up to slot {to} on pipe {pipe}: it lies inside the frame at slots {frame_start}..{frame_end}; free up to where a frame ends (a batch's end_slot, or the slot after one of its frames); nothing was freed")]
+    FreeInsideFrame {
+        pipe: usize,
+        to: u32,
+        frame_start: u32,
+        frame_end: u32,
+    },
     #[error("a frame of {len} bytes cannot be sent here: frames must be 1 to {max} bytes (the card's largest frame, or what the TX ring can ever hold, whichever is smaller); nothing was queued")]
     BadFrame { len: usize, max: u32 },
     #[error("TX pipe {pipe} has {free_slots} free slots, {need_slots} are needed: wait for completions (TxPipe::free_slots) and retry")]
