@@ -20,12 +20,20 @@ pub struct Atomics {
 impl<C: Card> Device<C> {
     /// Binds TX pipe `tx_pipe` to the atomic unit and makes RX pipe
     /// `rx_pipe` receive its results, each with a ring of `ring_bytes`.
+    ///
+    /// One [`Atomics`] per Device at a time: the card sends every result to
+    /// one RX pipe (ATOMIC_RX_PIPE), so a second one would take the first
+    /// one's results. While one is open this is [`Error::AtomicsInUse`];
+    /// [`Device::close_atomics`] ends it.
     pub fn open_atomics(
         &mut self,
         rx_pipe: usize,
         tx_pipe: usize,
         ring_bytes: u32,
     ) -> Result<Atomics> {
+        if let Some((rx, tx)) = self.atomics_open {
+            return Err(Error::AtomicsInUse { rx, tx });
+        }
         if self.read(global::CAP_ATOMIC_BYTES.offset)? == 0 {
             return Err(Error::NoDevice(
                 "this card has no atomic unit (CAP_ATOMIC_BYTES = 0)".into(),
@@ -38,11 +46,22 @@ impl<C: Card> Device<C> {
             pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
             pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC,
         )?;
+        self.atomics_open = Some((rx_pipe, tx_pipe));
         Ok(Atomics {
             rx,
             tx,
             next_tag: 0,
         })
+    }
+
+    /// Closes `at`'s pipes (see [`Device::close_tx_pipe`]: verbs posted and
+    /// not yet run are abandoned), so [`Device::open_atomics`] may be
+    /// called again. Results not yet taken are lost.
+    pub fn close_atomics(&mut self, at: Atomics) -> Result<()> {
+        self.close_tx_pipe(at.tx)?;
+        self.close_rx_pipe(at.rx)?;
+        self.atomics_open = None;
+        Ok(())
     }
 }
 

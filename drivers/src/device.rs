@@ -86,6 +86,9 @@ pub struct Device<C: Card> {
     reset_seen: bool,
     /// Idle polls since SESSION was last read.
     idle_polls: u32,
+    /// The (RX, TX) pipes of the open [`crate::Atomics`], if one is open:
+    /// there is one per Device, since the card has one ATOMIC_RX_PIPE.
+    pub(crate) atomics_open: Option<(usize, usize)>,
 }
 
 impl<C: Card> Device<C> {
@@ -125,6 +128,7 @@ impl<C: Card> Device<C> {
             session: None,
             reset_seen: false,
             idle_polls: 0,
+            atomics_open: None,
         };
         // First, so a reset at any later point of the open is seen.
         dev.claim_session()?;

@@ -106,6 +106,10 @@ pub enum Error {
     SimConnect(String),
     #[error("atomic verb at {addr:#x} refused: {}", match *status { 2 => "the address is not a multiple of 8 (of 64 for a commit)", 3 => "the address is beyond the atomic memory (CAP_ATOMIC_BYTES)", _ => "unknown opcode or reserved bytes set, or a commit cut short (its TX pipe switched off between its slots)" })]
     Atomic { addr: u32, status: u8 },
+    /// [`crate::Device::open_atomics`] while an [`crate::Atomics`] of this
+    /// Device is open: the card sends all results to one RX pipe.
+    #[error("the atomic unit is already open on this device (RX pipe {rx}, TX pipe {tx}): the card sends every result to one RX pipe, so use that Atomics, or close it first (Device::close_atomics)")]
+    AtomicsInUse { rx: usize, tx: usize },
     #[error("atomic request not sent: {0}")]
     BadVerb(String),
     #[error("remote verb with tag {tag} came back {}", if *in_doubt { "in doubt: the peer lost its link state after we committed it, so it may or may not have been applied; read the word to find out" } else { "not delivered: our link was reset before it was decided; it was not applied, post it again" })]
