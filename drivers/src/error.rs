@@ -110,6 +110,10 @@ pub enum Error {
     /// Device is open: the card sends all results to one RX pipe.
     #[error("the atomic unit is already open on this device (RX pipe {rx}, TX pipe {tx}): the card sends every result to one RX pipe, so use that Atomics, or close it first (Device::close_atomics)")]
     AtomicsInUse { rx: usize, tx: usize },
+    /// A submitted request used a tag from [`crate::Atomics::HELPER_TAGS_FIRST`]
+    /// up, which the blocking calls keep for their own verbs; nothing was posted.
+    #[error("atomic request with tag {tag} not sent: tags {first} to 65535 are kept for the driver's blocking calls (Atomics::cas and the others); number your requests below {first}; nothing was posted")]
+    ReservedTag { tag: u16, first: u16 },
     #[error("atomic request not sent: {0}")]
     BadVerb(String),
     #[error("remote verb with tag {tag} came back {}", if *in_doubt { "in doubt: the peer lost its link state after we committed it, so it may or may not have been applied; read the word to find out" } else { "not delivered: our link was reset before it was decided; it was not applied, post it again" })]
