@@ -10,22 +10,46 @@ use pendulum_layout::{global, pipe, pipe_page};
 /// verbs (one 64-byte slot each; three for a multi-word commit), an RX pipe
 /// receives the results (one slot each; two for a commit), matched by tag.
 /// Many verbs may be in flight; results come back in order.
+///
+/// Two ways to use it, which mix freely:
+/// - [`Atomics::submit`] / [`Atomics::submit_requests`] post requests with
+///   the caller's own tags (the card returns the 16-bit tag as given, like
+///   an RDMA `wr_id`), and [`Atomics::results`] returns their results.
+///   Tags from [`Atomics::HELPER_TAGS_FIRST`] up are refused
+///   ([`Error::ReservedTag`]).
+/// - The blocking calls ([`Atomics::cas`], [`Atomics::fetch_add`],
+///   [`Atomics::run`], [`Atomics::commit`], …) post one request with a tag
+///   of that reserved range and wait for its result. Results of submitted
+///   requests that arrive meanwhile are kept, in order, for the next
+///   [`Atomics::results`]; none is taken or dropped.
 #[derive(Debug)]
 pub struct Atomics {
     rx: RxPipe,
     tx: TxPipe,
-    next_tag: u16,
+    /// Low byte of the next blocking call's tag.
+    next_tag: u8,
+    /// Results of submitted requests read by a blocking call, for the next
+    /// [`Atomics::results`].
+    kept: Vec<VerbResult>,
 }
 
 impl<C: Card> Device<C> {
     /// Binds TX pipe `tx_pipe` to the atomic unit and makes RX pipe
     /// `rx_pipe` receive its results, each with a ring of `ring_bytes`.
+    ///
+    /// One [`Atomics`] per Device at a time: the card sends every result to
+    /// one RX pipe (ATOMIC_RX_PIPE), so a second one would take the first
+    /// one's results. While one is open this is [`Error::AtomicsInUse`];
+    /// [`Device::close_atomics`] ends it.
     pub fn open_atomics(
         &mut self,
         rx_pipe: usize,
         tx_pipe: usize,
         ring_bytes: u32,
     ) -> Result<Atomics> {
+        if let Some((rx, tx)) = self.atomics_open {
+            return Err(Error::AtomicsInUse { rx, tx });
+        }
         if self.read(global::CAP_ATOMIC_BYTES.offset)? == 0 {
             return Err(Error::NoDevice(
                 "this card has no atomic unit (CAP_ATOMIC_BYTES = 0)".into(),
@@ -38,42 +62,77 @@ impl<C: Card> Device<C> {
             pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
             pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC,
         )?;
+        self.atomics_open = Some((rx_pipe, tx_pipe));
         Ok(Atomics {
             rx,
             tx,
             next_tag: 0,
+            kept: Vec::new(),
         })
+    }
+
+    /// Closes `at`'s pipes (see [`Device::close_tx_pipe`]: verbs posted and
+    /// not yet run are abandoned), so [`Device::open_atomics`] may be
+    /// called again. Results not yet taken are lost.
+    pub fn close_atomics(&mut self, at: Atomics) -> Result<()> {
+        self.close_tx_pipe(at.tx)?;
+        self.close_rx_pipe(at.rx)?;
+        self.atomics_open = None;
+        Ok(())
     }
 }
 
 impl Atomics {
-    /// Posts verbs (their tags as given), one doorbell; returns how many fit.
+    /// The first tag the blocking calls use for their own requests; they use
+    /// tags from here to `u16::MAX`, and [`Atomics::submit`] and
+    /// [`Atomics::submit_requests`] refuse them. Requests submitted by the
+    /// caller carry tags below this.
+    pub const HELPER_TAGS_FIRST: u16 = 0xFF00;
+
+    /// Posts verbs (their tags as given, each below
+    /// [`Atomics::HELPER_TAGS_FIRST`]), one doorbell; returns how many fit.
+    /// A reserved tag is [`Error::ReservedTag`], a verb naming COMMIT
+    /// [`Error::BadVerb`]; nothing is posted then.
     pub fn submit<C: Card>(&mut self, dev: &mut Device<C>, verbs: &[Verb]) -> Result<usize> {
-        refuse_bare_commit(verbs.iter())?;
+        verbs
+            .iter()
+            .try_for_each(|&v| refuse(&Request::Verb(v), false))?;
         self.tx.send_slots(dev, verbs, Verb::to_slot)
     }
 
-    /// Posts verbs and commits in order (their tags as given), one doorbell;
-    /// returns how many fit whole.
+    /// Posts verbs and commits in order (their tags as given, each below
+    /// [`Atomics::HELPER_TAGS_FIRST`]), one doorbell; returns how many fit
+    /// whole. Refused as [`Atomics::submit`] refuses.
     pub fn submit_requests<C: Card>(
         &mut self,
         dev: &mut Device<C>,
         requests: &[Request],
     ) -> Result<usize> {
-        refuse_bare_commit(requests.iter().filter_map(|q| match q {
-            Request::Verb(v) => Some(v),
-            Request::Commit(_) | Request::Words(_) => None,
-        }))?;
+        requests.iter().try_for_each(|q| refuse(q, false))?;
         self.tx.send_slots(dev, requests, Request::to_slots)
     }
 
     /// Raw form for tests: posts `bytes` (whole 64-byte slots) as they are.
+    /// Nothing is checked: a slot with a reserved tag gets its result
+    /// dropped, as a blocking call's stale one would be.
     pub fn submit_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
         self.tx.send_raw(dev, bytes)
     }
 
-    /// Results waiting, in the order the verbs were executed; their slots are freed.
+    /// Results of submitted requests, in the order they were executed:
+    /// first those a blocking call read while it waited, then those waiting
+    /// in the ring (whose slots are freed). Results with reserved tags
+    /// (blocking calls that gave up waiting) are dropped.
     pub fn results<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<VerbResult>> {
+        let fresh = self.read_results(dev)?;
+        let mut out = std::mem::take(&mut self.kept);
+        out.extend(fresh.into_iter().filter(|r| !is_helper_tag(r.tag)));
+        Ok(out)
+    }
+
+    /// Every result waiting in the ring, whoever posted its request; their
+    /// slots are freed.
+    fn read_results<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<VerbResult>> {
         self.rx.take_records(dev, |rest| {
             VerbResult::from_slots(rest)
                 .map(|(r, slots)| (r, slots as u32))
@@ -108,8 +167,11 @@ impl Atomics {
         )
     }
 
+    /// A tag for a blocking call: it cycles through the reserved range, so
+    /// a late result of a call that gave up is not taken for a later one's
+    /// (unless 256 calls later).
     fn take_tag(&mut self) -> u16 {
-        let tag = self.next_tag;
+        let tag = Self::HELPER_TAGS_FIRST | self.next_tag as u16;
         self.next_tag = self.next_tag.wrapping_add(1);
         tag
     }
@@ -123,11 +185,20 @@ impl Atomics {
         let tag = q.tag();
         // Both loops relax through the Device, so a reset of the card ends
         // them with Error::CardReset within POLLS_PER_RESET_CHECK polls.
-        while self.submit_requests(dev, &[q])? == 0 {
+        refuse(&q, true)?;
+        while self.tx.send_slots(dev, &[q], Request::to_slots)? == 0 {
             dev.relax()?;
         }
         for _ in 0..1_000_000 {
-            if let Some(r) = self.results(dev)?.into_iter().find(|r| r.tag == tag) {
+            let mut mine = None;
+            for r in self.read_results(dev)? {
+                if r.tag == tag {
+                    mine = Some(r);
+                } else if !is_helper_tag(r.tag) {
+                    self.kept.push(r);
+                }
+            }
+            if let Some(r) = mine {
                 return match r.status {
                     status::OK | status::COMPARE_FAILED => Ok(r),
                     s => Err(Error::Atomic { addr, status: s }),
@@ -237,15 +308,28 @@ impl Atomics {
     }
 }
 
-/// A one-slot verb naming COMMIT would make the card take the next two slots
-/// as its lines: refused here, with what to use instead.
-fn refuse_bare_commit<'a>(mut verbs: impl Iterator<Item = &'a Verb>) -> Result<()> {
-    match verbs.find(|v| v.op == op::COMMIT) {
-        Some(v) => Err(Error::BadVerb(format!(
+/// Whether `tag` is one the blocking calls keep for themselves.
+fn is_helper_tag(tag: u16) -> bool {
+    tag >= Atomics::HELPER_TAGS_FIRST
+}
+
+/// Checks a request before anything is posted: a one-slot verb naming
+/// COMMIT is refused (the card would take the next two slots as its lines),
+/// with what to use instead; so is a reserved tag, unless `helper` (a
+/// blocking call's own request).
+fn refuse(q: &Request, helper: bool) -> Result<()> {
+    if !helper && is_helper_tag(q.tag()) {
+        return Err(Error::ReservedTag {
+            tag: q.tag(),
+            first: Atomics::HELPER_TAGS_FIRST,
+        });
+    }
+    match q {
+        Request::Verb(v) if v.op == op::COMMIT => Err(Error::BadVerb(format!(
             "verb with tag {} names COMMIT as a one-slot verb; post a Commit (Atomics::commit or submit_requests)",
             v.tag
         ))),
-        None => Ok(()),
+        _ => Ok(()),
     }
 }
 

@@ -86,6 +86,9 @@ pub struct Device<C: Card> {
     reset_seen: bool,
     /// Idle polls since SESSION was last read.
     idle_polls: u32,
+    /// The (RX, TX) pipes of the open [`crate::Atomics`], if one is open:
+    /// there is one per Device, since the card has one ATOMIC_RX_PIPE.
+    pub(crate) atomics_open: Option<(usize, usize)>,
 }
 
 impl<C: Card> Device<C> {
@@ -125,6 +128,7 @@ impl<C: Card> Device<C> {
             session: None,
             reset_seen: false,
             idle_polls: 0,
+            atomics_open: None,
         };
         // First, so a reset at any later point of the open is seen.
         dev.claim_session()?;
@@ -548,7 +552,7 @@ impl<C: Card> Device<C> {
     /// it; its notification buffer (`index` mod [`Device::notif_bufs`]) is
     /// switched on first if no pipe opened before uses it.
     pub fn open_rx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<RxPipe> {
-        self.check_pipe_request(index, ring_bytes, &self.pipe_open)?;
+        self.check_pipe_request(index, ring_bytes, false)?;
         if self.notif.get_mut().cap() == 0 {
             return Err(Error::NoNotifBufs);
         }
@@ -581,17 +585,26 @@ impl<C: Card> Device<C> {
         Ok(())
     }
 
-    /// The checks shared by RX and TX pipes, before anything is allocated.
-    fn check_pipe_request(&self, index: usize, ring_bytes: u32, open: &[bool]) -> Result<()> {
+    /// The checks shared by RX and TX pipes (`tx` says which), before
+    /// anything is allocated.
+    fn check_pipe_request(&self, index: usize, ring_bytes: u32, tx: bool) -> Result<()> {
         use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES};
         self.not_reset()?;
+        let open = if tx { &self.tx_open } else { &self.pipe_open };
         if index >= open.len() {
-            return Err(Error::NoSuchPipe {
-                pipe: index,
-                pipes: open.len(),
+            return Err(if tx {
+                Error::NoSuchTxPipe {
+                    pipe: index,
+                    tx_pipes: open.len(),
+                }
+            } else {
+                Error::NoSuchPipe {
+                    pipe: index,
+                    pipes: open.len(),
+                }
             });
         }
-        if open.get(index).copied().unwrap_or(false) {
+        if open[index] {
             return Err(Error::PipeInUse(index));
         }
         if !ring_bytes.is_power_of_two() || !(RING_MIN_BYTES..=RING_MAX_BYTES).contains(&ring_bytes)
@@ -609,7 +622,7 @@ impl<C: Card> Device<C> {
     /// completion record, and enables it. The TX pipe is independent of the
     /// RX pipe with the same index (it shares only the register page).
     pub fn open_tx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<TxPipe> {
-        self.check_pipe_request(index, ring_bytes, &self.tx_open)?;
+        self.check_pipe_request(index, ring_bytes, true)?;
         // Not mirrored: the card reads frames by DMA, and software splits a
         // frame that wraps, so one copy is enough.
         let ring = self
@@ -633,7 +646,7 @@ impl<C: Card> Device<C> {
     pub fn open_tx_pipe_over(&mut self, index: usize, rx: &RxPipe) -> Result<TxPipe> {
         let ring = *rx.ring_region();
         let ring_bytes = ring.len as u32;
-        self.check_pipe_request(index, ring_bytes, &self.tx_open)?;
+        self.check_pipe_request(index, ring_bytes, true)?;
         let compl =
             self.card
                 .alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;

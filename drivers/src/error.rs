@@ -14,6 +14,10 @@ pub enum Error {
     },
     #[error("pipe {pipe} does not exist: the card has {pipes} pipes (0..{pipes})")]
     NoSuchPipe { pipe: usize, pipes: usize },
+    /// A TX pipe index at or beyond CAP_TX_PIPES (a card may have fewer TX
+    /// pipes than RX pipes).
+    #[error("TX pipe {pipe} does not exist: the card has {tx_pipes} TX pipes (0..{tx_pipes})")]
+    NoSuchTxPipe { pipe: usize, tx_pipes: usize },
     #[error("pipe {0} is already open")]
     PipeInUse(usize),
     #[error(
@@ -41,6 +45,14 @@ pub enum Error {
         head: u32,
         tail: u32,
     },
+    /// [`crate::RxPipe::free`] was given a slot inside a frame; nothing was freed.
+    #[error("cannot free up to slot {to} on pipe {pipe}: it lies inside the frame at slots {frame_start}..{frame_end}; free up to where a frame ends (a batch's end_slot, or the slot after one of its frames); nothing was freed")]
+    FreeInsideFrame {
+        pipe: usize,
+        to: u32,
+        frame_start: u32,
+        frame_end: u32,
+    },
     #[error("a frame of {len} bytes cannot be sent here: frames must be 1 to {max} bytes (the card's largest frame, or what the TX ring can ever hold, whichever is smaller); nothing was queued")]
     BadFrame { len: usize, max: u32 },
     #[error("TX pipe {pipe} has {free_slots} free slots, {need_slots} are needed: wait for completions (TxPipe::free_slots) and retry")]
@@ -62,8 +74,15 @@ pub enum Error {
     NoResponse(String),
     #[error("the card was reset under this driver, or another driver opened it (SESSION no longer holds our token): every pipe, notification buffer, flow binding and in-flight atomic verb of this Device is gone; drop it and call Device::open again")]
     CardReset,
-    #[error("DMA memory: {0}")]
-    Dma(String),
+    /// DMA memory could not be had or used. `what` says what failed and
+    /// what to do, in words (with the OS error's text when there is one);
+    /// `source` is that OS error itself, for code that looks at its kind.
+    #[error("DMA memory: {what}")]
+    Dma {
+        what: String,
+        #[source]
+        source: Option<std::io::Error>,
+    },
     #[error("`{0}` is not a card address: use a PCI address (0000:03:00.0), pci:VENDOR:DEVICE in hex (pci:10ee:903f), or sim:/path/to/socket for the simulator")]
     BadAddress(String),
     #[error("{0}")]
@@ -74,12 +93,27 @@ pub enum Error {
     Bar(String),
     #[error("huge pages: {0}")]
     HugePages(String),
-    #[error("VFIO: {0}")]
-    Vfio(String),
+    /// Setting up VFIO failed. `what` says what failed and what to do, in
+    /// words (with the OS error's text when there is one); `source` is that
+    /// OS error itself, for code that looks at its kind.
+    #[error("VFIO: {what}")]
+    Vfio {
+        what: String,
+        #[source]
+        source: Option<std::io::Error>,
+    },
     #[error("{0}")]
     SimConnect(String),
     #[error("atomic verb at {addr:#x} refused: {}", match *status { 2 => "the address is not a multiple of 8 (of 64 for a commit)", 3 => "the address is beyond the atomic memory (CAP_ATOMIC_BYTES)", _ => "unknown opcode or reserved bytes set, or a commit cut short (its TX pipe switched off between its slots)" })]
     Atomic { addr: u32, status: u8 },
+    /// [`crate::Device::open_atomics`] while an [`crate::Atomics`] of this
+    /// Device is open: the card sends all results to one RX pipe.
+    #[error("the atomic unit is already open on this device (RX pipe {rx}, TX pipe {tx}): the card sends every result to one RX pipe, so use that Atomics, or close it first (Device::close_atomics)")]
+    AtomicsInUse { rx: usize, tx: usize },
+    /// A submitted request used a tag from [`crate::Atomics::HELPER_TAGS_FIRST`]
+    /// up, which the blocking calls keep for their own verbs; nothing was posted.
+    #[error("atomic request with tag {tag} not sent: tags {first} to 65535 are kept for the driver's blocking calls (Atomics::cas and the others); number your requests below {first}; nothing was posted")]
+    ReservedTag { tag: u16, first: u16 },
     #[error("atomic request not sent: {0}")]
     BadVerb(String),
     #[error("remote verb with tag {tag} came back {}", if *in_doubt { "in doubt: the peer lost its link state after we committed it, so it may or may not have been applied; read the word to find out" } else { "not delivered: our link was reset before it was decided; it was not applied, post it again" })]
@@ -97,6 +131,40 @@ pub enum Error {
     },
     #[error("the simulator refused the request: {0}")]
     Simulator(String),
+}
+
+impl Error {
+    /// [`Error::Dma`] with no OS error behind it.
+    pub(crate) fn dma(what: impl Into<String>) -> Self {
+        Error::Dma {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// [`Error::Dma`] caused by `source`.
+    pub(crate) fn dma_io(what: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Dma {
+            what: what.into(),
+            source: Some(source),
+        }
+    }
+
+    /// [`Error::Vfio`] with no OS error behind it.
+    pub(crate) fn vfio(what: impl Into<String>) -> Self {
+        Error::Vfio {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// [`Error::Vfio`] caused by `source`.
+    pub(crate) fn vfio_io(what: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Vfio {
+            what: what.into(),
+            source: Some(source),
+        }
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

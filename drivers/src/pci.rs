@@ -267,7 +267,7 @@ impl PciCard {
             .ok()
             .and_then(|t| t.file_name().map(|n| n.to_string_lossy().into_owned()))
             .ok_or_else(|| {
-                Error::Vfio(format!(
+                Error::vfio(format!(
                     "{bdf} is bound to vfio-pci but has no IOMMU group ({}/iommu_group): turn the IOMMU on (`intel_iommu=on` or `amd_iommu=on` on the kernel command line) and reboot",
                     dir.display()
                 ))
@@ -277,30 +277,33 @@ impl PciCard {
         let group_path = vfio_dir.join(&group);
         let open = |p: &Path| {
             OpenOptions::new().read(true).write(true).open(p).map_err(|e| match e.kind() {
-                io::ErrorKind::NotFound => Error::Vfio(format!(
+                io::ErrorKind::NotFound => Error::vfio_io(format!(
                     "{} does not exist: load VFIO with `sudo modprobe vfio-pci` and {}",
                     p.display(),
                     bind_help(&bdf)
-                )),
+                ), e),
                 io::ErrorKind::PermissionDenied => Error::Permission(format!(
                     "cannot open {}: give your user the group with `sudo chown $USER {}` (and raise `ulimit -l` for DMA memory), or run as root",
                     p.display(),
                     p.display()
                 )),
-                _ => Error::Vfio(format!("cannot open {}: {e}", p.display())),
+                _ => Error::vfio_io(format!("cannot open {}: {e}", p.display()), e),
             })
         };
         let container = open(&container_path)?;
         let group_file = open(&group_path)?;
         let not_vfio = |what: &str, e: io::Error| {
-            Error::Vfio(format!(
-                "{what} failed on {} ({e}): is it a VFIO device node? load `vfio-pci`",
-                container_path.display()
-            ))
+            Error::vfio_io(
+                format!(
+                    "{what} failed on {} ({e}): is it a VFIO device node? load `vfio-pci`",
+                    container_path.display()
+                ),
+                e,
+            )
         };
         let v = vfio::api_version(&container).map_err(|e| not_vfio("VFIO_GET_API_VERSION", e))?;
         if v != vfio::API_VERSION {
-            return Err(Error::Vfio(format!(
+            return Err(Error::vfio(format!(
                 "the kernel's VFIO API is version {v}, the driver knows {}",
                 vfio::API_VERSION
             )));
@@ -308,25 +311,25 @@ impl PciCard {
         let flags =
             vfio::group_flags(&group_file).map_err(|e| not_vfio("VFIO_GROUP_GET_STATUS", e))?;
         if flags & vfio::GROUP_FLAGS_VIABLE == 0 {
-            return Err(Error::Vfio(format!(
+            return Err(Error::vfio(format!(
                 "IOMMU group {group} is not viable: every device in /sys/kernel/iommu_groups/{group}/devices must be bound to vfio-pci or to no driver"
             )));
         }
         vfio::group_set_container(&group_file, &container)
-            .map_err(|e| Error::Vfio(format!("VFIO_GROUP_SET_CONTAINER: {e}")))?;
+            .map_err(|e| Error::vfio_io(format!("VFIO_GROUP_SET_CONTAINER: {e}"), e))?;
         let kind = if vfio::check_extension(&container, vfio::TYPE1V2_IOMMU).unwrap_or(false) {
             vfio::TYPE1V2_IOMMU
         } else if vfio::check_extension(&container, vfio::TYPE1_IOMMU).unwrap_or(false) {
             vfio::TYPE1_IOMMU
         } else {
-            return Err(Error::Vfio("the kernel offers no type 1 IOMMU to VFIO: turn the IOMMU on (`intel_iommu=on` or `amd_iommu=on`) and reboot".into()));
+            return Err(Error::vfio("the kernel offers no type 1 IOMMU to VFIO: turn the IOMMU on (`intel_iommu=on` or `amd_iommu=on`) and reboot"));
         };
         vfio::set_iommu(&container, kind)
-            .map_err(|e| Error::Vfio(format!("VFIO_SET_IOMMU: {e}")))?;
+            .map_err(|e| Error::vfio_io(format!("VFIO_SET_IOMMU: {e}"), e))?;
         let device = vfio::group_device(&group_file, &bdf)
-            .map_err(|e| Error::Vfio(format!("VFIO_GROUP_GET_DEVICE_FD for {bdf}: {e}")))?;
-        let (size, offset, rflags) =
-            vfio::region(&device, 0).map_err(|e| Error::Vfio(format!("BAR 0 region info: {e}")))?;
+            .map_err(|e| Error::vfio_io(format!("VFIO_GROUP_GET_DEVICE_FD for {bdf}: {e}"), e))?;
+        let (size, offset, rflags) = vfio::region(&device, 0)
+            .map_err(|e| Error::vfio_io(format!("BAR 0 region info: {e}"), e))?;
         if size < 8 || rflags & 4 == 0 {
             return Err(Error::NoDevice(format!(
                 "BAR 0 of {bdf} is {size} bytes and {}mappable: not a Pendulum card",
@@ -334,11 +337,11 @@ impl PciCard {
             )));
         }
         let (_, cfg_off, _) = vfio::region(&device, vfio::CONFIG_REGION_INDEX)
-            .map_err(|e| Error::Vfio(format!("config region info: {e}")))?;
+            .map_err(|e| Error::vfio_io(format!("config region info: {e}"), e))?;
         set_bus_master_file(&device, cfg_off)
-            .map_err(|e| Error::Vfio(format!("cannot turn on bus mastering: {e}")))?;
+            .map_err(|e| Error::vfio_io(format!("cannot turn on bus mastering: {e}"), e))?;
         let bar = Bar::map(&device, offset, size as usize)
-            .map_err(|e| Error::Vfio(format!("cannot map BAR 0 of {bdf}: {e}")))?;
+            .map_err(|e| Error::vfio_io(format!("cannot map BAR 0 of {bdf}: {e}"), e))?;
         Ok(Self::new(
             bdf,
             paths,
@@ -399,20 +402,21 @@ impl PciCard {
         };
         let bytes = (len as u64).next_multiple_of(PAGE_BYTES);
         if mirrored && bytes != len as u64 {
-            return Err(Error::Dma(format!(
+            return Err(Error::dma(format!(
                 "a mirrored region must be a multiple of {PAGE_BYTES} bytes, not {len}"
             )));
         }
-        let file =
-            sys::memfd("pendulum-dma", bytes).map_err(|e| Error::Dma(format!("memfd: {e}")))?;
-        let map = DmaMap::map(&file, 0, bytes as usize, mirrored)
-            .map_err(|e| Error::Dma(format!("cannot map {bytes} bytes of DMA memory: {e}")))?;
+        let file = sys::memfd("pendulum-dma", bytes)
+            .map_err(|e| Error::dma_io(format!("memfd: {e}"), e))?;
+        let map = DmaMap::map(&file, 0, bytes as usize, mirrored).map_err(|e| {
+            Error::dma_io(format!("cannot map {bytes} bytes of DMA memory: {e}"), e)
+        })?;
         let align = (len as u64).next_power_of_two().max(PAGE_BYTES);
         let iova = next_iova.next_multiple_of(align);
         vfio::map_dma(container, &map, iova, bytes).map_err(|e| {
-            Error::Vfio(format!(
+            Error::vfio_io(format!(
                 "VFIO_IOMMU_MAP_DMA of {bytes} bytes failed ({e}): raise the locked-memory limit (`ulimit -l unlimited`, or `memlock` in /etc/security/limits.conf)"
-            ))
+            ), e)
         })?;
         *next_iova = iova + bytes;
         self.maps.push((map, iova));
@@ -446,7 +450,7 @@ impl PciCard {
             }
         }
         if mirrored && len % huge != 0 {
-            return Err(Error::Dma(format!(
+            return Err(Error::dma(format!(
                 "a mirrored ring of {len} bytes needs an IOMMU, because huge pages of {huge} bytes cannot be mapped twice in smaller pieces: {}, or use rings that are a multiple of {huge} bytes",
                 bind_help(&self.bdf)
             )));
@@ -576,28 +580,34 @@ fn hugepage_bytes(paths: &HostPaths) -> u64 {
 /// consecutive, since the card sees one contiguous range.
 pub fn physical_address(pagemap: &Path, vaddr: u64, len: u64, bdf: &str) -> Result<u64> {
     let f = File::open(pagemap).map_err(|e| {
-        Error::Dma(format!(
+        Error::dma_io(
+            format!(
             "cannot open {} ({e}): bus addresses of DMA memory come from it without an IOMMU; {}",
             pagemap.display(),
             bind_help(bdf)
-        ))
+        ),
+            e,
+        )
     })?;
     let pages = len.div_ceil(PAGE_BYTES) as usize;
     let mut raw = vec![0u8; pages * 8];
     f.read_exact_at(&mut raw, vaddr / PAGE_BYTES * 8)
         .map_err(|e| {
-            Error::Dma(format!(
-                "cannot read {} ({e}); {}",
-                pagemap.display(),
-                bind_help(bdf)
-            ))
+            Error::dma_io(
+                format!(
+                    "cannot read {} ({e}); {}",
+                    pagemap.display(),
+                    bind_help(bdf)
+                ),
+                e,
+            )
         })?;
     let mut first = 0;
     for (i, e) in raw.chunks_exact(8).enumerate() {
         let e = u64::from_le_bytes(e.try_into().unwrap_or([0; 8]));
         let pfn = e & ((1 << 55) - 1);
         if e >> 63 == 0 {
-            return Err(Error::Dma(format!(
+            return Err(Error::dma(format!(
                 "page {i} of DMA memory at {vaddr:#x} is not present in {}",
                 pagemap.display()
             )));
@@ -644,7 +654,7 @@ impl Card for PciCard {
 
     fn alloc_dma(&mut self, len: usize, _kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
         if len == 0 {
-            return Err(Error::Dma("cannot allocate an empty region".into()));
+            return Err(Error::dma("cannot allocate an empty region"));
         }
         let r = if self.uses_vfio() {
             self.alloc_vfio(len, mirrored)?

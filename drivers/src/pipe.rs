@@ -239,6 +239,13 @@ impl RxPipe {
     /// any frame boundary before it). This also re-arms the pipe's
     /// notification, and reports the notifications read when due (see
     /// [`Device::poll_notifications`]).
+    ///
+    /// `to` outside the slots held is [`Error::BadFree`]; a slot inside a
+    /// frame is [`Error::FreeInsideFrame`]. Either way nothing changes. The
+    /// announced tail (a batch's `end_slot`) is taken as it is; any other
+    /// slot is checked by walking the frames' headers from the head, as
+    /// [`RxBatch::iter`] does (a header that gives no length there is
+    /// [`Error::CorruptRing`]).
     pub fn free<C: Card>(&mut self, dev: &mut Device<C>, to: u32) -> Result<()> {
         let held = self.tail.wrapping_sub(self.head) % self.slots;
         let step = to.wrapping_sub(self.head) % self.slots;
@@ -250,10 +257,52 @@ impl RxPipe {
                 tail: self.tail,
             });
         }
+        if to != self.tail {
+            self.check_frame_end(dev, to).map_err(|e| match e {
+                Error::CorruptRing { .. } => dev.blame_reset(e),
+                e => e,
+            })?;
+        }
         dev.write(pipe_page(self.index) + pipe::HEAD.offset, to)?;
         self.head = to;
         dev.service_notif_buf(self.buf)
     }
+
+    /// Ok when a frame ends at `to` (between the head and the tail): walks
+    /// the frames from the head.
+    fn check_frame_end<C: Card>(&self, dev: &Device<C>, to: u32) -> Result<()> {
+        let ring = dev.card().dma(&self.ring);
+        let mut slot = self.head;
+        while slot != to {
+            let left = self.tail.wrapping_sub(slot) % self.slots;
+            let frame_slots = slots_for(frame_len_at(ring, self.index, slot, left)?);
+            if to.wrapping_sub(slot) % self.slots < frame_slots {
+                return Err(Error::FreeInsideFrame {
+                    pipe: self.index,
+                    to,
+                    frame_start: slot,
+                    frame_end: (slot + frame_slots) % self.slots,
+                });
+            }
+            slot = (slot + frame_slots) % self.slots;
+        }
+        Ok(())
+    }
+}
+
+/// The length of the frame at `slot` of `ring` (mapped twice), from its
+/// header; [`Error::CorruptRing`] unless that gives a frame of 1 to `left`
+/// slots (what is announced from `slot` on).
+fn frame_len_at(ring: &[u8], pipe: usize, slot: u32, left: u32) -> Result<u32> {
+    let off = slot as usize * BEAT_BYTES;
+    ring.get(off..off + BEAT_BYTES)
+        .and_then(frame_len_from_header)
+        .filter(|len| (1..=left).contains(&slots_for(*len)))
+        .ok_or_else(|| Error::CorruptRing {
+            pipe,
+            slot,
+            what: format!("no frame length that fits the {left} slots announced"),
+        })
 }
 
 /// Frames between a pipe's head and its announced tail, borrowed from the ring.
@@ -308,21 +357,12 @@ impl<'d> RxBatch<'d> {
             }
             let off = slot as usize * BEAT_BYTES;
             let left = self.end.wrapping_sub(slot) % self.slots;
-            let frame = frame_len_from_header(&self.ring[off..off + BEAT_BYTES])
-                .filter(|len| slots_for(*len) <= left)
-                .map(|len| {
-                    slot = (slot + slots_for(len)) % self.slots;
-                    // The ring is mapped twice, so a frame that wraps is still one slice.
-                    &self.ring[off..off + len as usize]
-                })
-                .ok_or_else(|| {
-                    failed = true;
-                    Error::CorruptRing {
-                        pipe: self.pipe,
-                        slot,
-                        what: format!("no frame length that fits the {left} slots announced"),
-                    }
-                });
+            let frame = frame_len_at(self.ring, self.pipe, slot, left).map(|len| {
+                slot = (slot + slots_for(len)) % self.slots;
+                // The ring is mapped twice, so a frame that wraps is still one slice.
+                &self.ring[off..off + len as usize]
+            });
+            failed = frame.is_err();
             Some(frame)
         })
     }

@@ -292,7 +292,7 @@ impl Card for SimClientCard {
                 .checked_add(view)
                 .map_or(true, |end| end > self.mem.len())
         {
-            return Err(Error::Dma(format!(
+            return Err(Error::dma(format!(
                 "the simulator placed a region of {view} bytes at offset {off} of a {}-byte host memory ({want_view} bytes asked): restart it",
                 self.mem.len()
             )));

@@ -163,7 +163,7 @@ impl TxPipe {
         let view = dev.card_mut().dma_mut(&self.ring);
         let mapped = view.len();
         let Some(ring) = view.get_mut(..ring_bytes) else {
-            return Err(Error::Dma(format!(
+            return Err(Error::dma(format!(
                 "TX ring of pipe {} maps {mapped} bytes, {ring_bytes} expected; the card's DMA memory is broken",
                 self.index
             )));

@@ -23,7 +23,10 @@ impl Card for FixedCard {
         Ok(())
     }
     fn alloc_dma(&mut self, _: usize, _: RegionKind, _: bool) -> Result<DmaRegion> {
-        Err(Error::Dma("none here".into()))
+        Err(Error::Dma {
+            what: "none here".into(),
+            source: None,
+        })
     }
     fn dma(&self, _: &DmaRegion) -> &[u8] {
         &[]

@@ -351,3 +351,37 @@ fn pagemap_without_permission_is_explained() {
     assert!(text.contains("not physically contiguous"), "{text}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The OS error behind `e`, if `e` keeps one as its source.
+fn io_source(e: &Error) -> Option<&std::io::Error> {
+    std::error::Error::source(e)?.downcast_ref::<std::io::Error>()
+}
+
+#[test]
+fn vfio_and_dma_errors_keep_the_os_error_as_their_source() {
+    let host = FakeHost::new("vfio-source");
+    let d = host.add_device(BDF, 0x10ee, 0x903f, layout::VERSION);
+    let drv = host.root.join("sys/bus/pci/drivers/vfio-pci");
+    fs::create_dir_all(&drv).unwrap();
+    symlink(&drv, d.join("driver")).unwrap();
+    let grp = host.root.join("sys/kernel/iommu_groups/17");
+    fs::create_dir_all(&grp).unwrap();
+    symlink(&grp, d.join("iommu_group")).unwrap();
+    fs::create_dir_all(host.root.join("dev/vfio")).unwrap();
+    fs::write(host.root.join("dev/vfio/vfio"), b"").unwrap();
+    fs::write(host.root.join("dev/vfio/17"), b"").unwrap();
+    // Plain files, not VFIO nodes: the ioctl fails with ENOTTY.
+    let e = PciCard::open_with_root(&host.root, BDF).err().unwrap();
+    assert!(e.to_string().contains("VFIO_GET_API_VERSION failed"), "{e}");
+    let os = io_source(&e).expect("the ioctl's error as the source");
+    assert_eq!(os.raw_os_error(), Some(ENOTTY), "{os}");
+    // A pagemap that is not there: the open's error is kept.
+    let missing = host.root.join("proc/self/no-pagemap");
+    let e = pendulum_driver::physical_address(&missing, 0, 4096, BDF).unwrap_err();
+    assert!(e.to_string().starts_with("DMA memory: cannot open"), "{e}");
+    let os = io_source(&e).expect("the open's error as the source");
+    assert_eq!(os.kind(), std::io::ErrorKind::NotFound);
+}
+
+/// ENOTTY ("inappropriate ioctl for device") on Linux.
+const ENOTTY: i32 = 25;

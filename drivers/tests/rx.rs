@@ -265,3 +265,48 @@ fn the_fake_card_writes_records_as_the_layout_says() {
         [6, 1, 1, 1]
     );
 }
+
+/// Writes an IPv4 frame of `len` bytes at `slot` of the `ring`th data ring
+/// allocated, as the card would.
+fn put_ipv4_frame(dev: &mut Device<FakeCard>, ring: usize, slot: u32, len: u16) {
+    use pendulum_layout::frame::{
+        ETHERTYPE_IPV4, ETHERTYPE_OFFSET, ETH_HEADER_BYTES, IPV4_LEN_OFFSET,
+    };
+    let mut f = vec![0u8; len as usize];
+    f[ETHERTYPE_OFFSET..ETHERTYPE_OFFSET + 2].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
+    let ip_len = len - ETH_HEADER_BYTES as u16;
+    f[IPV4_LEN_OFFSET..IPV4_LEN_OFFSET + 2].copy_from_slice(&ip_len.to_be_bytes());
+    let off = slot as usize * 64;
+    dev.card_mut().region(RegionKind::DataRing, ring)[off..off + f.len()].copy_from_slice(&f);
+}
+
+#[test]
+fn freeing_inside_a_frame_is_refused_and_changes_nothing() {
+    let mut dev = open_shared();
+    let mut p = dev.open_rx_pipe(0, 4096).unwrap();
+    // Frames of 3 slots (at 0) and 2 slots (at 3), announced together.
+    put_ipv4_frame(&mut dev, 0, 0, 150);
+    put_ipv4_frame(&mut dev, 0, 3, 100);
+    let mut seq = 0;
+    announce(&mut dev, 0, &mut seq, 5);
+    assert_eq!(p.recv(&dev).iter().count(), 2);
+    let head_reg = pipe_page(0) + pipe::HEAD.offset;
+    let writes = dev.card().writes_to(head_reg).len();
+    for inside in [1, 2, 4] {
+        let e = p.free(&mut dev, inside).unwrap_err();
+        assert!(
+            matches!(e, Error::FreeInsideFrame { pipe: 0, to, .. } if to == inside),
+            "{e}"
+        );
+        assert_eq!(p.head(), 0, "the head moved on a refused free");
+    }
+    assert_eq!(dev.card().writes_to(head_reg).len(), writes, "HEAD written");
+    // The ring is still read whole, and frame ends are accepted.
+    let lens: Vec<usize> = p.recv(&dev).iter().map(|f| f.unwrap().len()).collect();
+    assert_eq!(lens, [150, 100]);
+    p.free(&mut dev, 3).unwrap();
+    let lens: Vec<usize> = p.recv(&dev).iter().map(|f| f.unwrap().len()).collect();
+    assert_eq!(lens, [100]);
+    p.free(&mut dev, 5).unwrap();
+    assert!(p.recv(&dev).is_empty());
+}

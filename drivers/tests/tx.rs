@@ -68,7 +68,10 @@ fn pipe_requests_are_checked_like_rx() {
     ));
     assert!(matches!(
         dev.open_tx_pipe(4, 4096),
-        Err(Error::NoSuchPipe { pipe: 4, pipes: 4 })
+        Err(Error::NoSuchTxPipe {
+            pipe: 4,
+            tx_pipes: 4
+        })
     ));
     assert!(matches!(
         dev.open_tx_pipe(0, 3000),
@@ -215,4 +218,23 @@ fn completion_record_is_taken_only_when_its_sequence_moves() {
     // The pipe index field is not needed to parse the head.
     let rec = dev.card_mut().region(RegionKind::Notification, 0).clone();
     assert_eq!(tx_compl::HEAD.read(&rec), 20);
+}
+
+#[test]
+fn a_tx_pipe_beyond_the_card_is_named_a_tx_pipe_with_the_tx_count() {
+    // 8 RX pipes but 4 TX pipes: the error must give the TX count.
+    let mut dev = Device::open(FakeCard::with(8, 4, 2)).unwrap();
+    let e = dev.open_tx_pipe(5, 4096).unwrap_err();
+    assert!(matches!(
+        e,
+        Error::NoSuchTxPipe {
+            pipe: 5,
+            tx_pipes: 4
+        }
+    ));
+    let msg = e.to_string();
+    assert!(
+        msg.contains("TX pipe 5") && msg.contains("4 TX pipes"),
+        "{msg}"
+    );
 }

@@ -28,7 +28,10 @@ pub(crate) fn alloc_region(
     mirrored: bool,
 ) -> Result<DmaRegion> {
     if len == 0 {
-        return Err(Error::Dma("cannot allocate an empty region".into()));
+        return Err(Error::Dma {
+            what: "cannot allocate an empty region".into(),
+            source: None,
+        });
     }
     let kind = match kind {
         RegionKind::DataRing => MemKind::DataRing,

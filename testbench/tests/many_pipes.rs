@@ -114,7 +114,7 @@ fn pipes_past_the_tx_pipes_have_no_tx_registers() {
     ));
     assert!(matches!(
         dev.open_tx_pipe(TX_PIPES, 4096),
-        Err(pendulum_driver::Error::NoSuchPipe { .. })
+        Err(pendulum_driver::Error::NoSuchTxPipe { .. })
     ));
     // The last TX pipe's page still has them.
     let last = pipe_page(TX_PIPES - 1);

@@ -45,6 +45,17 @@ pub struct FakeCard {
     /// The card resets itself in the `relax` call that brings `relaxes` to
     /// this value.
     pub reset_at_relax: Option<u64>,
+    /// The atomic unit's memory (64-bit words), when the card has one
+    /// (`with_atomics`).
+    pub atomic_mem: Option<Vec<u64>>,
+    /// The regions allocated mirrored.
+    mirrored: Vec<usize>,
+    /// The atomic unit's state: per TX pipe the slot it has read up to; the
+    /// result ring's tail, its notifications and the TX completions written.
+    atomic_tx_head: HashMap<usize, u32>,
+    atomic_rx_tail: u32,
+    atomic_rx_seq: u32,
+    atomic_compl_seq: u32,
 }
 
 impl FakeCard {
@@ -80,6 +91,96 @@ impl FakeCard {
         };
         self.regs.retain(|o, _| fixed(o));
         self.nbufs.clear();
+    }
+
+    /// A card with an atomic unit of `words` 64-bit words, which runs
+    /// single-slot verbs (`pendulum_layout::atomic::execute`) as soon as
+    /// their doorbell is rung: results go to the end of ATOMIC_RX_PIPE's
+    /// ring, announced at once, and the TX completion record moves past the
+    /// verbs. No commits; no room checks (tests keep their rings large).
+    pub fn with_atomics(words: usize) -> Self {
+        let mut c = Self::with(8, 4, 2);
+        c.regs
+            .insert(global::CAP_ATOMIC_BYTES.offset, 8 * words as u32);
+        c.atomic_mem = Some(vec![0; words]);
+        c
+    }
+
+    /// The value last written to `offset` (0 if none).
+    pub fn last_write(&self, offset: u32) -> u32 {
+        self.writes
+            .iter()
+            .rev()
+            .find(|(o, _)| *o == offset)
+            .map_or(0, |(_, v)| *v)
+    }
+
+    /// A 64-bit bus address from the two registers that hold it.
+    fn iova_at(&self, lo: u32, hi: u32) -> u64 {
+        (self.last_write(hi) as u64) << 32 | self.last_write(lo) as u64
+    }
+
+    /// Writes `bytes` at bus address `iova`, into both copies of a
+    /// mirrored region.
+    fn host_write(&mut self, iova: u64, bytes: &[u8]) {
+        let id = (iova >> 32) as usize - 1;
+        let off = (iova & 0xFFFF_FFFF) as usize;
+        let region = &mut self.regions[id].1;
+        region[off..off + bytes.len()].copy_from_slice(bytes);
+        let half = region.len() / 2;
+        if self.mirrored.contains(&id) && off + bytes.len() <= half {
+            region[half + off..half + off + bytes.len()].copy_from_slice(bytes);
+        }
+    }
+
+    /// The atomic unit takes the verbs TX pipe `p` rang up to `tail`.
+    fn run_atomics(&mut self, p: usize, tail: u32) {
+        use pendulum_layout::atomic::{execute, Verb, KIND_RESULT, SLOT_BYTES};
+        let page = pipe_page(p);
+        let ring = self.iova_at(
+            page + pipe::TX_RING_BASE_LO.offset,
+            page + pipe::TX_RING_BASE_HI.offset,
+        );
+        let slots = self.last_write(page + pipe::TX_RING_BYTES.offset) / SLOT_BYTES as u32;
+        let rx = self.last_write(global::ATOMIC_RX_PIPE.offset) as usize;
+        let rx_page = pipe_page(rx);
+        let rx_ring = self.iova_at(
+            rx_page + pipe::RING_BASE_LO.offset,
+            rx_page + pipe::RING_BASE_HI.offset,
+        );
+        let rx_slots = self.last_write(rx_page + pipe::RING_BYTES.offset) / SLOT_BYTES as u32;
+        let mut head = self.atomic_tx_head.get(&p).copied().unwrap_or(0);
+        while head != tail {
+            let at = ring + head as u64 * SLOT_BYTES as u64;
+            let slot = self.host_mut(at, SLOT_BYTES).to_vec();
+            head = (head + 1) % slots;
+            let Some(v) = Verb::from_slot(&slot) else {
+                continue; // not a verb: dropped, as the card does
+            };
+            let r = execute(self.atomic_mem.as_mut().expect("atomic unit"), &v);
+            let mut res = [0u8; SLOT_BYTES];
+            res[0] = KIND_RESULT;
+            res[1] = r.op;
+            res[2..4].copy_from_slice(&r.tag.to_le_bytes());
+            res[4] = r.status;
+            res[8..16].copy_from_slice(&r.old.to_le_bytes());
+            let at = rx_ring + self.atomic_rx_tail as u64 * SLOT_BYTES as u64;
+            self.host_write(at, &res);
+            self.atomic_rx_tail = (self.atomic_rx_tail + 1) % rx_slots;
+        }
+        self.atomic_tx_head.insert(p, head);
+        self.atomic_rx_seq += 1;
+        let (seq, rx_tail) = (self.atomic_rx_seq, self.atomic_rx_tail);
+        self.post(rx, seq, rx_tail);
+        self.atomic_compl_seq += 1;
+        let compl = self.iova_at(
+            page + pipe::TX_COMPL_BASE_LO.offset,
+            page + pipe::TX_COMPL_BASE_HI.offset,
+        );
+        let mut rec = [0u8; 8];
+        rec[..4].copy_from_slice(&head.to_le_bytes());
+        rec[4..].copy_from_slice(&self.atomic_compl_seq.to_le_bytes());
+        self.host_write(compl, &rec);
     }
 
     /// What SESSION holds.
@@ -227,11 +328,31 @@ impl Card for FakeCard {
             self.regs.insert(offset, value);
         }
         self.nbuf_write(offset, value);
+        // Results go to a newly named pipe from its slot 0 on, and a TX
+        // pipe being set up starts at slot 0 again.
+        if offset == global::ATOMIC_RX_PIPE.offset {
+            (self.atomic_rx_tail, self.atomic_rx_seq) = (0, 0);
+        }
+        if offset >= PAGE_BYTES && offset % PAGE_BYTES == pipe::TX_CTRL.offset {
+            self.atomic_tx_head
+                .remove(&((offset / PAGE_BYTES - 1) as usize));
+        }
+        // A doorbell of a TX pipe bound to the atomic unit.
+        if self.atomic_mem.is_some() && offset >= PAGE_BYTES {
+            let p = (offset / PAGE_BYTES - 1) as usize;
+            let ctrl = self.last_write(pipe_page(p) + pipe::TX_CTRL.offset);
+            if offset == pipe_page(p) + pipe::TX_TAIL.offset && ctrl & pipe::TX_CTRL_ATOMIC != 0 {
+                self.run_atomics(p, value);
+            }
+        }
         Ok(())
     }
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
         let view = if mirrored { 2 * len } else { len };
         self.regions.push((kind, vec![0; view]));
+        if mirrored {
+            self.mirrored.push(self.regions.len() - 1);
+        }
         // Far apart and aligned, like a real IOMMU would hand them out.
         let iova = (self.regions.len() as u64) << 32;
         Ok(DmaRegion {
