@@ -1,6 +1,7 @@
 //! MMIO: the register file behind the BAR.
 
 mod counters;
+mod events;
 mod link_flow_regs;
 mod nbuf_regs;
 mod pipe_counter;
@@ -10,6 +11,7 @@ mod regs;
 mod rx_pipe_bank;
 mod tx_regs;
 
+pub use events::{LinkEvents, RxEvents, TxEvents};
 pub use pipe_counter::PipeCounter;
 pub use reg_port::{RegRead, RegWrite};
-pub use regs::{RegFile, RxEvents, TxEvents, GATES, GATE_ATOMIC, GATE_LINK};
+pub use regs::{RegFile, GATES, GATE_ATOMIC, GATE_LINK};
