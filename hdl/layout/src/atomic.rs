@@ -101,6 +101,14 @@ pub mod status {
     pub const OUT_OF_RANGE: u8 = 3;
     /// Unknown opcode, not a verb slot, or reserved bytes set: nothing done.
     pub const BAD_OPCODE: u8 = 4;
+    /// Every status by name, for code outside Rust.
+    pub const ALL: &[(&str, u8)] = &[
+        ("OK", OK),
+        ("COMPARE_FAILED", COMPARE_FAILED),
+        ("MISALIGNED", MISALIGNED),
+        ("OUT_OF_RANGE", OUT_OF_RANGE),
+        ("BAD_OPCODE", BAD_OPCODE),
+    ];
 }
 
 /// One verb. `reserved_set` models a slot whose reserved bytes are not

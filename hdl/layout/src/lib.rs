@@ -106,6 +106,38 @@ pub mod params {
     pub const FLOW_BUCKET_BITS: usize = 8;
     /// Bits of a table slot number (FLOW_WRITE's index).
     pub const FLOW_SLOT_BITS: usize = FLOW_BUCKET_BITS + 2;
+
+    /// Every parameter above, by name, for code outside Rust (the Python
+    /// harness's `pendulum_sim.layout.PARAMS`).
+    pub const ALL: &[(&str, u64)] = &[
+        ("PIPES", PIPES as u64),
+        ("PIPE_BITS", PIPE_BITS as u64),
+        ("RESET_CLEAR_CYCLES", RESET_CLEAR_CYCLES as u64),
+        ("TX_PIPES", TX_PIPES as u64),
+        ("TX_PIPE_BITS", TX_PIPE_BITS as u64),
+        ("NOTIF_BUFS", NOTIF_BUFS as u64),
+        ("NOTIF_BUF_BITS", NOTIF_BUF_BITS as u64),
+        ("TX_COMPL_SLOTS", TX_COMPL_SLOTS as u64),
+        ("SLOT_BITS", SLOT_BITS as u64),
+        ("RING_MIN_BYTES", RING_MIN_BYTES as u64),
+        ("RING_MAX_BYTES", RING_MAX_BYTES as u64),
+        ("MAX_FRAME_BYTES", MAX_FRAME_BYTES as u64),
+        ("MIN_FRAME_BYTES", MIN_FRAME_BYTES as u64),
+        ("MMIO_ADDR_BITS", MMIO_ADDR_BITS as u64),
+        ("ETH_RX_FIFO_DEPTH_LOG2", ETH_RX_FIFO_DEPTH_LOG2 as u64),
+        ("DMA_READ_MAX_BYTES", DMA_READ_MAX_BYTES as u64),
+        ("DMA_BOUNDARY_BYTES", DMA_BOUNDARY_BYTES as u64),
+        ("TX_CPL_FIFO_DEPTH_LOG2", TX_CPL_FIFO_DEPTH_LOG2 as u64),
+        ("ACP_CHANNELS", ACP_CHANNELS as u64),
+        ("ACP_CHANNEL_BITS", ACP_CHANNEL_BITS as u64),
+        ("ACP_FAIL_AFTER", ACP_FAIL_AFTER as u64),
+        ("ACP_MSG_FIFO_DEPTH_LOG2", ACP_MSG_FIFO_DEPTH_LOG2 as u64),
+        ("ATOMIC_BYTES", ATOMIC_BYTES as u64),
+        ("ATOMIC_LINE_BITS", ATOMIC_LINE_BITS as u64),
+        ("FLOW_WAYS", FLOW_WAYS as u64),
+        ("FLOW_BUCKET_BITS", FLOW_BUCKET_BITS as u64),
+        ("FLOW_SLOT_BITS", FLOW_SLOT_BITS as u64),
+    ];
 }
 
 /// The notification record: written by the NIC into a notification buffer

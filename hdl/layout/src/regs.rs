@@ -298,6 +298,11 @@ pub mod global {
     pub const CTRL_PER_PACKET_NOTIF: u32 = 1 << 0;
     /// Bit of LINK_CTRL resetting the link.
     pub const LINK_CTRL_RESET: u32 = 1 << 0;
+    /// The global page's bit fields above, by name, for code outside Rust.
+    pub const BITS: &[(&str, u32)] = &[
+        ("CTRL_PER_PACKET_NOTIF", CTRL_PER_PACKET_NOTIF),
+        ("LINK_CTRL_RESET", LINK_CTRL_RESET),
+    ];
 }
 
 /// The global 64-bit counters, indexed as the hardware keeps them.
@@ -507,6 +512,16 @@ pub mod pipe {
     pub const NOTIF_ALIGN: u64 = 16;
     /// Bit of NBUF_CTRL switching the notification buffer on.
     pub const NBUF_CTRL_ON: u32 = 1 << 0;
+    /// The pipe page's bit fields and alignments above, by name, for code
+    /// outside Rust.
+    pub const BITS: &[(&str, u64)] = &[
+        ("CTRL_ENABLE", CTRL_ENABLE as u64),
+        ("TX_CTRL_ACP", TX_CTRL_ACP as u64),
+        ("TX_CTRL_ATOMIC", TX_CTRL_ATOMIC as u64),
+        ("NBUF_CTRL_ON", NBUF_CTRL_ON as u64),
+        ("RING_ALIGN", RING_ALIGN),
+        ("NOTIF_ALIGN", NOTIF_ALIGN),
+    ];
 }
 
 /// Why a register write was refused (the cause field of LAST_REG_ERROR).
