@@ -11,7 +11,7 @@ next wake-up, so waiting costs no Python per cycle::
     @ps.test()
     async def test_identity(dut):
         mmio = ps.Mmio(dut)
-        assert await mmio.read(0x0) == ps.layout.IDENTITY
+        assert await mmio.read(ps.layout.GLOBAL["IDENTITY"]) == ps.layout.IDENTITY
 
 Timing: one step is one full clock cycle. After ``await RisingEdge(dut.clk)``
 the registers hold their new values; a value written to an input port is
@@ -38,18 +38,32 @@ __all__ = [
 
 def _make_layout() -> SimpleNamespace:
     raw = _native.Sim.layout()
+    params = dict(raw["params"])
     return SimpleNamespace(
         IDENTITY=raw["identity"],
         VERSION=raw["version"],
         PAGE_BYTES=raw["page_bytes"],
-        RESET_CLEAR_CYCLES=raw["reset_clear_cycles"],
+        BEAT_BYTES=raw["beat_bytes"],
+        LAST_REG_ERROR_CAUSE_SHIFT=raw["last_reg_error_cause_shift"],
+        FLOW_KEY_WORDS=raw["flow_key_words"],
         GLOBAL=dict(raw["global"]),
         PIPE=dict(raw["pipe"]),
-        pipe_page=lambda p: (p + 1) * raw["page_bytes"],
+        BITS=dict(raw["bits"]),
+        OP=dict(raw["op"]),
+        STATUS=dict(raw["status"]),
+        REG_ERROR={name: code for name, (code, _) in raw["reg_error"].items()},
+        REG_ERROR_MEANING={code: meaning for code, meaning in raw["reg_error"].values()},
+        PARAMS=params,
+        RESET_CLEAR_CYCLES=params["RESET_CLEAR_CYCLES"],
+        pipe_page=_native.Sim.pipe_page,
     )
 
 
-#: Register offsets from pendulum-layout (the same definition the HDL uses).
+#: pendulum-layout, the definition the HDL and the driver use: register
+#: offsets (``GLOBAL``, ``PIPE``, ``pipe_page(p)``), bit fields and
+#: alignments (``BITS``), atomic opcodes and statuses (``OP``, ``STATUS``),
+#: register-refusal causes (``REG_ERROR``, ``REG_ERROR_MEANING``) and build
+#: parameters (``PARAMS``). Python code takes every code from here.
 layout = _make_layout()
 
 _PORTS = {name: (direction, width) for name, direction, width in _native.Sim.ports()}

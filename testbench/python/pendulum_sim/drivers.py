@@ -220,7 +220,11 @@ class Atomics:
     aligned). Each returns the old value; a misaligned or out-of-range address
     raises DriverError. Opcodes as in ``pendulum_layout::atomic::op``."""
 
-    CAS, FETCH_ADD, SWAP, MASKED_CAS, MASKED_FETCH_ADD = 1, 2, 3, 4, 5
+    CAS = layout.OP["CAS"]
+    FETCH_ADD = layout.OP["FETCH_ADD"]
+    SWAP = layout.OP["SWAP"]
+    MASKED_CAS = layout.OP["MASKED_CAS"]
+    MASKED_FETCH_ADD = layout.OP["MASKED_FETCH_ADD"]
 
     def __init__(self, driver: "Driver"):
         self._sim = driver._sim

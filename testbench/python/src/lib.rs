@@ -151,30 +151,80 @@ impl Sim {
             .collect()
     }
 
-    /// Register offsets from pendulum-layout: {"global": {name: offset}, "pipe": {...}, "page_bytes": n,
-    /// "identity", "version", "reset_clear_cycles"}.
+    /// Everything `pendulum_sim.layout` exports, from pendulum-layout (the
+    /// definition the HDL and the driver use): register offsets
+    /// ("global": every global-page register, the link, atomic, flow and
+    /// counter blocks included; "pipe"), bit fields and alignments ("bits"),
+    /// atomic opcodes and statuses ("op", "status"), register-refusal causes
+    /// ("reg_error": name -> (code, meaning)), build parameters ("params"),
+    /// and the constants "page_bytes", "identity", "version",
+    /// "last_reg_error_cause_shift", "flow_key_words", "beat_bytes".
     #[staticmethod]
     fn layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
-        use pendulum_layout::{global, pipe};
+        use pendulum_layout::{atomic, global, params, pipe, RegError};
         let d = PyDict::new(py);
         let g = PyDict::new(py);
-        for r in global::ALL.iter().chain(global::COUNTERS) {
+        for r in global::ALL
+            .iter()
+            .chain(global::LINK)
+            .chain(global::FLOW)
+            .chain(global::COUNTERS)
+        {
             g.set_item(r.name, r.offset)?;
         }
         let p = PyDict::new(py);
         for r in pipe::ALL {
             p.set_item(r.name, r.offset)?;
         }
+        let bits = PyDict::new(py);
+        for (name, v) in global::BITS {
+            bits.set_item(name, v)?;
+        }
+        for (name, v) in pipe::BITS {
+            bits.set_item(name, v)?;
+        }
+        let ops = PyDict::new(py);
+        for (code, name) in atomic::op::NAMES.iter().enumerate() {
+            if *name != "?" {
+                ops.set_item(name, code)?;
+            }
+        }
+        let status = PyDict::new(py);
+        for (name, v) in atomic::status::ALL {
+            status.set_item(name, v)?;
+        }
+        let errors = PyDict::new(py);
+        for e in RegError::ALL {
+            errors.set_item(format!("{e:?}"), (e as u32, e.describe()))?;
+        }
+        let par = PyDict::new(py);
+        for (name, v) in params::ALL {
+            par.set_item(name, v)?;
+        }
         d.set_item("global", g)?;
         d.set_item("pipe", p)?;
+        d.set_item("bits", bits)?;
+        d.set_item("op", ops)?;
+        d.set_item("status", status)?;
+        d.set_item("reg_error", errors)?;
+        d.set_item("params", par)?;
         d.set_item("page_bytes", pendulum_layout::PAGE_BYTES)?;
         d.set_item("identity", pendulum_layout::IDENTITY)?;
         d.set_item("version", pendulum_layout::VERSION)?;
         d.set_item(
-            "reset_clear_cycles",
-            pendulum_layout::params::RESET_CLEAR_CYCLES,
+            "last_reg_error_cause_shift",
+            pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT,
         )?;
+        d.set_item("flow_key_words", global::FLOW_KEY_WORDS)?;
+        d.set_item("beat_bytes", pendulum_layout::BEAT_BYTES)?;
         Ok(d)
+    }
+
+    /// The byte address of pipe `pipe`'s register page
+    /// (`pendulum_layout::pipe_page`).
+    #[staticmethod]
+    fn pipe_page(pipe: usize) -> u32 {
+        pendulum_layout::pipe_page(pipe)
     }
 
     /// A well-formed IPv4/UDP frame of `length` bytes for `pipe`, carrying `seq`

@@ -30,6 +30,55 @@ async def test_identity_and_version_read_over_pcie(dut):
     assert await mmio.read(L.GLOBAL["VERSION"]) == L.VERSION
 
 
+def _readme_register_map():
+    """(page, offset, name) of every row of the README's register map, which
+    pendulum-layout generates (a Rust test keeps it current)."""
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
+    text = open(readme).read()
+    table = text.split("<!-- regmap begin -->")[1].split("<!-- regmap end -->")[0]
+    rows = []
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[1].startswith("0x"):
+            rows.append(("global" if cells[0] == "global" else "pipe", int(cells[1], 16), cells[2]))
+    return rows
+
+
+def test_layout_exports_every_register_of_the_register_map():
+    rows = _readme_register_map()
+    assert len(rows) > 60
+    for page, offset, name in rows:
+        table = L.GLOBAL if page == "global" else L.PIPE
+        assert table.get(name) == offset, f"{page} register {name} at {offset:#x}"
+
+
+def test_layout_exports_opcodes_statuses_bits_causes_and_parameters():
+    # What Python code used to type by hand, each checked by using it.
+    assert sorted(L.OP) == ["CAS", "COMMIT", "COMMIT_WORDS", "FETCH_ADD", "MASKED_CAS",
+                            "MASKED_FETCH_ADD", "SWAP"]
+    assert L.STATUS["OK"] == 0 and len(set(L.STATUS.values())) == len(L.STATUS)
+    assert L.PARAMS["PIPES"] == 1 << L.PARAMS["PIPE_BITS"]
+    assert L.pipe_page(3) == 4 * L.PAGE_BYTES
+    assert all(L.REG_ERROR_MEANING[code] for code in L.REG_ERROR.values())
+    assert L.BITS["CTRL_ENABLE"] == 1 and L.BITS["RING_ALIGN"] == L.BEAT_BYTES
+
+
+@ps.test()
+async def test_link_and_flow_registers_by_their_layout_names(dut):
+    mmio = ps.Mmio(dut)
+    pipe = L.PARAMS["PIPES"] - 1
+    mmio.write(L.GLOBAL["FLOW_DEFAULT_PIPE"], pipe)
+    assert await mmio.read(L.GLOBAL["FLOW_DEFAULT_PIPE"]) == pipe
+    mmio.write(L.GLOBAL["LINK_RX_PIPE"], 5)
+    assert await mmio.read(L.GLOBAL["LINK_RX_PIPE"]) == 5
+    # A value that names no pipe is refused, with the cause from the layout.
+    errors = await mmio.read(L.GLOBAL["REG_ERRORS"])
+    mmio.write(L.GLOBAL["ATOMIC_RX_PIPE"], L.PARAMS["PIPES"])
+    assert await mmio.read(L.GLOBAL["REG_ERRORS"]) == errors + 1
+    last = await mmio.read(L.GLOBAL["LAST_REG_ERROR"])
+    assert last >> L.LAST_REG_ERROR_CAUSE_SHIFT == L.REG_ERROR["BadValue"]
+
+
 @ps.test()
 async def test_scratch_register_round_trip_and_unknown_reads_all_ones(dut):
     mmio = ps.Mmio(dut)
