@@ -8,7 +8,7 @@ use pendulum_testbench::echo::echo_batch;
 use pendulum_testbench::models::FrameGen;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,16 +21,29 @@ struct Server {
 
 impl Server {
     fn start(name: &str) -> Self {
+        let dir = Self::fresh_dir(name);
+        Self::start_in(dir.clone(), Some(&dir.join("host.mem")))
+    }
+
+    /// An empty temporary directory for the test `name`.
+    fn fresh_dir(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("pendulum-serve-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Serves `dir/sim.sock`, host memory in `mem` (the simulator's default
+    /// path when `None`).
+    fn start_in(dir: PathBuf, mem: Option<&Path>) -> Self {
         let socket = dir.join("sim.sock");
-        let child = Command::new(env!("CARGO_BIN_EXE_pendulum-sim"))
-            .args(["serve", "--socket"])
-            .arg(&socket)
-            .arg("--mem")
-            .arg(dir.join("host.mem"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pendulum-sim"));
+        cmd.args(["serve", "--socket"]).arg(&socket);
+        if let Some(mem) = mem {
+            cmd.arg("--mem").arg(mem);
+        }
+        let child = cmd
             .args(["--mem-bytes", "32M"])
             .stdout(Stdio::piped())
             .spawn()
@@ -430,4 +443,102 @@ fn a_reset_of_the_simulated_card_is_reported_and_it_opens_again() {
     assert!(rx.wait(&mut dev, 100_000), "no frame after opening again");
     let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().to_vec()).collect();
     assert_eq!(got, vec![f]);
+}
+
+/// `pendulum-ctl ADDRESS ARGS..`, run to its end.
+fn ctl(s: &Server, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pendulum-ctl"))
+        .arg(s.address())
+        .args(args)
+        .output()
+        .expect("run pendulum-ctl")
+}
+
+/// `pendulum-ctl ADDR pipes | head -1`: the reader goes away after one
+/// line; the tool stops at its next write without a panic, exit status 0.
+#[test]
+fn ctl_into_a_reader_that_closes_early_ends_quietly() {
+    let s = Server::start("epipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pendulum-ctl"))
+        .args([&s.address(), "pipes"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pendulum-ctl");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("pipe "), "{line:?}");
+    // One line per pipe, far more than a pipe buffer holds: it writes
+    // again after this.
+    const { assert!(pendulum_layout::params::PIPES * 80 > 64 * 1024) };
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{:?}: {err}", o.status);
+    assert!(err.is_empty(), "{err}");
+}
+
+/// Bad arguments: clap's message and status 2, no panic, no card touched.
+#[test]
+fn ctl_bad_arguments_exit_2_with_a_message() {
+    let s = Server::start("ctl-args");
+    for args in [
+        &["atomic", "swap", "0x40"][..],
+        &["atomic", "frobnicate", "0x40", "1"],
+        &["read", "0xZZ"],
+        &["write", "0x10"],
+        &["reset", "-1"],
+        &["nonsense"],
+    ] {
+        let o = ctl(&s, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error:") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+    let o = ctl(&s, &["--help"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sim:/path/to/socket"));
+}
+
+/// `--help` of every tool says what it does and exits 0, without starting
+/// a simulation; unknown options are refused with status 2.
+#[test]
+fn every_tool_answers_help_and_refuses_unknown_options() {
+    for (exe, words) in [
+        (env!("CARGO_BIN_EXE_pendulum-ctl"), "ADDRESS"),
+        (env!("CARGO_BIN_EXE_pendulum-sim"), "serve"),
+        (env!("CARGO_BIN_EXE_pendulum-echo"), "--self-test"),
+        (env!("CARGO_BIN_EXE_pendulum-demo"), "PENDULUM_WAVE"),
+        (env!("CARGO_BIN_EXE_pendulum-bench"), "build/bench/rx.json"),
+        (
+            env!("CARGO_BIN_EXE_pendulum-card-bench"),
+            "build/bench/card.json",
+        ),
+        (
+            env!("CARGO_BIN_EXE_pendulum-acp-bench"),
+            "build/bench/acp.json",
+        ),
+        (
+            env!("CARGO_BIN_EXE_pendulum-atomics-bench"),
+            "build/bench/atomics.json",
+        ),
+        (
+            env!("CARGO_BIN_EXE_pendulum-enso-bench"),
+            "build/bench/enso.json",
+        ),
+    ] {
+        let o = Command::new(exe).arg("--help").output().unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{exe} --help: {:?}", o.status);
+        assert!(
+            out.contains(words) && out.contains("Example"),
+            "{exe}: {out}"
+        );
+        let o = Command::new(exe).arg("--no-such-option").output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{exe}");
+    }
 }
