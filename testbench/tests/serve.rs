@@ -479,6 +479,55 @@ fn ctl_into_a_reader_that_closes_early_ends_quietly() {
     assert!(err.is_empty(), "{err}");
 }
 
+/// The pipe `pendulum-ctl ADDR atomic ..` borrows for the verbs (the last
+/// one with both sides).
+fn ctl_atomic_pipe_ctrl(s: &Server) -> (u32, u32) {
+    use pendulum_driver::layout::{pipe, pipe_page};
+    use pendulum_layout::params::{PIPES, TX_PIPES};
+    let page = pipe_page(PIPES.min(TX_PIPES) - 1);
+    let mut dev = s.open();
+    (
+        dev.read(page + pipe::CTRL.offset).unwrap(),
+        dev.read(page + pipe::TX_CTRL.offset).unwrap(),
+    )
+}
+
+/// `atomic` opens a pipe pair for the verbs; after it (whether the verb ran
+/// or the card refused it) both sides are off again, as they were.
+#[test]
+fn ctl_atomic_leaves_the_pipes_it_borrowed_off() {
+    let s = Server::start("atomic-off");
+    assert_eq!(ctl_atomic_pipe_ctrl(&s), (0, 0));
+    let o = ctl(&s, &["atomic", "swap", "0x40", "7"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(ctl_atomic_pipe_ctrl(&s), (0, 0), "after a verb that ran");
+    let o = ctl(&s, &["atomic", "fetch-add", "0x44", "5"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(ctl_atomic_pipe_ctrl(&s), (0, 0), "after a verb refused");
+    // And the next run finds the value the first one left.
+    let o = ctl(&s, &["atomic", "fetch-add", "0x40", "1"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("old value 0x7 (7)"), "{out}");
+}
+
+/// A pipe that is already on belongs to someone: `atomic` refuses to take
+/// it over and leaves it on.
+#[test]
+fn ctl_atomic_refuses_a_pipe_that_is_in_use() {
+    let s = Server::start("atomic-busy");
+    let p = pendulum_layout::params::PIPES.min(pendulum_layout::params::TX_PIPES) - 1;
+    {
+        let mut dev = s.open();
+        // Left on when this client goes, as an application still using it would.
+        let _rx = dev.open_rx_pipe(p, 64 * 1024).unwrap();
+    }
+    let o = ctl(&s, &["atomic", "swap", "0x40", "7"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains(&format!("pipe {p} is in use")), "{err}");
+    assert_eq!(ctl_atomic_pipe_ctrl(&s), (1, 0));
+}
+
 /// Bad arguments: clap's message and status 2, no panic, no card touched.
 #[test]
 fn ctl_bad_arguments_exit_2_with_a_message() {

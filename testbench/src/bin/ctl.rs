@@ -61,8 +61,9 @@ enum Command {
         action: Option<LinkAction>,
     },
     /// Run one atomic verb on the card's atomic memory and print the old
-    /// value. Uses the last pipe with both an RX and a TX side for the
-    /// request and its result.
+    /// value. Borrows the last pipe with both an RX and a TX side for the
+    /// request and its result, and turns it off again afterwards; refuses
+    /// (exit 3) if that pipe is already on.
     Atomic {
         #[command(subcommand)]
         verb: Verb,
@@ -412,15 +413,32 @@ fn link(dev: &mut Device<AnyCard>, reset: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs `verb` on a pipe pair opened for it.
+/// Runs `verb` on a pipe pair borrowed for it, and leaves that pair off, as
+/// it found it, whatever the verb's outcome.
 fn atomic(dev: &mut Device<AnyCard>, verb: &Verb) -> Result<(), Failure> {
     if dev.read(global::CAP_ATOMIC_BYTES.offset)? == 0 {
         return Err(Failure::unavailable("atomic: not built in this card (CAP_ATOMIC_BYTES = 0: this bitstream has no atomic unit)".into()));
     }
-    // The last pipe with both sides serves the verbs of this tool.
+    // The last pipe with both sides serves the verbs of this tool. A pipe
+    // that is on belongs to an application: taking it over would break it.
     let p = dev.pipes().min(dev.tx_pipes()) - 1;
+    let page = pipe_page(p);
+    for (side, reg) in [("RX", pipe::CTRL), ("TX", pipe::TX_CTRL)] {
+        if dev.read(page + reg.offset)? & 1 != 0 {
+            return Err(Failure::unavailable(format!(
+                "atomic: pipe {p} is in use ({side} side on); the verbs need it. \
+                 Stop the application using it, or turn it off with \
+                 `pendulum-ctl ADDRESS write {:#x} 0`",
+                page + reg.offset
+            )));
+        }
+    }
     let mut at = dev.open_atomics(p, p, 4096)?;
-    let old = verb.run(&mut at, dev)?;
+    let old = verb.run(&mut at, dev);
+    // Close even when the verb failed; its error is the one to report.
+    let closed = dev.close_atomics(at);
+    let old = old?;
+    closed?;
     outln!(
         "atomic {} at {:#x}: old value {old:#x} ({old})",
         verb.name(),
