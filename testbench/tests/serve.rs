@@ -553,6 +553,75 @@ fn ctl_bad_arguments_exit_2_with_a_message() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("sim:/path/to/socket"));
 }
 
+/// Sends `signal` (a name for kill(1)) to the simulator; its socket and
+/// host-memory file must be gone once it has exited.
+fn signal_removes_the_files(signal: &str) {
+    let mut s = Server::start(&format!("sig{signal}"));
+    let mem = s.dir.join("host.mem");
+    assert!(s.socket.exists() && mem.exists());
+    let status = Command::new("kill")
+        .args(["-s", signal, &s.child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = s.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "still running");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(!status.success());
+    assert!(!s.socket.exists(), "socket left behind after SIG{signal}");
+    assert!(!mem.exists(), "host memory left behind after SIG{signal}");
+}
+
+#[test]
+fn sigterm_removes_the_socket_and_host_memory() {
+    signal_removes_the_files("TERM");
+}
+
+#[test]
+fn sigint_removes_the_socket_and_host_memory() {
+    signal_removes_the_files("INT");
+}
+
+/// What a simulator killed with SIGKILL leaves: its socket, and host memory
+/// at the default path, named after its pid. The next one starts on the same
+/// socket, and removes the host memory of simulators that are gone.
+#[test]
+fn a_simulator_starts_over_files_left_by_one_that_was_killed() {
+    let dir = Server::fresh_dir("stale");
+    let socket = dir.join("sim.sock");
+    // A socket nobody listens on any more.
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+    assert!(socket.exists());
+    // A pid that is no longer running: that of a process that exited.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let shm = pendulum_testbench::server::ServeOptions::default_mem_path();
+    let stale_mem = shm
+        .parent()
+        .unwrap()
+        .join(format!("pendulum-sim-{gone_pid}.mem"));
+    std::fs::write(&stale_mem, b"left by a simulator killed with SIGKILL").unwrap();
+    let s = Server::start_in(dir, None);
+    let removed = !stale_mem.exists();
+    let _ = std::fs::remove_file(&stale_mem);
+    let mut dev = s.open();
+    assert_eq!(dev.pipes(), pendulum_layout::params::PIPES);
+    dev.write_checked(pendulum_driver::layout::global::SCRATCH.offset, 5)
+        .unwrap();
+    assert!(removed, "{} is still there", stale_mem.display());
+    // Its own host memory, at the default path: Drop kills it with SIGKILL.
+    let own_mem = stale_mem.with_file_name(format!("pendulum-sim-{}.mem", s.child.id()));
+    drop(dev);
+    drop(s);
+    let _ = std::fs::remove_file(own_mem);
+}
+
 /// `--help` of every tool says what it does and exits 0, without starting
 /// a simulation; unknown options are refused with status 2.
 #[test]

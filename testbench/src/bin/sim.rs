@@ -87,6 +87,7 @@ fn main() {
         mem: args.mem.unwrap_or_else(ServeOptions::default_mem_path),
         mem_bytes: args.mem_bytes,
         sim,
+        stop_on_signals: true,
     };
     let served = serve(&opts, || {
         // A notice: if no one reads it, the simulator serves all the same.
