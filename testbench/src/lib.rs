@@ -9,8 +9,10 @@
 //! - [`server`]: the simulated card as a process (`pendulum-sim serve`), for
 //!   applications that open it with `pendulum_driver::open("sim:/path")`.
 //! - [`echo`]: the echo application, for any card.
+//! - [`cli`]: what the command-line tools share (output, number parsing).
 
 pub mod acp_traffic;
+pub mod cli;
 pub mod echo;
 pub mod linearizability;
 pub mod measure;

@@ -17,6 +17,7 @@ use pendulum_driver::sim_proto::{self as proto, Body, Request};
 use pendulum_driver::RegionKind;
 use std::fs::OpenOptions;
 use std::io;
+use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,19 +33,86 @@ pub struct ServeOptions {
     /// Size of host memory in bytes.
     pub mem_bytes: u64,
     pub sim: SimConfig,
+    /// On SIGINT and SIGTERM, remove the socket and host memory and end the
+    /// process. For a process that is only the simulator (`pendulum-sim`):
+    /// it takes those signals for the whole process.
+    pub stop_on_signals: bool,
 }
 
 impl ServeOptions {
-    /// Host memory in `/dev/shm` (RAM) when it exists, else the temp dir.
+    /// Host memory in `/dev/shm` (RAM) when it exists, else the temp dir,
+    /// named after this process: `pendulum-sim-<pid>.mem`.
     pub fn default_mem_path() -> PathBuf {
-        let dir = PathBuf::from("/dev/shm");
-        let dir = if dir.is_dir() {
-            dir
-        } else {
-            std::env::temp_dir()
-        };
-        dir.join(format!("pendulum-sim-{}.mem", std::process::id()))
+        default_mem_dir().join(format!("{MEM_PREFIX}{}{MEM_SUFFIX}", std::process::id()))
     }
+
+    /// Removes the socket and the host-memory file: what [`serve`] leaves
+    /// behind when it is stopped. Files already gone are not an error.
+    pub fn remove_files(&self) {
+        let _ = std::fs::remove_file(&self.socket);
+        let _ = std::fs::remove_file(&self.mem);
+    }
+}
+
+const MEM_PREFIX: &str = "pendulum-sim-";
+const MEM_SUFFIX: &str = ".mem";
+
+fn default_mem_dir() -> PathBuf {
+    let dir = PathBuf::from("/dev/shm");
+    if dir.is_dir() {
+        dir
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+/// Removes host-memory files at the default path whose simulator is no
+/// longer running (killed with SIGKILL, or before it could clean up): they
+/// hold RAM in `/dev/shm` until the next boot. The pid in the name tells
+/// whose a file is; a file whose pid runs (a live simulator, or a pid since
+/// reused) is left alone. Without `/proc`, nothing can be told: nothing is
+/// removed.
+fn remove_stale_default_mem_files() {
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(default_mem_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(MEM_PREFIX))
+            .and_then(|n| n.strip_suffix(MEM_SUFFIX))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            // Another user's file in a sticky /dev/shm is not ours to remove.
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// On SIGINT or SIGTERM, removes `opts`' files and ends the process as the
+/// signal would have. For the process that is the simulator
+/// ([`ServeOptions::stop_on_signals`]): the serving loop waits in blocking
+/// reads, so a thread of its own takes the signals.
+fn remove_files_on_signals(opts: &ServeOptions) -> io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    let opts = opts.clone();
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            opts.remove_files();
+            // Ends the process with the signal's own status (killed by it).
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+            std::process::exit(128 + sig);
+        }
+    });
+    Ok(())
 }
 
 /// Default host memory: room for every pipe's RX and TX rings at 2 MiB, mirrored.
@@ -52,6 +120,11 @@ pub const DEFAULT_MEM_BYTES: u64 = 64 << 20;
 
 /// Creates host memory and the socket, then serves clients one after another
 /// until one sends `Shutdown`. `ready` is called once the socket accepts.
+///
+/// Files a killed simulator left behind do not stop it: a socket nobody
+/// listens on is replaced, and host memory at the default path whose
+/// simulator is gone is removed. It removes its own files when it returns,
+/// and on SIGINT and SIGTERM if [`ServeOptions::stop_on_signals`].
 pub fn serve(opts: &ServeOptions, ready: impl FnOnce()) -> io::Result<()> {
     if UnixStream::connect(&opts.socket).is_ok() {
         return Err(io::Error::new(
@@ -59,8 +132,33 @@ pub fn serve(opts: &ServeOptions, ready: impl FnOnce()) -> io::Result<()> {
             format!("another simulator is serving {}", opts.socket.display()),
         ));
     }
-    // A socket file left by a simulator that was killed.
-    let _ = std::fs::remove_file(&opts.socket);
+    // A socket file left by a simulator that was killed; anything else at
+    // that path is not ours to remove.
+    match std::fs::symlink_metadata(&opts.socket) {
+        Ok(m) if m.file_type().is_socket() => std::fs::remove_file(&opts.socket)?,
+        Ok(_) => {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "{} exists and is not a socket; choose another --socket path",
+                    opts.socket.display()
+                ),
+            ))
+        }
+        Err(_) => {}
+    }
+    remove_stale_default_mem_files();
+    // From here on both paths are ours: whatever happens, remove them.
+    if opts.stop_on_signals {
+        remove_files_on_signals(opts)?;
+    }
+    let result = create_and_serve(opts, ready);
+    opts.remove_files();
+    result
+}
+
+/// [`serve`] once the paths are known to be free.
+fn create_and_serve(opts: &ServeOptions, ready: impl FnOnce()) -> io::Result<()> {
     let file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -107,19 +205,14 @@ pub fn serve(opts: &ServeOptions, ready: impl FnOnce()) -> io::Result<()> {
             }
         }
     });
-    let result = (|| {
-        for conn in rx.iter() {
-            let flow = server.serve_client(conn);
-            busy.store(false, Ordering::SeqCst);
-            if flow? == Flow::Stop {
-                break;
-            }
+    for conn in rx.iter() {
+        let flow = server.serve_client(conn);
+        busy.store(false, Ordering::SeqCst);
+        if flow? == Flow::Stop {
+            break;
         }
-        Ok(())
-    })();
-    let _ = std::fs::remove_file(&opts.socket);
-    let _ = std::fs::remove_file(&opts.mem);
-    result
+    }
+    Ok(())
 }
 
 #[derive(PartialEq, Eq)]

@@ -8,7 +8,7 @@ use pendulum_testbench::echo::echo_batch;
 use pendulum_testbench::models::FrameGen;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,16 +21,29 @@ struct Server {
 
 impl Server {
     fn start(name: &str) -> Self {
+        let dir = Self::fresh_dir(name);
+        Self::start_in(dir.clone(), Some(&dir.join("host.mem")))
+    }
+
+    /// An empty temporary directory for the test `name`.
+    fn fresh_dir(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("pendulum-serve-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Serves `dir/sim.sock`, host memory in `mem` (the simulator's default
+    /// path when `None`).
+    fn start_in(dir: PathBuf, mem: Option<&Path>) -> Self {
         let socket = dir.join("sim.sock");
-        let child = Command::new(env!("CARGO_BIN_EXE_pendulum-sim"))
-            .args(["serve", "--socket"])
-            .arg(&socket)
-            .arg("--mem")
-            .arg(dir.join("host.mem"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pendulum-sim"));
+        cmd.args(["serve", "--socket"]).arg(&socket);
+        if let Some(mem) = mem {
+            cmd.arg("--mem").arg(mem);
+        }
+        let child = cmd
             .args(["--mem-bytes", "32M"])
             .stdout(Stdio::piped())
             .spawn()
@@ -430,4 +443,220 @@ fn a_reset_of_the_simulated_card_is_reported_and_it_opens_again() {
     assert!(rx.wait(&mut dev, 100_000), "no frame after opening again");
     let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().to_vec()).collect();
     assert_eq!(got, vec![f]);
+}
+
+/// `pendulum-ctl ADDRESS ARGS..`, run to its end.
+fn ctl(s: &Server, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pendulum-ctl"))
+        .arg(s.address())
+        .args(args)
+        .output()
+        .expect("run pendulum-ctl")
+}
+
+/// `pendulum-ctl ADDR pipes | head -1`: the reader goes away after one
+/// line; the tool stops at its next write without a panic, exit status 0.
+#[test]
+fn ctl_into_a_reader_that_closes_early_ends_quietly() {
+    let s = Server::start("epipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pendulum-ctl"))
+        .args([&s.address(), "pipes"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pendulum-ctl");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("pipe "), "{line:?}");
+    // One line per pipe, far more than a pipe buffer holds: it writes
+    // again after this.
+    const { assert!(pendulum_layout::params::PIPES * 80 > 64 * 1024) };
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{:?}: {err}", o.status);
+    assert!(err.is_empty(), "{err}");
+}
+
+/// The pipe `pendulum-ctl ADDR atomic ..` borrows for the verbs (the last
+/// one with both sides).
+fn ctl_atomic_pipe_ctrl(s: &Server) -> (u32, u32) {
+    use pendulum_driver::layout::{pipe, pipe_page};
+    use pendulum_layout::params::{PIPES, TX_PIPES};
+    let page = pipe_page(PIPES.min(TX_PIPES) - 1);
+    let mut dev = s.open();
+    (
+        dev.read(page + pipe::CTRL.offset).unwrap(),
+        dev.read(page + pipe::TX_CTRL.offset).unwrap(),
+    )
+}
+
+/// `atomic` opens a pipe pair for the verbs; after it (whether the verb ran
+/// or the card refused it) both sides are off again, as they were.
+#[test]
+fn ctl_atomic_leaves_the_pipes_it_borrowed_off() {
+    let s = Server::start("atomic-off");
+    assert_eq!(ctl_atomic_pipe_ctrl(&s), (0, 0));
+    let o = ctl(&s, &["atomic", "swap", "0x40", "7"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(ctl_atomic_pipe_ctrl(&s), (0, 0), "after a verb that ran");
+    let o = ctl(&s, &["atomic", "fetch-add", "0x44", "5"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(ctl_atomic_pipe_ctrl(&s), (0, 0), "after a verb refused");
+    // And the next run finds the value the first one left.
+    let o = ctl(&s, &["atomic", "fetch-add", "0x40", "1"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("old value 0x7 (7)"), "{out}");
+}
+
+/// A pipe that is already on belongs to someone: `atomic` refuses to take
+/// it over and leaves it on.
+#[test]
+fn ctl_atomic_refuses_a_pipe_that_is_in_use() {
+    let s = Server::start("atomic-busy");
+    let p = pendulum_layout::params::PIPES.min(pendulum_layout::params::TX_PIPES) - 1;
+    {
+        let mut dev = s.open();
+        // Left on when this client goes, as an application still using it would.
+        let _rx = dev.open_rx_pipe(p, 64 * 1024).unwrap();
+    }
+    let o = ctl(&s, &["atomic", "swap", "0x40", "7"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains(&format!("pipe {p} is in use")), "{err}");
+    assert_eq!(ctl_atomic_pipe_ctrl(&s), (1, 0));
+}
+
+/// Bad arguments: clap's message and status 2, no panic, no card touched.
+#[test]
+fn ctl_bad_arguments_exit_2_with_a_message() {
+    let s = Server::start("ctl-args");
+    for args in [
+        &["atomic", "swap", "0x40"][..],
+        &["atomic", "frobnicate", "0x40", "1"],
+        &["read", "0xZZ"],
+        &["write", "0x10"],
+        &["reset", "-1"],
+        &["nonsense"],
+    ] {
+        let o = ctl(&s, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error:") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+    let o = ctl(&s, &["--help"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sim:/path/to/socket"));
+}
+
+/// Sends `signal` (a name for kill(1)) to the simulator; its socket and
+/// host-memory file must be gone once it has exited.
+fn signal_removes_the_files(signal: &str) {
+    let mut s = Server::start(&format!("sig{signal}"));
+    let mem = s.dir.join("host.mem");
+    assert!(s.socket.exists() && mem.exists());
+    let status = Command::new("kill")
+        .args(["-s", signal, &s.child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = s.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "still running");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(!status.success());
+    assert!(!s.socket.exists(), "socket left behind after SIG{signal}");
+    assert!(!mem.exists(), "host memory left behind after SIG{signal}");
+}
+
+#[test]
+fn sigterm_removes_the_socket_and_host_memory() {
+    signal_removes_the_files("TERM");
+}
+
+#[test]
+fn sigint_removes_the_socket_and_host_memory() {
+    signal_removes_the_files("INT");
+}
+
+/// What a simulator killed with SIGKILL leaves: its socket, and host memory
+/// at the default path, named after its pid. The next one starts on the same
+/// socket, and removes the host memory of simulators that are gone.
+#[test]
+fn a_simulator_starts_over_files_left_by_one_that_was_killed() {
+    let dir = Server::fresh_dir("stale");
+    let socket = dir.join("sim.sock");
+    // A socket nobody listens on any more.
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+    assert!(socket.exists());
+    // A pid that is no longer running: that of a process that exited.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let shm = pendulum_testbench::server::ServeOptions::default_mem_path();
+    let stale_mem = shm
+        .parent()
+        .unwrap()
+        .join(format!("pendulum-sim-{gone_pid}.mem"));
+    std::fs::write(&stale_mem, b"left by a simulator killed with SIGKILL").unwrap();
+    let s = Server::start_in(dir, None);
+    let removed = !stale_mem.exists();
+    let _ = std::fs::remove_file(&stale_mem);
+    let mut dev = s.open();
+    assert_eq!(dev.pipes(), pendulum_layout::params::PIPES);
+    dev.write_checked(pendulum_driver::layout::global::SCRATCH.offset, 5)
+        .unwrap();
+    assert!(removed, "{} is still there", stale_mem.display());
+    // Its own host memory, at the default path: Drop kills it with SIGKILL.
+    let own_mem = stale_mem.with_file_name(format!("pendulum-sim-{}.mem", s.child.id()));
+    drop(dev);
+    drop(s);
+    let _ = std::fs::remove_file(own_mem);
+}
+
+/// `--help` of every tool says what it does and exits 0, without starting
+/// a simulation; unknown options are refused with status 2.
+#[test]
+fn every_tool_answers_help_and_refuses_unknown_options() {
+    for (exe, words) in [
+        (env!("CARGO_BIN_EXE_pendulum-ctl"), "ADDRESS"),
+        (env!("CARGO_BIN_EXE_pendulum-sim"), "serve"),
+        (env!("CARGO_BIN_EXE_pendulum-echo"), "--self-test"),
+        (env!("CARGO_BIN_EXE_pendulum-demo"), "PENDULUM_WAVE"),
+        (env!("CARGO_BIN_EXE_pendulum-bench"), "build/bench/rx.json"),
+        (
+            env!("CARGO_BIN_EXE_pendulum-card-bench"),
+            "build/bench/card.json",
+        ),
+        (
+            env!("CARGO_BIN_EXE_pendulum-acp-bench"),
+            "build/bench/acp.json",
+        ),
+        (
+            env!("CARGO_BIN_EXE_pendulum-atomics-bench"),
+            "build/bench/atomics.json",
+        ),
+        (
+            env!("CARGO_BIN_EXE_pendulum-enso-bench"),
+            "build/bench/enso.json",
+        ),
+    ] {
+        let o = Command::new(exe).arg("--help").output().unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{exe} --help: {:?}", o.status);
+        assert!(
+            out.contains(words) && out.contains("Example"),
+            "{exe}: {out}"
+        );
+        let o = Command::new(exe).arg("--no-such-option").output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{exe}");
+    }
 }

@@ -10,9 +10,11 @@
 //! - exactly-once under faults: duplicates, losses, and delivery latency
 //!   percentiles, ACP beside go-back-N.
 
+use clap::Parser;
 use pendulum_layout::acp::{self, tx_state};
 use pendulum_testbench::acp_traffic::{id_of, AcpTraffic};
 use pendulum_testbench::models::{percentile, GbnConfig, GoBackN, LinkFaults, OnFailure};
+use pendulum_testbench::outln;
 use pendulum_testbench::pair::Side;
 use pendulum_testbench::{SimConfig, CLOCK_MHZ};
 use serde_json::{json, Value};
@@ -266,7 +268,27 @@ fn gbn_under(f: &FaultRun, n: u64, on_failure: OnFailure) -> Value {
     })
 }
 
+/// The ACP link measured on two Verilated NICs, beside a go-back-N
+/// timeout-and-retry link modelled in the same testbench, under the same
+/// seeded faults.
+///
+/// Goodput against channels in use and link latency (bytes per cycle,
+/// against K x 56 B / 2 RTT), the round trip of one transfer (cycles), time
+/// to detect a cut and a garbled link, and exactly-once under faults
+/// (duplicates, losses, delivery latency percentiles). Minutes. Prints the
+/// tables and writes build/bench/acp.json. No options.
+#[derive(Parser)]
+#[command(
+    name = "pendulum-acp-bench",
+    version,
+    after_help = "\
+Example:
+  cargo run --release -p pendulum-testbench --bin pendulum-acp-bench"
+)]
+struct Cli {}
+
 fn main() {
+    Cli::parse();
     let wall = Instant::now();
     let rev = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
@@ -275,11 +297,18 @@ fn main() {
         .unwrap_or_default();
 
     // ---- Goodput vs K and latency ----
-    println!("ACP goodput, A→B, one record per cycle each way (port: 56 B/cycle = {:.0} Gb/s payload at {CLOCK_MHZ} MHz)", 56.0 * 8.0 * CLOCK_MHZ / 1e3);
-    println!("bounds: spec = K x 56 B / (2 RTT); with rotation = K x 56 B / (2 RTT + 2K), at most 28 B/cycle (two of a channel's slots per payload)");
-    println!(
+    outln!("ACP goodput, A→B, one record per cycle each way (port: 56 B/cycle = {:.0} Gb/s payload at {CLOCK_MHZ} MHz)", 56.0 * 8.0 * CLOCK_MHZ / 1e3);
+    outln!("bounds: spec = K x 56 B / (2 RTT); with rotation = K x 56 B / (2 RTT + 2K), at most 28 B/cycle (two of a channel's slots per payload)");
+    outln!(
         "{:>4} {:>8} {:>9} {:>12} {:>12} {:>7} {:>14} {:>7}",
-        "K", "latency", "RTT(cyc)", "goodput B/c", "spec bound", "share", "rotation bound", "share"
+        "K",
+        "latency",
+        "RTT(cyc)",
+        "goodput B/c",
+        "spec bound",
+        "share",
+        "rotation bound",
+        "share"
     );
     let mut rows = Vec::new();
     for &latency in &[25u32, 100, 250] {
@@ -292,7 +321,7 @@ fn main() {
             let g = goodput(k, latency, window);
             let bound = (k as f64 * 56.0 / (2.0 * rtt.max(1) as f64)).min(56.0);
             let rot = (k as f64 * 56.0 / (2.0 * rtt as f64 + 2.0 * k as f64)).min(28.0);
-            println!(
+            outln!(
                 "{k:>4} {latency:>8} {rtt:>9} {g:>12.3} {bound:>12.3} {:>6.0}% {rot:>14.3} {:>6.0}%",
                 100.0 * g / bound,
                 100.0 * g / rot
@@ -310,7 +339,7 @@ fn main() {
     // ---- Detection ----
     let cut = detect(100, false);
     let garbled = detect(100, true);
-    println!("\ncut detected (loss of signal) after {cut} cycles; garbled link after {garbled} cycles (threshold {} undecodable records, latency 100)", pendulum_layout::params::ACP_FAIL_AFTER);
+    outln!("\ncut detected (loss of signal) after {cut} cycles; garbled link after {garbled} cycles (threshold {} undecodable records, latency 100)", pendulum_layout::params::ACP_FAIL_AFTER);
 
     // ---- Under faults, beside go-back-N ----
     let runs = [
@@ -346,11 +375,18 @@ fn main() {
         },
     ];
     let n = 20_000;
-    println!("\nexactly-once under faults, {n} messages A→B, latency 100 cycles");
-    println!("latency: first transmission on the wire to the message in the receiver's memory (ACP) or at the receiver (go-back-N), cycles");
-    println!(
+    outln!("\nexactly-once under faults, {n} messages A→B, latency 100 cycles");
+    outln!("latency: first transmission on the wire to the message in the receiver's memory (ACP) or at the receiver (go-back-N), cycles");
+    outln!(
         "{:<52} {:<20} {:>9} {:>6} {:>6} {:>7} {:>7} {:>7}",
-        "faults", "link", "delivered", "dups", "lost", "p50", "p99", "p99.9"
+        "faults",
+        "link",
+        "delivered",
+        "dups",
+        "lost",
+        "p50",
+        "p99",
+        "p99.9"
     );
     let mut fault_rows = Vec::new();
     for f in &runs {
@@ -362,7 +398,7 @@ fn main() {
             ("go-back-N, resend", &g1),
             ("go-back-N, give up", &g2),
         ] {
-            println!(
+            outln!(
                 "{:<52} {:<20} {:>9} {:>6} {:>6} {:>7} {:>7} {:>7}",
                 f.name,
                 name,
@@ -398,7 +434,7 @@ fn main() {
         serde_json::to_string_pretty(&out).unwrap() + "\n",
     )
     .unwrap();
-    println!(
+    outln!(
         "\nwrote build/bench/acp.json ({:.0} s)",
         wall.elapsed().as_secs_f64()
     );

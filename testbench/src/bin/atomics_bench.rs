@@ -9,6 +9,7 @@
 //! that of a plain message and the link's RTT, and verbs per cycle as the
 //! channel count K varies.
 
+use clap::Parser;
 use pendulum_driver::{Card, Device};
 use pendulum_layout::acp::{self, tx_state};
 use pendulum_layout::atomic::{
@@ -17,6 +18,7 @@ use pendulum_layout::atomic::{
 use pendulum_testbench::acp_traffic::AcpTraffic;
 use pendulum_testbench::models::pcie::PcieConfig;
 use pendulum_testbench::models::LinkFaults;
+use pendulum_testbench::outln;
 use pendulum_testbench::pair::Side;
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
 use serde_json::json;
@@ -284,7 +286,27 @@ fn remote_rate(k: u32, latency: u32, cycles: u64) -> f64 {
     (got - g0) as f64 / (t.cycle() - start) as f64
 }
 
+/// Atomic verbs and multi-word commits on the simulated NIC: requests per
+/// cycle through the whole local path (requests fetched from a TX ring by
+/// DMA, results written into an RX ring), and remote verbs over the ACP link.
+///
+/// Local: streams on distinct words and on one word, PCIe model Gen3 x16
+/// and Gen4 x16 side by side, beside the unit's own limit and the OAE target
+/// for commits. Remote: one verb's round trip beside a plain message's, and
+/// verbs per cycle as the channel count K varies. Minutes. Prints the tables
+/// and writes build/bench/atomics.json. No options.
+#[derive(Parser)]
+#[command(
+    name = "pendulum-atomics-bench",
+    version,
+    after_help = "\
+Example:
+  cargo run --release -p pendulum-testbench --bin pendulum-atomics-bench"
+)]
+struct Cli {}
+
 fn main() {
+    Cli::parse();
     let streams = [
         Stream::DistinctWords,
         Stream::OneWord,
@@ -293,8 +315,8 @@ fn main() {
         Stream::WordsDistinctLines,
         Stream::WordsOneLine,
     ];
-    println!("local atomic requests, {REQUESTS} posted back to back, results per cycle end to end");
-    println!(
+    outln!("local atomic requests, {REQUESTS} posted back to back, results per cycle end to end");
+    outln!(
         "{:<28} {:>14} {:>14} {:>12} {:>14} {:>14}",
         "stream",
         "Gen3 x16 /cyc",
@@ -326,7 +348,7 @@ fn main() {
             | Stream::WordsOneLine => 1.0,
             Stream::DistinctLines | Stream::OneLine => 1.0 / COMMIT_SLOTS as f64,
         };
-        println!(
+        outln!(
             "{:<28} {:>14.3} {:>14.3} {:>12.1} {:>14.3} {:>14.3}",
             stream.name(),
             g3,
@@ -346,24 +368,29 @@ fn main() {
         }));
     }
     let oae_per_cycle = OAE_COMMITS_PER_SECOND / (CLOCK_MHZ * 1e6);
-    println!(
+    outln!(
         "OAE target: a 64 B commit at 100 GbE line rate = {:.1} M/s = {:.3} per cycle at {CLOCK_MHZ} MHz",
         OAE_COMMITS_PER_SECOND / 1e6,
         oae_per_cycle
     );
-    println!("with an ideal host link the rate stays at 0.745: results are one-slot frames, and the RX engine");
-    println!("writes about three such frames in four cycles (the 64 B frame rate in rx.json), not the unit;");
-    println!(
+    outln!("with an ideal host link the rate stays at 0.745: results are one-slot frames, and the RX engine");
+    outln!("writes about three such frames in four cycles (the 64 B frame rate in rx.json), not the unit;");
+    outln!(
         "a verb moves 64 B over PCIe each way, a commit 192 B in and 128 B out, plus TLP headers;"
     );
-    println!("the NIC's DMA read port takes one 64 B beat a cycle, so a commit costs three cycles there;");
-    println!("a one-slot commit (up to five word operations) costs one, like a verb");
+    outln!("the NIC's DMA read port takes one 64 B beat a cycle, so a commit costs three cycles there;");
+    outln!("a one-slot commit (up to five word operations) costs one, like a verb");
 
-    println!();
-    println!("remote verbs over ACP (two Verilated NICs), one channel, idle link: offer out -> COMMIT decided on A's wire, and -> the verb's final result in A's host memory");
-    println!(
+    outln!();
+    outln!("remote verbs over ACP (two Verilated NICs), one channel, idle link: offer out -> COMMIT decided on A's wire, and -> the verb's final result in A's host memory");
+    outln!(
         "{:<10} {:>10} {:>16} {:>18} {:>12} {:>14}",
-        "latency", "link RTT", "message (cyc)", "remote verb (cyc)", "verb - RTT", "result final"
+        "latency",
+        "link RTT",
+        "message (cyc)",
+        "remote verb (cyc)",
+        "verb - RTT",
+        "result final"
     );
     let mut rtt_rows = Vec::new();
     for latency in [25u32, 100, 250] {
@@ -373,7 +400,7 @@ fn main() {
         let (msg, _) = round_trip(latency, false);
         let (verb, verb_final) = round_trip(latency, true);
         let verb_final = verb_final.expect("no result reached A's host");
-        println!(
+        outln!(
             "{:<10} {:>10} {:>16} {:>18} {:>12} {:>14}",
             latency,
             rtt,
@@ -384,11 +411,15 @@ fn main() {
         );
         rtt_rows.push(json!({"latency": latency, "wire_rtt_cycles": rtt, "message_cycles": msg, "remote_verb_cycles": verb, "remote_verb_final_cycles": verb_final}));
     }
-    println!();
-    println!("remote verb throughput A->B (fetch-and-adds on distinct lines), verbs per cycle");
-    println!(
+    outln!();
+    outln!("remote verb throughput A->B (fetch-and-adds on distinct lines), verbs per cycle");
+    outln!(
         "{:<10} {:>8} {:>8} {:>8} {:>8}",
-        "latency", "K=1", "K=4", "K=8", "K=16"
+        "latency",
+        "K=1",
+        "K=4",
+        "K=8",
+        "K=16"
     );
     let mut k_rows = Vec::new();
     for latency in [25u32, 100] {
@@ -396,9 +427,13 @@ fn main() {
             .iter()
             .map(|&k| remote_rate(k, latency, 60_000))
             .collect();
-        println!(
+        outln!(
             "{:<10} {:>8.4} {:>8.4} {:>8.4} {:>8.4}",
-            latency, rates[0], rates[1], rates[2], rates[3]
+            latency,
+            rates[0],
+            rates[1],
+            rates[2],
+            rates[3]
         );
         k_rows.push(json!({"latency": latency, "k": [1, 4, 8, 16], "verbs_per_cycle": rates}));
     }
@@ -429,5 +464,5 @@ fn main() {
         serde_json::to_string_pretty(&out).unwrap() + "\n",
     )
     .unwrap();
-    println!("wrote build/bench/atomics.json");
+    outln!("wrote build/bench/atomics.json");
 }

@@ -7,7 +7,9 @@
 //! Throughput = frames / simulated cycles from the first frame to the last
 //! frame seen by the host, at 250 MHz.
 
+use clap::Parser;
 use pendulum_testbench::measure::{rx_latency, rx_run};
+use pendulum_testbench::outln;
 use pendulum_testbench::CLOCK_MHZ;
 
 const FRAMES: usize = 20_000;
@@ -17,14 +19,38 @@ fn line_rate_mpps(size: usize) -> f64 {
     100e9 / ((size as f64 + 20.0) * 8.0) / 1e6
 }
 
+/// RX throughput of the simulated NIC for 64, 128, 512 and 1518-byte frames
+/// beside the 100 GbE line rate, and the simulator's speed, in one run.
+///
+/// Each size: 20,000 frames offered back to back (MAC side unpaced), one
+/// pipe, a host that frees every batch; PCIe model Gen3 x16. Throughput is
+/// frames over simulated cycles at 250 MHz. Prints a table and writes
+/// build/bench/rx.json (relative to the current directory). No options.
+#[derive(Parser)]
+#[command(
+    name = "pendulum-bench",
+    version,
+    after_help = "\
+Example (`make bench` runs it with the other benches):
+  cargo run --release -p pendulum-testbench --bin pendulum-bench"
+)]
+struct Cli {}
+
 fn main() {
+    Cli::parse();
     let mut rows = Vec::new();
-    println!("RX throughput, {FRAMES} frames per size, PCIe Gen3 x16 model (24 B per TLP, 100-cycle latency), 250 MHz");
-    println!("MAC side unpaced (no 20 B preamble/gap), so the NIC and the PCIe model set the rate: one 64 B write per beat");
-    println!("costs 64 + 24 B of the model's 63 B/cycle, which caps 64 B frames near 179 Mpps, above the 148.8 Mpps line rate.");
-    println!(
+    outln!("RX throughput, {FRAMES} frames per size, PCIe Gen3 x16 model (24 B per TLP, 100-cycle latency), 250 MHz");
+    outln!("MAC side unpaced (no 20 B preamble/gap), so the NIC and the PCIe model set the rate: one 64 B write per beat");
+    outln!("costs 64 + 24 B of the model's 63 B/cycle, which caps 64 B frames near 179 Mpps, above the 148.8 Mpps line rate.");
+    outln!(
         "{:>6} {:>10} {:>12} {:>8} {:>12} {:>10} {:>14}",
-        "bytes", "Mpps", "line Mpps", "% line", "PCIe meta %", "cycles", "sim cycles/s"
+        "bytes",
+        "Mpps",
+        "line Mpps",
+        "% line",
+        "PCIe meta %",
+        "cycles",
+        "sim cycles/s"
     );
     for size in SIZES {
         let run = rx_run(size, FRAMES, false);
@@ -33,7 +59,7 @@ fn main() {
         let line = line_rate_mpps(size);
         let meta = 100.0 * pcie.metadata_share();
         let speed = rep.cycles as f64 / secs;
-        println!(
+        outln!(
             "{size:>6} {mpps:>10.2} {line:>12.2} {:>7.1}% {meta:>11.1}% {:>10} {speed:>14.0}",
             100.0 * mpps / line,
             rep.cycles
@@ -57,16 +83,20 @@ fn main() {
     );
     std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
     std::fs::write("build/bench/rx.json", json).expect("write build/bench/rx.json");
-    println!("wrote build/bench/rx.json");
+    outln!("wrote build/bench/rx.json");
 }
 
 /// Reactive notifications against the per-packet baseline: same frames, same
 /// run, metadata on the PCIe link and notifications per frame.
 fn notification_modes() -> Vec<String> {
-    println!("\nNotifications: reactive (one outstanding per pipe) against per-packet, 20,000 frames, one pipe");
-    println!(
+    outln!("\nNotifications: reactive (one outstanding per pipe) against per-packet, 20,000 frames, one pipe");
+    outln!(
         "{:>6} {:>12} {:>14} {:>12} {:>10}",
-        "bytes", "mode", "notif/frame", "PCIe meta %", "Mpps"
+        "bytes",
+        "mode",
+        "notif/frame",
+        "PCIe meta %",
+        "Mpps"
     );
     let mut out = Vec::new();
     for size in [64usize, 1518] {
@@ -77,7 +107,7 @@ fn notification_modes() -> Vec<String> {
             let per_frame = notifs as f64 / FRAMES as f64;
             let meta = 100.0 * pcie.metadata_share();
             let mpps = run.mpps();
-            println!("{size:>6} {mode:>12} {per_frame:>14.4} {meta:>11.1}% {mpps:>10.2}");
+            outln!("{size:>6} {mode:>12} {per_frame:>14.4} {meta:>11.1}% {mpps:>10.2}");
             out.push(format!(
                 "    {{\"frame_bytes\": {size}, \"mode\": \"{mode}\", \"notifications\": {notifs}, \"notifications_per_frame\": {per_frame:.5}, \"metadata_share\": {:.4}, \"mpps\": {mpps:.3}}}",
                 meta / 100.0
@@ -94,10 +124,16 @@ fn notification_modes() -> Vec<String> {
 /// without and with notification prefetch (asked for as the batch is taken).
 fn latency() -> Vec<String> {
     const WORK: u64 = 200;
-    println!("\nRX latency, first beat at the port to the frame in the host's hands (cycles at 250 MHz; host polls every 8)");
-    println!(
+    outln!("\nRX latency, first beat at the port to the frame in the host's hands (cycles at 250 MHz; host polls every 8)");
+    outln!(
         "{:>6} {:>6} {:>10} {:>9} {:>8} {:>8} {:>8}",
-        "bytes", "load", "host work", "prefetch", "p50", "p99", "p99.9"
+        "bytes",
+        "load",
+        "host work",
+        "prefetch",
+        "p50",
+        "p99",
+        "p99.9"
     );
     let mut out = Vec::new();
     let mut runs: Vec<(usize, f64, u64, bool)> = Vec::new();
@@ -113,7 +149,7 @@ fn latency() -> Vec<String> {
     }
     for (size, load, work, prefetch) in runs {
         let (p50, p99, p999) = rx_latency(size, load, work, prefetch);
-        println!(
+        outln!(
             "{size:>6} {:>5.0}% {work:>10} {:>9} {p50:>8} {p99:>8} {p999:>8}",
             load * 100.0,
             if prefetch { "yes" } else { "no" }

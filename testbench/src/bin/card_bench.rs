@@ -4,10 +4,12 @@
 //! `build/bench/card.json`. Simulated figures (cycles) must match; wall
 //! figures show what the socket costs.
 
+use clap::Parser;
 use pendulum_driver::layout::global;
 use pendulum_driver::{AnyCard, Card, Device};
 use pendulum_testbench::echo::echo_batch;
 use pendulum_testbench::models::FrameGen;
+use pendulum_testbench::outln;
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -101,7 +103,27 @@ fn measure<C: SimSide>(dev: &mut Device<C>) -> Figures {
     }
 }
 
+/// What the simulator being another process costs: register-read latency
+/// and 64-byte echo, in process (SimCard) and out of process (pendulum-sim
+/// serve and a sim: address), side by side.
+///
+/// Simulated figures (cycles) must match; wall figures show what the socket
+/// costs. Starts the pendulum-sim beside its own executable, so build both.
+/// A few seconds. Prints a table and writes build/bench/card.json. No
+/// options.
+#[derive(Parser)]
+#[command(
+    name = "pendulum-card-bench",
+    version,
+    after_help = "\
+Example:
+  cargo build --release -p pendulum-testbench --bin pendulum-sim --bin pendulum-card-bench
+  target/release/pendulum-card-bench"
+)]
+struct Cli {}
+
 fn main() {
+    Cli::parse();
     let inproc = measure(&mut Device::open(SimCard::new(SimConfig::default())).expect("open"));
 
     let exe = std::env::current_exe()
@@ -129,13 +151,15 @@ fn main() {
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);
 
-    println!("card access: in process (SimCard) vs out of process (pendulum-sim serve, Unix socket + shared memory)");
-    println!(
+    outln!("card access: in process (SimCard) vs out of process (pendulum-sim serve, Unix socket + shared memory)");
+    outln!(
         "{:<34} {:>14} {:>14} {:>8}",
-        "", "in process", "out of process", "ratio"
+        "",
+        "in process",
+        "out of process",
+        "ratio"
     );
-    let row =
-        |name: &str, a: f64, b: f64| println!("{name:<34} {a:>14.3} {b:>14.3} {:>8.2}", b / a);
+    let row = |name: &str, a: f64, b: f64| outln!("{name:<34} {a:>14.3} {b:>14.3} {:>8.2}", b / a);
     row(
         "register read, wall us",
         inproc.read_ns / 1e3,
@@ -169,5 +193,5 @@ fn main() {
     );
     std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
     std::fs::write("build/bench/card.json", json).expect("write build/bench/card.json");
-    println!("wrote build/bench/card.json");
+    outln!("wrote build/bench/card.json");
 }

@@ -1,9 +1,11 @@
 //! `make demo`: simulate the generated NIC cycle-accurately, receive through
 //! the driver, echo, run the ACP link between two NICs, and print what happened.
 
+use clap::Parser;
 use pendulum_driver::{Card, Device};
 use pendulum_testbench::acp_traffic::AcpTraffic;
 use pendulum_testbench::models::{FrameGen, LinkFaults};
+use pendulum_testbench::outln;
 use pendulum_testbench::rx_check::{receive_and_check, Expected};
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ, RTL_DIR};
 use std::time::Instant;
@@ -12,7 +14,27 @@ const FRAMES: usize = 20_000;
 const PIPES: usize = 4;
 const RING_BYTES: u32 = 256 * 1024;
 
+/// The Pendulum demo: simulates the generated NIC cycle-accurately
+/// (Verilator), receives 20,000 frames on four pipes through the driver,
+/// echoes, runs the ACP link between two NICs, and prints what happened.
+///
+/// Takes a few minutes; everything is seeded, so runs repeat. No options.
+#[derive(Parser)]
+#[command(
+    name = "pendulum-demo",
+    version,
+    after_help = "\
+Environment:
+  PENDULUM_WAVE=PATH   write an FST waveform of each simulated NIC there
+                       (slows the run down a lot; `make wave` sets it)
+
+Example:
+  cargo run --release -p pendulum-testbench --bin pendulum-demo"
+)]
+struct Cli {}
+
 fn main() {
+    Cli::parse();
     if let Err(e) = run() {
         eprintln!("demo failed: {e}");
         std::process::exit(1);
@@ -20,10 +42,10 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    println!("Pendulum demo: Verilog from {RTL_DIR}/pendulum_nic.v, simulated with Verilator");
+    outln!("Pendulum demo: Verilog from {RTL_DIR}/pendulum_nic.v, simulated with Verilator");
     let card = SimCard::new(SimConfig::default());
     let mut dev = Device::open(card).map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "card: identity PNDL, {} pipes, frames up to {} bytes",
         dev.pipes(),
         dev.max_frame_bytes()
@@ -58,34 +80,35 @@ fn run() -> Result<(), String> {
     let data = pcie.data_bytes - pcie_before.data_bytes;
     let meta = pcie.metadata_bytes - pcie_before.metadata_bytes;
 
-    println!();
-    println!("frames sent        {FRAMES:>12}   ({sent_bytes} bytes, mixed 64-1518 B over {PIPES} pipes)");
-    println!(
+    outln!();
+    outln!("frames sent        {FRAMES:>12}   ({sent_bytes} bytes, mixed 64-1518 B over {PIPES} pipes)");
+    outln!(
         "frames received    {:>12}   ({} bytes, every one checked byte for byte, in order)",
-        rep.frames, rep.bytes
+        rep.frames,
+        rep.bytes
     );
-    println!(
+    outln!(
         "batches            {:>12}   ({:.1} frames per notification batch)",
         rep.batches,
         rep.frames as f64 / rep.batches.max(1) as f64
     );
-    println!("card counters      {:>12} frames, {} bytes, {} drops, {} notifications, {} refused register writes", c.rx_frames, c.rx_bytes, c.drops(), c.notifications, c.reg_errors);
-    println!(
+    outln!("card counters      {:>12} frames, {} bytes, {} drops, {} notifications, {} refused register writes", c.rx_frames, c.rx_bytes, c.drops(), c.notifications, c.reg_errors);
+    outln!(
         "simulated cycles   {cycles:>12}   ({:.1} us at {CLOCK_MHZ} MHz)",
         cycles as f64 / CLOCK_MHZ
     );
-    println!(
+    outln!(
         "throughput         {:>12.2} Mpps, {:.1} Gb/s at {CLOCK_MHZ} MHz (MAC side unpaced)",
         rep.frames as f64 / cycles as f64 * CLOCK_MHZ,
         rep.bytes as f64 * 8.0 / cycles as f64 * CLOCK_MHZ / 1e3
     );
-    println!("PCIe NIC->host     {:>12} data bytes, {} metadata bytes ({:.2}% of data: TLP headers and notifications)", data, meta, 100.0 * meta as f64 / data.max(1) as f64);
-    println!("PCIe host->NIC     {:>12} register bytes", pcie.mmio_bytes);
-    println!("simulator speed    {:>12.0} cycles/s ({secs:.2} s wall, Verilator, one thread, checking included)", cycles as f64 / secs);
+    outln!("PCIe NIC->host     {:>12} data bytes, {} metadata bytes ({:.2}% of data: TLP headers and notifications)", data, meta, 100.0 * meta as f64 / data.max(1) as f64);
+    outln!("PCIe host->NIC     {:>12} register bytes", pcie.mmio_bytes);
+    outln!("simulator speed    {:>12.0} cycles/s ({secs:.2} s wall, Verilator, one thread, checking included)", cycles as f64 / secs);
     if rep.frames != FRAMES as u64 || c.drops() != 0 || c.reg_errors != 0 {
         return Err("frames were lost, dropped or a register write was refused".into());
     }
-    println!("\nOK: every frame arrived intact and in order.");
+    outln!("\nOK: every frame arrived intact and in order.");
     echo(&mut dev, &mut pipes[0])?;
     atomics()?;
     link()?;
@@ -153,13 +176,16 @@ fn remote_atomics() -> Result<(), String> {
     let exact = olds == (0..(REMOTE + LOCAL) as u64).collect::<Vec<_>>();
     let (ca, _) = t.counters().map_err(e)?;
     let stats = t.pair.borrow().link.stats().clone();
-    println!();
-    println!("remote atomics     host A: {REMOTE} fetch-and-adds over the ACP link into B's atomic memory; host B: {LOCAL} on the same word, locally");
-    println!(
+    outln!();
+    outln!("remote atomics     host A: {REMOTE} fetch-and-adds over the ACP link into B's atomic memory; host B: {LOCAL} on the same word, locally");
+    outln!(
         "link model         {:>12} records, {} corrupted, {} damaged past the check, {} lost",
-        stats.records, stats.corrupted, stats.undetected, stats.lost
+        stats.records,
+        stats.corrupted,
+        stats.undetected,
+        stats.lost
     );
-    println!(
+    outln!(
         "results            {:>12} remote + {} local, old values {}; B's word holds {total}",
         r_olds.len(),
         l_olds.len(),
@@ -169,12 +195,12 @@ fn remote_atomics() -> Result<(), String> {
             "NOT a permutation of 0..3999"
         }
     );
-    println!("link counters A    {:>12} commits, {} rejects (the word held by another channel's verb: offered again), {} reversals (run at B, then undone)", ca.commits, ca.rejects, ca.reversals);
-    println!("simulated cycles   {cycles:>12}");
+    outln!("link counters A    {:>12} commits, {} rejects (the word held by another channel's verb: offered again), {} reversals (run at B, then undone)", ca.commits, ca.rejects, ca.reversals);
+    outln!("simulated cycles   {cycles:>12}");
     if !exact || total != (REMOTE + LOCAL) as u64 {
         return Err("a verb was applied twice or lost".into());
     }
-    println!("\nOK: every verb, local or remote, was applied exactly once.");
+    outln!("\nOK: every verb, local or remote, was applied exactly once.");
     Ok(())
 }
 
@@ -211,9 +237,9 @@ fn atomics() -> Result<(), String> {
         .all(|(i, r)| r.old == i as u64 && r.status == status::OK);
     let total = at.fetch_add(&mut dev, 0x100, 0).map_err(e)?;
     let cas_old = at.cas(&mut dev, 0x100, 7, 99).map_err(e)?;
-    println!();
-    println!("atomic unit        2000 fetch-and-adds on one word, posted back to back through the driver");
-    println!(
+    outln!();
+    outln!("atomic unit        2000 fetch-and-adds on one word, posted back to back through the driver");
+    outln!(
         "results            {:>12} ({}), the word now holds {total}",
         results.len(),
         if in_order {
@@ -222,8 +248,8 @@ fn atomics() -> Result<(), String> {
             "NOT in order"
         }
     );
-    println!("rate               {:>12.2} verbs/cycle end to end over {cycles} cycles (the PCIe path sets it; the unit takes one a cycle)", results.len() as f64 / cycles as f64);
-    println!(
+    outln!("rate               {:>12.2} verbs/cycle end to end over {cycles} cycles (the PCIe path sets it; the unit takes one a cycle)", results.len() as f64 / cycles as f64);
+    outln!(
         "compare-and-swap   {:>12} expected 7, found {cas_old}: not swapped",
         ""
     );
@@ -234,7 +260,7 @@ fn atomics() -> Result<(), String> {
     {
         return Err("atomic results differ from sequential execution".into());
     }
-    println!("\nOK: every verb saw the one before it.");
+    outln!("\nOK: every verb saw the one before it.");
     Ok(())
 }
 
@@ -286,9 +312,9 @@ fn echo(dev: &mut Device<SimCard>, rx: &mut pendulum_driver::RxPipe) -> Result<(
     let cycles = dev.card().sim.cycle() - start;
     let out = dev.card_mut().sim.eth_tx.take_frames();
     let same = out == frames;
-    println!();
-    println!("echo               {:>12} frames of 64-256 B in on RX, through the driver (one copy), out on TX", ECHO_FRAMES);
-    println!(
+    outln!();
+    outln!("echo               {:>12} frames of 64-256 B in on RX, through the driver (one copy), out on TX", ECHO_FRAMES);
+    outln!(
         "echoed             {:>12} frames on the Ethernet TX port, {}",
         out.len(),
         if same {
@@ -297,14 +323,14 @@ fn echo(dev: &mut Device<SimCard>, rx: &mut pendulum_driver::RxPipe) -> Result<(
             "NOT identical"
         }
     );
-    println!(
+    outln!(
         "echo throughput    {:>12.2} Mpps at {CLOCK_MHZ} MHz over {cycles} cycles",
         ECHO_FRAMES as f64 / cycles as f64 * CLOCK_MHZ
     );
     if !same {
         return Err("echoed frames differ from what came in".into());
     }
-    println!("\nOK: every echoed frame went back out unchanged.");
+    outln!("\nOK: every echoed frame went back out unchanged.");
     Ok(())
 }
 
@@ -338,25 +364,25 @@ fn link() -> Result<(), String> {
     let check = t.check();
     let (ca, cb) = t.counters().map_err(e)?;
     let stats = t.pair.borrow().link.stats().clone();
-    println!();
-    println!("ACP link           two NICs, {} token channels, latency 100 cycles, loss and corruption 1e-3, one cut", pendulum_layout::params::ACP_CHANNELS);
-    println!("link model         {:>12} records, {} corrupted, {} damaged past the check, {} lost, {} cut", stats.records, stats.corrupted, stats.undetected, stats.lost, stats.cuts);
-    println!(
+    outln!();
+    outln!("ACP link           two NICs, {} token channels, latency 100 cycles, loss and corruption 1e-3, one cut", pendulum_layout::params::ACP_CHANNELS);
+    outln!("link model         {:>12} records, {} corrupted, {} damaged past the check, {} lost, {} cut", stats.records, stats.corrupted, stats.undetected, stats.lost, stats.cuts);
+    outln!(
         "A -> B             {:>12} sent, {} delivered, {} handed back",
         t.a.sent.len(),
         t.b.received.len(),
         t.a.returned.len()
     );
-    println!(
+    outln!(
         "B -> A             {:>12} sent, {} delivered, {} handed back",
         t.b.sent.len(),
         t.a.received.len(),
         t.b.returned.len()
     );
-    println!("link counters A    {:>12} commits, {} rejects, {} reversals, {} failures, {} entanglements", ca.commits, ca.rejects, ca.reversals, ca.failures, ca.entangles);
-    println!("link counters B    {:>12} commits, {} rejects, {} reversals, {} failures, {} entanglements", cb.commits, cb.rejects, cb.reversals, cb.failures, cb.entangles);
-    println!("simulated cycles   {cycles:>12}");
+    outln!("link counters A    {:>12} commits, {} rejects, {} reversals, {} failures, {} entanglements", ca.commits, ca.rejects, ca.reversals, ca.failures, ca.entangles);
+    outln!("link counters B    {:>12} commits, {} rejects, {} reversals, {} failures, {} entanglements", cb.commits, cb.rejects, cb.reversals, cb.failures, cb.entangles);
+    outln!("simulated cycles   {cycles:>12}");
     check?;
-    println!("\nOK: every message was delivered exactly once or handed back; none changed, none out of order within its channel.");
+    outln!("\nOK: every message was delivered exactly once or handed back; none changed, none out of order within its channel.");
     Ok(())
 }

@@ -7,45 +7,74 @@
 //! on the simulated MAC, echoes them, and checks that the MAC sent the same
 //! frames back, in order. Prints the echo rate in simulated Mpps.
 
+use clap::Parser;
 use pendulum_driver::{AnyCard, Card, Device};
+use pendulum_testbench::cli::{parse_bytes, ADDRESS_HELP};
 use pendulum_testbench::echo::echo_batch;
 use pendulum_testbench::models::FrameGen;
-use pendulum_testbench::CLOCK_MHZ;
+use pendulum_testbench::{outln, CLOCK_MHZ};
 use std::time::{Duration, Instant};
 
-const USAGE: &str =
-    "usage: pendulum-echo ADDRESS [--pipe P] [--ring-bytes N] [--frames N] [--self-test N]";
+/// Echo: every frame that arrives on pipe P is sent back out on TX pipe P,
+/// through the driver, on a simulated card or a PCIe one.
+///
+/// Prints the frames echoed every second, and the rate at the end. With
+/// --self-test N (simulated card only), it injects N frames of 64 to 256
+/// bytes on the simulated MAC, echoes them, checks that the MAC sent the
+/// same frames back in order, and prints the rate in simulated Mpps.
+#[derive(Parser)]
+#[command(
+    name = "pendulum-echo",
+    version,
+    after_help = "\
+Exit status: 0 done; 1 the card, the driver or the self-test failed; 2 bad arguments.
+
+Examples:
+  pendulum-echo sim:/tmp/pendulum.sock --self-test 2000
+  pendulum-echo 0000:03:00.0 --pipe 1 --ring-bytes 1M"
+)]
+struct Cli {
+    #[arg(help = ADDRESS_HELP)]
+    address: String,
+    /// Pipe to echo on: frames from RX pipe P go out on TX pipe P (so P is
+    /// below the card's TX pipe count, `pendulum-ctl ADDRESS info`).
+    #[arg(long, value_name = "P", default_value_t = 0)]
+    pipe: usize,
+    /// Size of each of the two rings in bytes, a power of two; K and M
+    /// multiply by 1024 and 1024².
+    #[arg(long, value_name = "BYTES", default_value = "256K", value_parser = ring_bytes)]
+    ring_bytes: u32,
+    /// Stop after echoing this many frames [default: run until killed].
+    #[arg(long, value_name = "N")]
+    frames: Option<u64>,
+    /// Simulated card only: inject N frames on the MAC, echo them, and check
+    /// they come back unchanged and in order (implies --frames N).
+    #[arg(long, value_name = "N")]
+    self_test: Option<usize>,
+}
+
+fn ring_bytes(s: &str) -> Result<u32, String> {
+    let n = parse_bytes(s)?;
+    u32::try_from(n).map_err(|_| format!("`{s}` is larger than a ring can be"))
+}
 
 fn main() {
-    if let Err(e) = run() {
+    if let Err(e) = run(Cli::parse()) {
         eprintln!("pendulum-echo: {e}");
         std::process::exit(1);
     }
 }
 
-fn run() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let address = args
-        .first()
-        .filter(|a| !a.starts_with('-'))
-        .ok_or(USAGE)?
-        .clone();
-    let (mut pipe, mut ring_bytes, mut limit, mut self_test) =
-        (0usize, 256 * 1024u32, u64::MAX, 0usize);
-    let mut it = args[1..].iter();
-    while let Some(a) = it.next() {
-        let v: u64 = it
-            .next()
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("{a} needs a number\n{USAGE}"))?;
-        match a.as_str() {
-            "--pipe" => pipe = v as usize,
-            "--ring-bytes" => ring_bytes = v as u32,
-            "--frames" => limit = v,
-            "--self-test" => self_test = v as usize,
-            _ => return Err(format!("unknown argument {a}\n{USAGE}")),
-        }
-    }
+fn run(cli: Cli) -> Result<(), String> {
+    let Cli {
+        address,
+        pipe,
+        ring_bytes,
+        frames,
+        self_test,
+    } = cli;
+    let self_test = self_test.unwrap_or(0);
+    let mut limit = frames.unwrap_or(u64::MAX);
     let mut dev = pendulum_driver::open(&address).map_err(|e| e.to_string())?;
     let mut rx = dev
         .open_rx_pipe(pipe, ring_bytes)
@@ -53,7 +82,7 @@ fn run() -> Result<(), String> {
     let mut tx = dev
         .open_tx_pipe(pipe, ring_bytes)
         .map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "pendulum-echo: {address}: echoing pipe {pipe} ({} pipes, rings of {ring_bytes} bytes)",
         dev.pipes()
     );
@@ -87,7 +116,7 @@ fn run() -> Result<(), String> {
             }
         }
         if last_report.elapsed() > Duration::from_secs(1) && self_test == 0 {
-            println!("echoed {echoed} frames");
+            outln!("echoed {echoed} frames");
             last_report = Instant::now();
         }
     }
@@ -96,7 +125,7 @@ fn run() -> Result<(), String> {
         return Err("TX did not finish".into());
     }
     let secs = wall.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "echoed {echoed} frames in {secs:.2} s wall ({:.3} Mpps wall)",
         echoed as f64 / secs / 1e6
     );
@@ -105,7 +134,7 @@ fn run() -> Result<(), String> {
         sim.drain(1_000_000).map_err(|e| e.to_string())?;
         let cycles = sim.cycle().map_err(|e| e.to_string())? - start_cycle;
         let out = sim.eth_tx_take().map_err(|e| e.to_string())?;
-        println!(
+        outln!(
             "simulated: {cycles} cycles, {:.2} Mpps at {CLOCK_MHZ} MHz",
             echoed as f64 / cycles as f64 * CLOCK_MHZ
         );
@@ -116,7 +145,7 @@ fn run() -> Result<(), String> {
                 sent_frames.len()
             ));
         }
-        println!(
+        outln!(
             "self-test OK: {} frames came back out unchanged, in order",
             out.len()
         );

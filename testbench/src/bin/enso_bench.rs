@@ -10,8 +10,10 @@
 //! - RX latency with and without notification prefetch.
 //! - Echo throughput as the frames spread over more pipes.
 
+use clap::Parser;
 use pendulum_testbench::measure::{echo_run, echo_run_with, rx_latency, rx_run, tx_run};
 use pendulum_testbench::models::{PcieConfig, PcieCounters};
+use pendulum_testbench::outln;
 use pendulum_testbench::CLOCK_MHZ;
 
 const FRAMES: usize = 20_000;
@@ -64,16 +66,35 @@ fn rx_only(size: usize, per_packet: bool) -> RxOnly {
     }
 }
 
+/// The Ensō streaming DMA engine measured against its goals in one run.
+///
+/// Echo through the driver at 64 to 1518-byte frames beside the 100 GbE
+/// line rate and the PCIe model's limit (Gen3 x16: 63 B/cycle each way, 24 B
+/// per TLP, 100-cycle latency); PCIe metadata as a share of data bytes,
+/// reactive notifications against per-packet; RX latency with and without
+/// notification prefetch; echo throughput over more pipes. Minutes. Prints
+/// the tables and writes build/bench/enso.json. No options.
+#[derive(Parser)]
+#[command(
+    name = "pendulum-enso-bench",
+    version,
+    after_help = "\
+Example:
+  cargo run --release -p pendulum-testbench --bin pendulum-enso-bench"
+)]
+struct Cli {}
+
 fn main() {
+    Cli::parse();
     let pcie_bpc = pcie_bytes_per_cycle();
     let mut echo_rows = Vec::new();
     let mut meta_rows = Vec::new();
     let mut modes = Vec::new();
     let mut busy = Vec::new();
-    println!("Ensō engine, PCIe model Gen3 x16 ({pcie_bpc:.1} B/cycle each way, 24 B per TLP), {CLOCK_MHZ} MHz, {FRAMES} frames per run");
-    println!("\nEcho through the driver (one RX and one TX pipe, frames copied to the TX ring; and zero copy, the TX");
-    println!("pipe sending out of the RX ring), MAC unpaced; RX alone and TX alone beside it");
-    println!(
+    outln!("Ensō engine, PCIe model Gen3 x16 ({pcie_bpc:.1} B/cycle each way, 24 B per TLP), {CLOCK_MHZ} MHz, {FRAMES} frames per run");
+    outln!("\nEcho through the driver (one RX and one TX pipe, frames copied to the TX ring; and zero copy, the TX");
+    outln!("pipe sending out of the RX ring), MAC unpaced; RX alone and TX alone beside it");
+    outln!(
         "{:>6} {:>9} {:>10} {:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>9}",
         "bytes",
         "echo Mpps",
@@ -90,7 +111,7 @@ fn main() {
         let e = echo_run(size, FRAMES, 1, false);
         let z = echo_run_with(size, FRAMES, 1, false, true);
         if z.dropped > 0 {
-            println!("       (zero copy at {size} B: {} frames dropped for RX ring room while TX held them)", z.dropped);
+            outln!("       (zero copy at {size} B: {} frames dropped for RX ring room while TX held them)", z.dropped);
         }
         let (r, pp) = (rx_only(size, false), rx_only(size, true));
         let rx_mpps = r.mpps;
@@ -103,7 +124,7 @@ fn main() {
         let (e_up, e_down) = link_busy(&e.pcie, e.cycles);
         let (z_up, z_down) = link_busy(&z.pcie, z.cycles);
         busy.push((size, e.cycles, e_up, e_down, z.cycles, z_up, z_down));
-        println!(
+        outln!(
             "{size:>6} {:>9.2} {:>10.2} {gbps:>9.1} {line:>10.2} {pcie_limit:>10.2} {rx_mpps:>9.2} {tx_mpps:>9.2} {:>11.1}% {:>9}",
             e.mpps(),
             z.mpps(),
@@ -128,15 +149,21 @@ fn main() {
         modes.push((size, r, pp));
     }
 
-    println!("\nWhere the echo's cycles go: the share of each run that each PCIe direction was busy (bytes charged to");
-    println!("the link, TLP headers included, over cycles x {pcie_bpc:.1} B); a direction near 100% is the bound");
-    println!(
+    outln!("\nWhere the echo's cycles go: the share of each run that each PCIe direction was busy (bytes charged to");
+    outln!("the link, TLP headers included, over cycles x {pcie_bpc:.1} B); a direction near 100% is the bound");
+    outln!(
         "{:>6} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9}",
-        "bytes", "cycles", "to host", "to NIC", "cycles", "to host", "to NIC"
+        "bytes",
+        "cycles",
+        "to host",
+        "to NIC",
+        "cycles",
+        "to host",
+        "to NIC"
     );
-    println!("{:>6} | {:^29} | {:^29}", "", "echo (copy)", "zero copy");
+    outln!("{:>6} | {:^29} | {:^29}", "", "echo (copy)", "zero copy");
     for (size, ec, eu, ed, zc, zu, zd) in &busy {
-        println!(
+        outln!(
             "{size:>6} | {ec:>9} {:>8.1}% {:>8.1}% | {zc:>9} {:>8.1}% {:>8.1}%",
             100.0 * eu,
             100.0 * ed,
@@ -145,15 +172,21 @@ fn main() {
         );
     }
 
-    println!("\nPCIe metadata over frame data, RX only: all of it (TLP overhead + notifications), and notifications");
-    println!("alone (16 B record + 24 B TLP each, what Ensō's ~1% counts); reactive against the per-packet baseline");
-    println!(
+    outln!("\nPCIe metadata over frame data, RX only: all of it (TLP overhead + notifications), and notifications");
+    outln!("alone (16 B record + 24 B TLP each, what Ensō's ~1% counts); reactive against the per-packet baseline");
+    outln!(
         "{:>6} | {:>9} {:>9} {:>11} | {:>9} {:>9} {:>11}",
-        "bytes", "all %", "notif %", "notif/frame", "all %", "notif %", "notif/frame"
+        "bytes",
+        "all %",
+        "notif %",
+        "notif/frame",
+        "all %",
+        "notif %",
+        "notif/frame"
     );
-    println!("{:>6} | {:^31} | {:^31}", "", "reactive", "per-packet");
+    outln!("{:>6} | {:^31} | {:^31}", "", "reactive", "per-packet");
     for (size, r, pp) in &modes {
-        println!(
+        outln!(
             "{size:>6} | {:>8.2}% {:>8.2}% {:>11.4} | {:>8.2}% {:>8.2}% {:>11.4}",
             100.0 * r.metadata_share,
             100.0 * r.notif_share,
@@ -164,14 +197,14 @@ fn main() {
         );
     }
 
-    println!("\nRX latency, frame's first beat at the port to the frame in the host's hands (host polls every 8 cycles,");
-    println!("works 200 cycles per batch), 50% of line rate, 10,000 frames: without and with notification prefetch");
-    println!("{:>6} {:>9} {:>8} {:>8}", "bytes", "prefetch", "p50", "p99");
+    outln!("\nRX latency, frame's first beat at the port to the frame in the host's hands (host polls every 8 cycles,");
+    outln!("works 200 cycles per batch), 50% of line rate, 10,000 frames: without and with notification prefetch");
+    outln!("{:>6} {:>9} {:>8} {:>8}", "bytes", "prefetch", "p50", "p99");
     let mut lat_rows = Vec::new();
     for size in [64usize, 512, 1518] {
         for prefetch in [false, true] {
             let (p50, p99, _) = rx_latency(size, 0.5, 200, prefetch);
-            println!(
+            outln!(
                 "{size:>6} {:>9} {p50:>8} {p99:>8}",
                 if prefetch { "yes" } else { "no" }
             );
@@ -182,14 +215,20 @@ fn main() {
     }
 
     let max_pipes = pendulum_layout::params::PIPES;
-    println!("\nEcho as frames spread over more pipes (this build has {max_pipes} RX pipes; RX pipe p echoes through TX pipe p mod {})", pendulum_layout::params::TX_PIPES);
+    outln!("\nEcho as frames spread over more pipes (this build has {max_pipes} RX pipes; RX pipe p echoes through TX pipe p mod {})", pendulum_layout::params::TX_PIPES);
     // Per frame: notifications written, and register writes the driver
     // posted (RX head frees and TX tail doorbells, one each per batch), which
     // the register file takes one every other cycle; and how busy each PCIe
     // direction was, to tell that bound from the link's.
-    println!(
+    outln!(
         "{:>6} {:>6} {:>9} {:>12} {:>12} {:>8} {:>8}",
-        "bytes", "pipes", "echo Mpps", "notif/frame", "regwr/frame", "to host", "to NIC"
+        "bytes",
+        "pipes",
+        "echo Mpps",
+        "notif/frame",
+        "regwr/frame",
+        "to host",
+        "to NIC"
     );
     let mut pipe_rows = Vec::new();
     for size in [64usize, 512] {
@@ -198,7 +237,7 @@ fn main() {
             let e = echo_run(size, FRAMES, n, false);
             let per_frame = |x: u64| x as f64 / e.frames as f64;
             let (up, down) = link_busy(&e.pcie, e.cycles);
-            println!(
+            outln!(
                 "{size:>6} {n:>6} {:>9.2} {:>12.3} {:>12.3} {:>7.1}% {:>7.1}%",
                 e.mpps(),
                 per_frame(e.notifications),
@@ -233,5 +272,5 @@ fn main() {
     );
     std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
     std::fs::write("build/bench/enso.json", json).expect("write build/bench/enso.json");
-    println!("wrote build/bench/enso.json");
+    outln!("wrote build/bench/enso.json");
 }
