@@ -2,9 +2,7 @@
 //! what `open_rx_pipe` programs, how records of pipes sharing a buffer are
 //! told apart, and when the driver writes NBUF_HEAD.
 
-mod common;
-
-use common::FakeCard;
+use pendulum_driver::mock::FakeCard;
 use pendulum_driver::{Device, Error, RegionKind, RxPipe};
 use pendulum_layout::{global, notif, pipe, pipe_page, RegError};
 

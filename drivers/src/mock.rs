@@ -1,15 +1,14 @@
-//! A card made of plain memory, shared by the driver's tests: registers are
-//! a map that records every write, DMA regions are vectors, and nothing
-//! moves unless the test says so. It plays the NIC's part of the
+//! A card made of plain memory, for the driver's tests and benchmarks
+//! (feature `test-utils`): registers are a map that records every write,
+//! DMA regions are vectors, and nothing moves unless the caller says so
+//! (the card's part is done by explicit calls). It plays the NIC's part of the
 //! notification buffers (`post`), with their room check, so the driver's
 //! reading and its NBUF_HEAD writes can be checked, and of a reset of the
 //! card (`reset`, or `reset_at_relax` for one in the middle of a wait).
 
-#![allow(dead_code)] // each test file uses part of it
-
 use std::collections::HashMap;
 
-use pendulum_driver::{Card, DmaRegion, RegionKind, Result};
+use crate::{Card, DmaRegion, RegionKind, Result};
 use pendulum_layout::{
     global, notif, pipe, pipe_page, RegError, IDENTITY, LAST_REG_ERROR_CAUSE_SHIFT, PAGE_BYTES,
     VERSION,
