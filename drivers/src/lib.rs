@@ -20,6 +20,8 @@ mod device;
 mod error;
 mod flow;
 mod link;
+#[cfg(feature = "test-utils")]
+pub mod mock;
 mod notif;
 mod open;
 mod pci;

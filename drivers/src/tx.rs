@@ -16,6 +16,9 @@ pub struct TxPipe {
     ring: DmaRegion,
     compl: DmaRegion,
     slots: u32,
+    /// `slots - 1`: positions wrap with a mask (ring sizes are powers of
+    /// two), not a division.
+    mask: u32,
     /// Software's position: frames are appended here (slot).
     tail: u32,
     /// The card's position as last reported: slots before it are free (slot).
@@ -29,11 +32,13 @@ pub struct TxPipe {
 impl TxPipe {
     pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion) -> Self {
         let slots = (ring.len / BEAT_BYTES) as u32;
+        debug_assert!(slots.is_power_of_two(), "ring sizes are powers of two");
         Self {
             index,
             ring,
             compl,
             slots,
+            mask: slots - 1,
             tail: 0,
             head: 0,
             last_seq: 0,
@@ -78,8 +83,8 @@ impl TxPipe {
                 rx: rx.index(),
             });
         }
-        let step = end.wrapping_sub(self.tail) % self.slots;
-        let received = rx.tail().wrapping_sub(self.tail) % self.slots;
+        let step = end.wrapping_sub(self.tail) & self.mask;
+        let received = rx.tail().wrapping_sub(self.tail) & self.mask;
         if end >= self.slots || step > received {
             return Err(Error::BadSendThrough {
                 pipe: self.index,
@@ -125,13 +130,13 @@ impl TxPipe {
         let seq = tx_compl::SEQ.read(rec) as u32;
         if seq != self.last_seq {
             self.last_seq = seq;
-            self.head = tx_compl::HEAD.read(rec) as u32 % self.slots;
+            self.head = tx_compl::HEAD.read(rec) as u32 & self.mask;
         }
     }
 
     /// Slots not yet handed back by the card.
     fn used_slots(&self) -> u32 {
-        self.tail.wrapping_sub(self.head) % self.slots
+        self.tail.wrapping_sub(self.head) & self.mask
     }
 
     /// Slots available to `send` without polling: one slot stays empty so a
@@ -172,7 +177,7 @@ impl TxPipe {
         let first = bytes.len().min(ring_bytes - off);
         ring[off..off + first].copy_from_slice(&bytes[..first]);
         ring[..bytes.len() - first].copy_from_slice(&bytes[first..]);
-        self.tail = (self.tail + slots_for(bytes.len() as u32)) % self.slots;
+        self.tail = (self.tail + slots_for(bytes.len() as u32)) & self.mask;
         Ok(())
     }
 

@@ -3,9 +3,7 @@
 //! blocking calls never take or drop a submitted verb's result, and one
 //! Device has one `Atomics` at a time.
 
-mod common;
-
-use common::FakeCard;
+use pendulum_driver::mock::FakeCard;
 use pendulum_driver::{Atomics, Device, Error};
 use pendulum_layout::atomic::{op, Request, Verb};
 

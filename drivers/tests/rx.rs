@@ -2,9 +2,7 @@
 //! what `open_rx_pipe` programs, how records of pipes sharing a buffer are
 //! told apart, and when the driver writes NBUF_HEAD.
 
-mod common;
-
-use common::FakeCard;
+use pendulum_driver::mock::FakeCard;
 use pendulum_driver::{Device, Error, RegionKind, RxPipe};
 use pendulum_layout::{global, notif, pipe, pipe_page, RegError};
 
@@ -266,16 +264,23 @@ fn the_fake_card_writes_records_as_the_layout_says() {
     );
 }
 
-/// Writes an IPv4 frame of `len` bytes at `slot` of the `ring`th data ring
-/// allocated, as the card would.
-fn put_ipv4_frame(dev: &mut Device<FakeCard>, ring: usize, slot: u32, len: u16) {
+/// An IPv4 frame of `len` bytes whose other bytes count from 0 (wrapping),
+/// so a misplaced byte shows.
+fn ipv4_frame(len: u16) -> Vec<u8> {
     use pendulum_layout::frame::{
         ETHERTYPE_IPV4, ETHERTYPE_OFFSET, ETH_HEADER_BYTES, IPV4_LEN_OFFSET,
     };
-    let mut f = vec![0u8; len as usize];
+    let mut f: Vec<u8> = (0..len).map(|k| k as u8).collect();
     f[ETHERTYPE_OFFSET..ETHERTYPE_OFFSET + 2].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
     let ip_len = len - ETH_HEADER_BYTES as u16;
     f[IPV4_LEN_OFFSET..IPV4_LEN_OFFSET + 2].copy_from_slice(&ip_len.to_be_bytes());
+    f
+}
+
+/// Writes an IPv4 frame of `len` bytes at `slot` of the `ring`th data ring
+/// allocated (first copy only).
+fn put_ipv4_frame(dev: &mut Device<FakeCard>, ring: usize, slot: u32, len: u16) {
+    let f = ipv4_frame(len);
     let off = slot as usize * 64;
     dev.card_mut().region(RegionKind::DataRing, ring)[off..off + f.len()].copy_from_slice(&f);
 }
@@ -309,4 +314,26 @@ fn freeing_inside_a_frame_is_refused_and_changes_nothing() {
     assert_eq!(lens, [100]);
     p.free(&mut dev, 5).unwrap();
     assert!(p.recv(&dev).is_empty());
+}
+
+#[test]
+fn a_frame_the_card_writes_across_the_end_of_the_ring_is_read_whole() {
+    let mut dev = open_shared();
+    let mut p = dev.open_rx_pipe(0, 4096).unwrap(); // 64 slots
+    let ring = *p.ring_region();
+    let mut seq = 0;
+    // One frame of 62 slots brings the pipe to slot 62.
+    dev.card_mut().write_ring(&ring, 0, &ipv4_frame(62 * 64));
+    announce(&mut dev, 0, &mut seq, 62);
+    let end = p.recv(&dev).end_slot();
+    p.free(&mut dev, end).unwrap();
+    // A frame of 3 slots from slot 62 ends in slot 0: the card wraps it, and
+    // the driver reads it as one slice from the ring's second mapping.
+    let f = ipv4_frame(150);
+    dev.card_mut().write_ring(&ring, 62, &f);
+    announce(&mut dev, 0, &mut seq, 1);
+    let frames: Vec<Vec<u8>> = p.recv(&dev).iter().map(|f| f.unwrap().to_vec()).collect();
+    assert_eq!(frames, [f]);
+    p.free(&mut dev, 1).unwrap();
+    assert_eq!((p.head(), p.tail()), (1, 1));
 }

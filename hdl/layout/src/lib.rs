@@ -172,16 +172,49 @@ pub mod notif {
     }
 
     impl Field {
-        /// Reads the field from a little-endian record.
+        /// Reads the field from a little-endian record (at most 64 bits).
+        ///
+        /// Byte by byte, not bit by bit: the driver reads four fields of every
+        /// notification and completion record it polls, and a loop over 32
+        /// bits each was most of its cost per packet (the `driver` bench).
+        /// With the field a constant, this folds to one load (`inline`, so
+        /// it can across crates).
+        #[inline]
         pub fn read(&self, rec: &[u8]) -> u64 {
-            let mut v = 0u64;
-            for i in 0..self.width {
-                let bit = self.lsb + i;
-                if rec[bit / 8] >> (bit % 8) & 1 == 1 {
-                    v |= 1 << i;
+            debug_assert!(self.width <= 64, "a field of at most 64 bits");
+            let bytes = &rec[self.lsb / 8..(self.lsb + self.width).div_ceil(8)];
+            let mut v = 0u128;
+            for (k, b) in bytes.iter().enumerate() {
+                v |= (*b as u128) << (8 * k);
+            }
+            let v = (v >> (self.lsb % 8)) as u64;
+            match self.width {
+                64 => v,
+                w => v & ((1u64 << w) - 1),
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::Field;
+
+        /// The bit-by-bit definition of a field's value.
+        fn reference(f: &Field, rec: &[u8]) -> u64 {
+            (0..f.width)
+                .filter(|i| rec[(f.lsb + i) / 8] >> ((f.lsb + i) % 8) & 1 == 1)
+                .fold(0, |v, i| v | 1 << i)
+        }
+
+        #[test]
+        fn read_agrees_with_the_bit_by_bit_definition_at_any_offset_and_width() {
+            let rec: Vec<u8> = (0..20u32).map(|k| (k * 0x9D + 0x35) as u8).collect();
+            for lsb in 0..80 {
+                for width in 0..=64 {
+                    let f = Field { lsb, width };
+                    assert_eq!(f.read(&rec), reference(&f, &rec), "lsb {lsb} width {width}");
                 }
             }
-            v
         }
     }
 }

@@ -1,15 +1,14 @@
-//! A card made of plain memory, shared by the driver's tests: registers are
-//! a map that records every write, DMA regions are vectors, and nothing
-//! moves unless the test says so. It plays the NIC's part of the
+//! A card made of plain memory, for the driver's tests and benchmarks
+//! (feature `test-utils`): registers are a map that records every write,
+//! DMA regions are vectors, and nothing moves unless the caller says so
+//! (the card's part is done by explicit calls). It plays the NIC's part of the
 //! notification buffers (`post`), with their room check, so the driver's
 //! reading and its NBUF_HEAD writes can be checked, and of a reset of the
 //! card (`reset`, or `reset_at_relax` for one in the middle of a wait).
 
-#![allow(dead_code)] // each test file uses part of it
-
 use std::collections::HashMap;
 
-use pendulum_driver::{Card, DmaRegion, RegionKind, Result};
+use crate::{Card, DmaRegion, RegionKind, Result};
 use pendulum_layout::{
     global, notif, pipe, pipe_page, RegError, IDENTITY, LAST_REG_ERROR_CAUSE_SHIFT, PAGE_BYTES,
     VERSION,
@@ -45,6 +44,14 @@ pub struct FakeCard {
     /// The card resets itself in the `relax` call that brings `relaxes` to
     /// this value.
     pub reset_at_relax: Option<u64>,
+    /// When set, reads and writes are counted (`reg_reads`, `reg_writes`)
+    /// but not recorded in `reads` and `writes`: a benchmark that rings
+    /// millions of doorbells neither grows them nor times their growth.
+    /// `last_write` (and so the atomic unit) sees no write made meanwhile.
+    pub quiet: bool,
+    /// Register reads and writes so far, recorded or not.
+    pub reg_reads: u64,
+    pub reg_writes: u64,
     /// The atomic unit's memory (64-bit words), when the card has one
     /// (`with_atomics`).
     pub atomic_mem: Option<Vec<u64>>,
@@ -223,6 +230,22 @@ impl FakeCard {
         &mut self.regions[id].1[off..off + len]
     }
 
+    /// The NIC writes `bytes` into a data ring from slot `slot` on, wrapping
+    /// at the end of the ring and into both copies of a mirrored one (the
+    /// card's DMA writes of a received frame).
+    pub fn write_ring(&mut self, ring: &DmaRegion, slot: u32, bytes: &[u8]) {
+        let mem = &mut self.regions[ring.id].1;
+        let off = slot as usize * pendulum_layout::BEAT_BYTES % ring.len;
+        let first = bytes.len().min(ring.len - off);
+        let (head, rest) = bytes.split_at(first);
+        let copies = if ring.mirrored { 2 } else { 1 };
+        for c in 0..copies {
+            let base = c * ring.len;
+            mem[base + off..base + off + first].copy_from_slice(head);
+            mem[base..base + rest.len()].copy_from_slice(rest);
+        }
+    }
+
     /// The NIC announces pipe `p`'s `tail` with sequence `seq` in its
     /// notification buffer; false when the buffer is off or has no room
     /// (the record waits in the card).
@@ -260,6 +283,17 @@ impl FakeCard {
         }
         let b = (offset / PAGE_BYTES - 1) as usize;
         let off = offset - pipe_page(b);
+        let nbuf_regs = [
+            pipe::NBUF_BASE_LO,
+            pipe::NBUF_BASE_HI,
+            pipe::NBUF_BYTES,
+            pipe::NBUF_CTRL,
+            pipe::NBUF_HEAD,
+        ];
+        // Doorbells (HEAD, TX_TAIL) stay off the map: benchmarks time them.
+        if !nbuf_regs.iter().any(|r| r.offset == off) {
+            return;
+        }
         let nb = self.nbufs.entry(b).or_default();
         match off {
             o if o == pipe::NBUF_BASE_LO.offset => {
@@ -307,11 +341,17 @@ impl FakeCard {
 
 impl Card for FakeCard {
     fn read32(&mut self, offset: u32) -> Result<u32> {
-        self.reads.push(offset);
+        self.reg_reads += 1;
+        if !self.quiet {
+            self.reads.push(offset);
+        }
         Ok(self.regs.get(&offset).copied().unwrap_or(0))
     }
     fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
-        self.writes.push((offset, value));
+        self.reg_writes += 1;
+        if !self.quiet {
+            self.writes.push((offset, value));
+        }
         if let Some(cause) = self.refusal(offset, value) {
             *self.regs.entry(global::REG_ERRORS.offset).or_default() += 1;
             self.regs.insert(
