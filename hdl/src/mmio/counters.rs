@@ -22,8 +22,8 @@ const _: () = assert!(COUNTERS == global::COUNTERS.len());
 /// see the lag. The byte counters (RX_BYTES, TX_BYTES) add `rx_frame_bytes`
 /// and `tx_frame_bytes` instead of one.
 ///
-/// Reads: `rd_take` with `rd_addr` as the register file accepts a read; the
-/// cycle after, `rd_data` and `rd_hit` answer it from this block's registers
+/// Reads come on `rd` (`RegRead`): `rd.take` with `rd.addr` as the register
+/// file accepts a read; the cycle after, `rd.data` and `rd.hit` answer it from this block's registers
 /// only (so the register file's one always block never reads back an answer
 /// that depends on its own signals). Reading a counter's LO half latches its
 /// HI half, which a read of HI answers.

@@ -29,12 +29,10 @@ const WRITABLE: usize = 12;
 /// LINK_ACTIVE_CHANNELS, which are the link's inputs and answered by
 /// `RegFile`).
 ///
-/// Writes follow `RegFile`'s write pipeline (accept, check, apply), kept here
-/// from `wr_take`, `wr_addr` and `wr_data` as `RegFile` accepts a write: in
-/// the apply cycle `hit` says the write is to one of these registers, and
-/// `err`, `err_cause` whether it was refused. Reads likewise from `rd_take`
-/// and `rd_addr`, answered the next cycle on `rd_data`, `rd_hit`. Every
-/// output comes from this block's registers only: a child's combinational
+/// Writes and reads come on `wr` and `rd` (`RegWrite`, `RegRead`) through
+/// this block's copy of `RegFile`'s pipeline (`RegStages`: accept, check,
+/// apply): in the apply cycle `wr.hit` says the write is to one of these
+/// registers, `wr.err` whether it was refused. Every output comes from this block's registers only: a child's combinational
 /// answer read back into `RegFile`'s one always block would be a loop that
 /// Verilator evaluates once, and would read stale.
 #[derive(LogicBlock)]

@@ -16,14 +16,13 @@ const WRITABLE: usize = 5;
 /// per register, and NBUF_CTRL's on bits; and their part of a register read.
 ///
 /// The RAMs are read at `lk_buf`, the buffer of the page `RegFile` reads as
-/// it accepts a write or a read (see `RegFile`). Writes follow `RegFile`'s
-/// write pipeline (accept, check, apply), kept here from `wr_take`,
-/// `wr_addr` and `wr_data` as `RegFile` accepts a write: the check stage
-/// takes the page out of the RAMs, and in the apply cycle `hit` says the
-/// write is to one of these registers, and `err`, `err_cause` whether it was
-/// refused. Reads likewise from `rd_take` and `rd_addr`, answered the next
-/// cycle on `rd_data`, `rd_hit`. Every output comes from this block's
-/// registers (or its RAMs' registered read ports) only.
+/// it accepts a write or a read (see `RegFile`). Writes and reads come on
+/// `wr` and `rd` (`RegWrite`, `RegRead`) through this block's copy of
+/// `RegFile`'s pipeline (`RegStages`: accept, check, apply): the check stage
+/// takes the page out of the RAMs, and in the apply cycle `wr.hit` says the
+/// write is to one of these registers, `wr.err` whether it was refused.
+/// Every output comes from this block's registers (or its RAMs' registered
+/// read ports) only.
 #[derive(LogicBlock)]
 pub struct NbufRegs {
     pub clock: Signal<In, Clock>,

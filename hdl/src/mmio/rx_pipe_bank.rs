@@ -20,16 +20,15 @@ const OFFSETS: usize = 13;
 /// page's part of a register read.
 ///
 /// The RAMs have one read port, at `lk_addr`: the pipe of the write
-/// `RegFile` accepts this cycle, else of its read (see `RegFile`). Writes
-/// follow `RegFile`'s write pipeline, kept here from `wr_take`, `wr_addr`
-/// and `wr_data` as `RegFile` accepts a write: the cycle it is accepted
+/// `RegFile` accepts this cycle, else of its read (see `RegFile`). Writes and
+/// reads come on `wr` and `rd` (`RegWrite`, `RegRead`) through this block's
+/// copy of `RegFile`'s pipeline (`RegStages`): the cycle a write is accepted
 /// reads its page, the next checks the value against it (into registers),
-/// the third applies it: `hit` says the write is to one of these registers
-/// (or a read-only one of the pipe page), `err`, `err_cause` whether it was
+/// the third applies it: `wr.hit` says the write is to one of these
+/// registers (or a read-only one of the pipe page), `wr.err` whether it was
 /// refused, and `restart`, `head_wr`, `rearm` report it to the datapath.
-/// Reads likewise from `rd_take` and `rd_addr`, answered the next cycle on
-/// `rd_data`, `rd_hit`. Every output comes from this block's registers (or
-/// its RAMs' registered read ports) only.
+/// Every output comes from this block's registers (or its RAMs' registered
+/// read ports) only.
 #[derive(LogicBlock)]
 pub struct RxPipeBank {
     pub clock: Signal<In, Clock>,

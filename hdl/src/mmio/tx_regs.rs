@@ -19,12 +19,10 @@ const TX_WRITABLE: usize = 7;
 /// read (all but TX_HEAD, which is the TX engine's and answered by
 /// `RegFile`).
 ///
-/// Writes follow `RegFile`'s write pipeline (accept, check, apply), kept here
-/// from `wr_take`, `wr_addr` and `wr_data` as `RegFile` accepts a write: in
-/// the apply cycle `hit` says the write is to one of these registers, and
-/// `err`, `err_cause` whether it was refused. Reads likewise from `rd_take`
-/// and `rd_addr`, answered the next cycle on `rd_data`, `rd_hit`. Every
-/// output comes from this block's registers only, so `RegFile`'s one always
+/// Writes and reads come on `wr` and `rd` (`RegWrite`, `RegRead`) through
+/// this block's copy of `RegFile`'s pipeline (`RegStages`: accept, check,
+/// apply): in the apply cycle `wr.hit` says the write is to one of these
+/// registers, `wr.err` whether it was refused. Every output comes from this block's registers only, so `RegFile`'s one always
 /// block never reads back a value computed from its own signals.
 #[derive(LogicBlock)]
 pub struct TxRegs {
