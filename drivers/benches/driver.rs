@@ -167,6 +167,31 @@ fn timed<S>(
     total
 }
 
+/// One group of cases, one per frame size: state from `new(len)`, then per
+/// batch `card` (the card's part, untimed) and `sw` (the driver's, timed;
+/// it gets the frame size), as [`timed`] runs them.
+fn per_size<S>(
+    c: &mut Criterion,
+    cases: &Cases,
+    group: &'static str,
+    mut new: impl FnMut(usize) -> S,
+    dev: impl Fn(&S) -> &Device<FakeCard> + Copy,
+    card: impl FnMut(&mut S) + Copy,
+    sw: impl Fn(&mut S, usize) + Copy,
+) {
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Elements(BATCH as u64));
+    for len in FRAME_SIZES {
+        let mut s = new(len);
+        let mut writes = None;
+        g.bench_with_input(BenchmarkId::from_parameter(len), &len, |b, _| {
+            b.iter_custom(|iters| timed(iters, &mut s, dev, card, |s| sw(s, len), &mut writes))
+        });
+        cases.add(group, len, BATCH, writes);
+    }
+    g.finish();
+}
+
 fn timer_overhead(c: &mut Criterion, cases: &Cases) {
     let mut g = c.benchmark_group("timer_overhead");
     g.throughput(Throughput::Elements(1));
@@ -232,33 +257,22 @@ impl Rx {
 }
 
 fn rx(c: &mut Criterion, cases: &Cases) {
-    let mut g = c.benchmark_group("rx_batch_free");
-    g.throughput(Throughput::Elements(BATCH as u64));
-    for len in FRAME_SIZES {
-        let mut s = Rx::new(len);
-        let mut writes = None;
-        g.bench_with_input(BenchmarkId::from_parameter(len), &len, |b, _| {
-            b.iter_custom(|iters| {
-                timed(
-                    iters,
-                    &mut s,
-                    |s| &s.dev,
-                    Rx::arrive,
-                    |s| {
-                        let end = {
-                            let batch = s.rx.recv(&s.dev);
-                            debug_assert_eq!(batch.slots() as usize, BATCH * frame_slots(len));
-                            black_box(batch.end_slot())
-                        };
-                        s.rx.free(&mut s.dev, end).unwrap();
-                    },
-                    &mut writes,
-                )
-            })
-        });
-        cases.add("rx_batch_free", len, BATCH, writes);
-    }
-    g.finish();
+    per_size(
+        c,
+        cases,
+        "rx_batch_free",
+        Rx::new,
+        |s| &s.dev,
+        Rx::arrive,
+        |s, len| {
+            let end = {
+                let batch = s.rx.recv(&s.dev);
+                debug_assert_eq!(batch.slots() as usize, BATCH * frame_slots(len));
+                black_box(batch.end_slot())
+            };
+            s.rx.free(&mut s.dev, end).unwrap();
+        },
+    );
 
     // Iteration alone: `recv` and `free` run, untimed, around it.
     let mut g = c.benchmark_group("rx_iter");
@@ -306,13 +320,11 @@ struct Tx {
 }
 
 fn tx_copy(c: &mut Criterion, cases: &Cases) {
-    let mut g = c.benchmark_group("tx_copy_send");
-    g.throughput(Throughput::Elements(BATCH as u64));
-    for len in FRAME_SIZES {
+    let new = |len| {
         let mut dev = open(4);
         let tx = dev.open_tx_pipe(0, RING_BYTES).unwrap();
         // Regions so far: none of kind Notification but the completion record.
-        let mut s = Tx {
+        Tx {
             dev,
             tx,
             card: CardTx {
@@ -320,31 +332,26 @@ fn tx_copy(c: &mut Criterion, cases: &Cases) {
                 seq: 0,
             },
             frames: (0..BATCH).map(|_| frame(len)).collect(),
-        };
-        let mut writes = None;
-        g.bench_with_input(BenchmarkId::from_parameter(len), &len, |b, _| {
-            b.iter_custom(|iters| {
-                timed(
-                    iters,
-                    &mut s,
-                    |s| &s.dev,
-                    |s| s.card.complete(&mut s.dev, &s.tx),
-                    |s| {
-                        let refs: [&[u8]; BATCH] = std::array::from_fn(|k| &s.frames[k][..]);
-                        let sent = s.tx.send(&mut s.dev, &refs).unwrap();
-                        debug_assert_eq!(sent, BATCH);
-                        black_box(sent);
-                    },
-                    &mut writes,
-                )
-            })
-        });
-        cases.add("tx_copy_send", len, BATCH, writes);
-    }
-    g.finish();
+        }
+    };
+    per_size(
+        c,
+        cases,
+        "tx_copy_send",
+        new,
+        |s| &s.dev,
+        |s| s.card.complete(&mut s.dev, &s.tx),
+        |s, _| {
+            let refs: [&[u8]; BATCH] = std::array::from_fn(|k| &s.frames[k][..]);
+            let sent = s.tx.send(&mut s.dev, &refs).unwrap();
+            debug_assert_eq!(sent, BATCH);
+            black_box(sent);
+        },
+    );
 }
 
-/// An RX pipe and a TX pipe over its ring (`Device::open_tx_pipe_over`).
+/// An RX pipe and a TX pipe, over its ring (`Device::open_tx_pipe_over`) or
+/// with a ring of its own.
 struct Echo {
     dev: Device<FakeCard>,
     rx: RxPipe,
@@ -355,10 +362,17 @@ struct Echo {
 }
 
 impl Echo {
-    fn new(len: usize) -> Self {
+    /// With `over`, the TX pipe sends from the RX ring (zero copy); else it
+    /// has a ring of its own.
+    fn new(len: usize, over: bool) -> Self {
         let mut dev = open(4);
         let rx = dev.open_rx_pipe(0, RING_BYTES).unwrap();
-        let tx = dev.open_tx_pipe_over(0, &rx).unwrap();
+        let tx = if over {
+            dev.open_tx_pipe_over(0, &rx)
+        } else {
+            dev.open_tx_pipe(0, RING_BYTES)
+        }
+        .unwrap();
         // Notification regions: the notification buffer, then the completion record.
         Self {
             dev,
@@ -382,131 +396,87 @@ impl Echo {
 
 fn tx_zero_copy(c: &mut Criterion, cases: &Cases) {
     // `send_through` alone: receiving and freeing run untimed around it.
-    let mut g = c.benchmark_group("tx_zero_copy");
-    g.throughput(Throughput::Elements(BATCH as u64));
-    for len in FRAME_SIZES {
-        let mut s = Echo::new(len);
-        let mut writes = None;
-        g.bench_with_input(BenchmarkId::from_parameter(len), &len, |b, _| {
-            b.iter_custom(|iters| {
-                timed(
-                    iters,
-                    &mut s,
-                    |s| &s.dev,
-                    |s| {
-                        s.card();
-                        s.tx.free_slots(&s.dev);
-                        if s.tx.head() != s.rx.head() {
-                            s.rx.free(&mut s.dev, s.tx.head()).unwrap();
-                        }
-                        s.rx.recv(&s.dev);
-                    },
-                    |s| {
-                        let end = s.rx.tail();
-                        s.tx.send_through(&mut s.dev, &s.rx, end).unwrap();
-                    },
-                    &mut writes,
-                )
-            })
-        });
-        cases.add("tx_zero_copy", len, BATCH, writes);
-    }
-    g.finish();
+    per_size(
+        c,
+        cases,
+        "tx_zero_copy",
+        |len| Echo::new(len, true),
+        |s| &s.dev,
+        |s| {
+            s.card();
+            s.tx.free_slots(&s.dev);
+            if s.tx.head() != s.rx.head() {
+                s.rx.free(&mut s.dev, s.tx.head()).unwrap();
+            }
+            s.rx.recv(&s.dev);
+        },
+        |s, _| {
+            let end = s.rx.tail();
+            s.tx.send_through(&mut s.dev, &s.rx, end).unwrap();
+        },
+    );
 }
 
 fn echo(c: &mut Criterion, cases: &Cases) {
     // Ensō's echo: receive, post the same slots for TX, free the RX slots
     // the card has sent (the previous batch: a free short of the tail walks
     // the frames' headers to check it ends on a frame).
-    let mut g = c.benchmark_group("echo_zero_copy");
-    g.throughput(Throughput::Elements(BATCH as u64));
-    for len in FRAME_SIZES {
-        let mut s = Echo::new(len);
-        let mut writes = None;
-        g.bench_with_input(BenchmarkId::from_parameter(len), &len, |b, _| {
-            b.iter_custom(|iters| {
-                timed(
-                    iters,
-                    &mut s,
-                    |s| &s.dev,
-                    Echo::card,
-                    |s| {
-                        let end = s.rx.recv(&s.dev).end_slot();
-                        s.tx.send_through(&mut s.dev, &s.rx, end).unwrap();
-                        s.tx.free_slots(&s.dev);
-                        let sent = s.tx.head();
-                        if sent != s.rx.head() {
-                            s.rx.free(&mut s.dev, sent).unwrap();
-                        }
-                    },
-                    &mut writes,
-                )
-            })
-        });
-        cases.add("echo_zero_copy", len, BATCH, writes);
-    }
-    g.finish();
+    per_size(
+        c,
+        cases,
+        "echo_zero_copy",
+        |len| Echo::new(len, true),
+        |s| &s.dev,
+        Echo::card,
+        |s, _| {
+            let end = s.rx.recv(&s.dev).end_slot();
+            s.tx.send_through(&mut s.dev, &s.rx, end).unwrap();
+            s.tx.free_slots(&s.dev);
+            let sent = s.tx.head();
+            if sent != s.rx.head() {
+                s.rx.free(&mut s.dev, sent).unwrap();
+            }
+        },
+    );
 
     // With copies: a batch borrows the Device and `send` needs it mutably,
     // so the frames go through the application's buffer on their way to
     // the TX ring (two copies per frame).
-    let mut g = c.benchmark_group("echo_copy");
-    g.throughput(Throughput::Elements(BATCH as u64));
-    for len in FRAME_SIZES {
-        let mut dev = open(4);
-        let rx = dev.open_rx_pipe(0, RING_BYTES).unwrap();
-        let tx = dev.open_tx_pipe(0, RING_BYTES).unwrap();
-        let mut s = (
-            Echo {
-                dev,
-                rx,
-                tx,
-                card_rx: CardRx { tail: 0, seq: 0 },
-                card_tx: CardTx {
-                    compl_region: 1,
-                    seq: 0,
-                },
-                frame: frame(len),
-            },
-            vec![0u8; BATCH * len],
-            Vec::<(usize, usize)>::with_capacity(BATCH),
-        );
-        let mut writes = None;
-        g.bench_with_input(BenchmarkId::from_parameter(len), &len, |b, _| {
-            b.iter_custom(|iters| {
-                timed(
-                    iters,
-                    &mut s,
-                    |s| &s.0.dev,
-                    |s| s.0.card(),
-                    |(s, buf, spans)| {
-                        spans.clear();
-                        let end = {
-                            let batch = s.rx.recv(&s.dev);
-                            let mut at = 0;
-                            for f in batch.iter() {
-                                let f = f.unwrap();
-                                buf[at..at + f.len()].copy_from_slice(f);
-                                spans.push((at, f.len()));
-                                at += f.len();
-                            }
-                            batch.end_slot()
-                        };
-                        s.rx.free(&mut s.dev, end).unwrap();
-                        let refs: [&[u8]; BATCH] = std::array::from_fn(|k| {
-                            let (at, n) = spans[k];
-                            &buf[at..at + n]
-                        });
-                        let sent = s.tx.send(&mut s.dev, &refs).unwrap();
-                        debug_assert_eq!(sent, BATCH);
-                    },
-                    &mut writes,
-                )
-            })
-        });
-        cases.add("echo_copy", len, BATCH, writes);
-    }
-    g.finish();
+    per_size(
+        c,
+        cases,
+        "echo_copy",
+        |len| {
+            (
+                Echo::new(len, false),
+                vec![0u8; BATCH * len],
+                Vec::<(usize, usize)>::with_capacity(BATCH),
+            )
+        },
+        |s| &s.0.dev,
+        |s| s.0.card(),
+        |(s, buf, spans), _| {
+            spans.clear();
+            let end = {
+                let batch = s.rx.recv(&s.dev);
+                let mut at = 0;
+                for f in batch.iter() {
+                    let f = f.unwrap();
+                    buf[at..at + f.len()].copy_from_slice(f);
+                    spans.push((at, f.len()));
+                    at += f.len();
+                }
+                batch.end_slot()
+            };
+            s.rx.free(&mut s.dev, end).unwrap();
+            let refs: [&[u8]; BATCH] = std::array::from_fn(|k| {
+                let (at, n) = spans[k];
+                &buf[at..at + n]
+            });
+            let sent = s.tx.send(&mut s.dev, &refs).unwrap();
+            debug_assert_eq!(sent, BATCH);
+        },
+    );
 }
 
 /// A small seeded generator (xorshift64*), so every run polls the same pipes.
