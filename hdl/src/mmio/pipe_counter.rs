@@ -1,8 +1,8 @@
 use crate::reset::{Clear, SDFF};
-use pendulum_layout::params::{PIPES, PIPE_BITS};
 use rust_hdl::prelude::*;
 
-/// One 32-bit event counter per pipe, in block RAM: `inc` counts an event of
+/// One 32-bit event counter per pipe, in RAM (`2^A` pipes; block RAM for the
+/// RX pipes, LUT RAM for the TX pipes): `inc` counts an event of
 /// `inc_pipe` (at most one per cycle), and `rd_count` answers, a cycle after
 /// `rd_pipe`, that pipe's count with every event up to the cycle before
 /// `rd_pipe` was given.
@@ -13,29 +13,29 @@ use rust_hdl::prelude::*;
 /// the cycle of a read is forwarded (back-to-back events of one pipe, or a
 /// register read meeting an increment).
 #[derive(LogicBlock)]
-pub struct PipeCounter {
+pub struct PipeCounter<const A: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (see `crate::reset`): every register returns to its
     /// power-up value.
     pub reset: Signal<In, Bit>,
     /// The reset's table sweep (`crate::reset::Clear`): counts are zeroed
     /// one pipe a cycle while it is active.
-    pub clear: Clear<PIPE_BITS>,
+    pub clear: Clear<A>,
     pub inc: Signal<In, Bit>,
-    pub inc_pipe: Signal<In, Bits<PIPE_BITS>>,
-    pub rd_pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub inc_pipe: Signal<In, Bits<A>>,
+    pub rd_pipe: Signal<In, Bits<A>>,
     pub rd_count: Signal<Out, Bits<32>>,
 
-    counts: RAM<Bits<32>, PIPE_BITS>,
-    copy: RAM<Bits<32>, PIPE_BITS>,
+    counts: RAM<Bits<32>, A>,
+    copy: RAM<Bits<32>, A>,
     // The event being counted (a cycle after it was reported).
     inc_r: SDFF<Bit>,
-    inc_pipe_r: SDFF<Bits<PIPE_BITS>>,
+    inc_pipe_r: SDFF<Bits<A>>,
     count: Signal<Local, Bits<32>>,
     next: Signal<Local, Bits<32>>,
     // The last write, which a read given in its cycle missed.
     fw: SDFF<Bit>,
-    fw_pipe: SDFF<Bits<PIPE_BITS>>,
+    fw_pipe: SDFF<Bits<A>>,
     fw_count: SDFF<Bits<32>>,
     // The same for the register file's read.
     rd_fw: SDFF<Bit>,
@@ -44,7 +44,7 @@ pub struct PipeCounter {
     zero32: Constant<Bits<32>>,
 }
 
-impl PipeCounter {
+impl<const A: usize> PipeCounter<A> {
     pub fn new() -> Self {
         Self {
             clock: Default::default(),
@@ -55,8 +55,8 @@ impl PipeCounter {
             rd_pipe: Default::default(),
             rd_count: Default::default(),
             // Counts start at zero, also on a board.
-            counts: (0..PIPES).map(|_| Bits::<32>::default()).into(),
-            copy: (0..PIPES).map(|_| Bits::<32>::default()).into(),
+            counts: (0..1usize << A).map(|_| Bits::<32>::default()).into(),
+            copy: (0..1usize << A).map(|_| Bits::<32>::default()).into(),
             inc_r: Default::default(),
             inc_pipe_r: Default::default(),
             count: Default::default(),
@@ -72,13 +72,13 @@ impl PipeCounter {
     }
 }
 
-impl Default for PipeCounter {
+impl<const A: usize> Default for PipeCounter<A> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Logic for PipeCounter {
+impl<const A: usize> Logic for PipeCounter<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(

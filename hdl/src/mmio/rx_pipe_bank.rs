@@ -87,8 +87,8 @@ pub struct RxPipeBank {
     // (two cycles after `restart`; `RegFile`'s `restart_wait` holds reads
     // and writes back until then, so none sees the old tail).
     tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    rx_frames: PipeCounter,
-    rx_drops: PipeCounter,
+    rx_frames: PipeCounter<PIPE_BITS>,
+    rx_drops: PipeCounter<PIPE_BITS>,
     // The last tail write, which a read in its cycle missed.
     fw_tail: SDFF<Bit>,
     fw_match: SDFF<Bit>,
