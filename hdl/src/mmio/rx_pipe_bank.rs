@@ -452,11 +452,18 @@ impl Logic for RxPipeBank {
             & (self.stages.data.val() <= self.ring_max.val());
         self.ring_aligned_r.d.next =
             (self.stages.data.val() & self.ring_align_mask.val()) == self.zero32.val();
-        // The new head must lie in the ring and between the old head and the tail.
+        // The new head must lie in the ring and between the old head and the
+        // tail. The tail is the RAM's, without the forwarded move: a tail
+        // the RX engine wrote in the very cycle of the page read is one
+        // software cannot have learned yet (a notification or a TAIL read
+        // comes later), so it could not name a head past the older one. (The
+        // forwarding mux ahead of the subtraction made this check 9 LUT
+        // levels deep.)
         self.head_ok_r.d.next = (self.stages.data.val().get_bits::<16>(16) == self.zero16.val())
             & ((self.wr_data16.val() & !self.pg_mask.val()) == self.zero16.val())
             & (((self.wr_data16.val() - self.head_ram.read_data.val()) & self.pg_mask.val())
-                <= ((self.pg_tail.val() - self.head_ram.read_data.val()) & self.pg_mask.val()));
+                <= ((self.tail_ram.read_data.val() - self.head_ram.read_data.val())
+                    & self.pg_mask.val()));
         self.nb_off_r.d.next = !self.nb_on.val().get_bit(self.wr_buf.val().index());
         // The page, as the check stage read it, for the apply stage.
         self.pk_enable.d.next = self.enable_ram.read_data.val();
