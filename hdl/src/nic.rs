@@ -12,7 +12,7 @@ use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
 use pendulum_layout::params::{
     ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, FLOW_BUCKET_BITS, MMIO_ADDR_BITS,
-    NOTIF_BUF_BITS, SLOT_BITS, TX_COMPL_SLOTS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES, TX_PIPE_BITS,
+    NOTIF_BUF_BITS, SLOT_BITS, TX_COMPL_SLOTS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPE_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -560,51 +560,51 @@ impl Logic for PendulumNic {
         // TX completions carry no ordering with RX ring writes.
         self.tx_compl.ahead.next = self.ahead_none.val();
         self.tx_compl.ahead_drain.next = false;
-        for i in 0..TX_PIPES {
-            self.tx_fetch.tx_base[i].next = self.regs.tx_base[i].val();
-            self.tx_fetch.tx_mask[i].next = self.regs.tx_mask[i].val();
-            self.tx_fetch.tx_enable[i].next = self.regs.tx_enable[i].val();
-            self.tx_fetch.tx_tail[i].next = self.regs.tx_tail[i].val();
-            self.tx_framer.tx_mask[i].next = self.regs.tx_mask[i].val();
-            self.tx_framer.tx_enable[i].next = self.regs.tx_enable[i].val();
-            self.tx_framer.acp_bound[i].next = self.regs.tx_acp[i].val();
-            self.tx_framer.atomic_bound[i].next = self.regs.tx_atomic[i].val();
-            self.regs.tx_head[i].next = self.tx_framer.head[i].val();
-        }
+        // The TX pipes' ring state is `TxRegs`' (in the register file): the
+        // fetcher reads it by pipe, the framer's head moves go back to it.
+        self.tx_fetch.clear.active.next = self.sweep.active.val();
+        self.tx_fetch.clear.addr.next = self.sweep.addr.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx_fetch.doorbell.next = self.regs.tx_doorbell.val();
+        self.tx_fetch.doorbell_pipe.next = self.regs.tx_doorbell_pipe.val();
+        self.tx_fetch.restart.next = self.regs.tx_restart.val();
+        self.tx_fetch.restart_pipe.next = self.regs.tx_restart_pipe.val();
+        self.tx_fetch.tx_enable.next = self.regs.tx_enable.val();
+        self.regs.tx_fe_addr.next = self.tx_fetch.fe_addr.val();
+        self.tx_fetch.fe_base.next = self.regs.tx_fe_base.val();
+        self.tx_fetch.fe_mask.next = self.regs.tx_fe_mask.val();
+        self.tx_fetch.fe_tail.next = self.regs.tx_fe_tail.val();
+        self.tx_framer.tx_enable.next = self.regs.tx_enable.val();
+        self.tx_framer.acp_bound.next = self.regs.tx_acp.val();
+        self.tx_framer.atomic_bound.next = self.regs.tx_atomic.val();
+        self.regs.tx_head_move.next = self.tx_framer.moved.val();
+        self.regs.tx_head_pipe.next = self.tx_framer.ev_pipe.val();
+        self.regs.tx_head_value.next = self.tx_framer.new_head.val();
         // TX completions: the framer's head moves, a restart when software
         // switches the TX pipe on or off, and the pipe's completion address.
-        // Coalesced: a record when the head reaches the tail software rang, or
-        // enters another block of TX_COMPL_SLOTS slots; the moves in between
-        // are covered by the next record. During the `moved` pulse the
-        // framer's `head` still holds the old head (its register loads
-        // `new_head` at the clock edge), so the two give the block crossed.
-        self.tx_compl_due.next = false;
-        for i in 0..TX_PIPES {
-            if self.tx_framer.ev_pipe.val().index() == i {
-                self.tx_compl_due.next = (self.tx_framer.new_head.val()
-                    == self.regs.tx_tail[i].val())
-                    | ((self.tx_framer.new_head.val() & self.compl_block.val())
-                        != (self.tx_framer.head[i].val() & self.compl_block.val()));
-            }
-        }
+        // Coalesced: a record when the head reaches the tail software rang
+        // for the run (the run's end), or enters another block of
+        // TX_COMPL_SLOTS slots; the moves in between are covered by the next
+        // record.
+        self.tx_compl_due.next = self.tx_framer.run_end.val()
+            | ((self.tx_framer.new_head.val() & self.compl_block.val())
+                != (self.tx_framer.old_head.val() & self.compl_block.val()));
         self.tx_compl.moved.next = self.tx_framer.moved.val() & self.tx_compl_due.val();
-        // The completion writer serves only the TX pipes: the low pipe bits.
-        self.tx_compl.moved_pipe.next = self.tx_framer.ev_pipe.val().get_bits::<TX_PIPE_BITS>(0);
+        // The completion writer serves only the TX pipes.
+        self.tx_compl.moved_pipe.next = self.tx_framer.ev_pipe.val();
         self.tx_compl.moved_tail.next = self.tx_framer.new_head.val();
         self.tx_compl.rearm.next = false;
-        self.tx_compl.rearm_pipe.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx_compl.rearm_pipe.next = self.regs.tx_restart_pipe.val();
         self.tx_compl.restart.next = self.regs.tx_restart.val();
-        // tx_restart comes only from a TX page, i.e. a pipe below TX_PIPES.
-        self.tx_compl.restart_pipe.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx_compl.restart_pipe.next = self.regs.tx_restart_pipe.val();
         // Each TX pipe's completion record is its own one-record buffer,
         // rewritten in place (records minus one: 0), set as the pipe switches.
         self.tx_compl.cfg.next = self.regs.tx_restart.val();
-        self.tx_compl.cfg_buf.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx_compl.cfg_buf.next = self.regs.tx_restart_pipe.val();
         self.tx_compl.cfg_on.next = true;
         self.tx_compl.cfg_base.next = self.regs.tx_restart_compl_base.val();
         self.tx_compl.cfg_mask.next = self.zero32.val();
         self.tx_compl.head.next = false;
-        self.tx_compl.head_buf.next = self.regs.wr_pipe.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx_compl.head_buf.next = self.regs.tx_restart_pipe.val();
         self.tx_compl.head_count.next = self.zero32.val();
         self.regs.tx_events.pipe.next = self.tx_framer.ev_pipe.val();
         self.regs.tx_events.frame.next = self.tx_framer.ev_frame.val();

@@ -57,11 +57,17 @@ pub struct CplBeat {
 /// when the fetch run started), so a frame that runs past it is caught.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct TxRunInfo {
-    pub pipe: Bits<{ pendulum_layout::params::PIPE_BITS }>,
+    /// The TX pipe.
+    pub pipe: Bits<{ pendulum_layout::params::TX_PIPE_BITS }>,
     /// Slots from the read's first slot to the end of its run. A count, not
     /// the tail itself, so that the framer needs no subtraction from its
     /// head to know what is left (timing).
     pub run_left: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    /// The ring slot of the read's first beat (where the pipe's head is
+    /// when the read starts on a frame boundary), and the ring's mask: the
+    /// framer keeps no per-pipe ring state of its own.
+    pub slot: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    pub mask: Bits<{ pendulum_layout::params::SLOT_BITS }>,
 }
 
 /// An Ethernet beat with what the RX parse stage learned from its frame's

@@ -165,9 +165,10 @@ fn connect_inputs(uut: &mut RegFile) {
     uut.events.restart_mask.connect();
     uut.events.restart_enable.connect();
     uut.events.notification.connect();
-    for h in uut.tx_head.iter_mut() {
-        h.connect();
-    }
+    uut.tx_fe_addr.connect();
+    uut.tx_head_move.connect();
+    uut.tx_head_pipe.connect();
+    uut.tx_head_value.connect();
     uut.tx_events.pipe.connect();
     uut.tx_events.frame.connect();
     uut.tx_events.frame_bytes.connect();

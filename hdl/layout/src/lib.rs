@@ -40,11 +40,13 @@ pub mod params {
     /// (at power-up they are zero already), one entry of each per cycle: it answers no
     /// register access and takes no frame until then (4 µs at 250 MHz).
     pub const RESET_CLEAR_CYCLES: usize = PIPES;
-    /// Number of TX pipes (pipes 0..TX_PIPES have a TX side). Their state is
-    /// in flip-flops, so they stay few; RX pipes scale in block RAM.
-    pub const TX_PIPES: usize = 4;
+    /// Number of TX pipes (pipes 0..TX_PIPES have a TX side): as many as
+    /// notification buffers, so each core that owns a buffer can also own a
+    /// TX pipe. Their ring state is in RAM (like the RX pipes'), and the TX
+    /// engine serves the pipes that software rang, in the order it rang them.
+    pub const TX_PIPES: usize = 64;
     /// Bits of a TX pipe index (the TX read tag holds it).
-    pub const TX_PIPE_BITS: usize = 2;
+    pub const TX_PIPE_BITS: usize = 6;
     /// Notification buffers (Ensō's): rings of notification records in host
     /// memory, each shared by the pipes p with p mod NOTIF_BUFS = b, so one
     /// thread polls one buffer for all of its pipes.

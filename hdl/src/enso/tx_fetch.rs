@@ -1,14 +1,23 @@
-use crate::reset::SDFF;
-use crate::stream::{StreamSource, ZeroExtend};
+use crate::reset::{Clear, SDFF};
+use crate::stream::{StreamFifo, StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxRunInfo};
 use pendulum_layout::params::{
-    DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES, PIPE_BITS, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES,
+    DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES,
     TX_PIPE_BITS,
 };
 use rust_hdl::prelude::*;
 
 /// TX fetcher: reads what software posted on each TX pipe (from the NIC's
 /// fetch position up to the tail software rang) with large DMA reads.
+///
+/// Pipes are served in the order software rang them: a doorbell
+/// (`doorbell`, from `TxRegs`) queues its pipe unless it is queued already
+/// (a FIFO of pipe numbers, each pipe in it at most once), so 64 pipes cost
+/// no scan and no pipe waits behind more than one run of each other pipe.
+/// A pipe taken from the queue has its ring read from `TxRegs`' fetcher
+/// copy (`fe_addr`, one cycle) and its fetch position from this block's RAM
+/// (`fetched`, the one copy of it), and its run starts if it is on and
+/// has posted data.
 ///
 /// It serves one pipe at a time, from where it stopped up to the tail rung
 /// when it started (a "run"); software rings only after whole frames, so a
@@ -34,18 +43,34 @@ use rust_hdl::prelude::*;
 /// through the request arithmetic to the port, and the next request's size
 /// is one LUT from registers.
 ///
-/// 1 request per cycle at most; latency 3 cycles from a doorbell to a
-/// request (a run's first request is sized in the cycle after it starts).
+/// A pipe switched on or off (`restart`, taken a cycle late) has its fetch
+/// position set to 0, and a run on it ends.
+///
+/// 1 request per cycle at most. From a doorbell (`TxRegs`' apply cycle) to
+/// its first request on `m_req`: 7 cycles (doorbell register, the queue's
+/// two, ring read, start, size, output register); between one run's last
+/// request and the next run's first, 3 idle cycles.
 #[derive(LogicBlock)]
 pub struct TxFetcher {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (see `crate::reset`): every register returns to its
     /// power-up value.
     pub reset: Signal<In, Bit>,
-    pub tx_base: [Signal<In, Bits<64>>; TX_PIPES],
-    pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
-    pub tx_enable: [Signal<In, Bit>; TX_PIPES],
-    pub tx_tail: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
+    /// The reset's table sweep: every fetch position is set to 0.
+    pub clear: Clear<TX_PIPE_BITS>,
+    /// Software rang pipe `doorbell_pipe` (from `TxRegs`).
+    pub doorbell: Signal<In, Bit>,
+    pub doorbell_pipe: Signal<In, Bits<TX_PIPE_BITS>>,
+    /// Pipe `restart_pipe` was switched on or off (from `TxRegs`).
+    pub restart: Signal<In, Bit>,
+    pub restart_pipe: Signal<In, Bits<TX_PIPE_BITS>>,
+    /// Each TX pipe's on bit.
+    pub tx_enable: Signal<In, Bits<TX_PIPES>>,
+    /// `TxRegs`' fetcher port: pipe `fe_addr`'s ring, a cycle later.
+    pub fe_addr: Signal<Out, Bits<TX_PIPE_BITS>>,
+    pub fe_base: Signal<In, Bits<64>>,
+    pub fe_mask: Signal<In, Bits<SLOT_BITS>>,
+    pub fe_tail: Signal<In, Bits<SLOT_BITS>>,
     pub m_req: StreamSource<DmaReadReq>,
     /// One pulse per request formed, with its run info (into the framer's FIFO).
     pub info_push: Signal<Out, Bit>,
@@ -55,10 +80,29 @@ pub struct TxFetcher {
     /// The framer consumed one completion beat: one credit back.
     pub beat_consumed: Signal<In, Bit>,
 
-    fetched: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
+    // Each pipe's fetch position (the slot after the last one requested).
+    fetched: RAM<Bits<SLOT_BITS>, TX_PIPE_BITS>,
+    // The pipes rung and not yet taken, in order; a bit per pipe in it.
+    rung: StreamFifo<Bits<TX_PIPE_BITS>, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }>,
+    queued: SDFF<Bits<TX_PIPES>>,
+    db_r: SDFF<Bit>,
+    db_pipe_r: SDFF<Bits<TX_PIPE_BITS>>,
+    rs_r: SDFF<Bit>,
+    rs_pipe_r: SDFF<Bits<TX_PIPE_BITS>>,
+    push: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    db_bit: Signal<Local, Bits<TX_PIPES>>,
+    take_bit: Signal<Local, Bits<TX_PIPES>>,
+    // A pipe taken from the queue whose ring is being read.
+    lk_v: SDFF<Bit>,
+    lk_pipe: SDFF<Bits<TX_PIPE_BITS>>,
+    lk_go: Signal<Local, Bit>,
     active: SDFF<Bit>,
-    cur: SDFF<Bits<PIPE_BITS>>,
-    visit: SDFF<Bits<PIPE_BITS>>,
+    cur: SDFF<Bits<TX_PIPE_BITS>>,
+    // The run's ring and fetch position.
+    cur_base: SDFF<Bits<64>>,
+    cur_mask: SDFF<Bits<SLOT_BITS>>,
+    cur_fetched: SDFF<Bits<SLOT_BITS>>,
     // Slots of the run not yet requested, and slots from the fetch position
     // to the end of the ring.
     left: SDFF<Bits<SLOT_BITS>>,
@@ -93,10 +137,7 @@ pub struct TxFetcher {
     out_len: SDFF<Bits<16>>,
     out_tag: SDFF<Bits<8>>,
 
-    sel_base: Signal<Local, Bits<64>>,
-    sel_mask: Signal<Local, Bits<SLOT_BITS>>,
-    sel_fetched: Signal<Local, Bits<SLOT_BITS>>,
-    sel_enable: Signal<Local, Bit>,
+    lk_fetched: Signal<Local, Bits<SLOT_BITS>>,
     n: Signal<Local, Bits<SLOT_BITS>>,
     left_after: Signal<Local, Bits<SLOT_BITS>>,
     span_after: Signal<Local, Bits<SLOT_BITS>>,
@@ -104,10 +145,8 @@ pub struct TxFetcher {
     used_next: Signal<Local, Bits<16>>,
     fetched64: ZeroExtend<SLOT_BITS, 64>,
     pipe8: ZeroExtend<TX_PIPE_BITS, 8>,
-    one_pipe: Constant<Bits<PIPE_BITS>>,
-    // The visit goes round the TX pipes only (fewer than the pipe index holds).
-    last_pipe: Constant<Bits<PIPE_BITS>>,
-    zero_pipe: Constant<Bits<PIPE_BITS>>,
+    one_bit: Constant<Bits<TX_PIPES>>,
+    no_bits: Constant<Bits<TX_PIPES>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     max_beats: Constant<Bits<16>>,
@@ -129,19 +168,41 @@ impl TxFetcher {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            tx_base: Default::default(),
-            tx_mask: Default::default(),
+            clear: Default::default(),
+            doorbell: Default::default(),
+            doorbell_pipe: Default::default(),
+            restart: Default::default(),
+            restart_pipe: Default::default(),
             tx_enable: Default::default(),
-            tx_tail: Default::default(),
+            fe_addr: Default::default(),
+            fe_base: Default::default(),
+            fe_mask: Default::default(),
+            fe_tail: Default::default(),
             m_req: Default::default(),
             info_push: Default::default(),
             info: Default::default(),
             info_ready: Default::default(),
             beat_consumed: Default::default(),
-            fetched: Default::default(),
+            // Fetch positions start at 0, also on a board.
+            fetched: (0..TX_PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
+            rung: StreamFifo::new(),
+            queued: Default::default(),
+            db_r: Default::default(),
+            db_pipe_r: Default::default(),
+            rs_r: Default::default(),
+            rs_pipe_r: Default::default(),
+            push: Default::default(),
+            take: Default::default(),
+            db_bit: Default::default(),
+            take_bit: Default::default(),
+            lk_v: Default::default(),
+            lk_pipe: Default::default(),
+            lk_go: Default::default(),
             active: Default::default(),
             cur: Default::default(),
-            visit: Default::default(),
+            cur_base: Default::default(),
+            cur_mask: Default::default(),
+            cur_fetched: Default::default(),
             left: Default::default(),
             to_end: Default::default(),
             to_page: Default::default(),
@@ -160,10 +221,7 @@ impl TxFetcher {
             out_addr: Default::default(),
             out_len: Default::default(),
             out_tag: Default::default(),
-            sel_base: Default::default(),
-            sel_mask: Default::default(),
-            sel_fetched: Default::default(),
-            sel_enable: Default::default(),
+            lk_fetched: Default::default(),
             n: Default::default(),
             left_after: Default::default(),
             span_after: Default::default(),
@@ -171,9 +229,8 @@ impl TxFetcher {
             used_next: Default::default(),
             fetched64: Default::default(),
             pipe8: Default::default(),
-            one_pipe: Constant::new(1u64.into()),
-            last_pipe: Constant::new(((TX_PIPES - 1) as u64).into()),
-            zero_pipe: Constant::new(0u64.into()),
+            one_bit: Constant::new(1u64.into()),
+            no_bits: Constant::new(0u64.into()),
             one16: c16(1),
             zero16: c16(0),
             max_beats: c16(max_beats),
@@ -198,9 +255,18 @@ impl Logic for TxFetcher {
         dff_setup!(
             self,
             clock,
+            queued,
+            db_r,
+            db_pipe_r,
+            rs_r,
+            rs_pipe_r,
+            lk_v,
+            lk_pipe,
             active,
             cur,
-            visit,
+            cur_base,
+            cur_mask,
+            cur_fetched,
             left,
             to_end,
             to_page,
@@ -219,9 +285,18 @@ impl Logic for TxFetcher {
             out_len,
             out_tag
         );
+        self.queued.reset.next = self.reset.val();
+        self.db_r.reset.next = self.reset.val();
+        self.db_pipe_r.reset.next = self.reset.val();
+        self.rs_r.reset.next = self.reset.val();
+        self.rs_pipe_r.reset.next = self.reset.val();
+        self.lk_v.reset.next = self.reset.val();
+        self.lk_pipe.reset.next = self.reset.val();
         self.active.reset.next = self.reset.val();
         self.cur.reset.next = self.reset.val();
-        self.visit.reset.next = self.reset.val();
+        self.cur_base.reset.next = self.reset.val();
+        self.cur_mask.reset.next = self.reset.val();
+        self.cur_fetched.reset.next = self.reset.val();
         self.left.reset.next = self.reset.val();
         self.to_end.reset.next = self.reset.val();
         self.to_page.reset.next = self.reset.val();
@@ -239,52 +314,64 @@ impl Logic for TxFetcher {
         self.out_addr.reset.next = self.reset.val();
         self.out_len.reset.next = self.reset.val();
         self.out_tag.reset.next = self.reset.val();
-        for i in 0..TX_PIPES {
-            self.fetched[i].clock.next = self.clock.val();
-            self.fetched[i].reset.next = self.reset.val();
-            self.fetched[i].d.next = self.fetched[i].q.val();
+        self.fetched.read_clock.next = self.clock.val();
+        self.fetched.write_clock.next = self.clock.val();
+        self.rung.clock.next = self.clock.val();
+        self.rung.reset.next = self.reset.val();
+
+        // ---- The queue of rung pipes ----
+        // Doorbells and switches are taken a cycle late, from registers.
+        self.db_r.d.next = self.doorbell.val();
+        self.db_pipe_r.d.next = self.doorbell_pipe.val();
+        self.rs_r.d.next = self.restart.val();
+        self.rs_pipe_r.d.next = self.restart_pipe.val();
+        self.db_bit.next = self.one_bit.val() << self.db_pipe_r.q.val();
+        // (The queue holds each pipe once at most: it is never full.)
+        self.push.next = self.db_r.q.val()
+            & !self.queued.q.val().get_bit(self.db_pipe_r.q.val().index())
+            & self.rung.s.ready.val();
+        self.rung.s.valid.next = self.push.val();
+        self.rung.s.data.next = self.db_pipe_r.q.val();
+        // A pipe is taken when nothing is between the queue and a run.
+        self.take.next = self.rung.m.valid.val() & !self.lk_v.q.val() & !self.active.q.val();
+        self.rung.m.ready.next = self.take.val();
+        self.take_bit.next = self.no_bits.val();
+        if self.take.val() {
+            self.take_bit.next = self.one_bit.val() << self.rung.m.data.val();
         }
-        self.sel_base.next = self.tx_base[0].val();
-        self.sel_mask.next = self.tx_mask[0].val();
-        self.sel_fetched.next = self.fetched[0].q.val();
-        self.sel_enable.next = self.tx_enable[0].val();
-        for i in 0..TX_PIPES {
-            if self.cur.q.val().index() == i {
-                self.sel_base.next = self.tx_base[i].val();
-                self.sel_mask.next = self.tx_mask[i].val();
-                self.sel_fetched.next = self.fetched[i].q.val();
-                self.sel_enable.next = self.tx_enable[i].val();
-            }
+        self.queued.d.next = self.queued.q.val() & !self.take_bit.val();
+        if self.push.val() {
+            self.queued.d.next = (self.queued.q.val() & !self.take_bit.val()) | self.db_bit.val();
         }
 
-        // Start a run on the pipe visited this cycle if it has posted data.
-        if !self.active.q.val() {
-            self.visit.d.next = self.visit.q.val() + self.one_pipe.val();
-            if self.visit.q.val() == self.last_pipe.val() {
-                self.visit.d.next = self.zero_pipe.val();
-            }
-            for i in 0..TX_PIPES {
-                if (self.visit.q.val().index() == i)
-                    & self.tx_enable[i].val()
-                    & (self.tx_tail[i].val() != self.fetched[i].q.val())
-                {
-                    self.active.d.next = true;
-                    self.sized.d.next = false;
-                    self.cur.d.next = self.visit.q.val();
-                    self.left.d.next =
-                        (self.tx_tail[i].val() - self.fetched[i].q.val()) & self.tx_mask[i].val();
-                    self.to_end.d.next =
-                        (self.tx_mask[i].val() - self.fetched[i].q.val()) + self.one16.val();
-                    // Address bits 11..6 are the slot within a page; bits
-                    // 5..0 of the base are 0 (64-byte aligned).
-                    self.to_page.d.next = self.page_slots.val()
-                        - ((self.tx_base[i].val().get_bits::<SLOT_BITS>(6)
-                            + self.fetched[i].q.val())
-                            & self.page_mask.val());
-                    self.page_first.d.next = self.page_slots.val()
-                        - (self.tx_base[i].val().get_bits::<SLOT_BITS>(6) & self.page_mask.val());
-                }
-            }
+        // ---- A run's start: the taken pipe's ring and fetch position ----
+        self.fe_addr.next = self.rung.m.data.val();
+        self.fetched.read_address.next = self.rung.m.data.val();
+        self.lk_v.d.next = self.take.val();
+        self.lk_pipe.d.next = self.rung.m.data.val();
+        self.lk_fetched.next = self.fetched.read_data.val();
+        // It starts if the pipe is on (and was not switched as it was read)
+        // and has posted data.
+        self.lk_go.next = self.lk_v.q.val()
+            & self.tx_enable.val().get_bit(self.lk_pipe.q.val().index())
+            & !(self.rs_r.q.val() & (self.rs_pipe_r.q.val() == self.lk_pipe.q.val()))
+            & (self.fe_tail.val() != self.lk_fetched.val());
+        if self.lk_go.val() {
+            self.active.d.next = true;
+            self.sized.d.next = false;
+            self.cur.d.next = self.lk_pipe.q.val();
+            self.cur_base.d.next = self.fe_base.val();
+            self.cur_mask.d.next = self.fe_mask.val();
+            self.cur_fetched.d.next = self.lk_fetched.val();
+            self.left.d.next = (self.fe_tail.val() - self.lk_fetched.val()) & self.fe_mask.val();
+            self.to_end.d.next = (self.fe_mask.val() - self.lk_fetched.val()) + self.one16.val();
+            // Address bits 11..6 are the slot within a page; bits 5..0 of
+            // the base are 0 (64-byte aligned).
+            self.to_page.d.next = self.page_slots.val()
+                - ((self.fe_base.val().get_bits::<SLOT_BITS>(6) + self.lk_fetched.val())
+                    & self.page_mask.val());
+            self.page_first.d.next = self.page_slots.val()
+                - (self.fe_base.val().get_bits::<SLOT_BITS>(6) & self.page_mask.val());
         }
 
         // In the cycle after a run starts, the span and reach of its first
@@ -310,9 +397,11 @@ impl Logic for TxFetcher {
         if self.big.val() {
             self.n.next = self.max_beats.val();
         }
+        // (No request in the cycle a switch is taken: the switch has the
+        // fetch positions' write port.)
         self.load.next = self.active.q.val()
             & self.sized.q.val()
-            & self.sel_enable.val()
+            & !self.rs_r.q.val()
             & self.room.q.val()
             & self.info_ready.val()
             & (!self.out_valid.q.val() | self.m_req.ready.val());
@@ -325,27 +414,30 @@ impl Logic for TxFetcher {
         if self.m_req.ready.val() {
             self.out_valid.d.next = false;
         }
-        self.fetched64.i.next = self.sel_fetched.val();
-        self.pipe8.i.next = self.cur.q.val().get_bits::<TX_PIPE_BITS>(0);
+        self.fetched64.i.next = self.cur_fetched.q.val();
+        self.pipe8.i.next = self.cur.q.val();
         self.info.next.pipe = self.cur.q.val();
         self.info.next.run_left = self.left.q.val();
+        self.info.next.slot = self.cur_fetched.q.val();
+        self.info.next.mask = self.cur_mask.q.val();
         self.info_push.next = self.load.val();
 
         self.used_next.next = self.credits_used.q.val();
         self.left_after.next = self.left.q.val() - self.n.val();
         self.span_after.next = self.span.q.val() - self.n.val();
+        self.fetched.write_enable.next = false;
+        self.fetched.write_address.next = self.cur.q.val();
+        self.fetched.write_data.next =
+            (self.cur_fetched.q.val() + self.n.val()) & self.cur_mask.q.val();
         if self.load.val() {
             self.out_valid.d.next = true;
-            self.out_addr.d.next = self.sel_base.val() + (self.fetched64.o.val() << 6);
+            self.out_addr.d.next = self.cur_base.q.val() + (self.fetched64.o.val() << 6);
             self.out_len.d.next = self.n.val() << self.beat_shift.val();
             self.out_tag.d.next = self.pipe8.o.val();
             self.used_next.next = self.credits_used.q.val() + self.n.val();
-            for i in 0..TX_PIPES {
-                if self.cur.q.val().index() == i {
-                    self.fetched[i].d.next =
-                        (self.sel_fetched.val() + self.n.val()) & self.sel_mask.val();
-                }
-            }
+            self.fetched.write_enable.next = true;
+            self.cur_fetched.d.next =
+                (self.cur_fetched.q.val() + self.n.val()) & self.cur_mask.q.val();
             self.left.d.next = self.left_after.val();
             self.to_end.d.next = self.to_end.q.val() - self.n.val();
             self.to_page.d.next = self.to_page.q.val() - self.n.val();
@@ -362,7 +454,7 @@ impl Logic for TxFetcher {
             if self.n.val() == self.to_end.q.val() {
                 // Wrapped to slot 0: the whole ring is ahead, so only the
                 // run's end and the ring's first boundary limit the reach.
-                self.to_end.d.next = self.sel_mask.val() + self.one16.val();
+                self.to_end.d.next = self.cur_mask.q.val() + self.one16.val();
                 self.to_page.d.next = self.page_first.q.val();
                 self.span.d.next = self.left_after.val();
                 self.reach.d.next = self.left_after.val();
@@ -385,14 +477,19 @@ impl Logic for TxFetcher {
         self.big_left.d.next = self.left.d.val() >= self.max_beats.val();
         self.big_end.d.next = self.to_end.d.val() >= self.max_beats.val();
         self.big_page.d.next = self.to_page.d.val() >= self.max_beats.val();
-        // A run on a pipe that was disabled ends.
-        if self.active.q.val() & !self.sel_enable.val() {
-            self.active.d.next = false;
-        }
-        for i in 0..TX_PIPES {
-            if !self.tx_enable[i].val() {
-                self.fetched[i].d.next = self.zero16.val();
+        // A switched pipe starts over at slot 0, and a run on it ends.
+        if self.rs_r.q.val() {
+            self.fetched.write_enable.next = true;
+            self.fetched.write_address.next = self.rs_pipe_r.q.val();
+            self.fetched.write_data.next = self.zero16.val();
+            if self.active.q.val() & (self.rs_pipe_r.q.val() == self.cur.q.val()) {
+                self.active.d.next = false;
             }
+        }
+        if self.clear.active.val() {
+            self.fetched.write_enable.next = true;
+            self.fetched.write_address.next = self.clear.addr.val();
+            self.fetched.write_data.next = self.zero16.val();
         }
     }
 }

@@ -1,7 +1,7 @@
 use crate::reset::SDFF;
 use crate::stream::{SkidBuffer, StreamSink, StreamSource};
 use crate::types::{AcpSend, EthBeat, SlotBeat, TxBeat, TxRunInfo};
-use pendulum_layout::params::{PIPE_BITS, SLOT_BITS, TX_PIPES};
+use pendulum_layout::params::{SLOT_BITS, TX_PIPES, TX_PIPE_BITS};
 use rust_hdl::prelude::*;
 
 /// TX framer: turns the byte stream read from a TX ring back into frames on
@@ -13,10 +13,13 @@ use rust_hdl::prelude::*;
 /// tail and counted once; the engine goes on with the next run. Frames are
 /// checked before their first beat goes out, so the MAC never sees a part.
 ///
-/// The head moves and events are registered: `moved`, `new_head` and the
-/// `ev_*` pulses come the cycle after the beat that caused them, and `head`
-/// follows a cycle after that, so during `moved` it still shows the head
-/// from before the move (the TX completion logic compares the two).
+/// The framer keeps no per-pipe state: each read's info entry brings its
+/// ring slot and mask (a read that starts outside a frame starts at the
+/// pipe's head, since runs end on frame boundaries), and one register holds
+/// the head of the pipe being framed. The head moves and events are
+/// registered: `moved`, `new_head`, `old_head`, `run_end` and the `ev_*`
+/// pulses come the cycle after the beat that caused them; `TxRegs` keeps
+/// each pipe's head from them.
 ///
 /// Latency 0 (1 on `m_acp`, registered there: the link's ready comes from
 /// its channel scan; 1 for the head moves and events); 1 beat/cycle; stalls
@@ -37,25 +40,28 @@ pub struct TxFramer {
     /// must be KIND_SEND, else the slot is dropped and counted).
     /// (KIND_SEND_VERB marks a remote atomic verb.)
     pub m_acp: StreamSource<AcpSend>,
-    pub acp_bound: [Signal<In, Bit>; TX_PIPES],
+    pub acp_bound: Signal<In, Bits<TX_PIPES>>,
     /// Verb slots of pipes bound to the atomic unit (byte 0 must be
     /// `pendulum_layout::atomic::KIND_VERB`, else dropped and counted). A
     /// commit header brings its two line slots with it (`first` clear on
     /// them); a commit the rung tail cuts short is dropped to that tail and
     /// counted, so its lines are never taken for verbs.
     pub m_atomic: StreamSource<SlotBeat>,
-    pub atomic_bound: [Signal<In, Bit>; TX_PIPES],
-    pub tx_mask: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
-    pub tx_enable: [Signal<In, Bit>; TX_PIPES],
-    /// Slot after the last frame sent or dropped, per pipe; 0 while the pipe is off.
-    pub head: [Signal<Out, Bits<SLOT_BITS>>; TX_PIPES],
-    /// One-cycle pulse: pipe `ev_pipe`'s head moved to `new_head` (the TX
-    /// completion writer's move).
+    pub atomic_bound: Signal<In, Bits<TX_PIPES>>,
+    /// Each TX pipe's on bit.
+    pub tx_enable: Signal<In, Bits<TX_PIPES>>,
+    /// One-cycle pulse: pipe `ev_pipe`'s head moved from `old_head` to
+    /// `new_head` (the slot after the last frame sent or dropped); with
+    /// `run_end`, the move finished the run (the head reached the tail
+    /// software rang when the run started).
     pub moved: Signal<Out, Bit>,
     pub new_head: Signal<Out, Bits<SLOT_BITS>>,
+    pub old_head: Signal<Out, Bits<SLOT_BITS>>,
+    pub run_end: Signal<Out, Bit>,
+
     /// A completion beat was consumed (one credit back to the fetcher).
     pub beat_consumed: Signal<Out, Bit>,
-    pub ev_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub ev_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
     pub ev_frame: Signal<Out, Bit>,
     pub ev_frame_bytes: Signal<Out, Bits<16>>,
     pub ev_drop_malformed: Signal<Out, Bit>,
@@ -67,7 +73,9 @@ pub struct TxFramer {
     frame_slots: SDFF<Bits<16>>,
     /// Line slots of a commit still to pass to the atomic unit.
     commit_left: SDFF<Bits<2>>,
-    head_r: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
+    // The head of the pipe being framed (valid within a read, and from a
+    // frame's start to its end).
+    head_r: SDFF<Bits<SLOT_BITS>>,
     // Slots of the run from the next beat on, once a beat of the current
     // read was taken (`mid_read`); a read's first beat takes the count from
     // its info entry. Counting beats instead of subtracting the head from
@@ -81,16 +89,17 @@ pub struct TxFramer {
     acp_out: SkidBuffer<AcpSend>,
     // The outputs for head moves and events, registered (the consumers'
     // compares would otherwise follow the accept logic in the same cycle).
-    head_out: [SDFF<Bits<SLOT_BITS>>; TX_PIPES],
     moved_r: SDFF<Bit>,
     new_head_r: SDFF<Bits<SLOT_BITS>>,
-    ev_pipe_r: SDFF<Bits<PIPE_BITS>>,
+    old_head_r: SDFF<Bits<SLOT_BITS>>,
+    run_end_r: SDFF<Bit>,
+    ev_pipe_r: SDFF<Bits<TX_PIPE_BITS>>,
     ev_frame_r: SDFF<Bit>,
     ev_frame_bytes_r: SDFF<Bits<16>>,
     ev_drop_r: SDFF<Bit>,
 
     beat_data: Signal<Local, Bits<512>>,
-    pipe: Signal<Local, Bits<PIPE_BITS>>,
+    tx_pipe: Signal<Local, Bits<TX_PIPE_BITS>>,
     sel_mask: Signal<Local, Bits<SLOT_BITS>>,
     sel_head: Signal<Local, Bits<SLOT_BITS>>,
     head_moves: Signal<Local, Bit>,
@@ -157,11 +166,11 @@ impl TxFramer {
             commit_left: Default::default(),
             slot_kind_ok: Default::default(),
             acp_verb: Default::default(),
-            tx_mask: Default::default(),
             tx_enable: Default::default(),
-            head: Default::default(),
             moved: Default::default(),
             new_head: Default::default(),
+            old_head: Default::default(),
+            run_end: Default::default(),
             beat_consumed: Default::default(),
             ev_pipe: Default::default(),
             ev_frame: Default::default(),
@@ -177,15 +186,16 @@ impl TxFramer {
             mid_read: Default::default(),
             frame_keep: Default::default(),
             acp_out: Default::default(),
-            head_out: Default::default(),
             moved_r: Default::default(),
             new_head_r: Default::default(),
+            old_head_r: Default::default(),
+            run_end_r: Default::default(),
             ev_pipe_r: Default::default(),
             ev_frame_r: Default::default(),
             ev_frame_bytes_r: Default::default(),
             ev_drop_r: Default::default(),
             beat_data: Default::default(),
-            pipe: Default::default(),
+            tx_pipe: Default::default(),
             sel_mask: Default::default(),
             sel_head: Default::default(),
             head_moves: Default::default(),
@@ -229,8 +239,11 @@ impl Logic for TxFramer {
             rem_r,
             mid_read,
             frame_keep,
+            head_r,
             moved_r,
             new_head_r,
+            old_head_r,
+            run_end_r,
             ev_pipe_r,
             ev_frame_r,
             ev_frame_bytes_r,
@@ -245,39 +258,28 @@ impl Logic for TxFramer {
         self.rem_r.reset.next = self.reset.val();
         self.mid_read.reset.next = self.reset.val();
         self.frame_keep.reset.next = self.reset.val();
+        self.head_r.reset.next = self.reset.val();
         self.moved_r.reset.next = self.reset.val();
         self.new_head_r.reset.next = self.reset.val();
+        self.old_head_r.reset.next = self.reset.val();
+        self.run_end_r.reset.next = self.reset.val();
         self.ev_pipe_r.reset.next = self.reset.val();
         self.ev_frame_r.reset.next = self.reset.val();
         self.ev_frame_bytes_r.reset.next = self.reset.val();
         self.ev_drop_r.reset.next = self.reset.val();
         self.acp_out.clock.next = self.clock.val();
         self.acp_out.reset.next = self.reset.val();
-        for i in 0..TX_PIPES {
-            self.head_r[i].clock.next = self.clock.val();
-            self.head_r[i].reset.next = self.reset.val();
-            self.head_r[i].d.next = self.head_r[i].q.val();
-            self.head_out[i].clock.next = self.clock.val();
-            self.head_out[i].reset.next = self.reset.val();
-            self.head_out[i].d.next = self.head_r[i].q.val();
-            self.head[i].next = self.head_out[i].q.val();
-        }
         self.beat_data.next = self.s_cpl.data.val().data;
-        self.pipe.next = self.s_info.data.val().pipe;
-        self.sel_mask.next = self.tx_mask[0].val();
-        self.sel_head.next = self.head_r[0].q.val();
-        self.sel_enable.next = self.tx_enable[0].val();
-        self.sel_bound.next = self.acp_bound[0].val();
-        self.sel_atomic.next = self.atomic_bound[0].val();
-        for i in 0..TX_PIPES {
-            if self.pipe.val().index() == i {
-                self.sel_mask.next = self.tx_mask[i].val();
-                self.sel_head.next = self.head_r[i].q.val();
-                self.sel_enable.next = self.tx_enable[i].val();
-                self.sel_bound.next = self.acp_bound[i].val();
-                self.sel_atomic.next = self.atomic_bound[i].val();
-            }
+        self.sel_mask.next = self.s_info.data.val().mask;
+        // A read's first beat outside a frame is at the pipe's head.
+        self.sel_head.next = self.head_r.q.val();
+        if !self.in_frame.q.val() & !self.mid_read.q.val() {
+            self.sel_head.next = self.s_info.data.val().slot;
         }
+        self.tx_pipe.next = self.s_info.data.val().pipe;
+        self.sel_enable.next = self.tx_enable.val().get_bit(self.tx_pipe.val().index());
+        self.sel_bound.next = self.acp_bound.val().get_bit(self.tx_pipe.val().index());
+        self.sel_atomic.next = self.atomic_bound.val().get_bit(self.tx_pipe.val().index());
         // Slots of this run not yet finished, counting the one in this beat
         // (wherever it is used, the head is at this beat's slot).
         self.remaining.next = self.s_info.data.val().run_left;
@@ -378,7 +380,7 @@ impl Logic for TxFramer {
         self.beat_consumed.next = self.accept.val();
         self.s_info.ready.next = self.accept.val() & self.s_cpl.data.val().last;
 
-        self.ev_pipe_r.d.next = self.pipe.val();
+        self.ev_pipe_r.d.next = self.tx_pipe.val();
         self.ev_frame_r.d.next = false;
         self.ev_frame_bytes_r.d.next = self.cur_len.val();
         self.ev_drop_r.d.next = false;
@@ -434,27 +436,26 @@ impl Logic for TxFramer {
         }
         self.moved_r.d.next = self.head_moves.val();
         self.new_head_r.d.next = self.head_next.val();
+        self.old_head_r.d.next = self.sel_head.val();
+        // The run's last slot is this beat's.
+        self.run_end_r.d.next = self.remaining.val() == self.one16.val();
         self.moved.next = self.moved_r.q.val();
         self.new_head.next = self.new_head_r.q.val();
+        self.old_head.next = self.old_head_r.q.val();
+        self.run_end.next = self.run_end_r.q.val();
         self.ev_pipe.next = self.ev_pipe_r.q.val();
         self.ev_frame.next = self.ev_frame_r.q.val();
         self.ev_frame_bytes.next = self.ev_frame_bytes_r.q.val();
         self.ev_drop_malformed.next = self.ev_drop_r.q.val();
-        for i in 0..TX_PIPES {
-            if self.head_moves.val() & (self.pipe.val().index() == i) {
-                self.head_r[i].d.next = self.head_next.val();
-            }
+        self.head_r.d.next = self.sel_head.val();
+        if self.head_moves.val() {
+            self.head_r.d.next = self.head_next.val();
         }
-        // A pipe switched off mid-frame abandons it; its head stays 0.
+        // A pipe switched off mid-frame abandons it.
         if self.accept.val() & !self.sel_enable.val() {
             self.in_frame.d.next = false;
             self.dropping.d.next = false;
             self.commit_left.d.next = self.zero2.val();
-        }
-        for i in 0..TX_PIPES {
-            if !self.tx_enable[i].val() {
-                self.head_r[i].d.next = self.zero16.val();
-            }
         }
     }
 }

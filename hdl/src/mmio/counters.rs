@@ -1,7 +1,7 @@
 use super::RegRead;
 use crate::reset::SDFF;
 use crate::stream::ZeroExtend;
-use pendulum_layout::params::{MMIO_ADDR_BITS, PIPE_BITS};
+use pendulum_layout::params::{MMIO_ADDR_BITS, TX_PIPE_BITS};
 use pendulum_layout::{global, Counter};
 use rust_hdl::prelude::*;
 
@@ -39,18 +39,18 @@ pub struct GlobalCounters {
     pub event: [Signal<In, Bit>; COUNTERS],
     pub rx_frame_bytes: Signal<In, Bits<16>>,
     pub tx_frame_bytes: Signal<In, Bits<16>>,
-    pub tx_pipe_in: Signal<In, Bits<PIPE_BITS>>,
+    pub tx_pipe_in: Signal<In, Bits<TX_PIPE_BITS>>,
     /// TX_FRAMES and TX_DROP_MALFORMED's events of `tx_pipe`, a cycle late.
     pub tx_frame: Signal<Out, Bit>,
     pub tx_drop: Signal<Out, Bit>,
-    pub tx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub tx_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
     /// Register reads from `RegFile` (`RegRead`).
     pub rd: RegRead,
 
     counters: [SDFF<Bits<64>>; COUNTERS],
     ev_r: [SDFF<Bit>; COUNTERS],
     ev_rx_bytes: SDFF<Bits<16>>,
-    ev_tx_pipe: SDFF<Bits<PIPE_BITS>>,
+    ev_tx_pipe: SDFF<Bits<TX_PIPE_BITS>>,
     ev_tx_bytes: SDFF<Bits<16>>,
     frame_bytes64: ZeroExtend<16, 64>,
     tx_bytes64: ZeroExtend<16, 64>,

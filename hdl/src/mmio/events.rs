@@ -1,4 +1,4 @@
-use pendulum_layout::params::{PIPE_BITS, SLOT_BITS};
+use pendulum_layout::params::{PIPE_BITS, SLOT_BITS, TX_PIPE_BITS};
 use rust_hdl::prelude::*;
 
 /// Events the RX datapath reports for counting, one frame at a time.
@@ -27,7 +27,7 @@ pub struct RxEvents {
 /// Events the TX datapath reports for counting.
 #[derive(Clone, Debug, Default, LogicInterface)]
 pub struct TxEvents {
-    pub pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub pipe: Signal<In, Bits<TX_PIPE_BITS>>,
     /// A frame went out on the Ethernet TX port; its length is `frame_bytes`.
     pub frame: Signal<In, Bit>,
     pub frame_bytes: Signal<In, Bits<16>>,

@@ -9,6 +9,7 @@ mod reg_port;
 mod reg_stages;
 mod regs;
 mod rx_pipe_bank;
+mod tx_pipe_state;
 mod tx_regs;
 
 pub use events::{LinkEvents, RxEvents, TxEvents};

@@ -10,9 +10,9 @@ use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::types::MmioWrite;
 use pendulum_layout::params::{
     ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUF_BITS, PIPE_BITS, SLOT_BITS,
-    TX_PIPES,
+    TX_PIPES, TX_PIPE_BITS,
 };
-use pendulum_layout::{global, pipe, Reg, RegError};
+use pendulum_layout::{global, Reg, RegError};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count (0..=K).
@@ -103,25 +103,32 @@ pub struct RegFile {
     /// when the pipe is switched on).
     pub head_wr: Signal<Out, Bit>,
     pub wr_head: Signal<Out, Bits<SLOT_BITS>>,
-    /// One-cycle pulse: the TX pipe was switched on or off (TX_CTRL bit 0
-    /// changed), with its completion record's address.
+    /// One-cycle pulse: TX pipe `tx_restart_pipe` was switched on or off
+    /// (TX_CTRL bit 0 changed), with its completion record's address.
     pub tx_restart: Signal<Out, Bit>,
+    pub tx_restart_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
     pub tx_restart_compl_base: Signal<Out, Bits<64>>,
+    /// One-cycle pulse: software rang TX pipe `tx_doorbell_pipe`.
+    pub tx_doorbell: Signal<Out, Bit>,
+    pub tx_doorbell_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
     pub per_packet_notif: Signal<Out, Bit>,
     pub events: RxEvents,
-    /// TX pipe configuration for the TX engine (pipes 0..TX_PIPES).
-    pub tx_base: [Signal<Out, Bits<64>>; TX_PIPES],
-    pub tx_mask: [Signal<Out, Bits<SLOT_BITS>>; TX_PIPES],
-    pub tx_enable: [Signal<Out, Bit>; TX_PIPES],
-    /// Software's TX tail (the doorbell).
-    pub tx_tail: [Signal<Out, Bits<SLOT_BITS>>; TX_PIPES],
-    /// The TX engine's head per pipe (bounds the doorbell).
-    pub tx_head: [Signal<In, Bits<SLOT_BITS>>; TX_PIPES],
+    /// TX_CTRL's bits, one per TX pipe: on, bound to the ACP link (bit 1),
+    /// bound to the atomic unit (bit 2).
+    pub tx_enable: Signal<Out, Bits<TX_PIPES>>,
+    pub tx_acp: Signal<Out, Bits<TX_PIPES>>,
+    pub tx_atomic: Signal<Out, Bits<TX_PIPES>>,
+    /// The TX fetcher's read port into the TX pipes' ring state
+    /// (`TxRegs`): pipe `tx_fe_addr`'s ring, a cycle later.
+    pub tx_fe_addr: Signal<In, Bits<TX_PIPE_BITS>>,
+    pub tx_fe_base: Signal<Out, Bits<64>>,
+    pub tx_fe_mask: Signal<Out, Bits<SLOT_BITS>>,
+    pub tx_fe_tail: Signal<Out, Bits<SLOT_BITS>>,
+    /// The TX framer moved pipe `tx_head_pipe`'s head to `tx_head_value`.
+    pub tx_head_move: Signal<In, Bit>,
+    pub tx_head_pipe: Signal<In, Bits<TX_PIPE_BITS>>,
+    pub tx_head_value: Signal<In, Bits<SLOT_BITS>>,
     pub tx_events: TxEvents,
-    /// TX pipe bound to the ACP link (TX_CTRL bit 1).
-    pub tx_acp: [Signal<Out, Bit>; TX_PIPES],
-    /// TX pipe bound to the atomic unit (TX_CTRL bit 2).
-    pub tx_atomic: [Signal<Out, Bit>; TX_PIPES],
     /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
     pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
     /// The atomic unit's events.
@@ -171,8 +178,6 @@ pub struct RegFile {
     rd_data: Signal<Local, Bits<32>>,
     rd_hit: Signal<Local, Bit>,
 
-    tx_head32: [ZeroExtend<SLOT_BITS, 32>; TX_PIPES],
-
     link_state32: ZeroExtend<2, 32>,
     link_active32: ZeroExtend<CB1, 32>,
     g_link_active: Constant<Bits<OFF_BITS>>,
@@ -216,8 +221,6 @@ pub struct RegFile {
     // A read: its address while its page is read, then decoded.
     rd_v: SDFF<Bit>,
     rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
-    rd_is_pipe: Signal<Local, Bit>,
     last_pipe_page: Constant<Bits<PAGE_BITS>>,
 
     // State.
@@ -264,7 +267,6 @@ pub struct RegFile {
     g_plain_end: Constant<Bits<OFF_BITS>>,
     g_cnt_start: Constant<Bits<OFF_BITS>>,
     g_cnt_end: Constant<Bits<OFF_BITS>>,
-    p_tx_head: Constant<Bits<OFF_BITS>>,
     cause_unknown: Constant<Bits<32>>,
     cause_read_only: Constant<Bits<32>>,
     all_ones: Constant<Bits<32>>,
@@ -325,14 +327,20 @@ impl RegFile {
             head_wr: Default::default(),
             wr_head: Default::default(),
             tx_restart: Default::default(),
+            tx_restart_pipe: Default::default(),
             tx_restart_compl_base: Default::default(),
+            tx_doorbell: Default::default(),
+            tx_doorbell_pipe: Default::default(),
+            tx_fe_addr: Default::default(),
+            tx_fe_base: Default::default(),
+            tx_fe_mask: Default::default(),
+            tx_fe_tail: Default::default(),
+            tx_head_move: Default::default(),
+            tx_head_pipe: Default::default(),
+            tx_head_value: Default::default(),
             per_packet_notif: Default::default(),
             events: Default::default(),
-            tx_base: Default::default(),
-            tx_mask: Default::default(),
             tx_enable: Default::default(),
-            tx_tail: Default::default(),
-            tx_head: Default::default(),
             tx_events: Default::default(),
             tx_acp: Default::default(),
             link_state: Default::default(),
@@ -366,8 +374,6 @@ impl RegFile {
             g_atomic_rx_pipe: off(global::ATOMIC_RX_PIPE),
             g_link_state: off(global::LINK_STATE),
             g_link_rx_pipe: off(global::LINK_RX_PIPE),
-            tx_head32: Default::default(),
-            p_tx_head: off(pipe::TX_HEAD),
             wr_addr: Default::default(),
             lk_buf: Default::default(),
             restart_wait: Default::default(),
@@ -389,8 +395,6 @@ impl RegFile {
             gate_enable: Default::default(),
             rd_v: Default::default(),
             rd_addr_r: Default::default(),
-            rd_pipe: Default::default(),
-            rd_is_pipe: Default::default(),
             last_pipe_page: Constant::new((PIPES as u64).into()),
             wr_data: Default::default(),
             rd_addr: Default::default(),
@@ -442,9 +446,6 @@ impl RegFile {
     }
 }
 
-// The TX_HEAD read keeps its nested ifs: they give the netlist whose logic
-// depth `make depth` measured.
-#[allow(clippy::collapsible_if)]
 impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
@@ -562,16 +563,22 @@ impl Logic for RegFile {
         self.nbuf.clear.addr.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
         self.nbuf.lk_buf.next = self.lk_buf.val();
         // Outputs to the datapath.
-        for i in 0..TX_PIPES {
-            self.tx_base[i].next = self.tx.base[i].val();
-            self.tx_mask[i].next = self.tx.mask[i].val();
-            self.tx_enable[i].next = self.tx.enable[i].val();
-            self.tx_tail[i].next = self.tx.tail[i].val();
-            self.tx_acp[i].next = self.tx.acp[i].val();
-            self.tx_atomic[i].next = self.tx.atomic[i].val();
-            self.tx.head[i].next = self.tx_head[i].val();
-            self.tx_head32[i].i.next = self.tx_head[i].val();
-        }
+        self.tx_enable.next = self.tx.enable.val();
+        self.tx_acp.next = self.tx.acp.val();
+        self.tx_atomic.next = self.tx.atomic.val();
+        self.tx.fe_addr.next = self.tx_fe_addr.val();
+        self.tx_fe_base.next = self.tx.fe_base.val();
+        self.tx_fe_mask.next = self.tx.fe_mask.val();
+        self.tx_fe_tail.next = self.tx.fe_tail.val();
+        self.tx.head_move.next = self.tx_head_move.val();
+        self.tx.head_pipe.next = self.tx_head_pipe.val();
+        self.tx.head_value.next = self.tx_head_value.val();
+        self.tx.lk_addr.next = self.lk_addr.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx.clear.active.next = self.clear.active.val();
+        self.tx.clear.addr.next = self.clear.addr.val().get_bits::<TX_PIPE_BITS>(0);
+        self.tx_doorbell.next = self.tx.doorbell.val();
+        self.tx_doorbell_pipe.next = self.tx.doorbell_pipe.val();
+        self.tx_restart_pipe.next = self.tx.restart_pipe.val();
         self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
         self.tx_restart.next = self.tx.restart.val();
         self.tx_restart_compl_base.next = self.tx.restart_compl_base.val();
@@ -797,9 +804,6 @@ impl Logic for RegFile {
                 self.rd_hit.next = true;
             }
         }
-        self.rd_pipe.next = self.rd_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
-        self.rd_is_pipe.next = (self.rd_page.val() != self.page0.val())
-            & (self.rd_page.val() <= self.last_pipe_page.val());
         self.rd_data.next = self.rd_data.val() | self.rx.rd.data.val();
         if self.rx.rd.hit.val() {
             self.rd_hit.next = true;
@@ -807,16 +811,6 @@ impl Logic for RegFile {
         self.rd_data.next = self.rd_data.val() | self.nbuf.rd.data.val();
         if self.nbuf.rd.hit.val() {
             self.rd_hit.next = true;
-        }
-        // TX_HEAD is the TX engine's; the other TX registers answer from
-        // `TxRegs`' own copy of the read.
-        for i in 0..TX_PIPES {
-            if self.rd_is_pipe.val() & (self.rd_pipe.val().index() == i) {
-                if self.rd_off.val() == self.p_tx_head.val() {
-                    self.rd_data.next = self.rd_data.val() | self.tx_head32[i].o.val();
-                    self.rd_hit.next = true;
-                }
-            }
         }
         self.rd_data.next = self.rd_data.val() | self.tx.rd.data.val();
         if self.tx.rd.hit.val() {
