@@ -7,7 +7,9 @@
 //! | `pci:10ee:903f` | the first PCIe device with that vendor and device id |
 //! | `sim:/path/to/socket` | the simulator process `pendulum-sim serve --socket /path/to/socket` ([`SimClientCard`]) |
 
-use crate::{Card, Device, DmaRegion, Error, PciCard, RegionKind, Result, SimClientCard};
+use crate::{
+    Card, Device, DmaRegion, Error, EthernetPort, PciCard, RegionKind, Result, SimClientCard,
+};
 
 /// Either kind of card, chosen at run time by [`open`].
 pub enum AnyCard {
@@ -93,6 +95,46 @@ impl Card for AnyCard {
         match self {
             AnyCard::Pci(c) => c.relax(),
             AnyCard::Sim(c) => c.relax(),
+        }
+    }
+}
+
+/// The simulator process's MAC; a PCIe card's Ethernet port is a wire, so
+/// there every call is [`Error::NoTestPort`].
+impl EthernetPort for AnyCard {
+    fn inject(&mut self, frames: &[Vec<u8>]) -> Result<()> {
+        match self {
+            AnyCard::Sim(c) => c.inject(frames),
+            AnyCard::Pci(_) => Err(Error::NoTestPort {
+                what: "inject frames",
+            }),
+        }
+    }
+
+    fn collect(&mut self) -> Result<Vec<Vec<u8>>> {
+        match self {
+            AnyCard::Sim(c) => c.collect(),
+            AnyCard::Pci(_) => Err(Error::NoTestPort {
+                what: "collect frames",
+            }),
+        }
+    }
+
+    fn drain(&mut self, max_cycles: u64) -> Result<bool> {
+        match self {
+            AnyCard::Sim(c) => c.drain(max_cycles),
+            AnyCard::Pci(_) => Err(Error::NoTestPort {
+                what: "drain the Ethernet port",
+            }),
+        }
+    }
+
+    fn cycles(&mut self) -> Result<u64> {
+        match self {
+            AnyCard::Sim(c) => c.cycles(),
+            AnyCard::Pci(_) => Err(Error::NoTestPort {
+                what: "count simulated cycles",
+            }),
         }
     }
 }
