@@ -1,0 +1,51 @@
+//! The README's first program is `examples/first_program.rs`, word for word
+//! (checked here; `PENDULUM_BLESS=1` copies the file into the README), and it
+//! runs on the Verilated NIC in process and on the simulator process, with
+//! only the line that opens the card differing.
+
+use pendulum_driver::Device;
+use pendulum_testbench::{SimCard, SimConfig};
+
+mod common;
+#[path = "../examples/first_program.rs"]
+#[allow(dead_code)] // its `main` is the example's, not the test's
+mod first_program;
+
+const BEGIN: &str = "<!-- first program begin -->\n";
+const END: &str = "<!-- first program end -->";
+
+#[test]
+fn the_readme_shows_the_first_program_word_for_word() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+    let readme = std::fs::read_to_string(path).expect("README.md");
+    let code = include_str!("../examples/first_program.rs");
+    let want = format!("```rust\n{code}```\n");
+    let a = readme.find(BEGIN).expect("README has no first program") + BEGIN.len();
+    let b = readme
+        .find(END)
+        .expect("README has no end of the first program");
+    if std::env::var_os("PENDULUM_BLESS").is_some() {
+        std::fs::write(path, format!("{}{want}{}", &readme[..a], &readme[b..])).unwrap();
+    } else {
+        assert!(
+            readme[a..b] == want,
+            "the README's first program differs from testbench/examples/first_program.rs: \
+             run PENDULUM_BLESS=1 cargo test -p pendulum-testbench --test first_program"
+        );
+    }
+}
+
+#[test]
+fn the_first_program_runs_in_process() {
+    let dev = Device::open(SimCard::new(SimConfig::default())).unwrap();
+    let out = first_program::echo_first_frames(dev).unwrap();
+    assert_eq!(out.len(), 3);
+}
+
+#[test]
+fn the_first_program_runs_on_the_simulator_process() {
+    let s = common::Server::start("first-program");
+    let dev = pendulum_driver::open(&s.address()).unwrap();
+    let out = first_program::echo_first_frames(dev).unwrap();
+    assert_eq!(out.len(), 3);
+}
