@@ -131,9 +131,13 @@ pub enum Error {
     },
     #[error("the simulator refused the request: {0}")]
     Simulator(String),
-    /// [`crate::EthernetPort`] on a card whose Ethernet port is a real wire.
-    #[error("cannot {what} on this card: its Ethernet port is a wire, not a simulated MAC; frames come from and go to the network (open a simulated card, sim:/path or in process, to inject and collect them)")]
-    NoTestPort { what: &'static str },
+    /// [`crate::EthernetPort`] on a card software cannot feed frames to:
+    /// `card` says which and what to do.
+    #[error("cannot {what} on {card}")]
+    NoTestPort {
+        what: &'static str,
+        card: &'static str,
+    },
 }
 
 impl Error {

@@ -99,6 +99,9 @@ impl Card for AnyCard {
     }
 }
 
+/// What [`Error::NoTestPort`] says of a PCIe card.
+const PCI_PORT: &str = "a PCIe card: its Ethernet port is a wire, not a simulated MAC, and frames come from and go to the network (open a simulated card, sim:/path or in process, to inject and collect them)";
+
 /// The simulator process's MAC; a PCIe card's Ethernet port is a wire, so
 /// there every call is [`Error::NoTestPort`].
 impl EthernetPort for AnyCard {
@@ -107,6 +110,7 @@ impl EthernetPort for AnyCard {
             AnyCard::Sim(c) => c.inject(frames),
             AnyCard::Pci(_) => Err(Error::NoTestPort {
                 what: "inject frames",
+                card: PCI_PORT,
             }),
         }
     }
@@ -116,6 +120,7 @@ impl EthernetPort for AnyCard {
             AnyCard::Sim(c) => c.collect(),
             AnyCard::Pci(_) => Err(Error::NoTestPort {
                 what: "collect frames",
+                card: PCI_PORT,
             }),
         }
     }
@@ -125,6 +130,7 @@ impl EthernetPort for AnyCard {
             AnyCard::Sim(c) => c.drain(max_cycles),
             AnyCard::Pci(_) => Err(Error::NoTestPort {
                 what: "drain the Ethernet port",
+                card: PCI_PORT,
             }),
         }
     }
@@ -134,6 +140,7 @@ impl EthernetPort for AnyCard {
             AnyCard::Sim(c) => c.cycles(),
             AnyCard::Pci(_) => Err(Error::NoTestPort {
                 what: "count simulated cycles",
+                card: PCI_PORT,
             }),
         }
     }

@@ -4,10 +4,13 @@
 //! `Device<C>` with `C: Card + EthernetPort` runs unchanged on the Verilated
 //! NIC in process (`pendulum_testbench::SimCard`), on the simulator process
 //! (`sim:`, [`SimClientCard`](crate::SimClientCard), and so
-//! [`AnyCard`](crate::AnyCard)) and on the mock card (`mock::FakeCard`).
+//! [`AnyCard`](crate::AnyCard)) and on the mock card (`mock::FakeCard` made
+//! `with_mac`, feature `test-utils`).
 //!
 //! A real card's Ethernet port is a wire: [`AnyCard`](crate::AnyCard) opened
-//! on a PCIe card answers every call with [`Error::NoTestPort`](crate::Error::NoTestPort).
+//! on a PCIe card answers every call with
+//! [`Error::NoTestPort`](crate::Error::NoTestPort), as does a `FakeCard`
+//! made without a MAC.
 
 use crate::Result;
 

@@ -1,7 +1,7 @@
 //! The README's first program is `examples/first_program.rs`, word for word
 //! (checked here; `PENDULUM_BLESS=1` copies the file into the README), and it
-//! runs on the Verilated NIC in process and on the simulator process, with
-//! only the line that opens the card differing.
+//! runs on the Verilated NIC in process and on the simulator process (and
+//! on the mock card), with only the line that opens the card differing.
 
 use pendulum_driver::Device;
 use pendulum_testbench::{SimCard, SimConfig};
@@ -46,6 +46,15 @@ fn the_first_program_runs_in_process() {
 fn the_first_program_runs_on_the_simulator_process() {
     let s = common::Server::start("first-program");
     let dev = pendulum_driver::open(&s.address()).unwrap();
+    let out = first_program::echo_first_frames(dev).unwrap();
+    assert_eq!(out.len(), 3);
+}
+
+/// The mock card has an Ethernet port too (`FakeCard::with_mac`): the same
+/// function runs on it, without Verilator.
+#[test]
+fn the_first_program_runs_on_the_mock_card() {
+    let dev = Device::open(pendulum_driver::mock::FakeCard::new().with_mac()).unwrap();
     let out = first_program::echo_first_frames(dev).unwrap();
     assert_eq!(out.len(), 3);
 }
