@@ -309,7 +309,7 @@ impl Server {
             }
             // The MAC side through `NicSim`'s `EthernetPort`, which the
             // in-process `SimCard` calls too.
-            Request::Cycle => b.u64(sim.cycle()),
+            Request::Cycle => b.u64(sim.cycles().map_err(|e| e.to_string())?),
             Request::EthSend { frames } => {
                 sim.inject(&frames).map_err(|e| e.to_string())?;
                 b

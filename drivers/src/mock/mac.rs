@@ -4,9 +4,9 @@
 //! table, fallback pipes by RSS hash, default pipe, all from
 //! `pendulum_layout::flow`), checked by the frame-length rule
 //! (`pendulum_layout::frame`) and written into their pipe's ring, one at
-//! each `relax`, with reactive notifications; TX doorbells send the frames rung
-//! at once and write the completion record. Counted in the global counters
-//! the driver reads (`Device::counters`).
+//! each `relax`, with reactive notifications; TX doorbells send the frames
+//! rung at once and write the completion record. Counted in the global
+//! counters the driver reads (`Device::counters`).
 //!
 //! It plays the card's rules, not its timing: a frame per `relax`, TX at
 //! once, and `cycles` counts `relax` calls.
@@ -95,14 +95,12 @@ impl FakeCard {
             let reg = offset % PAGE_BYTES;
             if reg == pipe::CTRL.offset {
                 if value & pipe::CTRL_ENABLE != 0 {
-                    let armed = true;
-                    mac.rx.insert(
-                        p,
-                        RxState {
-                            armed,
-                            ..Default::default()
-                        },
-                    );
+                    // Enabling starts the ring and the sequence at 0.
+                    let fresh = RxState {
+                        armed: true,
+                        ..Default::default()
+                    };
+                    mac.rx.insert(p, fresh);
                 } else {
                     mac.rx.remove(&p);
                 }

@@ -96,7 +96,8 @@ fn run(cli: Cli) -> Result<(), String> {
             .collect();
         // A PCIe card refuses (its Ethernet port is a wire), saying so.
         let card = dev.card_mut();
-        card.inject(&sent_frames).map_err(|e| e.to_string())?;
+        card.inject(&sent_frames)
+            .map_err(|e| format!("--self-test: {e}"))?;
         start_cycle = card.cycles().map_err(|e| e.to_string())?;
         limit = self_test as u64;
     }
