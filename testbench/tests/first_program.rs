@@ -58,3 +58,27 @@ fn the_first_program_runs_on_the_mock_card() {
     let out = first_program::echo_first_frames(dev).unwrap();
     assert_eq!(out.len(), 3);
 }
+
+/// Why the program binds its flow: left to the fallback (IP frames spread
+/// over all the card's pipes by RSS hash, as after open), its frames go to
+/// a pipe nobody opened and are dropped there, and pipe 0 receives nothing.
+#[test]
+fn without_the_binding_the_first_programs_frames_miss_its_pipe() {
+    use pendulum_driver::layout::flow::{fallback_pipe, PROTO_UDP};
+    use pendulum_driver::layout::params::PIPE_BITS;
+    use pendulum_driver::{EthernetPort, FlowKey};
+    let flow = FlowKey::v4([10, 0, 0, 1], [10, 0, 0, 2], PROTO_UDP, 5000, 7);
+    assert_ne!(fallback_pipe(flow.hash(), 0, PIPE_BITS as u32), 0);
+    let mut dev = Device::open(SimCard::new(SimConfig::default())).unwrap();
+    let mut rx = dev.open_rx_pipe(0, 64 * 1024).unwrap();
+    let frames: Vec<Vec<u8>> = [64, 300, 1500]
+        .iter()
+        .enumerate()
+        .map(|(seq, &len)| pendulum_testbench::models::flow_frame(&flow, seq as u64, len))
+        .collect();
+    dev.card_mut().inject(&frames).unwrap();
+    assert!(dev.card_mut().drain(100_000).unwrap());
+    assert!(!rx.wait(&mut dev, 1_000), "a frame reached pipe 0");
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.flow_misses, c.drop_pipe_off), (0, 3, 3));
+}
