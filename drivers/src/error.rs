@@ -131,6 +131,13 @@ pub enum Error {
     },
     #[error("the simulator refused the request: {0}")]
     Simulator(String),
+    /// [`crate::EthernetPort`] on a card software cannot feed frames to:
+    /// `card` says which and what to do.
+    #[error("cannot {what} on {card}")]
+    NoTestPort {
+        what: &'static str,
+        card: &'static str,
+    },
 }
 
 impl Error {

@@ -8,6 +8,10 @@
 //! [`open`] picks the card from one string: `0000:03:00.0` or `pci:VENDOR:DEVICE`
 //! for a PCIe card ([`PciCard`]), `sim:/path/to/socket` for the simulator
 //! process ([`SimClientCard`]).
+//!
+//! Simulated cards also implement [`EthernetPort`]: frames injected into
+//! the card's Ethernet RX and collected from its TX with the same calls on
+//! every simulated card, so a test that feeds traffic runs unchanged on each.
 
 // Only `sys` (memory mappings and VFIO ioctls) may use `unsafe`, and every
 // unsafe block there says why it is sound.
@@ -31,6 +35,7 @@ mod sim_client;
 pub mod sim_proto;
 #[allow(unsafe_code)]
 mod sys;
+mod traffic;
 mod tx;
 
 pub use atomics::{commit_words, Atomics};
@@ -44,4 +49,5 @@ pub use pendulum_layout as layout;
 pub use pendulum_layout::flow::FlowKey;
 pub use pipe::{RxBatch, RxPipe};
 pub use sim_client::SimClientCard;
+pub use traffic::EthernetPort;
 pub use tx::TxPipe;

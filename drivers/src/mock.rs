@@ -5,8 +5,11 @@
 //! notification buffers (`post`), with their room check, so the driver's
 //! reading and its NBUF_HEAD writes can be checked, and of a reset of the
 //! card (`reset`, or `reset_at_relax` for one in the middle of a wait).
+//! With [`FakeCard::with_mac`] it also has an Ethernet port (`mac.rs`).
 
 use std::collections::HashMap;
+
+mod mac;
 
 use crate::{Card, DmaRegion, RegionKind, Result};
 use pendulum_layout::{
@@ -63,6 +66,9 @@ pub struct FakeCard {
     atomic_rx_tail: u32,
     atomic_rx_seq: u32,
     atomic_compl_seq: u32,
+    /// The Ethernet port and datapath, when made `with_mac` (they read the
+    /// registers from `writes`, so leave `quiet` off).
+    mac: Option<Box<mac::FakeMac>>,
 }
 
 impl FakeCard {
@@ -98,6 +104,7 @@ impl FakeCard {
         };
         self.regs.retain(|o, _| fixed(o));
         self.nbufs.clear();
+        self.mac_reset();
     }
 
     /// A card with an atomic unit of `words` 64-bit words, which runs
@@ -385,6 +392,7 @@ impl Card for FakeCard {
                 self.run_atomics(p, value);
             }
         }
+        self.mac_write(offset, value);
         Ok(())
     }
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
@@ -413,5 +421,6 @@ impl Card for FakeCard {
         if self.reset_at_relax == Some(self.relaxes) {
             self.reset();
         }
+        self.mac_run();
     }
 }

@@ -7,7 +7,9 @@
 //! | `pci:10ee:903f` | the first PCIe device with that vendor and device id |
 //! | `sim:/path/to/socket` | the simulator process `pendulum-sim serve --socket /path/to/socket` ([`SimClientCard`]) |
 
-use crate::{Card, Device, DmaRegion, Error, PciCard, RegionKind, Result, SimClientCard};
+use crate::{
+    Card, Device, DmaRegion, Error, EthernetPort, PciCard, RegionKind, Result, SimClientCard,
+};
 
 /// Either kind of card, chosen at run time by [`open`].
 pub enum AnyCard {
@@ -93,6 +95,53 @@ impl Card for AnyCard {
         match self {
             AnyCard::Pci(c) => c.relax(),
             AnyCard::Sim(c) => c.relax(),
+        }
+    }
+}
+
+/// What [`Error::NoTestPort`] says of a PCIe card.
+const PCI_PORT: &str = "a PCIe card: its Ethernet port is a wire, not a simulated MAC, and frames come from and go to the network (open a simulated card, sim:/path or in process, to inject and collect them)";
+
+/// The simulator process's MAC; a PCIe card's Ethernet port is a wire, so
+/// there every call is [`Error::NoTestPort`].
+impl EthernetPort for AnyCard {
+    fn inject(&mut self, frames: &[Vec<u8>]) -> Result<()> {
+        match self {
+            AnyCard::Sim(c) => c.inject(frames),
+            AnyCard::Pci(_) => Err(Error::NoTestPort {
+                what: "inject frames",
+                card: PCI_PORT,
+            }),
+        }
+    }
+
+    fn collect(&mut self) -> Result<Vec<Vec<u8>>> {
+        match self {
+            AnyCard::Sim(c) => c.collect(),
+            AnyCard::Pci(_) => Err(Error::NoTestPort {
+                what: "collect frames",
+                card: PCI_PORT,
+            }),
+        }
+    }
+
+    fn drain(&mut self, max_cycles: u64) -> Result<bool> {
+        match self {
+            AnyCard::Sim(c) => c.drain(max_cycles),
+            AnyCard::Pci(_) => Err(Error::NoTestPort {
+                what: "drain the Ethernet port",
+                card: PCI_PORT,
+            }),
+        }
+    }
+
+    fn cycles(&mut self) -> Result<u64> {
+        match self {
+            AnyCard::Sim(c) => c.cycles(),
+            AnyCard::Pci(_) => Err(Error::NoTestPort {
+                what: "count simulated cycles",
+                card: PCI_PORT,
+            }),
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::sim_proto::{self as proto, Alloc, Fields, Hello, Request};
 use crate::sys::SharedMem;
-use crate::{Card, DmaRegion, Error, RegionKind, Result};
+use crate::{Card, DmaRegion, Error, EthernetPort, RegionKind, Result};
 use std::fs::OpenOptions;
 use std::io;
 use std::os::unix::net::UnixStream;
@@ -163,41 +163,12 @@ impl SimClientCard {
         }
     }
 
-    /// Simulated cycles so far.
-    pub fn cycle(&mut self) -> Result<u64> {
-        let body = self.call(&Request::Cycle)?;
-        Fields::new(&body).u64().map_err(|e| self.malformed(e))
-    }
-
     /// Advances simulated time by `cycles`.
     pub fn run(&mut self, cycles: u64) -> Result<()> {
         self.call(&Request::Relax {
             cycles: cycles.max(1),
         })
         .map(drop)
-    }
-
-    /// Queues frames on the simulated MAC's RX side (tests and tools).
-    pub fn eth_send(&mut self, frames: &[Vec<u8>]) -> Result<()> {
-        self.call(&Request::EthSend {
-            frames: frames.to_vec(),
-        })
-        .map(drop)
-    }
-
-    /// Takes the frames the NIC sent on its Ethernet TX port since the last call.
-    pub fn eth_tx_take(&mut self) -> Result<Vec<Vec<u8>>> {
-        let body = self.call(&Request::EthTxTake)?;
-        Fields::new(&body).frames().map_err(|e| self.malformed(e))
-    }
-
-    /// Runs until the MAC side is idle and the PCIe link quiet, or `max_cycles` pass.
-    pub fn drain(&mut self, max_cycles: u64) -> Result<bool> {
-        let body = self.call(&Request::Drain { max_cycles })?;
-        Fields::new(&body)
-            .u8()
-            .map(|d| d != 0)
-            .map_err(|e| self.malformed(e))
     }
 
     /// Resets the simulated card (its core's reset held `hold_cycles`
@@ -325,5 +296,34 @@ impl Card for SimClientCard {
         let _ = self.call(&Request::Relax {
             cycles: self.relax_cycles,
         });
+    }
+}
+
+/// The server queues and takes the frames on its `NicSim`'s MAC models, as
+/// the in-process card does (`EthSend`, `EthTxTake`, `Drain`, `Cycle`).
+impl EthernetPort for SimClientCard {
+    fn inject(&mut self, frames: &[Vec<u8>]) -> Result<()> {
+        self.call(&Request::EthSend {
+            frames: frames.to_vec(),
+        })
+        .map(drop)
+    }
+
+    fn collect(&mut self) -> Result<Vec<Vec<u8>>> {
+        let body = self.call(&Request::EthTxTake)?;
+        Fields::new(&body).frames().map_err(|e| self.malformed(e))
+    }
+
+    fn drain(&mut self, max_cycles: u64) -> Result<bool> {
+        let body = self.call(&Request::Drain { max_cycles })?;
+        Fields::new(&body)
+            .u8()
+            .map(|d| d != 0)
+            .map_err(|e| self.malformed(e))
+    }
+
+    fn cycles(&mut self) -> Result<u64> {
+        let body = self.call(&Request::Cycle)?;
+        Fields::new(&body).u64().map_err(|e| self.malformed(e))
     }
 }

@@ -3,7 +3,7 @@
 //! in a temporary directory and a plain file standing in for BAR 0.
 
 use pendulum_driver::layout::{self, global};
-use pendulum_driver::{Card, Device, Error, PciCard, RegionKind};
+use pendulum_driver::{AnyCard, Card, Device, Error, EthernetPort, PciCard, RegionKind};
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
@@ -110,6 +110,26 @@ fn finds_the_card_by_address_and_checks_identity_through_the_mapped_bar() {
     // Offsets outside the BAR or misaligned are errors, not faults.
     assert!(matches!(dev.read(BAR_BYTES as u32), Err(Error::Bar(_))));
     assert!(matches!(dev.write(2, 0), Err(Error::Bar(_))));
+}
+
+/// `EthernetPort` is for simulated cards: on a PCIe card (opened as
+/// `pendulum_driver::open` opens one) every call says the port is a wire.
+#[test]
+fn a_pcie_card_refuses_to_inject_or_collect_frames() {
+    let host = FakeHost::new("eth");
+    host.add_device(BDF, 0x10ee, 0x903f, layout::VERSION);
+    let mut card = AnyCard::Pci(PciCard::open_with_root(&host.root, BDF).unwrap());
+    let text = match card.inject(&[vec![0; 64]]) {
+        Err(e @ Error::NoTestPort { .. }) => e.to_string(),
+        other => panic!("inject on a PCIe card: {other:?}"),
+    };
+    assert!(
+        text.contains("cannot inject frames") && text.contains("wire"),
+        "{text}"
+    );
+    assert!(matches!(card.collect(), Err(Error::NoTestPort { .. })));
+    assert!(matches!(card.drain(100), Err(Error::NoTestPort { .. })));
+    assert!(matches!(card.cycles(), Err(Error::NoTestPort { .. })));
 }
 
 #[test]

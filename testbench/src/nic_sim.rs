@@ -1,5 +1,6 @@
 use crate::models::{EthSink, EthSource, HostMemory, MmioOp, Pacing, PcieConfig, PcieModel};
 use crate::verilated::{PortDir, VerilatedNic, PORTS};
+use pendulum_driver::EthernetPort;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -583,6 +584,30 @@ impl NicSim {
             "register read at {addr:#x} got no completion within {} cycles",
             self.cfg.mmio_timeout_cycles
         ))
+    }
+}
+
+/// The MAC side as the driver's test cards offer it: the in-process
+/// [`SimCard`](crate::SimCard) and `pendulum-sim serve` (the `sim:` card)
+/// both call these, so the two cannot move different frames.
+impl EthernetPort for NicSim {
+    fn inject(&mut self, frames: &[Vec<u8>]) -> pendulum_driver::Result<()> {
+        for f in frames {
+            self.eth.push(f.clone());
+        }
+        Ok(())
+    }
+
+    fn collect(&mut self) -> pendulum_driver::Result<Vec<Vec<u8>>> {
+        Ok(self.eth_tx.take_frames())
+    }
+
+    fn drain(&mut self, max_cycles: u64) -> pendulum_driver::Result<bool> {
+        Ok(NicSim::drain(self, max_cycles))
+    }
+
+    fn cycles(&mut self) -> pendulum_driver::Result<u64> {
+        Ok(self.cycle())
     }
 }
 

@@ -14,7 +14,7 @@
 use crate::models::{HostMemory, RegionKind as MemKind};
 use crate::{NicSim, SimConfig};
 use pendulum_driver::sim_proto::{self as proto, Body, Request};
-use pendulum_driver::RegionKind;
+use pendulum_driver::{EthernetPort, RegionKind};
 use std::fs::OpenOptions;
 use std::io;
 use std::os::unix::fs::FileTypeExt;
@@ -307,15 +307,18 @@ impl Server {
                 sim.run(n);
                 b
             }
-            Request::Cycle => b.u64(sim.cycle()),
+            // The MAC side through `NicSim`'s `EthernetPort`, which the
+            // in-process `SimCard` calls too.
+            Request::Cycle => b.u64(sim.cycles().map_err(|e| e.to_string())?),
             Request::EthSend { frames } => {
-                for f in frames {
-                    sim.eth.push(f);
-                }
+                sim.inject(&frames).map_err(|e| e.to_string())?;
                 b
             }
-            Request::EthTxTake => b.frames(&sim.eth_tx.take_frames()),
-            Request::Drain { max_cycles } => b.u8(sim.drain(max_cycles) as u8),
+            Request::EthTxTake => b.frames(&sim.collect().map_err(|e| e.to_string())?),
+            Request::Drain { max_cycles } => {
+                let drained = EthernetPort::drain(sim, max_cycles).map_err(|e| e.to_string())?;
+                b.u8(drained as u8)
+            }
             Request::Shutdown => b,
             Request::Reset { hold_cycles } => {
                 sim.reset_card(hold_cycles);

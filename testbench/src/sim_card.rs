@@ -1,6 +1,6 @@
 use crate::models::{HostMemory, RegionId, RegionKind as MemKind};
 use crate::{NicSim, SimConfig};
-use pendulum_driver::{Card, DmaRegion, Error, RegionKind, Result};
+use pendulum_driver::{Card, DmaRegion, Error, EthernetPort, RegionKind, Result};
 
 /// The simulated card: the Verilated NIC behind the driver's [`Card`] trait.
 /// Register accesses and polling advance simulated time.
@@ -73,5 +73,25 @@ impl Card for SimCard {
     fn relax(&mut self) {
         let n = self.sim.cfg.poll_interval_cycles;
         self.sim.run(n);
+    }
+}
+
+/// The MAC of this card's [`NicSim`]: the same code serves the `sim:` card
+/// in `pendulum-sim serve` (`server.rs`), so both cards move the same frames.
+impl EthernetPort for SimCard {
+    fn inject(&mut self, frames: &[Vec<u8>]) -> Result<()> {
+        self.sim.inject(frames)
+    }
+
+    fn collect(&mut self) -> Result<Vec<Vec<u8>>> {
+        self.sim.collect()
+    }
+
+    fn drain(&mut self, max_cycles: u64) -> Result<bool> {
+        EthernetPort::drain(&mut self.sim, max_cycles)
+    }
+
+    fn cycles(&mut self) -> Result<u64> {
+        self.sim.cycles()
     }
 }

@@ -3,80 +3,16 @@
 //! application would. RX, TX and echo run through it; killing it mid-run
 //! gives a clear error and no hang.
 
-use pendulum_driver::{AnyCard, Card, Device, Error, RxPipe};
+use pendulum_driver::{AnyCard, Card, Device, Error, EthernetPort, RxPipe};
 use pendulum_testbench::echo::echo_batch;
 use pendulum_testbench::models::FrameGen;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A `pendulum-sim serve` process in a temporary directory, killed on drop.
-struct Server {
-    child: Child,
-    dir: PathBuf,
-    socket: PathBuf,
-}
-
-impl Server {
-    fn start(name: &str) -> Self {
-        let dir = Self::fresh_dir(name);
-        Self::start_in(dir.clone(), Some(&dir.join("host.mem")))
-    }
-
-    /// An empty temporary directory for the test `name`.
-    fn fresh_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("pendulum-serve-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    /// Serves `dir/sim.sock`, host memory in `mem` (the simulator's default
-    /// path when `None`).
-    fn start_in(dir: PathBuf, mem: Option<&Path>) -> Self {
-        let socket = dir.join("sim.sock");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pendulum-sim"));
-        cmd.args(["serve", "--socket"]).arg(&socket);
-        if let Some(mem) = mem {
-            cmd.arg("--mem").arg(mem);
-        }
-        let child = cmd
-            .args(["--mem-bytes", "32M"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn pendulum-sim");
-        // The server prints one line once the socket accepts connections.
-        let mut child = child;
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert!(
-            line.starts_with("pendulum-sim: serving"),
-            "pendulum-sim did not start: {line:?}"
-        );
-        Self { child, dir, socket }
-    }
-
-    fn address(&self) -> String {
-        format!("sim:{}", self.socket.display())
-    }
-
-    fn open(&self) -> Device<AnyCard> {
-        pendulum_driver::open(&self.address()).expect("open the simulated card")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+mod common;
+use common::Server;
 
 /// Receives on `pipes` until every expected frame arrived, checking each.
 fn receive_all(
@@ -178,7 +114,7 @@ fn rx_through_the_simulator_process() {
         expected[i % 4].push_back(f.clone());
         frames.push(f);
     }
-    dev.card_mut().as_sim().unwrap().eth_send(&frames).unwrap();
+    dev.card_mut().inject(&frames).unwrap();
     let got = receive_all(&mut dev, &mut pipes, &mut expected).unwrap();
     assert_eq!(got, 2000);
     let c = dev.counters().unwrap();
@@ -204,9 +140,9 @@ fn tx_through_the_simulator_process() {
         }
     }
     assert!(tx.wait_idle(&mut dev, 1_000_000));
-    let sim = dev.card_mut().as_sim().unwrap();
-    assert!(sim.drain(1_000_000).unwrap());
-    assert_eq!(sim.eth_tx_take().unwrap(), frames);
+    let card = dev.card_mut();
+    assert!(card.drain(1_000_000).unwrap());
+    assert_eq!(card.collect().unwrap(), frames);
     let c = dev.counters().unwrap();
     assert_eq!((c.tx_frames, c.tx_drop_malformed), (600, 0));
 }
@@ -219,7 +155,7 @@ fn echo_through_the_simulator_process() {
     let mut tx = dev.open_tx_pipe(0, 64 * 1024).unwrap();
     let mut gen = FrameGen::new(13);
     let frames: Vec<Vec<u8>> = (0..1500).map(|i| gen.frame(64 + 64 * (i % 4), 0)).collect();
-    dev.card_mut().as_sim().unwrap().eth_send(&frames).unwrap();
+    dev.card_mut().inject(&frames).unwrap();
     let mut echoed = 0;
     let mut polls = 0;
     while echoed < frames.len() {
@@ -232,9 +168,9 @@ fn echo_through_the_simulator_process() {
         }
     }
     assert!(tx.wait_idle(&mut dev, 1_000_000));
-    let sim = dev.card_mut().as_sim().unwrap();
-    assert!(sim.drain(1_000_000).unwrap());
-    assert_eq!(sim.eth_tx_take().unwrap(), frames);
+    let card = dev.card_mut();
+    assert!(card.drain(1_000_000).unwrap());
+    assert_eq!(card.collect().unwrap(), frames);
 }
 
 #[test]
@@ -303,7 +239,7 @@ fn killing_the_simulator_mid_run_gives_a_clear_error_quickly() {
     let mut tx = dev.open_tx_pipe(0, 64 * 1024).unwrap();
     let mut gen = FrameGen::new(14);
     let frames: Vec<Vec<u8>> = (0..5000).map(|_| gen.frame(64, 0)).collect();
-    dev.card_mut().as_sim().unwrap().eth_send(&frames).unwrap();
+    dev.card_mut().inject(&frames).unwrap();
     let mut echoed = 0;
     while echoed < 500 {
         let n = echo_batch(&mut dev, &mut rx, &mut tx, 100_000).unwrap();
@@ -435,11 +371,7 @@ fn a_reset_of_the_simulated_card_is_reported_and_it_opens_again() {
     );
     let mut rx = dev.open_rx_pipe(0, 64 * 1024).unwrap();
     let f = FrameGen::new(5).frame(300, 0);
-    dev.card_mut()
-        .as_sim()
-        .unwrap()
-        .eth_send(std::slice::from_ref(&f))
-        .unwrap();
+    dev.card_mut().inject(std::slice::from_ref(&f)).unwrap();
     assert!(rx.wait(&mut dev, 100_000), "no frame after opening again");
     let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().to_vec()).collect();
     assert_eq!(got, vec![f]);

@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use pendulum_driver::layout::global;
-use pendulum_driver::{AnyCard, Card, Device};
+use pendulum_driver::{Card, Device, EthernetPort};
 use pendulum_testbench::echo::echo_batch;
 use pendulum_testbench::models::FrameGen;
 use pendulum_testbench::outln;
@@ -18,45 +18,6 @@ use std::time::Instant;
 const READS: u64 = 5_000;
 const ECHO_FRAMES: usize = 20_000;
 
-/// What the bench needs beyond `Card`: simulated time and the MAC side.
-trait SimSide: Card {
-    fn cycle(&mut self) -> u64;
-    fn inject(&mut self, frames: &[Vec<u8>]);
-    fn finish(&mut self) -> Vec<Vec<u8>>;
-}
-
-impl SimSide for SimCard {
-    fn cycle(&mut self) -> u64 {
-        self.sim.cycle()
-    }
-    fn inject(&mut self, frames: &[Vec<u8>]) {
-        for f in frames {
-            self.sim.eth.push(f.clone());
-        }
-    }
-    fn finish(&mut self) -> Vec<Vec<u8>> {
-        self.sim.drain(1_000_000);
-        self.sim.eth_tx.take_frames()
-    }
-}
-
-impl SimSide for AnyCard {
-    fn cycle(&mut self) -> u64 {
-        self.as_sim().expect("sim").cycle().expect("cycle")
-    }
-    fn inject(&mut self, frames: &[Vec<u8>]) {
-        self.as_sim()
-            .expect("sim")
-            .eth_send(frames)
-            .expect("eth_send")
-    }
-    fn finish(&mut self) -> Vec<Vec<u8>> {
-        let s = self.as_sim().expect("sim");
-        s.drain(1_000_000).expect("drain");
-        s.eth_tx_take().expect("take")
-    }
-}
-
 struct Figures {
     read_ns: f64,
     read_cycles: f64,
@@ -65,21 +26,21 @@ struct Figures {
     echo_cycles: u64,
 }
 
-fn measure<C: SimSide>(dev: &mut Device<C>) -> Figures {
-    let c0 = dev.card_mut().cycle();
+fn measure<C: Card + EthernetPort>(dev: &mut Device<C>) -> Figures {
+    let c0 = dev.card_mut().cycles().expect("cycles");
     let t = Instant::now();
     for _ in 0..READS {
         dev.read(global::SCRATCH.offset).expect("read");
     }
     let read_ns = t.elapsed().as_nanos() as f64 / READS as f64;
-    let read_cycles = (dev.card_mut().cycle() - c0) as f64 / READS as f64;
+    let read_cycles = (dev.card_mut().cycles().expect("cycles") - c0) as f64 / READS as f64;
 
     let mut rx = dev.open_rx_pipe(0, 256 * 1024).expect("rx pipe");
     let mut tx = dev.open_tx_pipe(0, 256 * 1024).expect("tx pipe");
     let mut gen = FrameGen::new(64);
     let frames: Vec<Vec<u8>> = (0..ECHO_FRAMES).map(|_| gen.frame(64, 0)).collect();
-    dev.card_mut().inject(&frames);
-    let c0 = dev.card_mut().cycle();
+    dev.card_mut().inject(&frames).expect("inject");
+    let c0 = dev.card_mut().cycles().expect("cycles");
     let t = Instant::now();
     let mut echoed = 0;
     while echoed < ECHO_FRAMES {
@@ -91,8 +52,12 @@ fn measure<C: SimSide>(dev: &mut Device<C>) -> Figures {
     }
     assert!(tx.wait_idle(dev, 10_000_000), "TX did not finish");
     let secs = t.elapsed().as_secs_f64();
-    let echo_cycles = dev.card_mut().cycle() - c0;
-    let out = dev.card_mut().finish();
+    let echo_cycles = dev.card_mut().cycles().expect("cycles") - c0;
+    assert!(
+        dev.card_mut().drain(1_000_000).expect("drain"),
+        "did not drain"
+    );
+    let out = dev.card_mut().collect().expect("collect");
     assert!(out == frames, "echoed frames differ");
     Figures {
         read_ns,

@@ -2,7 +2,7 @@
 //! the driver, echo, run the ACP link between two NICs, and print what happened.
 
 use clap::Parser;
-use pendulum_driver::{Card, Device};
+use pendulum_driver::{Card, Device, EthernetPort};
 use pendulum_testbench::acp_traffic::AcpTraffic;
 use pendulum_testbench::models::{FrameGen, LinkFaults};
 use pendulum_testbench::outln;
@@ -272,10 +272,9 @@ fn echo(dev: &mut Device<SimCard>, rx: &mut pendulum_driver::RxPipe) -> Result<(
     let frames: Vec<Vec<u8>> = (0..ECHO_FRAMES)
         .map(|i| gen.frame(64 + 64 * (i % 4), 0))
         .collect();
-    for f in &frames {
-        dev.card_mut().sim.eth.push(f.clone());
-    }
-    let start = dev.card().sim.cycle();
+    let card = dev.card_mut();
+    card.inject(&frames).map_err(|e| e.to_string())?;
+    let start = card.cycles().map_err(|e| e.to_string())?;
     let mut echoed = 0;
     while echoed < ECHO_FRAMES {
         if dev.card().sim.cycle() - start > 50_000_000 {
@@ -306,11 +305,12 @@ fn echo(dev: &mut Device<SimCard>, rx: &mut pendulum_driver::RxPipe) -> Result<(
         rx.free(dev, end).map_err(|e| e.to_string())?;
         echoed += copies.len();
     }
-    if !tx.wait_idle(dev, 10_000_000) || !dev.card_mut().sim.drain(1_000_000) {
+    if !tx.wait_idle(dev, 10_000_000) || !dev.card_mut().drain(1_000_000).unwrap_or(false) {
         return Err("TX did not finish".into());
     }
-    let cycles = dev.card().sim.cycle() - start;
-    let out = dev.card_mut().sim.eth_tx.take_frames();
+    let card = dev.card_mut();
+    let cycles = card.cycles().map_err(|e| e.to_string())? - start;
+    let out = card.collect().map_err(|e| e.to_string())?;
     let same = out == frames;
     outln!();
     outln!("echo               {:>12} frames of 64-256 B in on RX, through the driver (one copy), out on TX", ECHO_FRAMES);
