@@ -47,9 +47,13 @@ use rust_hdl::prelude::*;
 /// position set to 0, and a run on it ends.
 ///
 /// 1 request per cycle at most. From a doorbell (`TxRegs`' apply cycle) to
-/// its first request on `m_req`: 7 cycles (doorbell register, the queue's
-/// two, ring read, start, size, output register); between one run's last
-/// request and the next run's first, 3 idle cycles.
+/// its first request on `m_req`, with the fetcher idle and the queue empty:
+/// 5 cycles (doorbell register, ring read, start, size, output register;
+/// such a doorbell passes the queue). The next pipe is taken as a run's last
+/// request is made, so two idle cycles (the ring read, the sizing) separate
+/// one run's last request from the next run's first, as with 4 pipes in
+/// flip-flops; the fetch position written in that cycle is forwarded to the
+/// read.
 #[derive(LogicBlock)]
 pub struct TxFetcher {
     pub clock: Signal<In, Clock>,
@@ -90,7 +94,18 @@ pub struct TxFetcher {
     rs_r: SDFF<Bit>,
     rs_pipe_r: SDFF<Bits<TX_PIPE_BITS>>,
     push: Signal<Local, Bit>,
+    // A push last cycle (the queue shows it a cycle later).
+    pushed: SDFF<Bit>,
+    db_new: Signal<Local, Bit>,
+    can_take: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
+    bypass: Signal<Local, Bit>,
+    take_pipe: Signal<Local, Bits<TX_PIPE_BITS>>,
+    last_load: Signal<Local, Bit>,
+    // The fetch positions' last write, for a read made in its cycle.
+    fw_v: SDFF<Bit>,
+    fw_pipe: SDFF<Bits<TX_PIPE_BITS>>,
+    fw_value: SDFF<Bits<SLOT_BITS>>,
     db_bit: Signal<Local, Bits<TX_PIPES>>,
     take_bit: Signal<Local, Bits<TX_PIPES>>,
     // A pipe taken from the queue whose ring is being read.
@@ -192,7 +207,16 @@ impl TxFetcher {
             rs_r: Default::default(),
             rs_pipe_r: Default::default(),
             push: Default::default(),
+            pushed: Default::default(),
+            db_new: Default::default(),
+            can_take: Default::default(),
             take: Default::default(),
+            bypass: Default::default(),
+            take_pipe: Default::default(),
+            last_load: Default::default(),
+            fw_v: Default::default(),
+            fw_pipe: Default::default(),
+            fw_value: Default::default(),
             db_bit: Default::default(),
             take_bit: Default::default(),
             lk_v: Default::default(),
@@ -256,6 +280,10 @@ impl Logic for TxFetcher {
             self,
             clock,
             queued,
+            pushed,
+            fw_v,
+            fw_pipe,
+            fw_value,
             db_r,
             db_pipe_r,
             rs_r,
@@ -286,6 +314,10 @@ impl Logic for TxFetcher {
             out_tag
         );
         self.queued.reset.next = self.reset.val();
+        self.pushed.reset.next = self.reset.val();
+        self.fw_v.reset.next = self.reset.val();
+        self.fw_pipe.reset.next = self.reset.val();
+        self.fw_value.reset.next = self.reset.val();
         self.db_r.reset.next = self.reset.val();
         self.db_pipe_r.reset.next = self.reset.val();
         self.rs_r.reset.next = self.reset.val();
@@ -319,37 +351,13 @@ impl Logic for TxFetcher {
         self.rung.clock.next = self.clock.val();
         self.rung.reset.next = self.reset.val();
 
-        // ---- The queue of rung pipes ----
-        // Doorbells and switches are taken a cycle late, from registers.
-        self.db_r.d.next = self.doorbell.val();
-        self.db_pipe_r.d.next = self.doorbell_pipe.val();
-        self.rs_r.d.next = self.restart.val();
-        self.rs_pipe_r.d.next = self.restart_pipe.val();
-        self.db_bit.next = self.one_bit.val() << self.db_pipe_r.q.val();
-        // (The queue holds each pipe once at most: it is never full.)
-        self.push.next = self.db_r.q.val()
-            & !self.queued.q.val().get_bit(self.db_pipe_r.q.val().index())
-            & self.rung.s.ready.val();
-        self.rung.s.valid.next = self.push.val();
-        self.rung.s.data.next = self.db_pipe_r.q.val();
-        // A pipe is taken when nothing is between the queue and a run.
-        self.take.next = self.rung.m.valid.val() & !self.lk_v.q.val() & !self.active.q.val();
-        self.rung.m.ready.next = self.take.val();
-        self.take_bit.next = self.no_bits.val();
-        if self.take.val() {
-            self.take_bit.next = self.one_bit.val() << self.rung.m.data.val();
-        }
-        self.queued.d.next = self.queued.q.val() & !self.take_bit.val();
-        if self.push.val() {
-            self.queued.d.next = (self.queued.q.val() & !self.take_bit.val()) | self.db_bit.val();
-        }
-
         // ---- A run's start: the taken pipe's ring and fetch position ----
-        self.fe_addr.next = self.rung.m.data.val();
-        self.fetched.read_address.next = self.rung.m.data.val();
-        self.lk_v.d.next = self.take.val();
-        self.lk_pipe.d.next = self.rung.m.data.val();
+        // (The pipe is taken below, once this cycle's request is known.)
+        // The fetch position as read, or as written in the cycle of the read.
         self.lk_fetched.next = self.fetched.read_data.val();
+        if self.fw_v.q.val() & (self.fw_pipe.q.val() == self.lk_pipe.q.val()) {
+            self.lk_fetched.next = self.fw_value.q.val();
+        }
         // It starts if the pipe is on (and was not switched as it was read)
         // and has posted data.
         self.lk_go.next = self.lk_v.q.val()
@@ -405,6 +413,49 @@ impl Logic for TxFetcher {
             & self.room.q.val()
             & self.info_ready.val()
             & (!self.out_valid.q.val() | self.m_req.ready.val());
+        self.last_load.next = self.load.val() & (self.n.val() == self.left.q.val());
+
+        // ---- The queue of rung pipes, and the pipe taken next ----
+        // Doorbells and switches are taken a cycle late, from registers.
+        self.db_r.d.next = self.doorbell.val();
+        self.db_pipe_r.d.next = self.doorbell_pipe.val();
+        self.rs_r.d.next = self.restart.val();
+        self.rs_pipe_r.d.next = self.restart_pipe.val();
+        self.db_bit.next = self.one_bit.val() << self.db_pipe_r.q.val();
+        self.db_new.next =
+            self.db_r.q.val() & !self.queued.q.val().get_bit(self.db_pipe_r.q.val().index());
+        // A pipe is taken when nothing is between the queue and a run, or
+        // as the run's last request leaves: the queue's head, or with the
+        // queue empty (nothing in it, nothing pushed last cycle, which it
+        // shows a cycle late) a doorbell that just came, past the queue.
+        self.can_take.next = !self.lk_v.q.val() & (!self.active.q.val() | self.last_load.val());
+        self.take.next = self.rung.m.valid.val() & self.can_take.val();
+        self.bypass.next = self.db_new.val()
+            & !self.rung.m.valid.val()
+            & !self.pushed.q.val()
+            & self.can_take.val();
+        self.take_pipe.next = self.rung.m.data.val();
+        if self.bypass.val() {
+            self.take_pipe.next = self.db_pipe_r.q.val();
+        }
+        // (The queue holds each pipe once at most: it is never full.)
+        self.push.next = self.db_new.val() & !self.bypass.val() & self.rung.s.ready.val();
+        self.pushed.d.next = self.push.val();
+        self.rung.s.valid.next = self.push.val();
+        self.rung.s.data.next = self.db_pipe_r.q.val();
+        self.rung.m.ready.next = self.take.val();
+        self.take_bit.next = self.no_bits.val();
+        if self.take.val() {
+            self.take_bit.next = self.one_bit.val() << self.rung.m.data.val();
+        }
+        self.queued.d.next = self.queued.q.val() & !self.take_bit.val();
+        if self.push.val() {
+            self.queued.d.next = (self.queued.q.val() & !self.take_bit.val()) | self.db_bit.val();
+        }
+        self.fe_addr.next = self.take_pipe.val();
+        self.fetched.read_address.next = self.take_pipe.val();
+        self.lk_v.d.next = self.take.val() | self.bypass.val();
+        self.lk_pipe.d.next = self.take_pipe.val();
 
         // The output register.
         self.m_req.valid.next = self.out_valid.q.val();
@@ -491,5 +542,9 @@ impl Logic for TxFetcher {
             self.fetched.write_address.next = self.clear.addr.val();
             self.fetched.write_data.next = self.zero16.val();
         }
+        // The write the RAM's read in this cycle misses, for the next.
+        self.fw_v.d.next = self.fetched.write_enable.val();
+        self.fw_pipe.d.next = self.fetched.write_address.val();
+        self.fw_value.d.next = self.fetched.write_data.val();
     }
 }
