@@ -500,7 +500,10 @@ fn link_register_writes_are_checked() {
         RegError::ReadOnly
     );
     // Nothing changed, and the link still works.
-    assert_eq!(t.a.dev.read(global::LINK_RX_PIPE.offset).unwrap(), 0);
+    assert_eq!(
+        t.a.dev.read(global::LINK_RX_PIPE.offset).unwrap(),
+        pendulum_testbench::acp_traffic::LINK_RX_PIPE as u32 | global::RX_PIPE_RESERVED
+    );
     assert_eq!(
         t.a.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(),
         k
