@@ -1,6 +1,6 @@
 use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
-use crate::{Card, Device, Error, Result};
+use crate::{Card, Device, Error, Reservation, Result};
 use pendulum_layout::atomic::{
     op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS, WORD_OPS,
 };
@@ -41,6 +41,14 @@ impl<C: Card> Device<C> {
     /// one RX pipe (ATOMIC_RX_PIPE), so a second one would take the first
     /// one's results. While one is open this is [`Error::AtomicsInUse`];
     /// [`Device::close_atomics`] ends it.
+    ///
+    /// `rx_pipe` is reserved for the results (RX_PIPE_RESERVED) before it is
+    /// enabled, so no Ethernet frame ever lands among them: the card steers
+    /// none there, and the driver refuses to make it the default pipe or a
+    /// flow's pipe ([`Error::PipeReserved`]) until the Atomics is closed. So
+    /// it must not be a pipe frames are steered to now: the default pipe
+    /// (pipe 0 after [`Device::open`]) or one with bound flows is
+    /// [`Error::CannotReserve`].
     pub fn open_atomics(
         &mut self,
         rx_pipe: usize,
@@ -55,13 +63,17 @@ impl<C: Card> Device<C> {
                 "this card has no atomic unit (CAP_ATOMIC_BYTES = 0)".into(),
             ));
         }
-        let rx = self.open_rx_pipe(rx_pipe, ring_bytes)?;
-        self.write_checked(global::ATOMIC_RX_PIPE.offset, rx_pipe as u32)?;
-        let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
-        self.write_checked(
-            pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
-            pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC,
-        )?;
+        self.check_pipe_pair(rx_pipe, tx_pipe, ring_bytes)?;
+        let reg = global::ATOMIC_RX_PIPE;
+        self.reserve_rx_pipe(reg, rx_pipe, Reservation::AtomicResults)?;
+        let (rx, tx) = match self.open_atomics_pipes(rx_pipe, tx_pipe, ring_bytes) {
+            Ok(pipes) => pipes,
+            Err(e) => {
+                // Best effort: the error says what went wrong.
+                let _ = self.release_rx_pipe(reg, rx_pipe);
+                return Err(e);
+            }
+        };
         self.atomics_open = Some((rx_pipe, tx_pipe));
         Ok(Atomics {
             rx,
@@ -71,14 +83,33 @@ impl<C: Card> Device<C> {
         })
     }
 
+    /// The RX pipe for results and the TX pipe bound to the atomic unit.
+    fn open_atomics_pipes(
+        &mut self,
+        rx_pipe: usize,
+        tx_pipe: usize,
+        ring_bytes: u32,
+    ) -> Result<(RxPipe, TxPipe)> {
+        let rx = self.open_rx_pipe(rx_pipe, ring_bytes)?;
+        let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
+        self.write_checked(
+            pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
+            pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC,
+        )?;
+        Ok((rx, tx))
+    }
+
     /// Closes `at`'s pipes (see [`Device::close_tx_pipe`]: verbs posted and
-    /// not yet run are abandoned), so [`Device::open_atomics`] may be
-    /// called again. Results not yet taken are lost.
+    /// not yet run are abandoned) and frees its RX pipe for steering, so
+    /// [`Device::open_atomics`] may be called again. Results not yet taken
+    /// are lost.
     pub fn close_atomics(&mut self, at: Atomics) -> Result<()> {
+        let rx_pipe = at.rx.index();
         self.close_tx_pipe(at.tx)?;
+        // Off before it is freed: a frame steered there meanwhile is dropped.
         self.close_rx_pipe(at.rx)?;
         self.atomics_open = None;
-        Ok(())
+        self.release_rx_pipe(global::ATOMIC_RX_PIPE, rx_pipe)
     }
 }
 

@@ -3,7 +3,7 @@ use crate::notif::{Newest, NotifBufs, DEFAULT_NOTIF_BUF_BYTES};
 use crate::pipe::RxPipe;
 use crate::random::host_random;
 use crate::tx::TxPipe;
-use crate::{Card, DmaRegion, Error, RegionKind, Result};
+use crate::{Card, DmaRegion, Error, RegionKind, Reservation, Result, SteeringConflict};
 use pendulum_layout::flow::{FlowKey, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
 use pendulum_layout::{self as layout, global, pipe, pipe_page, Counter, Reg, RegError};
 use std::cell::RefCell;
@@ -89,6 +89,10 @@ pub struct Device<C: Card> {
     /// The (RX, TX) pipes of the open [`crate::Atomics`], if one is open:
     /// there is one per Device, since the card has one ATOMIC_RX_PIPE.
     pub(crate) atomics_open: Option<(usize, usize)>,
+    /// The (RX, TX) pipes of the open [`crate::Link`], if one is open.
+    pub(crate) link_open: Option<(usize, usize)>,
+    /// FLOW_DEFAULT_PIPE as this Device set it.
+    default_pipe: usize,
 }
 
 impl<C: Card> Device<C> {
@@ -129,9 +133,12 @@ impl<C: Card> Device<C> {
             reset_seen: false,
             idle_polls: 0,
             atomics_open: None,
+            link_open: None,
+            default_pipe: 0,
         };
         // First, so a reset at any later point of the open is seen.
         dev.claim_session()?;
+        dev.release_reservations()?;
         dev.reset_steering()?;
         Ok(dev)
     }
@@ -230,6 +237,71 @@ impl<C: Card> Device<C> {
         }
     }
 
+    /// Frees the pipes a previous owner reserved (ATOMIC_RX_PIPE and
+    /// LINK_RX_PIPE with RX_PIPE_RESERVED), as after power-up: its atomic
+    /// unit and link are not this Device's, and a reserved pipe 0 would
+    /// refuse the default pipe below.
+    fn release_reservations(&mut self) -> Result<()> {
+        for reg in [global::ATOMIC_RX_PIPE, global::LINK_RX_PIPE] {
+            let v = self.read(reg.offset)?;
+            if v & global::RX_PIPE_RESERVED != 0 {
+                self.write_checked(reg.offset, v & global::RX_PIPE_MASK)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What pipe `pipe` is reserved for, if this Device reserved it.
+    pub fn reserved_for(&self, pipe: usize) -> Option<Reservation> {
+        if self.atomics_open.map(|(rx, _)| rx) == Some(pipe) {
+            Some(Reservation::AtomicResults)
+        } else if self.link_open.map(|(rx, _)| rx) == Some(pipe) {
+            Some(Reservation::LinkMessages)
+        } else {
+            None
+        }
+    }
+
+    /// [`Error::PipeReserved`] if `pipe` is reserved.
+    fn refuse_reserved(&self, pipe: usize) -> Result<()> {
+        match self.reserved_for(pipe) {
+            Some(by) => Err(Error::PipeReserved { pipe, by }),
+            None => Ok(()),
+        }
+    }
+
+    /// Reserves RX pipe `pipe` for `by` on the card (the register `reg`,
+    /// ATOMIC_RX_PIPE or LINK_RX_PIPE), after checking that no Ethernet
+    /// frame is steered to it: it is not the default pipe and no bound flow
+    /// names it. Misses of the fallback range skip it on the card.
+    pub(crate) fn reserve_rx_pipe(&mut self, reg: Reg, pipe: usize, by: Reservation) -> Result<()> {
+        let conflict = if pipe == self.default_pipe {
+            Some(SteeringConflict::DefaultPipe)
+        } else {
+            match self.flows.bound_to(pipe) {
+                0 => None,
+                n => Some(SteeringConflict::BoundFlows(n)),
+            }
+        };
+        if let Some(conflict) = conflict {
+            return Err(Error::CannotReserve { pipe, by, conflict });
+        }
+        self.write_checked(reg.offset, pipe as u32 | global::RX_PIPE_RESERVED)
+    }
+
+    /// Frees a pipe [`Device::reserve_rx_pipe`] reserved (it stays the
+    /// register's pipe).
+    pub(crate) fn release_rx_pipe(&mut self, reg: Reg, pipe: usize) -> Result<()> {
+        self.write_checked(reg.offset, pipe as u32)
+    }
+
+    /// The checks [`Device::open_rx_pipe`] and [`Device::open_tx_pipe`] make
+    /// before touching the card, for a pair of them.
+    pub(crate) fn check_pipe_pair(&self, rx: usize, tx: usize, ring_bytes: u32) -> Result<()> {
+        self.check_pipe_request(rx, ring_bytes, false)?;
+        self.check_pipe_request(tx, ring_bytes, true)
+    }
+
     /// Empties the flow table and sends misses over all pipes and non-IP
     /// frames to pipe 0, as after power-up: the table is the driver's to
     /// fill, and a previous owner's entries would steer to pipes this one
@@ -239,12 +311,14 @@ impl<C: Card> Device<C> {
             self.write(global::FLOW_WRITE.offset, s as u32)?;
         }
         self.write_checked(global::FLOW_DEFAULT_PIPE.offset, 0)?;
+        self.default_pipe = 0;
         self.set_fallback_pipes(0, self.pipes)
     }
 
     /// Steers `key`'s frames to `pipe` (replacing any earlier binding of the
     /// key). [`Error::FlowTableFull`] when every slot the key can occupy is
-    /// taken.
+    /// taken; [`Error::PipeReserved`] for the atomic unit's or the link's
+    /// RX pipe.
     pub fn bind_flow(&mut self, key: FlowKey, pipe: usize) -> Result<()> {
         if pipe >= self.pipes {
             return Err(Error::NoSuchPipe {
@@ -252,6 +326,7 @@ impl<C: Card> Device<C> {
                 pipes: self.pipes,
             });
         }
+        self.refuse_reserved(pipe)?;
         let slot = self.flows.place(&key)?;
         for (k, w) in key.words().iter().enumerate() {
             self.write(global::FLOW_KEY0.offset + 4 * k as u32, *w)?;
@@ -283,7 +358,8 @@ impl<C: Card> Device<C> {
         (self.flows.installed(), self.flows.len())
     }
 
-    /// Frames that are not IPv4 or IPv6 go to `pipe`.
+    /// Frames that are not IPv4 or IPv6 go to `pipe`; not the atomic
+    /// unit's or the link's RX pipe ([`Error::PipeReserved`]).
     pub fn set_default_pipe(&mut self, pipe: usize) -> Result<()> {
         if pipe >= self.pipes {
             return Err(Error::NoSuchPipe {
@@ -291,17 +367,37 @@ impl<C: Card> Device<C> {
                 pipes: self.pipes,
             });
         }
-        self.write_checked(global::FLOW_DEFAULT_PIPE.offset, pipe as u32)
+        self.refuse_reserved(pipe)?;
+        self.write_checked(global::FLOW_DEFAULT_PIPE.offset, pipe as u32)?;
+        self.default_pipe = pipe;
+        Ok(())
+    }
+
+    /// The pipe frames that are not IPv4 or IPv6 go to.
+    pub fn default_pipe(&self) -> usize {
+        self.default_pipe
     }
 
     /// IP frames that miss the flow table go to pipes `first..first + count`
-    /// by their RSS hash (`count` a power of two).
+    /// by their RSS hash (`count` a power of two). The card skips the atomic
+    /// unit's and the link's RX pipes inside the range
+    /// (`pendulum_layout::flow::steer`); a range of nothing but those is
+    /// [`Error::PipeReserved`].
     pub fn set_fallback_pipes(&mut self, first: usize, count: usize) -> Result<()> {
         if !count.is_power_of_two() || first + count > self.pipes {
             return Err(Error::BadFallback {
                 first,
                 count,
                 pipes: self.pipes,
+            });
+        }
+        if let Some(by) = (first..first + count)
+            .map(|p| self.reserved_for(p))
+            .collect::<Option<Vec<_>>>()
+        {
+            return Err(Error::PipeReserved {
+                pipe: first,
+                by: by[0],
             });
         }
         let v = (first as u32) | count.trailing_zeros() << FALLBACK_COUNT_LOG2_SHIFT;

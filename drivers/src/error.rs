@@ -1,5 +1,48 @@
 use pendulum_layout::RegError;
+use std::fmt;
 use thiserror::Error;
+
+/// What a reserved RX pipe is kept for: on-card sources that write 64-byte
+/// records into it, which an Ethernet frame there would corrupt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reservation {
+    /// The atomic unit's results ([`crate::Device::open_atomics`]).
+    AtomicResults,
+    /// The ACP link's messages ([`crate::Device::open_link`]).
+    LinkMessages,
+}
+
+impl fmt::Display for Reservation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Reservation::AtomicResults => "the atomic unit's results",
+            Reservation::LinkMessages => "the ACP link's messages",
+        })
+    }
+}
+
+/// Why a pipe cannot be reserved: Ethernet frames are steered to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SteeringConflict {
+    /// It is the default pipe (non-IP frames go there).
+    DefaultPipe,
+    /// This many flows are bound to it.
+    BoundFlows(usize),
+}
+
+impl fmt::Display for SteeringConflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SteeringConflict::DefaultPipe => f.write_str(
+                "it is the default pipe, where frames that are not IP go; move the default pipe first (Device::set_default_pipe) or use another pipe",
+            ),
+            SteeringConflict::BoundFlows(n) => write!(
+                f,
+                "{n} bound flows steer to it; unbind them first (Device::unbind_flow) or use another pipe"
+            ),
+        }
+    }
+}
 
 /// Everything the driver can report. Each message says what to do.
 #[derive(Debug, Error)]
@@ -118,6 +161,21 @@ pub enum Error {
     BadVerb(String),
     #[error("remote verb with tag {tag} came back {}", if *in_doubt { "in doubt: the peer lost its link state after we committed it, so it may or may not have been applied; read the word to find out" } else { "not delivered: our link was reset before it was decided; it was not applied, post it again" })]
     VerbHandedBack { tag: u16, in_doubt: bool },
+    /// A steering setting naming a reserved pipe: nothing was written.
+    #[error("pipe {pipe} is reserved for {by}: no Ethernet frame may be steered to it (its bytes would be read as one of those records), so it cannot be the default pipe, a flow's pipe or the only pipes of the fallback range; choose another pipe, or free it first (Device::close_atomics, Device::close_link); nothing was changed")]
+    PipeReserved { pipe: usize, by: Reservation },
+    /// [`crate::Device::open_atomics`] or [`crate::Device::open_link`] on an
+    /// RX pipe that Ethernet frames are steered to: nothing was opened.
+    #[error("pipe {pipe} cannot receive {by}: {conflict}")]
+    CannotReserve {
+        pipe: usize,
+        by: Reservation,
+        conflict: SteeringConflict,
+    },
+    /// [`crate::Device::open_link`] while a [`crate::Link`] of this Device
+    /// is open: the card delivers every message to one RX pipe.
+    #[error("the ACP link is already open on this device (RX pipe {rx}, TX pipe {tx}): the card delivers every message to one RX pipe, so use that Link, or close it first (Device::close_link)")]
+    LinkInUse { rx: usize, tx: usize },
     #[error("flow table full for {key}: all {ways} slots this key can occupy hold other flows; unbind a flow (Device::unbind_flow) or leave this one to the fallback pipes")]
     FlowTableFull {
         key: pendulum_layout::flow::FlowKey,

@@ -57,6 +57,14 @@ impl FlowTable {
         self.slots[slot] = entry;
     }
 
+    /// Flows bound to `pipe`.
+    pub(crate) fn bound_to(&self, pipe: usize) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| matches!(s, Some((_, p)) if *p == pipe))
+            .count()
+    }
+
     /// Flows installed.
     pub(crate) fn installed(&self) -> usize {
         self.slots.iter().filter(|s| s.is_some()).count()

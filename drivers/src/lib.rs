@@ -41,7 +41,7 @@ mod tx;
 pub use atomics::{commit_words, Atomics};
 pub use card::{Card, DmaRegion, RegionKind};
 pub use device::{Counters, Device, POLLS_PER_RESET_CHECK};
-pub use error::{Error, Result};
+pub use error::{Error, Reservation, Result, SteeringConflict};
 pub use link::{Link, LinkCounters, LinkMsg, LinkState, MsgKind};
 pub use open::{open, AnyCard};
 pub use pci::{find_device, physical_address, HostPaths, PciCard, PciSelector};

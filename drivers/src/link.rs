@@ -1,7 +1,7 @@
 use crate::pipe::RxPipe;
 use crate::random::host_random;
 use crate::tx::TxPipe;
-use crate::{Card, Device, Error, Result};
+use crate::{Card, Device, Error, Reservation, Result};
 use pendulum_layout::acp::{self, link_state, message, ECHO_RESULT_BYTES, PAYLOAD_BYTES};
 use pendulum_layout::atomic::{self, Request, Verb, VerbResult};
 use pendulum_layout::{global, pipe, pipe_page, Counter, BEAT_BYTES};
@@ -99,6 +99,11 @@ impl<C: Card> Device<C> {
     /// Binds TX pipe `tx_pipe` to the ACP link and makes RX pipe `rx_pipe` its
     /// receiver, each with a ring of `ring_bytes`; seeds the link's nonces
     /// from host randomness.
+    ///
+    /// `rx_pipe` is reserved for the link's messages as
+    /// [`Device::open_atomics`] reserves its pipe (the same errors, and
+    /// [`Error::LinkInUse`] while a Link of this Device is open), until
+    /// [`Device::close_link`].
     pub fn open_link(&mut self, rx_pipe: usize, tx_pipe: usize, ring_bytes: u32) -> Result<Link> {
         self.open_link_seeded(rx_pipe, tx_pipe, ring_bytes, host_random())
     }
@@ -111,19 +116,56 @@ impl<C: Card> Device<C> {
         ring_bytes: u32,
         seed: u32,
     ) -> Result<Link> {
+        if let Some((rx, tx)) = self.link_open {
+            return Err(Error::LinkInUse { rx, tx });
+        }
+        self.check_pipe_pair(rx_pipe, tx_pipe, ring_bytes)?;
+        let reg = global::LINK_RX_PIPE;
+        self.reserve_rx_pipe(reg, rx_pipe, Reservation::LinkMessages)?;
+        let (rx, tx) = match self.open_link_pipes(rx_pipe, tx_pipe, ring_bytes, seed) {
+            Ok(pipes) => pipes,
+            Err(e) => {
+                // Best effort: the error says what went wrong.
+                let _ = self.release_rx_pipe(reg, rx_pipe);
+                return Err(e);
+            }
+        };
+        self.link_open = Some((rx_pipe, tx_pipe));
+        Ok(Link {
+            rx,
+            tx,
+            kept: Vec::new(),
+        })
+    }
+
+    /// The link's RX and TX pipes, and its seed.
+    fn open_link_pipes(
+        &mut self,
+        rx_pipe: usize,
+        tx_pipe: usize,
+        ring_bytes: u32,
+        seed: u32,
+    ) -> Result<(RxPipe, TxPipe)> {
         let rx = self.open_rx_pipe(rx_pipe, ring_bytes)?;
-        self.write_checked(global::LINK_RX_PIPE.offset, rx_pipe as u32)?;
         let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
         self.write_checked(
             pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
             pipe::CTRL_ENABLE | pipe::TX_CTRL_ACP,
         )?;
         self.seed_link(seed)?;
-        Ok(Link {
-            rx,
-            tx,
-            kept: Vec::new(),
-        })
+        Ok((rx, tx))
+    }
+
+    /// Closes `link`'s pipes (see [`Device::close_tx_pipe`]: messages
+    /// posted and not yet taken by the link are abandoned) and frees its RX
+    /// pipe for steering, so [`Device::open_link`] may be called again.
+    pub fn close_link(&mut self, link: Link) -> Result<()> {
+        let rx_pipe = link.rx.index();
+        self.close_tx_pipe(link.tx)?;
+        // Off before it is freed: a frame steered there meanwhile is dropped.
+        self.close_rx_pipe(link.rx)?;
+        self.link_open = None;
+        self.release_rx_pipe(global::LINK_RX_PIPE, rx_pipe)
     }
 
     /// Stirs `seed` into the link's nonce generator. Two cards with the

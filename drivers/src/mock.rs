@@ -156,7 +156,7 @@ impl FakeCard {
             page + pipe::TX_RING_BASE_HI.offset,
         );
         let slots = self.last_write(page + pipe::TX_RING_BYTES.offset) / SLOT_BYTES as u32;
-        let rx = self.last_write(global::ATOMIC_RX_PIPE.offset) as usize;
+        let rx = (self.last_write(global::ATOMIC_RX_PIPE.offset) & global::RX_PIPE_MASK) as usize;
         let rx_page = pipe_page(rx);
         let rx_ring = self.iova_at(
             rx_page + pipe::RING_BASE_LO.offset,

@@ -171,7 +171,7 @@ fn a_fetch_add_waiting_across_a_reset_returns_card_reset_not_no_response() {
     let mut card = FakeCard::with(8, 4, 2);
     card.regs.insert(global::CAP_ATOMIC_BYTES.offset, 4096);
     let mut dev = Device::open(card).unwrap();
-    let mut at = dev.open_atomics(0, 0, 4096).unwrap();
+    let mut at = dev.open_atomics(1, 0, 4096).unwrap();
     // The fake card has no atomic unit: the verb never gets a result, and
     // the card is reset while the driver waits for one.
     let reset_at = 10;

@@ -358,6 +358,10 @@ impl Logic for PendulumNic {
         self.flow.default_pipe.next = self.regs.flow_default_pipe.val();
         self.flow.fallback_first.next = self.regs.flow_fallback_first.val();
         self.flow.fallback_mask.next = self.regs.flow_fallback_mask.val();
+        self.flow.reserved_pipe[0].next = self.regs.link_rx_pipe.val();
+        self.flow.reserved_on[0].next = self.regs.link_rx_reserved.val();
+        self.flow.reserved_pipe[1].next = self.regs.atomic_rx_pipe.val();
+        self.flow.reserved_on[1].next = self.regs.atomic_rx_reserved.val();
         self.regs.flow_hit.next = self.flow.ev_hit.val();
         self.regs.flow_miss.next = self.flow.ev_miss.val();
         self.rx_arb.s[0].data.next = self.flow.m.data.val();

@@ -129,8 +129,12 @@ pub struct AcpTraffic {
 /// B's ids start here, so the two directions never share an id.
 pub const B_FIRST_ID: u64 = 1 << 40;
 
+/// The RX pipe each side's link delivers to (reserved for it, so not
+/// pipe 0, where non-IP frames go).
+pub const LINK_RX_PIPE: usize = 4;
+
 impl AcpTraffic {
-    /// Opens the link on both NICs: RX pipe 0 receives, TX pipe 1 sends,
+    /// Opens the link on both NICs: RX pipe [`LINK_RX_PIPE`] receives, TX pipe 1 sends,
     /// rings of `ring_bytes`; nonce seeds fixed so runs repeat.
     pub fn new(cfg: SimConfig, faults: LinkFaults, ring_bytes: u32) -> Result<Self> {
         let pair = NicPair::new(cfg, faults);
@@ -138,8 +142,8 @@ impl AcpTraffic {
         let pair = ca.pair.clone();
         let mut da = Device::open(ca)?;
         let mut db = Device::open(cb)?;
-        let la = da.open_link_seeded(0, 1, ring_bytes, 0x1111_2222)?;
-        let lb = db.open_link_seeded(0, 1, ring_bytes, 0x7777_3333)?;
+        let la = da.open_link_seeded(LINK_RX_PIPE, 1, ring_bytes, 0x1111_2222)?;
+        let lb = db.open_link_seeded(LINK_RX_PIPE, 1, ring_bytes, 0x7777_3333)?;
         Ok(Self {
             a: Endpoint::new(da, la, 0),
             b: Endpoint::new(db, lb, B_FIRST_ID),

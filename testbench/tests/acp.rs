@@ -500,7 +500,10 @@ fn link_register_writes_are_checked() {
         RegError::ReadOnly
     );
     // Nothing changed, and the link still works.
-    assert_eq!(t.a.dev.read(global::LINK_RX_PIPE.offset).unwrap(), 0);
+    assert_eq!(
+        t.a.dev.read(global::LINK_RX_PIPE.offset).unwrap(),
+        pendulum_testbench::acp_traffic::LINK_RX_PIPE as u32 | global::RX_PIPE_RESERVED
+    );
     assert_eq!(
         t.a.dev.read(global::LINK_ACTIVE_CHANNELS.offset).unwrap(),
         k
@@ -544,7 +547,8 @@ fn a_disabled_receiving_pipe_holds_messages_back_until_it_is_enabled() {
     // B turns its link RX pipe off (before anything arrived, so its driver
     // state stays valid across the re-enable): deliveries wait in the link,
     // offers are refused.
-    let ctrl = pendulum_layout::pipe_page(0) + pendulum_layout::pipe::CTRL.offset;
+    let ctrl = pendulum_layout::pipe_page(pendulum_testbench::acp_traffic::LINK_RX_PIPE)
+        + pendulum_layout::pipe::CTRL.offset;
     t.b.dev.write_checked(ctrl, 0).unwrap();
     t.a.queue(400);
     for _ in 0..5_000 {

@@ -12,7 +12,8 @@ use proptest::prelude::*;
 
 fn open() -> (Device<SimCard>, Atomics) {
     let mut dev = Device::open(SimCard::new(SimConfig::default())).unwrap();
-    let at = dev.open_atomics(0, 1, 64 * 1024).unwrap();
+    // Results on RX pipe 1: pipe 0 receives non-IP frames.
+    let at = dev.open_atomics(1, 1, 64 * 1024).unwrap();
     (dev, at)
 }
 

@@ -275,7 +275,14 @@ fn a_reset_of_one_linked_card_brings_the_link_back() {
         // A opens its card again, with new ids; B goes on as it was.
         let card = PairCard::new(t.pair.clone(), Side::A);
         let mut dev = Device::open(card).unwrap();
-        let link = dev.open_link_seeded(0, 1, LINK_RING, 0x5555_0001).unwrap();
+        let link = dev
+            .open_link_seeded(
+                pendulum_testbench::acp_traffic::LINK_RX_PIPE,
+                1,
+                LINK_RING,
+                0x5555_0001,
+            )
+            .unwrap();
         const A2: u64 = 1 << 20;
         let old_a = std::mem::replace(&mut t.a, Endpoint::new(dev, link, A2));
         assert!(

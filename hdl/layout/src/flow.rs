@@ -8,6 +8,17 @@
 //!    `FLOW_FALLBACK` holds `first` and `log2(count)` and `hash` is the
 //!    Toeplitz hash of the key with [`RSS_KEY`], as receive-side scaling
 //!    computes it (so a host's RSS tooling agrees on which flows share a pipe).
+//! 4. A pipe reserved for the atomic unit's results or the link's messages
+//!    (`RX_PIPE_RESERVED` in ATOMIC_RX_PIPE, LINK_RX_PIPE) never receives an
+//!    Ethernet frame, whose bytes would be read as a result or a message
+//!    ([`steer`]): a table entry naming it counts as a miss, and a miss
+//!    whose fallback pipe is reserved goes to the next pipe of the range
+//!    (`first + ((hash + k) & (count - 1))` for k = 1, then 2: with at most
+//!    two reserved pipes one of three different pipes is free), or, when the
+//!    range has no free pipe among those, to `FLOW_DEFAULT_PIPE`, which the
+//!    card never lets be reserved. The card refuses to install an entry for a
+//!    reserved pipe, so the first case only arises for an entry installed
+//!    before its pipe was reserved.
 //!
 //! The table is 4-way and "d-left": way `w` of key `k` sits in bucket
 //! `(hash(k) >> 8w) mod BUCKETS`, so a key has four candidate slots in four
@@ -230,6 +241,34 @@ pub fn fallback_pipe(hash: u32, first: usize, count_log2: u32) -> usize {
     first + (hash as usize & ((1usize << count_log2) - 1))
 }
 
+/// How many pipes of the fallback range a miss tries before the default
+/// pipe: one more than the pipes that can be reserved (ATOMIC_RX_PIPE and
+/// LINK_RX_PIPE).
+pub const FALLBACK_TRIES: usize = 3;
+
+/// The pipe an IP frame goes to (rule 4 over rules 2 and 3): `hit` is the
+/// table's pipe for its key, if any; `reserved` the reserved pipes;
+/// `default_pipe` FLOW_DEFAULT_PIPE (never reserved).
+pub fn steer(
+    hit: Option<usize>,
+    hash: u32,
+    first: usize,
+    count_log2: u32,
+    reserved: &[usize],
+    default_pipe: usize,
+) -> usize {
+    match hit {
+        Some(p) if !reserved.contains(&p) => p,
+        _ => {
+            let mask = (1usize << count_log2) - 1;
+            (0..FALLBACK_TRIES)
+                .map(|k| first + ((hash as usize + k) & mask))
+                .find(|p| !reserved.contains(p))
+                .unwrap_or(default_pipe)
+        }
+    }
+}
+
 /// FLOW_FALLBACK's fields.
 pub const FALLBACK_COUNT_LOG2_SHIFT: u32 = 16;
 /// FLOW_WRITE: bit set to install the entry, clear to remove it.
@@ -241,6 +280,31 @@ const _: () = assert!(FLOW_WAYS * 8 <= 32 && FLOW_BUCKET_BITS <= 8);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steering_never_picks_a_reserved_pipe() {
+        // No reservation: the rules of old.
+        assert_eq!(steer(Some(7), 5, 0, 10, &[], 0), 7);
+        assert_eq!(
+            steer(None, 0x1234_5678, 8, 4, &[], 0),
+            fallback_pipe(0x1234_5678, 8, 4)
+        );
+        // A hit on a reserved pipe is a miss; a reserved fallback pipe gives
+        // way to the next of the range, wrapping inside it.
+        assert_eq!(steer(Some(1), 1, 0, 10, &[1], 0), 2);
+        assert_eq!(steer(None, 1, 0, 10, &[1, 2], 0), 3);
+        assert_eq!(steer(None, 7, 4, 2, &[7], 9), 4);
+        assert_eq!(steer(None, 3, 4, 2, &[7, 4], 9), 5);
+        // No free pipe among those tried: the default pipe.
+        assert_eq!(steer(None, 0, 1, 0, &[1], 9), 9);
+        assert_eq!(steer(None, 0, 2, 1, &[2, 3], 9), 9);
+        for hash in 0..64u32 {
+            for count_log2 in 0..4 {
+                let p = steer(None, hash, 0, count_log2, &[1, 2], 5);
+                assert!(p != 1 && p != 2);
+            }
+        }
+    }
 
     // Microsoft's "Verifying the RSS Hash Calculation" table: (source,
     // source port, destination, destination port, 2-tuple hash, 4-tuple hash).

@@ -214,7 +214,7 @@ pub mod global {
     pub const LINK_RX_PIPE: Reg = rw(
         "LINK_RX_PIPE",
         0x10C,
-        "RX pipe receiving ACP messages: delivered by the peer and handed back; 64 B each",
+        "RX pipe receiving ACP messages: delivered by the peer and handed back; 64 B each (bits 15..0); bit 16 (RX_PIPE_RESERVED) reserves that pipe: no Ethernet frame is steered to it, and it cannot be FLOW_DEFAULT_PIPE or a FLOW_WRITE's FLOW_PIPE; resets to 0, not reserved",
     );
     pub const LINK_CHANNELS: Reg = rw("LINK_CHANNELS", 0x110, "token channels to use, 1..=CAP_LINK_CHANNELS (0 reads as all); the link uses the smaller of both ends' values, agreed when entangling");
     pub const LINK_ACTIVE_CHANNELS: Reg = ro(
@@ -226,7 +226,7 @@ pub mod global {
     pub const ATOMIC_RX_PIPE: Reg = rw(
         "ATOMIC_RX_PIPE",
         0x120,
-        "RX pipe receiving atomic verb results, 64 B each",
+        "RX pipe receiving atomic verb results, 64 B each (bits 15..0); bit 16 (RX_PIPE_RESERVED) reserves that pipe, as in LINK_RX_PIPE; resets to 0, not reserved",
     );
     /// The link and atomic control block, in address order.
     pub const LINK: &[Reg] = &[
@@ -276,9 +276,9 @@ pub mod global {
     pub const FLOW_DEFAULT_PIPE: Reg = rw(
         "FLOW_DEFAULT_PIPE",
         0x144,
-        "pipe receiving frames that are not IPv4 or IPv6; resets to 0",
+        "pipe receiving frames that are not IPv4 or IPv6; never a reserved pipe (RX_PIPE_RESERVED); resets to 0",
     );
-    pub const FLOW_FALLBACK: Reg = rw("FLOW_FALLBACK", 0x148, "where IP frames that miss the table go: pipe first + (RSS hash mod count); bits 15..0 first, bits 20..16 log2(count); first + count must not pass CAP_PIPES; resets to all pipes");
+    pub const FLOW_FALLBACK: Reg = rw("FLOW_FALLBACK", 0x148, "where IP frames that miss the table go: pipe first + (RSS hash mod count); bits 15..0 first, bits 20..16 log2(count); first + count must not pass CAP_PIPES; a reserved pipe in the range gives way to the next ones (pendulum_layout::flow); resets to all pipes");
     pub const FLOW_PIPE: Reg = rw("FLOW_PIPE", 0x14C, "pipe of the entry FLOW_WRITE installs");
     pub const FLOW_WRITE: Reg = rw("FLOW_WRITE", 0x150, "writes table slot bits 15..0 (way * buckets + bucket): bit 31 set installs FLOW_KEY0..9 -> FLOW_PIPE, clear empties the slot; reads 0");
     pub const FLOW_KEY0: Reg = rw("FLOW_KEY0", 0x160, "flow key bytes 0..4 (source address); FLOW_KEYk at 0x160 + 4k holds key bytes 4k..4k+4, k = 0..9 (see pendulum_layout::flow)");
@@ -298,10 +298,22 @@ pub mod global {
     pub const CTRL_PER_PACKET_NOTIF: u32 = 1 << 0;
     /// Bit of LINK_CTRL resetting the link.
     pub const LINK_CTRL_RESET: u32 = 1 << 0;
+    /// Bit of ATOMIC_RX_PIPE and LINK_RX_PIPE reserving the pipe they name
+    /// for the atomic unit's results or the link's messages: the flow
+    /// director never steers an Ethernet frame there (a table entry naming
+    /// it counts as a miss; the fallback range skips it, see
+    /// `pendulum_layout::flow::steer_miss`), and the card refuses to make it
+    /// FLOW_DEFAULT_PIPE or install an entry for it
+    /// ([`super::RegError::PipeReserved`]).
+    pub const RX_PIPE_RESERVED: u32 = 1 << 16;
+    /// The pipe field of ATOMIC_RX_PIPE and LINK_RX_PIPE.
+    pub const RX_PIPE_MASK: u32 = RX_PIPE_RESERVED - 1;
     /// The global page's bit fields above, by name, for code outside Rust.
     pub const BITS: &[(&str, u32)] = &[
         ("CTRL_PER_PACKET_NOTIF", CTRL_PER_PACKET_NOTIF),
         ("LINK_CTRL_RESET", LINK_CTRL_RESET),
+        ("RX_PIPE_RESERVED", RX_PIPE_RESERVED),
+        ("RX_PIPE_MASK", RX_PIPE_MASK),
     ];
 }
 
@@ -548,10 +560,16 @@ pub enum RegError {
     BadValue = 8,
     /// Enabling a pipe whose notification buffer (p mod CAP_NOTIF_BUFS) is off.
     NotifBufOff = 9,
+    /// A pipe reserved for the atomic unit's results or the link's messages
+    /// (ATOMIC_RX_PIPE or LINK_RX_PIPE with RX_PIPE_RESERVED) named as a
+    /// steering target (FLOW_DEFAULT_PIPE, or the FLOW_PIPE of a FLOW_WRITE
+    /// that installs an entry); or reserving the pipe that is
+    /// FLOW_DEFAULT_PIPE.
+    PipeReserved = 10,
 }
 
 impl RegError {
-    pub const ALL: [RegError; 9] = [
+    pub const ALL: [RegError; 10] = [
         RegError::UnknownAddress,
         RegError::ReadOnly,
         RegError::BadRingSize,
@@ -561,6 +579,7 @@ impl RegError {
         RegError::TailBeyondHead,
         RegError::BadValue,
         RegError::NotifBufOff,
+        RegError::PipeReserved,
     ];
     /// Decodes the cause field of LAST_REG_ERROR.
     pub fn from_code(code: u32) -> Option<RegError> {
@@ -584,6 +603,9 @@ impl RegError {
             RegError::BadValue => "value out of range for this register",
             RegError::NotifBufOff => {
                 "switch on the pipe's notification buffer (pipe mod CAP_NOTIF_BUFS) first"
+            }
+            RegError::PipeReserved => {
+                "the pipe is reserved for the atomic unit's results or the link's messages and cannot be a steering target (FLOW_DEFAULT_PIPE, a table entry's pipe), nor can the default pipe be reserved; choose another pipe"
             }
         }
     }

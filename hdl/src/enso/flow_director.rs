@@ -2,7 +2,7 @@ use super::{FlowKeyParser, Toeplitz};
 use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, SkidBuffer, StreamSink, StreamSource};
 use crate::types::RxBeat;
-use pendulum_layout::flow::KEY_MATCH_BYTES;
+use pendulum_layout::flow::{FALLBACK_TRIES, KEY_MATCH_BYTES};
 use pendulum_layout::params::{FLOW_BUCKET_BITS as BB, FLOW_SLOT_BITS, FLOW_WAYS, PIPE_BITS};
 use rust_hdl::prelude::*;
 
@@ -14,10 +14,13 @@ const TAG_BITS: usize = PIPE_BITS + 1;
 const TAG_INDEX_BITS: usize = (usize::BITS - (TAG_BITS - 1).leading_zeros()) as usize;
 const SLOT_INDEX_BITS: usize = (usize::BITS - (FLOW_SLOT_BITS - 1).leading_zeros()) as usize;
 
-/// Flow director: chooses each received frame's pipe by the rule of
-/// `pendulum_layout::flow`: non-IP frames to the default pipe; IP frames by
-/// an exact-match table on their flow key, and on a miss by their RSS hash
-/// over the fallback pipes.
+/// Flow director: chooses each received frame's pipe by the rules of
+/// `pendulum_layout::flow` (`steer`): non-IP frames to the default pipe; IP
+/// frames by an exact-match table on their flow key, and on a miss by their
+/// RSS hash over the fallback pipes; never to a reserved pipe (the atomic
+/// unit's or the link's, `reserved_pipe`): an entry naming one is a miss, and
+/// a miss tries the next pipes of the fallback range, then the default pipe
+/// (which the register file never lets be reserved).
 ///
 /// The table has `FLOW_WAYS` ways, each a block RAM of key and tag, read in
 /// parallel at the bucket the key's hash gives for that way (d-left hashing:
@@ -26,7 +29,9 @@ const SLOT_INDEX_BITS: usize = (usize::BITS - (FLOW_SLOT_BITS - 1).leading_zeros
 ///
 /// Four stages, then an output register: 1 parse the key from the first
 /// beat, 2 hash it (Toeplitz, one XOR tree), 3 compare the four ways read at
-/// the hash's buckets, 4 pick the pipe. Every beat of a frame moves through
+/// the hash's buckets (and hold the fallback range's candidate pipes), 4 pick
+/// the pipe (from the ways that hit a pipe not reserved, and the first
+/// candidate not reserved, both chosen on the way in). Every beat of a frame moves through
 /// the stages; only the first beat's pipe counts. The RAMs are read one
 /// cycle ahead at the buckets of whichever beat will sit in stage 3 next
 /// cycle, so a stall never mixes one frame's entries with another's key.
@@ -60,7 +65,12 @@ pub struct FlowDirector {
     pub fallback_first: Signal<In, Bits<PIPE_BITS>>,
     /// count - 1 (count a power of two).
     pub fallback_mask: Signal<In, Bits<PIPE_BITS>>,
-    /// One-cycle events as an IP frame's first beat leaves: hit or miss.
+    /// Pipes no frame may go to (the link's and the atomic unit's RX pipes),
+    /// each while its `reserved_on` is set.
+    pub reserved_pipe: [Signal<In, Bits<PIPE_BITS>>; 2],
+    pub reserved_on: [Signal<In, Bit>; 2],
+    /// One-cycle events as an IP frame's first beat leaves: hit or miss (a
+    /// hit on a reserved pipe is a miss).
     pub ev_hit: Signal<Out, Bit>,
     pub ev_miss: Signal<Out, Bit>,
 
@@ -91,12 +101,17 @@ pub struct FlowDirector {
     s3_key: SDFF<Bits<320>>,
     s3_ip: SDFF<Bit>,
     s3_hash: SDFF<Bits<32>>,
-    // Stage 4: which ways hit, their pipes, and the fallback pipe.
+    // The fallback range's pipes for hash + k, k = 0..FALLBACK_TRIES.
+    s3_cand: [SDFF<Bits<PIPE_BITS>>; FALLBACK_TRIES],
+    // Stage 4: which ways hit, their pipes and whether those are reserved,
+    // and the fallback pipe (the first candidate not reserved, else the
+    // default pipe).
     s4_valid: SDFF<Bit>,
     s4_beat: SDFF<RxBeat>,
     s4_ip: SDFF<Bit>,
     s4_hit: [SDFF<Bit>; FLOW_WAYS],
     s4_pipe: [SDFF<Bits<PIPE_BITS>>; FLOW_WAYS],
+    s4_reserved: [SDFF<Bit>; FLOW_WAYS],
     s4_fallback: SDFF<Bits<PIPE_BITS>>,
     out: SkidBuffer<RxBeat>,
 
@@ -105,6 +120,9 @@ pub struct FlowDirector {
     move3: Signal<Local, Bit>,
     move4: Signal<Local, Bit>,
     hit: [Signal<Local, Bit>; FLOW_WAYS],
+    way_reserved: [Signal<Local, Bit>; FLOW_WAYS],
+    cand_reserved: [Signal<Local, Bit>; FALLBACK_TRIES],
+    tries: [Constant<Bits<PIPE_BITS>>; FALLBACK_TRIES],
     any_hit: Signal<Local, Bit>,
     sel_pipe: Signal<Local, Bits<PIPE_BITS>>,
     wr_way: Signal<Local, Bits<2>>,
@@ -122,6 +140,12 @@ impl FlowDirector {
                 "FLOW_WAYS is at most 4 (a 2-bit way in the slot number)"
             )
         };
+        const {
+            assert!(
+                FALLBACK_TRIES == 3,
+                "stage 4's fallback pick is written out for three candidates"
+            )
+        };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -137,6 +161,8 @@ impl FlowDirector {
             default_pipe: Default::default(),
             fallback_first: Default::default(),
             fallback_mask: Default::default(),
+            reserved_pipe: Default::default(),
+            reserved_on: Default::default(),
             ev_hit: Default::default(),
             ev_miss: Default::default(),
             parser: Default::default(),
@@ -161,11 +187,13 @@ impl FlowDirector {
             s3_key: Default::default(),
             s3_ip: Default::default(),
             s3_hash: Default::default(),
+            s3_cand: Default::default(),
             s4_valid: Default::default(),
             s4_beat: Default::default(),
             s4_ip: Default::default(),
             s4_hit: Default::default(),
             s4_pipe: Default::default(),
+            s4_reserved: Default::default(),
             s4_fallback: Default::default(),
             out: Default::default(),
             move1: Default::default(),
@@ -173,6 +201,9 @@ impl FlowDirector {
             move3: Default::default(),
             move4: Default::default(),
             hit: Default::default(),
+            way_reserved: Default::default(),
+            cand_reserved: Default::default(),
+            tries: std::array::from_fn(|k| Constant::new((k as u64).into())),
             any_hit: Default::default(),
             sel_pipe: Default::default(),
             wr_way: Default::default(),
@@ -244,6 +275,14 @@ impl Logic for FlowDirector {
             self.s4_pipe[w].reset.next = self.reset.val();
             self.s4_hit[w].d.next = self.s4_hit[w].q.val();
             self.s4_pipe[w].d.next = self.s4_pipe[w].q.val();
+            self.s4_reserved[w].clock.next = self.clock.val();
+            self.s4_reserved[w].reset.next = self.reset.val();
+            self.s4_reserved[w].d.next = self.s4_reserved[w].q.val();
+        }
+        for k in 0..FALLBACK_TRIES {
+            self.s3_cand[k].clock.next = self.clock.val();
+            self.s3_cand[k].reset.next = self.reset.val();
+            self.s3_cand[k].d.next = self.s3_cand[k].q.val();
         }
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
@@ -288,6 +327,11 @@ impl Logic for FlowDirector {
             self.s3_key.d.next = self.s2_key.q.val();
             self.s3_ip.d.next = self.s2_ip.q.val();
             self.s3_hash.d.next = self.s2_hash.q.val();
+            for k in 0..FALLBACK_TRIES {
+                self.s3_cand[k].d.next = self.fallback_first.val()
+                    + ((self.s2_hash.q.val().get_bits::<PIPE_BITS>(0) + self.tries[k].val())
+                        & self.fallback_mask.val());
+            }
         }
         // The hash of what stage 3 holds next cycle: its buckets are read now.
         self.rd_hash.next = self.s3_hash.q.val();
@@ -323,6 +367,18 @@ impl Logic for FlowDirector {
                 .get_bit(self.at_valid.val().index())
                 & (self.key_ram[w].read_data.val()
                     == self.s3_key.q.val().get_bits::<MATCH_BITS>(0));
+            self.way_reserved[w].next = (self.reserved_on[0].val()
+                & (self.tag_ram[w].read_data.val().get_bits::<PIPE_BITS>(0)
+                    == self.reserved_pipe[0].val()))
+                | (self.reserved_on[1].val()
+                    & (self.tag_ram[w].read_data.val().get_bits::<PIPE_BITS>(0)
+                        == self.reserved_pipe[1].val()));
+        }
+        for k in 0..FALLBACK_TRIES {
+            self.cand_reserved[k].next = (self.reserved_on[0].val()
+                & (self.s3_cand[k].q.val() == self.reserved_pipe[0].val()))
+                | (self.reserved_on[1].val()
+                    & (self.s3_cand[k].q.val() == self.reserved_pipe[1].val()));
         }
 
         // Stage 4 takes the ways' verdicts.
@@ -330,19 +386,30 @@ impl Logic for FlowDirector {
             self.s4_valid.d.next = self.s3_valid.q.val();
             self.s4_beat.d.next = self.s3_beat.q.val();
             self.s4_ip.d.next = self.s3_ip.q.val();
-            self.s4_fallback.d.next = self.fallback_first.val()
-                + (self.s3_hash.q.val().get_bits::<PIPE_BITS>(0) & self.fallback_mask.val());
+            // The first candidate that is not reserved, else the default pipe.
+            self.s4_fallback.d.next = self.default_pipe.val();
+            if !self.cand_reserved[2].val() {
+                self.s4_fallback.d.next = self.s3_cand[2].q.val();
+            }
+            if !self.cand_reserved[1].val() {
+                self.s4_fallback.d.next = self.s3_cand[1].q.val();
+            }
+            if !self.cand_reserved[0].val() {
+                self.s4_fallback.d.next = self.s3_cand[0].q.val();
+            }
             for w in 0..FLOW_WAYS {
                 self.s4_hit[w].d.next = self.hit[w].val();
                 self.s4_pipe[w].d.next = self.tag_ram[w].read_data.val().get_bits::<PIPE_BITS>(0);
+                self.s4_reserved[w].d.next = self.way_reserved[w].val();
             }
         }
 
-        // The pipe: a hit's, else the fallback for IP, else the default.
+        // The pipe: a hit's (on a pipe not reserved), else the fallback for
+        // IP, else the default.
         self.any_hit.next = false;
         self.sel_pipe.next = self.s4_fallback.q.val();
         for w in 0..FLOW_WAYS {
-            if self.s4_hit[w].q.val() {
+            if self.s4_hit[w].q.val() & !self.s4_reserved[w].q.val() {
                 self.any_hit.next = true;
                 self.sel_pipe.next = self.s4_pipe[w].q.val();
             }

@@ -32,7 +32,16 @@ const WRITABLE: usize = 12;
 /// Writes and reads come on `wr` and `rd` (`RegWrite`, `RegRead`) through
 /// this block's copy of `RegFile`'s pipeline (`RegStages`: accept, check,
 /// apply): in the apply cycle `wr.hit` says the write is to one of these
-/// registers, `wr.err` whether it was refused. Every output comes from this block's registers only: a child's combinational
+/// registers, `wr.err` whether it was refused.
+///
+/// A pipe named by ATOMIC_RX_PIPE or LINK_RX_PIPE with RX_PIPE_RESERVED set
+/// is reserved (`atomic_rx_reserved`, `link_rx_reserved`): the flow director
+/// steers no frame there, and writes that would make it a steering target
+/// are refused (`RegError::PipeReserved`): FLOW_DEFAULT_PIPE naming it, a
+/// FLOW_WRITE installing an entry whose FLOW_PIPE is it, and reserving the
+/// pipe that is FLOW_DEFAULT_PIPE.
+///
+/// Every output comes from this block's registers only: a child's combinational
 /// answer read back into `RegFile`'s one always block would be a loop that
 /// Verilator evaluates once, and would read stale.
 #[derive(LogicBlock)]
@@ -56,6 +65,10 @@ pub struct LinkFlowRegs {
     pub link_channels: Signal<Out, Bits<CB1>>,
     /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
     pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// The link's and the atomic unit's RX pipes are reserved
+    /// (RX_PIPE_RESERVED): the flow director steers no frame there.
+    pub link_rx_reserved: Signal<Out, Bit>,
+    pub atomic_rx_reserved: Signal<Out, Bit>,
     /// The flow director's table writes (FLOW_WRITE, one cycle later, with
     /// the staged key and pipe) and steering settings.
     pub flow_table_wr: Signal<Out, Bit>,
@@ -91,9 +104,20 @@ pub struct LinkFlowRegs {
     // The write pipeline's and read stage's registers (`RegStages`).
     stages: RegStages,
     flow_fallback_ok_r: SDFF<Bit>,
-    // The value names a pipe (< PIPES): ATOMIC_RX_PIPE, LINK_RX_PIPE,
-    // FLOW_DEFAULT_PIPE and FLOW_PIPE.
+    // The value names a pipe (< PIPES): FLOW_DEFAULT_PIPE and FLOW_PIPE.
     names_pipe_r: SDFF<Bit>,
+    // The value names a pipe in its pipe field, with nothing set above the
+    // reserved bit: ATOMIC_RX_PIPE and LINK_RX_PIPE.
+    names_rx_pipe_r: SDFF<Bit>,
+    // The value's pipe field is a reserved pipe (FLOW_DEFAULT_PIPE); FLOW_PIPE
+    // is one (FLOW_WRITE); the value reserves FLOW_DEFAULT_PIPE
+    // (ATOMIC_RX_PIPE, LINK_RX_PIPE). Made in the check stage from the
+    // registers the write before has already set (one write every third
+    // cycle), so the apply stage tests flops.
+    value_reserved_r: SDFF<Bit>,
+    flow_pipe_reserved_r: SDFF<Bit>,
+    reserves_default_r: SDFF<Bit>,
+    value_pipe: Signal<Local, Bits<16>>,
     // The write's offset decoded in the check stage: LINK_CTRL, LINK_SEED,
     // LINK_CHANNELS, LINK_ACTIVE_CHANNELS, LINK_STATE, ATOMIC_RX_PIPE,
     // LINK_RX_PIPE, FLOW_DEFAULT_PIPE, FLOW_PIPE, FLOW_FALLBACK, FLOW_WRITE,
@@ -127,6 +151,11 @@ pub struct LinkFlowRegs {
     pipes32: Constant<Bits<32>>,
     cause_value: Constant<Bits<32>>,
     cause_read_only: Constant<Bits<32>>,
+    cause_reserved: Constant<Bits<32>>,
+    rx_pipe_field: Constant<Bits<32>>,
+    rx_pipe_allowed: Constant<Bits<32>>,
+    at_write_valid: Constant<Bits<5>>,
+    at_reserved: Constant<Bits<5>>,
     page0: Constant<Bits<PAGE_BITS>>,
     zero_off2: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
@@ -158,6 +187,8 @@ impl Default for LinkFlowRegs {
             link_rx_pipe: Default::default(),
             link_channels: Default::default(),
             atomic_rx_pipe: Default::default(),
+            link_rx_reserved: Default::default(),
+            atomic_rx_reserved: Default::default(),
             flow_table_wr: Default::default(),
             flow_table_slot: Default::default(),
             flow_table_valid: Default::default(),
@@ -183,6 +214,11 @@ impl Default for LinkFlowRegs {
             flow_write_pulse: Default::default(),
             flow_fallback_ok_r: Default::default(),
             names_pipe_r: Default::default(),
+            names_rx_pipe_r: Default::default(),
+            value_reserved_r: Default::default(),
+            flow_pipe_reserved_r: Default::default(),
+            reserves_default_r: Default::default(),
+            value_pipe: Default::default(),
             wo_hit: Default::default(),
             is_key: Default::default(),
             g_link_ctrl: off(global::LINK_CTRL),
@@ -216,6 +252,11 @@ impl Default for LinkFlowRegs {
             pipes32: c32(PIPES as u32),
             cause_value: cause(RegError::BadValue),
             cause_read_only: cause(RegError::ReadOnly),
+            cause_reserved: cause(RegError::PipeReserved),
+            rx_pipe_field: c32(global::RX_PIPE_MASK),
+            rx_pipe_allowed: c32(global::RX_PIPE_MASK | global::RX_PIPE_RESERVED),
+            at_write_valid: Constant::new((WRITE_VALID.trailing_zeros() as u64).into()),
+            at_reserved: Constant::new((global::RX_PIPE_RESERVED.trailing_zeros() as u64).into()),
             page0: Constant::new(0u64.into()),
             stages: Default::default(),
             zero_off2: Constant::new(0u64.into()),
@@ -252,7 +293,11 @@ impl Logic for LinkFlowRegs {
             flow_write_r,
             flow_write_pulse,
             flow_fallback_ok_r,
-            names_pipe_r
+            names_pipe_r,
+            names_rx_pipe_r,
+            value_reserved_r,
+            flow_pipe_reserved_r,
+            reserves_default_r
         );
         self.link_rx_pipe_r.reset.next = self.reset.val();
         self.link_seed_r.reset.next = self.reset.val();
@@ -267,9 +312,23 @@ impl Logic for LinkFlowRegs {
         self.flow_write_pulse.reset.next = self.reset.val();
         self.flow_fallback_ok_r.reset.next = self.reset.val();
         self.names_pipe_r.reset.next = self.reset.val();
+        self.names_rx_pipe_r.reset.next = self.reset.val();
+        self.value_reserved_r.reset.next = self.reset.val();
+        self.flow_pipe_reserved_r.reset.next = self.reset.val();
+        self.reserves_default_r.reset.next = self.reset.val();
 
         // ---- Outputs ----
         self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.atomic_rx_reserved.next = self
+            .atomic_rx_pipe_r
+            .q
+            .val()
+            .get_bit(self.at_reserved.val().index());
+        self.link_rx_reserved.next = self
+            .link_rx_pipe_r
+            .q
+            .val()
+            .get_bit(self.at_reserved.val().index());
         self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
         if self.link_channels_r.q.val() == self.zero32.val() {
             self.link_channels.next = self.channels_all.val();
@@ -320,6 +379,28 @@ impl Logic for LinkFlowRegs {
                     + (self.one32.val() << self.stages.data.val().get_bits::<5>(16)))
                     <= self.pipes32.val());
         self.names_pipe_r.d.next = self.stages.data.val() < self.pipes32.val();
+        self.names_rx_pipe_r.d.next = ((self.stages.data.val() & !self.rx_pipe_allowed.val())
+            == self.zero32.val())
+            & ((self.stages.data.val() & self.rx_pipe_field.val()) < self.pipes32.val());
+        // Reserved pipes and FLOW_DEFAULT_PIPE compared on the pipe field
+        // (every value they hold there is below PIPES).
+        self.value_pipe.next = self.stages.data.val().get_bits::<16>(0);
+        self.value_reserved_r.d.next = (self.atomic_rx_reserved.val()
+            & (self.value_pipe.val() == self.atomic_rx_pipe_r.q.val().get_bits::<16>(0)))
+            | (self.link_rx_reserved.val()
+                & (self.value_pipe.val() == self.link_rx_pipe_r.q.val().get_bits::<16>(0)));
+        self.flow_pipe_reserved_r.d.next = (self.atomic_rx_reserved.val()
+            & (self.flow_pipe_r.q.val().get_bits::<16>(0)
+                == self.atomic_rx_pipe_r.q.val().get_bits::<16>(0)))
+            | (self.link_rx_reserved.val()
+                & (self.flow_pipe_r.q.val().get_bits::<16>(0)
+                    == self.link_rx_pipe_r.q.val().get_bits::<16>(0)));
+        self.reserves_default_r.d.next = self
+            .stages
+            .data
+            .val()
+            .get_bit(self.at_reserved.val().index())
+            & (self.value_pipe.val() == self.flow_default_r.q.val().get_bits::<16>(0));
         // The offsets the apply stage tests, decoded a cycle ahead.
         self.wo_hit[0].d.next = self.stages.wr_off.val() == self.g_link_ctrl.val();
         self.wo_hit[1].d.next = self.stages.wr_off.val() == self.g_link_seed.val();
@@ -373,28 +454,33 @@ impl Logic for LinkFlowRegs {
             } else if (self.wo_hit[3].q.val()) | (self.wo_hit[4].q.val()) {
                 self.wr.err.next = true;
                 self.wr.err_cause.next = self.cause_read_only.val();
-            } else if self.wo_hit[5].q.val() {
-                if self.names_pipe_r.q.val() {
+            } else if (self.wo_hit[5].q.val()) | (self.wo_hit[6].q.val()) {
+                if !self.names_rx_pipe_r.q.val() {
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_value.val();
+                } else if self.reserves_default_r.q.val() {
+                    // Non-IP frames go to FLOW_DEFAULT_PIPE: it stays a pipe
+                    // that may receive Ethernet frames.
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_reserved.val();
+                } else if self.wo_hit[5].q.val() {
                     self.atomic_rx_pipe_r.d.next = self.stages.data.val();
                     self.gate_load_atomic.next = true;
                 } else {
-                    self.wr.err.next = true;
-                    self.wr.err_cause.next = self.cause_value.val();
-                }
-            } else if self.wo_hit[6].q.val() {
-                if self.names_pipe_r.q.val() {
                     self.link_rx_pipe_r.d.next = self.stages.data.val();
                     self.gate_load_link.next = true;
-                } else {
-                    self.wr.err.next = true;
-                    self.wr.err_cause.next = self.cause_value.val();
                 }
             } else if (self.wo_hit[7].q.val()) | (self.wo_hit[8].q.val()) {
                 if !self.names_pipe_r.q.val() {
                     self.wr.err.next = true;
                     self.wr.err_cause.next = self.cause_value.val();
                 } else if self.wo_hit[7].q.val() {
-                    self.flow_default_r.d.next = self.stages.data.val();
+                    if self.value_reserved_r.q.val() {
+                        self.wr.err.next = true;
+                        self.wr.err_cause.next = self.cause_reserved.val();
+                    } else {
+                        self.flow_default_r.d.next = self.stages.data.val();
+                    }
                 } else {
                     self.flow_pipe_r.d.next = self.stages.data.val();
                 }
@@ -407,12 +493,23 @@ impl Logic for LinkFlowRegs {
                     self.wr.err_cause.next = self.cause_value.val();
                 }
             } else if self.wo_hit[10].q.val() {
-                if (self.stages.data.val() & self.flow_write_reserved.val()) == self.zero32.val() {
-                    self.flow_write_r.d.next = self.stages.data.val();
-                    self.flow_write_pulse.d.next = true;
-                } else {
+                if (self.stages.data.val() & self.flow_write_reserved.val()) != self.zero32.val() {
                     self.wr.err.next = true;
                     self.wr.err_cause.next = self.cause_value.val();
+                } else if self
+                    .stages
+                    .data
+                    .val()
+                    .get_bit(self.at_write_valid.val().index())
+                    & self.flow_pipe_reserved_r.q.val()
+                {
+                    // Installing an entry for a reserved pipe; emptying a
+                    // slot is always allowed.
+                    self.wr.err.next = true;
+                    self.wr.err_cause.next = self.cause_reserved.val();
+                } else {
+                    self.flow_write_r.d.next = self.stages.data.val();
+                    self.flow_write_pulse.d.next = true;
                 }
             } else if self.is_key.val() {
                 for k in 0..FLOW_KEY_WORDS {

@@ -131,6 +131,10 @@ pub struct RegFile {
     pub tx_events: TxEvents,
     /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
     pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// The link's and the atomic unit's RX pipes are reserved
+    /// (RX_PIPE_RESERVED): no Ethernet frame may be steered there.
+    pub link_rx_reserved: Signal<Out, Bit>,
+    pub atomic_rx_reserved: Signal<Out, Bit>,
     /// The atomic unit's events.
     pub atomic_verb: Signal<In, Bit>,
     pub atomic_error: Signal<In, Bit>,
@@ -349,6 +353,8 @@ impl RegFile {
             link_seed: Default::default(),
             link_seed_write: Default::default(),
             link_rx_pipe: Default::default(),
+            link_rx_reserved: Default::default(),
+            atomic_rx_reserved: Default::default(),
             link_state32: Default::default(),
             link_flow: Default::default(),
             link_channels: Default::default(),
@@ -500,6 +506,8 @@ impl Logic for RegFile {
         self.link_seed_write.next = self.link_flow.link_seed_write.val();
         self.link_seed.next = self.link_flow.link_seed.val();
         self.link_rx_pipe.next = self.link_flow.link_rx_pipe.val();
+        self.link_rx_reserved.next = self.link_flow.link_rx_reserved.val();
+        self.atomic_rx_reserved.next = self.link_flow.atomic_rx_reserved.val();
         self.flow_key.next = self.link_flow.flow_key.val();
         self.flow_pipe.next = self.link_flow.flow_pipe.val();
         self.flow_default_pipe.next = self.link_flow.flow_default_pipe.val();

@@ -61,6 +61,9 @@ def test_layout_exports_opcodes_statuses_bits_causes_and_parameters():
     assert L.pipe_page(3) == 4 * L.PAGE_BYTES
     assert all(L.REG_ERROR_MEANING[code] for code in L.REG_ERROR.values())
     assert L.BITS["CTRL_ENABLE"] == 1 and L.BITS["RING_ALIGN"] == L.BEAT_BYTES
+    # The reserved bit sits above every pipe number the pipe field holds.
+    assert L.BITS["RX_PIPE_RESERVED"] & L.BITS["RX_PIPE_MASK"] == 0
+    assert L.BITS["RX_PIPE_MASK"] >= L.PARAMS["PIPES"] - 1
 
 
 @ps.test()
@@ -77,6 +80,13 @@ async def test_link_and_flow_registers_by_their_layout_names(dut):
     assert await mmio.read(L.GLOBAL["REG_ERRORS"]) == errors + 1
     last = await mmio.read(L.GLOBAL["LAST_REG_ERROR"])
     assert last >> L.LAST_REG_ERROR_CAUSE_SHIFT == L.REG_ERROR["BadValue"]
+    # A pipe reserved for the link's messages cannot be the default pipe.
+    mmio.write(L.GLOBAL["LINK_RX_PIPE"], 5 | L.BITS["RX_PIPE_RESERVED"])
+    assert await mmio.read(L.GLOBAL["LINK_RX_PIPE"]) & L.BITS["RX_PIPE_MASK"] == 5
+    mmio.write(L.GLOBAL["FLOW_DEFAULT_PIPE"], 5)
+    assert await mmio.read(L.GLOBAL["FLOW_DEFAULT_PIPE"]) == pipe
+    last = await mmio.read(L.GLOBAL["LAST_REG_ERROR"])
+    assert last >> L.LAST_REG_ERROR_CAUSE_SHIFT == L.REG_ERROR["PipeReserved"]
 
 
 @ps.test()

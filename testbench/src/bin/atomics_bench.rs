@@ -132,7 +132,8 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
         ..SimConfig::default()
     }))
     .unwrap();
-    let mut at = dev.open_atomics(0, 1, 2 << 20).unwrap();
+    // Results on RX pipe 1: pipe 0 receives non-IP frames.
+    let mut at = dev.open_atomics(1, 1, 2 << 20).unwrap();
     // (first cycle, last cycle, result slots) of full-line writes into the
     // result ring; a commit result's second slot is counted by position.
     let seen: Rc<RefCell<(Option<u64>, u64, u64)>> = Rc::new(RefCell::new((None, 0, 0)));

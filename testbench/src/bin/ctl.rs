@@ -386,6 +386,15 @@ fn link(dev: &mut Device<AnyCard>, reset: bool) -> Result<(), Failure> {
     let state = dev.link_state()?;
     let active = dev.read(global::LINK_ACTIVE_CHANNELS.offset)?;
     let rx_pipe = dev.read(global::LINK_RX_PIPE.offset)?;
+    let rx_pipe = format!(
+        "{}{}",
+        rx_pipe & global::RX_PIPE_MASK,
+        if rx_pipe & global::RX_PIPE_RESERVED != 0 {
+            " (reserved)"
+        } else {
+            ""
+        }
+    );
     let c = dev.link_counters()?;
     outln!("state              {state:?}");
     outln!("channels           {active} in use of {ch} built");

@@ -210,7 +210,8 @@ fn atomics() -> Result<(), String> {
     use pendulum_layout::atomic::{op, status, Verb};
     let e = |e: pendulum_driver::Error| e.to_string();
     let mut dev = Device::open(SimCard::new(SimConfig::default())).map_err(e)?;
-    let mut at = dev.open_atomics(0, 1, 256 * 1024).map_err(e)?;
+    // Results on RX pipe 1: pipe 0 receives non-IP frames.
+    let mut at = dev.open_atomics(1, 1, 256 * 1024).map_err(e)?;
     let verbs: Vec<Verb> = (0..2_000u16)
         .map(|tag| Verb {
             op: op::FETCH_ADD,
