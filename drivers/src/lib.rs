@@ -9,14 +9,17 @@
 //! for a PCIe card ([`PciCard`]), `sim:/path/to/socket` for the simulator
 //! process ([`SimClientCard`]).
 
-// Only `sys` (memory mappings and VFIO ioctls) may use `unsafe`, and every
-// unsafe block there says why it is sound.
+// Only `sys` (memory mappings and VFIO ioctls) and `dma` (loads from memory
+// the card writes) may use `unsafe`, and every unsafe block there says why it
+// is sound.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod atomics;
 mod card;
 mod device;
+#[allow(unsafe_code)]
+mod dma;
 mod error;
 mod flow;
 mod link;
@@ -36,6 +39,7 @@ mod tx;
 pub use atomics::{commit_words, Atomics};
 pub use card::{Card, DmaRegion, RegionKind};
 pub use device::{Counters, Device, POLLS_PER_RESET_CHECK};
+pub use dma::{DmaView, DmaViewMut};
 pub use error::{Error, Result};
 pub use link::{Link, LinkCounters, LinkMsg, LinkState, MsgKind};
 pub use open::{open, AnyCard};

@@ -7,7 +7,9 @@
 //! | `pci:10ee:903f` | the first PCIe device with that vendor and device id |
 //! | `sim:/path/to/socket` | the simulator process `pendulum-sim serve --socket /path/to/socket` ([`SimClientCard`]) |
 
-use crate::{Card, Device, DmaRegion, Error, PciCard, RegionKind, Result, SimClientCard};
+use crate::{
+    Card, Device, DmaRegion, DmaView, DmaViewMut, Error, PciCard, RegionKind, Result, SimClientCard,
+};
 
 /// Either kind of card, chosen at run time by [`open`].
 pub enum AnyCard {
@@ -75,14 +77,14 @@ impl Card for AnyCard {
         }
     }
 
-    fn dma(&self, region: &DmaRegion) -> &[u8] {
+    fn dma(&self, region: &DmaRegion) -> DmaView<'_> {
         match self {
             AnyCard::Pci(c) => c.dma(region),
             AnyCard::Sim(c) => c.dma(region),
         }
     }
 
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
+    fn dma_mut(&mut self, region: &DmaRegion) -> DmaViewMut<'_> {
         match self {
             AnyCard::Pci(c) => c.dma_mut(region),
             AnyCard::Sim(c) => c.dma_mut(region),
