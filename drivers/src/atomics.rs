@@ -40,13 +40,17 @@ impl<C: Card> Device<C> {
     /// One [`Atomics`] per Device at a time: the card sends every result to
     /// one RX pipe (ATOMIC_RX_PIPE), so a second one would take the first
     /// one's results. While one is open this is [`Error::AtomicsInUse`];
-    /// [`Device::close_atomics`] ends it.
+    /// [`Device::close_atomics`] ends it, as does dropping it (at the
+    /// Device's next call, as for a dropped pipe). When this fails, no pipe
+    /// is left open.
     pub fn open_atomics(
         &mut self,
         rx_pipe: usize,
         tx_pipe: usize,
         ring_bytes: u32,
     ) -> Result<Atomics> {
+        // A dropped `Atomics` gives its slot back here.
+        self.close_dropped()?;
         if let Some((rx, tx)) = self.atomics_open {
             return Err(Error::AtomicsInUse { rx, tx });
         }
@@ -56,12 +60,17 @@ impl<C: Card> Device<C> {
             ));
         }
         let rx = self.open_rx_pipe(rx_pipe, ring_bytes)?;
-        self.write_checked(global::ATOMIC_RX_PIPE.offset, rx_pipe as u32)?;
-        let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
-        self.write_checked(
-            pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
-            pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC,
-        )?;
+        let tx = match self.bind_atomic_unit(rx_pipe, tx_pipe, ring_bytes) {
+            Ok(tx) => tx,
+            Err(e) => {
+                // Closed now rather than at the next call, so the pipe is
+                // free as soon as this returns. The first error is the one
+                // to report.
+                drop(rx);
+                let _ = self.close_dropped();
+                return Err(e);
+            }
+        };
         self.atomics_open = Some((rx_pipe, tx_pipe));
         Ok(Atomics {
             rx,
@@ -69,6 +78,24 @@ impl<C: Card> Device<C> {
             next_tag: 0,
             kept: Vec::new(),
         })
+    }
+
+    /// Sends the atomic unit's results to RX pipe `rx_pipe` and opens TX pipe
+    /// `tx_pipe` bound to the unit (a TX pipe dropped on the way is closed
+    /// by the Device's next call).
+    fn bind_atomic_unit(
+        &mut self,
+        rx_pipe: usize,
+        tx_pipe: usize,
+        ring_bytes: u32,
+    ) -> Result<TxPipe> {
+        self.write_checked(global::ATOMIC_RX_PIPE.offset, rx_pipe as u32)?;
+        let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
+        self.write_checked(
+            pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
+            pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC,
+        )?;
+        Ok(tx)
     }
 
     /// Closes `at`'s pipes (see [`Device::close_tx_pipe`]: verbs posted and

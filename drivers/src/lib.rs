@@ -20,6 +20,7 @@ mod card;
 mod device;
 #[allow(unsafe_code)]
 mod dma;
+mod dropped;
 mod error;
 mod flow;
 mod link;

@@ -1,3 +1,4 @@
+use crate::dropped::DropGuard;
 use crate::{Card, Device, DmaRegion, Error, Result};
 use pendulum_layout::frame::{frame_len_from_header, slots_for};
 use pendulum_layout::{pipe, pipe_page, BEAT_BYTES};
@@ -6,6 +7,9 @@ use pendulum_layout::{pipe, pipe_page, BEAT_BYTES};
 /// card announces the ring's new tail in a notification buffer it shares
 /// with other pipes (index mod [`Device::notif_bufs`]); the [`Device`] reads
 /// those buffers and keeps each pipe's newest record.
+///
+/// Close it with [`Device::close_rx_pipe`]; a pipe dropped instead is
+/// closed (disabled on the card) by the Device's next call.
 #[derive(Debug)]
 pub struct RxPipe {
     index: usize,
@@ -22,10 +26,12 @@ pub struct RxPipe {
     /// The newest tail the card has announced.
     tail: u32,
     last_seq: u32,
+    /// Closes the pipe when it is dropped without [`Device::close_rx_pipe`].
+    guard: DropGuard,
 }
 
 impl RxPipe {
-    pub(crate) fn new(index: usize, ring: DmaRegion, buf: usize) -> Self {
+    pub(crate) fn new(index: usize, ring: DmaRegion, buf: usize, guard: DropGuard) -> Self {
         let slots = (ring.len / BEAT_BYTES) as u32;
         debug_assert!(slots.is_power_of_two(), "ring sizes are powers of two");
         Self {
@@ -37,7 +43,13 @@ impl RxPipe {
             head: 0,
             tail: 0,
             last_seq: 0,
+            guard,
         }
+    }
+
+    /// The pipe is closed: dropping it does nothing more.
+    pub(crate) fn disarm(&mut self) {
+        self.guard.disarm();
     }
 
     /// The data ring's DMA region (a TX pipe may send straight out of it:

@@ -2,6 +2,7 @@
 //! doorbell; the card reads them by DMA, sends them and reports its new head
 //! in a completion record.
 
+use crate::dropped::DropGuard;
 use crate::{Card, Device, DmaRegion, Error, Result, RxPipe};
 use pendulum_layout::frame::slots_for;
 use pendulum_layout::{pipe, pipe_page, tx_compl, BEAT_BYTES};
@@ -16,6 +17,9 @@ const _: () = assert!(
 /// each starting on a 64-byte slot (the layout the RX side uses, so a frame
 /// needs no descriptor), and a completion record where the card announces how
 /// far it has sent.
+///
+/// Close it with [`Device::close_tx_pipe`]; a pipe dropped instead is
+/// closed (disabled on the card) by the Device's next call.
 #[derive(Debug)]
 pub struct TxPipe {
     index: usize,
@@ -33,10 +37,12 @@ pub struct TxPipe {
     /// Set when the ring is an RX pipe's ring (that pipe's index): frames are
     /// posted where they were received, never copied in.
     over_rx: Option<usize>,
+    /// Closes the pipe when it is dropped without [`Device::close_tx_pipe`].
+    guard: DropGuard,
 }
 
 impl TxPipe {
-    pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion) -> Self {
+    pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion, guard: DropGuard) -> Self {
         let slots = (ring.len / BEAT_BYTES) as u32;
         debug_assert!(slots.is_power_of_two(), "ring sizes are powers of two");
         Self {
@@ -49,14 +55,25 @@ impl TxPipe {
             head: 0,
             last_seq: 0,
             over_rx: None,
+            guard,
         }
     }
 
-    pub(crate) fn new_over_rx(index: usize, ring: DmaRegion, compl: DmaRegion, rx: usize) -> Self {
-        Self {
-            over_rx: Some(rx),
-            ..Self::new(index, ring, compl)
-        }
+    /// The pipe is closed: dropping it does nothing more.
+    pub(crate) fn disarm(&mut self) {
+        self.guard.disarm();
+    }
+
+    pub(crate) fn new_over_rx(
+        index: usize,
+        ring: DmaRegion,
+        compl: DmaRegion,
+        rx: usize,
+        guard: DropGuard,
+    ) -> Self {
+        let mut pipe = Self::new(index, ring, compl, guard);
+        pipe.over_rx = Some(rx);
+        pipe
     }
 
     /// Refuses copying into a ring that belongs to an RX pipe.
