@@ -366,7 +366,17 @@ impl<C: Card> Device<C> {
     /// first, so a dropped pipe stays enabled only until the Device's next
     /// call that reaches the card. After a reset of
     /// the card nothing is written (the reset disabled the pipes).
+    #[inline]
     pub fn close_dropped(&mut self) -> Result<()> {
+        if self.dropped.is_empty() {
+            return Ok(());
+        }
+        self.close_dropped_now()
+    }
+
+    /// [`Device::close_dropped`] once a pipe was dropped: off the fast path.
+    #[cold]
+    fn close_dropped_now(&mut self) -> Result<()> {
         for pipe in self.dropped.take() {
             let (i, reg, open) = match pipe {
                 Dropped::Rx(i) => (i, pipe::CTRL, &mut self.pipe_open),

@@ -42,12 +42,15 @@ impl DropList {
         self.pending.store(true, Ordering::Release);
     }
 
-    /// The pipes dropped since the last call (empty, after one load, when
-    /// none was). A pipe dropped meanwhile is in this list or the next.
+    /// No pipe was dropped since the last [`DropList::take`]: one load.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        !self.pending.load(Ordering::Relaxed)
+    }
+
+    /// The pipes dropped since the last call. A pipe dropped meanwhile is in
+    /// this list or the next.
     pub fn take(&self) -> Vec<Dropped> {
-        if !self.pending.load(Ordering::Relaxed) {
-            return Vec::new();
-        }
         self.pending.store(false, Ordering::Relaxed);
         std::mem::take(&mut *self.pipes.lock().unwrap_or_else(|e| e.into_inner()))
     }
