@@ -132,6 +132,39 @@ impl<'a> DmaView<'a> {
         Some(v)
     }
 
+    /// The `N` little-endian 32-bit words from `offset` (4-byte aligned),
+    /// a record whose word `valid` says whether the rest is written: that
+    /// one is loaded first, with acquire ordering, the others after it. One
+    /// bounds check for the record (a notification buffer is read a record
+    /// per poll). `None` when the record is not inside the view or `valid`
+    /// is not one of its words.
+    #[inline]
+    pub fn load_record_acquire<const N: usize>(
+        &self,
+        offset: usize,
+        valid: usize,
+    ) -> Option<[u32; N]> {
+        let p = self.word_ptr(offset, 4)?;
+        if offset.checked_add(4 * N)? > self.len || valid >= N {
+            return None;
+        }
+        let load = |i: usize| {
+            // SAFETY: as in `load_u32`: word `i < N` of the record is inside
+            // the view (checked above) and 4-byte aligned (`p` is).
+            let w = unsafe { AtomicU32::from_ptr(p.wrapping_add(4 * i) as *mut u32) };
+            u32::from_le(w.load(Ordering::Relaxed))
+        };
+        let mut words = [0; N];
+        words[valid] = load(valid);
+        fence(Ordering::Acquire);
+        for (i, w) in words.iter_mut().enumerate() {
+            if i != valid {
+                *w = load(i);
+            }
+        }
+        Some(words)
+    }
+
     /// The little-endian 64-bit word at `offset` (8-byte aligned), one atomic
     /// load with acquire ordering: a record of two 32-bit fields read at once.
     pub fn load_u64_acquire(&self, offset: usize) -> Option<u64> {
@@ -294,7 +327,8 @@ mod tests {
         assert_eq!(v.load_u32(2), None, "misaligned");
         assert_eq!(v.load_u64_acquire(17), None, "misaligned");
         assert!(v.subview(20..25).is_none());
-        assert!(v.subview(5..4).is_none());
+        let (start, end) = (5, 4);
+        assert!(v.subview(start..end).is_none(), "a reversed range");
         let mut out = [0u8; 8];
         assert_eq!(v.copy_to(20, &mut out), None, "past the end");
         assert_eq!(out, [0; 8], "nothing copied");

@@ -36,6 +36,7 @@ pub(crate) const fn word(f: notif::Field) -> usize {
     f.lsb / 8
 }
 
+const RECORD_WORDS: usize = notif::BYTES / 4;
 const COUNT_AT: usize = word(notif::COUNT);
 const PIPE_AT: usize = word(notif::PIPE);
 const SEQ_AT: usize = word(notif::SEQ);
@@ -139,10 +140,13 @@ impl NotifBufs {
             // one DMA write, so once COUNT is the one expected, the record's
             // other words (read after it) are this record's, and so are the
             // frames its TAIL announces (read later still).
-            if mem.load_u32_acquire(at + COUNT_AT) != Some(buf.next_count) {
+            let Some(rec) = mem.load_record_acquire::<RECORD_WORDS>(at, COUNT_AT / 4) else {
+                return;
+            };
+            if rec[COUNT_AT / 4] != buf.next_count {
                 return;
             }
-            let field = |f: usize| mem.load_u32(at + f).unwrap_or(0);
+            let field = |f: usize| rec[f / 4];
             buf.next_count = buf.next_count.wrapping_add(1);
             self.read += 1;
             // The PIPE field comes from the device: a record for a pipe that

@@ -319,38 +319,53 @@ impl RxPipe {
     /// the frames from the head.
     fn check_frame_end<C: Card>(&self, dev: &Device<C>, to: u32) -> Result<()> {
         let held = self.announced(dev, self.head, self.tail);
-        let mut slot = self.head;
-        while slot != to {
-            let left = self.tail.wrapping_sub(slot) & self.mask;
-            let at = slot.wrapping_sub(self.head) & self.mask;
-            let frame_slots = slots_for(frame_len_at(held, at, self.index, slot, left)?);
-            if (to.wrapping_sub(slot) & self.mask) < frame_slots {
+        let held_slots = self.tail.wrapping_sub(self.head) & self.mask;
+        let steps = to.wrapping_sub(self.head) & self.mask;
+        // Slots from the head: the walk needs no wrapping (see `announced`).
+        let mut at = 0;
+        while at != steps {
+            let slot = |at: u32| (self.head + at) & self.mask;
+            let frame_slots = frame_slots_at(held, at, held_slots - at)
+                .ok_or_else(|| corrupt_at(self.index, slot(at), held_slots - at))?;
+            if steps - at < frame_slots {
                 return Err(Error::FreeInsideFrame {
                     pipe: self.index,
                     to,
-                    frame_start: slot,
-                    frame_end: (slot + frame_slots) & self.mask,
+                    frame_start: slot(at),
+                    frame_end: slot(at + frame_slots),
                 });
             }
-            slot = (slot + frame_slots) & self.mask;
+            at += frame_slots;
         }
         Ok(())
     }
 }
 
-/// The length of the frame at slot `at` of `held` (announced slots from the
-/// head on; ring slot `slot`), from its header; [`Error::CorruptRing`] unless
-/// that gives a frame of 1 to `left` slots (what is announced from there on).
-fn frame_len_at(held: &[u8], at: u32, pipe: usize, slot: u32, left: u32) -> Result<u32> {
+/// The length of the frame at slot `at` of `held` (announced slots, from
+/// the head on), from its header, unless that does not give a frame of 1 to
+/// `left` slots (what is announced from there on).
+#[inline]
+fn frame_len_at(held: &[u8], at: u32, left: u32) -> Option<u32> {
     let off = at as usize * BEAT_BYTES;
     held.get(off..off + BEAT_BYTES)
         .and_then(frame_len_from_header)
         .filter(|len| (1..=left).contains(&slots_for(*len)))
-        .ok_or_else(|| Error::CorruptRing {
-            pipe,
-            slot,
-            what: format!("no frame length that fits the {left} slots announced"),
-        })
+}
+
+/// Slots of the frame at slot `at` of `held` (see [`frame_len_at`]).
+#[inline]
+fn frame_slots_at(held: &[u8], at: u32, left: u32) -> Option<u32> {
+    frame_len_at(held, at, left).map(slots_for)
+}
+
+/// The ring of `pipe` is corrupt at `slot`: no frame length there fits.
+#[cold]
+fn corrupt_at(pipe: usize, slot: u32, left: u32) -> Error {
+    Error::CorruptRing {
+        pipe,
+        slot,
+        what: format!("no frame length that fits the {left} slots announced"),
+    }
 }
 
 /// Frames between a pipe's head and its announced tail, borrowed from the
@@ -406,22 +421,23 @@ impl<'d> RxBatch<'d> {
     /// The frames in ring order. A frame whose header does not give a length
     /// that fits the batch is reported as a corrupt ring, not skipped.
     pub fn iter(&self) -> impl Iterator<Item = Result<&'d [u8]>> + '_ {
-        let mut slot = self.start;
+        // Slots from the batch's start: the bytes are contiguous, so the walk
+        // needs no wrapping.
+        let slots = self.slots();
+        let mut at = 0;
         let mut failed = false;
         std::iter::from_fn(move || {
-            if failed || slot == self.end {
+            if failed || at == slots {
                 return None;
             }
-            let at = slot.wrapping_sub(self.start) & self.mask;
             let off = at as usize * BEAT_BYTES;
-            let left = self.end.wrapping_sub(slot) & self.mask;
-            let frame = frame_len_at(self.bytes, at, self.pipe, slot, left).map(|len| {
-                slot = (slot + slots_for(len)) & self.mask;
-                // The ring is mapped twice, so a frame that wraps is still one slice.
-                &self.bytes[off..off + len as usize]
-            });
-            failed = frame.is_err();
-            Some(frame)
+            let Some(len) = frame_len_at(self.bytes, at, slots - at) else {
+                failed = true;
+                let slot = (self.start + at) & self.mask;
+                return Some(Err(corrupt_at(self.pipe, slot, slots - at)));
+            };
+            at += slots_for(len);
+            Some(Ok(&self.bytes[off..off + len as usize]))
         })
     }
 }
