@@ -40,7 +40,9 @@ impl<C: Card> Device<C> {
     /// One [`Atomics`] per Device at a time: the card sends every result to
     /// one RX pipe (ATOMIC_RX_PIPE), so a second one would take the first
     /// one's results. While one is open this is [`Error::AtomicsInUse`];
-    /// [`Device::close_atomics`] ends it.
+    /// [`Device::close_atomics`] ends it, as does dropping it (at the
+    /// Device's next call, as for a dropped pipe). When this fails, no pipe
+    /// is left open or reserved.
     ///
     /// `rx_pipe` is reserved for the results (RX_PIPE_RESERVED) before it is
     /// enabled, so no Ethernet frame ever lands among them: the card steers
@@ -55,6 +57,8 @@ impl<C: Card> Device<C> {
         tx_pipe: usize,
         ring_bytes: u32,
     ) -> Result<Atomics> {
+        // A dropped `Atomics` gives its slot back here.
+        self.close_dropped()?;
         if let Some((rx, tx)) = self.atomics_open {
             return Err(Error::AtomicsInUse { rx, tx });
         }
@@ -69,7 +73,11 @@ impl<C: Card> Device<C> {
         let (rx, tx) = match self.open_atomics_pipes(rx_pipe, tx_pipe, ring_bytes) {
             Ok(pipes) => pipes,
             Err(e) => {
-                // Best effort: the error says what went wrong.
+                // A pipe opened on the way was dropped: closed now rather
+                // than at the next call, so it is free as soon as this
+                // returns, and off before its reservation goes. Best
+                // effort: the first error is the one to report.
+                let _ = self.close_dropped();
                 let _ = self.release_rx_pipe(reg, rx_pipe);
                 return Err(e);
             }
@@ -83,7 +91,9 @@ impl<C: Card> Device<C> {
         })
     }
 
-    /// The RX pipe for results and the TX pipe bound to the atomic unit.
+    /// The RX pipe for results and the TX pipe bound to the atomic unit (a
+    /// pipe opened on the way and dropped is closed by the Device's next
+    /// call).
     fn open_atomics_pipes(
         &mut self,
         rx_pipe: usize,

@@ -1,4 +1,4 @@
-use crate::Result;
+use crate::{DmaView, DmaViewMut, Result};
 
 /// What a region of DMA memory is used for. A card may account for traffic
 /// by kind (the simulated card splits PCIe bytes into data and metadata).
@@ -32,16 +32,20 @@ pub trait Card {
     fn write32(&mut self, offset: u32, value: u32) -> Result<()>;
     /// Allocates zeroed DMA memory aligned to its length rounded up to a power of two.
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion>;
-    /// The bytes of a region (2 × `len` when mirrored), as the card last wrote them.
-    fn dma(&self, region: &DmaRegion) -> &[u8];
+    /// The bytes of a region (2 × `len` when mirrored), which the card may
+    /// write at any time: a [`DmaView`], read with atomic loads, so no plain
+    /// slice of memory the card is writing escapes (empty for a region the
+    /// card does not know).
+    fn dma(&self, region: &DmaRegion) -> DmaView<'_>;
     /// The whole view of a region for software to write (2 × `len` when
     /// mirrored), e.g. frames to send.
     ///
     /// The card reads the first `len` bytes; for a mirrored region, writes to
     /// the second copy are not guaranteed to reach them. So software writes
     /// into the first `len` bytes only, splitting a frame that wraps past the
-    /// end of a ring into two copies.
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8];
+    /// end of a ring into two copies. A [`DmaViewMut`], not a `&mut [u8]`:
+    /// the card may read (or, for an RX ring, write) the region meanwhile.
+    fn dma_mut(&mut self, region: &DmaRegion) -> DmaViewMut<'_>;
     /// Called between polls of host memory. A real card spins; the simulated
     /// card advances simulated time.
     fn relax(&mut self);

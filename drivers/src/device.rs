@@ -1,3 +1,4 @@
+use crate::dropped::{DropGuard, DropList, Dropped};
 use crate::flow::FlowTable;
 use crate::notif::{Newest, NotifBufs, DEFAULT_NOTIF_BUF_BYTES};
 use crate::pipe::RxPipe;
@@ -7,6 +8,7 @@ use crate::{Card, DmaRegion, Error, RegionKind, Reservation, Result, SteeringCon
 use pendulum_layout::flow::{FlowKey, FALLBACK_COUNT_LOG2_SHIFT, WRITE_VALID};
 use pendulum_layout::{self as layout, global, pipe, pipe_page, Counter, Reg, RegError};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 /// The card's global counters, read in one pass.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -93,6 +95,9 @@ pub struct Device<C: Card> {
     pub(crate) link_open: Option<(usize, usize)>,
     /// FLOW_DEFAULT_PIPE as this Device set it.
     default_pipe: usize,
+    /// Pipes dropped without `close_*`, closed at the next call that
+    /// reaches the card ([`Device::close_dropped`]).
+    dropped: Arc<DropList>,
 }
 
 impl<C: Card> Device<C> {
@@ -135,6 +140,7 @@ impl<C: Card> Device<C> {
             atomics_open: None,
             link_open: None,
             default_pipe: 0,
+            dropped: Arc::default(),
         };
         // First, so a reset at any later point of the open is seen.
         dev.claim_session()?;
@@ -176,6 +182,7 @@ impl<C: Card> Device<C> {
     /// call it whenever it wants to know. One register read.
     pub fn check_card(&mut self) -> Result<()> {
         self.not_reset()?;
+        self.close_dropped()?;
         self.idle_polls = 0;
         let Some(token) = self.session else {
             return Ok(());
@@ -224,6 +231,7 @@ impl<C: Card> Device<C> {
     /// through `&Device` and cannot look at the card themselves.
     pub fn relax(&mut self) -> Result<()> {
         self.not_reset()?;
+        self.close_dropped()?;
         self.card.relax();
         self.idle_poll()
     }
@@ -434,6 +442,7 @@ impl<C: Card> Device<C> {
     /// Reads a 32-bit register ([`Error::CardReset`] once a reset was seen).
     pub fn read(&mut self, offset: u32) -> Result<u32> {
         self.not_reset()?;
+        self.close_dropped()?;
         self.card.read32(offset)
     }
 
@@ -441,7 +450,47 @@ impl<C: Card> Device<C> {
     /// ([`Error::CardReset`] once a reset was seen).
     pub fn write(&mut self, offset: u32, value: u32) -> Result<()> {
         self.not_reset()?;
+        self.close_dropped()?;
         self.card.write32(offset, value)
+    }
+
+    /// Closes the pipes dropped without `close_*` since the last call (see
+    /// [`crate::RxPipe`]): each is disabled on the card (a posted write of 0
+    /// to its CTRL or TX_CTRL, as `close_*` writes) and may be opened again;
+    /// an [`crate::Atomics`] whose pipe was dropped is closed too. Every
+    /// register access, [`Device::relax`] and every `open_*` calls this
+    /// first, so a dropped pipe stays enabled only until the Device's next
+    /// call that reaches the card. After a reset of
+    /// the card nothing is written (the reset disabled the pipes).
+    #[inline]
+    pub fn close_dropped(&mut self) -> Result<()> {
+        if self.dropped.is_empty() {
+            return Ok(());
+        }
+        self.close_dropped_now()
+    }
+
+    /// [`Device::close_dropped`] once a pipe was dropped: off the fast path.
+    #[cold]
+    fn close_dropped_now(&mut self) -> Result<()> {
+        for pipe in self.dropped.take() {
+            let (i, reg, open) = match pipe {
+                Dropped::Rx(i) => (i, pipe::CTRL, &mut self.pipe_open),
+                Dropped::Tx(i) => (i, pipe::TX_CTRL, &mut self.tx_open),
+            };
+            if let Some(o) = open.get_mut(i) {
+                *o = false;
+            }
+            if let Some((rx, tx)) = self.atomics_open {
+                if pipe == Dropped::Rx(rx) || pipe == Dropped::Tx(tx) {
+                    self.atomics_open = None;
+                }
+            }
+            if !self.reset_seen {
+                self.card.write32(pipe_page(i) + reg.offset, 0)?;
+            }
+        }
+        Ok(())
     }
 
     /// Reads a 64-bit counter (LO first: that latches HI).
@@ -648,6 +697,7 @@ impl<C: Card> Device<C> {
     /// it; its notification buffer (`index` mod [`Device::notif_bufs`]) is
     /// switched on first if no pipe opened before uses it.
     pub fn open_rx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<RxPipe> {
+        self.close_dropped()?;
         self.check_pipe_request(index, ring_bytes, false)?;
         if self.notif.get_mut().cap() == 0 {
             return Err(Error::NoNotifBufs);
@@ -671,13 +721,16 @@ impl<C: Card> Device<C> {
         self.write_checked(page + pipe::RING_BYTES.offset, ring_bytes)?;
         self.write_checked(page + pipe::CTRL.offset, pipe::CTRL_ENABLE)?;
         self.pipe_open[index] = true;
-        Ok(RxPipe::new(index, ring, buf))
+        let guard = DropGuard::new(&self.dropped, Dropped::Rx(index));
+        Ok(RxPipe::new(index, ring, buf, guard))
     }
 
-    /// Disables a pipe; frames for it are then dropped and counted.
-    pub fn close_rx_pipe(&mut self, pipe: RxPipe) -> Result<()> {
+    /// Disables a pipe; frames for it are then dropped and counted. (If
+    /// this fails, the pipe is closed as a dropped one, at the next call.)
+    pub fn close_rx_pipe(&mut self, mut pipe: RxPipe) -> Result<()> {
         self.write_checked(pipe_page(pipe.index()) + pipe::CTRL.offset, 0)?;
         self.pipe_open[pipe.index()] = false;
+        pipe.disarm();
         Ok(())
     }
 
@@ -718,6 +771,7 @@ impl<C: Card> Device<C> {
     /// completion record, and enables it. The TX pipe is independent of the
     /// RX pipe with the same index (it shares only the register page).
     pub fn open_tx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<TxPipe> {
+        self.close_dropped()?;
         self.check_pipe_request(index, ring_bytes, true)?;
         // Not mirrored: the card reads frames by DMA, and software splits a
         // frame that wraps, so one copy is enough.
@@ -728,7 +782,8 @@ impl<C: Card> Device<C> {
             self.card
                 .alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
         self.program_tx_pipe(index, &ring, &compl)?;
-        Ok(TxPipe::new(index, ring, compl))
+        let guard = DropGuard::new(&self.dropped, Dropped::Tx(index));
+        Ok(TxPipe::new(index, ring, compl, guard))
     }
 
     /// Sets up TX pipe `index` to send straight out of RX pipe `rx`'s ring
@@ -740,6 +795,7 @@ impl<C: Card> Device<C> {
     /// before frames arrive, so both rings start at slot 0. Only the
     /// completion record is allocated.
     pub fn open_tx_pipe_over(&mut self, index: usize, rx: &RxPipe) -> Result<TxPipe> {
+        self.close_dropped()?;
         let ring = *rx.ring_region();
         let ring_bytes = ring.len as u32;
         self.check_pipe_request(index, ring_bytes, true)?;
@@ -747,7 +803,8 @@ impl<C: Card> Device<C> {
             self.card
                 .alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
         self.program_tx_pipe(index, &ring, &compl)?;
-        Ok(TxPipe::new_over_rx(index, ring, compl, rx.index()))
+        let guard = DropGuard::new(&self.dropped, Dropped::Tx(index));
+        Ok(TxPipe::new_over_rx(index, ring, compl, rx.index(), guard))
     }
 
     /// Writes a TX pipe's ring and completion record and enables it.
@@ -773,9 +830,10 @@ impl<C: Card> Device<C> {
 
     /// Disables a TX pipe. Frames posted and not yet sent are abandoned:
     /// call [`TxPipe::wait_idle`] first to let them go out.
-    pub fn close_tx_pipe(&mut self, tx: TxPipe) -> Result<()> {
+    pub fn close_tx_pipe(&mut self, mut tx: TxPipe) -> Result<()> {
         self.write_checked(pipe_page(tx.index()) + pipe::TX_CTRL.offset, 0)?;
         self.tx_open[tx.index()] = false;
+        tx.disarm();
         Ok(())
     }
 }

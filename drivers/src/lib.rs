@@ -13,14 +13,18 @@
 //! the card's Ethernet RX and collected from its TX with the same calls on
 //! every simulated card, so a test that feeds traffic runs unchanged on each.
 
-// Only `sys` (memory mappings and VFIO ioctls) may use `unsafe`, and every
-// unsafe block there says why it is sound.
+// Only `sys` (memory mappings and VFIO ioctls) and `dma` (loads from memory
+// the card writes) may use `unsafe`, and every unsafe block there says why it
+// is sound.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod atomics;
 mod card;
 mod device;
+#[allow(unsafe_code)]
+mod dma;
+mod dropped;
 mod error;
 mod flow;
 mod link;
@@ -41,6 +45,7 @@ mod tx;
 pub use atomics::{commit_words, Atomics};
 pub use card::{Card, DmaRegion, RegionKind};
 pub use device::{Counters, Device, POLLS_PER_RESET_CHECK};
+pub use dma::{DmaView, DmaViewMut};
 pub use error::{Error, Reservation, Result, SteeringConflict};
 pub use link::{Link, LinkCounters, LinkMsg, LinkState, MsgKind};
 pub use open::{open, AnyCard};

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 mod mac;
 
-use crate::{Card, DmaRegion, RegionKind, Result};
+use crate::{Card, DmaRegion, DmaView, DmaViewMut, RegionKind, Result};
 use pendulum_layout::{
     global, notif, pipe, pipe_page, RegError, IDENTITY, LAST_REG_ERROR_CAUSE_SHIFT, PAGE_BYTES,
     VERSION,
@@ -410,11 +410,12 @@ impl Card for FakeCard {
             mirrored,
         })
     }
-    fn dma(&self, region: &DmaRegion) -> &[u8] {
-        &self.regions[region.id].1
+    fn dma(&self, region: &DmaRegion) -> DmaView<'_> {
+        // The fake writes its memory only through `&mut self`.
+        DmaView::from_slice(&self.regions[region.id].1)
     }
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
-        &mut self.regions[region.id].1
+    fn dma_mut(&mut self, region: &DmaRegion) -> DmaViewMut<'_> {
+        DmaViewMut::from_slice(&mut self.regions[region.id].1)
     }
     fn relax(&mut self) {
         self.relaxes += 1;

@@ -27,6 +27,21 @@ pub(crate) struct Newest {
     pub tail: u32,
 }
 
+/// Byte offset of a 32-bit record field, for a 32-bit load.
+pub(crate) const fn word(f: notif::Field) -> usize {
+    assert!(
+        f.width == 32 && f.lsb % 32 == 0,
+        "a whole aligned 32-bit word"
+    );
+    f.lsb / 8
+}
+
+const RECORD_WORDS: usize = notif::BYTES / 4;
+const COUNT_AT: usize = word(notif::COUNT);
+const PIPE_AT: usize = word(notif::PIPE);
+const SEQ_AT: usize = word(notif::SEQ);
+const TAIL_AT: usize = word(notif::TAIL);
+
 /// One buffer, as software reads it.
 #[derive(Debug)]
 struct Buf {
@@ -120,23 +135,29 @@ impl NotifBufs {
         let mem = card.dma(&buf.region);
         for _ in 0..buf.records {
             let slot = (buf.next_count.wrapping_sub(1) % buf.records) as usize;
-            let Some(rec) = mem.get(slot * notif::BYTES..(slot + 1) * notif::BYTES) else {
+            let at = slot * notif::BYTES;
+            // COUNT first, with acquire ordering: the card writes a record in
+            // one DMA write, so once COUNT is the one expected, the record's
+            // other words (read after it) are this record's, and so are the
+            // frames its TAIL announces (read later still).
+            let Some(rec) = mem.load_record_acquire::<RECORD_WORDS>(at, COUNT_AT / 4) else {
                 return;
             };
-            if notif::COUNT.read(rec) as u32 != buf.next_count {
+            if rec[COUNT_AT / 4] != buf.next_count {
                 return;
             }
+            let field = |f: usize| rec[f / 4];
             buf.next_count = buf.next_count.wrapping_add(1);
             self.read += 1;
             // The PIPE field comes from the device: a record for a pipe that
             // does not exist, or that reports into another buffer, means the
             // buffer is corrupt. Count it and go on.
-            let pipe = notif::PIPE.read(rec) as usize;
+            let pipe = field(PIPE_AT) as usize;
             match self.newest.get_mut(pipe) {
                 Some(n) if pipe % self.cap == b => {
                     *n = Newest {
-                        seq: notif::SEQ.read(rec) as u32,
-                        tail: notif::TAIL.read(rec) as u32,
+                        seq: field(SEQ_AT),
+                        tail: field(TAIL_AT),
                     }
                 }
                 _ => self.ignored += 1,

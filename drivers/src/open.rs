@@ -8,7 +8,8 @@
 //! | `sim:/path/to/socket` | the simulator process `pendulum-sim serve --socket /path/to/socket` ([`SimClientCard`]) |
 
 use crate::{
-    Card, Device, DmaRegion, Error, EthernetPort, PciCard, RegionKind, Result, SimClientCard,
+    Card, Device, DmaRegion, DmaView, DmaViewMut, Error, EthernetPort, PciCard, RegionKind, Result,
+    SimClientCard,
 };
 
 /// Either kind of card, chosen at run time by [`open`].
@@ -77,14 +78,14 @@ impl Card for AnyCard {
         }
     }
 
-    fn dma(&self, region: &DmaRegion) -> &[u8] {
+    fn dma(&self, region: &DmaRegion) -> DmaView<'_> {
         match self {
             AnyCard::Pci(c) => c.dma(region),
             AnyCard::Sim(c) => c.dma(region),
         }
     }
 
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
+    fn dma_mut(&mut self, region: &DmaRegion) -> DmaViewMut<'_> {
         match self {
             AnyCard::Pci(c) => c.dma_mut(region),
             AnyCard::Sim(c) => c.dma_mut(region),

@@ -13,7 +13,7 @@
 //! a fake sysfs tree and a plain file standing in for the BAR.
 
 use crate::sys::{self, vfio, Bar, DmaMap};
-use crate::{Card, DmaRegion, Error, RegionKind, Result};
+use crate::{Card, DmaRegion, DmaView, DmaViewMut, Error, RegionKind, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -663,23 +663,28 @@ impl Card for PciCard {
         };
         // Memory is handed out zeroed (a carved piece may follow older use).
         let v = r.len;
-        if let Some(b) = self.dma_mut(&r).get_mut(..v) {
-            b.fill(0);
-        }
+        self.dma_mut(&r).fill(0, v, 0);
         Ok(r)
     }
 
-    fn dma(&self, region: &DmaRegion) -> &[u8] {
-        match self.regions.get(region.id) {
-            Some(r) => &self.maps[r.map].0.bytes()[r.offset..r.offset + r.view],
-            None => &[],
-        }
+    fn dma(&self, region: &DmaRegion) -> DmaView<'_> {
+        let view = match self.regions.get(region.id) {
+            Some(r) => self.maps[r.map]
+                .0
+                .view()
+                .subview(r.offset..r.offset + r.view),
+            None => None,
+        };
+        view.unwrap_or(DmaView::from_slice(&[]))
     }
 
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
+    fn dma_mut(&mut self, region: &DmaRegion) -> DmaViewMut<'_> {
         match self.regions.get(region.id) {
-            Some(r) => &mut self.maps[r.map].0.bytes_mut()[r.offset..r.offset + r.view],
-            None => &mut [],
+            Some(r) => {
+                let (offset, view) = (r.offset, r.view);
+                self.maps[r.map].0.view_mut(offset, view)
+            }
+            None => DmaViewMut::from_slice(&mut []),
         }
     }
 

@@ -1,3 +1,4 @@
+use crate::dropped::DropGuard;
 use crate::{Card, Device, DmaRegion, Error, Result};
 use pendulum_layout::frame::{frame_len_from_header, slots_for};
 use pendulum_layout::{pipe, pipe_page, BEAT_BYTES};
@@ -6,6 +7,9 @@ use pendulum_layout::{pipe, pipe_page, BEAT_BYTES};
 /// card announces the ring's new tail in a notification buffer it shares
 /// with other pipes (index mod [`Device::notif_bufs`]); the [`Device`] reads
 /// those buffers and keeps each pipe's newest record.
+///
+/// Close it with [`Device::close_rx_pipe`]; a pipe dropped instead is
+/// closed (disabled on the card) by the Device's next call.
 #[derive(Debug)]
 pub struct RxPipe {
     index: usize,
@@ -22,10 +26,12 @@ pub struct RxPipe {
     /// The newest tail the card has announced.
     tail: u32,
     last_seq: u32,
+    /// Closes the pipe when it is dropped without [`Device::close_rx_pipe`].
+    guard: DropGuard,
 }
 
 impl RxPipe {
-    pub(crate) fn new(index: usize, ring: DmaRegion, buf: usize) -> Self {
+    pub(crate) fn new(index: usize, ring: DmaRegion, buf: usize, guard: DropGuard) -> Self {
         let slots = (ring.len / BEAT_BYTES) as u32;
         debug_assert!(slots.is_power_of_two(), "ring sizes are powers of two");
         Self {
@@ -37,7 +43,13 @@ impl RxPipe {
             head: 0,
             tail: 0,
             last_seq: 0,
+            guard,
         }
+    }
+
+    /// The pipe is closed: dropping it does nothing more.
+    pub(crate) fn disarm(&mut self) {
+        self.guard.disarm();
     }
 
     /// The data ring's DMA region (a TX pipe may send straight out of it:
@@ -121,12 +133,41 @@ impl RxPipe {
     /// The frames between software's head and the announced tail.
     fn batch<'d, C: Card>(&self, dev: &'d Device<C>) -> RxBatch<'d> {
         RxBatch {
-            ring: dev.card().dma(&self.ring),
+            bytes: self.announced(dev, self.head, self.tail),
             pipe: self.index,
             start: self.head,
             end: self.tail,
             mask: self.mask,
         }
+    }
+
+    /// The ring's bytes from slot `from` up to slot `to`, both between the
+    /// head and the announced tail, as one slice (the ring is mapped twice,
+    /// so a span that wraps is still contiguous); empty when the card's view
+    /// of the ring is too short, which the callers then report as a
+    /// corrupt ring.
+    #[allow(unsafe_code)]
+    fn announced<'d, C: Card>(&self, dev: &'d Device<C>, from: u32, to: u32) -> &'d [u8] {
+        debug_assert!(
+            (from.wrapping_sub(self.head) & self.mask)
+                <= (self.tail.wrapping_sub(self.head) & self.mask)
+                && (to.wrapping_sub(from) & self.mask)
+                    <= (self.tail.wrapping_sub(from) & self.mask),
+            "a span inside what is announced"
+        );
+        let off = (from & self.mask) as usize * BEAT_BYTES;
+        let len = (to.wrapping_sub(from) & self.mask) as usize * BEAT_BYTES;
+        // SAFETY: the slots from the head to `self.tail` were announced by a
+        // notification record read with acquire ordering (`NotifBufs::drain`,
+        // before `self.tail` took its value), so the card wrote them before
+        // and every read of the slice comes after. The card writes none of
+        // them again until software frees them (`RxPipe::free`, which needs
+        // `&mut Device`), and the driver never writes an RX ring (a TX pipe
+        // over it only posts what is there; `dma_mut` needs `&mut Device`
+        // too): the slice borrows `dev`, so none of that can happen while it
+        // lives. Both copies of a mirrored ring are the same memory, so the
+        // span may pass the end of the first copy.
+        unsafe { dev.card().dma(&self.ring).announced(off..off + len) }.unwrap_or(&[])
     }
 
     /// For pipes carrying fixed 64-byte slots: decodes every slot waiting
@@ -277,43 +318,72 @@ impl RxPipe {
     /// Ok when a frame ends at `to` (between the head and the tail): walks
     /// the frames from the head.
     fn check_frame_end<C: Card>(&self, dev: &Device<C>, to: u32) -> Result<()> {
-        let ring = dev.card().dma(&self.ring);
-        let mut slot = self.head;
-        while slot != to {
-            let left = self.tail.wrapping_sub(slot) & self.mask;
-            let frame_slots = slots_for(frame_len_at(ring, self.index, slot, left)?);
-            if (to.wrapping_sub(slot) & self.mask) < frame_slots {
+        let held = self.announced(dev, self.head, self.tail);
+        let held_slots = self.tail.wrapping_sub(self.head) & self.mask;
+        let steps = to.wrapping_sub(self.head) & self.mask;
+        // Slots from the head: the walk needs no wrapping (see `announced`).
+        let mut at = 0;
+        while at != steps {
+            let slot = |at: u32| (self.head + at) & self.mask;
+            let frame_slots = frame_slots_at(held, at, held_slots - at)
+                .ok_or_else(|| corrupt_at(self.index, slot(at), held_slots - at))?;
+            if steps - at < frame_slots {
                 return Err(Error::FreeInsideFrame {
                     pipe: self.index,
                     to,
-                    frame_start: slot,
-                    frame_end: (slot + frame_slots) & self.mask,
+                    frame_start: slot(at),
+                    frame_end: slot(at + frame_slots),
                 });
             }
-            slot = (slot + frame_slots) & self.mask;
+            at += frame_slots;
         }
         Ok(())
     }
 }
 
-/// The length of the frame at `slot` of `ring` (mapped twice), from its
-/// header; [`Error::CorruptRing`] unless that gives a frame of 1 to `left`
-/// slots (what is announced from `slot` on).
-fn frame_len_at(ring: &[u8], pipe: usize, slot: u32, left: u32) -> Result<u32> {
-    let off = slot as usize * BEAT_BYTES;
-    ring.get(off..off + BEAT_BYTES)
+/// The length of the frame at slot `at` of `held` (announced slots, from
+/// the head on), from its header, unless that does not give a frame of 1 to
+/// `left` slots (what is announced from there on).
+#[inline]
+fn frame_len_at(held: &[u8], at: u32, left: u32) -> Option<u32> {
+    let off = at as usize * BEAT_BYTES;
+    held.get(off..off + BEAT_BYTES)
         .and_then(frame_len_from_header)
         .filter(|len| (1..=left).contains(&slots_for(*len)))
-        .ok_or_else(|| Error::CorruptRing {
-            pipe,
-            slot,
-            what: format!("no frame length that fits the {left} slots announced"),
-        })
 }
 
-/// Frames between a pipe's head and its announced tail, borrowed from the ring.
+/// Slots of the frame at slot `at` of `held` (see [`frame_len_at`]).
+#[inline]
+fn frame_slots_at(held: &[u8], at: u32, left: u32) -> Option<u32> {
+    frame_len_at(held, at, left).map(slots_for)
+}
+
+/// The ring of `pipe` is corrupt at `slot`: no frame length there fits.
+#[cold]
+fn corrupt_at(pipe: usize, slot: u32, left: u32) -> Error {
+    Error::CorruptRing {
+        pipe,
+        slot,
+        what: format!("no frame length that fits the {left} slots announced"),
+    }
+}
+
+/// Frames between a pipe's head and its announced tail, borrowed from the
+/// ring without copying.
+///
+/// Handing out plain slices of a ring the card writes is sound because of
+/// the order of reads: the batch is made from a tail that a notification
+/// record announced, read with acquire ordering before the batch exists
+/// ([`crate::DmaView::load_u32_acquire`]), so every byte read through the
+/// batch was written by the card before; and the card writes those slots
+/// again only once they are freed, which [`RxPipe::free`] does through
+/// `&mut Device`, impossible while the batch borrows the device. The slice
+/// covers only the announced slots, never the rest of the ring, which the
+/// card may be writing meanwhile.
 pub struct RxBatch<'d> {
-    ring: &'d [u8],
+    /// The announced slots, from `start` on (contiguous: the ring is mapped
+    /// twice).
+    bytes: &'d [u8],
     pipe: usize,
     start: u32,
     end: u32,
@@ -339,38 +409,35 @@ impl<'d> RxBatch<'d> {
     /// The bytes from slot `k` of the batch to its end, in one slice (the
     /// ring is mapped twice, so a span that wraps is still contiguous).
     pub fn raw_from(&self, k: u32) -> &'d [u8] {
-        let left = self.slots().saturating_sub(k) as usize;
-        let off = ((self.start + k) & self.mask) as usize * BEAT_BYTES;
-        &self.ring[off..off + left * BEAT_BYTES]
+        self.bytes.get(k as usize * BEAT_BYTES..).unwrap_or(&[])
     }
 
     /// The batch's 64-byte slots in ring order, unparsed (for pipes that
     /// carry fixed-size messages, such as the ACP link's).
     pub fn raw_slots(&self) -> impl Iterator<Item = &'d [u8]> + '_ {
-        (0..self.slots()).map(move |k| {
-            let off = ((self.start + k) & self.mask) as usize * BEAT_BYTES;
-            &self.ring[off..off + BEAT_BYTES]
-        })
+        self.bytes.chunks_exact(BEAT_BYTES)
     }
 
     /// The frames in ring order. A frame whose header does not give a length
     /// that fits the batch is reported as a corrupt ring, not skipped.
     pub fn iter(&self) -> impl Iterator<Item = Result<&'d [u8]>> + '_ {
-        let mut slot = self.start;
+        // Slots from the batch's start: the bytes are contiguous, so the walk
+        // needs no wrapping.
+        let slots = self.slots();
+        let mut at = 0;
         let mut failed = false;
         std::iter::from_fn(move || {
-            if failed || slot == self.end {
+            if failed || at == slots {
                 return None;
             }
-            let off = slot as usize * BEAT_BYTES;
-            let left = self.end.wrapping_sub(slot) & self.mask;
-            let frame = frame_len_at(self.ring, self.pipe, slot, left).map(|len| {
-                slot = (slot + slots_for(len)) & self.mask;
-                // The ring is mapped twice, so a frame that wraps is still one slice.
-                &self.ring[off..off + len as usize]
-            });
-            failed = frame.is_err();
-            Some(frame)
+            let off = at as usize * BEAT_BYTES;
+            let Some(len) = frame_len_at(self.bytes, at, slots - at) else {
+                failed = true;
+                let slot = (self.start + at) & self.mask;
+                return Some(Err(corrupt_at(self.pipe, slot, slots - at)));
+            };
+            at += slots_for(len);
+            Some(Ok(&self.bytes[off..off + len as usize]))
         })
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::sim_proto::{self as proto, Alloc, Fields, Hello, Request};
 use crate::sys::SharedMem;
-use crate::{Card, DmaRegion, Error, EthernetPort, RegionKind, Result};
+use crate::{Card, DmaRegion, DmaView, DmaViewMut, Error, EthernetPort, RegionKind, Result};
 use std::fs::OpenOptions;
 use std::io;
 use std::os::unix::net::UnixStream;
@@ -277,18 +277,20 @@ impl Card for SimClientCard {
         })
     }
 
-    fn dma(&self, region: &DmaRegion) -> &[u8] {
-        match self.regions.get(region.id) {
+    fn dma(&self, region: &DmaRegion) -> DmaView<'_> {
+        // The simulator writes the shared memory only while a request of
+        // ours is in flight, which takes `&mut self` (see `SharedMem::map`).
+        DmaView::from_slice(match self.regions.get(region.id) {
             Some(&(off, view)) => &self.mem.bytes()[off..off + view],
             None => &[],
-        }
+        })
     }
 
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
-        match self.regions.get(region.id) {
+    fn dma_mut(&mut self, region: &DmaRegion) -> DmaViewMut<'_> {
+        DmaViewMut::from_slice(match self.regions.get(region.id) {
             Some(&(off, view)) => &mut self.mem.bytes_mut()[off..off + view],
             None => &mut [],
-        }
+        })
     }
 
     fn relax(&mut self) {

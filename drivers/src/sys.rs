@@ -6,6 +6,7 @@
 //! twice back to back (the mirrored rings), and `vfio-ioctls` (rust-vmm)
 //! brings in the VMM crates for a dozen ioctls.
 
+use crate::{DmaView, DmaViewMut};
 use memmap2::{MmapMut, MmapOptions, MmapRaw};
 use std::fs::File;
 use std::io;
@@ -161,17 +162,33 @@ impl DmaMap {
         }
     }
 
-    pub fn bytes(&self) -> &[u8] {
-        // SAFETY: the view is mapped read-write for the life of `self`. The
-        // card writes it by DMA while software reads; the driver only reads
-        // bytes the card has announced (behind a notification), as for any
-        // NIC ring shared with hardware.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.view_len()) }
+    /// The mapping as the card writes it: no plain slice, since the card
+    /// writes by DMA at any time.
+    pub fn view(&self) -> DmaView<'_> {
+        // SAFETY: the view is mapped read-write for the life of `self` (it is
+        // unmapped only in `drop`). The card writes it by DMA at any time,
+        // which `DmaView` allows: it reads with atomic loads, and hands out
+        // slices only of bytes the card announced (`DmaView::announced`,
+        // whose callers vouch for them). In this process, memory is written
+        // only through `view_mut`, which takes `&mut self` and so cannot
+        // overlap this borrow.
+        unsafe { DmaView::from_raw(self.ptr, self.view_len()) }
     }
 
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `bytes`; `&mut self` makes this the only slice.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.view_len()) }
+    /// `len` bytes from `offset` of the mapping for software to write (an
+    /// empty view when they reach past it).
+    pub fn view_mut(&mut self, offset: usize, len: usize) -> DmaViewMut<'_> {
+        let fits = offset
+            .checked_add(len)
+            .is_some_and(|end| end <= self.view_len());
+        let (at, len) = if fits { (offset, len) } else { (0, 0) };
+        // SAFETY: `at..at + len` lies inside the mapping (checked above),
+        // which stays mapped read-write for the life of `self`; `&mut self`
+        // makes this the only view of it in this process (`view` takes
+        // `&self`). The card may read it or DMA into it meanwhile, which
+        // `DmaViewMut` allows: it writes through raw pointers, never a
+        // `&mut [u8]`.
+        unsafe { DmaViewMut::from_raw(self.ptr.wrapping_add(at), len) }
     }
 }
 

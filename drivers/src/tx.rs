@@ -2,14 +2,24 @@
 //! doorbell; the card reads them by DMA, sends them and reports its new head
 //! in a completion record.
 
+use crate::dropped::DropGuard;
 use crate::{Card, Device, DmaRegion, Error, Result, RxPipe};
 use pendulum_layout::frame::slots_for;
 use pendulum_layout::{pipe, pipe_page, tx_compl, BEAT_BYTES};
+
+// `TxPipe::poll` reads a completion record's HEAD and SEQ in one 64-bit load.
+const _: () = assert!(
+    tx_compl::HEAD.lsb + tx_compl::HEAD.width <= 64
+        && tx_compl::SEQ.lsb + tx_compl::SEQ.width <= 64
+);
 
 /// A transmit pipe: a data ring where software places frames back to back,
 /// each starting on a 64-byte slot (the layout the RX side uses, so a frame
 /// needs no descriptor), and a completion record where the card announces how
 /// far it has sent.
+///
+/// Close it with [`Device::close_tx_pipe`]; a pipe dropped instead is
+/// closed (disabled on the card) by the Device's next call.
 #[derive(Debug)]
 pub struct TxPipe {
     index: usize,
@@ -27,10 +37,12 @@ pub struct TxPipe {
     /// Set when the ring is an RX pipe's ring (that pipe's index): frames are
     /// posted where they were received, never copied in.
     over_rx: Option<usize>,
+    /// Closes the pipe when it is dropped without [`Device::close_tx_pipe`].
+    guard: DropGuard,
 }
 
 impl TxPipe {
-    pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion) -> Self {
+    pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion, guard: DropGuard) -> Self {
         let slots = (ring.len / BEAT_BYTES) as u32;
         debug_assert!(slots.is_power_of_two(), "ring sizes are powers of two");
         Self {
@@ -43,14 +55,25 @@ impl TxPipe {
             head: 0,
             last_seq: 0,
             over_rx: None,
+            guard,
         }
     }
 
-    pub(crate) fn new_over_rx(index: usize, ring: DmaRegion, compl: DmaRegion, rx: usize) -> Self {
-        Self {
-            over_rx: Some(rx),
-            ..Self::new(index, ring, compl)
-        }
+    /// The pipe is closed: dropping it does nothing more.
+    pub(crate) fn disarm(&mut self) {
+        self.guard.disarm();
+    }
+
+    pub(crate) fn new_over_rx(
+        index: usize,
+        ring: DmaRegion,
+        compl: DmaRegion,
+        rx: usize,
+        guard: DropGuard,
+    ) -> Self {
+        let mut pipe = Self::new(index, ring, compl, guard);
+        pipe.over_rx = Some(rx);
+        pipe
     }
 
     /// Refuses copying into a ring that belongs to an RX pipe.
@@ -123,14 +146,19 @@ impl TxPipe {
     /// Reads the completion record; takes its head only when the sequence
     /// number moved, so a record not yet written (sequence 0) or rewritten
     /// with the same head is not mistaken for progress.
+    ///
+    /// HEAD and SEQ are read together in one 64-bit load with acquire
+    /// ordering, so they belong to one record even when the card writes the
+    /// next one meanwhile.
     fn poll<C: Card>(&mut self, dev: &Device<C>) {
-        let Some(rec) = dev.card().dma(&self.compl).get(..tx_compl::BYTES) else {
+        let Some(rec) = dev.card().dma(&self.compl).load_u64_acquire(0) else {
             return;
         };
-        let seq = tx_compl::SEQ.read(rec) as u32;
+        let rec = rec.to_le_bytes();
+        let seq = tx_compl::SEQ.read(&rec) as u32;
         if seq != self.last_seq {
             self.last_seq = seq;
-            self.head = tx_compl::HEAD.read(rec) as u32 & self.mask;
+            self.head = tx_compl::HEAD.read(&rec) as u32 & self.mask;
         }
     }
 
@@ -165,25 +193,32 @@ impl TxPipe {
     /// end of the ring (split copy), and moves the tail past them.
     fn place<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
         let ring_bytes = self.slots as usize * BEAT_BYTES;
-        let view = dev.card_mut().dma_mut(&self.ring);
-        let mapped = view.len();
-        let Some(ring) = view.get_mut(..ring_bytes) else {
+        let mut ring = dev.card_mut().dma_mut(&self.ring);
+        let mapped = ring.len();
+        if mapped < ring_bytes {
             return Err(Error::dma(format!(
                 "TX ring of pipe {} maps {mapped} bytes, {ring_bytes} expected; the card's DMA memory is broken",
                 self.index
             )));
-        };
+        }
         let off = self.tail as usize * BEAT_BYTES;
         let first = bytes.len().min(ring_bytes - off);
-        ring[off..off + first].copy_from_slice(&bytes[..first]);
-        ring[..bytes.len() - first].copy_from_slice(&bytes[first..]);
+        // Both fit: `off < ring_bytes <= mapped`, and the rest wraps to the
+        // start (callers checked that the frame fits the ring).
+        ring.copy_from(off, &bytes[..first]);
+        ring.copy_from(0, &bytes[first..]);
         self.tail = (self.tail + slots_for(bytes.len() as u32)) & self.mask;
         Ok(())
     }
 
     /// Posted doorbell: tells the card frames end before `self.tail`. No
     /// readback in the fast path; a refused tail shows up in REG_ERRORS.
+    ///
+    /// The release fence keeps the frames' writes (plain stores into DMA
+    /// memory) before the doorbell, so the card never reads a slot before
+    /// software has written it.
     fn ring_doorbell<C: Card>(&self, dev: &mut Device<C>) -> Result<()> {
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
         dev.write(pipe_page(self.index) + pipe::TX_TAIL.offset, self.tail)
     }
 

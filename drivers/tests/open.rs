@@ -1,6 +1,6 @@
 //! `Device::open` refuses cards that are not Pendulum, or speak another major version.
 
-use pendulum_driver::{Card, Device, DmaRegion, Error, RegionKind, Result};
+use pendulum_driver::{Card, Device, DmaRegion, DmaView, DmaViewMut, Error, RegionKind, Result};
 use pendulum_layout::{global, IDENTITY, VERSION_MAJOR};
 
 /// A card that answers only the identity and version registers.
@@ -28,11 +28,11 @@ impl Card for FixedCard {
             source: None,
         })
     }
-    fn dma(&self, _: &DmaRegion) -> &[u8] {
-        &[]
+    fn dma(&self, _: &DmaRegion) -> DmaView<'_> {
+        DmaView::from_slice(&[])
     }
-    fn dma_mut(&mut self, _: &DmaRegion) -> &mut [u8] {
-        &mut []
+    fn dma_mut(&mut self, _: &DmaRegion) -> DmaViewMut<'_> {
+        DmaViewMut::from_slice(&mut [])
     }
     fn relax(&mut self) {}
 }

@@ -7,7 +7,7 @@ pub use crate::models::acp_link::Side;
 use crate::models::{AcpLinkModel, LinkFaults, RegionId};
 pub use crate::nic_sim::{SCHEDULED_WRITE_SPACING_CYCLES, SCHEDULE_GUARD_CYCLES};
 use crate::{NicSim, SimConfig};
-use pendulum_driver::{Card, DmaRegion, Error, RegionKind, Result};
+use pendulum_driver::{Card, DmaRegion, DmaView, DmaViewMut, Error, RegionKind, Result};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -175,26 +175,50 @@ impl Card for PairCard {
         )
     }
 
-    fn dma(&self, region: &DmaRegion) -> &[u8] {
-        let p = self.pair.borrow();
-        let mem = match self.side {
-            Side::A => &p.a.mem,
-            Side::B => &p.b.mem,
+    /// A view that outlives the `RefCell` borrow it was made under: the
+    /// other card of the pair may step both NICs while it lives, and the
+    /// NIC then writes this memory by DMA. So the view holds a raw pointer,
+    /// not a slice, and reads through atomic loads (`DmaView`).
+    fn dma(&self, region: &DmaRegion) -> DmaView<'_> {
+        let id = self.regions[region.id];
+        let raw = match self.side {
+            Side::A => self.pair.borrow().a.mem.region_ptr(id),
+            Side::B => self.pair.borrow().b.mem.region_ptr(id),
         };
-        let s = mem.region(self.regions[region.id]);
-        // SAFETY: the region's bytes live in a heap allocation owned by the
-        // host-memory model, which never moves or frees a region while the
-        // pair exists; this card keeps the pair alive (Rc), and the testbench
-        // is single-threaded, so no step runs while the caller holds the slice
-        // (stepping needs `&mut self` on a card, which the borrow forbids).
-        unsafe { std::slice::from_raw_parts(s.as_ptr(), s.len()) }
+        let Some((ptr, len)) = raw else {
+            return DmaView::from_slice(&[]);
+        };
+        // SAFETY: the bytes stay allocated while the pair lives (the model
+        // never moves or frees a region), and the view borrows `self`, whose
+        // `Rc` keeps the pair alive. Steps of the pair (through either card)
+        // write them only in `HostMemory::dma_write`, through raw pointers
+        // that leave this one valid, and only bytes a NIC writes by DMA,
+        // which excludes frames it announced and has not had back (the bytes
+        // `DmaView::announced` may hand out). Within this crate no slice of a
+        // pair's memory is taken (`HostMemory::region_mut` is crate-private and
+        // used only on a `SimCard`'s), and the testbench is single-threaded,
+        // so the view's atomic loads race with nothing.
+        unsafe { DmaView::from_raw(ptr, len) }
     }
 
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
-        let mut p = self.pair.borrow_mut();
-        let s = p.side(self.side).mem.region_mut(self.regions[region.id]);
-        // SAFETY: as in `dma`; `&mut self` makes this the only borrow through this card.
-        unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr(), s.len()) }
+    fn dma_mut(&mut self, region: &DmaRegion) -> DmaViewMut<'_> {
+        let id = self.regions[region.id];
+        let raw = self
+            .pair
+            .borrow_mut()
+            .side(self.side)
+            .mem
+            .region_ptr_mut(id);
+        let Some((ptr, len)) = raw else {
+            return DmaViewMut::from_slice(&mut []);
+        };
+        // SAFETY: as in `dma`: allocated while the pair lives, which the
+        // borrowed `self` keeps alive; no slice of it exists (a `dma` view
+        // of this card would need `&self`, excluded by `&mut self`). Steps
+        // run by the other card meanwhile write only bytes the NIC writes by
+        // DMA, and the driver writes only a TX ring's free slots, which the
+        // NIC does not write.
+        unsafe { DmaViewMut::from_raw(ptr, len) }
     }
 
     fn relax(&mut self) {

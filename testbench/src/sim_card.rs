@@ -1,6 +1,8 @@
 use crate::models::{HostMemory, RegionId, RegionKind as MemKind};
 use crate::{NicSim, SimConfig};
-use pendulum_driver::{Card, DmaRegion, Error, EthernetPort, RegionKind, Result};
+use pendulum_driver::{
+    Card, DmaRegion, DmaView, DmaViewMut, Error, EthernetPort, RegionKind, Result,
+};
 
 /// The simulated card: the Verilated NIC behind the driver's [`Card`] trait.
 /// Register accesses and polling advance simulated time.
@@ -62,12 +64,13 @@ impl Card for SimCard {
         alloc_region(&mut self.sim.mem, &mut self.regions, len, kind, mirrored)
     }
 
-    fn dma(&self, region: &DmaRegion) -> &[u8] {
-        self.sim.mem.region(self.regions[region.id])
+    fn dma(&self, region: &DmaRegion) -> DmaView<'_> {
+        // The NIC writes host memory only while it steps, which takes `&mut self`.
+        DmaView::from_slice(self.sim.mem.region(self.regions[region.id]))
     }
 
-    fn dma_mut(&mut self, region: &DmaRegion) -> &mut [u8] {
-        self.sim.mem.region_mut(self.regions[region.id])
+    fn dma_mut(&mut self, region: &DmaRegion) -> DmaViewMut<'_> {
+        DmaViewMut::from_slice(self.sim.mem.region_mut(self.regions[region.id]))
     }
 
     fn relax(&mut self) {

@@ -472,3 +472,22 @@ fn one_slot_commits_through_the_driver() {
         })
     ));
 }
+
+#[test]
+fn a_dropped_atomics_gives_the_unit_back_and_its_pipes_are_switched_off() {
+    let (mut dev, mut at) = open();
+    assert_eq!(at.fetch_add(&mut dev, 0, 3).unwrap(), 0);
+    drop(at);
+    let mut at = dev.open_atomics(0, 1, 64 * 1024).unwrap();
+    assert_eq!(at.fetch_add(&mut dev, 0, 3).unwrap(), 3);
+    // Failing halfway (no such TX pipe) leaves the RX pipe closed.
+    dev.close_atomics(at).unwrap();
+    let tx_pipes = dev.tx_pipes();
+    assert!(matches!(
+        dev.open_atomics(2, tx_pipes, 4096),
+        Err(Error::NoSuchTxPipe { .. })
+    ));
+    let pipe2 = dev.read(pendulum_layout::pipe_page(2) + pendulum_layout::pipe::CTRL.offset);
+    assert_eq!(pipe2.unwrap() & pendulum_layout::pipe::CTRL_ENABLE, 0);
+    dev.open_rx_pipe(2, 4096).unwrap();
+}

@@ -766,7 +766,7 @@ fn ring_writes_off_a_4k_aligned_base_never_cross_a_4k_boundary() {
     assert!(dev.card_mut().sim.drain(100_000));
     let pcie = dev.card().sim.pcie.counters();
     assert_eq!((pcie.tlp_errors, pcie.stray_writes), (0, 0));
-    let ring = &dev.card().dma(&region)[skew..skew + ring_bytes];
+    let ring = &dev.card().dma(&region).to_vec()[skew..skew + ring_bytes];
     let mut slot = 0;
     for (i, f) in frames.iter().enumerate() {
         assert!(
@@ -792,4 +792,28 @@ fn rx_overflow_drops_reads_the_count_from_the_rx_crossing() {
         (c.rx_overflow_drops, c.drops(), c.reg_errors),
         (0xFFFF_FFFE, 0, 0)
     );
+}
+
+#[test]
+fn a_dropped_pipe_is_switched_off_and_its_frames_are_dropped_and_counted() {
+    let mut dev = open();
+    // Every frame to pipe 0.
+    dev.set_fallback_pipes(0, 1).unwrap();
+    dev.set_default_pipe(0).unwrap();
+    let mut g = FrameGen::new(7);
+    drop(dev.open_rx_pipe(0, 4096).unwrap());
+    // The Device's next call switches the pipe off.
+    dev.check_card().unwrap();
+    dev.card_mut().sim.eth.push(g.frame(100, 0));
+    assert!(dev.card_mut().sim.drain(100_000));
+    let c = dev.counters().unwrap();
+    assert_eq!((c.rx_frames, c.drop_pipe_off), (0, 1));
+    // The index is free again, and the reopened pipe receives.
+    let mut pipe = dev.open_rx_pipe(0, 4096).unwrap();
+    let f = g.frame(100, 0);
+    dev.card_mut().sim.eth.push(f.clone());
+    assert!(pipe.wait(&mut dev, 10_000));
+    let batch = pipe.recv(&dev);
+    let got: Vec<Vec<u8>> = batch.iter().map(|r| r.unwrap().to_vec()).collect();
+    assert_eq!(got, [f]);
 }

@@ -256,13 +256,24 @@ impl HostMemory {
             return Err(MemError::Unmapped { iova });
         };
         self.last_hit = i;
-        let r = &mut self.regions[i];
-        let bytes: &mut [u8] = match (&mut r.store, &mut self.shared) {
-            (Store::Shared { offset, view_bytes }, Some(s)) => {
-                &mut s.map[*offset..*offset + *view_bytes]
+        let Some((base, view_bytes)) = self.region_ptr_mut(RegionId(i)) else {
+            return Err(MemError::Unmapped { iova });
+        };
+        let r = &self.regions[i];
+        // Bytes are written through the region's raw pointer, never through a
+        // `&mut [u8]` of the region: a driver's view of the region
+        // (`region_ptr`, held by a `PairCard` while the peer NIC steps this
+        // one) stays valid across the write.
+        let put = |off: usize, byte: u8| {
+            if off < view_bytes {
+                // SAFETY: `off` lies inside the region's view (checked), whose
+                // bytes live as long as `self`. No `&mut` of them exists
+                // (`&mut self`), and the only shared slices that can be alive
+                // are a driver's frames the NIC announced and has not had
+                // back (`DmaView::announced`), which the NIC, and so this
+                // write, does not touch.
+                unsafe { base.add(off).write(byte) };
             }
-            (Store::Heap(v), _) => v,
-            (Store::Shared { .. }, None) => return Err(MemError::Unmapped { iova }),
         };
         // Offset of the first strobed byte; `iova` itself may lie below the
         // region when the leading bytes are not strobed.
@@ -273,16 +284,49 @@ impl HostMemory {
             let k = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let off = first_off + k - first;
-            bytes[off] = data[k];
+            put(off, data[k]);
             if r.mirrored {
-                bytes[off + r.len_bytes] = data[k];
+                put(off + r.len_bytes, data[k]);
             }
         }
         Ok(r.kind)
     }
 
+    /// The first byte of the region's view (`2 * len` bytes when mirrored)
+    /// and the view's length, made without a reference to the bytes, so the
+    /// pointer stays valid across the model's own DMA writes (which go
+    /// through [`HostMemory::region_ptr_mut`]'s pointer: `Vec::as_ptr`,
+    /// `as_mut_ptr` and `MmapMut::as_ptr` promise not to invalidate one
+    /// another). Read only, as long as `self` lives: a region's bytes are
+    /// never moved or freed (its `Vec` or the file mapping is never resized).
+    pub fn region_ptr(&self, id: RegionId) -> Option<(*const u8, usize)> {
+        match (&self.regions.get(id.0)?.store, &self.shared) {
+            (Store::Heap(v), _) => Some((v.as_ptr(), v.len())),
+            (Store::Shared { offset, view_bytes }, Some(s)) => {
+                Some((s.map.as_ptr().wrapping_add(*offset), *view_bytes))
+            }
+            (Store::Shared { .. }, None) => None,
+        }
+    }
+
+    /// [`HostMemory::region_ptr`] for writing.
+    pub fn region_ptr_mut(&mut self, id: RegionId) -> Option<(*mut u8, usize)> {
+        match (&mut self.regions.get_mut(id.0)?.store, &mut self.shared) {
+            (Store::Heap(v), _) => Some((v.as_mut_ptr(), v.len())),
+            (Store::Shared { offset, view_bytes }, Some(s)) => {
+                Some((s.map.as_mut_ptr().wrapping_add(*offset), *view_bytes))
+            }
+            (Store::Shared { .. }, None) => None,
+        }
+    }
+
     /// The region's bytes as the host sees them: `2 * len` bytes when mirrored.
-    pub fn region(&self, id: RegionId) -> &[u8] {
+    /// Crate-private, as is [`HostMemory::region_mut`]: a `PairCard` reads
+    /// and writes its NIC's memory through raw pointers while the other NIC
+    /// steps, which a slice held meanwhile would make unsound; inside this
+    /// crate only a [`crate::SimCard`] (and the models' unit tests) take
+    /// slices, of memory no pair shares.
+    pub(crate) fn region(&self, id: RegionId) -> &[u8] {
         let r = &self.regions[id.0];
         match &r.store {
             Store::Heap(v) => v,
@@ -292,7 +336,7 @@ impl HostMemory {
 
     /// Mutable view of the region, for the host side (e.g. zeroing a ring).
     /// Writes here are not mirrored: the caller sees the raw view.
-    pub fn region_mut(&mut self, id: RegionId) -> &mut [u8] {
+    pub(crate) fn region_mut(&mut self, id: RegionId) -> &mut [u8] {
         match (&mut self.regions[id.0].store, &mut self.shared) {
             (Store::Heap(v), _) => v,
             (Store::Shared { offset, view_bytes }, Some(s)) => {
