@@ -12,6 +12,10 @@
 //! Simulated cards also implement [`EthernetPort`]: frames injected into
 //! the card's Ethernet RX and collected from its TX with the same calls on
 //! every simulated card, so a test that feeds traffic runs unchanged on each.
+//!
+//! [`Device::split`] gives each core its own [`CoreHandle`]: its own
+//! notification buffer, RX and TX pipes and flows, usable from its own
+//! thread.
 
 // Only `sys` (memory mappings and VFIO ioctls) may use `unsafe`, and every
 // unsafe block there says why it is sound.
@@ -20,6 +24,7 @@
 
 mod atomics;
 mod card;
+mod core_handle;
 mod device;
 mod error;
 mod flow;
@@ -40,6 +45,7 @@ mod tx;
 
 pub use atomics::{commit_words, Atomics};
 pub use card::{Card, DmaRegion, RegionKind};
+pub use core_handle::CoreHandle;
 pub use device::{Counters, Device, POLLS_PER_RESET_CHECK};
 pub use error::{Error, Result};
 pub use link::{Link, LinkCounters, LinkMsg, LinkState, MsgKind};
