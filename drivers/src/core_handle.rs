@@ -24,12 +24,12 @@
 //! and the card, the flow table and the register writes that must not
 //! interleave (a checked write reads REG_ERRORS before and after) are shared
 //! by all cores however the pipes are divided. In the common case each core
-//! touches only its own pipes, so the lock is uncontended: one atomic
-//! compare-and-swap to take it and one to release it, a few nanoseconds
-//! beside a register write. A lock-free split (each core holding its own
-//! register page and notification buffer outright) would need the card's
-//! shared state behind its own lock anyway, and is left for when a
-//! measurement shows the mutex costs something.
+//! touches only its own pipes, so the lock is uncontended: an atomic
+//! compare-and-swap to take it and an atomic swap to release it (not yet
+//! measured beside the rest of a call). A lock-free split (each core
+//! holding its own register page and notification buffer outright) would
+//! need the card's shared state behind its own lock anyway, and is left
+//! for when a measurement shows the mutex costs something.
 //!
 //! A handle is [`Send`] when the card is (`Mutex<Device<C>>` is shared
 //! between threads only if `Device<C>` may move between them): the
