@@ -45,6 +45,9 @@ pub struct CoreHandle<C: Card> {
     core: usize,
     cores: usize,
     notif_bufs: usize,
+    /// The card's RX and TX pipes, so a pipe it lacks is named as such.
+    pipes: usize,
+    tx_pipes: usize,
     dev: Arc<Mutex<Device<C>>>,
 }
 
@@ -67,12 +70,15 @@ impl<C: Card> Device<C> {
                 tx_pipes,
             });
         }
+        let pipes = self.pipes();
         let dev = Arc::new(Mutex::new(self));
         Ok((0..cores)
             .map(|core| CoreHandle {
                 core,
                 cores,
                 notif_bufs,
+                pipes,
+                tx_pipes,
                 dev: Arc::clone(&dev),
             })
             .collect())
@@ -107,8 +113,15 @@ impl<C: Card> CoreHandle<C> {
         pipe % self.cores
     }
 
-    /// [`Error::NotThisCore`] unless this core owns RX pipe `pipe`.
+    /// [`Error::NotThisCore`] unless this core owns RX pipe `pipe`
+    /// ([`Error::NoSuchPipe`] if the card has no such pipe).
     fn check_rx(&self, pipe: usize) -> Result<()> {
+        if pipe >= self.pipes {
+            return Err(Error::NoSuchPipe {
+                pipe,
+                pipes: self.pipes,
+            });
+        }
         let owner = self.rx_owner(pipe);
         if owner == Some(self.core) {
             return Ok(());
@@ -121,8 +134,15 @@ impl<C: Card> CoreHandle<C> {
         })
     }
 
-    /// [`Error::NotThisCore`] unless this core owns TX pipe `pipe`.
+    /// [`Error::NotThisCore`] unless this core owns TX pipe `pipe`
+    /// ([`Error::NoSuchTxPipe`] if the card has no such TX pipe).
     fn check_tx(&self, pipe: usize) -> Result<()> {
+        if pipe >= self.tx_pipes {
+            return Err(Error::NoSuchTxPipe {
+                pipe,
+                tx_pipes: self.tx_pipes,
+            });
+        }
         let owner = self.tx_owner(pipe);
         if owner == self.core {
             return Ok(());
@@ -302,20 +322,10 @@ impl<C: Card> CoreHandle<C> {
     /// are. If a core panicked while holding the device, its state may be
     /// half updated.
     pub fn into_device(self) -> std::result::Result<Device<C>, Self> {
-        let Self {
-            core,
-            cores,
-            notif_bufs,
-            dev,
-        } = self;
+        let Self { dev, .. } = self;
         match Arc::try_unwrap(dev) {
             Ok(m) => Ok(m.into_inner().unwrap_or_else(|p| p.into_inner())),
-            Err(dev) => Err(Self {
-                core,
-                cores,
-                notif_bufs,
-                dev,
-            }),
+            Err(dev) => Err(Self { dev, ..self }),
         }
     }
 }

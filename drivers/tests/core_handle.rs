@@ -90,6 +90,17 @@ fn a_core_cannot_open_another_cores_pipes_and_the_card_is_not_touched() {
     // Pipe 2 reports into buffer 2, which no core of two owns.
     assert_not_this_core(hs[0].open_rx_pipe(2, 4096), "RX pipe", 2, None);
     assert_eq!(writes(&hs[0]), before, "a refused open wrote registers");
+    let e = hs[0].open_rx_pipe(1, 4096).unwrap_err().to_string();
+    assert!(e.contains("use it through core 1's handle"), "{e}");
+    // A pipe the card lacks is named as such, whoever would own it.
+    assert!(matches!(
+        hs[0].open_rx_pipe(64, 4096),
+        Err(Error::NoSuchPipe { pipe: 64, .. })
+    ));
+    assert!(matches!(
+        hs[0].open_tx_pipe(4, 4096),
+        Err(Error::NoSuchTxPipe { pipe: 4, .. })
+    ));
     // Each core opens its own.
     hs[0].open_rx_pipe(0, 4096).unwrap();
     hs[0].open_tx_pipe(2, 4096).unwrap();
