@@ -196,6 +196,27 @@ pub enum Error {
         what: &'static str,
         card: &'static str,
     },
+    /// [`crate::Device::split`] into no cores, or into more than the card
+    /// has notification buffers or TX pipes for (one of each per core).
+    #[error("cannot split the device into {cores} per-core handles: each core owns one notification buffer and one TX pipe, and the card has {notif_bufs} notification buffers and {tx_pipes} TX pipes; ask for 1 to {max} cores", max = (*notif_bufs).min(*tx_pipes))]
+    BadCoreCount {
+        cores: usize,
+        notif_bufs: usize,
+        tx_pipes: usize,
+    },
+    /// A per-core handle ([`crate::CoreHandle`]) was asked to use a pipe or
+    /// flow that another core owns (or none does); nothing was done.
+    #[error("core {core} cannot use {what} {index}: {}", match owner { Some(o) => format!("it belongs to core {o}; use it through core {o}'s handle"), None => "no core owns it (RX pipe p belongs to the core whose notification buffer is p mod CAP_NOTIF_BUFS; split into more cores to use it)".to_string() })]
+    NotThisCore {
+        core: usize,
+        what: &'static str,
+        index: usize,
+        owner: Option<usize>,
+    },
+    /// A thread panicked while its [`crate::CoreHandle`] held the device, so
+    /// the driver's state may be half updated.
+    #[error("another core's thread panicked while it held the device, which may have left the driver's state half updated: drop every handle and open the card again")]
+    CorePanicked,
 }
 
 impl Error {

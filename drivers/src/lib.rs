@@ -12,6 +12,10 @@
 //! Simulated cards also implement [`EthernetPort`]: frames injected into
 //! the card's Ethernet RX and collected from its TX with the same calls on
 //! every simulated card, so a test that feeds traffic runs unchanged on each.
+//!
+//! [`Device::split`] gives each core its own [`CoreHandle`]: its own
+//! notification buffer, RX and TX pipes and flows, usable from its own
+//! thread.
 
 // Only `sys` (memory mappings and VFIO ioctls) and `dma` (loads from memory
 // the card writes) may use `unsafe`, and every unsafe block there says why it
@@ -21,6 +25,7 @@
 
 mod atomics;
 mod card;
+mod core_handle;
 mod device;
 #[allow(unsafe_code)]
 mod dma;
@@ -44,6 +49,7 @@ mod tx;
 
 pub use atomics::{commit_words, Atomics};
 pub use card::{Card, DmaRegion, RegionKind};
+pub use core_handle::CoreHandle;
 pub use device::{Counters, Device, POLLS_PER_RESET_CHECK};
 pub use dma::{DmaView, DmaViewMut};
 pub use error::{Error, Reservation, Result, SteeringConflict};

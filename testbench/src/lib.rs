@@ -34,6 +34,21 @@ pub use sim_card::SimCard;
 #[allow(clippy::all, dead_code)]
 pub mod verilated {
     include!(concat!(env!("OUT_DIR"), "/ports.rs"));
+
+    // SAFETY: a `VerilatedNic` owns its C++ model (with the model's own
+    // `VerilatedContext`) alone, from `pnd_new` to `pnd_free` in `Drop`,
+    // and every access takes `&self` or `&mut self`, so moving it to
+    // another thread moves the only way to reach the model, and no two
+    // threads ever use it at once (it is not `Sync`). The model is built
+    // without `--threads` and without `VL_DEBUG`, so it runs on the
+    // calling thread and nothing checks which thread that is. The one
+    // per-thread state Verilator keeps (`Verilated::t_s`: the thread's
+    // current context, pending `$display` messages, DPI scope) is used by
+    // `$display`, `$finish`, DPI and random initialisation, none of which
+    // the generated NIC contains (`--x-initial fast`, no system tasks).
+    // This is what lets a `SimCard` move into a per-core thread
+    // (`Device::split`).
+    unsafe impl Send for VerilatedNic {}
 }
 
 /// Core clock of the boards; simulated cycles convert to time at this rate.

@@ -19,12 +19,13 @@ pub const SCHEDULE_GUARD_CYCLES: u64 = 8;
 pub const SCHEDULED_WRITE_SPACING_CYCLES: u64 = 4;
 
 /// Called with (cycle, address, data, byte enables) for every DMA write beat
-/// the host port accepts.
-pub type DmaTap = Box<dyn FnMut(u64, u64, &[u8; 64], u64)>;
+/// the host port accepts. `Send`, so a `NicSim` (and so a `SimCard`) can
+/// move into another thread.
+pub type DmaTap = Box<dyn FnMut(u64, u64, &[u8; 64], u64) + Send>;
 
 /// Called with (cycle, register offset, value) for every register write the
-/// NIC's MMIO port accepts.
-pub type MmioWriteTap = Box<dyn FnMut(u64, u32, u32)>;
+/// NIC's MMIO port accepts. `Send`, as [`DmaTap`].
+pub type MmioWriteTap = Box<dyn FnMut(u64, u32, u32) + Send>;
 
 /// A register write to present at the MMIO port at a given cycle.
 #[derive(Clone, Copy, Debug)]

@@ -233,6 +233,7 @@ mod tests {
     use super::*;
     use pendulum_layout::acp::{BYTE_OPCODE, OP_ENTANGLE};
     use pendulum_layout::global::{LINK_CTRL, LINK_CTRL_RESET, SCRATCH};
+    use std::sync::{Arc, Mutex};
 
     /// One-way latency of the link in these tests, cycles.
     const LINK_LATENCY_CYCLES: u32 = 10;
@@ -266,9 +267,9 @@ mod tests {
                 ..Default::default()
             },
         );
-        let accepted = Rc::new(RefCell::new(Vec::new()));
+        let accepted = Arc::new(Mutex::new(Vec::new()));
         let acc = accepted.clone();
-        p.b.mmio_write_tap = Some(Box::new(move |c, a, v| acc.borrow_mut().push((c, a, v))));
+        p.b.mmio_write_tap = Some(Box::new(move |c, a, v| acc.lock().unwrap().push((c, a, v))));
         let incarnations = Rc::new(RefCell::new(Vec::new()));
         let inc = incarnations.clone();
         p.wire_tap = Some(Box::new(move |c, side, r| {
@@ -302,7 +303,7 @@ mod tests {
             .expect("B never drew a new incarnation")
             .0;
         let late = p.b.scheduled_writes_late();
-        let accepted = accepted.borrow().clone();
+        let accepted = accepted.lock().unwrap().clone();
         ResetRun {
             at_cycle,
             accepted,

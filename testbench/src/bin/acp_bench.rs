@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 const RING: u32 = 256 * 1024;
@@ -40,7 +41,7 @@ fn payload_id(rec: &[u8]) -> Option<u64> {
 }
 
 /// A pair with the link up, K channels in use, and taps recording times.
-fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Rc<RefCell<Times>>) {
+fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Arc<Mutex<Times>>) {
     let mut t = AcpTraffic::new(SimConfig::default(), faults, RING).expect("open pair");
     t.a.dev
         .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
@@ -52,13 +53,13 @@ fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Rc<RefCell<Times>>) {
     t.a.dev.reset_link().unwrap();
     t.b.dev.reset_link().unwrap();
     assert!(t.wait_up(100_000).unwrap(), "link did not come up");
-    let times = Rc::new(RefCell::new(Times::default()));
+    let times = Arc::new(Mutex::new(Times::default()));
     let tt = times.clone();
     let mut p = t.pair.borrow_mut();
     p.wire_tap = Some(Box::new(move |cycle, side, rec| {
         if side == Side::A && rec[acp::BYTE_OPCODE] == acp::OP_OFFER {
             if let Some(id) = payload_id(rec) {
-                tt.borrow_mut().offered.entry(id).or_insert(cycle);
+                tt.lock().unwrap().offered.entry(id).or_insert(cycle);
             }
         }
     }));
@@ -66,7 +67,7 @@ fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Rc<RefCell<Times>>) {
     p.b.dma_tap = Some(Box::new(move |cycle, _addr, data, strb| {
         if strb == u64::MAX && data[0] == acp::message::KIND_DELIVERED {
             if let Some(id) = payload_id(data) {
-                tt.borrow_mut().delivered.entry(id).or_insert(cycle);
+                tt.lock().unwrap().delivered.entry(id).or_insert(cycle);
             }
         }
     }));
@@ -217,7 +218,7 @@ fn acp_under(f: &FaultRun, n: u64) -> Value {
             .count();
     let returned = t.a.returned.len();
     let lost = t.a.sent.len() - seen.len() - returned;
-    let times = times.borrow();
+    let times = times.lock().unwrap();
     let mut lat: Vec<u64> = times
         .delivered
         .iter()

@@ -22,8 +22,7 @@ use pendulum_testbench::outln;
 use pendulum_testbench::pair::Side;
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
 use serde_json::json;
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 const REQUESTS: usize = 20_000;
 
@@ -136,11 +135,11 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
     let mut at = dev.open_atomics(1, 1, 2 << 20).unwrap();
     // (first cycle, last cycle, result slots) of full-line writes into the
     // result ring; a commit result's second slot is counted by position.
-    let seen: Rc<RefCell<(Option<u64>, u64, u64)>> = Rc::new(RefCell::new((None, 0, 0)));
+    let seen: Arc<Mutex<(Option<u64>, u64, u64)>> = Arc::new(Mutex::new((None, 0, 0)));
     let s = seen.clone();
     let per = stream.result_slots();
     dev.card_mut().sim.dma_tap = Some(Box::new(move |cycle, _, data, strb| {
-        let mut s = s.borrow_mut();
+        let mut s = s.lock().unwrap();
         if strb == u64::MAX && (s.2 % per != 0 || data[0] == KIND_RESULT) {
             s.0.get_or_insert(cycle);
             s.1 = cycle;
@@ -160,7 +159,7 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
             dev.card_mut().relax();
         }
     }
-    let s = seen.borrow();
+    let s = seen.lock().unwrap();
     let cycles = s.1 - s.0.unwrap();
     ((s.2 / per - 1) as f64 / cycles as f64, cycles)
 }
@@ -202,10 +201,10 @@ fn round_trip(latency: u32, verb: bool) -> (u64, Option<u64>) {
     };
     // (offer out, COMMIT decided, result written to host memory)
     type Seen = (Option<u64>, Option<u64>, Option<u64>);
-    let seen: Rc<RefCell<Seen>> = Rc::new(RefCell::new((None, None, None)));
+    let seen: Arc<Mutex<Seen>> = Arc::new(Mutex::new((None, None, None)));
     let s = seen.clone();
     t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
-        let mut s = s.borrow_mut();
+        let mut s = s.lock().unwrap();
         if side != Side::A {
             return;
         }
@@ -221,7 +220,7 @@ fn round_trip(latency: u32, verb: bool) -> (u64, Option<u64>) {
     }));
     let s = seen.clone();
     t.pair.borrow_mut().a.dma_tap = Some(Box::new(move |cycle, _, data, strb| {
-        let mut s = s.borrow_mut();
+        let mut s = s.lock().unwrap();
         if strb & 1 == 1 && data[0] == acp::message::KIND_VERB_RESULT && s.2.is_none() {
             s.2 = Some(cycle);
         }
@@ -240,10 +239,10 @@ fn round_trip(latency: u32, verb: bool) -> (u64, Option<u64>) {
     }
     let end = t.cycle() + 200_000;
     let done = |s: &Seen| s.1.is_some() && (!verb || s.2.is_some());
-    while t.cycle() < end && !done(&seen.borrow()) {
+    while t.cycle() < end && !done(&seen.lock().unwrap()) {
         t.poll().unwrap();
     }
-    let s = seen.borrow();
+    let s = seen.lock().unwrap();
     let offer = s.0.expect("no offer");
     let commit = s.1.expect("no commit").saturating_sub(offer);
     (commit, s.2.map(|r| r.saturating_sub(offer)))
