@@ -586,10 +586,11 @@ impl Logic for PendulumNic {
         // TX completions: the framer's head moves, a restart when software
         // switches the TX pipe on or off, and the pipe's completion address.
         // Coalesced: a record when the head reaches the tail software rang
-        // for the run (the run's end), or enters another block of
-        // TX_COMPL_SLOTS slots; the moves in between are covered by the next
-        // record.
-        self.tx_compl_due.next = self.tx_framer.run_end.val()
+        // (read a cycle ahead, at the pipe of the coming move), or enters
+        // another block of TX_COMPL_SLOTS slots; the moves in between are
+        // covered by the next record.
+        self.regs.tx_cp_addr.next = self.tx_framer.next_ev_pipe.val();
+        self.tx_compl_due.next = (self.tx_framer.new_head.val() == self.regs.tx_cp_tail.val())
             | ((self.tx_framer.new_head.val() & self.compl_block.val())
                 != (self.tx_framer.old_head.val() & self.compl_block.val()));
         self.tx_compl.moved.next = self.tx_framer.moved.val() & self.tx_compl_due.val();

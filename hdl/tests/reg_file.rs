@@ -166,6 +166,7 @@ fn connect_inputs(uut: &mut RegFile) {
     uut.events.restart_enable.connect();
     uut.events.notification.connect();
     uut.tx_fe_addr.connect();
+    uut.tx_cp_addr.connect();
     uut.tx_head_move.connect();
     uut.tx_head_pipe.connect();
     uut.tx_head_value.connect();

@@ -17,7 +17,7 @@ use rust_hdl::prelude::*;
 /// ring slot and mask (a read that starts outside a frame starts at the
 /// pipe's head, since runs end on frame boundaries), and one register holds
 /// the head of the pipe being framed. The head moves and events are
-/// registered: `moved`, `new_head`, `old_head`, `run_end` and the `ev_*`
+/// registered: `moved`, `new_head`, `old_head` and the `ev_*`
 /// pulses come the cycle after the beat that caused them; `TxRegs` keeps
 /// each pipe's head from them.
 ///
@@ -51,13 +51,13 @@ pub struct TxFramer {
     /// Each TX pipe's on bit.
     pub tx_enable: Signal<In, Bits<TX_PIPES>>,
     /// One-cycle pulse: pipe `ev_pipe`'s head moved from `old_head` to
-    /// `new_head` (the slot after the last frame sent or dropped); with
-    /// `run_end`, the move finished the run (the head reached the tail
-    /// software rang when the run started).
+    /// `new_head` (the slot after the last frame sent or dropped).
+    /// `next_ev_pipe` is the pipe of the next cycle's `ev_pipe` (for a RAM
+    /// read that must start a cycle ahead).
     pub moved: Signal<Out, Bit>,
     pub new_head: Signal<Out, Bits<SLOT_BITS>>,
     pub old_head: Signal<Out, Bits<SLOT_BITS>>,
-    pub run_end: Signal<Out, Bit>,
+    pub next_ev_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
 
     /// A completion beat was consumed (one credit back to the fetcher).
     pub beat_consumed: Signal<Out, Bit>,
@@ -92,7 +92,6 @@ pub struct TxFramer {
     moved_r: SDFF<Bit>,
     new_head_r: SDFF<Bits<SLOT_BITS>>,
     old_head_r: SDFF<Bits<SLOT_BITS>>,
-    run_end_r: SDFF<Bit>,
     ev_pipe_r: SDFF<Bits<TX_PIPE_BITS>>,
     ev_frame_r: SDFF<Bit>,
     ev_frame_bytes_r: SDFF<Bits<16>>,
@@ -170,7 +169,7 @@ impl TxFramer {
             moved: Default::default(),
             new_head: Default::default(),
             old_head: Default::default(),
-            run_end: Default::default(),
+            next_ev_pipe: Default::default(),
             beat_consumed: Default::default(),
             ev_pipe: Default::default(),
             ev_frame: Default::default(),
@@ -189,7 +188,6 @@ impl TxFramer {
             moved_r: Default::default(),
             new_head_r: Default::default(),
             old_head_r: Default::default(),
-            run_end_r: Default::default(),
             ev_pipe_r: Default::default(),
             ev_frame_r: Default::default(),
             ev_frame_bytes_r: Default::default(),
@@ -243,7 +241,6 @@ impl Logic for TxFramer {
             moved_r,
             new_head_r,
             old_head_r,
-            run_end_r,
             ev_pipe_r,
             ev_frame_r,
             ev_frame_bytes_r,
@@ -262,7 +259,6 @@ impl Logic for TxFramer {
         self.moved_r.reset.next = self.reset.val();
         self.new_head_r.reset.next = self.reset.val();
         self.old_head_r.reset.next = self.reset.val();
-        self.run_end_r.reset.next = self.reset.val();
         self.ev_pipe_r.reset.next = self.reset.val();
         self.ev_frame_r.reset.next = self.reset.val();
         self.ev_frame_bytes_r.reset.next = self.reset.val();
@@ -437,12 +433,10 @@ impl Logic for TxFramer {
         self.moved_r.d.next = self.head_moves.val();
         self.new_head_r.d.next = self.head_next.val();
         self.old_head_r.d.next = self.sel_head.val();
-        // The run's last slot is this beat's.
-        self.run_end_r.d.next = self.remaining.val() == self.one16.val();
         self.moved.next = self.moved_r.q.val();
         self.new_head.next = self.new_head_r.q.val();
         self.old_head.next = self.old_head_r.q.val();
-        self.run_end.next = self.run_end_r.q.val();
+        self.next_ev_pipe.next = self.tx_pipe.val();
         self.ev_pipe.next = self.ev_pipe_r.q.val();
         self.ev_frame.next = self.ev_frame_r.q.val();
         self.ev_frame_bytes.next = self.ev_frame_bytes_r.q.val();

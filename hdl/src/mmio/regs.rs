@@ -121,6 +121,9 @@ pub struct RegFile {
     /// The TX fetcher's read port into the TX pipes' ring state
     /// (`TxRegs`): pipe `tx_fe_addr`'s ring, a cycle later.
     pub tx_fe_addr: Signal<In, Bits<TX_PIPE_BITS>>,
+    /// The TX completion logic's read: pipe `tx_cp_addr`'s tail, a cycle later.
+    pub tx_cp_addr: Signal<In, Bits<TX_PIPE_BITS>>,
+    pub tx_cp_tail: Signal<Out, Bits<SLOT_BITS>>,
     pub tx_fe_base: Signal<Out, Bits<64>>,
     pub tx_fe_mask: Signal<Out, Bits<SLOT_BITS>>,
     pub tx_fe_tail: Signal<Out, Bits<SLOT_BITS>>,
@@ -336,6 +339,8 @@ impl RegFile {
             tx_doorbell: Default::default(),
             tx_doorbell_pipe: Default::default(),
             tx_fe_addr: Default::default(),
+            tx_cp_addr: Default::default(),
+            tx_cp_tail: Default::default(),
             tx_fe_base: Default::default(),
             tx_fe_mask: Default::default(),
             tx_fe_tail: Default::default(),
@@ -575,6 +580,8 @@ impl Logic for RegFile {
         self.tx_acp.next = self.tx.acp.val();
         self.tx_atomic.next = self.tx.atomic.val();
         self.tx.fe_addr.next = self.tx_fe_addr.val();
+        self.tx.cp_addr.next = self.tx_cp_addr.val();
+        self.tx_cp_tail.next = self.tx.cp_tail.val();
         self.tx_fe_base.next = self.tx.fe_base.val();
         self.tx_fe_mask.next = self.tx.fe_mask.val();
         self.tx_fe_tail.next = self.tx.fe_tail.val();

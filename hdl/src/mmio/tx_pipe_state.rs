@@ -8,12 +8,12 @@ use rust_hdl::prelude::*;
 /// TX_CTRL's bits.
 ///
 /// The registers are in RAM, one RAM per register (LUT RAM at 64 pipes), so
-/// TX pipes cost RAM, not logic. Two readers each have a copy of what they
-/// read: the register file (`lk`: every register, a cycle later) and the TX
-/// fetcher (`fe_addr`: the ring's base, mask and tail, a cycle later); every
-/// write goes to both. Only TX_CTRL's three bits per pipe are registers
-/// (`enable`, `acp`, `atomic`), because the framer looks them up for every
-/// beat.
+/// TX pipes cost RAM, not logic. Three readers each have a copy of what they
+/// read: the register file (`lk`: every register, a cycle later), the TX
+/// fetcher (`fe_addr`: the ring's base, mask and tail, a cycle later) and
+/// the TX completion logic (`cp_addr`: the tail); every write goes to each.
+/// Only TX_CTRL's three bits per pipe are registers (`enable`, `acp`,
+/// `atomic`), because the framer looks them up for every beat.
 ///
 /// Writes come from `TxRegs`' apply stage (`wr_pipe`, `wr_data` and one
 /// `set_*` strobe), at most one per cycle; `switch` (with `set_ctrl`) says
@@ -42,6 +42,9 @@ pub struct TxPipeState {
     pub lk_head: Signal<Out, Bits<SLOT_BITS>>,
     /// TX_CTRL as read: bit 0 on, bit 1 ACP link, bit 2 atomic unit.
     pub lk_ctrl: Signal<Out, Bits<3>>,
+    /// The TX completion logic's read: pipe `cp_addr`'s tail, a cycle later.
+    pub cp_addr: Signal<In, Bits<TX_PIPE_BITS>>,
+    pub cp_tail: Signal<Out, Bits<SLOT_BITS>>,
     /// The fetcher's read: pipe `fe_addr`'s ring, a cycle later.
     pub fe_addr: Signal<In, Bits<TX_PIPE_BITS>>,
     pub fe_base: Signal<Out, Bits<64>>,
@@ -83,6 +86,8 @@ pub struct TxPipeState {
     fe_base_hi_ram: RAM<Bits<32>, TX_PIPE_BITS>,
     fe_mask_ram: RAM<Bits<SLOT_BITS>, TX_PIPE_BITS>,
     fe_tail_ram: RAM<Bits<SLOT_BITS>, TX_PIPE_BITS>,
+    // The completion logic's copy.
+    cp_tail_ram: RAM<Bits<SLOT_BITS>, TX_PIPE_BITS>,
     fe_base_cat: Concat<32, 32, 64>,
     enable_r: SDFF<Bits<TX_PIPES>>,
     acp_r: SDFF<Bits<TX_PIPES>>,
@@ -162,6 +167,9 @@ impl Default for TxPipeState {
             fe_base_hi_ram: zeros(),
             fe_mask_ram: zeros(),
             fe_tail_ram: zeros(),
+            cp_tail_ram: zeros(),
+            cp_addr: Default::default(),
+            cp_tail: Default::default(),
             fe_base_cat: Default::default(),
             enable_r: Default::default(),
             acp_r: Default::default(),
@@ -231,6 +239,10 @@ impl Logic for TxPipeState {
         self.fe_mask_ram.write_clock.next = self.clock.val();
         self.fe_tail_ram.read_clock.next = self.clock.val();
         self.fe_tail_ram.write_clock.next = self.clock.val();
+        self.cp_tail_ram.read_clock.next = self.clock.val();
+        self.cp_tail_ram.write_clock.next = self.clock.val();
+        self.cp_tail_ram.read_address.next = self.cp_addr.val();
+        self.cp_tail.next = self.cp_tail_ram.read_data.val();
 
         // ---- The register file's read ----
         self.base_lo_ram.read_address.next = self.lk.val();
@@ -304,6 +316,7 @@ impl Logic for TxPipeState {
         self.fe_base_hi_ram.write_address.next = self.wr_pipe.val();
         self.fe_mask_ram.write_address.next = self.wr_pipe.val();
         self.fe_tail_ram.write_address.next = self.wr_pipe.val();
+        self.cp_tail_ram.write_address.next = self.wr_pipe.val();
         if self.clear.active.val() {
             self.base_lo_ram.write_address.next = self.clear.addr.val();
             self.base_hi_ram.write_address.next = self.clear.addr.val();
@@ -316,6 +329,7 @@ impl Logic for TxPipeState {
             self.fe_base_hi_ram.write_address.next = self.clear.addr.val();
             self.fe_mask_ram.write_address.next = self.clear.addr.val();
             self.fe_tail_ram.write_address.next = self.clear.addr.val();
+            self.cp_tail_ram.write_address.next = self.clear.addr.val();
         }
         self.base_lo_ram.write_data.next = self.ram_data.val();
         self.base_hi_ram.write_data.next = self.ram_data.val();
@@ -328,6 +342,7 @@ impl Logic for TxPipeState {
         self.fe_base_hi_ram.write_data.next = self.ram_data.val();
         self.fe_mask_ram.write_data.next = self.mask_data.val();
         self.fe_tail_ram.write_data.next = self.ram_data16.val();
+        self.cp_tail_ram.write_data.next = self.ram_data16.val();
         self.base_lo_ram.write_enable.next = self.set_base_lo.val() | self.clear.active.val();
         self.fe_base_lo_ram.write_enable.next = self.set_base_lo.val() | self.clear.active.val();
         self.base_hi_ram.write_enable.next = self.set_base_hi.val() | self.clear.active.val();
@@ -340,6 +355,8 @@ impl Logic for TxPipeState {
         self.tail_ram.write_enable.next =
             self.set_tail.val() | self.switch.val() | self.clear.active.val();
         self.fe_tail_ram.write_enable.next =
+            self.set_tail.val() | self.switch.val() | self.clear.active.val();
+        self.cp_tail_ram.write_enable.next =
             self.set_tail.val() | self.switch.val() | self.clear.active.val();
 
         // TX_CTRL's bits.

@@ -55,6 +55,10 @@ pub struct TxRegs {
     pub enable: Signal<Out, Bits<TX_PIPES>>,
     pub acp: Signal<Out, Bits<TX_PIPES>>,
     pub atomic: Signal<Out, Bits<TX_PIPES>>,
+    /// The TX completion logic's read port: pipe `cp_addr`'s tail, a cycle
+    /// later.
+    pub cp_addr: Signal<In, Bits<TX_PIPE_BITS>>,
+    pub cp_tail: Signal<Out, Bits<SLOT_BITS>>,
     /// The fetcher's read port: pipe `fe_addr`'s ring, a cycle later.
     pub fe_addr: Signal<In, Bits<TX_PIPE_BITS>>,
     pub fe_base: Signal<Out, Bits<64>>,
@@ -149,6 +153,8 @@ impl Default for TxRegs {
             enable: Default::default(),
             acp: Default::default(),
             atomic: Default::default(),
+            cp_addr: Default::default(),
+            cp_tail: Default::default(),
             fe_addr: Default::default(),
             fe_base: Default::default(),
             fe_mask: Default::default(),
@@ -251,6 +257,8 @@ impl Logic for TxRegs {
         self.acp.next = self.state.acp.val();
         self.atomic.next = self.state.atomic.val();
         self.state.fe_addr.next = self.fe_addr.val();
+        self.state.cp_addr.next = self.cp_addr.val();
+        self.cp_tail.next = self.state.cp_tail.val();
         self.fe_base.next = self.state.fe_base.val();
         self.fe_mask.next = self.state.fe_mask.val();
         self.fe_tail.next = self.state.fe_tail.val();
