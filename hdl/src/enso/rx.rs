@@ -1,7 +1,7 @@
-use crate::reset::{Clear, SDFF};
+use crate::reset::{zero_ram, Clear, SDFF};
 use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::types::{DmaWrite, RxBeat};
-use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
+use pendulum_layout::params::{PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
 /// Ensō RX engine: writes each frame's beats, one 64-byte DMA write per beat,
@@ -266,10 +266,10 @@ impl RxEngine {
             fw_tail: Default::default(),
             fw_tail_value: Default::default(),
             // Every pipe starts off (its RAM entries zero, also on a board).
-            base_ram: (0..PIPES).map(|_| Bits::<64>::default()).into(),
-            shape_ram: (0..PIPES).map(|_| RingShape::default()).into(),
-            head_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
-            tail_ram: (0..PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
+            base_ram: zero_ram(),
+            shape_ram: zero_ram(),
+            head_ram: zero_ram(),
+            tail_ram: zero_ram(),
             i_valid: Default::default(),
             i_beat: Default::default(),
             i_moves: Default::default(),

@@ -1,4 +1,4 @@
-use crate::reset::{Clear, SDFF};
+use crate::reset::{zero_ram, Clear, SDFF};
 use crate::stream::{StreamFifo, StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxRunInfo};
 use pendulum_layout::params::{
@@ -199,7 +199,7 @@ impl TxFetcher {
             info_ready: Default::default(),
             beat_consumed: Default::default(),
             // Fetch positions start at 0, also on a board.
-            fetched: (0..TX_PIPES).map(|_| Bits::<SLOT_BITS>::default()).into(),
+            fetched: zero_ram(),
             rung: StreamFifo::new(),
             queued: Default::default(),
             db_r: Default::default(),

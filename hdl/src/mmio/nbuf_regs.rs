@@ -1,6 +1,6 @@
 use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
 use super::{RegRead, RegWrite};
-use crate::reset::{Clear, SDFF};
+use crate::reset::{zero_ram, Clear, SDFF};
 use crate::stream::Concat;
 use pendulum_layout::params::{NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, RING_MAX_BYTES, RING_MIN_BYTES};
 use pendulum_layout::{pipe, Reg, RegError};
@@ -107,10 +107,6 @@ fn c32(v: u32) -> Constant<Bits<32>> {
 fn cause(e: RegError) -> Constant<Bits<32>> {
     c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
 }
-/// A RAM of one register per notification buffer, zero at power-up.
-fn nb_zeros() -> RAM<Bits<32>, NOTIF_BUF_BITS> {
-    (0..NOTIF_BUFS).map(|_| Bits::<32>::default()).into()
-}
 
 impl Default for NbufRegs {
     fn default() -> Self {
@@ -128,10 +124,10 @@ impl Default for NbufRegs {
             cfg_mask: Default::default(),
             head_wr: Default::default(),
             head: Default::default(),
-            lo_ram: nb_zeros(),
-            hi_ram: nb_zeros(),
-            bytes_ram: nb_zeros(),
-            head_ram: nb_zeros(),
+            lo_ram: zero_ram(),
+            hi_ram: zero_ram(),
+            bytes_ram: zero_ram(),
+            head_ram: zero_ram(),
             on_r: Default::default(),
             wr_buf: Default::default(),
             nb_bit: Default::default(),

@@ -1,4 +1,4 @@
-use crate::reset::{Clear, SDFF};
+use crate::reset::{zero_ram, Clear, SDFF};
 use rust_hdl::prelude::*;
 
 /// One 32-bit event counter per pipe, in RAM (`2^A` pipes; block RAM for the
@@ -55,8 +55,8 @@ impl<const A: usize> PipeCounter<A> {
             rd_pipe: Default::default(),
             rd_count: Default::default(),
             // Counts start at zero, also on a board.
-            counts: (0..1usize << A).map(|_| Bits::<32>::default()).into(),
-            copy: (0..1usize << A).map(|_| Bits::<32>::default()).into(),
+            counts: zero_ram(),
+            copy: zero_ram(),
             inc_r: Default::default(),
             inc_pipe_r: Default::default(),
             count: Default::default(),

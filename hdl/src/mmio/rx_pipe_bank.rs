@@ -2,7 +2,7 @@ use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
 use super::regs::GATES;
 use super::PipeCounter;
 use super::{RegRead, RegWrite};
-use crate::reset::{Clear, SDFF};
+use crate::reset::{zero_ram, Clear, SDFF};
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::params::{
     NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES, SLOT_BITS,
@@ -185,10 +185,6 @@ fn c32(v: u32) -> Constant<Bits<32>> {
 fn cause(e: RegError) -> Constant<Bits<32>> {
     c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
 }
-/// A RAM of one register per pipe, zero at power-up (also on a board).
-fn zeros<const W: usize>() -> RAM<Bits<W>, PIPE_BITS> {
-    (0..PIPES).map(|_| Bits::<W>::default()).into()
-}
 
 impl Default for RxPipeBank {
     fn default() -> Self {
@@ -220,12 +216,12 @@ impl Default for RxPipeBank {
             gate_tail: Default::default(),
             gate_mask: Default::default(),
             gate_enable: Default::default(),
-            base_lo_ram: zeros(),
-            base_hi_ram: zeros(),
-            ring_bytes_ram: zeros(),
-            enable_ram: (0..PIPES).map(|_| false).into(),
-            head_ram: zeros(),
-            tail_ram: zeros(),
+            base_lo_ram: zero_ram(),
+            base_hi_ram: zero_ram(),
+            ring_bytes_ram: zero_ram(),
+            enable_ram: zero_ram(),
+            head_ram: zero_ram(),
+            tail_ram: zero_ram(),
             rx_frames: PipeCounter::new(),
             rx_drops: PipeCounter::new(),
             fw_tail: Default::default(),

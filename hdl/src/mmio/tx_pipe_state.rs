@@ -1,4 +1,4 @@
-use crate::reset::{Clear, SDFF};
+use crate::reset::{zero_ram, Clear, SDFF};
 use crate::stream::Concat;
 use pendulum_layout::params::{SLOT_BITS, TX_PIPES, TX_PIPE_BITS};
 use rust_hdl::prelude::*;
@@ -114,11 +114,6 @@ pub struct TxPipeState {
     zero32: Constant<Bits<32>>,
 }
 
-/// A RAM of one register per TX pipe, zero at power-up (also on a board).
-fn zeros<const W: usize>() -> RAM<Bits<W>, TX_PIPE_BITS> {
-    (0..TX_PIPES).map(|_| Bits::<W>::default()).into()
-}
-
 impl Default for TxPipeState {
     fn default() -> Self {
         Self {
@@ -155,19 +150,19 @@ impl Default for TxPipeState {
             enable: Default::default(),
             acp: Default::default(),
             atomic: Default::default(),
-            base_lo_ram: zeros(),
-            base_hi_ram: zeros(),
-            ring_bytes_ram: zeros(),
-            mask_ram: zeros(),
-            compl_lo_ram: zeros(),
-            compl_hi_ram: zeros(),
-            tail_ram: zeros(),
-            head_ram: zeros(),
-            fe_base_lo_ram: zeros(),
-            fe_base_hi_ram: zeros(),
-            fe_mask_ram: zeros(),
-            fe_tail_ram: zeros(),
-            cp_tail_ram: zeros(),
+            base_lo_ram: zero_ram(),
+            base_hi_ram: zero_ram(),
+            ring_bytes_ram: zero_ram(),
+            mask_ram: zero_ram(),
+            compl_lo_ram: zero_ram(),
+            compl_hi_ram: zero_ram(),
+            tail_ram: zero_ram(),
+            head_ram: zero_ram(),
+            fe_base_lo_ram: zero_ram(),
+            fe_base_hi_ram: zero_ram(),
+            fe_mask_ram: zero_ram(),
+            fe_tail_ram: zero_ram(),
+            cp_tail_ram: zero_ram(),
             cp_addr: Default::default(),
             cp_tail: Default::default(),
             fe_base_cat: Default::default(),
