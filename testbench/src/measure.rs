@@ -102,6 +102,21 @@ pub fn echo_run_with(
     per_packet: bool,
     in_place: bool,
 ) -> EchoRun {
+    echo_run_through(size, frames, pipes, usize::MAX, per_packet, in_place)
+}
+
+/// [`echo_run_with`], sending through at most `tx_pipes` TX pipes: RX pipe
+/// p echoes through TX pipe p mod min(pipes, tx_pipes, the card's). Fewer
+/// TX pipes than RX pipes means fewer doorbells per frame (each covers the
+/// frames of several RX pipes' batches).
+pub fn echo_run_through(
+    size: usize,
+    frames: usize,
+    pipes: usize,
+    tx_pipes: usize,
+    per_packet: bool,
+    in_place: bool,
+) -> EchoRun {
     let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
     dev.set_per_packet_notifications(per_packet)
         .expect("notification mode");
@@ -111,8 +126,8 @@ pub fn echo_run_with(
     let mut rx: Vec<_> = (0..pipes)
         .map(|p| dev.open_rx_pipe(p, ring_bytes).expect("rx pipe"))
         .collect();
-    // RX pipes past the TX pipes send back through TX pipe p mod TX_PIPES.
-    let tx_pipes = pipes.min(dev.tx_pipes());
+    // RX pipes past the TX pipes send back through TX pipe p mod tx_pipes.
+    let tx_pipes = pipes.min(dev.tx_pipes()).min(tx_pipes);
     assert!(
         !in_place || tx_pipes == pipes,
         "zero-copy echo needs a TX pipe per RX pipe"

@@ -478,7 +478,7 @@ fn a_dropped_atomics_gives_the_unit_back_and_its_pipes_are_switched_off() {
     let (mut dev, mut at) = open();
     assert_eq!(at.fetch_add(&mut dev, 0, 3).unwrap(), 0);
     drop(at);
-    let mut at = dev.open_atomics(0, 1, 64 * 1024).unwrap();
+    let mut at = dev.open_atomics(1, 1, 64 * 1024).unwrap();
     assert_eq!(at.fetch_add(&mut dev, 0, 3).unwrap(), 3);
     // Failing halfway (no such TX pipe) leaves the RX pipe closed.
     dev.close_atomics(at).unwrap();

@@ -11,12 +11,19 @@
 //! - Echo throughput as the frames spread over more pipes.
 
 use clap::Parser;
-use pendulum_testbench::measure::{echo_run, echo_run_with, rx_latency, rx_run, tx_run};
+use pendulum_testbench::measure::{
+    echo_run, echo_run_through, echo_run_with, rx_latency, rx_run, tx_run,
+};
 use pendulum_testbench::models::{PcieConfig, PcieCounters};
 use pendulum_testbench::outln;
 use pendulum_testbench::CLOCK_MHZ;
 
 const FRAMES: usize = 20_000;
+/// TX pipes the pipe sweep sends through: one host thread's, as many as the
+/// card had before it had one per notification buffer, so the sweep stays
+/// comparable across builds (the rows with one TX pipe per RX pipe show what
+/// more doorbells per frame cost).
+const SWEEP_TX_PIPES: usize = 4;
 const SIZES: [usize; 6] = [64, 128, 256, 512, 1024, 1518];
 /// The PCIe model's bandwidth each way, bytes per cycle (Gen3 x16 after
 /// encoding, about 63), from the model's own configuration.
@@ -215,7 +222,8 @@ fn main() {
     }
 
     let max_pipes = pendulum_layout::params::PIPES;
-    outln!("\nEcho as frames spread over more pipes (this build has {max_pipes} RX pipes; RX pipe p echoes through TX pipe p mod {})", pendulum_layout::params::TX_PIPES);
+    outln!("\nEcho as frames spread over more pipes (this build has {max_pipes} RX pipes; RX pipe p echoes through TX pipe p mod {SWEEP_TX_PIPES},");
+    outln!("one host thread's sending pipes; the rows marked * send through one TX pipe per RX pipe, up to all {})", pendulum_layout::params::TX_PIPES);
     // Per frame: notifications written, and register writes the driver
     // posted (RX head frees and TX tail doorbells, one each per batch), which
     // the register file takes one every other cycle; and how busy each PCIe
@@ -231,29 +239,38 @@ fn main() {
         "to NIC"
     );
     let mut pipe_rows = Vec::new();
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
     for size in [64usize, 512] {
         let mut n = 1;
         while n <= max_pipes {
-            let e = echo_run(size, FRAMES, n, false);
-            let per_frame = |x: u64| x as f64 / e.frames as f64;
-            let (up, down) = link_busy(&e.pcie, e.cycles);
-            outln!(
-                "{size:>6} {n:>6} {:>9.2} {:>12.3} {:>12.3} {:>7.1}% {:>7.1}%",
-                e.mpps(),
-                per_frame(e.notifications),
-                per_frame(e.register_writes),
-                100.0 * up,
-                100.0 * down
-            );
-            pipe_rows.push(format!(
-                "    {{\"frame_bytes\": {size}, \"pipes\": {n}, \"echo_mpps\": {:.3}, \"cycles\": {}, \"notifications_per_frame\": {:.4}, \"register_writes_per_frame\": {:.4}, \"pcie_busy\": {{\"to_host\": {up:.4}, \"to_nic\": {down:.4}}}}}",
-                e.mpps(),
-                e.cycles,
-                per_frame(e.notifications),
-                per_frame(e.register_writes)
-            ));
+            runs.push((size, n, SWEEP_TX_PIPES));
             n *= 2;
         }
+    }
+    for n in [64, max_pipes] {
+        runs.push((64, n, pendulum_layout::params::TX_PIPES));
+    }
+    for (size, n, tx_pipes) in runs {
+        let e = echo_run_through(size, FRAMES, n, tx_pipes, false, false);
+        let per_frame = |x: u64| x as f64 / e.frames as f64;
+        let (up, down) = link_busy(&e.pcie, e.cycles);
+        let tx_used = n.min(tx_pipes);
+        let mark = if tx_pipes == SWEEP_TX_PIPES { ' ' } else { '*' };
+        outln!(
+            "{size:>6} {n:>5}{mark} {:>9.2} {:>12.3} {:>12.3} {:>7.1}% {:>7.1}%",
+            e.mpps(),
+            per_frame(e.notifications),
+            per_frame(e.register_writes),
+            100.0 * up,
+            100.0 * down
+        );
+        pipe_rows.push(format!(
+            "    {{\"frame_bytes\": {size}, \"pipes\": {n}, \"tx_pipes\": {tx_used}, \"echo_mpps\": {:.3}, \"cycles\": {}, \"notifications_per_frame\": {:.4}, \"register_writes_per_frame\": {:.4}, \"pcie_busy\": {{\"to_host\": {up:.4}, \"to_nic\": {down:.4}}}}}",
+            e.mpps(),
+            e.cycles,
+            per_frame(e.notifications),
+            per_frame(e.register_writes)
+        ));
     }
 
     let rev = std::process::Command::new("git")
