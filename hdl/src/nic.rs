@@ -326,8 +326,6 @@ impl Logic for PendulumNic {
         self.sweep.reset.next = self.reset.val();
         // Closed from reset until the tables are clear.
         self.closed.next = self.reset.val() | self.sweep.active.val();
-        self.rx.clear.active.next = self.sweep.active.val();
-        self.rx.clear.addr.next = self.sweep.addr.val();
         self.regs.clear.active.next = self.sweep.active.val();
         self.regs.clear.addr.next = self.sweep.addr.val();
         self.notif.clear.active.next = self.sweep.active.val();
@@ -639,6 +637,17 @@ impl Logic for PendulumNic {
         self.rx.restart_enable.next = self.regs.restart_enable.val();
         self.rx.head_wr.next = self.regs.head_wr.val();
         self.rx.head.next = self.regs.wr_head.val();
+        // The RX engine reads its pipes' ring state from the register file's
+        // `RxPipeState`, and writes the tails there.
+        self.regs.ring_addr.next = self.rx.ring_addr.val();
+        self.rx.ring_base.next = self.regs.ring_base.val();
+        self.rx.ring_mask.next = self.regs.ring_mask.val();
+        self.rx.ring_enable.next = self.regs.ring_enable.val();
+        self.rx.ring_head.next = self.regs.ring_head.val();
+        self.rx.ring_tail.next = self.regs.ring_tail.val();
+        self.regs.tail_wr.next = self.rx.tail_wr.val();
+        self.regs.tail_pipe.next = self.rx.tail_pipe.val();
+        self.regs.tail_value.next = self.rx.tail_value.val();
         // Notifications: each published frame moves its pipe's tail; a head
         // write or a prefetch re-arms the pipe; switching it on or off
         // restarts it.

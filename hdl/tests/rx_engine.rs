@@ -12,16 +12,163 @@
 //! to t - 2. Its own events (`ev_*`) come a cycle after the decision. A
 //! missing RAM forwarding path shows up as a decision made on state a cycle
 //! older than that.
+//!
+//! The engine reads its rings from `RxPipeState` (`Engine` below joins the
+//! two, as the register file and the core do): a ring's base is written
+//! while its pipe is off, the cycle before the pipe is switched on with it.
 
 mod common;
 use common::pick;
 use pendulum_hdl::enso::RxEngine;
-use pendulum_hdl::types::RxBeat;
-use pendulum_layout::params::PIPES;
+use pendulum_hdl::mmio::{RxPipeState, GATES};
+use pendulum_hdl::stream::{StreamSink, StreamSource};
+use pendulum_hdl::types::{DmaWrite, RxBeat};
+use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+
+/// The RX engine with the ring state it reads, written as `RxPipeBank`
+/// writes it: a ring's base (`set_base_lo`, in a cycle of its own), and with
+/// each register-file event the engine is told of (a switch: on/off beside
+/// the mask; a head write).
+#[derive(LogicBlock)]
+struct Engine {
+    clock: Signal<In, Clock>,
+    s_eth: StreamSink<RxBeat>,
+    m_dma: StreamSource<DmaWrite>,
+    cfg_pipe: Signal<In, Bits<PIPE_BITS>>,
+    set_base_lo: Signal<In, Bit>,
+    base_lo: Signal<In, Bits<32>>,
+    restart: Signal<In, Bit>,
+    restart_base: Signal<In, Bits<64>>,
+    restart_mask: Signal<In, Bits<SLOT_BITS>>,
+    restart_enable: Signal<In, Bit>,
+    head_wr: Signal<In, Bit>,
+    head: Signal<In, Bits<SLOT_BITS>>,
+    ev_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    ev_frame: Signal<Out, Bit>,
+    ev_tail: Signal<Out, Bits<SLOT_BITS>>,
+    ev_drop_ring_full: Signal<Out, Bit>,
+    ev_drop_malformed: Signal<Out, Bit>,
+    ev_drop_pipe_off: Signal<Out, Bit>,
+    ev_restart: Signal<Out, Bit>,
+    rx: RxEngine,
+    state: RxPipeState,
+    zero32: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
+    zero_pipe: Constant<Bits<PIPE_BITS>>,
+    zero16: Constant<Bits<SLOT_BITS>>,
+}
+
+impl Logic for Engine {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.rx.clock.next = self.clock.val();
+        self.state.clock.next = self.clock.val();
+        self.rx.reset.next = false;
+        self.state.reset.next = false;
+        self.state.clear.active.next = false;
+        self.state.clear.addr.next = self.zero_pipe.val();
+        // No gates here.
+        for g in 0..GATES {
+            self.state.gate_pipe[g].next = self.zero_pipe.val();
+            self.state.gate_load[g].next = false;
+        }
+        self.state.load_pipe.next = self.zero_pipe.val();
+        self.state.load_head.next = self.zero16.val();
+        self.state.load_tail.next = self.zero16.val();
+        self.state.load_mask.next = self.zero16.val();
+        self.state.load_enable.next = false;
+        self.state.lk.next = self.zero_pipe.val();
+        self.rx.s_eth.data.next = self.s_eth.data.val();
+        self.rx.s_eth.valid.next = self.s_eth.valid.val();
+        self.s_eth.ready.next = self.rx.s_eth.ready.val();
+        self.m_dma.data.next = self.rx.m_dma.data.val();
+        self.m_dma.valid.next = self.rx.m_dma.valid.val();
+        self.rx.m_dma.ready.next = self.m_dma.ready.val();
+        self.rx.cfg_pipe.next = self.cfg_pipe.val();
+        self.rx.restart.next = self.restart.val();
+        self.rx.restart_base.next = self.restart_base.val();
+        self.rx.restart_mask.next = self.restart_mask.val();
+        self.rx.restart_enable.next = self.restart_enable.val();
+        self.rx.head_wr.next = self.head_wr.val();
+        self.rx.head.next = self.head.val();
+        // The register file's writes.
+        self.state.wr_pipe.next = self.cfg_pipe.val();
+        self.state.wr_data.next = self.base_lo.val();
+        if !self.set_base_lo.val() {
+            self.state.wr_data.next = self.zero32.val();
+            if self.restart_enable.val() {
+                self.state.wr_data.next = self.one32.val();
+            }
+        }
+        self.state.wr_mask.next = self.restart_mask.val();
+        self.state.set_base_lo.next = self.set_base_lo.val();
+        self.state.set_base_hi.next = false;
+        self.state.set_ring.next = false;
+        self.state.set_ctrl.next = self.restart.val();
+        self.state.switch.next = self.restart.val();
+        self.state.set_head.next = self.head_wr.val();
+        self.state.head_value.next = self.head.val();
+        // The engine's reads and tail writes.
+        self.state.rx_addr.next = self.rx.ring_addr.val();
+        self.rx.ring_base.next = self.state.rx_base.val();
+        self.rx.ring_mask.next = self.state.rx_mask.val();
+        self.rx.ring_enable.next = self.state.rx_enable.val();
+        self.rx.ring_head.next = self.state.rx_head.val();
+        self.rx.ring_tail.next = self.state.rx_tail.val();
+        self.state.tail_wr.next = self.rx.tail_wr.val();
+        self.state.tail_pipe.next = self.rx.tail_pipe.val();
+        self.state.tail_value.next = self.rx.tail_value.val();
+        self.state.ev_pipe.next = self.rx.ev_pipe.val();
+        self.state.ev_frame.next = self.rx.ev_frame.val();
+        self.state.ev_tail.next = self.rx.ev_tail.val();
+        self.state.ev_restart.next = self.rx.ev_restart.val();
+        self.state.ev_restart_mask.next = self.rx.ev_restart_mask.val();
+        self.state.ev_restart_enable.next = self.rx.ev_restart_enable.val();
+        self.ev_pipe.next = self.rx.ev_pipe.val();
+        self.ev_frame.next = self.rx.ev_frame.val();
+        self.ev_tail.next = self.rx.ev_tail.val();
+        self.ev_drop_ring_full.next = self.rx.ev_drop_ring_full.val();
+        self.ev_drop_malformed.next = self.rx.ev_drop_malformed.val();
+        self.ev_drop_pipe_off.next = self.rx.ev_drop_pipe_off.val();
+        self.ev_restart.next = self.rx.ev_restart.val();
+    }
+}
+
+impl Engine {
+    fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            s_eth: Default::default(),
+            m_dma: Default::default(),
+            cfg_pipe: Default::default(),
+            set_base_lo: Default::default(),
+            base_lo: Default::default(),
+            restart: Default::default(),
+            restart_base: Default::default(),
+            restart_mask: Default::default(),
+            restart_enable: Default::default(),
+            head_wr: Default::default(),
+            head: Default::default(),
+            ev_pipe: Default::default(),
+            ev_frame: Default::default(),
+            ev_tail: Default::default(),
+            ev_drop_ring_full: Default::default(),
+            ev_drop_malformed: Default::default(),
+            ev_drop_pipe_off: Default::default(),
+            ev_restart: Default::default(),
+            rx: RxEngine::new(),
+            state: Default::default(),
+            zero32: Constant::new(0u64.into()),
+            one32: Constant::new(1u64.into()),
+            zero_pipe: Constant::new(0u64.into()),
+            zero16: Constant::new(0u64.into()),
+        }
+    }
+}
 
 #[derive(Clone, Copy, Default)]
 struct Ring {
@@ -77,11 +224,13 @@ fn u64_of(b: Bits<64>) -> u64 {
 }
 
 fn run(seed: u64, cycles: usize) -> Seen {
-    let mut uut = RxEngine::new();
+    let mut uut = Engine::new();
     uut.s_eth.data.connect();
     uut.s_eth.valid.connect();
     uut.m_dma.ready.connect();
     uut.cfg_pipe.connect();
+    uut.set_base_lo.connect();
+    uut.base_lo.connect();
     uut.restart.connect();
     uut.restart_base.connect();
     uut.restart_mask.connect();
@@ -90,10 +239,10 @@ fn run(seed: u64, cycles: usize) -> Seen {
     uut.head.connect();
     uut.connect_all();
     let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<RxEngine>| x.clock.next = !x.clock.val());
+    sim.add_clock(5, |x: &mut Box<Engine>| x.clock.next = !x.clock.val());
     let seen = Arc::new(Mutex::new(Seen::default()));
     let out = seen.clone();
-    sim.add_testbench(move |mut sim: Sim<RxEngine>| {
+    sim.add_testbench(move |mut sim: Sim<Engine>| {
         let mut x = sim.init()?;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut rings = [Ring::default(); PIPES];
@@ -114,6 +263,8 @@ fn run(seed: u64, cycles: usize) -> Seen {
         let mut rings_prev = rings;
         let mut want_last: Option<(Frame, bool, u64)> = None;
         let mut want_restart_ev = false;
+        // A pipe to switch on next cycle, its ring's base written this one.
+        let mut switch_on: Option<(usize, Ring)> = None;
         wait_clock_false!(sim, clock, x);
         for cycle in 0..cycles {
             // ---- Inputs for this cycle ----
@@ -135,25 +286,33 @@ fn run(seed: u64, cycles: usize) -> Seen {
             // One register-file event per cycle at most: switch a pipe on (its
             // head to 0 with it) or off, or move its head to some slot in
             // [head, tail] (software freeing part or all of what it holds).
+            // Switching a pipe on takes two: its ring's base while it is
+            // off, then the switch.
             let ev = rng.gen_range(0..100);
-            let p = pick(&mut rng);
-            let (mut restart, mut head_wr, mut on) = (false, false, false);
+            let mut p = pick(&mut rng);
+            let (mut restart, mut head_wr, mut on, mut set_base) = (false, false, false, false);
             let mut head = 0u64;
             let mut ring = rings[p];
-            if ev < 3 {
+            if let Some((sp, sring)) = switch_on.take() {
+                (p, ring) = (sp, sring);
                 restart = true;
-                on = !rings[p].on;
-                if on {
-                    ring.base = 0x4000_0000 + ((p as u64) << 20) + (rng.gen_range(0..16u64) << 12);
-                    ring.mask = [7u64, 15, 31][rng.gen_range(0..3)];
-                    head_wr = true;
-                }
+                on = true;
+                head_wr = true;
+            } else if ev < 3 && rings[p].on {
+                restart = true;
+            } else if ev < 3 && applying.map(|a| a.0) != Some(p) {
+                ring.base = 0x4000_0000 + ((p as u64) << 20) + (rng.gen_range(0..16u64) << 12);
+                ring.mask = [7u64, 15, 31][rng.gen_range(0..3)];
+                set_base = true;
+                switch_on = Some((p, ring));
             } else if ev < 40 && rings[p].on {
                 head_wr = true;
                 let held = rings[p].tail.wrapping_sub(rings[p].head) & rings[p].mask;
                 head = (rings[p].head + rng.gen_range(0..=held)) & rings[p].mask;
             }
             x.cfg_pipe.next = (p as u64).into();
+            x.set_base_lo.next = set_base;
+            x.base_lo.next = ring.base.into();
             x.restart.next = restart;
             x.restart_base.next = ring.base.into();
             x.restart_mask.next = ring.mask.into();

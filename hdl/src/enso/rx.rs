@@ -1,4 +1,4 @@
-use crate::reset::{zero_ram, Clear, SDFF};
+use crate::reset::SDFF;
 use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::types::{DmaWrite, RxBeat};
 use pendulum_layout::params::{PIPE_BITS, SLOT_BITS};
@@ -15,18 +15,22 @@ use rust_hdl::prelude::*;
 /// not what its header says is dropped and counted; its beats may have been
 /// written past the tail, where software never looks.
 ///
-/// Each pipe's ring (base, size, on/off), head and tail live in block RAM and
-/// this block owns them: the register file reports what changes (a pipe
-/// switched on or off with its ring, `restart`; each head write, `head_wr`),
-/// and this block tells it and the notification writer, in one ordered event
-/// stream (`ev_*`), each tail it publishes and each restart it applied.
+/// Each pipe's ring (base, size, on/off), head and tail are
+/// `mmio::RxPipeState`'s: this block reads them (`ring_addr`, `ring_*`, a
+/// cycle later) and writes the tail, its one writer (`tail_*`). The register
+/// file also reports each change it makes (a pipe switched on or off with
+/// its ring, `restart`; each head write, `head_wr`), which this block
+/// forwards to the beats whose state was read before it; and it tells the
+/// register file and the notification writer, in one ordered event stream
+/// (`ev_*`), each tail it publishes and each restart it applied.
 ///
 /// Three register stages, so that no path runs from a RAM read through the
 /// room check to the DMA port (250 MHz at 1,024 pipes):
 /// - `i_*` (in): the beat from the parse stage; its pipe addresses the RAMs.
 /// - `l_*` (lookup): the RAMs' data for the beat's pipe, with the writes the
-///   read missed forwarded (last cycle's, from `fw_*`; this cycle's from the
-///   register file, from `rc_*`/`hw_*`); re-read while the beat waits.
+///   read missed forwarded (the register file's of the read's cycle, from
+///   `rc_*`/`hw_*`; `RxPipeState` forwards the tail); re-read while the beat
+///   waits.
 /// - `d_*` (decide): the ring state as the lookup stage left it, corrected
 ///   for the tail the frame ahead published as this beat moved in
 ///   (`d_same_pub`); the room check and the write happen here.
@@ -42,30 +46,29 @@ use rust_hdl::prelude::*;
 /// `m_dma.ready` and for a cycle per restart, and `s_eth.ready` never
 /// depends on the room check. Events (`ev_*`) leave through a register, a
 /// cycle after the decision.
-/// A pipe's ring mask and on/off bit, one word of one RAM: they are written
-/// together (a restart) and read together. Kept apart, the 1-bit on/off RAM
-/// went to LUT-RAM, whose read sat on the lookup stage's deepest path; in one
-/// word both are a block-RAM read that ends the path at its address.
-#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
-pub struct RingShape {
-    pub mask: Bits<SLOT_BITS>,
-    pub enable: Bit,
-}
-
 #[derive(LogicBlock)]
 pub struct RxEngine {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (see `crate::reset`): every register returns to its
     /// power-up value.
     pub reset: Signal<In, Bit>,
-    /// The reset's table sweep (`crate::reset::Clear`): this block's RAMs
-    /// are zeroed one entry a cycle while it is active.
-    pub clear: Clear<PIPE_BITS>,
-    zero64: Constant<Bits<64>>,
     /// Frames from the MAC, through the parse stage.
     pub s_eth: StreamSink<RxBeat>,
     /// Ring writes to host memory.
     pub m_dma: StreamSource<DmaWrite>,
+    /// The pipes' ring state (`mmio::RxPipeState`): pipe `ring_addr`'s, a
+    /// cycle later, with the tail written in the read's cycle forwarded.
+    pub ring_addr: Signal<Out, Bits<PIPE_BITS>>,
+    pub ring_base: Signal<In, Bits<64>>,
+    pub ring_mask: Signal<In, Bits<SLOT_BITS>>,
+    pub ring_enable: Signal<In, Bit>,
+    pub ring_head: Signal<In, Bits<SLOT_BITS>>,
+    pub ring_tail: Signal<In, Bits<SLOT_BITS>>,
+    /// The tail writes: each published frame's new tail, and 0 as a restart
+    /// is applied.
+    pub tail_wr: Signal<Out, Bit>,
+    pub tail_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub tail_value: Signal<Out, Bits<SLOT_BITS>>,
     /// The pipe the register file's events below are about.
     pub cfg_pipe: Signal<In, Bits<PIPE_BITS>>,
     /// One-cycle pulse: the pipe was switched on or off. It starts over (tail
@@ -105,26 +108,10 @@ pub struct RxEngine {
     rc_enable: SDFF<Bit>,
     hw_v: SDFF<Bit>,
     hw_value: SDFF<Bits<SLOT_BITS>>,
-    // Writes the RAMs took last cycle, which a read in that cycle missed.
-    fw_cfg: SDFF<Bit>,
-    fw_head: SDFF<Bit>,
-    // Whether the lookup stage's pipe is the one those writes, and this
-    // cycle's register-file events, are for: compared a cycle ahead, against
-    // the pipe the RAMs read (`rd_pipe`), which the lookup stage then holds.
-    m_fwc: SDFF<Bit>,
-    m_fwt: SDFF<Bit>,
+    // Whether the lookup stage's pipe is the one this cycle's register-file
+    // events are for: compared a cycle ahead, against the pipe the RAMs read
+    // (`rd_pipe`), which the lookup stage then holds.
     m_rc: SDFF<Bit>,
-    fw_base: SDFF<Bits<64>>,
-    fw_mask: SDFF<Bits<SLOT_BITS>>,
-    fw_enable: SDFF<Bit>,
-    fw_head_value: SDFF<Bits<SLOT_BITS>>,
-    fw_tail: SDFF<Bit>,
-    fw_tail_value: SDFF<Bits<SLOT_BITS>>,
-    // Per-pipe state: ring base, mask and on/off as of the last restart; head; tail.
-    base_ram: RAM<Bits<64>, PIPE_BITS>,
-    shape_ram: RAM<RingShape, PIPE_BITS>,
-    head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
 
     // ---- In ----
     i_valid: SDFF<Bit>,
@@ -226,10 +213,17 @@ impl RxEngine {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            clear: Default::default(),
-            zero64: Constant::new(0u64.into()),
             s_eth: Default::default(),
             m_dma: Default::default(),
+            ring_addr: Default::default(),
+            ring_base: Default::default(),
+            ring_mask: Default::default(),
+            ring_enable: Default::default(),
+            ring_head: Default::default(),
+            ring_tail: Default::default(),
+            tail_wr: Default::default(),
+            tail_pipe: Default::default(),
+            tail_value: Default::default(),
             cfg_pipe: Default::default(),
             restart: Default::default(),
             restart_base: Default::default(),
@@ -254,22 +248,7 @@ impl RxEngine {
             rc_enable: Default::default(),
             hw_v: Default::default(),
             hw_value: Default::default(),
-            fw_cfg: Default::default(),
-            fw_head: Default::default(),
-            m_fwc: Default::default(),
-            m_fwt: Default::default(),
             m_rc: Default::default(),
-            fw_base: Default::default(),
-            fw_mask: Default::default(),
-            fw_enable: Default::default(),
-            fw_head_value: Default::default(),
-            fw_tail: Default::default(),
-            fw_tail_value: Default::default(),
-            // Every pipe starts off (its RAM entries zero, also on a board).
-            base_ram: zero_ram(),
-            shape_ram: zero_ram(),
-            head_ram: zero_ram(),
-            tail_ram: zero_ram(),
             i_valid: Default::default(),
             i_beat: Default::default(),
             i_moves: Default::default(),
@@ -360,17 +339,7 @@ impl Logic for RxEngine {
             rc_enable,
             hw_v,
             hw_value,
-            fw_cfg,
-            fw_head,
-            m_fwc,
-            m_fwt,
             m_rc,
-            fw_base,
-            fw_mask,
-            fw_enable,
-            fw_head_value,
-            fw_tail,
-            fw_tail_value,
             i_valid,
             i_beat,
             l_valid,
@@ -414,17 +383,7 @@ impl Logic for RxEngine {
         self.rc_enable.reset.next = self.reset.val();
         self.hw_v.reset.next = self.reset.val();
         self.hw_value.reset.next = self.reset.val();
-        self.fw_cfg.reset.next = self.reset.val();
-        self.fw_head.reset.next = self.reset.val();
-        self.m_fwc.reset.next = self.reset.val();
-        self.m_fwt.reset.next = self.reset.val();
         self.m_rc.reset.next = self.reset.val();
-        self.fw_base.reset.next = self.reset.val();
-        self.fw_mask.reset.next = self.reset.val();
-        self.fw_enable.reset.next = self.reset.val();
-        self.fw_head_value.reset.next = self.reset.val();
-        self.fw_tail.reset.next = self.reset.val();
-        self.fw_tail_value.reset.next = self.reset.val();
         self.i_valid.reset.next = self.reset.val();
         self.i_beat.reset.next = self.reset.val();
         self.l_valid.reset.next = self.reset.val();
@@ -460,14 +419,6 @@ impl Logic for RxEngine {
         self.e_restart.reset.next = self.reset.val();
         self.e_mask.reset.next = self.reset.val();
         self.e_enable.reset.next = self.reset.val();
-        self.base_ram.read_clock.next = self.clock.val();
-        self.base_ram.write_clock.next = self.clock.val();
-        self.shape_ram.read_clock.next = self.clock.val();
-        self.shape_ram.write_clock.next = self.clock.val();
-        self.head_ram.read_clock.next = self.clock.val();
-        self.head_ram.write_clock.next = self.clock.val();
-        self.tail_ram.read_clock.next = self.clock.val();
-        self.tail_ram.write_clock.next = self.clock.val();
 
         // ---- The register file's events, a cycle late ----
         self.rc_v.d.next = self.restart.val();
@@ -477,22 +428,6 @@ impl Logic for RxEngine {
         self.rc_enable.d.next = self.restart_enable.val();
         self.hw_v.d.next = self.head_wr.val();
         self.hw_value.d.next = self.head.val();
-        self.base_ram.write_enable.next = self.rc_v.q.val();
-        self.base_ram.write_address.next = self.rc_pipe.q.val();
-        self.base_ram.write_data.next = self.rc_base.q.val();
-        self.shape_ram.write_enable.next = self.rc_v.q.val();
-        self.shape_ram.write_address.next = self.rc_pipe.q.val();
-        self.shape_ram.write_data.next.mask = self.rc_mask.q.val();
-        self.shape_ram.write_data.next.enable = self.rc_enable.q.val();
-        self.head_ram.write_enable.next = self.hw_v.q.val();
-        self.head_ram.write_address.next = self.rc_pipe.q.val();
-        self.head_ram.write_data.next = self.hw_value.q.val();
-        self.fw_cfg.d.next = self.rc_v.q.val();
-        self.fw_head.d.next = self.hw_v.q.val();
-        self.fw_base.d.next = self.rc_base.q.val();
-        self.fw_mask.d.next = self.rc_mask.q.val();
-        self.fw_enable.d.next = self.rc_enable.q.val();
-        self.fw_head_value.d.next = self.hw_value.q.val();
 
         // ---- Handshakes ----
         // The decide stage takes a beat when it is empty or its beat leaves;
@@ -522,33 +457,18 @@ impl Logic for RxEngine {
         if self.i_moves.val() {
             self.rd_pipe.next = self.i_beat.q.val().pipe;
         }
-        self.base_ram.read_address.next = self.rd_pipe.val();
-        self.shape_ram.read_address.next = self.rd_pipe.val();
-        self.head_ram.read_address.next = self.rd_pipe.val();
-        self.tail_ram.read_address.next = self.rd_pipe.val();
-        // RAM, then last cycle's writes, then this cycle's from the register
-        // file (a restart writes tail 0 and never shares a cycle with a publish;
+        self.ring_addr.next = self.rd_pipe.val();
+        // The state read, then the register file's events of the read's cycle
+        // (a restart writes tail 0 and never shares a cycle with a publish;
         // this cycle's publish is taken in the decide stage).
-        self.m_fwc.d.next = self.rc_pipe.q.val() == self.rd_pipe.val();
         self.m_rc.d.next = self.cfg_pipe.val() == self.rd_pipe.val();
         self.l_rc.next = self.rc_v.q.val() & self.m_rc.q.val();
         self.l_hw.next = self.hw_v.q.val() & self.m_rc.q.val();
-        self.l_base.next = self.base_ram.read_data.val();
-        self.l_mask.next = self.shape_ram.read_data.val().mask;
-        self.l_enable.next = self.shape_ram.read_data.val().enable;
-        self.l_head.next = self.head_ram.read_data.val();
-        self.l_tail.next = self.tail_ram.read_data.val();
-        if self.fw_cfg.q.val() & self.m_fwc.q.val() {
-            self.l_base.next = self.fw_base.q.val();
-            self.l_mask.next = self.fw_mask.q.val();
-            self.l_enable.next = self.fw_enable.q.val();
-        }
-        if self.fw_head.q.val() & self.m_fwc.q.val() {
-            self.l_head.next = self.fw_head_value.q.val();
-        }
-        if self.fw_tail.q.val() & self.m_fwt.q.val() {
-            self.l_tail.next = self.fw_tail_value.q.val();
-        }
+        self.l_base.next = self.ring_base.val();
+        self.l_mask.next = self.ring_mask.val();
+        self.l_enable.next = self.ring_enable.val();
+        self.l_head.next = self.ring_head.val();
+        self.l_tail.next = self.ring_tail.val();
         if self.l_rc.val() {
             self.l_base.next = self.rc_base.q.val();
             self.l_mask.next = self.rc_mask.q.val();
@@ -742,16 +662,13 @@ impl Logic for RxEngine {
         }
         // A published frame moves its pipe's tail; a restart sets it to 0
         // (never in the same cycle: no frame leaves then).
-        self.tail_ram.write_enable.next = self.publish.val() | self.rc_v.q.val();
-        self.tail_ram.write_address.next = self.cur_pipe.val();
-        self.tail_ram.write_data.next = self.new_tail.val();
+        self.tail_wr.next = self.publish.val() | self.rc_v.q.val();
+        self.tail_pipe.next = self.cur_pipe.val();
+        self.tail_value.next = self.new_tail.val();
         if self.rc_v.q.val() {
-            self.tail_ram.write_address.next = self.rc_pipe.q.val();
-            self.tail_ram.write_data.next = self.zero16.val();
+            self.tail_pipe.next = self.rc_pipe.q.val();
+            self.tail_value.next = self.zero16.val();
         }
-        self.fw_tail.d.next = self.tail_ram.write_enable.val();
-        self.m_fwt.d.next = self.tail_ram.write_address.val() == self.rd_pipe.val();
-        self.fw_tail_value.d.next = self.tail_ram.write_data.val();
         // The restart, in order with the tails.
         self.e_restart.d.next = self.rc_v.q.val();
         self.e_mask.d.next = self.rc_mask.q.val();
@@ -769,22 +686,5 @@ impl Logic for RxEngine {
         self.ev_restart.next = self.e_restart.q.val();
         self.ev_restart_mask.next = self.e_mask.q.val();
         self.ev_restart_enable.next = self.e_enable.q.val();
-        // A reset's sweep zeroes every pipe's entry: pipes off, rings
-        // forgotten. (The datapath is idle then: the core's input is closed.)
-        if self.clear.active.val() {
-            self.base_ram.write_enable.next = true;
-            self.base_ram.write_address.next = self.clear.addr.val();
-            self.base_ram.write_data.next = self.zero64.val();
-            self.shape_ram.write_enable.next = true;
-            self.shape_ram.write_address.next = self.clear.addr.val();
-            self.shape_ram.write_data.next.mask = self.zero16.val();
-            self.shape_ram.write_data.next.enable = false;
-            self.head_ram.write_enable.next = true;
-            self.head_ram.write_address.next = self.clear.addr.val();
-            self.head_ram.write_data.next = self.zero16.val();
-            self.tail_ram.write_enable.next = true;
-            self.tail_ram.write_address.next = self.clear.addr.val();
-            self.tail_ram.write_data.next = self.zero16.val();
-        }
     }
 }

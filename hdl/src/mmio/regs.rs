@@ -112,6 +112,17 @@ pub struct RegFile {
     pub tx_doorbell: Signal<Out, Bit>,
     pub tx_doorbell_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
     pub per_packet_notif: Signal<Out, Bit>,
+    /// The RX engine's read of its pipes' ring state (pipe `ring_addr`'s, a
+    /// cycle later), and its tail writes (see `RxPipeState`).
+    pub ring_addr: Signal<In, Bits<PIPE_BITS>>,
+    pub ring_base: Signal<Out, Bits<64>>,
+    pub ring_mask: Signal<Out, Bits<SLOT_BITS>>,
+    pub ring_enable: Signal<Out, Bit>,
+    pub ring_head: Signal<Out, Bits<SLOT_BITS>>,
+    pub ring_tail: Signal<Out, Bits<SLOT_BITS>>,
+    pub tail_wr: Signal<In, Bit>,
+    pub tail_pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub tail_value: Signal<In, Bits<SLOT_BITS>>,
     pub events: RxEvents,
     /// TX_CTRL's bits, one per TX pipe: on, bound to the ACP link (bit 1),
     /// bound to the atomic unit (bit 2).
@@ -348,6 +359,15 @@ impl RegFile {
             tx_head_pipe: Default::default(),
             tx_head_value: Default::default(),
             per_packet_notif: Default::default(),
+            ring_addr: Default::default(),
+            ring_base: Default::default(),
+            ring_mask: Default::default(),
+            ring_enable: Default::default(),
+            ring_head: Default::default(),
+            ring_tail: Default::default(),
+            tail_wr: Default::default(),
+            tail_pipe: Default::default(),
+            tail_value: Default::default(),
             events: Default::default(),
             tx_enable: Default::default(),
             tx_events: Default::default(),
@@ -560,6 +580,15 @@ impl Logic for RegFile {
         self.rx.clear.active.next = self.clear.active.val();
         self.rx.clear.addr.next = self.clear.addr.val();
         self.rx.lk_addr.next = self.lk_addr.val();
+        self.rx.ring_addr.next = self.ring_addr.val();
+        self.ring_base.next = self.rx.ring_base.val();
+        self.ring_mask.next = self.rx.ring_mask.val();
+        self.ring_enable.next = self.rx.ring_enable.val();
+        self.ring_head.next = self.rx.ring_head.val();
+        self.ring_tail.next = self.rx.ring_tail.val();
+        self.rx.tail_wr.next = self.tail_wr.val();
+        self.rx.tail_pipe.next = self.tail_pipe.val();
+        self.rx.tail_value.next = self.tail_value.val();
         self.rx.ev_pipe.next = self.events.pipe.val();
         self.rx.ev_frame.next = self.events.frame.val();
         self.rx.ev_tail.next = self.events.tail.val();

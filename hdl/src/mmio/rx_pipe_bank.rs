@@ -1,8 +1,9 @@
 use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
 use super::regs::GATES;
+use super::rx_pipe_state::RxPipeState;
 use super::PipeCounter;
 use super::{RegRead, RegWrite};
-use crate::reset::{zero_ram, Clear, SDFF};
+use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::params::{
     NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES, SLOT_BITS,
@@ -14,12 +15,13 @@ use rust_hdl::prelude::*;
 const OFFSETS: usize = 13;
 
 /// Each RX pipe's registers (pipe p on page p + 1): ring base and size, CTRL
-/// (on/off), HEAD, a copy of its tail, and its RX_FRAMES and DROP_RING_FULL
-/// counters, in block RAM, one RAM per register, so the pipes cost RAM, not
-/// logic; the slot gates' copies of two pipes' ring state; and the pipe
-/// page's part of a register read.
+/// (on/off), HEAD, TAIL, and its RX_FRAMES and DROP_RING_FULL counters; and
+/// the pipe page's part of a register read. The ring state is
+/// `RxPipeState`'s, the one home of it, which this block writes and which
+/// the RX engine (`ring_*`, `tail_*`) and the slot gates (`gate_*`) read
+/// through it; the counters are in block RAM here.
 ///
-/// The RAMs have one read port, at `lk_addr`: the pipe of the write
+/// The register file's read port is at `lk_addr`: the pipe of the write
 /// `RegFile` accepts this cycle, else of its read (see `RegFile`). Writes and
 /// reads come on `wr` and `rd` (`RegWrite`, `RegRead`) through this block's
 /// copy of `RegFile`'s pipeline (`RegStages`): the cycle a write is accepted
@@ -58,6 +60,17 @@ pub struct RxPipeBank {
     /// when the pipe is switched on).
     pub head_wr: Signal<Out, Bit>,
     pub wr_head: Signal<Out, Bits<SLOT_BITS>>,
+    /// The RX engine's read of its pipes' ring state, and its tail writes
+    /// (see `RxPipeState`).
+    pub ring_addr: Signal<In, Bits<PIPE_BITS>>,
+    pub ring_base: Signal<Out, Bits<64>>,
+    pub ring_mask: Signal<Out, Bits<SLOT_BITS>>,
+    pub ring_enable: Signal<Out, Bit>,
+    pub ring_head: Signal<Out, Bits<SLOT_BITS>>,
+    pub ring_tail: Signal<Out, Bits<SLOT_BITS>>,
+    pub tail_wr: Signal<In, Bit>,
+    pub tail_pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub tail_value: Signal<In, Bits<SLOT_BITS>>,
     /// The RX engine's events (see `RxEvents`).
     pub ev_pipe: Signal<In, Bits<PIPE_BITS>>,
     pub ev_frame: Signal<In, Bit>,
@@ -77,27 +90,17 @@ pub struct RxPipeBank {
     pub gate_mask: [Signal<Out, Bits<SLOT_BITS>>; GATES],
     pub gate_enable: [Signal<Out, Bit>; GATES],
 
-    base_lo_ram: RAM<Bits<32>, PIPE_BITS>,
-    base_hi_ram: RAM<Bits<32>, PIPE_BITS>,
-    ring_bytes_ram: RAM<Bits<32>, PIPE_BITS>,
-    enable_ram: RAM<Bit, PIPE_BITS>,
-    head_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
-    // The tail, from the RX engine's events (read by software, bounds the
-    // head): each frame's new tail, and 0 when the engine applies a restart
-    // (two cycles after `restart`; `RegFile`'s `restart_wait` holds reads
-    // and writes back until then, so none sees the old tail).
-    tail_ram: RAM<Bits<SLOT_BITS>, PIPE_BITS>,
+    // Every pipe's ring state. The register file's copy of the tail is
+    // written from the RX engine's events (each frame's new tail, and 0 when
+    // the engine applies a restart, two cycles after `restart`; `RegFile`'s
+    // `restart_wait` holds reads and writes back until then, so none sees
+    // the old tail).
+    state: RxPipeState,
     rx_frames: PipeCounter<PIPE_BITS>,
     rx_drops: PipeCounter<PIPE_BITS>,
-    // The last tail write, which a read in its cycle missed.
-    fw_tail: SDFF<Bit>,
-    fw_match: SDFF<Bit>,
-    fw_tail_value: SDFF<Bits<SLOT_BITS>>,
     // The pipe whose page the RAMs read last cycle, and that page.
     lk_pipe: SDFF<Bits<PIPE_BITS>>,
     pg_base: Concat<32, 32, 64>,
-    pg_mask: Signal<Local, Bits<SLOT_BITS>>,
-    pg_tail: Signal<Local, Bits<SLOT_BITS>>,
     pg_head32: ZeroExtend<SLOT_BITS, 32>,
     pg_tail32: ZeroExtend<SLOT_BITS, 32>,
     // The write: latched as it is accepted, checked the next cycle (into the
@@ -131,14 +134,6 @@ pub struct RxPipeBank {
     do_restart: Signal<Local, Bit>,
     do_head_wr: Signal<Local, Bit>,
     new_head: Signal<Local, Bits<SLOT_BITS>>,
-    // A head write, a cycle late, for the gates' copies.
-    gh_v: SDFF<Bit>,
-    gh_pipe: SDFF<Bits<PIPE_BITS>>,
-    gh_value: SDFF<Bits<SLOT_BITS>>,
-    gate_head_r: [SDFF<Bits<SLOT_BITS>>; GATES],
-    gate_tail_r: [SDFF<Bits<SLOT_BITS>>; GATES],
-    gate_mask_r: [SDFF<Bits<SLOT_BITS>>; GATES],
-    gate_enable_r: [SDFF<Bit>; GATES],
     // What the read's address names, from `stages`.
     rd_pipe: Signal<Local, Bits<PIPE_BITS>>,
     rd_pipe32: ZeroExtend<PIPE_BITS, 32>,
@@ -171,7 +166,6 @@ pub struct RxPipeBank {
     cause_enabled: Constant<Bits<32>>,
     cause_nbuf_off: Constant<Bits<32>>,
     zero16: Constant<Bits<16>>,
-    one16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
 }
@@ -203,6 +197,15 @@ impl Default for RxPipeBank {
             restart_enable: Default::default(),
             head_wr: Default::default(),
             wr_head: Default::default(),
+            ring_addr: Default::default(),
+            ring_base: Default::default(),
+            ring_mask: Default::default(),
+            ring_enable: Default::default(),
+            ring_head: Default::default(),
+            ring_tail: Default::default(),
+            tail_wr: Default::default(),
+            tail_pipe: Default::default(),
+            tail_value: Default::default(),
             ev_pipe: Default::default(),
             ev_frame: Default::default(),
             ev_tail: Default::default(),
@@ -216,21 +219,11 @@ impl Default for RxPipeBank {
             gate_tail: Default::default(),
             gate_mask: Default::default(),
             gate_enable: Default::default(),
-            base_lo_ram: zero_ram(),
-            base_hi_ram: zero_ram(),
-            ring_bytes_ram: zero_ram(),
-            enable_ram: zero_ram(),
-            head_ram: zero_ram(),
-            tail_ram: zero_ram(),
+            state: Default::default(),
             rx_frames: PipeCounter::new(),
             rx_drops: PipeCounter::new(),
-            fw_tail: Default::default(),
-            fw_match: Default::default(),
-            fw_tail_value: Default::default(),
             lk_pipe: Default::default(),
             pg_base: Default::default(),
-            pg_mask: Default::default(),
-            pg_tail: Default::default(),
             pg_head32: Default::default(),
             pg_tail32: Default::default(),
             wr_pipe: Default::default(),
@@ -251,13 +244,6 @@ impl Default for RxPipeBank {
             do_restart: Default::default(),
             do_head_wr: Default::default(),
             new_head: Default::default(),
-            gh_v: Default::default(),
-            gh_pipe: Default::default(),
-            gh_value: Default::default(),
-            gate_head_r: Default::default(),
-            gate_tail_r: Default::default(),
-            gate_mask_r: Default::default(),
-            gate_enable_r: Default::default(),
             rd_pipe: Default::default(),
             rd_pipe32: Default::default(),
             rd_is_pipe: Default::default(),
@@ -289,7 +275,6 @@ impl Default for RxPipeBank {
             cause_enabled: cause(RegError::PipeEnabled),
             cause_nbuf_off: cause(RegError::NotifBufOff),
             zero16: Constant::new(0u64.into()),
-            one16: Constant::new(1u64.into()),
             zero32: c32(0),
             one32: c32(1),
         }
@@ -299,25 +284,39 @@ impl Default for RxPipeBank {
 impl Logic for RxPipeBank {
     #[hdl_gen]
     fn update(&mut self) {
-        // Clocks and hold-by-default for every register.
+        // ---- The ring state (`RxPipeState`) and its readers ----
+        self.state.clock.next = self.clock.val();
+        self.state.reset.next = self.reset.val();
+        self.state.clear.active.next = self.clear.active.val();
+        self.state.clear.addr.next = self.clear.addr.val();
+        self.state.rx_addr.next = self.ring_addr.val();
+        self.ring_base.next = self.state.rx_base.val();
+        self.ring_mask.next = self.state.rx_mask.val();
+        self.ring_enable.next = self.state.rx_enable.val();
+        self.ring_head.next = self.state.rx_head.val();
+        self.ring_tail.next = self.state.rx_tail.val();
+        self.state.tail_wr.next = self.tail_wr.val();
+        self.state.tail_pipe.next = self.tail_pipe.val();
+        self.state.tail_value.next = self.tail_value.val();
+        self.state.ev_pipe.next = self.ev_pipe.val();
+        self.state.ev_frame.next = self.ev_frame.val();
+        self.state.ev_tail.next = self.ev_tail.val();
+        self.state.ev_restart.next = self.ev_restart.val();
+        self.state.ev_restart_mask.next = self.ev_restart_mask.val();
+        self.state.ev_restart_enable.next = self.ev_restart_enable.val();
         for g in 0..GATES {
-            self.gate_head_r[g].clock.next = self.clock.val();
-            self.gate_head_r[g].reset.next = self.reset.val();
-            self.gate_tail_r[g].clock.next = self.clock.val();
-            self.gate_tail_r[g].reset.next = self.reset.val();
-            self.gate_mask_r[g].clock.next = self.clock.val();
-            self.gate_mask_r[g].reset.next = self.reset.val();
-            self.gate_enable_r[g].clock.next = self.clock.val();
-            self.gate_enable_r[g].reset.next = self.reset.val();
-            self.gate_head_r[g].d.next = self.gate_head_r[g].q.val();
-            self.gate_tail_r[g].d.next = self.gate_tail_r[g].q.val();
-            self.gate_mask_r[g].d.next = self.gate_mask_r[g].q.val();
-            self.gate_enable_r[g].d.next = self.gate_enable_r[g].q.val();
-            self.gate_head[g].next = self.gate_head_r[g].q.val();
-            self.gate_tail[g].next = self.gate_tail_r[g].q.val();
-            self.gate_mask[g].next = self.gate_mask_r[g].q.val();
-            self.gate_enable[g].next = self.gate_enable_r[g].q.val();
+            self.state.gate_pipe[g].next = self.gate_pipe[g].val();
+            self.state.gate_load[g].next = self.gate_load[g].val();
+            self.gate_head[g].next = self.state.gate_head[g].val();
+            self.gate_tail[g].next = self.state.gate_tail[g].val();
+            self.gate_mask[g].next = self.state.gate_mask[g].val();
+            self.gate_enable[g].next = self.state.gate_enable[g].val();
         }
+        self.state.load_pipe.next = self.pk_pipe.q.val();
+        self.state.load_head.next = self.pk_head.q.val();
+        self.state.load_tail.next = self.pk_tail.q.val();
+        self.state.load_mask.next = self.pk_mask.q.val();
+        self.state.load_enable.next = self.pk_enable.q.val();
         for k in 0..OFFSETS {
             self.wo_hit[k].clock.next = self.clock.val();
             self.wo_hit[k].reset.next = self.reset.val();
@@ -325,9 +324,6 @@ impl Logic for RxPipeBank {
         dff_setup!(
             self,
             clock,
-            fw_tail,
-            fw_match,
-            fw_tail_value,
             lk_pipe,
             size_ok_r,
             ring_aligned_r,
@@ -339,14 +335,8 @@ impl Logic for RxPipeBank {
             pk_mask,
             pk_head,
             pk_tail,
-            pk_pipe,
-            gh_v,
-            gh_pipe,
-            gh_value
+            pk_pipe
         );
-        self.fw_tail.reset.next = self.reset.val();
-        self.fw_match.reset.next = self.reset.val();
-        self.fw_tail_value.reset.next = self.reset.val();
         self.lk_pipe.reset.next = self.reset.val();
         self.size_ok_r.reset.next = self.reset.val();
         self.ring_aligned_r.reset.next = self.reset.val();
@@ -359,21 +349,6 @@ impl Logic for RxPipeBank {
         self.pk_head.reset.next = self.reset.val();
         self.pk_tail.reset.next = self.reset.val();
         self.pk_pipe.reset.next = self.reset.val();
-        self.gh_v.reset.next = self.reset.val();
-        self.gh_pipe.reset.next = self.reset.val();
-        self.gh_value.reset.next = self.reset.val();
-        self.base_lo_ram.read_clock.next = self.clock.val();
-        self.base_lo_ram.write_clock.next = self.clock.val();
-        self.base_hi_ram.read_clock.next = self.clock.val();
-        self.base_hi_ram.write_clock.next = self.clock.val();
-        self.ring_bytes_ram.read_clock.next = self.clock.val();
-        self.ring_bytes_ram.write_clock.next = self.clock.val();
-        self.enable_ram.read_clock.next = self.clock.val();
-        self.enable_ram.write_clock.next = self.clock.val();
-        self.head_ram.read_clock.next = self.clock.val();
-        self.head_ram.write_clock.next = self.clock.val();
-        self.tail_ram.read_clock.next = self.clock.val();
-        self.tail_ram.write_clock.next = self.clock.val();
         self.rx_frames.clock.next = self.clock.val();
         self.rx_frames.reset.next = self.reset.val();
         self.rx_drops.clock.next = self.clock.val();
@@ -385,39 +360,16 @@ impl Logic for RxPipeBank {
 
         // ---- The page the RAMs read ----
         self.lk_pipe.d.next = self.lk_addr.val();
-        self.base_lo_ram.read_address.next = self.lk_addr.val();
-        self.base_hi_ram.read_address.next = self.lk_addr.val();
-        self.ring_bytes_ram.read_address.next = self.lk_addr.val();
-        self.enable_ram.read_address.next = self.lk_addr.val();
-        self.head_ram.read_address.next = self.lk_addr.val();
-        self.tail_ram.read_address.next = self.lk_addr.val();
+        self.state.lk.next = self.lk_addr.val();
         self.rx_frames.rd_pipe.next = self.lk_addr.val();
         self.rx_drops.rd_pipe.next = self.lk_addr.val();
         // The page read last cycle.
-        self.pg_base.hi.next = self.base_hi_ram.read_data.val();
-        self.pg_base.lo.next = self.base_lo_ram.read_data.val();
-        // Slots minus one: bytes / 64 - 1 (0 - 1 before the ring is set; the
-        // pipe cannot be on then).
-        self.pg_mask.next =
-            self.ring_bytes_ram.read_data.val().get_bits::<SLOT_BITS>(6) - self.one16.val();
-        self.pg_tail.next = self.tail_ram.read_data.val();
-        // (The pipes compared as the read was issued: `fw_match`.)
-        self.fw_match.d.next = self.ev_pipe.val() == self.lk_addr.val();
-        if self.fw_tail.q.val() & self.fw_match.q.val() {
-            self.pg_tail.next = self.fw_tail_value.q.val();
-        }
-        self.pg_head32.i.next = self.head_ram.read_data.val();
-        self.pg_tail32.i.next = self.pg_tail.val();
+        self.pg_base.hi.next = self.state.lk_base_hi.val();
+        self.pg_base.lo.next = self.state.lk_base_lo.val();
+        self.pg_head32.i.next = self.state.lk_head.val();
+        self.pg_tail32.i.next = self.state.lk_tail.val();
 
-        // ---- Tails, from the RX engine ----
-        self.tail_ram.write_enable.next = self.ev_frame.val() | self.ev_restart.val();
-        self.tail_ram.write_address.next = self.ev_pipe.val();
-        self.tail_ram.write_data.next = self.ev_tail.val();
-        if self.ev_restart.val() {
-            self.tail_ram.write_data.next = self.zero16.val();
-        }
-        self.fw_tail.d.next = self.tail_ram.write_enable.val();
-        self.fw_tail_value.d.next = self.tail_ram.write_data.val();
+        // ---- Counters, from the RX engine's events ----
         self.rx_frames.inc.next = self.ev_frame.val();
         self.rx_frames.inc_pipe.next = self.ev_pipe.val();
         self.rx_drops.inc.next = self.ev_drop_ring_full.val();
@@ -456,19 +408,19 @@ impl Logic for RxPipeBank {
         // forwarding mux ahead of the subtraction made this check 9 LUT
         // levels deep.)
         self.head_ok_r.d.next = (self.stages.data.val().get_bits::<16>(16) == self.zero16.val())
-            & ((self.wr_data16.val() & !self.pg_mask.val()) == self.zero16.val())
-            & (((self.wr_data16.val() - self.head_ram.read_data.val()) & self.pg_mask.val())
-                <= ((self.tail_ram.read_data.val() - self.head_ram.read_data.val())
-                    & self.pg_mask.val()));
+            & ((self.wr_data16.val() & !self.state.lk_mask.val()) == self.zero16.val())
+            & (((self.wr_data16.val() - self.state.lk_head.val()) & self.state.lk_mask.val())
+                <= ((self.state.lk_tail_ram.val() - self.state.lk_head.val())
+                    & self.state.lk_mask.val()));
         self.nb_off_r.d.next = !self.nb_on.val().get_bit(self.wr_buf.val().index());
         // The page, as the check stage read it, for the apply stage.
-        self.pk_enable.d.next = self.enable_ram.read_data.val();
-        self.pk_ring_zero.d.next = self.ring_bytes_ram.read_data.val() == self.zero32.val();
+        self.pk_enable.d.next = self.state.lk_enable.val();
+        self.pk_ring_zero.d.next = self.state.lk_ring_bytes.val() == self.zero32.val();
         self.pk_base.d.next = self.pg_base.o.val();
-        self.pk_mask.d.next = self.pg_mask.val();
-        self.pk_head.d.next = self.head_ram.read_data.val();
+        self.pk_mask.d.next = self.state.lk_mask.val();
+        self.pk_head.d.next = self.state.lk_head.val();
         self.pk_pipe.d.next = self.lk_pipe.q.val();
-        self.pk_tail.d.next = self.pg_tail.val();
+        self.pk_tail.d.next = self.state.lk_tail.val();
         if self.ev_pipe.val() == self.lk_pipe.q.val() {
             if self.ev_frame.val() {
                 self.pk_tail.d.next = self.ev_tail.val();
@@ -492,18 +444,13 @@ impl Logic for RxPipeBank {
         self.wo_hit[11].d.next = self.stages.wr_off.val() == self.p_tx_frames.val();
         self.wo_hit[12].d.next = self.stages.wr_off.val() == self.p_tx_drops.val();
 
-        self.base_lo_ram.write_enable.next = false;
-        self.base_lo_ram.write_address.next = self.wr_pipe.val();
-        self.base_lo_ram.write_data.next = self.stages.data.val();
-        self.base_hi_ram.write_enable.next = false;
-        self.base_hi_ram.write_address.next = self.wr_pipe.val();
-        self.base_hi_ram.write_data.next = self.stages.data.val();
-        self.ring_bytes_ram.write_enable.next = false;
-        self.ring_bytes_ram.write_address.next = self.wr_pipe.val();
-        self.ring_bytes_ram.write_data.next = self.stages.data.val();
-        self.enable_ram.write_enable.next = false;
-        self.enable_ram.write_address.next = self.wr_pipe.val();
-        self.enable_ram.write_data.next = self.stages.data.val().get_bit(0);
+        self.state.wr_pipe.next = self.wr_pipe.val();
+        self.state.wr_data.next = self.stages.data.val();
+        self.state.wr_mask.next = self.pk_mask.q.val();
+        self.state.set_base_lo.next = false;
+        self.state.set_base_hi.next = false;
+        self.state.set_ring.next = false;
+        self.state.set_ctrl.next = false;
         self.rearm.next = false;
         self.do_restart.next = false;
         self.do_head_wr.next = false;
@@ -538,17 +485,17 @@ impl Logic for RxPipeBank {
                         self.wr.err.next = true;
                         self.wr.err_cause.next = self.cause_misaligned.val();
                     } else {
-                        self.base_lo_ram.write_enable.next = true;
+                        self.state.set_base_lo.next = true;
                     }
                 } else if self.wo_hit[1].q.val() {
-                    self.base_hi_ram.write_enable.next = true;
+                    self.state.set_base_hi.next = true;
                 } else {
                     // RING_BYTES (the branch's offsets end here).
                     if !self.size_ok_r.q.val() {
                         self.wr.err.next = true;
                         self.wr.err_cause.next = self.cause_ring_size.val();
                     } else {
-                        self.ring_bytes_ram.write_enable.next = true;
+                        self.state.set_ring.next = true;
                     }
                 }
             } else if self.wo_hit[3].q.val() {
@@ -564,7 +511,7 @@ impl Logic for RxPipeBank {
                     self.wr.err.next = true;
                     self.wr.err_cause.next = self.cause_nbuf_off.val();
                 } else {
-                    self.enable_ram.write_enable.next = true;
+                    self.state.set_ctrl.next = true;
                     self.do_restart.next =
                         self.stages.data.val().get_bit(0) != self.pk_enable.q.val();
                     if self.stages.data.val().get_bit(0) & !self.pk_enable.q.val() {
@@ -594,50 +541,9 @@ impl Logic for RxPipeBank {
         self.restart_enable.next = self.stages.data.val().get_bit(0);
         self.head_wr.next = self.do_head_wr.val();
         self.wr_head.next = self.new_head.val();
-        self.head_ram.write_enable.next = self.do_head_wr.val();
-        self.head_ram.write_address.next = self.wr_pipe.val();
-        self.head_ram.write_data.next = self.new_head.val();
-
-        // ---- The gates' pipes ----
-        // Each follows its pipe's events; naming another pipe loads that
-        // pipe's page, read as the write was accepted (no other write changes
-        // a page in between, and this cycle's tail event is taken below).
-        for g in 0..GATES {
-            if self.gate_load[g].val() {
-                self.gate_head_r[g].d.next = self.pk_head.q.val();
-                self.gate_tail_r[g].d.next = self.pk_tail.q.val();
-                self.gate_mask_r[g].d.next = self.pk_mask.q.val();
-                self.gate_enable_r[g].d.next = self.pk_enable.q.val();
-                if self.ev_frame.val() & (self.ev_pipe.val() == self.pk_pipe.q.val()) {
-                    self.gate_tail_r[g].d.next = self.ev_tail.val();
-                }
-            } else {
-                // The RX engine's events, in its order: a restart (tail 0,
-                // the new ring) and the tails it publishes.
-                if self.ev_pipe.val() == self.gate_pipe[g].val() {
-                    if self.ev_frame.val() {
-                        self.gate_tail_r[g].d.next = self.ev_tail.val();
-                    }
-                    if self.ev_restart.val() {
-                        self.gate_tail_r[g].d.next = self.zero16.val();
-                        self.gate_mask_r[g].d.next = self.ev_restart_mask.val();
-                        self.gate_enable_r[g].d.next = self.ev_restart_enable.val();
-                    }
-                }
-                // A head write, a cycle late (the gate then sees less room,
-                // never more); a restart closes the gate at once, until the
-                // engine has applied it.
-                if self.gh_v.q.val() & (self.gh_pipe.q.val() == self.gate_pipe[g].val()) {
-                    self.gate_head_r[g].d.next = self.gh_value.q.val();
-                }
-                if self.do_restart.val() & (self.wr_pipe.val() == self.gate_pipe[g].val()) {
-                    self.gate_enable_r[g].d.next = false;
-                }
-            }
-        }
-        self.gh_v.d.next = self.do_head_wr.val();
-        self.gh_pipe.d.next = self.wr_pipe.val();
-        self.gh_value.d.next = self.new_head.val();
+        self.state.set_head.next = self.do_head_wr.val();
+        self.state.head_value.next = self.new_head.val();
+        self.state.switch.next = self.do_restart.val();
 
         // ---- Reads ----
         // Decoded the cycle after the read was accepted, when its page is
@@ -655,20 +561,20 @@ impl Logic for RxPipeBank {
                 self.rd.hit.next = true;
             }
             if self.stages.rd_off.val() == self.p_base_lo.val() {
-                self.rd.data.next = self.rd.data.val() | self.base_lo_ram.read_data.val();
+                self.rd.data.next = self.rd.data.val() | self.state.lk_base_lo.val();
                 self.rd.hit.next = true;
             }
             if self.stages.rd_off.val() == self.p_base_hi.val() {
-                self.rd.data.next = self.rd.data.val() | self.base_hi_ram.read_data.val();
+                self.rd.data.next = self.rd.data.val() | self.state.lk_base_hi.val();
                 self.rd.hit.next = true;
             }
             if self.stages.rd_off.val() == self.p_ring_bytes.val() {
-                self.rd.data.next = self.rd.data.val() | self.ring_bytes_ram.read_data.val();
+                self.rd.data.next = self.rd.data.val() | self.state.lk_ring_bytes.val();
                 self.rd.hit.next = true;
             }
             if self.stages.rd_off.val() == self.p_ctrl.val() {
                 self.rd.hit.next = true;
-                if self.enable_ram.read_data.val() {
+                if self.state.lk_enable.val() {
                     self.rd.data.next = self.rd.data.val() | self.one32.val();
                 }
             }
@@ -691,28 +597,6 @@ impl Logic for RxPipeBank {
                 self.rd.data.next = self.rd.data.val() | self.rx_drops.rd_count.val();
                 self.rd.hit.next = true;
             }
-        }
-
-        // A reset's sweep zeroes every pipe's registers.
-        if self.clear.active.val() {
-            self.base_lo_ram.write_enable.next = true;
-            self.base_lo_ram.write_address.next = self.clear.addr.val();
-            self.base_lo_ram.write_data.next = self.zero32.val();
-            self.base_hi_ram.write_enable.next = true;
-            self.base_hi_ram.write_address.next = self.clear.addr.val();
-            self.base_hi_ram.write_data.next = self.zero32.val();
-            self.ring_bytes_ram.write_enable.next = true;
-            self.ring_bytes_ram.write_address.next = self.clear.addr.val();
-            self.ring_bytes_ram.write_data.next = self.zero32.val();
-            self.enable_ram.write_enable.next = true;
-            self.enable_ram.write_address.next = self.clear.addr.val();
-            self.enable_ram.write_data.next = false;
-            self.head_ram.write_enable.next = true;
-            self.head_ram.write_address.next = self.clear.addr.val();
-            self.head_ram.write_data.next = self.zero16.val();
-            self.tail_ram.write_enable.next = true;
-            self.tail_ram.write_address.next = self.clear.addr.val();
-            self.tail_ram.write_data.next = self.zero16.val();
         }
     }
 }
