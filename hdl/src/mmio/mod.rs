@@ -2,6 +2,7 @@
 
 mod counters;
 mod events;
+mod global_regs;
 mod link_flow_regs;
 mod nbuf_regs;
 mod pipe_counter;

@@ -1,12 +1,13 @@
 use super::counters::GlobalCounters;
 use super::events::{LinkEvents, RxEvents, TxEvents};
+use super::global_regs::GlobalRegs;
 use super::link_flow_regs::LinkFlowRegs;
 use super::nbuf_regs::NbufRegs;
 use super::rx_pipe_bank::RxPipeBank;
 use super::tx_regs::TxRegs;
 use crate::enso::FLOW_MATCH_BITS;
 use crate::reset::{Clear, SDFF};
-use crate::stream::{StreamSink, StreamSource, ZeroExtend};
+use crate::stream::{StreamSink, StreamSource};
 use crate::types::MmioWrite;
 use pendulum_layout::params::{
     ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUF_BITS, PIPE_BITS, SLOT_BITS,
@@ -19,8 +20,6 @@ use rust_hdl::prelude::*;
 const CB1: usize = CB + 1;
 const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
 const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
-/// Registers on the global page that hold constants (identity and capabilities).
-const CONST_REGS: usize = 9;
 /// Slot gates the register file keeps a pipe's ring state for.
 pub const GATES: usize = 2;
 /// The gate of the ACP link's messages (LINK_RX_PIPE).
@@ -184,23 +183,14 @@ pub struct RegFile {
 
     // Address decode.
     wr_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
-    wr_data: Signal<Local, Bits<32>>,
-    rd_addr: Signal<Local, Bits<MMIO_ADDR_BITS>>,
     wr_page: Signal<Local, Bits<PAGE_BITS>>,
     wr_off: Signal<Local, Bits<OFF_BITS>>,
-    wr_addr32: ZeroExtend<MMIO_ADDR_BITS, 32>,
-    rd_page: Signal<Local, Bits<PAGE_BITS>>,
-    rd_off: Signal<Local, Bits<OFF_BITS>>,
     err: Signal<Local, Bit>,
     err_cause: Signal<Local, Bits<32>>,
     rd_data: Signal<Local, Bits<32>>,
     rd_hit: Signal<Local, Bit>,
 
-    link_state32: ZeroExtend<2, 32>,
-    link_active32: ZeroExtend<CB1, 32>,
-    g_link_active: Constant<Bits<OFF_BITS>>,
     g_atomic_rx_pipe: Constant<Bits<OFF_BITS>>,
-    g_link_state: Constant<Bits<OFF_BITS>>,
     g_link_rx_pipe: Constant<Bits<OFF_BITS>>,
 
     // Each RX pipe's registers, in block RAM (see the block's comment).
@@ -209,11 +199,6 @@ pub struct RegFile {
     // (two cycles after `restart`; `restart_wait` holds reads and writes
     // back until then, so none sees the old tail).
     restart_wait: SDFF<Bit>,
-    // A head write, a cycle late, for the gates' copies.
-    // A refused write and its LAST_REG_ERROR word, counted a cycle later.
-    err_r: SDFF<Bit>,
-    err_word: SDFF<Bits<32>>,
-    // The last tail write, which a read in its cycle missed.
     // Each notification buffer's registers (buffer b on page b + 1), in
     // block RAM read with the pipe's page, and its on bit, which every pipe
     // of the buffer checks as it is switched on.
@@ -238,16 +223,10 @@ pub struct RegFile {
     // The gates' pipes' ring state (`gate_*` outputs), and the pipe each is for.
     // A read: its address while its page is read, then decoded.
     rd_v: SDFF<Bit>,
-    rd_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
     last_pipe_page: Constant<Bits<PAGE_BITS>>,
 
-    // State.
-    ctrl: SDFF<Bits<32>>,
-    scratch: SDFF<Bits<32>>,
-    // SESSION: the opener's token; a reset clears it.
-    session: SDFF<Bits<32>>,
-    reg_errors: SDFF<Bits<32>>,
-    last_err: SDFF<Bits<32>>,
+    // The global page's own registers.
+    global: GlobalRegs,
     // The global counters, and the TX pipes' events as they count them.
     counters: GlobalCounters,
     // The TX pipes' registers.
@@ -258,28 +237,14 @@ pub struct RegFile {
     // address and applies it. A write is accepted at most every third cycle
     // (`wr_check`, `wr_apply`), so each check sees the previous write's effect.
     wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
-    wr_data_r: SDFF<Bits<32>>,
     wr_apply: SDFF<Bit>,
     // A write's data as it is accepted (its low bits: a gate's new pipe).
     in_data: Signal<Local, Bits<32>>,
     wr_check: SDFF<Bit>,
-    // The write's page as the check stage read it (see the block's comment).
-    // The write's offset decoded in the check stage: bit k is "the offset is
-    // the k-th one the apply stage tests" (the list where they are set).
-    wo_hit: [SDFF<Bit>; 3],
     wr_take: Signal<Local, Bit>,
     rsp_valid: SDFF<Bit>,
     rsp_data: SDFF<Bits<32>>,
 
-    // Constants from pendulum-layout.
-    const_off: [Constant<Bits<OFF_BITS>>; CONST_REGS],
-    const_val: [Constant<Bits<32>>; CONST_REGS],
-    g_ctrl: Constant<Bits<OFF_BITS>>,
-    g_scratch: Constant<Bits<OFF_BITS>>,
-    g_session: Constant<Bits<OFF_BITS>>,
-    g_reg_errors: Constant<Bits<OFF_BITS>>,
-    g_last_err: Constant<Bits<OFF_BITS>>,
-    g_rx_overflow_drops: Constant<Bits<OFF_BITS>>,
     // Any aligned offset below this on the global page, or in the counter
     // window, is a register (read-only unless named above).
     g_plain_end: Constant<Bits<OFF_BITS>>,
@@ -289,7 +254,6 @@ pub struct RegFile {
     cause_read_only: Constant<Bits<32>>,
     all_ones: Constant<Bits<32>>,
     zero32: Constant<Bits<32>>,
-    one32: Constant<Bits<32>>,
     zero_off2: Constant<Bits<2>>,
     page0: Constant<Bits<PAGE_BITS>>,
     off_bits: Constant<Bits<5>>,
@@ -309,17 +273,6 @@ impl RegFile {
     /// `cap_*` describe the blocks this NIC has, for the capability registers.
     pub fn new(cap_link_channels: u32, cap_atomic_bytes: u32) -> Self {
         use pendulum_layout::params::*;
-        let consts: [(Reg, u32); CONST_REGS] = [
-            (global::IDENTITY, pendulum_layout::IDENTITY),
-            (global::VERSION, pendulum_layout::VERSION),
-            (global::NEXT, 0),
-            (global::CAP_PIPES, PIPES as u32),
-            (global::CAP_NOTIF_BUFS, NOTIF_BUFS as u32),
-            (global::CAP_LINK_CHANNELS, cap_link_channels),
-            (global::CAP_ATOMIC_BYTES, cap_atomic_bytes),
-            (global::CAP_MAX_FRAME, MAX_FRAME_BYTES),
-            (global::CAP_TX_PIPES, TX_PIPES as u32),
-        ];
         let plain_end = global::ALL.iter().map(|r| r.offset).max().unwrap() + 4;
         let cnt_start = global::COUNTERS.iter().map(|r| r.offset).min().unwrap();
         let cnt_end = global::COUNTERS.iter().map(|r| r.offset).max().unwrap() + 8;
@@ -380,7 +333,6 @@ impl RegFile {
             link_rx_pipe: Default::default(),
             link_rx_reserved: Default::default(),
             atomic_rx_reserved: Default::default(),
-            link_state32: Default::default(),
             link_flow: Default::default(),
             link_channels: Default::default(),
             link_active: Default::default(),
@@ -396,20 +348,15 @@ impl RegFile {
             flow_miss: Default::default(),
             rx_overflow_drops: Default::default(),
             pipe_one: Constant::new(1u64.into()),
-            link_active32: Default::default(),
-            g_link_active: off(global::LINK_ACTIVE_CHANNELS),
             tx_atomic: Default::default(),
             atomic_rx_pipe: Default::default(),
             atomic_verb: Default::default(),
             atomic_error: Default::default(),
             g_atomic_rx_pipe: off(global::ATOMIC_RX_PIPE),
-            g_link_state: off(global::LINK_STATE),
             g_link_rx_pipe: off(global::LINK_RX_PIPE),
             wr_addr: Default::default(),
             lk_buf: Default::default(),
             restart_wait: Default::default(),
-            err_r: Default::default(),
-            err_word: Default::default(),
             nbuf: Default::default(),
             rx: Default::default(),
             gate_pipes: Default::default(),
@@ -425,43 +372,23 @@ impl RegFile {
             gate_mask: Default::default(),
             gate_enable: Default::default(),
             rd_v: Default::default(),
-            rd_addr_r: Default::default(),
             last_pipe_page: Constant::new((PIPES as u64).into()),
-            wr_data: Default::default(),
-            rd_addr: Default::default(),
             wr_page: Default::default(),
             wr_off: Default::default(),
-            wr_addr32: Default::default(),
-            rd_page: Default::default(),
-            rd_off: Default::default(),
             err: Default::default(),
             err_cause: Default::default(),
             rd_data: Default::default(),
             rd_hit: Default::default(),
-            ctrl: Default::default(),
-            scratch: Default::default(),
-            session: Default::default(),
-            reg_errors: Default::default(),
-            last_err: Default::default(),
+            global: GlobalRegs::new(cap_link_channels, cap_atomic_bytes),
             counters: Default::default(),
             tx: Default::default(),
             wr_addr_r: Default::default(),
-            wr_data_r: Default::default(),
             wr_apply: Default::default(),
             in_data: Default::default(),
             wr_check: Default::default(),
-            wo_hit: Default::default(),
             wr_take: Default::default(),
             rsp_valid: Default::default(),
             rsp_data: Default::default(),
-            const_off: std::array::from_fn(|k| off(consts[k].0)),
-            const_val: std::array::from_fn(|k| c32(consts[k].1)),
-            g_ctrl: off(global::CTRL),
-            g_scratch: off(global::SCRATCH),
-            g_session: off(global::SESSION),
-            g_reg_errors: off(global::REG_ERRORS),
-            g_last_err: off(global::LAST_REG_ERROR),
-            g_rx_overflow_drops: off(global::RX_OVERFLOW_DROPS),
             g_plain_end: Constant::new((plain_end as u64).into()),
             g_cnt_start: Constant::new((cnt_start as u64).into()),
             g_cnt_end: Constant::new((cnt_end as u64).into()),
@@ -469,7 +396,6 @@ impl RegFile {
             cause_read_only: cause(RegError::ReadOnly),
             all_ones: c32(u32::MAX),
             zero32: c32(0),
-            one32: c32(1),
             zero_off2: Constant::new(0u64.into()),
             page0: Constant::new(0u64.into()),
             off_bits: Constant::new((OFF_BITS as u64).into()),
@@ -491,38 +417,24 @@ impl Logic for RegFile {
             clock,
             wr_check,
             wr_addr_r,
-            wr_data_r,
             wr_apply,
-            ctrl,
-            scratch,
-            session,
-            reg_errors,
-            last_err,
             rsp_valid,
             rsp_data,
             restart_wait,
-            err_r,
-            err_word,
-            rd_v,
-            rd_addr_r
+            rd_v
         );
         self.wr_check.reset.next = self.reset.val();
         self.wr_addr_r.reset.next = self.reset.val();
-        self.wr_data_r.reset.next = self.reset.val();
         self.wr_apply.reset.next = self.reset.val();
-        self.ctrl.reset.next = self.reset.val();
-        self.scratch.reset.next = self.reset.val();
-        self.session.reset.next = self.reset.val();
-        self.reg_errors.reset.next = self.reset.val();
-        self.last_err.reset.next = self.reset.val();
         self.rsp_valid.reset.next = self.reset.val();
         self.rsp_data.reset.next = self.reset.val();
         self.restart_wait.reset.next = self.reset.val();
-        self.err_r.reset.next = self.reset.val();
-        self.err_word.reset.next = self.reset.val();
         self.rd_v.reset.next = self.reset.val();
-        self.rd_addr_r.reset.next = self.reset.val();
-        self.link_active32.i.next = self.link_active.val();
+        self.global.clock.next = self.clock.val();
+        self.global.reset.next = self.reset.val();
+        self.global.link_state.next = self.link_state.val();
+        self.global.link_active.next = self.link_active.val();
+        self.global.rx_overflow_drops.next = self.rx_overflow_drops.val();
         self.link_flow.clock.next = self.clock.val();
         self.link_flow.reset.next = self.reset.val();
         self.atomic_rx_pipe.next = self.link_flow.atomic_rx_pipe.val();
@@ -541,7 +453,6 @@ impl Logic for RegFile {
         self.flow_table_wr.next = self.link_flow.flow_table_wr.val();
         self.flow_table_slot.next = self.link_flow.flow_table_slot.val();
         self.flow_table_valid.next = self.link_flow.flow_table_valid.val();
-        self.link_state32.i.next = self.link_state.val();
 
         // ---- The pipe page the RAMs read ----
         // A write's page is read as it is accepted (`wr_take`), a read's
@@ -623,7 +534,7 @@ impl Logic for RegFile {
         self.tx_doorbell.next = self.tx.doorbell.val();
         self.tx_doorbell_pipe.next = self.tx.doorbell_pipe.val();
         self.tx_restart_pipe.next = self.tx.restart_pipe.val();
-        self.per_packet_notif.next = self.ctrl.q.val().get_bit(0);
+        self.per_packet_notif.next = self.global.per_packet_notif.val();
         self.tx_restart.next = self.tx.restart.val();
         self.tx_restart_compl_base.next = self.tx.restart_compl_base.val();
 
@@ -633,7 +544,6 @@ impl Logic for RegFile {
         self.wr_apply.d.next = self.wr_check.q.val();
         if self.wr_take.val() {
             self.wr_addr_r.d.next = self.s_wr.data.val().addr;
-            self.wr_data_r.d.next = self.in_data.val();
         }
         self.tx.clock.next = self.clock.val();
         self.tx.reset.next = self.reset.val();
@@ -643,11 +553,13 @@ impl Logic for RegFile {
         self.rx.wr.take.next = self.wr_take.val();
         self.rx.wr.addr.next = self.in_addr.val();
         self.rx.wr.data.next = self.in_data.val();
+        self.global.wr.take.next = self.wr_take.val();
+        self.global.wr.addr.next = self.in_addr.val();
+        self.global.wr.data.next = self.in_data.val();
         self.link_flow.wr.take.next = self.wr_take.val();
         self.link_flow.wr.addr.next = self.in_addr.val();
         self.link_flow.wr.data.next = self.in_data.val();
         self.wr_addr.next = self.wr_addr_r.q.val();
-        self.wr_data.next = self.wr_data_r.q.val();
         self.wr_page.next = self
             .wr_addr
             .val()
@@ -657,7 +569,6 @@ impl Logic for RegFile {
         self.wr_pipe.next = self.wr_pipe_l.val();
         self.wr_is_pipe.next = (self.wr_page.val() != self.page0.val())
             & (self.wr_page.val() <= self.last_pipe_page.val());
-        self.wr_addr32.i.next = self.wr_addr.val();
         self.err.next = false;
         self.err_cause.next = self.zero32.val();
         self.nbuf.wr.take.next = self.wr_take.val();
@@ -669,25 +580,17 @@ impl Logic for RegFile {
         self.nbuf_cfg_mask.next = self.nbuf.cfg_mask.val();
         self.nbuf_head_wr.next = self.nbuf.head_wr.val();
         self.nbuf_head.next = self.nbuf.head.val();
-        // The offsets the apply stage tests, decoded a cycle ahead.
-        self.wo_hit[0].d.next = self.wr_off.val() == self.g_ctrl.val();
-        self.wo_hit[1].d.next = self.wr_off.val() == self.g_scratch.val();
-        self.wo_hit[2].d.next = self.wr_off.val() == self.g_session.val();
-        for k in 0..3 {
-            self.wo_hit[k].clock.next = self.clock.val();
-            self.wo_hit[k].reset.next = self.reset.val();
-        }
         if self.wr_apply.q.val() {
             if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
                 self.err.next = true;
                 self.err_cause.next = self.cause_unknown.val();
             } else if self.wr_page.val() == self.page0.val() {
-                if self.wo_hit[0].q.val() {
-                    self.ctrl.d.next = self.wr_data.val();
-                } else if self.wo_hit[1].q.val() {
-                    self.scratch.d.next = self.wr_data.val();
-                } else if self.wo_hit[2].q.val() {
-                    self.session.d.next = self.wr_data.val();
+                if self.global.wr.hit.val() {
+                    // CTRL, SCRATCH or SESSION (`GlobalRegs`, which applies it).
+                    if self.global.wr.err.val() {
+                        self.err.next = true;
+                        self.err_cause.next = self.global.wr.err_cause.val();
+                    }
                 } else if self.link_flow.wr.hit.val() {
                     // A link, atomic unit or flow director register
                     // (`LinkFlowRegs`, which applies it).
@@ -751,13 +654,9 @@ impl Logic for RegFile {
         self.rx.gate_load[0].next = self.link_flow.gate_load_link.val();
         self.rx.gate_load[1].next = self.link_flow.gate_load_atomic.val();
 
-        // A refused write is counted a cycle later.
-        self.err_r.d.next = self.err.val();
-        self.err_word.d.next = self.err_cause.val() | self.wr_addr32.o.val();
-        if self.err_r.q.val() {
-            self.reg_errors.d.next = self.reg_errors.q.val() + self.one32.val();
-            self.last_err.d.next = self.err_word.q.val();
-        }
+        // A refused write is counted (`GlobalRegs`).
+        self.global.refused.next = self.err.val();
+        self.global.refused_cause.next = self.err_cause.val();
 
         // ---- Counters ----
         self.counters.clock.next = self.clock.val();
@@ -795,58 +694,13 @@ impl Logic for RegFile {
         self.tx.count_pipe.next = self.counters.tx_pipe.val();
 
         // ---- Reads ----
-        // Decoded the cycle after the read was accepted, when its page is
-        // out of the RAMs (`lk_pipe`).
-        self.rd_addr.next = self.rd_addr_r.q.val();
-        self.rd_page.next = self
-            .rd_addr
-            .val()
-            .get_bits::<PAGE_BITS>(self.off_bits.val().index());
-        self.rd_off.next = self.rd_addr.val().get_bits::<OFF_BITS>(0);
-        // Offsets are unique, so the hits are ORed together: an OR of
-        // AND-terms that synthesis balances into a shallow tree, where a chain
-        // of if/else would be one mux deep per register (20 LUT levels).
+        // Each block answers the cycle after the read was accepted (when its
+        // page is out of the RAMs), from its registers; the answers are ORed.
         self.rd_data.next = self.zero32.val();
         self.rd_hit.next = false;
-        if self.rd_page.val() == self.page0.val() {
-            for k in 0..CONST_REGS {
-                if self.rd_off.val() == self.const_off[k].val() {
-                    self.rd_data.next = self.rd_data.val() | self.const_val[k].val();
-                    self.rd_hit.next = true;
-                }
-            }
-            if self.rd_off.val() == self.g_ctrl.val() {
-                self.rd_data.next = self.rd_data.val() | self.ctrl.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_scratch.val() {
-                self.rd_data.next = self.rd_data.val() | self.scratch.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_session.val() {
-                self.rd_data.next = self.rd_data.val() | self.session.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_reg_errors.val() {
-                self.rd_data.next = self.rd_data.val() | self.reg_errors.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_last_err.val() {
-                self.rd_data.next = self.rd_data.val() | self.last_err.q.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_rx_overflow_drops.val() {
-                self.rd_data.next = self.rd_data.val() | self.rx_overflow_drops.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_link_state.val() {
-                self.rd_data.next = self.rd_data.val() | self.link_state32.o.val();
-                self.rd_hit.next = true;
-            }
-            if self.rd_off.val() == self.g_link_active.val() {
-                self.rd_data.next = self.rd_data.val() | self.link_active32.o.val();
-                self.rd_hit.next = true;
-            }
+        self.rd_data.next = self.rd_data.val() | self.global.rd.data.val();
+        if self.global.rd.hit.val() {
+            self.rd_hit.next = true;
         }
         self.rd_data.next = self.rd_data.val() | self.rx.rd.data.val();
         if self.rx.rd.hit.val() {
@@ -888,6 +742,8 @@ impl Logic for RegFile {
         self.rd_v.d.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.counters.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.counters.rd.addr.next = self.s_rd.data.val();
+        self.global.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.global.rd.addr.next = self.s_rd.data.val();
         self.tx.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.tx.rd.addr.next = self.s_rd.data.val();
         self.rx.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
@@ -896,9 +752,6 @@ impl Logic for RegFile {
         self.nbuf.rd.addr.next = self.s_rd.data.val();
         self.link_flow.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.link_flow.rd.addr.next = self.s_rd.data.val();
-        if self.s_rd.valid.val() & self.s_rd.ready.val() {
-            self.rd_addr_r.d.next = self.s_rd.data.val();
-        }
         self.m_rsp.valid.next = self.rsp_valid.q.val();
         self.m_rsp.data.next = self.rsp_data.q.val();
         if self.m_rsp.ready.val() {
