@@ -4,7 +4,7 @@ use crate::enso::{
     FlowDirector, RxEngine, RxNotifWriter, RxParse, SlotGate, TxComplWriter, TxFetcher, TxFramer,
     TxParse,
 };
-use crate::mmio::RegFile;
+use crate::mmio::{RegFile, RxRingUser};
 use crate::reset::ClearSweep;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
@@ -348,18 +348,18 @@ impl Logic for PendulumNic {
         self.flow.s.data.next = self.rx_parse.m.data.val();
         self.flow.s.valid.next = self.rx_parse.m.valid.val();
         self.rx_parse.m.ready.next = self.flow.s.ready.val();
-        self.flow.wr.next = self.regs.flow_table_wr.val();
-        self.flow.wr_slot.next = self.regs.flow_table_slot.val();
-        self.flow.wr_valid.next = self.regs.flow_table_valid.val();
-        self.flow.wr_key.next = self.regs.flow_key.val();
-        self.flow.wr_pipe.next = self.regs.flow_pipe.val();
-        self.flow.default_pipe.next = self.regs.flow_default_pipe.val();
-        self.flow.fallback_first.next = self.regs.flow_fallback_first.val();
-        self.flow.fallback_mask.next = self.regs.flow_fallback_mask.val();
-        self.flow.reserved_pipe[0].next = self.regs.link_rx_pipe.val();
-        self.flow.reserved_on[0].next = self.regs.link_rx_reserved.val();
-        self.flow.reserved_pipe[1].next = self.regs.atomic_rx_pipe.val();
-        self.flow.reserved_on[1].next = self.regs.atomic_rx_reserved.val();
+        self.flow.wr.next = self.regs.link_flow_settings.flow_table_wr.val();
+        self.flow.wr_slot.next = self.regs.link_flow_settings.flow_table_slot.val();
+        self.flow.wr_valid.next = self.regs.link_flow_settings.flow_table_valid.val();
+        self.flow.wr_key.next = self.regs.link_flow_settings.flow_key.val();
+        self.flow.wr_pipe.next = self.regs.link_flow_settings.flow_pipe.val();
+        self.flow.default_pipe.next = self.regs.link_flow_settings.flow_default_pipe.val();
+        self.flow.fallback_first.next = self.regs.link_flow_settings.flow_fallback_first.val();
+        self.flow.fallback_mask.next = self.regs.link_flow_settings.flow_fallback_mask.val();
+        self.flow.reserved_pipe[0].next = self.regs.link_flow_settings.link_rx_pipe.val();
+        self.flow.reserved_on[0].next = self.regs.link_flow_settings.link_rx_reserved.val();
+        self.flow.reserved_pipe[1].next = self.regs.link_flow_settings.atomic_rx_pipe.val();
+        self.flow.reserved_on[1].next = self.regs.link_flow_settings.atomic_rx_reserved.val();
         self.regs.flow_hit.next = self.flow.ev_hit.val();
         self.regs.flow_miss.next = self.flow.ev_miss.val();
         self.rx_arb.s[0].data.next = self.flow.m.data.val();
@@ -391,7 +391,7 @@ impl Logic for PendulumNic {
         self.acp_rx_data_r.d.next = self.acp_rx_data.val();
         self.acp_rx_valid_r.d.next = self.acp_rx_valid.val();
         self.acp_link_up_r.d.next = self.acp_link_up.val();
-        self.link_reset_r.d.next = self.regs.link_reset.val();
+        self.link_reset_r.d.next = self.regs.link_flow_settings.link_reset.val();
         // The RX crossing's drop count (after dff_setup!, which holds d at q).
         self.eth_rx_overflow_drops_r.d.next = self.eth_rx_overflow_drops.val();
         self.regs.rx_overflow_drops.next = self.eth_rx_overflow_drops_r.q.val();
@@ -405,9 +405,9 @@ impl Logic for PendulumNic {
         self.acp_tx_valid.next = self.acp_tx_skid.m.valid.val() & !self.reset.val();
         self.acp_tx_skid.m.ready.next = self.acp_tx_ready.val() & !self.reset.val();
         self.link.reset_link.next = self.link_reset_r.q.val();
-        self.link.seed.next = self.regs.link_seed.val();
-        self.link.seed_write.next = self.regs.link_seed_write.val();
-        self.link.channels_cfg.next = self.regs.link_channels.val();
+        self.link.seed.next = self.regs.link_flow_settings.link_seed.val();
+        self.link.seed_write.next = self.regs.link_flow_settings.link_seed_write.val();
+        self.link.channels_cfg.next = self.regs.link_flow_settings.link_channels.val();
         self.regs.link_active.next = self.link.active.val();
         self.regs.link_state.next = self.link.state.val();
         self.regs.link_events.record.next = self.link.ev_record.val();
@@ -434,7 +434,7 @@ impl Logic for PendulumNic {
         self.acp_gate.s.data.next.last = true;
         self.acp_gate.s.valid.next = self.link.m_msg.valid.val();
         self.link.m_msg.ready.next = self.acp_gate.s.ready.val();
-        self.acp_gate.pipe.next = self.regs.link_rx_pipe.val();
+        self.acp_gate.pipe.next = self.regs.link_flow_settings.link_rx_pipe.val();
         self.rx_arb.s[1].data.next = self.acp_gate.m.data.val();
         self.rx_arb.s[1].valid.next = self.acp_gate.m.valid.val();
         self.acp_gate.m.ready.next = self.rx_arb.s[1].ready.val();
@@ -454,7 +454,7 @@ impl Logic for PendulumNic {
         self.atomic_gate.s.data.next = self.atomic.m_result.data.val();
         self.atomic_gate.s.valid.next = self.atomic.m_result.valid.val();
         self.atomic.m_result.ready.next = self.atomic_gate.s.ready.val();
-        self.atomic_gate.pipe.next = self.regs.atomic_rx_pipe.val();
+        self.atomic_gate.pipe.next = self.regs.link_flow_settings.atomic_rx_pipe.val();
         self.rx_arb.s[2].data.next = self.atomic_gate.m.data.val();
         self.rx_arb.s[2].valid.next = self.atomic_gate.m.valid.val();
         self.atomic_gate.m.ready.next = self.rx_arb.s[2].ready.val();
@@ -566,29 +566,30 @@ impl Logic for PendulumNic {
         // fetcher reads it by pipe, the framer's head moves go back to it.
         self.tx_fetch.clear.active.next = self.sweep.active.val();
         self.tx_fetch.clear.addr.next = self.sweep.addr.val().get_bits::<TX_PIPE_BITS>(0);
-        self.tx_fetch.doorbell.next = self.regs.tx_doorbell.val();
-        self.tx_fetch.doorbell_pipe.next = self.regs.tx_doorbell_pipe.val();
-        self.tx_fetch.restart.next = self.regs.tx_restart.val();
-        self.tx_fetch.restart_pipe.next = self.regs.tx_restart_pipe.val();
-        self.tx_fetch.tx_enable.next = self.regs.tx_enable.val();
-        self.regs.tx_fe_addr.next = self.tx_fetch.fe_addr.val();
-        self.tx_fetch.fe_base.next = self.regs.tx_fe_base.val();
-        self.tx_fetch.fe_mask.next = self.regs.tx_fe_mask.val();
-        self.tx_fetch.fe_tail.next = self.regs.tx_fe_tail.val();
-        self.tx_framer.tx_enable.next = self.regs.tx_enable.val();
-        self.tx_framer.acp_bound.next = self.regs.tx_acp.val();
-        self.tx_framer.atomic_bound.next = self.regs.tx_atomic.val();
-        self.regs.tx_head_move.next = self.tx_framer.moved.val();
-        self.regs.tx_head_pipe.next = self.tx_framer.ev_pipe.val();
-        self.regs.tx_head_value.next = self.tx_framer.new_head.val();
+        self.tx_fetch.doorbell.next = self.regs.tx_engine.doorbell.val();
+        self.tx_fetch.doorbell_pipe.next = self.regs.tx_engine.doorbell_pipe.val();
+        self.tx_fetch.restart.next = self.regs.tx_engine.restart.val();
+        self.tx_fetch.restart_pipe.next = self.regs.tx_engine.restart_pipe.val();
+        self.tx_fetch.tx_enable.next = self.regs.tx_engine.enable.val();
+        self.regs.tx_engine.fe_addr.next = self.tx_fetch.fe_addr.val();
+        self.tx_fetch.fe_base.next = self.regs.tx_engine.fe_base.val();
+        self.tx_fetch.fe_mask.next = self.regs.tx_engine.fe_mask.val();
+        self.tx_fetch.fe_tail.next = self.regs.tx_engine.fe_tail.val();
+        self.tx_framer.tx_enable.next = self.regs.tx_engine.enable.val();
+        self.tx_framer.acp_bound.next = self.regs.tx_engine.acp.val();
+        self.tx_framer.atomic_bound.next = self.regs.tx_engine.atomic.val();
+        self.regs.tx_engine.head_move.next = self.tx_framer.moved.val();
+        self.regs.tx_engine.head_pipe.next = self.tx_framer.ev_pipe.val();
+        self.regs.tx_engine.head_value.next = self.tx_framer.new_head.val();
         // TX completions: the framer's head moves, a restart when software
         // switches the TX pipe on or off, and the pipe's completion address.
         // Coalesced: a record when the head reaches the tail software rang
         // (read a cycle ahead, at the pipe of the coming move), or enters
         // another block of TX_COMPL_SLOTS slots; the moves in between are
         // covered by the next record.
-        self.regs.tx_cp_addr.next = self.tx_framer.next_ev_pipe.val();
-        self.tx_compl_due.next = (self.tx_framer.new_head.val() == self.regs.tx_cp_tail.val())
+        self.regs.tx_engine.cp_addr.next = self.tx_framer.next_ev_pipe.val();
+        self.tx_compl_due.next = (self.tx_framer.new_head.val()
+            == self.regs.tx_engine.cp_tail.val())
             | ((self.tx_framer.new_head.val() & self.compl_block.val())
                 != (self.tx_framer.old_head.val() & self.compl_block.val()));
         self.tx_compl.moved.next = self.tx_framer.moved.val() & self.tx_compl_due.val();
@@ -596,18 +597,18 @@ impl Logic for PendulumNic {
         self.tx_compl.moved_pipe.next = self.tx_framer.ev_pipe.val();
         self.tx_compl.moved_tail.next = self.tx_framer.new_head.val();
         self.tx_compl.rearm.next = false;
-        self.tx_compl.rearm_pipe.next = self.regs.tx_restart_pipe.val();
-        self.tx_compl.restart.next = self.regs.tx_restart.val();
-        self.tx_compl.restart_pipe.next = self.regs.tx_restart_pipe.val();
+        self.tx_compl.rearm_pipe.next = self.regs.tx_engine.restart_pipe.val();
+        self.tx_compl.restart.next = self.regs.tx_engine.restart.val();
+        self.tx_compl.restart_pipe.next = self.regs.tx_engine.restart_pipe.val();
         // Each TX pipe's completion record is its own one-record buffer,
         // rewritten in place (records minus one: 0), set as the pipe switches.
-        self.tx_compl.cfg.next = self.regs.tx_restart.val();
-        self.tx_compl.cfg_buf.next = self.regs.tx_restart_pipe.val();
+        self.tx_compl.cfg.next = self.regs.tx_engine.restart.val();
+        self.tx_compl.cfg_buf.next = self.regs.tx_engine.restart_pipe.val();
         self.tx_compl.cfg_on.next = true;
-        self.tx_compl.cfg_base.next = self.regs.tx_restart_compl_base.val();
+        self.tx_compl.cfg_base.next = self.regs.tx_engine.restart_compl_base.val();
         self.tx_compl.cfg_mask.next = self.zero32.val();
         self.tx_compl.head.next = false;
-        self.tx_compl.head_buf.next = self.regs.tx_restart_pipe.val();
+        self.tx_compl.head_buf.next = self.regs.tx_engine.restart_pipe.val();
         self.tx_compl.head_count.next = self.zero32.val();
         self.regs.tx_events.pipe.next = self.tx_framer.ev_pipe.val();
         self.regs.tx_events.frame.next = self.tx_framer.ev_frame.val();
@@ -639,15 +640,7 @@ impl Logic for PendulumNic {
         self.rx.head.next = self.regs.wr_head.val();
         // The RX engine reads its pipes' ring state from the register file's
         // `RxPipeState`, and writes the tails there.
-        self.regs.ring_addr.next = self.rx.ring_addr.val();
-        self.rx.ring_base.next = self.regs.ring_base.val();
-        self.rx.ring_mask.next = self.regs.ring_mask.val();
-        self.rx.ring_enable.next = self.regs.ring_enable.val();
-        self.rx.ring_head.next = self.regs.ring_head.val();
-        self.rx.ring_tail.next = self.regs.ring_tail.val();
-        self.regs.tail_wr.next = self.rx.tail_wr.val();
-        self.regs.tail_pipe.next = self.rx.tail_pipe.val();
-        self.regs.tail_value.next = self.rx.tail_value.val();
+        RxRingUser::join(&mut self.rx.ring, &mut self.regs.rx_ring);
         // Notifications: each published frame moves its pipe's tail; a head
         // write or a prefetch re-arms the pipe; switching it on or off
         // restarts it.
@@ -662,14 +655,14 @@ impl Logic for PendulumNic {
         self.notif.restart_pipe.next = self.rx.ev_pipe.val();
         // Notification buffers: switched on or off, and software's head, from
         // buffer b's registers on page b (wr_pipe < NOTIF_BUFS).
-        self.notif.cfg.next = self.regs.nbuf_cfg.val();
+        self.notif.cfg.next = self.regs.nbuf_config.cfg.val();
         self.notif.cfg_buf.next = self.regs.wr_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
-        self.notif.cfg_on.next = self.regs.nbuf_cfg_on.val();
-        self.notif.cfg_base.next = self.regs.nbuf_cfg_base.val();
-        self.notif.cfg_mask.next = self.regs.nbuf_cfg_mask.val();
-        self.notif.head.next = self.regs.nbuf_head_wr.val();
+        self.notif.cfg_on.next = self.regs.nbuf_config.cfg_on.val();
+        self.notif.cfg_base.next = self.regs.nbuf_config.cfg_base.val();
+        self.notif.cfg_mask.next = self.regs.nbuf_config.cfg_mask.val();
+        self.notif.head.next = self.regs.nbuf_config.head_wr.val();
         self.notif.head_buf.next = self.regs.wr_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
-        self.notif.head_count.next = self.regs.nbuf_head.val();
+        self.notif.head_count.next = self.regs.nbuf_config.head.val();
         self.notif.per_packet.next = self.regs.per_packet_notif.val();
         // The skid holds a beat at its output (m.valid) and one more when full
         // (!s.ready); both are registers.

@@ -165,11 +165,11 @@ fn connect_inputs(uut: &mut RegFile) {
     uut.events.restart_mask.connect();
     uut.events.restart_enable.connect();
     uut.events.notification.connect();
-    uut.tx_fe_addr.connect();
-    uut.tx_cp_addr.connect();
-    uut.tx_head_move.connect();
-    uut.tx_head_pipe.connect();
-    uut.tx_head_value.connect();
+    uut.tx_engine.fe_addr.connect();
+    uut.tx_engine.cp_addr.connect();
+    uut.tx_engine.head_move.connect();
+    uut.tx_engine.head_pipe.connect();
+    uut.tx_engine.head_value.connect();
     uut.tx_events.pipe.connect();
     uut.tx_events.frame.connect();
     uut.tx_events.frame_bytes.connect();
@@ -458,15 +458,15 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                 }
                                 if nbuf_cfg {
                                     assert_eq!(x.wr_pipe.val().index(), i, "cycle {cycle}");
-                                    assert_eq!(x.nbuf_cfg_on.val(), b.on, "cycle {cycle}");
+                                    assert_eq!(x.nbuf_config.cfg_on.val(), b.on, "cycle {cycle}");
                                     if b.on {
                                         assert_eq!(
-                                            u64_of(x.nbuf_cfg_base.val()),
+                                            u64_of(x.nbuf_config.cfg_base.val()),
                                             (b.hi as u64) << 32 | b.lo as u64,
                                             "cycle {cycle}: buffer {i}'s address"
                                         );
                                         assert_eq!(
-                                            x.nbuf_cfg_mask.val().index() as u32,
+                                            x.nbuf_config.cfg_mask.val().index() as u32,
                                             b.bytes / 16 - 1,
                                             "cycle {cycle}: buffer {i}'s size"
                                         );
@@ -476,7 +476,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                 if nbuf_head {
                                     assert_eq!(x.wr_pipe.val().index(), i, "cycle {cycle}");
                                     assert_eq!(
-                                        x.nbuf_head.val().index() as u32,
+                                        x.nbuf_config.head.val().index() as u32,
                                         v,
                                         "cycle {cycle}"
                                     );
@@ -569,9 +569,9 @@ fn run(seed: u64, cycles: usize) -> Seen {
             assert_eq!(x.restart.val(), restart, "cycle {cycle}: restart");
             assert_eq!(x.head_wr.val(), head_wr.is_some(), "cycle {cycle}: head_wr");
             assert_eq!(x.rearm.val(), rearm, "cycle {cycle}: rearm");
-            assert_eq!(x.nbuf_cfg.val(), nbuf_cfg, "cycle {cycle}: nbuf_cfg");
+            assert_eq!(x.nbuf_config.cfg.val(), nbuf_cfg, "cycle {cycle}: nbuf_cfg");
             assert_eq!(
-                x.nbuf_head_wr.val(),
+                x.nbuf_config.head_wr.val(),
                 nbuf_head,
                 "cycle {cycle}: nbuf_head_wr"
             );

@@ -20,7 +20,7 @@
 mod common;
 use common::pick;
 use pendulum_hdl::enso::RxEngine;
-use pendulum_hdl::mmio::{RxPipeState, GATES};
+use pendulum_hdl::mmio::{RxPipeState, RxRingUser, GATES};
 use pendulum_hdl::stream::{StreamSink, StreamSource};
 use pendulum_hdl::types::{DmaWrite, RxBeat};
 use pendulum_layout::params::{PIPES, PIPE_BITS, SLOT_BITS};
@@ -113,15 +113,7 @@ impl Logic for Engine {
         self.state.set_head.next = self.head_wr.val();
         self.state.head_value.next = self.head.val();
         // The engine's reads and tail writes.
-        self.state.rx_addr.next = self.rx.ring_addr.val();
-        self.rx.ring_base.next = self.state.rx_base.val();
-        self.rx.ring_mask.next = self.state.rx_mask.val();
-        self.rx.ring_enable.next = self.state.rx_enable.val();
-        self.rx.ring_head.next = self.state.rx_head.val();
-        self.rx.ring_tail.next = self.state.rx_tail.val();
-        self.state.tail_wr.next = self.rx.tail_wr.val();
-        self.state.tail_pipe.next = self.rx.tail_pipe.val();
-        self.state.tail_value.next = self.rx.tail_value.val();
+        RxRingUser::join(&mut self.rx.ring, &mut self.state.rx);
         self.state.ev_pipe.next = self.rx.ev_pipe.val();
         self.state.ev_frame.next = self.rx.ev_frame.val();
         self.state.ev_tail.next = self.rx.ev_tail.val();

@@ -1,3 +1,4 @@
+use crate::mmio::RxRingUser;
 use crate::reset::SDFF;
 use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::types::{DmaWrite, RxBeat};
@@ -16,8 +17,8 @@ use rust_hdl::prelude::*;
 /// written past the tail, where software never looks.
 ///
 /// Each pipe's ring (base, size, on/off), head and tail are
-/// `mmio::RxPipeState`'s: this block reads them (`ring_addr`, `ring_*`, a
-/// cycle later) and writes the tail, its one writer (`tail_*`). The register
+/// `mmio::RxPipeState`'s: this block reads them (`ring`, a cycle later)
+/// and writes the tail, its one writer. The register
 /// file also reports each change it makes (a pipe switched on or off with
 /// its ring, `restart`; each head write, `head_wr`), which this block
 /// forwards to the beats whose state was read before it; and it tells the
@@ -56,19 +57,11 @@ pub struct RxEngine {
     pub s_eth: StreamSink<RxBeat>,
     /// Ring writes to host memory.
     pub m_dma: StreamSource<DmaWrite>,
-    /// The pipes' ring state (`mmio::RxPipeState`): pipe `ring_addr`'s, a
-    /// cycle later, with the tail written in the read's cycle forwarded.
-    pub ring_addr: Signal<Out, Bits<PIPE_BITS>>,
-    pub ring_base: Signal<In, Bits<64>>,
-    pub ring_mask: Signal<In, Bits<SLOT_BITS>>,
-    pub ring_enable: Signal<In, Bit>,
-    pub ring_head: Signal<In, Bits<SLOT_BITS>>,
-    pub ring_tail: Signal<In, Bits<SLOT_BITS>>,
-    /// The tail writes: each published frame's new tail, and 0 as a restart
-    /// is applied.
-    pub tail_wr: Signal<Out, Bit>,
-    pub tail_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    pub tail_value: Signal<Out, Bits<SLOT_BITS>>,
+    /// The pipes' ring state (`mmio::RxPipeState`): pipe `ring.addr`'s, a
+    /// cycle later, with the tail written in the read's cycle forwarded; and
+    /// the tail writes (each published frame's new tail, and 0 as a restart
+    /// is applied).
+    pub ring: RxRingUser,
     /// The pipe the register file's events below are about.
     pub cfg_pipe: Signal<In, Bits<PIPE_BITS>>,
     /// One-cycle pulse: the pipe was switched on or off. It starts over (tail
@@ -215,15 +208,7 @@ impl RxEngine {
             reset: Default::default(),
             s_eth: Default::default(),
             m_dma: Default::default(),
-            ring_addr: Default::default(),
-            ring_base: Default::default(),
-            ring_mask: Default::default(),
-            ring_enable: Default::default(),
-            ring_head: Default::default(),
-            ring_tail: Default::default(),
-            tail_wr: Default::default(),
-            tail_pipe: Default::default(),
-            tail_value: Default::default(),
+            ring: Default::default(),
             cfg_pipe: Default::default(),
             restart: Default::default(),
             restart_base: Default::default(),
@@ -457,18 +442,18 @@ impl Logic for RxEngine {
         if self.i_moves.val() {
             self.rd_pipe.next = self.i_beat.q.val().pipe;
         }
-        self.ring_addr.next = self.rd_pipe.val();
+        self.ring.addr.next = self.rd_pipe.val();
         // The state read, then the register file's events of the read's cycle
         // (a restart writes tail 0 and never shares a cycle with a publish;
         // this cycle's publish is taken in the decide stage).
         self.m_rc.d.next = self.cfg_pipe.val() == self.rd_pipe.val();
         self.l_rc.next = self.rc_v.q.val() & self.m_rc.q.val();
         self.l_hw.next = self.hw_v.q.val() & self.m_rc.q.val();
-        self.l_base.next = self.ring_base.val();
-        self.l_mask.next = self.ring_mask.val();
-        self.l_enable.next = self.ring_enable.val();
-        self.l_head.next = self.ring_head.val();
-        self.l_tail.next = self.ring_tail.val();
+        self.l_base.next = self.ring.base.val();
+        self.l_mask.next = self.ring.mask.val();
+        self.l_enable.next = self.ring.enable.val();
+        self.l_head.next = self.ring.head.val();
+        self.l_tail.next = self.ring.tail.val();
         if self.l_rc.val() {
             self.l_base.next = self.rc_base.q.val();
             self.l_mask.next = self.rc_mask.q.val();
@@ -662,12 +647,12 @@ impl Logic for RxEngine {
         }
         // A published frame moves its pipe's tail; a restart sets it to 0
         // (never in the same cycle: no frame leaves then).
-        self.tail_wr.next = self.publish.val() | self.rc_v.q.val();
-        self.tail_pipe.next = self.cur_pipe.val();
-        self.tail_value.next = self.new_tail.val();
+        self.ring.tail_wr.next = self.publish.val() | self.rc_v.q.val();
+        self.ring.tail_pipe.next = self.cur_pipe.val();
+        self.ring.tail_value.next = self.new_tail.val();
         if self.rc_v.q.val() {
-            self.tail_pipe.next = self.rc_pipe.q.val();
-            self.tail_value.next = self.zero16.val();
+            self.ring.tail_pipe.next = self.rc_pipe.q.val();
+            self.ring.tail_value.next = self.zero16.val();
         }
         // The restart, in order with the tails.
         self.e_restart.d.next = self.rc_v.q.val();

@@ -21,6 +21,37 @@ const FLOW_LAST_BITS: usize = FLOW_MATCH_BITS - 32 * FLOW_FULL_WORDS;
 /// The offsets a write is tested against, in the order of `wo_hit`.
 const WRITABLE: usize = 12;
 
+/// What the global page's link, atomic unit and flow director registers
+/// set: the ACP link's controls, the atomic unit's and the link's RX pipes
+/// (and whether they are reserved), and the flow director's table writes
+/// and steering settings.
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct LinkFlowSettings {
+    /// The ACP link's controls.
+    pub link_reset: Signal<Out, Bit>,
+    pub link_seed: Signal<Out, Bits<32>>,
+    pub link_seed_write: Signal<Out, Bit>,
+    pub link_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// Channels the link offers to use (LINK_CHANNELS, 0 meaning all).
+    pub link_channels: Signal<Out, Bits<CB1>>,
+    /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
+    pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    /// The link's and the atomic unit's RX pipes are reserved
+    /// (RX_PIPE_RESERVED): the flow director steers no frame there.
+    pub link_rx_reserved: Signal<Out, Bit>,
+    pub atomic_rx_reserved: Signal<Out, Bit>,
+    /// The flow director's table writes (FLOW_WRITE, one cycle later, with
+    /// the staged key and pipe) and steering settings.
+    pub flow_table_wr: Signal<Out, Bit>,
+    pub flow_table_slot: Signal<Out, Bits<FLOW_SLOT_BITS>>,
+    pub flow_table_valid: Signal<Out, Bit>,
+    pub flow_key: Signal<Out, Bits<FLOW_MATCH_BITS>>,
+    pub flow_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_default_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_fallback_first: Signal<Out, Bits<PIPE_BITS>>,
+    pub flow_fallback_mask: Signal<Out, Bits<PIPE_BITS>>,
+}
+
 /// The global page's ACP link, atomic unit and flow director registers:
 /// LINK_CTRL, LINK_SEED, LINK_CHANNELS, LINK_RX_PIPE, ATOMIC_RX_PIPE,
 /// FLOW_DEFAULT_PIPE, FLOW_PIPE, FLOW_FALLBACK, FLOW_WRITE, FLOW_KEY0..9, and
@@ -56,29 +87,7 @@ pub struct LinkFlowRegs {
     /// atomic unit's slot gate (LINK_RX_PIPE, ATOMIC_RX_PIPE).
     pub gate_load_link: Signal<Out, Bit>,
     pub gate_load_atomic: Signal<Out, Bit>,
-    /// The ACP link's controls.
-    pub link_reset: Signal<Out, Bit>,
-    pub link_seed: Signal<Out, Bits<32>>,
-    pub link_seed_write: Signal<Out, Bit>,
-    pub link_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    /// Channels the link offers to use (LINK_CHANNELS, 0 meaning all).
-    pub link_channels: Signal<Out, Bits<CB1>>,
-    /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
-    pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    /// The link's and the atomic unit's RX pipes are reserved
-    /// (RX_PIPE_RESERVED): the flow director steers no frame there.
-    pub link_rx_reserved: Signal<Out, Bit>,
-    pub atomic_rx_reserved: Signal<Out, Bit>,
-    /// The flow director's table writes (FLOW_WRITE, one cycle later, with
-    /// the staged key and pipe) and steering settings.
-    pub flow_table_wr: Signal<Out, Bit>,
-    pub flow_table_slot: Signal<Out, Bits<FLOW_SLOT_BITS>>,
-    pub flow_table_valid: Signal<Out, Bit>,
-    pub flow_key: Signal<Out, Bits<FLOW_MATCH_BITS>>,
-    pub flow_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    pub flow_default_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    pub flow_fallback_first: Signal<Out, Bits<PIPE_BITS>>,
-    pub flow_fallback_mask: Signal<Out, Bits<PIPE_BITS>>,
+    pub settings: LinkFlowSettings,
 
     link_rx_pipe_r: SDFF<Bits<32>>,
     link_seed_r: SDFF<Bits<32>>,
@@ -181,22 +190,7 @@ impl Default for LinkFlowRegs {
             reset: Default::default(),
             gate_load_link: Default::default(),
             gate_load_atomic: Default::default(),
-            link_reset: Default::default(),
-            link_seed: Default::default(),
-            link_seed_write: Default::default(),
-            link_rx_pipe: Default::default(),
-            link_channels: Default::default(),
-            atomic_rx_pipe: Default::default(),
-            link_rx_reserved: Default::default(),
-            atomic_rx_reserved: Default::default(),
-            flow_table_wr: Default::default(),
-            flow_table_slot: Default::default(),
-            flow_table_valid: Default::default(),
-            flow_key: Default::default(),
-            flow_pipe: Default::default(),
-            flow_default_pipe: Default::default(),
-            flow_fallback_first: Default::default(),
-            flow_fallback_mask: Default::default(),
+            settings: Default::default(),
             link_rx_pipe_r: Default::default(),
             link_seed_r: Default::default(),
             link_seed_pulse: Default::default(),
@@ -318,26 +312,26 @@ impl Logic for LinkFlowRegs {
         self.reserves_default_r.reset.next = self.reset.val();
 
         // ---- Outputs ----
-        self.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
-        self.atomic_rx_reserved.next = self
+        self.settings.atomic_rx_pipe.next = self.atomic_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.settings.atomic_rx_reserved.next = self
             .atomic_rx_pipe_r
             .q
             .val()
             .get_bit(self.at_reserved.val().index());
-        self.link_rx_reserved.next = self
+        self.settings.link_rx_reserved.next = self
             .link_rx_pipe_r
             .q
             .val()
             .get_bit(self.at_reserved.val().index());
-        self.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
+        self.settings.link_channels.next = self.link_channels_r.q.val().get_bits::<CB1>(0);
         if self.link_channels_r.q.val() == self.zero32.val() {
-            self.link_channels.next = self.channels_all.val();
+            self.settings.link_channels.next = self.channels_all.val();
         }
-        self.link_reset.next = false;
-        self.link_seed_write.next = self.link_seed_pulse.q.val();
+        self.settings.link_reset.next = false;
+        self.settings.link_seed_write.next = self.link_seed_pulse.q.val();
         self.link_seed_pulse.d.next = false;
-        self.link_seed.next = self.link_seed_r.q.val();
-        self.link_rx_pipe.next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.settings.link_seed.next = self.link_seed_r.q.val();
+        self.settings.link_rx_pipe.next = self.link_rx_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
         for k in 0..FLOW_FULL_WORDS {
             self.flow_key_join.i[k].next = self.flow_key_r[k].q.val();
         }
@@ -349,15 +343,16 @@ impl Logic for LinkFlowRegs {
         if self.flow_fallback_set.q.val() {
             self.flow_fallback.next = self.flow_fallback_r.q.val();
         }
-        self.flow_key.next = self.flow_key_cat.o.val();
-        self.flow_pipe.next = self.flow_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
-        self.flow_default_pipe.next = self.flow_default_r.q.val().get_bits::<PIPE_BITS>(0);
-        self.flow_fallback_first.next = self.flow_fallback.val().get_bits::<PIPE_BITS>(0);
-        self.flow_fallback_mask.next =
+        self.settings.flow_key.next = self.flow_key_cat.o.val();
+        self.settings.flow_pipe.next = self.flow_pipe_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.settings.flow_default_pipe.next = self.flow_default_r.q.val().get_bits::<PIPE_BITS>(0);
+        self.settings.flow_fallback_first.next = self.flow_fallback.val().get_bits::<PIPE_BITS>(0);
+        self.settings.flow_fallback_mask.next =
             !(self.pipe_ones.val() << self.flow_fallback.val().get_bits::<5>(16));
-        self.flow_table_wr.next = self.flow_write_pulse.q.val();
-        self.flow_table_slot.next = self.flow_write_r.q.val().get_bits::<FLOW_SLOT_BITS>(0);
-        self.flow_table_valid.next = self.flow_write_r.q.val().get_bit(31);
+        self.settings.flow_table_wr.next = self.flow_write_pulse.q.val();
+        self.settings.flow_table_slot.next =
+            self.flow_write_r.q.val().get_bits::<FLOW_SLOT_BITS>(0);
+        self.settings.flow_table_valid.next = self.flow_write_r.q.val().get_bit(31);
         self.flow_write_pulse.d.next = false;
 
         // ---- Writes ----
@@ -385,14 +380,14 @@ impl Logic for LinkFlowRegs {
         // Reserved pipes and FLOW_DEFAULT_PIPE compared on the pipe field
         // (every value they hold there is below PIPES).
         self.value_pipe.next = self.stages.data.val().get_bits::<16>(0);
-        self.value_reserved_r.d.next = (self.atomic_rx_reserved.val()
+        self.value_reserved_r.d.next = (self.settings.atomic_rx_reserved.val()
             & (self.value_pipe.val() == self.atomic_rx_pipe_r.q.val().get_bits::<16>(0)))
-            | (self.link_rx_reserved.val()
+            | (self.settings.link_rx_reserved.val()
                 & (self.value_pipe.val() == self.link_rx_pipe_r.q.val().get_bits::<16>(0)));
-        self.flow_pipe_reserved_r.d.next = (self.atomic_rx_reserved.val()
+        self.flow_pipe_reserved_r.d.next = (self.settings.atomic_rx_reserved.val()
             & (self.flow_pipe_r.q.val().get_bits::<16>(0)
                 == self.atomic_rx_pipe_r.q.val().get_bits::<16>(0)))
-            | (self.link_rx_reserved.val()
+            | (self.settings.link_rx_reserved.val()
                 & (self.flow_pipe_r.q.val().get_bits::<16>(0)
                     == self.link_rx_pipe_r.q.val().get_bits::<16>(0)));
         self.reserves_default_r.d.next = self
@@ -440,7 +435,7 @@ impl Logic for LinkFlowRegs {
         self.gate_load_atomic.next = false;
         if self.wr.hit.val() {
             if self.wo_hit[0].q.val() {
-                self.link_reset.next = self.stages.data.val().get_bit(0);
+                self.settings.link_reset.next = self.stages.data.val().get_bit(0);
             } else if self.wo_hit[1].q.val() {
                 self.link_seed_r.d.next = self.stages.data.val();
                 self.link_seed_pulse.d.next = true;

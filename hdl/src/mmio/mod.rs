@@ -18,4 +18,4 @@ pub use events::{LinkEvents, RxEvents, TxEvents};
 pub use pipe_counter::PipeCounter;
 pub use reg_port::{RegRead, RegWrite};
 pub use regs::{RegFile, GATES, GATE_ATOMIC, GATE_LINK};
-pub use rx_pipe_state::RxPipeState;
+pub use rx_pipe_state::{RxPipeState, RxRingPort, RxRingUser};

@@ -11,6 +11,22 @@ const _: () = assert!(NOTIF_BUFS <= PIPES);
 /// The offsets a write is tested against, in the order of `wo_hit`.
 const WRITABLE: usize = 5;
 
+/// What the notification buffers' registers tell the notification writer:
+/// buffer `RegFile::wr_pipe` (a page below NOTIF_BUFS) switched on or off,
+/// and software's head writes.
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct NbufConfig {
+    /// One-cycle pulse: the write's buffer was switched on or off, with its
+    /// address and records minus one.
+    pub cfg: Signal<Out, Bit>,
+    pub cfg_on: Signal<Out, Bit>,
+    pub cfg_base: Signal<Out, Bits<64>>,
+    pub cfg_mask: Signal<Out, Bits<32>>,
+    /// One-cycle pulse: software wrote the buffer's head.
+    pub head_wr: Signal<Out, Bit>,
+    pub head: Signal<Out, Bits<32>>,
+}
+
 /// The notification buffers' registers (buffer b on pipe b's page, page
 /// b + 1): NBUF_BASE_LO/HI, NBUF_BYTES and NBUF_HEAD in block RAM, one RAM
 /// per register, and NBUF_CTRL's on bits; and their part of a register read.
@@ -38,15 +54,7 @@ pub struct NbufRegs {
     pub rd: RegRead,
     /// Each buffer's NBUF_CTRL bit 0 (on).
     pub on: Signal<Out, Bits<NOTIF_BUFS>>,
-    /// One-cycle pulse: the write's buffer was switched on or off, with its
-    /// address and records minus one.
-    pub cfg: Signal<Out, Bit>,
-    pub cfg_on: Signal<Out, Bit>,
-    pub cfg_base: Signal<Out, Bits<64>>,
-    pub cfg_mask: Signal<Out, Bits<32>>,
-    /// One-cycle pulse: software wrote the buffer's head.
-    pub head_wr: Signal<Out, Bit>,
-    pub head: Signal<Out, Bits<32>>,
+    pub writer: NbufConfig,
 
     lo_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
     hi_ram: RAM<Bits<32>, NOTIF_BUF_BITS>,
@@ -118,12 +126,7 @@ impl Default for NbufRegs {
             clear: Default::default(),
             lk_buf: Default::default(),
             on: Default::default(),
-            cfg: Default::default(),
-            cfg_on: Default::default(),
-            cfg_base: Default::default(),
-            cfg_mask: Default::default(),
-            head_wr: Default::default(),
-            head: Default::default(),
+            writer: Default::default(),
             lo_ram: zero_ram(),
             hi_ram: zero_ram(),
             bytes_ram: zero_ram(),
@@ -260,12 +263,12 @@ impl Logic for NbufRegs {
         if self.pk_ctrl.q.val() {
             self.head_ram.write_data.next = self.zero32.val();
         }
-        self.cfg.next = false;
-        self.cfg_on.next = self.stages.data.val().get_bit(0);
-        self.cfg_base.next = self.pk_base.q.val();
-        self.cfg_mask.next = self.pk_mask.q.val();
-        self.head_wr.next = false;
-        self.head.next = self.stages.data.val();
+        self.writer.cfg.next = false;
+        self.writer.cfg_on.next = self.stages.data.val().get_bit(0);
+        self.writer.cfg_base.next = self.pk_base.q.val();
+        self.writer.cfg_mask.next = self.pk_mask.q.val();
+        self.writer.head_wr.next = false;
+        self.writer.head.next = self.stages.data.val();
 
         // A notification buffer's register, on a page of one of the buffers
         // (the page read as the write was accepted).
@@ -306,19 +309,19 @@ impl Logic for NbufRegs {
                     self.wr.err_cause.next = self.cause_ring_size.val();
                 } else if self.stages.data.val().get_bit(0) {
                     self.on_r.d.next = self.on_r.q.val() | self.nb_bit.val();
-                    self.cfg.next = !self.on_r.q.val().get_bit(self.wr_buf.val().index());
+                    self.writer.cfg.next = !self.on_r.q.val().get_bit(self.wr_buf.val().index());
                     if !self.on_r.q.val().get_bit(self.wr_buf.val().index()) {
                         // Switched on: nothing read yet.
                         self.head_ram.write_enable.next = true;
                     }
                 } else {
                     self.on_r.d.next = self.on_r.q.val() & !self.nb_bit.val();
-                    self.cfg.next = self.on_r.q.val().get_bit(self.wr_buf.val().index());
+                    self.writer.cfg.next = self.on_r.q.val().get_bit(self.wr_buf.val().index());
                 }
             } else {
                 // NBUF_HEAD (the branch's offsets end here).
                 self.head_ram.write_enable.next = true;
-                self.head_wr.next = true;
+                self.writer.head_wr.next = true;
             }
         }
 

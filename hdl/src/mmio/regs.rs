@@ -1,17 +1,16 @@
 use super::counters::GlobalCounters;
 use super::events::{LinkEvents, RxEvents, TxEvents};
 use super::global_regs::GlobalRegs;
-use super::link_flow_regs::LinkFlowRegs;
-use super::nbuf_regs::NbufRegs;
+use super::link_flow_regs::{LinkFlowRegs, LinkFlowSettings};
+use super::nbuf_regs::{NbufConfig, NbufRegs};
 use super::rx_pipe_bank::RxPipeBank;
-use super::tx_regs::TxRegs;
-use crate::enso::FLOW_MATCH_BITS;
+use super::rx_pipe_state::RxRingPort;
+use super::tx_regs::{TxEnginePort, TxRegs};
 use crate::reset::{Clear, SDFF};
 use crate::stream::{StreamSink, StreamSource};
 use crate::types::MmioWrite;
 use pendulum_layout::params::{
-    ACP_CHANNEL_BITS as CB, FLOW_SLOT_BITS, MMIO_ADDR_BITS, NOTIF_BUF_BITS, PIPE_BITS, SLOT_BITS,
-    TX_PIPES, TX_PIPE_BITS,
+    ACP_CHANNEL_BITS as CB, MMIO_ADDR_BITS, NOTIF_BUF_BITS, PIPE_BITS, SLOT_BITS, TX_PIPE_BITS,
 };
 use pendulum_layout::{global, Reg, RegError};
 use rust_hdl::prelude::*;
@@ -28,14 +27,14 @@ pub const GATE_LINK: usize = 0;
 pub const GATE_ATOMIC: usize = 1;
 
 /// The MMIO register file: the global page and one page per pipe, as
-/// `pendulum_layout::regs` defines them. Holds the pipes' configuration and
-/// head, and every counter. A write that `RegError` forbids changes nothing
-/// and is counted in REG_ERRORS with its cause in LAST_REG_ERROR.
+/// `pendulum_layout::regs` defines them: it accepts each access, decodes
+/// its address, hands it to the block that owns the register (`GlobalRegs`,
+/// `RxPipeBank`, `TxRegs`, `NbufRegs`, `LinkFlowRegs`, `GlobalCounters`)
+/// and answers. A write that `RegError` forbids changes nothing and is
+/// counted in REG_ERRORS with its cause in LAST_REG_ERROR.
 ///
-/// Each RX pipe's registers (ring, notification buffer, on/off, head, a copy
-/// of its tail, its counters) live in block RAM, one RAM per register, so
-/// the pipes cost RAM, not logic. The RAMs
-/// have one read port, shared by writes and reads:
+/// The pipe blocks keep their registers in RAM with one read port, at the
+/// pipe `RegFile` names (`lk_addr`), shared by writes and reads:
 /// - A write goes through three cycles: the cycle it is accepted reads its
 ///   pipe's page, the next checks the value against it (into registers),
 ///   the third applies it (and reports it to the datapath: `restart`,
@@ -88,90 +87,31 @@ pub struct RegFile {
     pub restart_base: Signal<Out, Bits<64>>,
     pub restart_mask: Signal<Out, Bits<SLOT_BITS>>,
     pub restart_enable: Signal<Out, Bit>,
-    /// One-cycle pulse: notification buffer `wr_pipe` (a page below
-    /// NOTIF_BUFS) was switched on or off, with its address and records
-    /// minus one.
-    pub nbuf_cfg: Signal<Out, Bit>,
-    pub nbuf_cfg_on: Signal<Out, Bit>,
-    pub nbuf_cfg_base: Signal<Out, Bits<64>>,
-    pub nbuf_cfg_mask: Signal<Out, Bits<32>>,
-    /// One-cycle pulse: software wrote notification buffer `wr_pipe`'s head.
-    pub nbuf_head_wr: Signal<Out, Bit>,
-    pub nbuf_head: Signal<Out, Bits<32>>,
+    /// The notification buffers' settings and head writes (`NbufRegs`).
+    pub nbuf_config: NbufConfig,
     /// One-cycle pulse: the pipe's head is now `wr_head` (a HEAD write, or 0
     /// when the pipe is switched on).
     pub head_wr: Signal<Out, Bit>,
     pub wr_head: Signal<Out, Bits<SLOT_BITS>>,
-    /// One-cycle pulse: TX pipe `tx_restart_pipe` was switched on or off
-    /// (TX_CTRL bit 0 changed), with its completion record's address.
-    pub tx_restart: Signal<Out, Bit>,
-    pub tx_restart_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
-    pub tx_restart_compl_base: Signal<Out, Bits<64>>,
-    /// One-cycle pulse: software rang TX pipe `tx_doorbell_pipe`.
-    pub tx_doorbell: Signal<Out, Bit>,
-    pub tx_doorbell_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
+    /// The TX engine's side of the TX pipes' registers (`TxRegs`).
+    pub tx_engine: TxEnginePort,
     pub per_packet_notif: Signal<Out, Bit>,
-    /// The RX engine's read of its pipes' ring state (pipe `ring_addr`'s, a
-    /// cycle later), and its tail writes (see `RxPipeState`).
-    pub ring_addr: Signal<In, Bits<PIPE_BITS>>,
-    pub ring_base: Signal<Out, Bits<64>>,
-    pub ring_mask: Signal<Out, Bits<SLOT_BITS>>,
-    pub ring_enable: Signal<Out, Bit>,
-    pub ring_head: Signal<Out, Bits<SLOT_BITS>>,
-    pub ring_tail: Signal<Out, Bits<SLOT_BITS>>,
-    pub tail_wr: Signal<In, Bit>,
-    pub tail_pipe: Signal<In, Bits<PIPE_BITS>>,
-    pub tail_value: Signal<In, Bits<SLOT_BITS>>,
+    /// The RX engine's reads of its pipes' ring state, and its tail writes
+    /// (see `RxPipeState`).
+    pub rx_ring: RxRingPort,
     pub events: RxEvents,
-    /// TX_CTRL's bits, one per TX pipe: on, bound to the ACP link (bit 1),
-    /// bound to the atomic unit (bit 2).
-    pub tx_enable: Signal<Out, Bits<TX_PIPES>>,
-    pub tx_acp: Signal<Out, Bits<TX_PIPES>>,
-    pub tx_atomic: Signal<Out, Bits<TX_PIPES>>,
-    /// The TX fetcher's read port into the TX pipes' ring state
-    /// (`TxRegs`): pipe `tx_fe_addr`'s ring, a cycle later.
-    pub tx_fe_addr: Signal<In, Bits<TX_PIPE_BITS>>,
-    /// The TX completion logic's read: pipe `tx_cp_addr`'s tail, a cycle later.
-    pub tx_cp_addr: Signal<In, Bits<TX_PIPE_BITS>>,
-    pub tx_cp_tail: Signal<Out, Bits<SLOT_BITS>>,
-    pub tx_fe_base: Signal<Out, Bits<64>>,
-    pub tx_fe_mask: Signal<Out, Bits<SLOT_BITS>>,
-    pub tx_fe_tail: Signal<Out, Bits<SLOT_BITS>>,
-    /// The TX framer moved pipe `tx_head_pipe`'s head to `tx_head_value`.
-    pub tx_head_move: Signal<In, Bit>,
-    pub tx_head_pipe: Signal<In, Bits<TX_PIPE_BITS>>,
-    pub tx_head_value: Signal<In, Bits<SLOT_BITS>>,
     pub tx_events: TxEvents,
-    /// RX pipe receiving atomic results (ATOMIC_RX_PIPE).
-    pub atomic_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    /// The link's and the atomic unit's RX pipes are reserved
-    /// (RX_PIPE_RESERVED): no Ethernet frame may be steered there.
-    pub link_rx_reserved: Signal<Out, Bit>,
-    pub atomic_rx_reserved: Signal<Out, Bit>,
+    /// The link's, the atomic unit's and the flow director's settings
+    /// (`LinkFlowRegs`).
+    pub link_flow_settings: LinkFlowSettings,
     /// The atomic unit's events.
     pub atomic_verb: Signal<In, Bit>,
     pub atomic_error: Signal<In, Bit>,
     /// The ACP link's state, its events, and its controls.
     pub link_state: Signal<In, Bits<2>>,
     pub link_events: LinkEvents,
-    pub link_reset: Signal<Out, Bit>,
-    pub link_seed: Signal<Out, Bits<32>>,
-    pub link_seed_write: Signal<Out, Bit>,
-    pub link_rx_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    /// Channels the link offers to use (LINK_CHANNELS, 0 meaning all).
-    pub link_channels: Signal<Out, Bits<{ CB + 1 }>>,
     /// Channels in use (LINK_ACTIVE_CHANNELS).
     pub link_active: Signal<In, Bits<CB1>>,
-    /// The flow director's table writes (FLOW_WRITE, one cycle later, with
-    /// the staged key and pipe) and steering settings.
-    pub flow_table_wr: Signal<Out, Bit>,
-    pub flow_table_slot: Signal<Out, Bits<FLOW_SLOT_BITS>>,
-    pub flow_table_valid: Signal<Out, Bit>,
-    pub flow_key: Signal<Out, Bits<FLOW_MATCH_BITS>>,
-    pub flow_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    pub flow_default_pipe: Signal<Out, Bits<PIPE_BITS>>,
-    pub flow_fallback_first: Signal<Out, Bits<PIPE_BITS>>,
-    pub flow_fallback_mask: Signal<Out, Bits<PIPE_BITS>>,
     /// Flow director events: an IP frame hit or missed the table.
     pub flow_hit: Signal<In, Bit>,
     pub flow_miss: Signal<In, Bit>,
@@ -216,12 +156,10 @@ pub struct RegFile {
     in_off: Signal<Local, Bits<OFF_BITS>>,
     // The low bits of a read's page, as it is accepted.
     rd_in_page: Signal<Local, Bits<PIPE_BITS>>,
-    // The page of `lk_pipe`, from the RAMs.
-    // What the write applied this cycle does, for the outputs and the gates.
+    // The pipe of the write applied this cycle.
     wr_pipe_l: Signal<Local, Bits<PIPE_BITS>>,
     wr_is_pipe: Signal<Local, Bit>,
-    // The gates' pipes' ring state (`gate_*` outputs), and the pipe each is for.
-    // A read: its address while its page is read, then decoded.
+    // A read accepted last cycle, answered this one.
     rd_v: SDFF<Bit>,
     last_pipe_page: Constant<Bits<PAGE_BITS>>,
 
@@ -231,11 +169,8 @@ pub struct RegFile {
     counters: GlobalCounters,
     // The TX pipes' registers.
     tx: TxRegs,
-    // A write goes through three cycles: the cycle it is accepted latches its
-    // address and data and reads its page, the next checks its value against
-    // the page (into the `*_r` flags and `pk_*` below), the third decodes the
-    // address and applies it. A write is accepted at most every third cycle
-    // (`wr_check`, `wr_apply`), so each check sees the previous write's effect.
+    // A write's address, latched as it is accepted, and its check and apply
+    // stages (see the block's comment).
     wr_addr_r: SDFF<Bits<MMIO_ADDR_BITS>>,
     wr_apply: SDFF<Bit>,
     // A write's data as it is accepted (its low bits: a gate's new pipe).
@@ -289,67 +224,23 @@ impl RegFile {
             restart_base: Default::default(),
             restart_mask: Default::default(),
             restart_enable: Default::default(),
-            nbuf_cfg: Default::default(),
-            nbuf_cfg_on: Default::default(),
-            nbuf_cfg_base: Default::default(),
-            nbuf_cfg_mask: Default::default(),
-            nbuf_head_wr: Default::default(),
-            nbuf_head: Default::default(),
+            nbuf_config: Default::default(),
             head_wr: Default::default(),
             wr_head: Default::default(),
-            tx_restart: Default::default(),
-            tx_restart_pipe: Default::default(),
-            tx_restart_compl_base: Default::default(),
-            tx_doorbell: Default::default(),
-            tx_doorbell_pipe: Default::default(),
-            tx_fe_addr: Default::default(),
-            tx_cp_addr: Default::default(),
-            tx_cp_tail: Default::default(),
-            tx_fe_base: Default::default(),
-            tx_fe_mask: Default::default(),
-            tx_fe_tail: Default::default(),
-            tx_head_move: Default::default(),
-            tx_head_pipe: Default::default(),
-            tx_head_value: Default::default(),
+            tx_engine: Default::default(),
             per_packet_notif: Default::default(),
-            ring_addr: Default::default(),
-            ring_base: Default::default(),
-            ring_mask: Default::default(),
-            ring_enable: Default::default(),
-            ring_head: Default::default(),
-            ring_tail: Default::default(),
-            tail_wr: Default::default(),
-            tail_pipe: Default::default(),
-            tail_value: Default::default(),
+            rx_ring: Default::default(),
             events: Default::default(),
-            tx_enable: Default::default(),
             tx_events: Default::default(),
-            tx_acp: Default::default(),
             link_state: Default::default(),
             link_events: Default::default(),
-            link_reset: Default::default(),
-            link_seed: Default::default(),
-            link_seed_write: Default::default(),
-            link_rx_pipe: Default::default(),
-            link_rx_reserved: Default::default(),
-            atomic_rx_reserved: Default::default(),
+            link_flow_settings: Default::default(),
             link_flow: Default::default(),
-            link_channels: Default::default(),
             link_active: Default::default(),
-            flow_table_wr: Default::default(),
-            flow_table_slot: Default::default(),
-            flow_table_valid: Default::default(),
-            flow_key: Default::default(),
-            flow_pipe: Default::default(),
-            flow_default_pipe: Default::default(),
-            flow_fallback_first: Default::default(),
-            flow_fallback_mask: Default::default(),
             flow_hit: Default::default(),
             flow_miss: Default::default(),
             rx_overflow_drops: Default::default(),
             pipe_one: Constant::new(1u64.into()),
-            tx_atomic: Default::default(),
-            atomic_rx_pipe: Default::default(),
             atomic_verb: Default::default(),
             atomic_error: Default::default(),
             g_atomic_rx_pipe: off(global::ATOMIC_RX_PIPE),
@@ -437,22 +328,7 @@ impl Logic for RegFile {
         self.global.rx_overflow_drops.next = self.rx_overflow_drops.val();
         self.link_flow.clock.next = self.clock.val();
         self.link_flow.reset.next = self.reset.val();
-        self.atomic_rx_pipe.next = self.link_flow.atomic_rx_pipe.val();
-        self.link_channels.next = self.link_flow.link_channels.val();
-        self.link_reset.next = self.link_flow.link_reset.val();
-        self.link_seed_write.next = self.link_flow.link_seed_write.val();
-        self.link_seed.next = self.link_flow.link_seed.val();
-        self.link_rx_pipe.next = self.link_flow.link_rx_pipe.val();
-        self.link_rx_reserved.next = self.link_flow.link_rx_reserved.val();
-        self.atomic_rx_reserved.next = self.link_flow.atomic_rx_reserved.val();
-        self.flow_key.next = self.link_flow.flow_key.val();
-        self.flow_pipe.next = self.link_flow.flow_pipe.val();
-        self.flow_default_pipe.next = self.link_flow.flow_default_pipe.val();
-        self.flow_fallback_first.next = self.link_flow.flow_fallback_first.val();
-        self.flow_fallback_mask.next = self.link_flow.flow_fallback_mask.val();
-        self.flow_table_wr.next = self.link_flow.flow_table_wr.val();
-        self.flow_table_slot.next = self.link_flow.flow_table_slot.val();
-        self.flow_table_valid.next = self.link_flow.flow_table_valid.val();
+        LinkFlowSettings::link(&mut self.link_flow_settings, &mut self.link_flow.settings);
 
         // ---- The pipe page the RAMs read ----
         // A write's page is read as it is accepted (`wr_take`), a read's
@@ -491,15 +367,7 @@ impl Logic for RegFile {
         self.rx.clear.active.next = self.clear.active.val();
         self.rx.clear.addr.next = self.clear.addr.val();
         self.rx.lk_addr.next = self.lk_addr.val();
-        self.rx.ring_addr.next = self.ring_addr.val();
-        self.ring_base.next = self.rx.ring_base.val();
-        self.ring_mask.next = self.rx.ring_mask.val();
-        self.ring_enable.next = self.rx.ring_enable.val();
-        self.ring_head.next = self.rx.ring_head.val();
-        self.ring_tail.next = self.rx.ring_tail.val();
-        self.rx.tail_wr.next = self.tail_wr.val();
-        self.rx.tail_pipe.next = self.tail_pipe.val();
-        self.rx.tail_value.next = self.tail_value.val();
+        RxRingPort::link(&mut self.rx_ring, &mut self.rx.ring);
         self.rx.ev_pipe.next = self.events.pipe.val();
         self.rx.ev_frame.next = self.events.frame.val();
         self.rx.ev_tail.next = self.events.tail.val();
@@ -516,27 +384,11 @@ impl Logic for RegFile {
         self.nbuf.clear.addr.next = self.clear.addr.val().get_bits::<NOTIF_BUF_BITS>(0);
         self.nbuf.lk_buf.next = self.lk_buf.val();
         // Outputs to the datapath.
-        self.tx_enable.next = self.tx.enable.val();
-        self.tx_acp.next = self.tx.acp.val();
-        self.tx_atomic.next = self.tx.atomic.val();
-        self.tx.fe_addr.next = self.tx_fe_addr.val();
-        self.tx.cp_addr.next = self.tx_cp_addr.val();
-        self.tx_cp_tail.next = self.tx.cp_tail.val();
-        self.tx_fe_base.next = self.tx.fe_base.val();
-        self.tx_fe_mask.next = self.tx.fe_mask.val();
-        self.tx_fe_tail.next = self.tx.fe_tail.val();
-        self.tx.head_move.next = self.tx_head_move.val();
-        self.tx.head_pipe.next = self.tx_head_pipe.val();
-        self.tx.head_value.next = self.tx_head_value.val();
+        TxEnginePort::link(&mut self.tx_engine, &mut self.tx.engine);
         self.tx.lk_addr.next = self.lk_addr.val().get_bits::<TX_PIPE_BITS>(0);
         self.tx.clear.active.next = self.clear.active.val();
         self.tx.clear.addr.next = self.clear.addr.val().get_bits::<TX_PIPE_BITS>(0);
-        self.tx_doorbell.next = self.tx.doorbell.val();
-        self.tx_doorbell_pipe.next = self.tx.doorbell_pipe.val();
-        self.tx_restart_pipe.next = self.tx.restart_pipe.val();
         self.per_packet_notif.next = self.global.per_packet_notif.val();
-        self.tx_restart.next = self.tx.restart.val();
-        self.tx_restart_compl_base.next = self.tx.restart_compl_base.val();
 
         // ---- Writes ----
         // At most one write every third cycle (see the block's comment).
@@ -574,12 +426,7 @@ impl Logic for RegFile {
         self.nbuf.wr.take.next = self.wr_take.val();
         self.nbuf.wr.addr.next = self.in_addr.val();
         self.nbuf.wr.data.next = self.in_data.val();
-        self.nbuf_cfg.next = self.nbuf.cfg.val();
-        self.nbuf_cfg_on.next = self.nbuf.cfg_on.val();
-        self.nbuf_cfg_base.next = self.nbuf.cfg_base.val();
-        self.nbuf_cfg_mask.next = self.nbuf.cfg_mask.val();
-        self.nbuf_head_wr.next = self.nbuf.head_wr.val();
-        self.nbuf_head.next = self.nbuf.head.val();
+        NbufConfig::link(&mut self.nbuf_config, &mut self.nbuf.writer);
         if self.wr_apply.q.val() {
             if self.wr_off.val().get_bits::<2>(0) != self.zero_off2.val() {
                 self.err.next = true;
@@ -646,8 +493,8 @@ impl Logic for RegFile {
         self.head_wr.next = self.rx.head_wr.val();
         self.wr_head.next = self.rx.wr_head.val();
         self.restart_wait.d.next = self.rx.restart.val();
-        self.gate_pipes[0].next = self.link_flow.link_rx_pipe.val();
-        self.gate_pipes[1].next = self.link_flow.atomic_rx_pipe.val();
+        self.gate_pipes[0].next = self.link_flow_settings.link_rx_pipe.val();
+        self.gate_pipes[1].next = self.link_flow_settings.atomic_rx_pipe.val();
         for g in 0..GATES {
             self.rx.gate_pipe[g].next = self.gate_pipes[g].val();
         }

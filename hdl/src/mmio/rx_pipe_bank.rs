@@ -1,6 +1,6 @@
 use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
 use super::regs::GATES;
-use super::rx_pipe_state::RxPipeState;
+use super::rx_pipe_state::{RxPipeState, RxRingPort};
 use super::PipeCounter;
 use super::{RegRead, RegWrite};
 use crate::reset::{Clear, SDFF};
@@ -18,7 +18,7 @@ const OFFSETS: usize = 13;
 /// (on/off), HEAD, TAIL, and its RX_FRAMES and DROP_RING_FULL counters; and
 /// the pipe page's part of a register read. The ring state is
 /// `RxPipeState`'s, the one home of it, which this block writes and which
-/// the RX engine (`ring_*`, `tail_*`) and the slot gates (`gate_*`) read
+/// the RX engine (`ring`) and the slot gates (`gate_*`) read
 /// through it; the counters are in block RAM here.
 ///
 /// The register file's read port is at `lk_addr`: the pipe of the write
@@ -62,15 +62,7 @@ pub struct RxPipeBank {
     pub wr_head: Signal<Out, Bits<SLOT_BITS>>,
     /// The RX engine's read of its pipes' ring state, and its tail writes
     /// (see `RxPipeState`).
-    pub ring_addr: Signal<In, Bits<PIPE_BITS>>,
-    pub ring_base: Signal<Out, Bits<64>>,
-    pub ring_mask: Signal<Out, Bits<SLOT_BITS>>,
-    pub ring_enable: Signal<Out, Bit>,
-    pub ring_head: Signal<Out, Bits<SLOT_BITS>>,
-    pub ring_tail: Signal<Out, Bits<SLOT_BITS>>,
-    pub tail_wr: Signal<In, Bit>,
-    pub tail_pipe: Signal<In, Bits<PIPE_BITS>>,
-    pub tail_value: Signal<In, Bits<SLOT_BITS>>,
+    pub ring: RxRingPort,
     /// The RX engine's events (see `RxEvents`).
     pub ev_pipe: Signal<In, Bits<PIPE_BITS>>,
     pub ev_frame: Signal<In, Bit>,
@@ -103,9 +95,9 @@ pub struct RxPipeBank {
     pg_base: Concat<32, 32, 64>,
     pg_head32: ZeroExtend<SLOT_BITS, 32>,
     pg_tail32: ZeroExtend<SLOT_BITS, 32>,
-    // The write: latched as it is accepted, checked the next cycle (into the
-    // `*_r` flags, `pk_*` and `wo_hit`), applied the one after.
-    // The write pipeline's and read stage's registers (`RegStages`).
+    // The write pipeline's and read stage's registers (`RegStages`): a
+    // write is checked the cycle after it is accepted (into the `*_r` flags,
+    // `pk_*` and `wo_hit`) and applied the one after.
     stages: RegStages,
     wr_pipe: Signal<Local, Bits<PIPE_BITS>>,
     wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
@@ -130,7 +122,7 @@ pub struct RxPipeBank {
     // read-only PIPE_ID, TAIL, RX_FRAMES, DROP_RING_FULL, TX_HEAD,
     // TX_FRAMES, TX_DROPS.
     wo_hit: [SDFF<Bit>; OFFSETS],
-    // What the write applied this cycle does, for the outputs and the gates.
+    // What the write applied this cycle does, for the outputs and the state.
     do_restart: Signal<Local, Bit>,
     do_head_wr: Signal<Local, Bit>,
     new_head: Signal<Local, Bits<SLOT_BITS>>,
@@ -197,15 +189,7 @@ impl Default for RxPipeBank {
             restart_enable: Default::default(),
             head_wr: Default::default(),
             wr_head: Default::default(),
-            ring_addr: Default::default(),
-            ring_base: Default::default(),
-            ring_mask: Default::default(),
-            ring_enable: Default::default(),
-            ring_head: Default::default(),
-            ring_tail: Default::default(),
-            tail_wr: Default::default(),
-            tail_pipe: Default::default(),
-            tail_value: Default::default(),
+            ring: Default::default(),
             ev_pipe: Default::default(),
             ev_frame: Default::default(),
             ev_tail: Default::default(),
@@ -289,15 +273,7 @@ impl Logic for RxPipeBank {
         self.state.reset.next = self.reset.val();
         self.state.clear.active.next = self.clear.active.val();
         self.state.clear.addr.next = self.clear.addr.val();
-        self.state.rx_addr.next = self.ring_addr.val();
-        self.ring_base.next = self.state.rx_base.val();
-        self.ring_mask.next = self.state.rx_mask.val();
-        self.ring_enable.next = self.state.rx_enable.val();
-        self.ring_head.next = self.state.rx_head.val();
-        self.ring_tail.next = self.state.rx_tail.val();
-        self.state.tail_wr.next = self.tail_wr.val();
-        self.state.tail_pipe.next = self.tail_pipe.val();
-        self.state.tail_value.next = self.tail_value.val();
+        RxRingPort::link(&mut self.ring, &mut self.state.rx);
         self.state.ev_pipe.next = self.ev_pipe.val();
         self.state.ev_frame.next = self.ev_frame.val();
         self.state.ev_tail.next = self.ev_tail.val();

@@ -15,6 +15,39 @@ pub struct RingShape {
     pub enable: Bit,
 }
 
+/// The RX engine's port into `RxPipeState` (`RxRingUser` is the engine's
+/// side): its read of pipe `addr`'s ring state (a cycle later, with a tail
+/// written in the read's cycle forwarded) and its tail writes (each
+/// published frame's new tail, and 0 as it applies a switch).
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "RxRingUser"]
+pub struct RxRingPort {
+    pub addr: Signal<In, Bits<PIPE_BITS>>,
+    pub base: Signal<Out, Bits<64>>,
+    pub mask: Signal<Out, Bits<SLOT_BITS>>,
+    pub enable: Signal<Out, Bit>,
+    pub head: Signal<Out, Bits<SLOT_BITS>>,
+    pub tail: Signal<Out, Bits<SLOT_BITS>>,
+    pub tail_wr: Signal<In, Bit>,
+    pub tail_pipe: Signal<In, Bits<PIPE_BITS>>,
+    pub tail_value: Signal<In, Bits<SLOT_BITS>>,
+}
+
+/// The RX engine's side of `RxRingPort`.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "RxRingPort"]
+pub struct RxRingUser {
+    pub addr: Signal<Out, Bits<PIPE_BITS>>,
+    pub base: Signal<In, Bits<64>>,
+    pub mask: Signal<In, Bits<SLOT_BITS>>,
+    pub enable: Signal<In, Bit>,
+    pub head: Signal<In, Bits<SLOT_BITS>>,
+    pub tail: Signal<In, Bits<SLOT_BITS>>,
+    pub tail_wr: Signal<Out, Bit>,
+    pub tail_pipe: Signal<Out, Bits<PIPE_BITS>>,
+    pub tail_value: Signal<Out, Bits<SLOT_BITS>>,
+}
+
 /// Each RX pipe's ring state, in one place: ring base and size (RING_BYTES,
 /// and the mask, slots minus one), on/off, head and tail.
 ///
@@ -22,7 +55,7 @@ pub struct RingShape {
 /// RAM, not logic. Each reader has a copy of what it reads, and every write
 /// goes to each copy:
 /// - the register file (`lk`: every register, a cycle later);
-/// - the RX engine (`rx_addr`: base, mask, on/off, head and tail, a cycle
+/// - the RX engine (`rx`: base, mask, on/off, head and tail, a cycle
 ///   later);
 /// - the slot gates (`gate_*`): registers holding the state of the two pipes
 ///   that on-card sources write into, loaded when software names another
@@ -31,7 +64,7 @@ pub struct RingShape {
 ///
 /// Writers: the register file's apply stage (`wr_pipe`, `wr_data` and one
 /// `set_*` strobe a cycle, from `RxPipeBank`; `switch` when the pipe was
-/// switched on or off) and the RX engine, the tail's one writer (`tail_wr`:
+/// switched on or off) and the RX engine, the tail's one writer (`rx`:
 /// each frame it publishes, and 0 as it applies a switch). The ring (base,
 /// size) changes only while the pipe is off, so a reader that sees it change
 /// never has a frame in the old ring.
@@ -61,13 +94,8 @@ pub struct RxPipeState {
     pub lk_head: Signal<Out, Bits<SLOT_BITS>>,
     pub lk_tail: Signal<Out, Bits<SLOT_BITS>>,
     pub lk_tail_ram: Signal<Out, Bits<SLOT_BITS>>,
-    /// The RX engine's read: pipe `rx_addr`'s ring state, a cycle later.
-    pub rx_addr: Signal<In, Bits<PIPE_BITS>>,
-    pub rx_base: Signal<Out, Bits<64>>,
-    pub rx_mask: Signal<Out, Bits<SLOT_BITS>>,
-    pub rx_enable: Signal<Out, Bit>,
-    pub rx_head: Signal<Out, Bits<SLOT_BITS>>,
-    pub rx_tail: Signal<Out, Bits<SLOT_BITS>>,
+    /// The RX engine's reads and tail writes.
+    pub rx: RxRingPort,
     /// A register write to pipe `wr_pipe`: `set_base_lo`/`set_base_hi` take
     /// `wr_data`; `set_ring` takes RING_BYTES from `wr_data` (and its mask);
     /// `set_ctrl` the on/off bit (`wr_data` bit 0), writing back the mask
@@ -83,11 +111,7 @@ pub struct RxPipeState {
     pub set_head: Signal<In, Bit>,
     pub head_value: Signal<In, Bits<SLOT_BITS>>,
     pub switch: Signal<In, Bit>,
-    /// The RX engine's tail writes, in the cycle it decides them.
-    pub tail_wr: Signal<In, Bit>,
-    pub tail_pipe: Signal<In, Bits<PIPE_BITS>>,
-    pub tail_value: Signal<In, Bits<SLOT_BITS>>,
-    /// The same writes, a cycle later, as the engine's events report them:
+    /// The engine's tail writes, a cycle later, as the engine's events report them:
     /// a frame's new tail (`ev_frame`), or a switch applied (`ev_restart`:
     /// tail 0, with the ring's mask and on/off).
     pub ev_pipe: Signal<In, Bits<PIPE_BITS>>,
@@ -166,12 +190,7 @@ impl Default for RxPipeState {
             lk_head: Default::default(),
             lk_tail: Default::default(),
             lk_tail_ram: Default::default(),
-            rx_addr: Default::default(),
-            rx_base: Default::default(),
-            rx_mask: Default::default(),
-            rx_enable: Default::default(),
-            rx_head: Default::default(),
-            rx_tail: Default::default(),
+            rx: Default::default(),
             wr_pipe: Default::default(),
             wr_data: Default::default(),
             wr_mask: Default::default(),
@@ -182,9 +201,6 @@ impl Default for RxPipeState {
             set_head: Default::default(),
             head_value: Default::default(),
             switch: Default::default(),
-            tail_wr: Default::default(),
-            tail_pipe: Default::default(),
-            tail_value: Default::default(),
             ev_pipe: Default::default(),
             ev_frame: Default::default(),
             ev_tail: Default::default(),
@@ -320,20 +336,20 @@ impl Logic for RxPipeState {
         if self.lk_fw.q.val() & self.lk_fw_match.q.val() {
             self.lk_tail.next = self.lk_fw_value.q.val();
         }
-        self.rx_base_lo_ram.read_address.next = self.rx_addr.val();
-        self.rx_base_hi_ram.read_address.next = self.rx_addr.val();
-        self.rx_shape_ram.read_address.next = self.rx_addr.val();
-        self.rx_head_ram.read_address.next = self.rx_addr.val();
-        self.rx_tail_ram.read_address.next = self.rx_addr.val();
+        self.rx_base_lo_ram.read_address.next = self.rx.addr.val();
+        self.rx_base_hi_ram.read_address.next = self.rx.addr.val();
+        self.rx_shape_ram.read_address.next = self.rx.addr.val();
+        self.rx_head_ram.read_address.next = self.rx.addr.val();
+        self.rx_tail_ram.read_address.next = self.rx.addr.val();
         self.rx_base_cat.hi.next = self.rx_base_hi_ram.read_data.val();
         self.rx_base_cat.lo.next = self.rx_base_lo_ram.read_data.val();
-        self.rx_base.next = self.rx_base_cat.o.val();
-        self.rx_mask.next = self.rx_shape_ram.read_data.val().mask;
-        self.rx_enable.next = self.rx_shape_ram.read_data.val().enable;
-        self.rx_head.next = self.rx_head_ram.read_data.val();
-        self.rx_tail.next = self.rx_tail_ram.read_data.val();
+        self.rx.base.next = self.rx_base_cat.o.val();
+        self.rx.mask.next = self.rx_shape_ram.read_data.val().mask;
+        self.rx.enable.next = self.rx_shape_ram.read_data.val().enable;
+        self.rx.head.next = self.rx_head_ram.read_data.val();
+        self.rx.tail.next = self.rx_tail_ram.read_data.val();
         if self.rx_fw.q.val() & self.rx_fw_match.q.val() {
-            self.rx_tail.next = self.rx_fw_value.q.val();
+            self.rx.tail.next = self.rx_fw_value.q.val();
         }
 
         // ---- The register file's writes, to both copies ----
@@ -375,12 +391,12 @@ impl Logic for RxPipeState {
         self.rx_head_ram.write_data.next = self.head_value.val();
 
         // ---- Tails: the engine's copy now, the register file's a cycle later ----
-        self.rx_tail_ram.write_enable.next = self.tail_wr.val();
-        self.rx_tail_ram.write_address.next = self.tail_pipe.val();
-        self.rx_tail_ram.write_data.next = self.tail_value.val();
-        self.rx_fw.d.next = self.tail_wr.val();
-        self.rx_fw_match.d.next = self.tail_pipe.val() == self.rx_addr.val();
-        self.rx_fw_value.d.next = self.tail_value.val();
+        self.rx_tail_ram.write_enable.next = self.rx.tail_wr.val();
+        self.rx_tail_ram.write_address.next = self.rx.tail_pipe.val();
+        self.rx_tail_ram.write_data.next = self.rx.tail_value.val();
+        self.rx_fw.d.next = self.rx.tail_wr.val();
+        self.rx_fw_match.d.next = self.rx.tail_pipe.val() == self.rx.addr.val();
+        self.rx_fw_value.d.next = self.rx.tail_value.val();
         self.tail_ram.write_enable.next = self.ev_frame.val() | self.ev_restart.val();
         self.tail_ram.write_address.next = self.ev_pipe.val();
         self.tail_ram.write_data.next = self.ev_tail.val();

@@ -13,6 +13,38 @@ const _: () = assert!(TX_PIPES <= pendulum_layout::params::PIPES);
 /// The TX registers a write can change, in the order of `TxRegs::wo_hit`.
 const TX_WRITABLE: usize = 7;
 
+/// What the TX engine reads from the TX pipes' registers and tells them.
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct TxEnginePort {
+    /// One-cycle pulse: TX pipe `restart_pipe` was switched on or off
+    /// (TX_CTRL bit 0 changed), with its completion record's address.
+    pub restart: Signal<Out, Bit>,
+    pub restart_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
+    pub restart_compl_base: Signal<Out, Bits<64>>,
+    /// One-cycle pulse: software rang TX pipe `doorbell_pipe` (its new tail
+    /// is in the RAMs from the next cycle on).
+    pub doorbell: Signal<Out, Bit>,
+    pub doorbell_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
+    /// TX_CTRL's bits, one per TX pipe: on, bound to the ACP link, bound to
+    /// the atomic unit.
+    pub enable: Signal<Out, Bits<TX_PIPES>>,
+    pub acp: Signal<Out, Bits<TX_PIPES>>,
+    pub atomic: Signal<Out, Bits<TX_PIPES>>,
+    /// The TX completion logic's read port: pipe `cp_addr`'s tail, a cycle
+    /// later.
+    pub cp_addr: Signal<In, Bits<TX_PIPE_BITS>>,
+    pub cp_tail: Signal<Out, Bits<SLOT_BITS>>,
+    /// The fetcher's read port: pipe `fe_addr`'s ring, a cycle later.
+    pub fe_addr: Signal<In, Bits<TX_PIPE_BITS>>,
+    pub fe_base: Signal<Out, Bits<64>>,
+    pub fe_mask: Signal<Out, Bits<SLOT_BITS>>,
+    pub fe_tail: Signal<Out, Bits<SLOT_BITS>>,
+    /// The framer moved pipe `head_pipe`'s head to `head_value`.
+    pub head_move: Signal<In, Bit>,
+    pub head_pipe: Signal<In, Bits<TX_PIPE_BITS>>,
+    pub head_value: Signal<In, Bits<SLOT_BITS>>,
+}
+
 /// The TX pipes' registers (pipes 0..TX_PIPES, on pipe p's page p + 1):
 /// ring base and size, completion record address, TX_CTRL, the doorbell
 /// TX_TAIL, the TX engine's head (TX_HEAD) and the per-pipe TX_FRAMES and
@@ -41,33 +73,7 @@ pub struct TxRegs {
     /// Register writes (`RegWrite`) and reads (`RegRead`) from `RegFile`.
     pub wr: RegWrite,
     pub rd: RegRead,
-    /// One-cycle pulse: TX pipe `restart_pipe` was switched on or off
-    /// (TX_CTRL bit 0 changed), with its completion record's address.
-    pub restart: Signal<Out, Bit>,
-    pub restart_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
-    pub restart_compl_base: Signal<Out, Bits<64>>,
-    /// One-cycle pulse: software rang TX pipe `doorbell_pipe` (its new tail
-    /// is in the RAMs from the next cycle on).
-    pub doorbell: Signal<Out, Bit>,
-    pub doorbell_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
-    /// TX_CTRL's bits, one per TX pipe: on, bound to the ACP link, bound to
-    /// the atomic unit.
-    pub enable: Signal<Out, Bits<TX_PIPES>>,
-    pub acp: Signal<Out, Bits<TX_PIPES>>,
-    pub atomic: Signal<Out, Bits<TX_PIPES>>,
-    /// The TX completion logic's read port: pipe `cp_addr`'s tail, a cycle
-    /// later.
-    pub cp_addr: Signal<In, Bits<TX_PIPE_BITS>>,
-    pub cp_tail: Signal<Out, Bits<SLOT_BITS>>,
-    /// The fetcher's read port: pipe `fe_addr`'s ring, a cycle later.
-    pub fe_addr: Signal<In, Bits<TX_PIPE_BITS>>,
-    pub fe_base: Signal<Out, Bits<64>>,
-    pub fe_mask: Signal<Out, Bits<SLOT_BITS>>,
-    pub fe_tail: Signal<Out, Bits<SLOT_BITS>>,
-    /// The framer moved pipe `head_pipe`'s head to `head_value`.
-    pub head_move: Signal<In, Bit>,
-    pub head_pipe: Signal<In, Bits<TX_PIPE_BITS>>,
-    pub head_value: Signal<In, Bits<SLOT_BITS>>,
+    pub engine: TxEnginePort,
     /// A frame sent, or dropped as malformed, by TX pipe `count_pipe`.
     pub count_frame: Signal<In, Bit>,
     pub count_drop: Signal<In, Bit>,
@@ -145,23 +151,7 @@ impl Default for TxRegs {
             lk_addr: Default::default(),
             wr: Default::default(),
             rd: Default::default(),
-            restart: Default::default(),
-            restart_pipe: Default::default(),
-            restart_compl_base: Default::default(),
-            doorbell: Default::default(),
-            doorbell_pipe: Default::default(),
-            enable: Default::default(),
-            acp: Default::default(),
-            atomic: Default::default(),
-            cp_addr: Default::default(),
-            cp_tail: Default::default(),
-            fe_addr: Default::default(),
-            fe_base: Default::default(),
-            fe_mask: Default::default(),
-            fe_tail: Default::default(),
-            head_move: Default::default(),
-            head_pipe: Default::default(),
-            head_value: Default::default(),
+            engine: Default::default(),
             count_frame: Default::default(),
             count_drop: Default::default(),
             count_pipe: Default::default(),
@@ -253,18 +243,18 @@ impl Logic for TxRegs {
         self.drops.clear.addr.next = self.clear.addr.val();
 
         // ---- The TX engine's view ----
-        self.enable.next = self.state.enable.val();
-        self.acp.next = self.state.acp.val();
-        self.atomic.next = self.state.atomic.val();
-        self.state.fe_addr.next = self.fe_addr.val();
-        self.state.cp_addr.next = self.cp_addr.val();
-        self.cp_tail.next = self.state.cp_tail.val();
-        self.fe_base.next = self.state.fe_base.val();
-        self.fe_mask.next = self.state.fe_mask.val();
-        self.fe_tail.next = self.state.fe_tail.val();
-        self.state.head_move.next = self.head_move.val();
-        self.state.head_pipe.next = self.head_pipe.val();
-        self.state.head_value.next = self.head_value.val();
+        self.engine.enable.next = self.state.enable.val();
+        self.engine.acp.next = self.state.acp.val();
+        self.engine.atomic.next = self.state.atomic.val();
+        self.state.fe_addr.next = self.engine.fe_addr.val();
+        self.state.cp_addr.next = self.engine.cp_addr.val();
+        self.engine.cp_tail.next = self.state.cp_tail.val();
+        self.engine.fe_base.next = self.state.fe_base.val();
+        self.engine.fe_mask.next = self.state.fe_mask.val();
+        self.engine.fe_tail.next = self.state.fe_tail.val();
+        self.state.head_move.next = self.engine.head_move.val();
+        self.state.head_pipe.next = self.engine.head_pipe.val();
+        self.state.head_value.next = self.engine.head_value.val();
         self.frames.inc.next = self.count_frame.val();
         self.frames.inc_pipe.next = self.count_pipe.val();
         self.drops.inc.next = self.count_drop.val();
@@ -340,11 +330,11 @@ impl Logic for TxRegs {
         self.state.set_tail.next = false;
         self.state.set_ctrl.next = false;
         self.state.switch.next = false;
-        self.restart.next = false;
-        self.restart_pipe.next = self.wr_pipe.val();
-        self.restart_compl_base.next = self.pk_compl.q.val();
-        self.doorbell.next = false;
-        self.doorbell_pipe.next = self.wr_pipe.val();
+        self.engine.restart.next = false;
+        self.engine.restart_pipe.next = self.wr_pipe.val();
+        self.engine.restart_compl_base.next = self.pk_compl.q.val();
+        self.engine.doorbell.next = false;
+        self.engine.doorbell_pipe.next = self.wr_pipe.val();
         self.ctrl_on.next = self.stages.data.val().get_bit(0);
 
         // A TX register, on a page of one of the TX pipes (a TX pipe's page
@@ -406,7 +396,7 @@ impl Logic for TxRegs {
                     self.state.set_ctrl.next = true;
                     if self.ctrl_on.val() != self.pk_enable.q.val() {
                         // Switched: the ring starts over at slot 0.
-                        self.restart.next = true;
+                        self.engine.restart.next = true;
                         self.state.switch.next = true;
                     }
                 }
@@ -414,7 +404,7 @@ impl Logic for TxRegs {
                 // TX_TAIL (the branch's offsets end here).
                 if self.tail_ok_r.q.val() & self.pk_enable.q.val() {
                     self.state.set_tail.next = true;
-                    self.doorbell.next = true;
+                    self.engine.doorbell.next = true;
                 } else {
                     self.wr.err.next = true;
                     self.wr.err_cause.next = self.cause_tail.val();
