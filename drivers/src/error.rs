@@ -98,6 +98,12 @@ pub enum Error {
     },
     #[error("a frame of {len} bytes cannot be sent here: frames must be 1 to {max} bytes (the card's largest frame, or what the TX ring can ever hold, whichever is smaller); nothing was queued")]
     BadFrame { len: usize, max: u32 },
+    #[error("frame {index} of the call ({len} bytes) cannot be sent: the card finds where a frame ends from its IPv4, IPv6 or ARP header (pendulum_layout::frame), and {}; it would drop it and the frames behind it in the same doorbell, so nothing was queued", header_says(*.header_len))]
+    UndelimitedFrame {
+        index: usize,
+        len: usize,
+        header_len: Option<u32>,
+    },
     #[error("TX pipe {pipe} has {free_slots} free slots, {need_slots} are needed: wait for completions (TxPipe::free_slots) and retry")]
     TxRingFull {
         pipe: usize,
@@ -254,3 +260,14 @@ impl Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// What a frame's header says of its length, for [`Error::UndelimitedFrame`].
+fn header_says(header_len: Option<u32>) -> String {
+    match header_len {
+        Some(n) => format!("its header says {n} bytes"),
+        None => {
+            "its EtherType has no length rule (VLAN tags and other EtherTypes are not carried yet)"
+                .into()
+        }
+    }
+}

@@ -4,7 +4,7 @@
 
 use crate::dropped::DropGuard;
 use crate::{Card, Device, DmaRegion, Error, Result, RxPipe};
-use pendulum_layout::frame::slots_for;
+use pendulum_layout::frame::{self, slots_for};
 use pendulum_layout::{pipe, pipe_page, tx_compl, BEAT_BYTES};
 
 // `TxPipe::poll` reads a completion record's HEAD and SEQ in one 64-bit load.
@@ -228,10 +228,13 @@ impl TxPipe {
     /// an error, retry after completions).
     ///
     /// A frame shorter than 1 byte or longer than the card's largest frame (or
-    /// than the ring can ever hold) is [`Error::BadFrame`], and then nothing
-    /// is queued. The contents are not checked: a frame whose header length
-    /// is missing or disagrees is queued as given, and the card drops and
-    /// counts it.
+    /// than the ring can ever hold) is [`Error::BadFrame`], and one whose end
+    /// the card cannot find from its header (an EtherType other than IPv4,
+    /// IPv6 or ARP, or a header length other than the frame's, padding to
+    /// the 60-byte minimum aside) is [`Error::UndelimitedFrame`]; then
+    /// nothing is queued. (The card finds each frame's end from its header,
+    /// so it would drop such a frame and the frames behind it in the same
+    /// doorbell; [`TxPipe::send_raw`] still posts any bytes, for tests.)
     ///
     /// A call that queues nothing counts as an idle poll: a loop that waits
     /// for room learns of a reset of the card within
@@ -247,6 +250,16 @@ impl TxPipe {
                 len: bad.len(),
                 max,
             });
+        }
+        for (index, f) in frames.iter().enumerate() {
+            let header_len = frame::frame_len_from_header(f);
+            if !header_len.is_some_and(|h| frame::wire_len_matches(h, f.len() as u32)) {
+                return Err(Error::UndelimitedFrame {
+                    index,
+                    len: f.len(),
+                    header_len,
+                });
+            }
         }
         self.poll(dev);
         let mut free = self.free_now();

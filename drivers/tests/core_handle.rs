@@ -125,13 +125,23 @@ fn a_core_cannot_use_pipes_another_core_opened() {
     assert_not_this_core(hs[0].free(&mut rx1, 0), "RX pipe", 1, Some(1));
     assert_not_this_core(hs[0].wait(&mut rx1, 1), "RX pipe", 1, Some(1));
     assert_not_this_core(hs[0].bind_flow(flow(7), &rx1), "RX pipe", 1, Some(1));
-    assert_not_this_core(hs[0].send(&mut tx1, &[&[0u8; 64]]), "TX pipe", 1, Some(1));
+    assert_not_this_core(
+        hs[0].send(&mut tx1, &[&udp_frame(&flow(7), 64, 0)]),
+        "TX pipe",
+        1,
+        Some(1),
+    );
     assert_not_this_core(hs[0].wait_idle(&mut tx1, 1), "TX pipe", 1, Some(1));
     assert_not_this_core(hs[0].open_tx_pipe_over(0, &rx1), "RX pipe", 1, Some(1));
     assert_eq!(writes(&hs[0]), before, "a refused call wrote registers");
     // The pipes still work through their own core.
     assert_eq!(hs[1].recv_with(&mut rx1, |b| b.slots()).unwrap(), 0);
-    assert_eq!(hs[1].send(&mut tx1, &[&[0u8; 64]]).unwrap(), 1);
+    assert_eq!(
+        hs[1]
+            .send(&mut tx1, &[&udp_frame(&flow(7), 64, 0)])
+            .unwrap(),
+        1
+    );
     assert_not_this_core(hs[0].close_rx_pipe(rx1), "RX pipe", 1, Some(1));
     assert_not_this_core(hs[0].close_tx_pipe(tx1), "TX pipe", 1, Some(1));
 }

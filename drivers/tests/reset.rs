@@ -3,6 +3,8 @@
 //! finding nothing forever, timing out or blaming the ring; and the card
 //! opens again.
 
+mod common;
+
 use pendulum_driver::mock::FakeCard;
 use pendulum_driver::{Device, Error, RxPipe, POLLS_PER_RESET_CHECK};
 use pendulum_layout::{global, RegError};
@@ -126,7 +128,11 @@ fn once_a_reset_is_seen_every_call_fails_without_touching_the_card() {
     let mut p = dev.open_rx_pipe(0, 4096).unwrap();
     let mut tx = dev.open_tx_pipe(1, 4096).unwrap();
     // A frame the card will never complete, so the TX pipe is not idle.
-    assert_eq!(tx.send(&mut dev, &[&[1; 60]]).unwrap(), 1);
+    assert_eq!(
+        tx.send(&mut dev, &[&common::patterned_frame(1, 60)])
+            .unwrap(),
+        1
+    );
     dev.card_mut().reset();
     assert!(matches!(dev.check_card(), Err(Error::CardReset)));
     let (reads, writes, relaxes) = {
@@ -150,7 +156,11 @@ fn once_a_reset_is_seen_every_call_fails_without_touching_the_card() {
         ("prefetch", p.prefetch(&mut dev)),
         ("open_rx_pipe", dev.open_rx_pipe(1, 4096).map(drop)),
         ("open_tx_pipe", dev.open_tx_pipe(2, 4096).map(drop)),
-        ("send", tx.send(&mut dev, &[&[1; 60]]).map(drop)),
+        (
+            "send",
+            tx.send(&mut dev, &[&common::patterned_frame(1, 60)])
+                .map(drop),
+        ),
         ("set_default_pipe", dev.set_default_pipe(1)),
     ];
     for (name, r) in calls {
@@ -204,7 +214,11 @@ fn an_rx_wait_across_a_reset_ends_early_and_the_next_call_says_why() {
 fn a_tx_wait_across_a_reset_ends_early_and_the_next_call_says_why() {
     let mut dev = open();
     let mut tx = dev.open_tx_pipe(1, 4096).unwrap();
-    assert_eq!(tx.send(&mut dev, &[&[1; 60]]).unwrap(), 1);
+    assert_eq!(
+        tx.send(&mut dev, &[&common::patterned_frame(1, 60)])
+            .unwrap(),
+        1
+    );
     let reset_at = 10;
     dev.card_mut().reset_at_relax = Some(reset_at);
     assert!(!tx.wait_idle(&mut dev, 1_000_000));
@@ -214,7 +228,7 @@ fn a_tx_wait_across_a_reset_ends_early_and_the_next_call_says_why() {
         "{waited} polls after the reset"
     );
     assert!(matches!(
-        tx.send(&mut dev, &[&[2; 60]]),
+        tx.send(&mut dev, &[&common::patterned_frame(2, 60)]),
         Err(Error::CardReset)
     ));
 }

@@ -1,6 +1,8 @@
 //! `TxPipe` against an in-memory card: where frames land in the ring, what
 //! the doorbell says, and how completions free room.
 
+mod common;
+
 use pendulum_driver::mock::{FakeCard, MAX_FRAME_BYTES};
 use pendulum_driver::{Device, Error, RegionKind, TxPipe};
 use pendulum_layout::{pipe, pipe_page, tx_compl};
@@ -11,10 +13,10 @@ fn open(ring_bytes: u32) -> (Device<FakeCard>, TxPipe) {
     (dev, tx)
 }
 
-/// A frame of `len` bytes whose byte k is `tag + k` (wrapping): any misplaced
-/// byte shows.
+/// A frame of `len` bytes whose byte k is `tag + k` (wrapping), so any
+/// misplaced byte shows, with the header fields that give its length.
 fn frame(tag: u8, len: usize) -> Vec<u8> {
-    (0..len).map(|k| tag.wrapping_add(k as u8)).collect()
+    common::patterned_frame(tag, len)
 }
 
 const TAIL: u32 = pipe_page(1) + pipe::TX_TAIL.offset;
@@ -89,7 +91,7 @@ fn pipe_requests_are_checked_like_rx() {
 #[test]
 fn frames_are_placed_on_slot_boundaries_and_one_doorbell_rings() {
     let (mut dev, mut tx) = open(4096);
-    let frames = [frame(1, 60), frame(2, 64), frame(3, 65), frame(4, 1)];
+    let frames = [frame(1, 60), frame(2, 64), frame(3, 65), frame(4, 18)];
     let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
     let before = dev.card().writes.len();
     assert_eq!(tx.send(&mut dev, &refs).unwrap(), 4);
@@ -139,7 +141,8 @@ fn a_full_ring_takes_what_fits_and_one_slot_stays_empty() {
     // Nothing queued: no doorbell either.
     assert_eq!(dev.card().writes_to(TAIL), [48]);
     // A small frame still fits behind the big one that did not.
-    assert_eq!(tx.send(&mut dev, &[&big[..64], &big]).unwrap(), 1);
+    let small = frame(6, 64);
+    assert_eq!(tx.send(&mut dev, &[&small, &big]).unwrap(), 1);
     assert_eq!(tx.free_slots(&dev), 14);
     assert!(matches!(
         tx.send_raw(&mut dev, &[0; 15 * 64]),
@@ -151,7 +154,7 @@ fn a_full_ring_takes_what_fits_and_one_slot_stays_empty() {
     ));
     tx.send_raw(&mut dev, &[0; 14 * 64]).unwrap();
     assert_eq!(tx.free_slots(&dev), 0);
-    assert_eq!(tx.send(&mut dev, &[&big[..1]]).unwrap(), 0);
+    assert_eq!(tx.send(&mut dev, &[&small]).unwrap(), 0);
     // The card finishes the first two frames.
     dev.card_mut().complete(0, 32, 1);
     assert_eq!(tx.free_slots(&dev), 32);
@@ -178,7 +181,8 @@ fn bad_frames_are_refused_and_nothing_is_queued() {
     assert_eq!(tx.tail(), 0);
     assert!(dev.card().writes_to(TAIL).is_empty());
     // The largest frame is fine.
-    assert_eq!(tx.send(&mut dev, &[&huge[1..]]).unwrap(), 1);
+    let largest = frame(0, MAX_FRAME_BYTES as usize);
+    assert_eq!(tx.send(&mut dev, &[&largest]).unwrap(), 1);
     // A frame larger than a small ring could ever hold is refused too, not
     // left to return 0 forever.
     let (mut dev, mut tx) = open(4096);
@@ -190,7 +194,7 @@ fn bad_frames_are_refused_and_nothing_is_queued() {
             max: 4032
         }
     ));
-    assert_eq!(tx.send(&mut dev, &[&huge[..4032]]).unwrap(), 1);
+    assert_eq!(tx.send(&mut dev, &[&frame(0, 4032)]).unwrap(), 1);
 }
 
 #[test]
@@ -235,4 +239,32 @@ fn a_tx_pipe_beyond_the_card_is_named_a_tx_pipe_with_the_tx_count() {
         msg.contains("TX pipe 5") && msg.contains("4 TX pipes"),
         "{msg}"
     );
+}
+
+#[test]
+fn a_frame_the_card_cannot_delimit_is_refused_and_its_neighbours_are_not_queued() {
+    let (mut dev, mut tx) = open(64 * 1024);
+    let good = frame(1, 100);
+    // An 802.1Q-tagged frame: no length rule for its EtherType (yet).
+    let mut vlan = frame(2, 104);
+    vlan[12..14].copy_from_slice(&0x8100u16.to_be_bytes());
+    // A header that says 100 bytes on 120.
+    let mut long = frame(3, 120);
+    long[16..18].copy_from_slice(&86u16.to_be_bytes());
+    for (bad, header_len) in [(&vlan, None), (&long, Some(100))] {
+        let e = tx.send(&mut dev, &[&good, bad, &good]).unwrap_err();
+        assert!(
+            matches!(e, Error::UndelimitedFrame { index: 1, len, header_len: h } if len == bad.len() && h == header_len),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("nothing was queued"), "{e}");
+    }
+    assert_eq!(tx.tail(), 0);
+    assert!(dev.card().writes_to(TAIL).is_empty());
+    // A short frame padded to the 60-byte minimum keeps its header length,
+    // and is sent.
+    let mut padded = frame(4, 46);
+    padded.resize(60, 0);
+    assert_eq!(tx.send(&mut dev, &[&good, &padded, &good]).unwrap(), 3);
+    assert_eq!(dev.card().writes_to(TAIL), [2 + 1 + 2]);
 }

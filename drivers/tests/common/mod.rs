@@ -1,5 +1,8 @@
 //! What several of the driver's test files build frames with.
 
+// Each test file that includes this module uses part of it.
+#![allow(dead_code)]
+
 use pendulum_driver::layout::frame::ETHERTYPE_IPV4;
 use pendulum_driver::FlowKey;
 
@@ -18,5 +21,15 @@ pub fn udp_frame(key: &FlowKey, len: usize, fill: u8) -> Vec<u8> {
     f[34..36].copy_from_slice(&key.sport.to_be_bytes());
     f[36..38].copy_from_slice(&key.dport.to_be_bytes());
     f[38..40].copy_from_slice(&((len - 34) as u16).to_be_bytes());
+    f
+}
+
+/// A frame of `len` bytes (at least 18) whose byte k is `tag + k`
+/// (wrapping), so any misplaced byte shows, but for the two header fields
+/// the card finds its end by: EtherType IPv4, total length `len - 14`.
+pub fn patterned_frame(tag: u8, len: usize) -> Vec<u8> {
+    let mut f: Vec<u8> = (0..len).map(|k| tag.wrapping_add(k as u8)).collect();
+    f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
+    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
     f
 }
