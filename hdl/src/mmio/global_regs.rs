@@ -1,4 +1,4 @@
-use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
+use super::reg_stages::{c32, off, RegStages, OFF_BITS, PAGE_BITS};
 use super::{RegRead, RegWrite};
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
@@ -74,13 +74,6 @@ pub struct GlobalRegs {
     zero_off2: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
-}
-
-fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
-    Constant::new((r.offset as u64).into())
-}
-fn c32(v: u32) -> Constant<Bits<32>> {
-    Constant::new((v as u64).into())
 }
 
 impl GlobalRegs {

@@ -1,4 +1,4 @@
-use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
+use super::reg_stages::{c32, cause, off, RegStages, OFF_BITS, PAGE_BITS};
 use super::{RegRead, RegWrite};
 use crate::enso::FLOW_MATCH_BITS;
 use crate::reset::SDFF;
@@ -8,7 +8,7 @@ use pendulum_layout::params::{
     ACP_CHANNELS, ACP_CHANNEL_BITS as CB, FLOW_BUCKET_BITS, FLOW_SLOT_BITS, FLOW_WAYS, PIPES,
     PIPE_BITS,
 };
-use pendulum_layout::{global, Reg, RegError};
+use pendulum_layout::{global, RegError};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count (0..=K).
@@ -169,16 +169,6 @@ pub struct LinkFlowRegs {
     zero_off2: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
-}
-
-fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
-    Constant::new((r.offset as u64).into())
-}
-fn c32(v: u32) -> Constant<Bits<32>> {
-    Constant::new((v as u64).into())
-}
-fn cause(e: RegError) -> Constant<Bits<32>> {
-    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
 }
 
 impl Default for LinkFlowRegs {

@@ -1,9 +1,9 @@
-use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
+use super::reg_stages::{c32, cause, off, RegStages, OFF_BITS, PAGE_BITS};
 use super::{RegRead, RegWrite};
 use crate::reset::{zero_ram, Clear, SDFF};
 use crate::stream::Concat;
 use pendulum_layout::params::{NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, RING_MAX_BYTES, RING_MIN_BYTES};
-use pendulum_layout::{pipe, Reg, RegError};
+use pendulum_layout::{pipe, RegError};
 use rust_hdl::prelude::*;
 
 // Buffer b's registers are on pipe b's page.
@@ -104,16 +104,6 @@ pub struct NbufRegs {
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     four32: Constant<Bits<32>>,
-}
-
-fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
-    Constant::new((r.offset as u64).into())
-}
-fn c32(v: u32) -> Constant<Bits<32>> {
-    Constant::new((v as u64).into())
-}
-fn cause(e: RegError) -> Constant<Bits<32>> {
-    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
 }
 
 impl Default for NbufRegs {

@@ -1,11 +1,27 @@
 use crate::reset::SDFF;
 use pendulum_layout::params::MMIO_ADDR_BITS;
+use pendulum_layout::{Reg, RegError};
 use rust_hdl::prelude::*;
 
 /// Bits of a register's offset in its 4 KiB page.
 pub const OFF_BITS: usize = pendulum_layout::PAGE_BYTES_LOG2 as usize;
 /// Bits of a page number (page 0 global, page p + 1 pipe p's).
 pub const PAGE_BITS: usize = MMIO_ADDR_BITS - OFF_BITS;
+
+/// A register's offset in its page, as a constant for the decode.
+pub(super) fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
+    Constant::new((r.offset as u64).into())
+}
+
+/// A 32-bit constant.
+pub(super) fn c32(v: u32) -> Constant<Bits<32>> {
+    Constant::new((v as u64).into())
+}
+
+/// A refused write's LAST_REG_ERROR cause field.
+pub(super) fn cause(e: RegError) -> Constant<Bits<32>> {
+    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
+}
 
 /// A register block's copy of `RegFile`'s write pipeline and read stage,
 /// from the block's `RegWrite` and `RegRead` inputs.

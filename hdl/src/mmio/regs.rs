@@ -3,6 +3,7 @@ use super::events::{LinkEvents, RxEvents, TxEvents};
 use super::global_regs::GlobalRegs;
 use super::link_flow_regs::{LinkFlowRegs, LinkFlowSettings};
 use super::nbuf_regs::{NbufConfig, NbufRegs};
+use super::reg_stages::{c32, cause, off};
 use super::rx_pipe_bank::RxPipeBank;
 use super::rx_pipe_state::RxRingPort;
 use super::tx_regs::{TxEnginePort, TxRegs};
@@ -12,7 +13,7 @@ use crate::types::MmioWrite;
 use pendulum_layout::params::{
     ACP_CHANNEL_BITS as CB, MMIO_ADDR_BITS, NOTIF_BUF_BITS, PIPE_BITS, SLOT_BITS, TX_PIPE_BITS,
 };
-use pendulum_layout::{global, Reg, RegError};
+use pendulum_layout::{global, RegError};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count (0..=K).
@@ -192,16 +193,6 @@ pub struct RegFile {
     zero_off2: Constant<Bits<2>>,
     page0: Constant<Bits<PAGE_BITS>>,
     off_bits: Constant<Bits<5>>,
-}
-
-fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
-    Constant::new((r.offset as u64).into())
-}
-fn c32(v: u32) -> Constant<Bits<32>> {
-    Constant::new((v as u64).into())
-}
-fn cause(e: RegError) -> Constant<Bits<32>> {
-    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
 }
 
 impl RegFile {

@@ -1,4 +1,4 @@
-use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
+use super::reg_stages::{c32, cause, off, RegStages, OFF_BITS, PAGE_BITS};
 use super::regs::GATES;
 use super::rx_pipe_state::{RxPipeState, RxRingPort};
 use super::PipeCounter;
@@ -8,7 +8,7 @@ use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::params::{
     NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, RING_MAX_BYTES, RING_MIN_BYTES, SLOT_BITS,
 };
-use pendulum_layout::{pipe, Reg, RegError};
+use pendulum_layout::{pipe, RegError};
 use rust_hdl::prelude::*;
 
 /// The offsets a write is tested against, in the order of `wo_hit`.
@@ -160,16 +160,6 @@ pub struct RxPipeBank {
     zero16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
-}
-
-fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
-    Constant::new((r.offset as u64).into())
-}
-fn c32(v: u32) -> Constant<Bits<32>> {
-    Constant::new((v as u64).into())
-}
-fn cause(e: RegError) -> Constant<Bits<32>> {
-    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
 }
 
 impl Default for RxPipeBank {

@@ -1,11 +1,11 @@
-use super::reg_stages::{RegStages, OFF_BITS, PAGE_BITS};
+use super::reg_stages::{c32, cause, off, RegStages, OFF_BITS, PAGE_BITS};
 use super::tx_pipe_state::TxPipeState;
 use super::PipeCounter;
 use super::{RegRead, RegWrite};
 use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES, SLOT_BITS, TX_PIPES, TX_PIPE_BITS};
-use pendulum_layout::{pipe, Reg, RegError};
+use pendulum_layout::{pipe, RegError};
 use rust_hdl::prelude::*;
 
 // A TX pipe's page is also an RX pipe's page.
@@ -133,15 +133,6 @@ pub struct TxRegs {
     one32: Constant<Bits<32>>,
 }
 
-fn off(r: Reg) -> Constant<Bits<OFF_BITS>> {
-    Constant::new((r.offset as u64).into())
-}
-fn c32(v: u32) -> Constant<Bits<32>> {
-    Constant::new((v as u64).into())
-}
-fn cause(e: RegError) -> Constant<Bits<32>> {
-    c32((e as u32) << pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT)
-}
 impl Default for TxRegs {
     fn default() -> Self {
         Self {
