@@ -25,7 +25,7 @@ fn line_rate_mpps(size: usize) -> f64 {
 /// Each size: 20,000 frames offered back to back (MAC side unpaced), one
 /// pipe, a host that frees every batch; PCIe model Gen3 x16. Throughput is
 /// frames over simulated cycles at 250 MHz. Prints a table and writes
-/// build/bench/rx.json (relative to the current directory). No options.
+/// build/bench/rx.json (relative to the current directory).
 #[derive(Parser)]
 #[command(
     name = "pendulum-bench",
@@ -34,10 +34,15 @@ fn line_rate_mpps(size: usize) -> f64 {
 Example (`make bench` runs it with the other benches):
   cargo run --release -p pendulum-testbench --bin pendulum-bench"
 )]
-struct Cli {}
+struct Cli {
+    /// Only the RX throughput table (the streaming workload the simulator's
+    /// speed is quoted on, as profiled in testbench/PROFILE.md); writes no JSON.
+    #[arg(long)]
+    rx_only: bool,
+}
 
 fn main() {
-    Cli::parse();
+    let cli = Cli::parse();
     let mut rows = Vec::new();
     outln!("RX throughput, {FRAMES} frames per size, PCIe Gen3 x16 model (24 B per TLP, 100-cycle latency), 250 MHz");
     outln!("MAC side unpaced (no 20 B preamble/gap), so the NIC and the PCIe model set the rate: one 64 B write per beat");
@@ -69,6 +74,9 @@ fn main() {
             "    {{\"frame_bytes\": {size}, \"frames\": {}, \"cycles\": {}, \"mpps\": {mpps:.3}, \"line_rate_mpps\": {line:.3}, \"share_of_line_rate\": {:.4}, \"pcie_data_bytes\": {}, \"pcie_metadata_bytes\": {}, \"metadata_share\": {:.4}, \"sim_cycles_per_second\": {speed:.0}}}",
             rep.frames, rep.cycles, mpps / line, pcie.data_bytes, pcie.metadata_bytes, meta / 100.0
         ));
+    }
+    if cli.rx_only {
+        return;
     }
     let modes = notification_modes();
     let lat = latency();
