@@ -62,6 +62,9 @@ fn main() {
     std::fs::write(out.join("ports.rs"), ports_rs(m)).unwrap();
 
     let include = vl.root.join("include");
+    let classes_mk = obj.join("Vnic_classes.mk");
+    let classes_mk = std::fs::read_to_string(&classes_mk)
+        .unwrap_or_else(|e| panic!("{}: {e}", classes_mk.display()));
     let mut build = cc::Build::new();
     build
         .cpp(true)
@@ -75,18 +78,42 @@ fn main() {
         .define("VL_IGNORE_UNKNOWN_ARCH", None)
         .include(&include)
         .include(include.join("vltstd"))
-        .include(&obj)
-        .file(&shim);
-    for runtime in runtime_files(&obj.join("Vnic_classes.mk")) {
-        build.file(include.join(format!("{runtime}.cpp")));
+        .include(&obj);
+    // The code that runs once (constructors, the first settle, the
+    // waveform's declarations and full dumps: Verilator's *_SLOW lists) is
+    // compiled without optimisation, as Verilator's own makefile does
+    // (OPT_SLOW): at -O2 its largest file took 71 of the model's 162 CPU
+    // seconds to compile under 5.048 (testbench/PROFILE.md).
+    let slow = mk_list(&classes_mk, &["VM_CLASSES_SLOW", "VM_SUPPORT_SLOW"]);
+    let mut slow_build = build.clone();
+    slow_build.opt_level(0);
+    build.file(&shim);
+    let runtime = mk_list(&classes_mk, &["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"]);
+    assert!(
+        runtime.iter().any(|f| f == "verilated"),
+        "no runtime files in {}",
+        obj.join("Vnic_classes.mk").display()
+    );
+    for file in runtime {
+        build.file(include.join(format!("{file}.cpp")));
     }
     for entry in std::fs::read_dir(&obj).unwrap() {
         let p = entry.unwrap().path();
+        let Some(stem) = p.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
         if p.extension().is_some_and(|e| e == "cpp") {
-            build.file(p);
+            if slow.iter().any(|s| s == stem) {
+                slow_build.file(&p);
+            } else {
+                build.file(&p);
+            }
         }
     }
-    if let Err(e) = build.try_compile("pendulum_nic_model") {
+    let compiled = slow_build
+        .try_compile_intermediates()
+        .and_then(|objects| build.objects(objects).try_compile("pendulum_nic_model"));
+    if let Err(e) = compiled {
         let hint = if vl.libs.iter().any(|l| l == "lz4") {
             " (this Verilator's FST writer needs lz4.h: `make setup` installs liblz4-dev)"
         } else {
@@ -102,17 +129,19 @@ fn main() {
     println!("cargo:rustc-env=PENDULUM_VERILATOR_VERSION={}", vl.version);
 }
 
-/// The runtime files the model needs (`verilated`, `verilated_fst_c`, …):
-/// `VM_GLOBAL_FAST` and `VM_GLOBAL_SLOW` in the makefile Verilator writes,
-/// which differ between versions.
-fn runtime_files(classes_mk: &Path) -> Vec<String> {
-    let mk = std::fs::read_to_string(classes_mk)
-        .unwrap_or_else(|e| panic!("{}: {e}", classes_mk.display()));
+/// The names a list in a makefile Verilator writes (`Vnic_classes.mk`)
+/// holds, one a line after `NAME +=`: which C++ files are the per-cycle
+/// code, which run once (`*_SLOW`), and which runtime files the model needs
+/// (`VM_GLOBAL_*`: they differ between versions).
+fn mk_list(mk: &str, names: &[&str]) -> Vec<String> {
     let mut files = Vec::new();
     let mut in_list = false;
     for line in mk.lines() {
         let line = line.trim();
-        if line.starts_with("VM_GLOBAL_FAST +=") || line.starts_with("VM_GLOBAL_SLOW +=") {
+        if names.iter().any(|n| {
+            line.strip_prefix(n)
+                .is_some_and(|r| r.trim_start().starts_with("+="))
+        }) {
             in_list = true;
         } else if in_list && !line.is_empty() {
             files.push(line.trim_end_matches('\\').trim().to_string());
@@ -120,11 +149,6 @@ fn runtime_files(classes_mk: &Path) -> Vec<String> {
             in_list = false;
         }
     }
-    assert!(
-        files.iter().any(|f| f == "verilated"),
-        "no runtime files in {}",
-        classes_mk.display()
-    );
     files
 }
 
