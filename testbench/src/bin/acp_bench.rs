@@ -16,7 +16,7 @@ use pendulum_testbench::acp_traffic::{id_of, AcpTraffic};
 use pendulum_testbench::models::{percentile, GbnConfig, GoBackN, LinkFaults, OnFailure};
 use pendulum_testbench::outln;
 use pendulum_testbench::pair::Side;
-use pendulum_testbench::{SimConfig, CLOCK_MHZ};
+use pendulum_testbench::{SimConfig, CLOCK_MHZ, VERILATOR_VERSION};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -417,6 +417,7 @@ fn main() {
     let out = json!({
         "bench": "acp",
         "git_revision": rev,
+        "verilator_version": VERILATOR_VERSION,
         "clock_mhz": CLOCK_MHZ,
         "channels_built": pendulum_layout::params::ACP_CHANNELS,
         "fail_after_undecodable": pendulum_layout::params::ACP_FAIL_AFTER,

@@ -20,7 +20,7 @@ use pendulum_testbench::models::pcie::PcieConfig;
 use pendulum_testbench::models::LinkFaults;
 use pendulum_testbench::outln;
 use pendulum_testbench::pair::Side;
-use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
+use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ, VERILATOR_VERSION};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 
@@ -446,6 +446,7 @@ fn main() {
     let out = json!({
         "bench": "atomics",
         "git_rev": rev.trim(),
+        "verilator_version": VERILATOR_VERSION,
         "requests": REQUESTS,
         "clock_mhz": CLOCK_MHZ,
         "pcie_one_way_latency_cycles": PcieConfig::gen3_x16().one_way_latency_cycles,

@@ -10,7 +10,7 @@
 use clap::Parser;
 use pendulum_testbench::measure::{rx_latency, rx_run};
 use pendulum_testbench::outln;
-use pendulum_testbench::CLOCK_MHZ;
+use pendulum_testbench::{CLOCK_MHZ, VERILATOR_VERSION};
 
 const FRAMES: usize = 20_000;
 const SIZES: [usize; 4] = [64, 128, 512, 1518];
@@ -25,7 +25,7 @@ fn line_rate_mpps(size: usize) -> f64 {
 /// Each size: 20,000 frames offered back to back (MAC side unpaced), one
 /// pipe, a host that frees every batch; PCIe model Gen3 x16. Throughput is
 /// frames over simulated cycles at 250 MHz. Prints a table and writes
-/// build/bench/rx.json (relative to the current directory). No options.
+/// build/bench/rx.json (relative to the current directory).
 #[derive(Parser)]
 #[command(
     name = "pendulum-bench",
@@ -34,14 +34,20 @@ fn line_rate_mpps(size: usize) -> f64 {
 Example (`make bench` runs it with the other benches):
   cargo run --release -p pendulum-testbench --bin pendulum-bench"
 )]
-struct Cli {}
+struct Cli {
+    /// Only the RX throughput table (the streaming workload the simulator's
+    /// speed is quoted on, as profiled in testbench/PROFILE.md); writes no JSON.
+    #[arg(long)]
+    rx_only: bool,
+}
 
 fn main() {
-    Cli::parse();
+    let cli = Cli::parse();
     let mut rows = Vec::new();
     outln!("RX throughput, {FRAMES} frames per size, PCIe Gen3 x16 model (24 B per TLP, 100-cycle latency), 250 MHz");
     outln!("MAC side unpaced (no 20 B preamble/gap), so the NIC and the PCIe model set the rate: one 64 B write per beat");
     outln!("costs 64 + 24 B of the model's 63 B/cycle, which caps 64 B frames near 179 Mpps, above the 148.8 Mpps line rate.");
+    outln!("Simulated with Verilator {VERILATOR_VERSION}, release build, one thread, every frame checked.");
     outln!(
         "{:>6} {:>10} {:>12} {:>8} {:>12} {:>10} {:>14}",
         "bytes",
@@ -69,6 +75,9 @@ fn main() {
             rep.frames, rep.cycles, mpps / line, pcie.data_bytes, pcie.metadata_bytes, meta / 100.0
         ));
     }
+    if cli.rx_only {
+        return;
+    }
     let modes = notification_modes();
     let lat = latency();
     let rev = std::process::Command::new("git")
@@ -78,8 +87,8 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .unwrap_or_default();
     let json = format!(
-        "{{\n  \"bench\": \"rx\",\n  \"git_rev\": \"{}\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"link_gbps\": 126.03, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"mac_pacing\": \"unpaced\",\n  \"results\": [\n{}\n  ],\n  \"notification_modes\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ]\n}}\n",
-        rev.trim(), rows.join(",\n"), modes.join(",\n"), lat.join(",\n")
+        "{{\n  \"bench\": \"rx\",\n  \"git_rev\": \"{}\",\n  \"verilator_version\": {:?},\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"link_gbps\": 126.03, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"mac_pacing\": \"unpaced\",\n  \"results\": [\n{}\n  ],\n  \"notification_modes\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ]\n}}\n",
+        rev.trim(), VERILATOR_VERSION, rows.join(",\n"), modes.join(",\n"), lat.join(",\n")
     );
     std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
     std::fs::write("build/bench/rx.json", json).expect("write build/bench/rx.json");

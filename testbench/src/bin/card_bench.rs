@@ -10,7 +10,7 @@ use pendulum_driver::{Card, Device, EthernetPort};
 use pendulum_testbench::echo::echo_batch;
 use pendulum_testbench::models::FrameGen;
 use pendulum_testbench::outln;
-use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ};
+use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ, VERILATOR_VERSION};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -152,7 +152,8 @@ fn main() {
         )
     };
     let json = format!(
-        "{{\n  \"bench\": \"card\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"register_reads\": {READS},\n  \"echo_frames\": {ECHO_FRAMES},\n  \"in_process\": {},\n  \"out_of_process\": {},\n  \"out_of_process_transport\": \"unix socket for registers and time, shared-memory file for host memory\"\n}}\n",
+        "{{\n  \"bench\": \"card\",\n  \"verilator_version\": {:?},\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"register_reads\": {READS},\n  \"echo_frames\": {ECHO_FRAMES},\n  \"in_process\": {},\n  \"out_of_process\": {},\n  \"out_of_process_transport\": \"unix socket for registers and time, shared-memory file for host memory\"\n}}\n",
+        VERILATOR_VERSION,
         obj(&inproc),
         obj(&outproc)
     );

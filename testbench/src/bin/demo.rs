@@ -7,7 +7,7 @@ use pendulum_testbench::acp_traffic::AcpTraffic;
 use pendulum_testbench::models::{FrameGen, LinkFaults};
 use pendulum_testbench::outln;
 use pendulum_testbench::rx_check::{receive_and_check, Expected};
-use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ, RTL_DIR};
+use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ, RTL_DIR, VERILATOR_VERSION};
 use std::time::Instant;
 
 const FRAMES: usize = 20_000;
@@ -42,7 +42,7 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    outln!("Pendulum demo: Verilog from {RTL_DIR}/pendulum_nic.v, simulated with Verilator");
+    outln!("Pendulum demo: Verilog from {RTL_DIR}/pendulum_nic.v, simulated with Verilator {VERILATOR_VERSION}");
     let card = SimCard::new(SimConfig::default());
     let mut dev = Device::open(card).map_err(|e| e.to_string())?;
     outln!(

@@ -16,7 +16,7 @@ use pendulum_testbench::measure::{
 };
 use pendulum_testbench::models::{PcieConfig, PcieCounters};
 use pendulum_testbench::outln;
-use pendulum_testbench::CLOCK_MHZ;
+use pendulum_testbench::{CLOCK_MHZ, VERILATOR_VERSION};
 
 const FRAMES: usize = 20_000;
 /// TX pipes the pipe sweep sends through: one host thread's, as many as the
@@ -280,8 +280,9 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .unwrap_or_default();
     let json = format!(
-        "{{\n  \"bench\": \"enso\",\n  \"git_rev\": \"{}\",\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"model\": \"Gen3 x16\", \"bytes_per_cycle_each_way\": {pcie_bpc:.3}, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"echo\": [\n{}\n  ],\n  \"metadata\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ],\n  \"pipes\": [\n{}\n  ]\n}}\n",
+        "{{\n  \"bench\": \"enso\",\n  \"git_rev\": \"{}\",\n  \"verilator_version\": {:?},\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"model\": \"Gen3 x16\", \"bytes_per_cycle_each_way\": {pcie_bpc:.3}, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"echo\": [\n{}\n  ],\n  \"metadata\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ],\n  \"pipes\": [\n{}\n  ]\n}}\n",
         rev.trim(),
+        VERILATOR_VERSION,
         echo_rows.join(",\n"),
         meta_rows.join(",\n"),
         lat_rows.join(",\n"),
