@@ -8,7 +8,7 @@
 //! | 0 | opcode | what slices 1..=7 hold: [`OP_STATE`], [`OP_OFFER`], [`OP_OFFER_VERB`], [`OP_ECHO`], [`OP_ENTANGLE`] |
 //! | 1 | liveness | the channel this slot belongs to (slot n carries channel n mod K) |
 //! | 2 | state | bits 2..0 sender-role state (IDLE..REVERSE; 4..7 no state), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 zero. A record with a state that is none is ignored and counted |
-//! | 3 | transition | the channel's last move: bit 7 reverse (an erase or a REVERSE), bit 6 role (1 = receiver), bits 5..3 from-state, bits 2..0 to-state; for traces only, never acted on |
+//! | 3 | transition | the channel's last move: bit 7 reverse (an erase or a REVERSE), bit 6 role (1 = receiver), bits 5..3 from-state, bits 2..0 to-state ([`machine::moves`]); for traces only, never acted on |
 //! | 4..8 | operand | the check word ([`check_word`]) |
 //!
 //! **The check word binds a record to its entanglement.** It is the CRC-32C
@@ -132,43 +132,7 @@ pub mod rx_state {
     pub const NAMES: [&str; 3] = ["EXPECT", "TENTATIVE", "REJECT"];
 }
 
-/// The moves of a channel (`hdl/src/acp/link.rs` implements them, and
-/// `testbench/spin/acp_link.pml` checks them with SPIN). A side hears a
-/// channel record only if its check word passes under the session of the
-/// current entanglement, and only while Up. Every combination not listed
-/// changes nothing. E is the record's receiver field, X = [`echo_check`] of
-/// E and the record's result, d our payload's digest.
-///
-/// Sender role, on the peer's receiver-role state `(rs, rb)`:
-///
-/// | from | heard | to | effect |
-/// |---|---|---|---|
-/// | IDLE b, holding | EXPECT b or TENTATIVE b | OFFER b | (TENTATIVE: a REJECT we heard was damaged) |
-/// | IDLE b, not holding | TENTATIVE b, ECHO | REVERSE b, check !X | it holds what we never offered |
-/// | OFFER b | TENTATIVE b, ECHO, E = d | COMMIT b, check X | decision: delivered |
-/// | OFFER b | TENTATIVE b, ECHO, E ≠ d | REVERSE b, check !X | decision: not delivered |
-/// | OFFER b | REJECT b | IDLE b | keep holding |
-/// | COMMIT b | TENTATIVE b, ECHO, E = d | COMMIT b, check X | the check of the newest echo |
-/// | COMMIT b | EXPECT or REJECT !b, STATE, X = d | IDLE !b | confirmed: free the copy; a verb's result (the record's) is final |
-/// | REVERSE b | EXPECT b or REJECT b | IDLE b | keep holding; offered again |
-/// | REVERSE b | TENTATIVE b, ECHO | REVERSE b, check !X | the check of the newest echo |
-///
-/// Receiver role, on the peer's sender-role state `(ts, tb)` and the
-/// record's decision check D; x is the echo check of what we hold:
-///
-/// | from | heard | to | effect |
-/// |---|---|---|---|
-/// | EXPECT b, peer heard at b before | OFFER b + payload, room | TENTATIVE b | store tentatively (a verb: run it), keep digest |
-/// | EXPECT b, peer heard at b before | OFFER b + payload, no room | REJECT b | |
-/// | TENTATIVE b | COMMIT b, STATE or ECHO, D = x | EXPECT !b | deliver (a verb: make it permanent); x is now the proof |
-/// | TENTATIVE b | REVERSE b, STATE or ECHO, D = !x | EXPECT b | erase (a verb: undo it) |
-/// | REJECT b | IDLE b | EXPECT b | |
-///
-/// "Peer heard at b before": the last record heard on the channel stated
-/// the sender role at our bit. Right after a delivery the sender is behind
-/// (it waits for the proof), so one damaged record cannot make us store a
-/// payload the sender never offered while we still owe it the proof.
-pub const TRANSITIONS_DOC: () = ();
+pub mod machine;
 
 /// Link states (the LINK_STATE register).
 pub mod link_state {
