@@ -1,13 +1,14 @@
-use super::check::{RecordCheck, ENTANGLE_FIELD_BITS};
+use super::channel_machine::ChannelMachine;
+use super::check::RecordCheck;
 use super::entangle::Entangle;
+use super::hand_back::HandBack;
+use super::record_form::RecordForm;
 use super::Crc32c;
 use crate::reset::SDFF;
-use crate::stream::{Concat, SkidBuffer, StreamFifo, StreamSink, StreamSource, ZeroExtend};
+use crate::stream::{StreamSink, StreamSource};
 use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
-use pendulum_layout::acp::{self, message, rx_state as rs, tx_state as ts};
-use pendulum_layout::params::{
-    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_MSG_FIFO_DEPTH_LOG2 as MF, ATOMIC_LINE_BITS,
-};
+use pendulum_layout::acp::{self, rx_state as rs, tx_state as ts};
+use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ATOMIC_LINE_BITS};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count, 0..=K.
@@ -18,10 +19,6 @@ const CB1: usize = CB + 1;
 const _: () = assert!(acp::RECEIVER_FIELD_OFFSET + 4 <= 8 && acp::DECISION_OFFSET + 4 <= 8);
 const _: () = assert!(acp::PAYLOAD_OFFSET * 8 == 64);
 const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
-const _: () = assert!(
-    K + 1 < 1 << MF,
-    "the message FIFO must hold a commit from every channel"
-);
 
 /// The ACP link engine (`shared/ACP.md`, layout and move tables in
 /// `pendulum_layout::acp`).
@@ -31,10 +28,17 @@ const _: () = assert!(
 /// n states channel n mod active, both roles at once. A side changes a
 /// channel's state only on hearing the peer's state, guarded by the
 /// alternation bits, and acts on a decision or a confirmation only when its
-/// check matches what it holds (`pendulum_layout::acp::TRANSITIONS_DOC`), so
+/// check matches what it holds (`ChannelMachine`, defined by
+/// `pendulum_layout::acp::machine`), so
 /// lost, garbled, repeated or damaged records cost time and nothing else.
-/// There is no timer. `RecordCheck` checks what arrives (a record of another
-/// entanglement fails its check word), `Entangle` keeps the link state.
+/// There is no timer.
+///
+/// This block keeps the channels' state and applies moves; its parts each
+/// have a file: `RecordCheck` checks what arrives (a record of another
+/// entanglement fails its check word), `Entangle` keeps the link state,
+/// `ChannelMachine` says what the heard channel's state becomes,
+/// `RecordForm` chooses each slot's channel and forms its record, and
+/// `HandBack` is the one way to the host (`m_msg`).
 ///
 /// - Sender role: payloads from `s_send` are loaded into idle channels (one
 ///   56-byte buffer each, kept until the peer proves the delivery), offered,
@@ -126,6 +130,9 @@ pub struct AcpLink {
 
     check: RecordCheck,
     ent: Entangle,
+    mach: ChannelMachine,
+    form: RecordForm,
+    hb: HandBack,
 
     // ---- Per channel ----
     /// Sender role: {bit, state}.
@@ -175,19 +182,10 @@ pub struct AcpLink {
     res_wr_ch: SDFF<Bits<CB>>,
 
     // ---- Rotation and hand-back ----
-    rot_ch: SDFF<Bits<CB>>,
-    rot_round: SDFF<Bit>,
-    rot_last: Signal<Local, Bit>,
-    rot_next: Signal<Local, Bits<CB>>,
-    rot_ext: ZeroExtend<CB, CB1>,
-    rot_count: Signal<Local, Bits<CB1>>,
-    c_one_cb1: Constant<Bits<CB1>>,
     /// The first idle channel in use: where the next payload goes.
     load_sel: Signal<Local, Bits<CB>>,
     chan_id: [Constant<Bits<CB>>; K],
     chan_num: [Constant<Bits<CB1>>; K],
-    ret_ptr: SDFF<Bits<CB>>,
-    msg_used: SDFF<Bits<8>>,
 
     /// The result from our unit, registered for its echo check.
     res_got: SDFF<Bit>,
@@ -205,10 +203,7 @@ pub struct AcpLink {
     ev_failure_r: SDFF<Bit>,
     ev_entangle_r: SDFF<Bit>,
     ev_return_r: SDFF<Bit>,
-    e_commit: Signal<Local, Bit>,
     e_deliver: Signal<Local, Bit>,
-    e_reject: Signal<Local, Bit>,
-    e_reverse: Signal<Local, Bit>,
 
     // ---- Receive, in the check cycle: the heard channel's state, read and compared ----
     s_tx: Signal<Local, Bits<4>>,
@@ -250,100 +245,15 @@ pub struct AcpLink {
 
     // ---- Receive, the decision: what the heard channel's state becomes ----
     applying: Signal<Local, Bit>,
-    is_offer: Signal<Local, Bit>,
-    h_verb: Signal<Local, Bit>,
-    is_echo: Signal<Local, Bit>,
-    is_state: Signal<Local, Bit>,
     /// The echo check of the record decided on (its receiver field XOR the CRC of its result).
     h_x: Signal<Local, Bits<32>>,
-    new_proof_due: Signal<Local, Bit>,
-    h_ts: Signal<Local, Bits<3>>,
-    h_rs: Signal<Local, Bits<2>>,
-    our_ts: Signal<Local, Bits<3>>,
-    our_rs: Signal<Local, Bits<2>>,
-    n_tx: Signal<Local, Bits<4>>,
-    n_rx: Signal<Local, Bits<3>>,
-    n_trans: Signal<Local, Bits<8>>,
-    moved: Signal<Local, Bit>,
-    set_auth: Signal<Local, Bit>,
     new_auth: Signal<Local, Bits<32>>,
-    do_confirm: Signal<Local, Bit>,
-    do_store: Signal<Local, Bit>,
-    do_deliver: Signal<Local, Bit>,
-    do_erase: Signal<Local, Bit>,
-    do_exec: Signal<Local, Bit>,
     verb_ok: Signal<Local, Bit>,
-    tb_match: Signal<Local, Bit>,
-    rb_match: Signal<Local, Bit>,
-    room: Signal<Local, Bit>,
     flush_any: Signal<Local, Bit>,
 
     // ---- Send ----
     send_dig: Crc32c<448>,
     load_ok: Signal<Local, Bit>,
-
-    // ---- Hand-back scanner and message FIFO ----
-    msg_fifo: StreamFifo<AcpMsg, MF, { MF + 1 }>,
-    msg_out: SkidBuffer<AcpMsg>,
-    ret_go: Signal<Local, Bit>,
-    ret_buf: Signal<Local, Bits<448>>,
-    ret_is_doubt: Signal<Local, Bit>,
-    vres_go: Signal<Local, Bit>,
-    vres448: ZeroExtend<384, 448>,
-    ret_chan8: ZeroExtend<CB, 8>,
-    h_chan8: ZeroExtend<CB, 8>,
-    push: Signal<Local, Bit>,
-    push_ok: Signal<Local, Bit>,
-    pop: Signal<Local, Bit>,
-
-    // ---- Record formation ----
-    t_ch: Signal<Local, Bits<CB>>,
-    t_tx: Signal<Local, Bits<4>>,
-    t_rx: Signal<Local, Bits<3>>,
-    t_trans: Signal<Local, Bits<8>>,
-    t_buf: Signal<Local, Bits<448>>,
-    t_rdig: Signal<Local, Bits<32>>,
-    t_proof: Signal<Local, Bits<32>>,
-    t_auth: Signal<Local, Bits<32>>,
-    t_proof_due: Signal<Local, Bit>,
-    t_offering: Signal<Local, Bit>,
-    t_tentative: Signal<Local, Bit>,
-    t_deciding: Signal<Local, Bit>,
-    t_echo_ready: Signal<Local, Bit>,
-    t_fields_turn: Signal<Local, Bit>,
-    t_tx_verb: Signal<Local, Bit>,
-    t_rx_verb: Signal<Local, Bit>,
-    t_res_ready: Signal<Local, Bit>,
-    t_res: Signal<Local, Bits<384>>,
-    t_receiver_field: Signal<Local, Bits<32>>,
-    t_decision: Signal<Local, Bits<32>>,
-    fields_lo: Concat<32, 32, 64>,
-    fields: Concat<384, 64, 448>,
-    t_op: Signal<Local, Bits<8>>,
-    t_payload: Signal<Local, Bits<448>>,
-    t_head: Signal<Local, Bits<32>>,
-    advance: Signal<Local, Bit>,
-    state7: Concat<3, 4, 7>,
-    state8: ZeroExtend<7, 8>,
-    chan8: ZeroExtend<CB, 8>,
-    head_hi: Concat<8, 8, 16>,
-    head_lo: Concat<8, 8, 16>,
-    head: Concat<16, 16, 32>,
-    op_head: ZeroExtend<8, 32>,
-    ent_first: ZeroExtend<ENTANGLE_FIELD_BITS, 256>,
-    ent_both: Concat<ENTANGLE_FIELD_BITS, 256, 376>,
-    ent448: ZeroExtend<376, 448>,
-    o_body_payload: SDFF<Bits<448>>,
-    o_body_head: SDFF<Bits<32>>,
-    /// The record formed is an ENTANGLE record (its check word has no session term).
-    o_is_entangle: SDFF<Bit>,
-    /// A record has been formed (the port is silent only before the first).
-    o_started: SDFF<Bit>,
-    tx_cat: Concat<448, 32, 480>,
-    tx_check: Crc32c<480>,
-    o_term: Signal<Local, Bits<32>>,
-    o_check_head: Concat<32, 32, 64>,
-    o_record: Concat<448, 64, 512>,
 
     // ---- Constants ----
     at_receiver_field: Constant<Bits<9>>,
@@ -351,58 +261,16 @@ pub struct AcpLink {
     at_receiver_field_s1: Constant<Bits<6>>,
     at_decision_s1: Constant<Bits<6>>,
     at_result: Constant<Bits<9>>,
-    c_tx_idle: Constant<Bits<3>>,
-    c_tx_offer: Constant<Bits<3>>,
     c_tx_commit: Constant<Bits<3>>,
-    c_tx_reverse: Constant<Bits<3>>,
-    c_rx_expect: Constant<Bits<2>>,
     c_rx_tentative: Constant<Bits<2>>,
-    c_rx_reject: Constant<Bits<2>>,
-    c_bit4: Constant<Bits<4>>,
-    c_bit3: Constant<Bits<3>>,
-    c_offer4: Constant<Bits<4>>,
-    c_commit4: Constant<Bits<4>>,
-    c_reverse4: Constant<Bits<4>>,
-    c_tent3: Constant<Bits<3>>,
-    c_reject3: Constant<Bits<3>>,
     c_zero4: Constant<Bits<4>>,
     c_zero3: Constant<Bits<3>>,
-    c_op_state: Constant<Bits<8>>,
-    c_op_offer: Constant<Bits<8>>,
-    c_op_echo: Constant<Bits<8>>,
-    c_op_offer_verb: Constant<Bits<8>>,
     c_op_entangle: Constant<Bits<8>>,
-    c_kind_verb_result: Constant<Bits<8>>,
-    c_kind_delivered: Constant<Bits<8>>,
-    c_kind_not_delivered: Constant<Bits<8>>,
-    c_kind_in_doubt: Constant<Bits<8>>,
-    c_zero384: Constant<Bits<384>>,
-    c_zero8: Constant<Bits<8>>,
-    c_one8: Constant<Bits<8>>,
+    c_no_move: Constant<Bits<8>>,
     c_zero_cb: Constant<Bits<CB>>,
-    c_one_cb: Constant<Bits<CB>>,
     c_zero32: Constant<Bits<32>>,
     /// CRC-32C of a message's result bytes (48 zero bytes).
     c_crc_no_result: Constant<Bits<32>>,
-    c_room_max: Constant<Bits<8>>,
-    c_t_offer: Constant<Bits<8>>,
-    c_t_commit: Constant<Bits<8>>,
-    c_t_reverse: Constant<Bits<8>>,
-    c_t_stray: Constant<Bits<8>>,
-    c_t_rejected: Constant<Bits<8>>,
-    c_t_confirmed: Constant<Bits<8>>,
-    c_t_reoffer: Constant<Bits<8>>,
-    c_t_store: Constant<Bits<8>>,
-    c_t_reject: Constant<Bits<8>>,
-    c_t_deliver: Constant<Bits<8>>,
-    c_t_erase: Constant<Bits<8>>,
-    c_t_unreject: Constant<Bits<8>>,
-}
-
-/// The transition byte: reverse flag, role (1 = receiver), from, to.
-fn trans(reverse: bool, receiver: bool, from: u8, to: u8) -> Constant<Bits<8>> {
-    let v = (reverse as u64) << 7 | (receiver as u64) << 6 | (from as u64) << 3 | to as u64;
-    Constant::new(v.into())
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -448,6 +316,9 @@ impl AcpLink {
             release: Default::default(),
             rollback: Default::default(),
             check: RecordCheck::new(),
+            mach: ChannelMachine::default(),
+            form: RecordForm::default(),
+            hb: HandBack::default(),
             ent: Entangle::new(),
             tx_sb: std::array::from_fn(|_| Default::default()),
             rx_sb: std::array::from_fn(|_| Default::default()),
@@ -476,18 +347,9 @@ impl AcpLink {
             vres_wr_ch: Default::default(),
             res_wr_valid: Default::default(),
             res_wr_ch: Default::default(),
-            rot_ch: Default::default(),
-            rot_round: Default::default(),
-            rot_last: Default::default(),
-            rot_next: Default::default(),
-            rot_ext: Default::default(),
-            rot_count: Default::default(),
-            c_one_cb1: c(1),
             load_sel: Default::default(),
             chan_id: std::array::from_fn(|i| c(i as u64)),
             chan_num: std::array::from_fn(|i| c(i as u64)),
-            ret_ptr: Default::default(),
-            msg_used: Default::default(),
             res_got: Default::default(),
             res_got_ch: Default::default(),
             res_got_result: Default::default(),
@@ -501,10 +363,7 @@ impl AcpLink {
             ev_failure_r: Default::default(),
             ev_entangle_r: Default::default(),
             ev_return_r: Default::default(),
-            e_commit: Default::default(),
             e_deliver: Default::default(),
-            e_reject: Default::default(),
-            e_reverse: Default::default(),
             p_hazard: Default::default(),
             p_tx: Default::default(),
             p_rx: Default::default(),
@@ -522,12 +381,7 @@ impl AcpLink {
             p_reverse_ok: Default::default(),
             rb_started: Default::default(),
             applying: Default::default(),
-            is_offer: Default::default(),
-            h_verb: Default::default(),
-            is_echo: Default::default(),
-            is_state: Default::default(),
             h_x: Default::default(),
-            new_proof_due: Default::default(),
             s_tx: Default::default(),
             s_rx: Default::default(),
             s_holding: Default::default(),
@@ -538,138 +392,27 @@ impl AcpLink {
             s_tx_verb: Default::default(),
             s_rx_verb: Default::default(),
             s_vres_pending: Default::default(),
-            h_ts: Default::default(),
-            h_rs: Default::default(),
-            our_ts: Default::default(),
-            our_rs: Default::default(),
             h_receiver_field: Default::default(),
             h_decision: Default::default(),
             x_heard: Default::default(),
-            n_tx: Default::default(),
-            n_rx: Default::default(),
-            n_trans: Default::default(),
-            moved: Default::default(),
-            set_auth: Default::default(),
             new_auth: Default::default(),
-            do_confirm: Default::default(),
-            do_store: Default::default(),
-            do_deliver: Default::default(),
-            do_erase: Default::default(),
-            do_exec: Default::default(),
             verb_ok: Default::default(),
-            tb_match: Default::default(),
-            rb_match: Default::default(),
-            room: Default::default(),
             flush_any: Default::default(),
             send_dig: Default::default(),
             load_ok: Default::default(),
-            msg_fifo: StreamFifo::new(),
-            msg_out: Default::default(),
-            ret_go: Default::default(),
-            ret_buf: Default::default(),
-            ret_is_doubt: Default::default(),
-            vres_go: Default::default(),
-            vres448: Default::default(),
-            ret_chan8: Default::default(),
-            h_chan8: Default::default(),
-            push: Default::default(),
-            push_ok: Default::default(),
-            pop: Default::default(),
-            t_ch: Default::default(),
-            t_tx: Default::default(),
-            t_rx: Default::default(),
-            t_trans: Default::default(),
-            t_buf: Default::default(),
-            t_rdig: Default::default(),
-            t_proof: Default::default(),
-            t_auth: Default::default(),
-            t_proof_due: Default::default(),
-            t_offering: Default::default(),
-            t_tentative: Default::default(),
-            t_deciding: Default::default(),
-            t_echo_ready: Default::default(),
-            t_fields_turn: Default::default(),
-            t_tx_verb: Default::default(),
-            t_rx_verb: Default::default(),
-            t_res_ready: Default::default(),
-            t_res: Default::default(),
-            t_receiver_field: Default::default(),
-            t_decision: Default::default(),
-            fields_lo: Default::default(),
-            fields: Default::default(),
-            t_op: Default::default(),
-            t_payload: Default::default(),
-            t_head: Default::default(),
-            advance: Default::default(),
-            state7: Default::default(),
-            state8: Default::default(),
-            chan8: Default::default(),
-            head_hi: Default::default(),
-            head_lo: Default::default(),
-            head: Default::default(),
-            op_head: Default::default(),
-            ent_first: Default::default(),
-            ent_both: Default::default(),
-            ent448: Default::default(),
-            o_body_payload: Default::default(),
-            o_body_head: Default::default(),
-            o_is_entangle: Default::default(),
-            o_started: Default::default(),
-            tx_cat: Default::default(),
-            tx_check: Default::default(),
-            o_term: Default::default(),
-            o_check_head: Default::default(),
-            o_record: Default::default(),
             at_receiver_field: c((8 * acp::RECEIVER_FIELD_OFFSET) as u64),
             at_receiver_field_s1: c((8 * acp::RECEIVER_FIELD_OFFSET) as u64),
             at_decision_s1: c((8 * acp::DECISION_OFFSET) as u64),
             at_result: c((8 * acp::ECHO_RESULT_OFFSET) as u64),
-            c_tx_idle: c(ts::IDLE as u64),
-            c_tx_offer: c(ts::OFFER as u64),
             c_tx_commit: c(ts::COMMIT as u64),
-            c_tx_reverse: c(ts::REVERSE as u64),
-            c_rx_expect: c(rs::EXPECT as u64),
             c_rx_tentative: c(rs::TENTATIVE as u64),
-            c_rx_reject: c(rs::REJECT as u64),
-            c_bit4: c(8),
-            c_bit3: c(4),
-            c_offer4: c(ts::OFFER as u64),
-            c_commit4: c(ts::COMMIT as u64),
-            c_reverse4: c(ts::REVERSE as u64),
-            c_tent3: c(rs::TENTATIVE as u64),
-            c_reject3: c(rs::REJECT as u64),
             c_zero4: c(0),
             c_zero3: c(0),
-            c_op_state: c(acp::OP_STATE as u64),
-            c_op_offer: c(acp::OP_OFFER as u64),
-            c_op_echo: c(acp::OP_ECHO as u64),
-            c_op_offer_verb: c(acp::OP_OFFER_VERB as u64),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
-            c_kind_verb_result: c(message::KIND_VERB_RESULT as u64),
-            c_kind_delivered: c(message::KIND_DELIVERED as u64),
-            c_kind_not_delivered: c(message::KIND_NOT_DELIVERED as u64),
-            c_kind_in_doubt: c(message::KIND_IN_DOUBT as u64),
-            c_zero384: c(0),
-            c_zero8: c(0),
-            c_one8: c(1),
+            c_no_move: c(0),
             c_zero_cb: c(0),
-            c_one_cb: c(1),
             c_zero32: c(0),
             c_crc_no_result: c(acp::crc32c(&[0; acp::ECHO_RESULT_BYTES]) as u64),
-            // A store needs room for a commit from every channel: used + K <= depth.
-            c_room_max: c(((1 << MF) - K) as u64),
-            c_t_offer: trans(false, false, ts::IDLE, ts::OFFER),
-            c_t_commit: trans(false, false, ts::OFFER, ts::COMMIT),
-            c_t_reverse: trans(true, false, ts::OFFER, ts::REVERSE),
-            c_t_stray: trans(true, false, ts::IDLE, ts::REVERSE),
-            c_t_rejected: trans(false, false, ts::OFFER, ts::IDLE),
-            c_t_confirmed: trans(false, false, ts::COMMIT, ts::IDLE),
-            c_t_reoffer: trans(true, false, ts::REVERSE, ts::IDLE),
-            c_t_store: trans(false, true, rs::EXPECT, rs::TENTATIVE),
-            c_t_reject: trans(false, true, rs::EXPECT, rs::REJECT),
-            c_t_deliver: trans(false, true, rs::TENTATIVE, rs::EXPECT),
-            c_t_erase: trans(true, true, rs::TENTATIVE, rs::EXPECT),
-            c_t_unreject: trans(false, true, rs::REJECT, rs::EXPECT),
         }
     }
 }
@@ -686,14 +429,6 @@ impl Logic for AcpLink {
         dff_setup!(
             self,
             clock,
-            rot_ch,
-            rot_round,
-            ret_ptr,
-            msg_used,
-            o_body_payload,
-            o_body_head,
-            o_is_entangle,
-            o_started,
             vres_wr_valid,
             vres_wr_ch,
             res_wr_valid,
@@ -728,14 +463,6 @@ impl Logic for AcpLink {
             p_reverse_ok,
             rb_started
         );
-        self.rot_ch.reset.next = self.reset.val();
-        self.rot_round.reset.next = self.reset.val();
-        self.ret_ptr.reset.next = self.reset.val();
-        self.msg_used.reset.next = self.reset.val();
-        self.o_body_payload.reset.next = self.reset.val();
-        self.o_body_head.reset.next = self.reset.val();
-        self.o_is_entangle.reset.next = self.reset.val();
-        self.o_started.reset.next = self.reset.val();
         self.vres_wr_valid.reset.next = self.reset.val();
         self.vres_wr_ch.reset.next = self.reset.val();
         self.res_wr_valid.reset.next = self.reset.val();
@@ -773,10 +500,6 @@ impl Logic for AcpLink {
         self.check.reset.next = self.reset.val();
         self.ent.clock.next = self.clock.val();
         self.ent.reset.next = self.reset.val();
-        self.msg_fifo.clock.next = self.clock.val();
-        self.msg_fifo.reset.next = self.reset.val();
-        self.msg_out.clock.next = self.clock.val();
-        self.msg_out.reset.next = self.reset.val();
         self.tx_ram_form.read_clock.next = self.clock.val();
         self.tx_ram_form.write_clock.next = self.clock.val();
         self.tx_ram_ret.read_clock.next = self.clock.val();
@@ -839,7 +562,6 @@ impl Logic for AcpLink {
             self.release[i].next = false;
             self.rollback[i].next = false;
         }
-        self.ev_return_r.d.next = false;
 
         // ---- Receive, stage 1 (RecordCheck) and the link state (Entangle) ----
         self.check.rx_data.next = self.rx_data.val();
@@ -949,176 +671,34 @@ impl Logic for AcpLink {
             & self.ent.up.val()
             & !self.reset_link.val()
             & !self.p_hazard.q.val();
-        self.is_offer.next = self.check.op.val() == self.c_op_offer.val();
-        self.h_verb.next = self.check.op.val() == self.c_op_offer_verb.val();
-        self.is_echo.next = self.check.op.val() == self.c_op_echo.val();
-        self.is_state.next = self.check.op.val() == self.c_op_state.val();
         self.h_x.next = self
             .check
             .payload
             .val()
             .get_bits::<32>(self.at_receiver_field.val().index())
             ^ self.check.result_crc.val();
-        self.h_ts.next = self.check.tx.val().get_bits::<3>(0);
-        self.h_rs.next = self.check.rx.val().get_bits::<2>(0);
-        self.our_ts.next = self.p_tx.q.val().get_bits::<3>(0);
-        self.our_rs.next = self.p_rx.q.val().get_bits::<2>(0);
-        // The peer's receiver bit against our sender bit, and the reverse.
-        self.tb_match.next = self.check.rx.val().get_bit(2) == self.p_tx.q.val().get_bit(3);
-        self.rb_match.next = self.check.tx.val().get_bit(3) == self.p_rx.q.val().get_bit(2);
-        self.room.next = self.msg_used.q.val() <= self.c_room_max.val();
         self.verb_ok.next =
             self.p_verb_ok.q.val() & self.verb_free.val() & !self.rb_started.q.val();
-
-        // Sender role, on the peer's receiver state (pendulum_layout::acp::TRANSITIONS_DOC).
-        self.n_tx.next = self.p_tx.q.val();
-        self.n_trans.next = self.c_zero8.val();
-        self.moved.next = false;
-        self.set_auth.next = false;
+        // The channel machine (pendulum_layout::acp::machine), on the heard
+        // channel's state and the comparisons made in the check cycle.
+        self.mach.tx.next = self.p_tx.q.val();
+        self.mach.rx.next = self.p_rx.q.val();
+        self.mach.holding.next = self.p_holding.q.val();
+        self.mach.returning.next = self.p_ret.q.val();
+        self.mach.result_pending.next = self.p_vres_pending.q.val();
+        self.mach.proof_due.next = self.p_proof_due.q.val();
+        self.mach.room.next = self.hb.room.val();
+        self.mach.verb_room.next = self.verb_ok.val();
+        self.mach.h_op.next = self.check.op.val();
+        self.mach.h_tx.next = self.check.tx.val();
+        self.mach.h_rx.next = self.check.rx.val();
+        self.mach.receiver_is_digest.next = self.p_rf_is_digest.q.val();
+        self.mach.echo_check_is_digest.next = self.p_x_is_digest.q.val();
+        self.mach.decision_commits.next = self.p_commit_ok.q.val();
+        self.mach.decision_reverses.next = self.p_reverse_ok.q.val();
         self.new_auth.next = self.h_x.val();
-        self.do_confirm.next = false;
-        self.e_commit.next = false;
-        self.e_reverse.next = false;
-        self.e_reject.next = false;
-        if self.our_ts.val() == self.c_tx_idle.val() {
-            if self.tb_match.val()
-                & self.p_holding.q.val()
-                & !self.p_ret.q.val()
-                & ((self.h_rs.val() == self.c_rx_expect.val())
-                    | (self.h_rs.val() == self.c_rx_tentative.val()))
-            {
-                // (TENTATIVE: the REJECT we heard was damaged; offer again and decide.)
-                self.n_tx.next = (self.p_tx.q.val() & self.c_bit4.val()) | self.c_offer4.val();
-                self.n_trans.next = self.c_t_offer.val();
-                self.moved.next = true;
-            } else if self.tb_match.val()
-                & !self.p_holding.q.val()
-                & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
-            {
-                // It holds what we never offered (a damaged record stored it): have it erased.
-                self.n_tx.next = (self.p_tx.q.val() & self.c_bit4.val()) | self.c_reverse4.val();
-                self.n_trans.next = self.c_t_stray.val();
-                self.set_auth.next = true;
-                self.new_auth.next = !self.h_x.val();
-                self.e_reverse.next = true;
-                self.moved.next = true;
-            }
-        } else if self.our_ts.val() == self.c_tx_offer.val() {
-            if self.tb_match.val()
-                & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
-            {
-                // The decision: the commit point of the transfer.
-                self.set_auth.next = true;
-                if self.p_rf_is_digest.q.val() {
-                    self.n_tx.next = (self.p_tx.q.val() & self.c_bit4.val()) | self.c_commit4.val();
-                    self.n_trans.next = self.c_t_commit.val();
-                    self.e_commit.next = true;
-                } else {
-                    self.n_tx.next =
-                        (self.p_tx.q.val() & self.c_bit4.val()) | self.c_reverse4.val();
-                    self.n_trans.next = self.c_t_reverse.val();
-                    self.new_auth.next = !self.h_x.val();
-                    self.e_reverse.next = true;
-                }
-                self.moved.next = true;
-            } else if self.tb_match.val() & (self.h_rs.val() == self.c_rx_reject.val()) {
-                self.n_tx.next = self.p_tx.q.val() & self.c_bit4.val();
-                self.n_trans.next = self.c_t_rejected.val();
-                self.e_reject.next = true;
-                self.moved.next = true;
-            }
-        } else if self.our_ts.val() == self.c_tx_commit.val() {
-            if self.tb_match.val()
-                & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
-                & self.p_rf_is_digest.q.val()
-            {
-                // The check of the newest echo (the one we decided on may
-                // have reached us with its result damaged).
-                self.set_auth.next = true;
-            } else if !self.tb_match.val()
-                & self.is_state.val()
-                & (self.h_rs.val() != self.c_rx_tentative.val())
-                & self.p_x_is_digest.q.val()
-                & !self.p_vres_pending.q.val()
-            {
-                // The proof of delivery: the peer delivered what we offered,
-                // with the result this record carries. (Taken only once the
-                // channel's last result is handed up: the peer restates it.)
-                self.n_tx.next = (self.p_tx.q.val() & self.c_bit4.val()) ^ self.c_bit4.val();
-                self.n_trans.next = self.c_t_confirmed.val();
-                self.do_confirm.next = true;
-                self.moved.next = true;
-            }
-        } else if self.our_ts.val() == self.c_tx_reverse.val() {
-            if self.tb_match.val() & (self.h_rs.val() != self.c_rx_tentative.val()) {
-                // Erased at the peer (or never stored): hold it and offer it again.
-                self.n_tx.next = self.p_tx.q.val() & self.c_bit4.val();
-                self.n_trans.next = self.c_t_reoffer.val();
-                self.moved.next = true;
-            } else if self.tb_match.val()
-                & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
-            {
-                self.set_auth.next = true;
-                self.new_auth.next = !self.h_x.val();
-            }
-        }
-
-        // Receiver role, on the peer's sender state and decision check.
-        self.n_rx.next = self.p_rx.q.val();
-        self.do_store.next = false;
-        self.do_deliver.next = false;
-        self.do_erase.next = false;
-        self.do_exec.next = false;
-        if self.rb_match.val() {
-            if self.our_rs.val() == self.c_rx_expect.val() {
-                // An offer is stored only once the sender was heard at our
-                // bit before: right after a delivery it is behind (waiting for
-                // our proof), so a damaged record cannot make us store then.
-                if (self.h_ts.val() == self.c_tx_offer.val())
-                    & (self.is_offer.val() | self.h_verb.val())
-                    & !self.p_proof_due.q.val()
-                {
-                    // A verb also needs the atomic unit free and its line not held.
-                    if self.room.val() & (!self.h_verb.val() | self.verb_ok.val()) {
-                        self.n_rx.next =
-                            (self.p_rx.q.val() & self.c_bit3.val()) | self.c_tent3.val();
-                        self.n_trans.next = self.c_t_store.val();
-                        self.do_store.next = true;
-                        self.do_exec.next = self.h_verb.val();
-                    } else {
-                        self.n_rx.next =
-                            (self.p_rx.q.val() & self.c_bit3.val()) | self.c_reject3.val();
-                        self.n_trans.next = self.c_t_reject.val();
-                    }
-                    self.moved.next = true;
-                }
-            } else if self.our_rs.val() == self.c_rx_tentative.val() {
-                if (self.h_ts.val() == self.c_tx_commit.val())
-                    & (self.is_state.val() | self.is_echo.val())
-                    & self.p_commit_ok.q.val()
-                {
-                    self.n_rx.next = (self.p_rx.q.val() & self.c_bit3.val()) ^ self.c_bit3.val();
-                    self.n_trans.next = self.c_t_deliver.val();
-                    self.do_deliver.next = true;
-                    self.moved.next = true;
-                } else if (self.h_ts.val() == self.c_tx_reverse.val())
-                    & (self.is_state.val() | self.is_echo.val())
-                    & self.p_reverse_ok.q.val()
-                {
-                    self.n_rx.next = self.p_rx.q.val() & self.c_bit3.val();
-                    self.n_trans.next = self.c_t_erase.val();
-                    self.do_erase.next = true;
-                    self.moved.next = true;
-                }
-            } else if self.h_ts.val() == self.c_tx_idle.val() {
-                self.n_rx.next = self.p_rx.q.val() & self.c_bit3.val();
-                self.n_trans.next = self.c_t_unreject.val();
-                self.moved.next = true;
-            }
+        if self.mach.check_complement.val() {
+            self.new_auth.next = !self.h_x.val();
         }
 
         // A tentative verb's result, back from our unit. It is ready to echo
@@ -1151,8 +731,7 @@ impl Logic for AcpLink {
         }
 
         // Apply the heard channel's moves.
-        self.new_proof_due.next = self.check.tx.val().get_bit(3) != self.n_rx.val().get_bit(2);
-        self.push.next = false;
+        self.hb.deliver.next = false;
         self.verb_valid.next = false;
         self.verb.next.payload = self.check.payload.val();
         self.verb.next.channel = self.check.channel.val();
@@ -1169,141 +748,101 @@ impl Logic for AcpLink {
         self.rx_ram.write_enable.next = false;
         self.rx_ram.write_address.next = self.check.channel.val();
         self.rx_ram.write_data.next = self.check.payload.val();
-        self.msg_fifo.s.data.next.kind = self.c_kind_delivered.val();
-        self.h_chan8.i.next = self.check.channel.val();
-        self.msg_fifo.s.data.next.channel = self.h_chan8.o.val();
-        self.msg_fifo.s.data.next.payload = self.rx_ram.read_data.val();
         self.e_deliver.next = false;
         self.rb_started.d.next = false;
         if self.applying.val() {
             for i in 0..K {
                 if self.check.channel.val().index() == i {
-                    self.tx_sb[i].d.next = self.n_tx.val();
-                    self.rx_sb[i].d.next = self.n_rx.val();
-                    if self.moved.val() {
-                        self.trans[i].d.next = self.n_trans.val();
+                    self.tx_sb[i].d.next = self.mach.n_tx.val();
+                    self.rx_sb[i].d.next = self.mach.n_rx.val();
+                    if self.mach.moved.val() {
+                        self.trans[i].d.next = self.mach.transition.val();
                     }
-                    if self.set_auth.val() {
+                    if self.mach.set_check.val() {
                         self.auth[i].d.next = self.new_auth.val();
                     }
-                    if self.do_confirm.val() {
+                    if self.mach.confirm.val() {
                         self.holding[i].d.next = false;
                         if self.p_tx_verb.q.val() {
                             self.vres_pending[i].d.next = true;
                         }
                     }
-                    if self.do_store.val() {
+                    if self.mach.store.val() {
                         self.rx_digest[i].d.next = self.check.digest.val();
-                        self.rx_verb[i].d.next = self.h_verb.val();
+                        self.rx_verb[i].d.next = self.mach.exec.val();
                         self.res_ready[i].d.next = false;
                         // A message's echo check; a verb's follows its result.
                         self.rx_x[i].d.next = self.check.digest.val() ^ self.c_crc_no_result.val();
                     }
-                    if self.do_deliver.val() {
+                    if self.mach.deliver.val() {
                         self.proof[i].d.next = self.p_rx_x.q.val();
                     }
                     // Behind us: the sender waits for our proof.
-                    self.proof_due[i].d.next = self.new_proof_due.val();
+                    self.proof_due[i].d.next = self.mach.n_proof_due.val();
                     // A tentative verb is made permanent, or undone.
-                    self.release[i].next = self.do_deliver.val() & self.p_rx_verb.q.val();
-                    self.rollback[i].next = self.do_erase.val() & self.p_rx_verb.q.val();
+                    self.release[i].next = self.mach.deliver.val() & self.p_rx_verb.q.val();
+                    self.rollback[i].next = self.mach.erase.val() & self.p_rx_verb.q.val();
                 }
             }
-            self.rb_started.d.next = self.do_erase.val() & self.p_rx_verb.q.val();
-            if self.do_deliver.val() & !self.p_rx_verb.q.val() {
-                self.push.next = true;
+            self.rb_started.d.next = self.mach.erase.val() & self.p_rx_verb.q.val();
+            if self.mach.deliver.val() & !self.p_rx_verb.q.val() {
+                self.hb.deliver.next = true;
                 self.e_deliver.next = true;
             }
-            self.verb_valid.next = self.do_exec.val();
-            self.vres_ram.write_enable.next = self.do_confirm.val() & self.p_tx_verb.q.val();
-            self.vres_wr_valid.d.next = self.do_confirm.val() & self.p_tx_verb.q.val();
+            self.verb_valid.next = self.mach.exec.val();
+            self.vres_ram.write_enable.next = self.mach.confirm.val() & self.p_tx_verb.q.val();
+            self.vres_wr_valid.d.next = self.mach.confirm.val() & self.p_tx_verb.q.val();
             // A commit for this channel comes at least a link round trip
             // after the store, so the RAM's read-before-write never matters.
-            self.rx_ram.write_enable.next = self.do_store.val();
+            self.rx_ram.write_enable.next = self.mach.store.val();
         }
         // The record decided on changes the same channel: what was read
         // for the record being checked is stale, so this one is not heard (it is restated).
         // So is every record read while channels are flushed (going Up, or
         // our reset).
         self.p_hazard.d.next = (self.applying.val()
-            & (self.moved.val() | (self.new_proof_due.val() != self.p_proof_due.q.val()))
+            & (self.mach.moved.val() | (self.mach.n_proof_due.val() != self.p_proof_due.q.val()))
             & (self.check.channel.val() == self.check.peek_channel.val()))
             | self.ent.go_up.val()
             | self.ent.flush_local.val();
-        self.ev_commit_r.d.next = self.applying.val() & self.e_commit.val();
-        self.ev_reverse_r.d.next = self.applying.val() & self.e_reverse.val();
-        self.ev_reject_r.d.next = self.applying.val() & self.e_reject.val();
+        self.ev_commit_r.d.next = self.applying.val() & self.mach.ev_commit.val();
+        self.ev_reverse_r.d.next = self.applying.val() & self.mach.ev_reverse.val();
+        self.ev_reject_r.d.next = self.applying.val() & self.mach.ev_reject.val();
         self.ev_deliver_r.d.next = self.e_deliver.val();
 
-        // ---- Hand-back scanner: one channel a cycle, when no delivery needs the FIFO ----
-        // The RAM read is registered: address the channel scanned next cycle.
-        // It also hands up the results of our verbs whose delivery was proven.
-        self.tx_ram_ret.read_address.next = self.ret_ptr.q.val() + self.c_one_cb.val();
-        self.vres_ram.read_address.next = self.ret_ptr.q.val() + self.c_one_cb.val();
-        self.ret_buf.next = self.tx_ram_ret.read_data.val();
-        self.vres448.i.next = self.vres_ram.read_data.val();
-        self.ret_is_doubt.next = self.ret_doubt[0].q.val();
-        self.ret_go.next = false;
-        self.vres_go.next = false;
+        // ---- Hand-back (`HandBack`): deliveries, verb results, payloads handed back ----
+        self.hb.clock.next = self.clock.val();
+        self.hb.reset.next = self.reset.val();
+        self.hb.deliver_channel.next = self.check.channel.val();
+        self.hb.deliver_payload.next = self.rx_ram.read_data.val();
+        self.tx_ram_ret.read_address.next = self.hb.scan_next.val();
+        self.vres_ram.read_address.next = self.hb.scan_next.val();
+        self.hb.ret_payload.next = self.tx_ram_ret.read_data.val();
+        self.hb.result.next = self.vres_ram.read_data.val();
+        self.hb.in_doubt.next = self.ret_doubt[0].q.val();
+        self.hb.returning.next = false;
+        self.hb.result_ready.next = false;
         for i in 0..K {
-            if self.ret_ptr.q.val().index() == i {
-                self.ret_is_doubt.next = self.ret_doubt[i].q.val();
-                self.ret_go.next = self.ret_pending[i].q.val();
-                self.vres_go.next = self.vres_pending[i].q.val()
+            if self.hb.scan.val().index() == i {
+                self.hb.in_doubt.next = self.ret_doubt[i].q.val();
+                self.hb.returning.next = self.ret_pending[i].q.val();
+                // A result written last cycle was not in the RAM read.
+                self.hb.result_ready.next = self.vres_pending[i].q.val()
                     & !(self.vres_wr_valid.q.val()
-                        & (self.vres_wr_ch.q.val() == self.ret_ptr.q.val()));
-            }
-        }
-        self.ret_chan8.i.next = self.ret_ptr.q.val();
-        self.ret_ptr.d.next = self.ret_ptr.q.val() + self.c_one_cb.val();
-        if self.vres_go.val() & !self.push.val() & (self.msg_used.q.val() < self.c_room_max.val()) {
-            self.push.next = true;
-            self.msg_fifo.s.data.next.channel = self.ret_chan8.o.val();
-            self.msg_fifo.s.data.next.payload = self.vres448.o.val();
-            self.msg_fifo.s.data.next.kind = self.c_kind_verb_result.val();
-            for i in 0..K {
-                if self.ret_ptr.q.val().index() == i {
+                        & (self.vres_wr_ch.q.val() == self.hb.scan.val()));
+                if self.hb.took_result.val() {
                     self.vres_pending[i].d.next = false;
                 }
-            }
-        } else if self.ret_go.val()
-            & !self.push.val()
-            & (self.msg_used.q.val() < self.c_room_max.val())
-        {
-            self.push.next = true;
-            self.ev_return_r.d.next = true;
-            self.msg_fifo.s.data.next.channel = self.ret_chan8.o.val();
-            self.msg_fifo.s.data.next.payload = self.ret_buf.val();
-            self.msg_fifo.s.data.next.kind = self.c_kind_not_delivered.val();
-            if self.ret_is_doubt.val() {
-                self.msg_fifo.s.data.next.kind = self.c_kind_in_doubt.val();
-            }
-            for i in 0..K {
-                if self.ret_ptr.q.val().index() == i {
+                if self.hb.took_return.val() {
                     self.ret_pending[i].d.next = false;
                     self.holding[i].d.next = false;
                 }
             }
         }
-        self.msg_fifo.s.valid.next = self.push.val();
-        // Out through a skid buffer: `m_msg.ready` (the host side's
-        // arbitration) reaches only registers.
-        self.msg_out.s.data.next = self.msg_fifo.m.data.val();
-        self.msg_out.s.valid.next = self.msg_fifo.m.valid.val();
-        self.msg_fifo.m.ready.next = self.msg_out.s.ready.val();
-        self.m_msg.data.next = self.msg_out.m.data.val();
-        self.m_msg.valid.next = self.msg_out.m.valid.val();
-        self.msg_out.m.ready.next = self.m_msg.ready.val();
-        self.pop.next = self.msg_fifo.m.valid.val() & self.msg_out.s.ready.val();
-        // `push` never meets a full FIFO (a store reserves room for every
-        // channel's commit); counting by the handshake keeps `msg_used` exact regardless.
-        self.push_ok.next = self.push.val() & self.msg_fifo.s.ready.val();
-        if self.push_ok.val() & !self.pop.val() {
-            self.msg_used.d.next = self.msg_used.q.val() + self.c_one8.val();
-        }
-        if self.pop.val() & !self.push_ok.val() {
-            self.msg_used.d.next = self.msg_used.q.val() - self.c_one8.val();
-        }
+        self.ev_return_r.d.next = self.hb.took_return.val();
+        self.m_msg.data.next = self.hb.m_msg.data.val();
+        self.m_msg.valid.next = self.hb.m_msg.valid.val();
+        self.hb.m_msg.ready.next = self.m_msg.ready.val();
 
         // ---- Flushes: channel states the peer no longer shares ----
         // Our reset, a peer that lost its state, and (on going up) the
@@ -1319,6 +858,8 @@ impl Logic for AcpLink {
                 self.rx_x[i].d.next = self.c_zero32.val();
                 self.proof[i].d.next = self.c_zero32.val();
                 self.proof_due[i].d.next = false;
+                // A flushed channel has made no move yet.
+                self.trans[i].d.next = self.c_no_move.val();
                 // A tentative verb the flush erases is undone.
                 if self.rx_verb[i].q.val()
                     & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
@@ -1388,141 +929,46 @@ impl Logic for AcpLink {
             }
         }
 
-        // ---- Send: form the next slot's record ----
-        self.t_ch.next = self.rot_ch.q.val();
-        self.t_tx.next = self.tx_sb[0].q.val();
-        self.t_rx.next = self.rx_sb[0].q.val();
-        self.t_trans.next = self.trans[0].q.val();
-        self.t_buf.next = self.tx_ram_form.read_data.val();
-        self.t_rdig.next = self.rx_digest[0].q.val();
-        self.t_proof.next = self.proof[0].q.val();
-        self.t_auth.next = self.auth[0].q.val();
-        self.t_proof_due.next = self.proof_due[0].q.val();
-        self.t_tx_verb.next = self.tx_verb[0].q.val();
-        self.t_rx_verb.next = self.rx_verb[0].q.val();
-        self.t_res_ready.next = self.res_ready[0].q.val();
+        // ---- Send: form the next slot's record (`RecordForm`) ----
+        self.form.clock.next = self.clock.val();
+        self.form.reset.next = self.reset.val();
+        self.form.tx.next = self.tx_sb[0].q.val();
+        self.form.rx.next = self.rx_sb[0].q.val();
+        self.form.trans.next = self.trans[0].q.val();
+        self.form.rx_digest.next = self.rx_digest[0].q.val();
+        self.form.proof.next = self.proof[0].q.val();
+        self.form.auth.next = self.auth[0].q.val();
+        self.form.proof_due.next = self.proof_due[0].q.val();
+        self.form.tx_verb.next = self.tx_verb[0].q.val();
+        self.form.rx_verb.next = self.rx_verb[0].q.val();
+        self.form.res_ready.next = self.res_ready[0].q.val();
         for i in 0..K {
-            if self.t_ch.val().index() == i {
-                self.t_tx.next = self.tx_sb[i].q.val();
-                self.t_rx.next = self.rx_sb[i].q.val();
-                self.t_trans.next = self.trans[i].q.val();
-                self.t_rdig.next = self.rx_digest[i].q.val();
-                self.t_proof.next = self.proof[i].q.val();
-                self.t_auth.next = self.auth[i].q.val();
-                self.t_proof_due.next = self.proof_due[i].q.val();
-                self.t_tx_verb.next = self.tx_verb[i].q.val();
-                self.t_rx_verb.next = self.rx_verb[i].q.val();
-                self.t_res_ready.next = self.res_ready[i].q.val();
+            if self.form.ch.val().index() == i {
+                self.form.tx.next = self.tx_sb[i].q.val();
+                self.form.rx.next = self.rx_sb[i].q.val();
+                self.form.trans.next = self.trans[i].q.val();
+                self.form.rx_digest.next = self.rx_digest[i].q.val();
+                self.form.proof.next = self.proof[i].q.val();
+                self.form.auth.next = self.auth[i].q.val();
+                self.form.proof_due.next = self.proof_due[i].q.val();
+                self.form.tx_verb.next = self.tx_verb[i].q.val();
+                self.form.rx_verb.next = self.rx_verb[i].q.val();
+                self.form.res_ready.next = self.res_ready[i].q.val();
             }
         }
-        self.t_offering.next = self.t_tx.val().get_bits::<3>(0) == self.c_tx_offer.val();
-        self.t_deciding.next = (self.t_tx.val().get_bits::<3>(0) == self.c_tx_commit.val())
-            | (self.t_tx.val().get_bits::<3>(0) == self.c_tx_reverse.val());
-        self.t_tentative.next = self.t_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
-        // A tentative verb is echoed only once its result is back from the
-        // unit, and read from the RAM after it was written there.
-        self.t_echo_ready.next = self.t_tentative.val()
-            & (!self.t_rx_verb.val()
-                | (self.t_res_ready.val()
-                    & !(self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.t_ch.val()))));
-        // The receiver role needs the payload slices for its echo, or for the
-        // proof its peer waits for; when the sender role offers too, the two
-        // take turns by round (pendulum_layout::acp::carries_echo).
-        self.t_fields_turn.next = (self.t_echo_ready.val()
-            | (!self.t_tentative.val() & self.t_proof_due.val()))
-            & (!self.t_offering.val() | self.rot_round.q.val());
-        // The fields of a record that offers nothing: the receiver role's
-        // digest or proof, the sender role's decision check, a verb's result.
-        self.t_res.next = self.c_zero384.val();
-        if self.t_rx_verb.val() {
-            self.t_res.next = self.res_ram.read_data.val();
-        }
-        self.t_receiver_field.next = self.t_proof.val();
-        if self.t_tentative.val() {
-            self.t_receiver_field.next = self.t_rdig.val();
-        }
-        self.t_decision.next = self.c_zero32.val();
-        if self.t_deciding.val() {
-            self.t_decision.next = self.t_auth.val();
-        }
-        self.fields_lo.hi.next = self.t_decision.val();
-        self.fields_lo.lo.next = self.t_receiver_field.val();
-        self.fields.hi.next = self.t_res.val();
-        self.fields.lo.next = self.fields_lo.o.val();
-
-        self.t_op.next = self.c_op_state.val();
-        self.t_payload.next = self.fields.o.val();
-        if self.t_fields_turn.val() {
-            if self.t_echo_ready.val() {
-                self.t_op.next = self.c_op_echo.val();
-            }
-        } else if self.t_offering.val() {
-            self.t_op.next = self.c_op_offer.val();
-            if self.t_tx_verb.val() {
-                self.t_op.next = self.c_op_offer_verb.val();
-            }
-            self.t_payload.next = self.t_buf.val();
-        }
-        self.state7.hi.next = self.t_rx.val();
-        self.state7.lo.next = self.t_tx.val();
-        self.state8.i.next = self.state7.o.val();
-        self.chan8.i.next = self.t_ch.val();
-        self.head_hi.hi.next = self.t_trans.val();
-        self.head_hi.lo.next = self.state8.o.val();
-        self.head_lo.hi.next = self.chan8.o.val();
-        self.head_lo.lo.next = self.t_op.val();
-        self.head.hi.next = self.head_hi.o.val();
-        self.head.lo.next = self.head_lo.o.val();
-        self.t_head.next = self.head.o.val();
-        // Not up: every slot carries our ENTANGLE record, its fields twice.
-        self.ent_first.i.next = self.ent.fields.val();
-        self.ent_both.hi.next = self.ent.fields.val();
-        self.ent_both.lo.next = self.ent_first.o.val();
-        self.ent448.i.next = self.ent_both.o.val();
-        self.op_head.i.next = self.c_op_entangle.val();
-        if !self.ent.up.val() {
-            self.t_head.next = self.op_head.o.val();
-            self.t_payload.next = self.ent448.o.val();
-        }
-
-        // One record per slot, checked at the port side of the register.
-        // Slots rotate over the channels in use; the payload RAM is
-        // addressed with the channel of the next slot (its read is registered).
-        self.advance.next = self.tx_ready.val();
-        self.rot_ext.i.next = self.rot_ch.q.val();
-        self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
-        self.rot_last.next = self.rot_count.val() >= self.ent.active.val();
-        self.rot_next.next = self.rot_ch.q.val();
-        if self.advance.val() {
-            self.o_body_payload.d.next = self.t_payload.val();
-            self.o_body_head.d.next = self.t_head.val();
-            self.o_is_entangle.d.next = !self.ent.up.val();
-            self.o_started.d.next = true;
-            self.rot_next.next = self.rot_ch.q.val() + self.c_one_cb.val();
-            if self.rot_last.val() {
-                self.rot_next.next = self.c_zero_cb.val();
-                self.rot_round.d.next = !self.rot_round.q.val();
-            }
-        }
-        if self.ent.go_up.val() {
-            self.rot_next.next = self.c_zero_cb.val();
-        }
-        self.rot_ch.d.next = self.rot_next.val();
-        self.tx_ram_form.read_address.next = self.rot_next.val();
-        self.res_ram.read_address.next = self.rot_next.val();
-        // The check word: a channel record's carries our session's term.
-        self.tx_cat.hi.next = self.o_body_payload.q.val();
-        self.tx_cat.lo.next = self.o_body_head.q.val();
-        self.tx_check.data.next = self.tx_cat.o.val();
-        self.o_term.next = self.ent.session_tx.val();
-        if self.o_is_entangle.q.val() {
-            self.o_term.next = self.c_zero32.val();
-        }
-        self.o_check_head.hi.next = self.tx_check.crc.val() ^ self.o_term.val();
-        self.o_check_head.lo.next = self.o_body_head.q.val();
-        self.o_record.hi.next = self.o_body_payload.q.val();
-        self.o_record.lo.next = self.o_check_head.o.val();
-        self.tx_data.next = self.o_record.o.val();
-        self.tx_valid.next = self.o_started.q.val();
+        self.form.res_fresh.next =
+            self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.form.ch.val());
+        self.form.payload.next = self.tx_ram_form.read_data.val();
+        self.form.result.next = self.res_ram.read_data.val();
+        self.form.up.next = self.ent.up.val();
+        self.form.go_up.next = self.ent.go_up.val();
+        self.form.active.next = self.ent.active.val();
+        self.form.ent_fields.next = self.ent.fields.val();
+        self.form.session.next = self.ent.session_tx.val();
+        self.form.tx_ready.next = self.tx_ready.val();
+        self.tx_ram_form.read_address.next = self.form.next_ch.val();
+        self.res_ram.read_address.next = self.form.next_ch.val();
+        self.tx_data.next = self.form.tx_data.val();
+        self.tx_valid.next = self.form.tx_valid.val();
     }
 }

@@ -1,16 +1,25 @@
 //! The ACP link (`shared/ACP.md`): K token channels over the NIC's ACP port,
 //! exactly-once and reversible, with no timers.
 //!
+//! - `channel_machine`: what a channel's state becomes on a record heard.
 //! - `check`: the record check (check word with the session term, decode).
 //! - `entangle`: the link state (nonces, incarnations, sessions, failure).
+//! - `record_form`: record formation and slot choice.
+//! - `hand_back`: what the link hands its host (deliveries, results, hand-backs).
 //! - `link`: the channels (the move tables), record formation, hand-back.
 
+mod channel_machine;
 mod check;
 mod crc;
 mod entangle;
+mod hand_back;
 mod link;
+mod record_form;
 
+pub use channel_machine::ChannelMachine;
 pub use check::RecordCheck;
 pub use crc::Crc32c;
 pub use entangle::Entangle;
+pub use hand_back::HandBack;
 pub use link::AcpLink;
+pub use record_form::RecordForm;

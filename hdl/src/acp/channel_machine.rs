@@ -1,0 +1,341 @@
+use pendulum_layout::acp::machine::moves;
+use pendulum_layout::acp::{self, rx_state as rs, tx_state as ts};
+use rust_hdl::prelude::*;
+
+/// The channel machine (`pendulum_layout::acp::machine::hear`, whose module
+/// docs hold the move tables): what one channel's state becomes when a
+/// record on it is heard. Combinational; `AcpLink` feeds it the heard
+/// channel's state from registers and applies what it says.
+/// `hdl/tests/acp_channel_machine.rs` compares it with `hear` on every input.
+///
+/// States are `{bit, state}`: sender role 4 bits (bit 3 the alternation
+/// bit), receiver role 3 bits (bit 2).
+#[derive(LogicBlock)]
+pub struct ChannelMachine {
+    /// The channel, both roles.
+    pub tx: Signal<In, Bits<4>>,
+    pub rx: Signal<In, Bits<3>>,
+    pub holding: Signal<In, Bit>,
+    pub returning: Signal<In, Bit>,
+    pub result_pending: Signal<In, Bit>,
+    pub proof_due: Signal<In, Bit>,
+    /// Room to store a message, and to run a verb.
+    pub room: Signal<In, Bit>,
+    pub verb_room: Signal<In, Bit>,
+    /// The record heard: opcode, the peer's two roles, and its checks
+    /// against what we hold.
+    pub h_op: Signal<In, Bits<8>>,
+    pub h_tx: Signal<In, Bits<4>>,
+    pub h_rx: Signal<In, Bits<3>>,
+    pub receiver_is_digest: Signal<In, Bit>,
+    pub echo_check_is_digest: Signal<In, Bit>,
+    pub decision_commits: Signal<In, Bit>,
+    pub decision_reverses: Signal<In, Bit>,
+    /// The channel's new state, and the transition byte of its move (valid with `moved`).
+    pub n_tx: Signal<Out, Bits<4>>,
+    pub n_rx: Signal<Out, Bits<3>>,
+    pub transition: Signal<Out, Bits<8>>,
+    pub moved: Signal<Out, Bit>,
+    /// Set the decision check: the heard echo check, or (`check_complement`) its complement.
+    pub set_check: Signal<Out, Bit>,
+    pub check_complement: Signal<Out, Bit>,
+    pub confirm: Signal<Out, Bit>,
+    pub store: Signal<Out, Bit>,
+    pub exec: Signal<Out, Bit>,
+    pub deliver: Signal<Out, Bit>,
+    pub erase: Signal<Out, Bit>,
+    pub n_proof_due: Signal<Out, Bit>,
+    pub ev_commit: Signal<Out, Bit>,
+    pub ev_reverse: Signal<Out, Bit>,
+    pub ev_reject: Signal<Out, Bit>,
+
+    our_ts: Signal<Local, Bits<3>>,
+    our_rs: Signal<Local, Bits<2>>,
+    h_ts: Signal<Local, Bits<3>>,
+    h_rs: Signal<Local, Bits<2>>,
+    /// The peer's receiver bit is our sender bit, and the reverse.
+    tb_match: Signal<Local, Bit>,
+    rb_match: Signal<Local, Bit>,
+    is_state: Signal<Local, Bit>,
+    is_echo: Signal<Local, Bit>,
+    is_offer: Signal<Local, Bit>,
+    is_verb: Signal<Local, Bit>,
+
+    c_tx_idle: Constant<Bits<3>>,
+    c_tx_offer: Constant<Bits<3>>,
+    c_tx_commit: Constant<Bits<3>>,
+    c_tx_reverse: Constant<Bits<3>>,
+    c_rx_expect: Constant<Bits<2>>,
+    c_rx_tentative: Constant<Bits<2>>,
+    c_rx_reject: Constant<Bits<2>>,
+    c_bit4: Constant<Bits<4>>,
+    c_bit3: Constant<Bits<3>>,
+    c_offer4: Constant<Bits<4>>,
+    c_commit4: Constant<Bits<4>>,
+    c_reverse4: Constant<Bits<4>>,
+    c_tent3: Constant<Bits<3>>,
+    c_reject3: Constant<Bits<3>>,
+    c_op_state: Constant<Bits<8>>,
+    c_op_offer: Constant<Bits<8>>,
+    c_op_echo: Constant<Bits<8>>,
+    c_op_offer_verb: Constant<Bits<8>>,
+    c_zero8: Constant<Bits<8>>,
+    c_t_offer: Constant<Bits<8>>,
+    c_t_commit: Constant<Bits<8>>,
+    c_t_reverse: Constant<Bits<8>>,
+    c_t_stray: Constant<Bits<8>>,
+    c_t_rejected: Constant<Bits<8>>,
+    c_t_confirmed: Constant<Bits<8>>,
+    c_t_reoffer: Constant<Bits<8>>,
+    c_t_store: Constant<Bits<8>>,
+    c_t_reject: Constant<Bits<8>>,
+    c_t_deliver: Constant<Bits<8>>,
+    c_t_erase: Constant<Bits<8>>,
+    c_t_unreject: Constant<Bits<8>>,
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+impl Default for ChannelMachine {
+    fn default() -> Self {
+        Self {
+            tx: Default::default(),
+            rx: Default::default(),
+            holding: Default::default(),
+            returning: Default::default(),
+            result_pending: Default::default(),
+            proof_due: Default::default(),
+            room: Default::default(),
+            verb_room: Default::default(),
+            h_op: Default::default(),
+            h_tx: Default::default(),
+            h_rx: Default::default(),
+            receiver_is_digest: Default::default(),
+            echo_check_is_digest: Default::default(),
+            decision_commits: Default::default(),
+            decision_reverses: Default::default(),
+            n_tx: Default::default(),
+            n_rx: Default::default(),
+            transition: Default::default(),
+            moved: Default::default(),
+            set_check: Default::default(),
+            check_complement: Default::default(),
+            confirm: Default::default(),
+            store: Default::default(),
+            exec: Default::default(),
+            deliver: Default::default(),
+            erase: Default::default(),
+            n_proof_due: Default::default(),
+            ev_commit: Default::default(),
+            ev_reverse: Default::default(),
+            ev_reject: Default::default(),
+            our_ts: Default::default(),
+            our_rs: Default::default(),
+            h_ts: Default::default(),
+            h_rs: Default::default(),
+            tb_match: Default::default(),
+            rb_match: Default::default(),
+            is_state: Default::default(),
+            is_echo: Default::default(),
+            is_offer: Default::default(),
+            is_verb: Default::default(),
+            c_tx_idle: c(ts::IDLE as u64),
+            c_tx_offer: c(ts::OFFER as u64),
+            c_tx_commit: c(ts::COMMIT as u64),
+            c_tx_reverse: c(ts::REVERSE as u64),
+            c_rx_expect: c(rs::EXPECT as u64),
+            c_rx_tentative: c(rs::TENTATIVE as u64),
+            c_rx_reject: c(rs::REJECT as u64),
+            c_bit4: c(8),
+            c_bit3: c(4),
+            c_offer4: c(ts::OFFER as u64),
+            c_commit4: c(ts::COMMIT as u64),
+            c_reverse4: c(ts::REVERSE as u64),
+            c_tent3: c(rs::TENTATIVE as u64),
+            c_reject3: c(rs::REJECT as u64),
+            c_op_state: c(acp::OP_STATE as u64),
+            c_op_offer: c(acp::OP_OFFER as u64),
+            c_op_echo: c(acp::OP_ECHO as u64),
+            c_op_offer_verb: c(acp::OP_OFFER_VERB as u64),
+            c_zero8: c(0),
+            c_t_offer: c(moves::OFFER as u64),
+            c_t_commit: c(moves::COMMIT as u64),
+            c_t_reverse: c(moves::REVERSE as u64),
+            c_t_stray: c(moves::STRAY as u64),
+            c_t_rejected: c(moves::REJECTED as u64),
+            c_t_confirmed: c(moves::CONFIRMED as u64),
+            c_t_reoffer: c(moves::REOFFER as u64),
+            c_t_store: c(moves::STORE as u64),
+            c_t_reject: c(moves::REJECT as u64),
+            c_t_deliver: c(moves::DELIVER as u64),
+            c_t_erase: c(moves::ERASE as u64),
+            c_t_unreject: c(moves::UNREJECT as u64),
+        }
+    }
+}
+
+impl Logic for ChannelMachine {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.our_ts.next = self.tx.val().get_bits::<3>(0);
+        self.our_rs.next = self.rx.val().get_bits::<2>(0);
+        self.h_ts.next = self.h_tx.val().get_bits::<3>(0);
+        self.h_rs.next = self.h_rx.val().get_bits::<2>(0);
+        self.tb_match.next = self.h_rx.val().get_bit(2) == self.tx.val().get_bit(3);
+        self.rb_match.next = self.h_tx.val().get_bit(3) == self.rx.val().get_bit(2);
+        self.is_state.next = self.h_op.val() == self.c_op_state.val();
+        self.is_echo.next = self.h_op.val() == self.c_op_echo.val();
+        self.is_offer.next = self.h_op.val() == self.c_op_offer.val();
+        self.is_verb.next = self.h_op.val() == self.c_op_offer_verb.val();
+
+        // Sender role, on the peer's receiver state.
+        self.n_tx.next = self.tx.val();
+        self.transition.next = self.c_zero8.val();
+        self.moved.next = false;
+        self.set_check.next = false;
+        self.check_complement.next = false;
+        self.confirm.next = false;
+        self.ev_commit.next = false;
+        self.ev_reverse.next = false;
+        self.ev_reject.next = false;
+        if self.our_ts.val() == self.c_tx_idle.val() {
+            if self.tb_match.val()
+                & self.holding.val()
+                & !self.returning.val()
+                & ((self.h_rs.val() == self.c_rx_expect.val())
+                    | (self.h_rs.val() == self.c_rx_tentative.val()))
+            {
+                // (TENTATIVE: the REJECT we heard was damaged; offer again and decide.)
+                self.n_tx.next = (self.tx.val() & self.c_bit4.val()) | self.c_offer4.val();
+                self.transition.next = self.c_t_offer.val();
+                self.moved.next = true;
+            } else if self.tb_match.val()
+                & !self.holding.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+            {
+                // It holds what we never offered (a damaged record stored it): have it erased.
+                self.n_tx.next = (self.tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
+                self.transition.next = self.c_t_stray.val();
+                self.set_check.next = true;
+                self.check_complement.next = true;
+                self.ev_reverse.next = true;
+                self.moved.next = true;
+            }
+        } else if self.our_ts.val() == self.c_tx_offer.val() {
+            if self.tb_match.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+            {
+                // The decision: the commit point of the transfer.
+                self.set_check.next = true;
+                if self.receiver_is_digest.val() {
+                    self.n_tx.next = (self.tx.val() & self.c_bit4.val()) | self.c_commit4.val();
+                    self.transition.next = self.c_t_commit.val();
+                    self.ev_commit.next = true;
+                } else {
+                    self.n_tx.next = (self.tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
+                    self.transition.next = self.c_t_reverse.val();
+                    self.check_complement.next = true;
+                    self.ev_reverse.next = true;
+                }
+                self.moved.next = true;
+            } else if self.tb_match.val() & (self.h_rs.val() == self.c_rx_reject.val()) {
+                self.n_tx.next = self.tx.val() & self.c_bit4.val();
+                self.transition.next = self.c_t_rejected.val();
+                self.ev_reject.next = true;
+                self.moved.next = true;
+            }
+        } else if self.our_ts.val() == self.c_tx_commit.val() {
+            if self.tb_match.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+                & self.receiver_is_digest.val()
+            {
+                // The check of the newest echo (the one we decided on may
+                // have reached us with its result damaged).
+                self.set_check.next = true;
+            } else if !self.tb_match.val()
+                & self.is_state.val()
+                & (self.h_rs.val() != self.c_rx_tentative.val())
+                & self.echo_check_is_digest.val()
+                & !self.result_pending.val()
+            {
+                // The proof of delivery. (Taken only once the channel's last
+                // result is handed up: the peer restates it.)
+                self.n_tx.next = (self.tx.val() & self.c_bit4.val()) ^ self.c_bit4.val();
+                self.transition.next = self.c_t_confirmed.val();
+                self.confirm.next = true;
+                self.moved.next = true;
+            }
+        } else if self.our_ts.val() == self.c_tx_reverse.val() {
+            if self.tb_match.val() & (self.h_rs.val() != self.c_rx_tentative.val()) {
+                // Erased at the peer (or never stored): hold it and offer it again.
+                self.n_tx.next = self.tx.val() & self.c_bit4.val();
+                self.transition.next = self.c_t_reoffer.val();
+                self.moved.next = true;
+            } else if self.tb_match.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+            {
+                self.set_check.next = true;
+                self.check_complement.next = true;
+            }
+        }
+
+        // Receiver role, on the peer's sender state and decision check.
+        self.n_rx.next = self.rx.val();
+        self.store.next = false;
+        self.exec.next = false;
+        self.deliver.next = false;
+        self.erase.next = false;
+        if self.rb_match.val() {
+            if self.our_rs.val() == self.c_rx_expect.val() {
+                // Stored only once the sender was heard at our bit before:
+                // right after a delivery it is behind (waiting for our
+                // proof), so a damaged record cannot make us store then.
+                if (self.h_ts.val() == self.c_tx_offer.val())
+                    & (self.is_offer.val() | self.is_verb.val())
+                    & !self.proof_due.val()
+                {
+                    // A verb also needs the atomic unit free and its line not held.
+                    if self.room.val() & (!self.is_verb.val() | self.verb_room.val()) {
+                        self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_tent3.val();
+                        self.transition.next = self.c_t_store.val();
+                        self.store.next = true;
+                        self.exec.next = self.is_verb.val();
+                    } else {
+                        self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_reject3.val();
+                        self.transition.next = self.c_t_reject.val();
+                    }
+                    self.moved.next = true;
+                }
+            } else if self.our_rs.val() == self.c_rx_tentative.val() {
+                if (self.h_ts.val() == self.c_tx_commit.val())
+                    & (self.is_state.val() | self.is_echo.val())
+                    & self.decision_commits.val()
+                {
+                    self.n_rx.next = (self.rx.val() & self.c_bit3.val()) ^ self.c_bit3.val();
+                    self.transition.next = self.c_t_deliver.val();
+                    self.deliver.next = true;
+                    self.moved.next = true;
+                } else if (self.h_ts.val() == self.c_tx_reverse.val())
+                    & (self.is_state.val() | self.is_echo.val())
+                    & self.decision_reverses.val()
+                {
+                    self.n_rx.next = self.rx.val() & self.c_bit3.val();
+                    self.transition.next = self.c_t_erase.val();
+                    self.erase.next = true;
+                    self.moved.next = true;
+                }
+            } else if self.h_ts.val() == self.c_tx_idle.val() {
+                self.n_rx.next = self.rx.val() & self.c_bit3.val();
+                self.transition.next = self.c_t_unreject.val();
+                self.moved.next = true;
+            }
+        }
+        self.n_proof_due.next = self.h_tx.val().get_bit(3) != self.n_rx.val().get_bit(2);
+    }
+}

@@ -1,0 +1,184 @@
+use crate::reset::SDFF;
+use crate::stream::{SkidBuffer, StreamFifo, StreamSource, ZeroExtend};
+use crate::types::AcpMsg;
+use pendulum_layout::acp::message;
+use pendulum_layout::params::{
+    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_MSG_FIFO_DEPTH_LOG2 as MF,
+};
+use rust_hdl::prelude::*;
+
+const _: () = assert!(
+    K + 1 < 1 << MF,
+    "the message FIFO must hold a commit from every channel"
+);
+
+/// What `AcpLink` hands its host (`m_msg`), through one FIFO: payloads the
+/// peer delivered, results of our verbs whose delivery was proven, and our
+/// payloads handed back (not delivered, or in doubt).
+///
+/// A delivery is pushed the cycle it is decided and never waits: `room` is
+/// low (and the link stores no new offer) unless the FIFO has room for a
+/// commit from every channel. A scanner visits one channel a cycle (`scan`;
+/// `scan_next` addresses the payload and result RAMs, whose reads are
+/// registered) and, in a cycle with no delivery and room to spare, pushes
+/// that channel's proven verb result (`took_result`) or else its payload
+/// handed back (`took_return`). `m_msg` leaves through a skid buffer, so the
+/// host side's `ready` reaches only registers.
+#[derive(LogicBlock)]
+pub struct HandBack {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// A payload the peer delivered, this cycle.
+    pub deliver: Signal<In, Bit>,
+    pub deliver_channel: Signal<In, Bits<CB>>,
+    pub deliver_payload: Signal<In, Bits<448>>,
+    /// The FIFO can take a commit from every channel.
+    pub room: Signal<Out, Bit>,
+    /// The channel scanned, and the next one.
+    pub scan: Signal<Out, Bits<CB>>,
+    pub scan_next: Signal<Out, Bits<CB>>,
+    /// Channel `scan`: a verb result to hand up (its RAM read current), a
+    /// payload to hand back, and whether that one is in doubt.
+    pub result_ready: Signal<In, Bit>,
+    pub returning: Signal<In, Bit>,
+    pub in_doubt: Signal<In, Bit>,
+    /// RAM reads at `scan_next` a cycle ago: our payload, our verb's result.
+    pub ret_payload: Signal<In, Bits<448>>,
+    pub result: Signal<In, Bits<384>>,
+    /// Channel `scan`'s result, or its payload, was pushed.
+    pub took_result: Signal<Out, Bit>,
+    pub took_return: Signal<Out, Bit>,
+    pub m_msg: StreamSource<AcpMsg>,
+
+    scan_ptr: SDFF<Bits<CB>>,
+    used: SDFF<Bits<8>>,
+    fifo: StreamFifo<AcpMsg, MF, { MF + 1 }>,
+    out: SkidBuffer<AcpMsg>,
+    spare: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    push_ok: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    result448: ZeroExtend<384, 448>,
+    scan8: ZeroExtend<CB, 8>,
+    deliver8: ZeroExtend<CB, 8>,
+    c_one_cb: Constant<Bits<CB>>,
+    c_one8: Constant<Bits<8>>,
+    c_room_max: Constant<Bits<8>>,
+    c_kind_delivered: Constant<Bits<8>>,
+    c_kind_verb_result: Constant<Bits<8>>,
+    c_kind_not_delivered: Constant<Bits<8>>,
+    c_kind_in_doubt: Constant<Bits<8>>,
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+impl Default for HandBack {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            deliver: Default::default(),
+            deliver_channel: Default::default(),
+            deliver_payload: Default::default(),
+            room: Default::default(),
+            scan: Default::default(),
+            scan_next: Default::default(),
+            result_ready: Default::default(),
+            returning: Default::default(),
+            in_doubt: Default::default(),
+            ret_payload: Default::default(),
+            result: Default::default(),
+            took_result: Default::default(),
+            took_return: Default::default(),
+            m_msg: Default::default(),
+            scan_ptr: Default::default(),
+            used: Default::default(),
+            fifo: StreamFifo::new(),
+            out: Default::default(),
+            spare: Default::default(),
+            push: Default::default(),
+            push_ok: Default::default(),
+            pop: Default::default(),
+            result448: Default::default(),
+            scan8: Default::default(),
+            deliver8: Default::default(),
+            c_one_cb: c(1),
+            c_one8: c(1),
+            // A store needs room for a commit from every channel: used + K <= depth.
+            c_room_max: c(((1 << MF) - K) as u64),
+            c_kind_delivered: c(message::KIND_DELIVERED as u64),
+            c_kind_verb_result: c(message::KIND_VERB_RESULT as u64),
+            c_kind_not_delivered: c(message::KIND_NOT_DELIVERED as u64),
+            c_kind_in_doubt: c(message::KIND_IN_DOUBT as u64),
+        }
+    }
+}
+
+impl Logic for HandBack {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, scan_ptr, used);
+        self.scan_ptr.reset.next = self.reset.val();
+        self.used.reset.next = self.reset.val();
+        self.fifo.clock.next = self.clock.val();
+        self.fifo.reset.next = self.reset.val();
+        self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
+        self.room.next = self.used.q.val() <= self.c_room_max.val();
+
+        // A delivery first.
+        self.deliver8.i.next = self.deliver_channel.val();
+        self.fifo.s.data.next.kind = self.c_kind_delivered.val();
+        self.fifo.s.data.next.channel = self.deliver8.o.val();
+        self.fifo.s.data.next.payload = self.deliver_payload.val();
+        self.push.next = self.deliver.val();
+
+        // The scanner: one channel a cycle. The RAM reads are registered:
+        // they address the channel scanned next cycle.
+        self.scan.next = self.scan_ptr.q.val();
+        self.scan_next.next = self.scan_ptr.q.val() + self.c_one_cb.val();
+        self.scan_ptr.d.next = self.scan_ptr.q.val() + self.c_one_cb.val();
+        self.result448.i.next = self.result.val();
+        self.scan8.i.next = self.scan_ptr.q.val();
+        self.spare.next = !self.deliver.val() & (self.used.q.val() < self.c_room_max.val());
+        self.took_result.next = false;
+        self.took_return.next = false;
+        if self.result_ready.val() & self.spare.val() {
+            self.push.next = true;
+            self.took_result.next = true;
+            self.fifo.s.data.next.channel = self.scan8.o.val();
+            self.fifo.s.data.next.payload = self.result448.o.val();
+            self.fifo.s.data.next.kind = self.c_kind_verb_result.val();
+        } else if self.returning.val() & self.spare.val() {
+            self.push.next = true;
+            self.took_return.next = true;
+            self.fifo.s.data.next.channel = self.scan8.o.val();
+            self.fifo.s.data.next.payload = self.ret_payload.val();
+            self.fifo.s.data.next.kind = self.c_kind_not_delivered.val();
+            if self.in_doubt.val() {
+                self.fifo.s.data.next.kind = self.c_kind_in_doubt.val();
+            }
+        }
+        self.fifo.s.valid.next = self.push.val();
+
+        // Out through a skid buffer.
+        self.out.s.data.next = self.fifo.m.data.val();
+        self.out.s.valid.next = self.fifo.m.valid.val();
+        self.fifo.m.ready.next = self.out.s.ready.val();
+        self.m_msg.data.next = self.out.m.data.val();
+        self.m_msg.valid.next = self.out.m.valid.val();
+        self.out.m.ready.next = self.m_msg.ready.val();
+        self.pop.next = self.fifo.m.valid.val() & self.out.s.ready.val();
+        // `push` never meets a full FIFO (a store reserves room for every
+        // channel's commit); counting by the handshake keeps `used` exact regardless.
+        self.push_ok.next = self.push.val() & self.fifo.s.ready.val();
+        if self.push_ok.val() & !self.pop.val() {
+            self.used.d.next = self.used.q.val() + self.c_one8.val();
+        }
+        if self.pop.val() & !self.push_ok.val() {
+            self.used.d.next = self.used.q.val() - self.c_one8.val();
+        }
+    }
+}

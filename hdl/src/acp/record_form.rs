@@ -1,0 +1,338 @@
+use super::check::ENTANGLE_FIELD_BITS;
+use super::Crc32c;
+use crate::reset::SDFF;
+use crate::stream::{Concat, ZeroExtend};
+use pendulum_layout::acp::{self, rx_state as rs, tx_state as ts};
+use pendulum_layout::params::ACP_CHANNEL_BITS as CB;
+use rust_hdl::prelude::*;
+
+/// Width of a channel count, 0..=K.
+const CB1: usize = CB + 1;
+
+/// Record formation and slot choice for `AcpLink`: which channel each slot
+/// states, and the 64-byte record that states it (layout in
+/// `pendulum_layout::acp`).
+///
+/// Slots rotate over the channels in use (`active`), starting again at 0
+/// when the link goes Up. `ch` is the channel of the record being formed:
+/// the link muxes that channel's state onto the inputs; `next_ch` is the
+/// channel of the next slot, the address of the payload and result RAMs
+/// (their reads are registered, so their data is `ch`'s in the cycle it is
+/// formed). A record is formed one cycle ahead of the port and its check
+/// word computed at the port side of the register: a channel record's
+/// check word carries `session` (the session term), an ENTANGLE record's
+/// none. Before the link is Up every slot carries the ENTANGLE fields,
+/// twice.
+///
+/// A side that both offers and needs the payload slices for its receiver
+/// role (an echo, or the proof its peer waits for) sends the two in
+/// alternate rounds of the rotation (`pendulum_layout::acp::carries_echo`).
+#[derive(LogicBlock)]
+pub struct RecordForm {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// The state of channel `ch`: both roles as `{bit, state}`, its last move.
+    pub tx: Signal<In, Bits<4>>,
+    pub rx: Signal<In, Bits<3>>,
+    pub trans: Signal<In, Bits<8>>,
+    /// Receiver role: the digest held tentatively, the proof of the last
+    /// delivery, whether the peer waits for that proof.
+    pub rx_digest: Signal<In, Bits<32>>,
+    pub proof: Signal<In, Bits<32>>,
+    pub proof_due: Signal<In, Bit>,
+    /// Sender role: the decision check.
+    pub auth: Signal<In, Bits<32>>,
+    /// The held payload is a verb; the tentative one is a verb, its result
+    /// is back (`res_ready`) and not written only last cycle (`res_fresh`).
+    pub tx_verb: Signal<In, Bit>,
+    pub rx_verb: Signal<In, Bit>,
+    pub res_ready: Signal<In, Bit>,
+    pub res_fresh: Signal<In, Bit>,
+    /// RAM reads at `next_ch` a cycle ago: the payload held, the tentative verb's result.
+    pub payload: Signal<In, Bits<448>>,
+    pub result: Signal<In, Bits<384>>,
+    /// The link state (`Entangle`).
+    pub up: Signal<In, Bit>,
+    pub go_up: Signal<In, Bit>,
+    pub active: Signal<In, Bits<CB1>>,
+    pub ent_fields: Signal<In, Bits<ENTANGLE_FIELD_BITS>>,
+    pub session: Signal<In, Bits<32>>,
+    /// The slot channel, and the next slot's.
+    pub ch: Signal<Out, Bits<CB>>,
+    pub next_ch: Signal<Out, Bits<CB>>,
+    /// The port.
+    pub tx_data: Signal<Out, Bits<512>>,
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_ready: Signal<In, Bit>,
+
+    rot_ch: SDFF<Bits<CB>>,
+    rot_round: SDFF<Bit>,
+    rot_last: Signal<Local, Bit>,
+    rot_next: Signal<Local, Bits<CB>>,
+    rot_ext: ZeroExtend<CB, CB1>,
+    rot_count: Signal<Local, Bits<CB1>>,
+    offering: Signal<Local, Bit>,
+    tentative: Signal<Local, Bit>,
+    deciding: Signal<Local, Bit>,
+    echo_ready: Signal<Local, Bit>,
+    fields_turn: Signal<Local, Bit>,
+    res: Signal<Local, Bits<384>>,
+    receiver_field: Signal<Local, Bits<32>>,
+    decision: Signal<Local, Bits<32>>,
+    fields_lo: Concat<32, 32, 64>,
+    fields: Concat<384, 64, 448>,
+    op: Signal<Local, Bits<8>>,
+    body: Signal<Local, Bits<448>>,
+    head32: Signal<Local, Bits<32>>,
+    state7: Concat<3, 4, 7>,
+    state8: ZeroExtend<7, 8>,
+    chan8: ZeroExtend<CB, 8>,
+    head_hi: Concat<8, 8, 16>,
+    head_lo: Concat<8, 8, 16>,
+    head: Concat<16, 16, 32>,
+    op_head: ZeroExtend<8, 32>,
+    ent_first: ZeroExtend<ENTANGLE_FIELD_BITS, 256>,
+    ent_both: Concat<ENTANGLE_FIELD_BITS, 256, 376>,
+    ent448: ZeroExtend<376, 448>,
+    o_body: SDFF<Bits<448>>,
+    o_head: SDFF<Bits<32>>,
+    /// The record formed is an ENTANGLE record (its check word has no session term).
+    o_is_entangle: SDFF<Bit>,
+    /// A record has been formed (the port is silent only before the first).
+    o_started: SDFF<Bit>,
+    o_cat: Concat<448, 32, 480>,
+    o_check: Crc32c<480>,
+    o_term: Signal<Local, Bits<32>>,
+    o_check_head: Concat<32, 32, 64>,
+    o_record: Concat<448, 64, 512>,
+
+    c_one_cb: Constant<Bits<CB>>,
+    c_one_cb1: Constant<Bits<CB1>>,
+    c_zero_cb: Constant<Bits<CB>>,
+    c_zero32: Constant<Bits<32>>,
+    c_zero384: Constant<Bits<384>>,
+    c_tx_offer: Constant<Bits<3>>,
+    c_tx_commit: Constant<Bits<3>>,
+    c_tx_reverse: Constant<Bits<3>>,
+    c_rx_tentative: Constant<Bits<2>>,
+    c_op_state: Constant<Bits<8>>,
+    c_op_offer: Constant<Bits<8>>,
+    c_op_echo: Constant<Bits<8>>,
+    c_op_offer_verb: Constant<Bits<8>>,
+    c_op_entangle: Constant<Bits<8>>,
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+impl Default for RecordForm {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            tx: Default::default(),
+            rx: Default::default(),
+            trans: Default::default(),
+            rx_digest: Default::default(),
+            proof: Default::default(),
+            proof_due: Default::default(),
+            auth: Default::default(),
+            tx_verb: Default::default(),
+            rx_verb: Default::default(),
+            res_ready: Default::default(),
+            res_fresh: Default::default(),
+            payload: Default::default(),
+            result: Default::default(),
+            up: Default::default(),
+            go_up: Default::default(),
+            active: Default::default(),
+            ent_fields: Default::default(),
+            session: Default::default(),
+            ch: Default::default(),
+            next_ch: Default::default(),
+            tx_data: Default::default(),
+            tx_valid: Default::default(),
+            tx_ready: Default::default(),
+            rot_ch: Default::default(),
+            rot_round: Default::default(),
+            rot_last: Default::default(),
+            rot_next: Default::default(),
+            rot_ext: Default::default(),
+            rot_count: Default::default(),
+            offering: Default::default(),
+            tentative: Default::default(),
+            deciding: Default::default(),
+            echo_ready: Default::default(),
+            fields_turn: Default::default(),
+            res: Default::default(),
+            receiver_field: Default::default(),
+            decision: Default::default(),
+            fields_lo: Default::default(),
+            fields: Default::default(),
+            op: Default::default(),
+            body: Default::default(),
+            head32: Default::default(),
+            state7: Default::default(),
+            state8: Default::default(),
+            chan8: Default::default(),
+            head_hi: Default::default(),
+            head_lo: Default::default(),
+            head: Default::default(),
+            op_head: Default::default(),
+            ent_first: Default::default(),
+            ent_both: Default::default(),
+            ent448: Default::default(),
+            o_body: Default::default(),
+            o_head: Default::default(),
+            o_is_entangle: Default::default(),
+            o_started: Default::default(),
+            o_cat: Default::default(),
+            o_check: Default::default(),
+            o_term: Default::default(),
+            o_check_head: Default::default(),
+            o_record: Default::default(),
+            c_one_cb: c(1),
+            c_one_cb1: c(1),
+            c_zero_cb: c(0),
+            c_zero32: c(0),
+            c_zero384: c(0),
+            c_tx_offer: c(ts::OFFER as u64),
+            c_tx_commit: c(ts::COMMIT as u64),
+            c_tx_reverse: c(ts::REVERSE as u64),
+            c_rx_tentative: c(rs::TENTATIVE as u64),
+            c_op_state: c(acp::OP_STATE as u64),
+            c_op_offer: c(acp::OP_OFFER as u64),
+            c_op_echo: c(acp::OP_ECHO as u64),
+            c_op_offer_verb: c(acp::OP_OFFER_VERB as u64),
+            c_op_entangle: c(acp::OP_ENTANGLE as u64),
+        }
+    }
+}
+
+impl Logic for RecordForm {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            rot_ch,
+            rot_round,
+            o_body,
+            o_head,
+            o_is_entangle,
+            o_started
+        );
+        self.rot_ch.reset.next = self.reset.val();
+        self.rot_round.reset.next = self.reset.val();
+        self.o_body.reset.next = self.reset.val();
+        self.o_head.reset.next = self.reset.val();
+        self.o_is_entangle.reset.next = self.reset.val();
+        self.o_started.reset.next = self.reset.val();
+        self.ch.next = self.rot_ch.q.val();
+
+        self.offering.next = self.tx.val().get_bits::<3>(0) == self.c_tx_offer.val();
+        self.deciding.next = (self.tx.val().get_bits::<3>(0) == self.c_tx_commit.val())
+            | (self.tx.val().get_bits::<3>(0) == self.c_tx_reverse.val());
+        self.tentative.next = self.rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
+        // A tentative verb is echoed only once its result is back from the
+        // unit, and read from the RAM after it was written there.
+        self.echo_ready.next = self.tentative.val()
+            & (!self.rx_verb.val() | (self.res_ready.val() & !self.res_fresh.val()));
+        // The receiver role needs the payload slices for its echo, or for the
+        // proof its peer waits for; when the sender role offers too, the two
+        // take turns by round (pendulum_layout::acp::carries_echo).
+        self.fields_turn.next = (self.echo_ready.val()
+            | (!self.tentative.val() & self.proof_due.val()))
+            & (!self.offering.val() | self.rot_round.q.val());
+        // The fields of a record that offers nothing: the receiver role's
+        // digest or proof, the sender role's decision check, a verb's result.
+        self.res.next = self.c_zero384.val();
+        if self.rx_verb.val() {
+            self.res.next = self.result.val();
+        }
+        self.receiver_field.next = self.proof.val();
+        if self.tentative.val() {
+            self.receiver_field.next = self.rx_digest.val();
+        }
+        self.decision.next = self.c_zero32.val();
+        if self.deciding.val() {
+            self.decision.next = self.auth.val();
+        }
+        self.fields_lo.hi.next = self.decision.val();
+        self.fields_lo.lo.next = self.receiver_field.val();
+        self.fields.hi.next = self.res.val();
+        self.fields.lo.next = self.fields_lo.o.val();
+
+        self.op.next = self.c_op_state.val();
+        self.body.next = self.fields.o.val();
+        if self.fields_turn.val() {
+            if self.echo_ready.val() {
+                self.op.next = self.c_op_echo.val();
+            }
+        } else if self.offering.val() {
+            self.op.next = self.c_op_offer.val();
+            if self.tx_verb.val() {
+                self.op.next = self.c_op_offer_verb.val();
+            }
+            self.body.next = self.payload.val();
+        }
+        self.state7.hi.next = self.rx.val();
+        self.state7.lo.next = self.tx.val();
+        self.state8.i.next = self.state7.o.val();
+        self.chan8.i.next = self.rot_ch.q.val();
+        self.head_hi.hi.next = self.trans.val();
+        self.head_hi.lo.next = self.state8.o.val();
+        self.head_lo.hi.next = self.chan8.o.val();
+        self.head_lo.lo.next = self.op.val();
+        self.head.hi.next = self.head_hi.o.val();
+        self.head.lo.next = self.head_lo.o.val();
+        self.head32.next = self.head.o.val();
+        // Not up: every slot carries our ENTANGLE record, its fields twice.
+        self.ent_first.i.next = self.ent_fields.val();
+        self.ent_both.hi.next = self.ent_fields.val();
+        self.ent_both.lo.next = self.ent_first.o.val();
+        self.ent448.i.next = self.ent_both.o.val();
+        self.op_head.i.next = self.c_op_entangle.val();
+        if !self.up.val() {
+            self.head32.next = self.op_head.o.val();
+            self.body.next = self.ent448.o.val();
+        }
+
+        // One record per slot. Slots rotate over the channels in use.
+        self.rot_ext.i.next = self.rot_ch.q.val();
+        self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
+        self.rot_last.next = self.rot_count.val() >= self.active.val();
+        self.rot_next.next = self.rot_ch.q.val();
+        if self.tx_ready.val() {
+            self.o_body.d.next = self.body.val();
+            self.o_head.d.next = self.head32.val();
+            self.o_is_entangle.d.next = !self.up.val();
+            self.o_started.d.next = true;
+            self.rot_next.next = self.rot_ch.q.val() + self.c_one_cb.val();
+            if self.rot_last.val() {
+                self.rot_next.next = self.c_zero_cb.val();
+                self.rot_round.d.next = !self.rot_round.q.val();
+            }
+        }
+        if self.go_up.val() {
+            self.rot_next.next = self.c_zero_cb.val();
+        }
+        self.rot_ch.d.next = self.rot_next.val();
+        self.next_ch.next = self.rot_next.val();
+        // The check word: a channel record's carries our session's term.
+        self.o_cat.hi.next = self.o_body.q.val();
+        self.o_cat.lo.next = self.o_head.q.val();
+        self.o_check.data.next = self.o_cat.o.val();
+        self.o_term.next = self.session.val();
+        if self.o_is_entangle.q.val() {
+            self.o_term.next = self.c_zero32.val();
+        }
+        self.o_check_head.hi.next = self.o_check.crc.val() ^ self.o_term.val();
+        self.o_check_head.lo.next = self.o_head.q.val();
+        self.o_record.hi.next = self.o_body.q.val();
+        self.o_record.lo.next = self.o_check_head.o.val();
+        self.tx_data.next = self.o_record.o.val();
+        self.tx_valid.next = self.o_started.q.val();
+    }
+}
