@@ -6,7 +6,7 @@
  * Two sides, A (0) and B (1). A sends NTOK_A tokens to B and B sends NTOK_B
  * to A on the same channel, at the same time. Every record restates its
  * sender's whole channel state; the transitions are those of
- * hdl/layout/src/acp.rs (TRANSITIONS_DOC), which hdl/src/acp/link.rs
+ * hdl/layout/src/acp/machine.rs (hear), which hdl/src/acp/channel_machine.rs
  * implements. README.md next to this file says what is modelled and what is
  * abstracted; testbench/tests/spin.rs runs the checks and the seeded bugs
  * (the BUG_* defines below: each restores a rule the link once had, or
@@ -34,6 +34,17 @@
 #define LS_DOWN       0
 #define LS_ENTANGLING 1
 #define LS_UP         2
+
+/* The moves of the channel machine (pendulum_layout::acp::machine::moves):
+ * testbench/tests/spin.rs puts definitions of SENDER_MOVE(from, to) and
+ * RECEIVER_MOVE(from, to) before this file, generated from the layout, true
+ * for the named moves of each role; every state change the model makes on
+ * hearing a record must be one (asserted in hear). Run by hand without
+ * them, any change passes. */
+#ifndef SENDER_MOVE
+#define SENDER_MOVE(f, t)   1
+#define RECEIVER_MOVE(f, t) 1
+#endif
 
 /* Bounds: tokens per direction and the fault budgets of one run. */
 #ifndef NTOK_A
@@ -167,6 +178,7 @@ byte dups = MAX_DUP;
 hidden Rec r;
 hidden Rec junk;
 hidden byte ht, htb, hr, hrb, x, ok;
+hidden byte was_ts, was_rs;
 
 /* Nothing left to send or settle, and both sides Up. */
 #define finished (!hold[A] && !hold[B] && nexttok[A] > NTOK_A && nexttok[B] > NTOK_B && \
@@ -430,7 +442,10 @@ inline hear(s, p)
 		if
 		:: ls[s] == LS_UP && ok -> bad[s] = 0;
 			ht = r.st & 7; htb = (r.st >> 3) & 1; hr = (r.st >> 4) & 3; hrb = (r.st >> 6) & 1;
-			hear_sender(s); hear_receiver(s, p)
+			was_ts = ts[s]; was_rs = rs[s];
+			hear_sender(s); hear_receiver(s, p);
+			assert(ts[s] == was_ts || SENDER_MOVE(was_ts, ts[s]));
+			assert(rs[s] == was_rs || RECEIVER_MOVE(was_rs, rs[s]))
 		:: ls[s] == LS_ENTANGLING && hp[s] && ok -> go_up(s)   /* the peer is Up with our nonce */
 		:: ls[s] == LS_UP && !ok -> bad[s]++;
 			if :: bad[s] >= FAIL_AFTER -> fresh(s) :: else -> skip fi
@@ -438,7 +453,7 @@ inline hear(s, p)
 		fi
 #endif
 	fi;
-	clear_r; ht = 0; htb = 0; hr = 0; hrb = 0; x = 0; ok = 0
+	clear_r; ht = 0; htb = 0; hr = 0; hrb = 0; x = 0; ok = 0; was_ts = 0; was_rs = 0
 }
 
 /* Side s's host resets its link state: what it holds goes back to its host,

@@ -279,7 +279,17 @@ impl AcpTraffic {
     }
 
     /// The exactly-once checks, both directions: `Err` says what broke.
+    /// Also that every record either side sent states a move the channel
+    /// machine can make (`LinkStats::bad_moves`).
     pub fn check(&self) -> std::result::Result<(), String> {
+        let pair = self.pair.borrow();
+        if let Some(first) = pair.link.first_bad_move() {
+            return Err(format!(
+                "{} records stated a move the channel machine cannot make; the first: {first}",
+                pair.link.stats().bad_moves
+            ));
+        }
+        drop(pair);
         check_direction("A→B", &self.a, &self.b)?;
         check_direction("B→A", &self.b, &self.a)
     }

@@ -13,7 +13,10 @@
 //! before and after the damage, so a record whose check word also mixes in
 //! a key term still passes under that key.
 
-use pendulum_layout::acp::{BYTE_OPCODE, OP_OFFER, OP_OFFER_VERB, PAYLOAD_OFFSET, RECORD_BYTES};
+use pendulum_layout::acp::{
+    machine, BYTE_CHANNEL, BYTE_OPCODE, BYTE_STATE, BYTE_TRANSITION, OP_ENTANGLE, OP_OFFER,
+    OP_OFFER_VERB, PAYLOAD_OFFSET, RECORD_BYTES,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -171,6 +174,10 @@ pub struct LinkStats {
     pub displaced: u64,
     /// Records changed behind the check by [`AcpLinkModel::damage_next`].
     pub targeted: u64,
+    /// Channel records sent whose transition byte does not fit their state
+    /// byte (`pendulum_layout::acp::machine::stated_move_fits`): a move the
+    /// channel machine cannot make. Always 0 for a correct link.
+    pub bad_moves: u64,
 }
 
 /// Why a slot carries a record its sender did not send in it.
@@ -224,6 +231,8 @@ pub struct AcpLinkModel {
     /// Steps taken so far.
     cycle: u64,
     stats: LinkStats,
+    /// The first record counted in `stats.bad_moves`, described.
+    first_bad_move: Option<String>,
 }
 
 impl AcpLinkModel {
@@ -245,6 +254,7 @@ impl AcpLinkModel {
             wire_log: None,
             cycle: 0,
             stats: LinkStats::default(),
+            first_bad_move: None,
         };
         m.fill();
         m
@@ -489,6 +499,7 @@ impl AcpLinkModel {
     /// A record `from` sends: lost, or changed by the faults as it goes in.
     fn transmit(&mut self, from: Side, mut r: Rec, dropping: bool) -> Option<Rec> {
         self.stats.records += 1;
+        self.check_stated_move(from, &r);
         if self.cut_left > 0 {
             self.stats.lost += 1;
             return None;
@@ -558,6 +569,30 @@ impl AcpLinkModel {
             });
         }
         carried
+    }
+
+    /// Counts a sent channel record whose transition byte names a move the
+    /// channel machine cannot make, and keeps the first for the report.
+    fn check_stated_move(&mut self, from: Side, r: &Rec) {
+        let channel_record = r[BYTE_OPCODE] != OP_ENTANGLE;
+        if channel_record && !machine::stated_move_fits(r[BYTE_STATE], r[BYTE_TRANSITION]) {
+            self.stats.bad_moves += 1;
+            if self.first_bad_move.is_none() {
+                self.first_bad_move = Some(format!(
+                    "cycle {} from {from:?}: channel {} states {:#04x} with transition {:#04x} ({})",
+                    self.cycle,
+                    r[BYTE_CHANNEL],
+                    r[BYTE_STATE],
+                    r[BYTE_TRANSITION],
+                    machine::moves::name(r[BYTE_TRANSITION]).unwrap_or("not a move"),
+                ));
+            }
+        }
+    }
+
+    /// The first record counted in [`LinkStats::bad_moves`], described.
+    pub fn first_bad_move(&self) -> Option<&str> {
+        self.first_bad_move.as_deref()
     }
 
     /// Pushes a slot from `from` into its delay line and returns the one
