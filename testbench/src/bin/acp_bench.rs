@@ -2,30 +2,41 @@
 //! timeout-and-retry link modelled in the same testbench, under the same
 //! seeded faults. Writes `build/bench/acp.json` and prints the tables.
 //!
-//! - goodput as the channel count K and the link latency vary, against the
-//!   bound K x 56 B / (2 RTT) of a link that moves one payload per channel
-//!   every two round trips, and against the port and 100 GbE limits;
-//! - the round trip of one transfer (offer out → commit decided), in cycles;
+//! - goodput as the channel count K and the link latency vary, one
+//!   direction loaded or both at once, with the port unpaced or paced at
+//!   100 GbE, against issue #25's bound min(record rate x 56 B, K x 56 B /
+//!   RTT) and this design's rotation bound (`goodput` rows: `paced`, `k`,
+//!   `rtt_cycles`, `directions`, `goodput_bytes_per_cycle`,
+//!   `bound_bytes_per_cycle`, `share_of_bound`);
+//! - remote verbs per cycle against min(record rate, K / RTT, PCIe Gen3 x16)
+//!   (`remote_verbs` rows: `paced`, `k`, `rtt_cycles`, `verbs_per_cycle`,
+//!   `bound_verbs_per_cycle`, `share_of_bound`);
+//! - the time from an offer on the wire to the first record that states its
+//!   decision, for a message and a verb (`decision_latency` rows: `k`,
+//!   `rtt_cycles`, `kind`, `decision_cycles`);
 //! - time to detect a cut (loss of signal) and a garbled link;
 //! - exactly-once under faults: duplicates, losses, and delivery latency
 //!   percentiles, ACP beside go-back-N.
 
 use clap::Parser;
-use pendulum_layout::acp::{self, tx_state};
+use pendulum_layout::acp;
+use pendulum_testbench::acp_measure::{
+    decision_cycles, goodput, pair_with_channels, pcie_verbs_per_cycle, record_rate, remote_rate,
+    Kind, RECORDS_PER_CYCLE_100GBE, SEED,
+};
 use pendulum_testbench::acp_traffic::{id_of, AcpTraffic};
-use pendulum_testbench::models::{percentile, GbnConfig, GoBackN, LinkFaults, OnFailure};
+use pendulum_testbench::models::{
+    percentile, GbnConfig, GoBackN, LinkFaults, OnFailure, PcieConfig,
+};
 use pendulum_testbench::outln;
 use pendulum_testbench::pair::Side;
-use pendulum_testbench::{SimConfig, CLOCK_MHZ, VERILATOR_VERSION};
+use pendulum_testbench::{CLOCK_MHZ, VERILATOR_VERSION};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-const RING: u32 = 256 * 1024;
-const SEED: u64 = 2026;
 
 /// First cycle each message id was offered on the wire by A, and the cycle B's
 /// NIC wrote it into B's ring.
@@ -42,17 +53,7 @@ fn payload_id(rec: &[u8]) -> Option<u64> {
 
 /// A pair with the link up, K channels in use, and taps recording times.
 fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Arc<Mutex<Times>>) {
-    let mut t = AcpTraffic::new(SimConfig::default(), faults, RING).expect("open pair");
-    t.a.dev
-        .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
-        .unwrap();
-    t.b.dev
-        .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
-        .unwrap();
-    // The channel count is agreed when entangling: reset both ends' links.
-    t.a.dev.reset_link().unwrap();
-    t.b.dev.reset_link().unwrap();
-    assert!(t.wait_up(100_000).unwrap(), "link did not come up");
+    let t = pair_with_channels(k, faults);
     let times = Arc::new(Mutex::new(Times::default()));
     let tt = times.clone();
     let mut p = t.pair.borrow_mut();
@@ -75,77 +76,12 @@ fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Arc<Mutex<Times>>) {
     (t, times)
 }
 
-/// Goodput A→B in payload bytes per cycle over `cycles` of steady sending.
-fn goodput(k: u32, latency: u32, cycles: u64) -> f64 {
-    let (mut t, _) = setup(
-        k,
-        LinkFaults {
-            latency,
-            seed: SEED,
-            ..Default::default()
-        },
-    );
-    // The host keeps a backlog of a few hundred messages: the link, not the
-    // host, sets the rate.
-    let top_up = |t: &mut AcpTraffic| {
-        if t.a.backlog() < 256 {
-            t.a.queue(256);
-        }
-    };
-    let warm = t.cycle() + 4 * latency as u64 + 2_000;
-    while t.cycle() < warm {
-        top_up(&mut t);
-        t.poll().unwrap();
-    }
-    let (start, n0) = (t.cycle(), t.b.received.len());
-    while t.cycle() - start < cycles {
-        top_up(&mut t);
-        t.poll().unwrap();
-    }
-    let g =
-        (t.b.received.len() - n0) as f64 * acp::PAYLOAD_BYTES as f64 / (t.cycle() - start) as f64;
-    assert!(
-        t.run_until_settled(50_000_000).unwrap(),
-        "K={k} latency={latency}: did not settle"
-    );
-    t.check().expect("exactly once");
-    g
-}
-
-/// Offer out → commit decided for one transfer on an idle link, in cycles.
-fn round_trip(latency: u32) -> u64 {
-    // One channel: no wait for the channel's turn in the rotation.
-    let (mut t, _) = setup(
-        1,
-        LinkFaults {
-            latency,
-            seed: SEED,
-            ..Default::default()
-        },
-    );
-    let seen: Rc<RefCell<(Option<u64>, Option<u64>)>> = Rc::new(RefCell::new((None, None)));
-    let s = seen.clone();
-    t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
-        if side != Side::A {
-            return;
-        }
-        let tx = rec[acp::BYTE_STATE] & 7;
-        let mut s = s.borrow_mut();
-        if rec[acp::BYTE_OPCODE] == acp::OP_OFFER && s.0.is_none() {
-            s.0 = Some(cycle);
-        }
-        if tx == tx_state::COMMIT && s.0.is_some() && s.1.is_none() {
-            s.1 = Some(cycle);
-        }
-    }));
-    t.a.queue(1);
-    let end = t.cycle() + 200_000;
-    while t.cycle() < end && seen.borrow().1.is_none() {
-        t.poll().unwrap();
-    }
-    t.pair.borrow_mut().wire_tap = None;
-    let s = seen.borrow();
-    s.1.unwrap_or(0).saturating_sub(s.0.unwrap_or(0))
+/// The round trip the issue's bounds name for a one-way link latency: the
+/// wire both ways plus the 14 cycles of the two NICs' port registers and
+/// record check (64, 214 and 514 cycles at 25, 100 and 250). The bench
+/// prints the measured one beside it (one message on one idle channel).
+fn rtt_cycles(latency: u32) -> u64 {
+    2 * latency as u64 + 14
 }
 
 /// Cycles from the fault to the first ENTANGLE record A sends.
@@ -273,11 +209,13 @@ fn gbn_under(f: &FaultRun, n: u64, on_failure: OnFailure) -> Value {
 /// timeout-and-retry link modelled in the same testbench, under the same
 /// seeded faults.
 ///
-/// Goodput against channels in use and link latency (bytes per cycle,
-/// against K x 56 B / 2 RTT), the round trip of one transfer (cycles), time
-/// to detect a cut and a garbled link, and exactly-once under faults
-/// (duplicates, losses, delivery latency percentiles). Minutes. Prints the
-/// tables and writes build/bench/acp.json. No options.
+/// Goodput against channels in use and link latency, one direction or
+/// both, unpaced or paced at 100 GbE (bytes per cycle, against min(record
+/// rate x 56 B, K x 56 B / RTT)); remote verbs per cycle; the time from an
+/// offer to its decision; time to detect a cut and a garbled link; and
+/// exactly-once under faults (duplicates, losses, delivery latency
+/// percentiles). Minutes. Prints the tables and writes
+/// build/bench/acp.json. No options.
 #[derive(Parser)]
 #[command(
     name = "pendulum-acp-bench",
@@ -297,42 +235,121 @@ fn main() {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
 
-    // ---- Goodput vs K and latency ----
-    outln!("ACP goodput, A→B, one record per cycle each way (port: 56 B/cycle = {:.0} Gb/s payload at {CLOCK_MHZ} MHz)", 56.0 * 8.0 * CLOCK_MHZ / 1e3);
-    outln!("bounds: spec = K x 56 B / (2 RTT); with rotation = K x 56 B / (2 RTT + 2K), at most 28 B/cycle (two of a channel's slots per payload)");
+    // ---- Goodput: K and latency, one direction and both, unpaced and paced at 100 GbE ----
+    outln!("ACP goodput: payload bytes per cycle, port unpaced (one record per cycle each way, 56 B/cycle = {:.0} Gb/s of payload at {CLOCK_MHZ} MHz) or paced at 100 GbE ({:.3} records per cycle: one per 64-byte frame)", 56.0 * 8.0 * CLOCK_MHZ / 1e3, RECORDS_PER_CYCLE_100GBE);
+    outln!("bound = min(record rate x 56 B, K x 56 B / RTT): one payload per channel per round trip (issue #25); rotation = this design's: K x 56 B / (2 RTT + 2K/rate), at most 28 B per record slot");
     outln!(
-        "{:>4} {:>8} {:>9} {:>12} {:>12} {:>7} {:>14} {:>7}",
+        "{:>4} {:>5} {:>8} {:>9} {:>6} {:>5} {:>11} {:>9} {:>6} {:>9} {:>6}",
         "K",
+        "paced",
         "latency",
         "RTT(cyc)",
+        "dirs",
+        "from",
         "goodput B/c",
-        "spec bound",
+        "bound",
         "share",
-        "rotation bound",
+        "rotation",
         "share"
     );
     let mut rows = Vec::new();
+    let mut measured_rtt = Vec::new();
     for &latency in &[25u32, 100, 250] {
-        let rtt = round_trip(latency);
+        let rtt = rtt_cycles(latency);
+        measured_rtt.push(json!({"latency_cycles": latency, "rtt_cycles": rtt, "measured_cycles": decision_cycles(latency, 1, Kind::Message).0}));
         for &k in &[1u32, 4, 8, 16] {
-            // At least 200 of a channel's transfer periods (2 RTT + 2K),
-            // so that the waves in which channels move add up to a figure
-            // to better than 1 %.
-            let window = 40_000.max(200 * (2 * rtt + 2 * k as u64));
-            let g = goodput(k, latency, window);
-            let bound = (k as f64 * 56.0 / (2.0 * rtt.max(1) as f64)).min(56.0);
-            let rot = (k as f64 * 56.0 / (2.0 * rtt as f64 + 2.0 * k as f64)).min(28.0);
+            // Both directions and pacing at the largest K built; one
+            // direction unpaced at every K.
+            let runs: &[(bool, u32)] = if k == 16 {
+                &[(false, 1), (false, 2), (true, 1), (true, 2)]
+            } else {
+                &[(false, 1)]
+            };
+            for &(paced, directions) in runs {
+                let rate = record_rate(paced);
+                // At least 200 of a channel's transfer periods (2 RTT +
+                // 2K/rate), so that the waves in which channels move add up
+                // to a figure to better than 1 %.
+                let period = 2.0 * rtt as f64 + 2.0 * k as f64 / rate;
+                let window = 40_000.max((200.0 * period) as u64);
+                let g = goodput(k, latency, window, paced, directions);
+                let bound = (rate * 56.0).min(k as f64 * 56.0 / rtt as f64);
+                let rot = (rate * 28.0).min(k as f64 * 56.0 / period);
+                for (from, g) in ["A", "B"].iter().zip(g).take(directions as usize) {
+                    outln!(
+                        "{k:>4} {paced:>5} {latency:>8} {rtt:>9} {directions:>6} {from:>5} {g:>11.3} {bound:>9.3} {:>5.0}% {rot:>9.3} {:>5.0}%",
+                        100.0 * g / bound,
+                        100.0 * g / rot
+                    );
+                    rows.push(json!({
+                        "paced": paced, "k": k, "rtt_cycles": rtt, "directions": directions, "from": from,
+                        "latency_cycles": latency, "records_per_cycle": rate,
+                        "goodput_bytes_per_cycle": g, "goodput_gbps": g * 8.0 * CLOCK_MHZ / 1e3,
+                        "bound_bytes_per_cycle": bound, "share_of_bound": g / bound,
+                        "rotation_bound_bytes_per_cycle": rot, "share_of_rotation_bound": g / rot,
+                    }));
+                }
+            }
+        }
+    }
+
+    // ---- Remote verbs: fetch-and-adds on distinct lines, A's host to B's unit ----
+    let pcie = pcie_verbs_per_cycle(&PcieConfig::gen3_x16());
+    outln!("\nremote verbs A->B per cycle (fetch-and-adds on distinct lines); bound = min(record rate, K / RTT, PCIe Gen3 x16: {pcie:.3})");
+    outln!(
+        "{:>4} {:>5} {:>9} {:>10} {:>9} {:>6}",
+        "K",
+        "paced",
+        "RTT(cyc)",
+        "verbs/cyc",
+        "bound",
+        "share"
+    );
+    let mut verb_rows = Vec::new();
+    for &latency in &[25u32, 100, 250] {
+        let rtt = rtt_cycles(latency);
+        for paced in [false, true] {
+            let k = pendulum_layout::params::ACP_CHANNELS as u32;
+            let v = remote_rate(k, latency, 40_000.max(100 * rtt), paced);
+            let bound = record_rate(paced).min(k as f64 / rtt as f64).min(pcie);
             outln!(
-                "{k:>4} {latency:>8} {rtt:>9} {g:>12.3} {bound:>12.3} {:>6.0}% {rot:>14.3} {:>6.0}%",
-                100.0 * g / bound,
-                100.0 * g / rot
+                "{k:>4} {paced:>5} {rtt:>9} {v:>10.4} {bound:>9.4} {:>5.0}%",
+                100.0 * v / bound
             );
-            rows.push(json!({
-                "k": k, "latency_cycles": latency, "round_trip_cycles": rtt,
-                "goodput_bytes_per_cycle": g, "goodput_gbps": g * 8.0 * CLOCK_MHZ / 1e3,
-                "spec_bound_bytes_per_cycle": bound, "share_of_spec_bound": g / bound,
-                "rotation_bound_bytes_per_cycle": rot, "share_of_rotation_bound": g / rot,
+            verb_rows.push(json!({
+                "paced": paced, "k": k, "rtt_cycles": rtt, "latency_cycles": latency,
+                "verbs_per_cycle": v, "bound_verbs_per_cycle": bound, "share_of_bound": v / bound,
+                "verbs_per_second_millions": v * CLOCK_MHZ,
             }));
+        }
+    }
+
+    // ---- Offer on the wire to the decision ----
+    outln!("\noffer on A's wire -> first record of A's stating COMMIT, one transfer on an idle link (target: RTT + 16 for a message, RTT + 20 for a verb)");
+    outln!(
+        "{:>4} {:>9} {:>8} {:>9} {:>7}",
+        "K",
+        "RTT(cyc)",
+        "kind",
+        "decision",
+        "target"
+    );
+    let mut latency_rows = Vec::new();
+    for &latency in &[25u32, 100, 250] {
+        let rtt = rtt_cycles(latency);
+        for k in [1u32, pendulum_layout::params::ACP_CHANNELS as u32] {
+            for (kind, slack) in [(Kind::Message, 16), (Kind::Verb, 20)] {
+                let d = decision_cycles(latency, k, kind).0;
+                outln!(
+                    "{k:>4} {rtt:>9} {:>8} {d:>9} {:>7}",
+                    kind.name(),
+                    rtt + slack
+                );
+                latency_rows.push(json!({
+                    "k": k, "rtt_cycles": rtt, "kind": kind.name(), "decision_cycles": d,
+                    "target_cycles": rtt + slack,
+                }));
+            }
         }
     }
     let line_gbps = 100.0 * 56.0 / (64.0 + 20.0 + 4.0);
@@ -424,6 +441,9 @@ fn main() {
         "port_limit_bytes_per_cycle": 56.0,
         "line_100gbe_goodput_gbps_64b_records": line_gbps,
         "goodput": rows,
+        "measured_rtt": measured_rtt,
+        "remote_verbs": verb_rows,
+        "decision_latency": latency_rows,
         "detect_cut_cycles": cut,
         "detect_garbled_cycles": garbled,
         "under_faults": fault_rows,

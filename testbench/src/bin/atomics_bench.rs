@@ -11,15 +11,12 @@
 
 use clap::Parser;
 use pendulum_driver::{Card, Device};
-use pendulum_layout::acp::{self, tx_state};
 use pendulum_layout::atomic::{
     op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT,
 };
-use pendulum_testbench::acp_traffic::AcpTraffic;
+use pendulum_testbench::acp_measure::{decision_cycles, remote_rate, Kind};
 use pendulum_testbench::models::pcie::PcieConfig;
-use pendulum_testbench::models::LinkFaults;
 use pendulum_testbench::outln;
-use pendulum_testbench::pair::Side;
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ, VERILATOR_VERSION};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
@@ -164,128 +161,6 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
     ((s.2 / per - 1) as f64 / cycles as f64, cycles)
 }
 
-/// A pair with the link up and `k` channels agreed.
-fn remote_pair(k: u32, latency: u32) -> AcpTraffic {
-    let mut t = AcpTraffic::new(
-        SimConfig::default(),
-        LinkFaults {
-            latency,
-            seed: 2026,
-            ..Default::default()
-        },
-        256 * 1024,
-    )
-    .expect("open pair");
-    t.a.dev
-        .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
-        .unwrap();
-    t.b.dev
-        .write(pendulum_layout::global::LINK_CHANNELS.offset, k)
-        .unwrap();
-    t.a.dev.reset_link().unwrap();
-    t.b.dev.reset_link().unwrap();
-    assert!(t.wait_up(100_000).unwrap(), "link did not come up");
-    t
-}
-
-/// For one transfer on an idle link with one channel, a remote verb
-/// (`verb`) or a plain message: cycles from its offer leaving A to A's
-/// COMMIT decision on the wire, and, for a verb, to its final result landing
-/// in A's host memory (the result comes with B's proof of delivery).
-fn round_trip(latency: u32, verb: bool) -> (u64, Option<u64>) {
-    let mut t = remote_pair(1, latency);
-    let offer_op = if verb {
-        acp::OP_OFFER_VERB
-    } else {
-        acp::OP_OFFER
-    };
-    // (offer out, COMMIT decided, result written to host memory)
-    type Seen = (Option<u64>, Option<u64>, Option<u64>);
-    let seen: Arc<Mutex<Seen>> = Arc::new(Mutex::new((None, None, None)));
-    let s = seen.clone();
-    t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
-        let mut s = s.lock().unwrap();
-        if side != Side::A {
-            return;
-        }
-        if rec[acp::BYTE_OPCODE] == offer_op && s.0.is_none() {
-            s.0 = Some(cycle);
-        }
-        if acp::sender_state(rec[acp::BYTE_STATE]) == tx_state::COMMIT
-            && s.0.is_some()
-            && s.1.is_none()
-        {
-            s.1 = Some(cycle);
-        }
-    }));
-    let s = seen.clone();
-    t.pair.borrow_mut().a.dma_tap = Some(Box::new(move |cycle, _, data, strb| {
-        let mut s = s.lock().unwrap();
-        if strb & 1 == 1 && data[0] == acp::message::KIND_VERB_RESULT && s.2.is_none() {
-            s.2 = Some(cycle);
-        }
-    }));
-    if verb {
-        let v = Verb {
-            op: op::FETCH_ADD,
-            tag: 1,
-            addr: 0,
-            operands: [1, 0, 0, 0],
-            reserved_set: false,
-        };
-        assert_eq!(t.a.link.send_verbs(&mut t.a.dev, &[v]).unwrap(), 1);
-    } else {
-        t.a.queue(1);
-    }
-    let end = t.cycle() + 200_000;
-    let done = |s: &Seen| s.1.is_some() && (!verb || s.2.is_some());
-    while t.cycle() < end && !done(&seen.lock().unwrap()) {
-        t.poll().unwrap();
-    }
-    let s = seen.lock().unwrap();
-    let offer = s.0.expect("no offer");
-    let commit = s.1.expect("no commit").saturating_sub(offer);
-    (commit, s.2.map(|r| r.saturating_sub(offer)))
-}
-
-/// Remote verbs per cycle A→B with `k` channels, measured over `cycles`
-/// with A's host keeping a backlog (fetch-and-adds on distinct lines, so
-/// none waits for another's line).
-fn remote_rate(k: u32, latency: u32, cycles: u64) -> f64 {
-    let mut t = remote_pair(k, latency);
-    let mut next = 0u32;
-    let mut got = 0u64;
-    let mut poll = |t: &mut AcpTraffic, got: &mut u64| {
-        let verbs: Vec<Verb> = (next..next + 64)
-            .map(|i| Verb {
-                op: op::FETCH_ADD,
-                tag: i as u16,
-                addr: (i % 1024) * 64,
-                operands: [1, 0, 0, 0],
-                reserved_set: false,
-            })
-            .collect();
-        next += t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap() as u32;
-        *got +=
-            t.a.link
-                .recv(&mut t.a.dev)
-                .unwrap()
-                .iter()
-                .filter(|m| m.verb_result().is_some())
-                .count() as u64;
-        t.pair.borrow_mut().run(8);
-    };
-    let warm = t.cycle() + 4 * latency as u64 + 2_000;
-    while t.cycle() < warm {
-        poll(&mut t, &mut got);
-    }
-    let (start, g0) = (t.cycle(), got);
-    while t.cycle() - start < cycles {
-        poll(&mut t, &mut got);
-    }
-    (got - g0) as f64 / (t.cycle() - start) as f64
-}
-
 /// Atomic verbs and multi-word commits on the simulated NIC: requests per
 /// cycle through the whole local path (requests fetched from a TX ring by
 /// DMA, results written into an RX ring), and remote verbs over the ACP link.
@@ -397,8 +272,8 @@ fn main() {
         // A round trip of the wire plus each side's register stages (the
         // ACP port is registered both ways at the NIC boundary).
         let rtt = 2 * latency as u64;
-        let (msg, _) = round_trip(latency, false);
-        let (verb, verb_final) = round_trip(latency, true);
+        let (msg, _) = decision_cycles(latency, 1, Kind::Message);
+        let (verb, verb_final) = decision_cycles(latency, 1, Kind::Verb);
         let verb_final = verb_final.expect("no result reached A's host");
         outln!(
             "{:<10} {:>10} {:>16} {:>18} {:>12} {:>14}",
@@ -425,7 +300,7 @@ fn main() {
     for latency in [25u32, 100] {
         let rates: Vec<f64> = [1u32, 4, 8, 16]
             .iter()
-            .map(|&k| remote_rate(k, latency, 60_000))
+            .map(|&k| remote_rate(k, latency, 60_000, false))
             .collect();
         outln!(
             "{:<10} {:>8.4} {:>8.4} {:>8.4} {:>8.4}",
