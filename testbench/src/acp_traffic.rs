@@ -202,8 +202,9 @@ impl AcpTraffic {
             && self.accounted[1].len() == self.b.sent.len()
     }
 
-    /// Adds what arrived since the last call to `accounted`.
-    fn fold(&mut self) {
+    /// Adds what arrived since the last call to `accounted` (`poll` does;
+    /// a caller that polls the hosts itself calls it).
+    pub fn fold(&mut self) {
         let side = |id: u64| (id >= B_FIRST_ID) as usize;
         let new_ids = self.a.received[self.folded[0]..]
             .iter()
@@ -220,6 +221,20 @@ impl AcpTraffic {
             self.b.received.len(),
             self.b.returned.len(),
         ];
+    }
+
+    /// Messages posted by either side and not yet accounted for (delivered
+    /// at the peer, or handed back).
+    pub fn unaccounted(&self) -> usize {
+        self.unaccounted_from(Side::A) + self.unaccounted_from(Side::B)
+    }
+
+    /// Messages `side` posted that are not yet accounted for.
+    pub fn unaccounted_from(&self, side: Side) -> usize {
+        match side {
+            Side::A => self.a.sent.len() - self.accounted[0].len(),
+            Side::B => self.b.sent.len() - self.accounted[1].len(),
+        }
     }
 
     /// Polls until [`AcpTraffic::settled`], at most `max_cycles`; returns whether it settled.

@@ -11,6 +11,8 @@
 //! - [`echo`]: the echo application, for any card.
 //! - [`cli`]: what the command-line tools share (output, number parsing).
 
+pub mod acp_measure;
+pub mod acp_soak;
 pub mod acp_traffic;
 pub mod cli;
 pub mod echo;
