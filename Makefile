@@ -70,9 +70,9 @@ test: setup lint style
 	$(MAKE) --no-print-directory depth
 
 # Rust style: rustfmt's layout and clippy with every warning an error, on
-# every target (tests, benches, examples). Clippy compiles the Verilated
-# model again (its build script runs under clippy's wrapper): about four
-# minutes of the suite on two cores.
+# every target (tests, benches, examples). Under clippy the testbench's
+# build script generates the ports but does not compile the Verilated model
+# (nothing is linked), so the suite builds the model once.
 style:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
