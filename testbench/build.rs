@@ -27,8 +27,11 @@ fn main() {
     // -Wall on the same Verilog). This saves a second build of the model
     // in `make test` (#27). Cargo reruns this script when the wrapper changes.
     println!("cargo:rerun-if-env-changed=RUSTC_WORKSPACE_WRAPPER");
-    let under_clippy = std::env::var("RUSTC_WORKSPACE_WRAPPER")
-        .is_ok_and(|w| Path::new(&w).file_stem().is_some_and(|s| s == "clippy-driver"));
+    let under_clippy = std::env::var("RUSTC_WORKSPACE_WRAPPER").is_ok_and(|w| {
+        Path::new(&w)
+            .file_stem()
+            .is_some_and(|s| s == "clippy-driver")
+    });
     if under_clippy {
         std::fs::write(out.join("ports.rs"), ports_rs(m)).unwrap();
         println!("cargo:rustc-env=PENDULUM_RTL_DIR={}", rtl_dir.display());
