@@ -1,4 +1,5 @@
 use super::channel_machine::ChannelMachine;
+use super::channel_state::{ChannelState, HeardChannel};
 use super::check::RecordCheck;
 use super::entangle::Entangle;
 use super::hand_back::HandBack;
@@ -7,7 +8,7 @@ use super::Crc32c;
 use crate::reset::SDFF;
 use crate::stream::{StreamSink, StreamSource};
 use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
-use pendulum_layout::acp::{self, rx_state as rs, tx_state as ts};
+use pendulum_layout::acp;
 use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ATOMIC_LINE_BITS};
 use rust_hdl::prelude::*;
 
@@ -133,46 +134,20 @@ pub struct AcpLink {
     mach: ChannelMachine,
     form: RecordForm,
     hb: HandBack,
+    chans: ChannelState,
 
-    // ---- Per channel ----
-    /// Sender role: {bit, state}.
-    tx_sb: [SDFF<Bits<4>>; K],
-    /// Receiver role: {bit, state}.
-    rx_sb: [SDFF<Bits<3>>; K],
-    holding: [SDFF<Bit>; K],
-    /// Sender role: the digest of the held payload, and the decision check
-    /// it states while COMMIT or REVERSE.
-    tx_digest: [SDFF<Bits<32>>; K],
-    auth: [SDFF<Bits<32>>; K],
-    /// Receiver role: the digest of the payload held tentatively; the echo
-    /// check a decision on it must state; the proof of the last delivery.
-    rx_digest: [SDFF<Bits<32>>; K],
-    rx_x: [SDFF<Bits<32>>; K],
-    proof: [SDFF<Bits<32>>; K],
-    /// Receiver role: the peer's sender role was last heard at the other
-    /// bit (it waits for our proof; we store no new offer meanwhile).
-    proof_due: [SDFF<Bit>; K],
+    // ---- Payload buffers ----
     /// Payload buffers in block RAM: what each channel sends (two copies,
     /// one read by record formation, one by the hand-back scanner) and what
     /// it holds tentatively.
     tx_ram_form: RAM<Bits<448>, CB>,
     tx_ram_ret: RAM<Bits<448>, CB>,
     rx_ram: RAM<Bits<448>, CB>,
-    trans: [SDFF<Bits<8>>; K],
-    ret_pending: [SDFF<Bit>; K],
-    ret_doubt: [SDFF<Bit>; K],
-    /// Sender role: the held payload is a verb. Receiver role: the tentative
-    /// payload is a verb, and its result is in `res_ram`.
-    tx_verb: [SDFF<Bit>; K],
-    rx_verb: [SDFF<Bit>; K],
-    res_ready: [SDFF<Bit>; K],
     res_ram: RAM<Bits<384>, CB>,
     /// The result of a tentative verb, for its echo check.
     res_crc: Crc32c<384>,
-    res_digest: Signal<Local, Bits<32>>,
     /// Sender role: a verb's result from the proof of its delivery, to hand up.
     vres_ram: RAM<Bits<384>, CB>,
-    vres_pending: [SDFF<Bit>; K],
     /// The channel whose result was written last cycle: the scanner's read
     /// of it that cycle saw the RAM from before the write.
     vres_wr_valid: SDFF<Bit>,
@@ -181,12 +156,7 @@ pub struct AcpLink {
     res_wr_valid: SDFF<Bit>,
     res_wr_ch: SDFF<Bits<CB>>,
 
-    // ---- Rotation and hand-back ----
-    /// The first idle channel in use: where the next payload goes.
-    load_sel: Signal<Local, Bits<CB>>,
-    chan_id: [Constant<Bits<CB>>; K],
-    chan_num: [Constant<Bits<CB1>>; K],
-
+    // ---- Verb results from our unit ----
     /// The result from our unit, registered for its echo check.
     res_got: SDFF<Bit>,
     res_got_ch: SDFF<Bits<CB>>,
@@ -206,16 +176,6 @@ pub struct AcpLink {
     e_deliver: Signal<Local, Bit>,
 
     // ---- Receive, in the check cycle: the heard channel's state, read and compared ----
-    s_tx: Signal<Local, Bits<4>>,
-    s_rx: Signal<Local, Bits<3>>,
-    s_holding: Signal<Local, Bit>,
-    s_ret: Signal<Local, Bit>,
-    s_digest: Signal<Local, Bits<32>>,
-    s_rx_x: Signal<Local, Bits<32>>,
-    s_proof_due: Signal<Local, Bit>,
-    s_tx_verb: Signal<Local, Bit>,
-    s_rx_verb: Signal<Local, Bit>,
-    s_vres_pending: Signal<Local, Bit>,
     h_receiver_field: Signal<Local, Bits<32>>,
     h_decision: Signal<Local, Bits<32>>,
     /// The heard record's echo check: its receiver field XOR the CRC of its result.
@@ -224,15 +184,7 @@ pub struct AcpLink {
     /// comparisons the decision needs.
     /// The record decided on while this one was checked changed the same channel.
     p_hazard: SDFF<Bit>,
-    p_tx: SDFF<Bits<4>>,
-    p_rx: SDFF<Bits<3>>,
-    p_holding: SDFF<Bit>,
-    p_ret: SDFF<Bit>,
-    p_rx_x: SDFF<Bits<32>>,
-    p_proof_due: SDFF<Bit>,
-    p_tx_verb: SDFF<Bit>,
-    p_rx_verb: SDFF<Bit>,
-    p_vres_pending: SDFF<Bit>,
+    p_heard: SDFF<HeardChannel>,
     p_verb_ok: SDFF<Bit>,
     /// The receiver field is the digest we hold; the echo check is.
     p_rf_is_digest: SDFF<Bit>,
@@ -249,11 +201,9 @@ pub struct AcpLink {
     h_x: Signal<Local, Bits<32>>,
     new_auth: Signal<Local, Bits<32>>,
     verb_ok: Signal<Local, Bit>,
-    flush_any: Signal<Local, Bit>,
 
     // ---- Send ----
     send_dig: Crc32c<448>,
-    load_ok: Signal<Local, Bit>,
 
     // ---- Constants ----
     at_receiver_field: Constant<Bits<9>>,
@@ -261,14 +211,7 @@ pub struct AcpLink {
     at_receiver_field_s1: Constant<Bits<6>>,
     at_decision_s1: Constant<Bits<6>>,
     at_result: Constant<Bits<9>>,
-    c_tx_commit: Constant<Bits<3>>,
-    c_rx_tentative: Constant<Bits<2>>,
-    c_zero4: Constant<Bits<4>>,
-    c_zero3: Constant<Bits<3>>,
     c_op_entangle: Constant<Bits<8>>,
-    c_no_move: Constant<Bits<8>>,
-    c_zero_cb: Constant<Bits<CB>>,
-    c_zero32: Constant<Bits<32>>,
     /// CRC-32C of a message's result bytes (48 zero bytes).
     c_crc_no_result: Constant<Bits<32>>,
 }
@@ -319,37 +262,18 @@ impl AcpLink {
             mach: ChannelMachine::default(),
             form: RecordForm::default(),
             hb: HandBack::default(),
+            chans: ChannelState::default(),
             ent: Entangle::new(),
-            tx_sb: std::array::from_fn(|_| Default::default()),
-            rx_sb: std::array::from_fn(|_| Default::default()),
-            holding: std::array::from_fn(|_| Default::default()),
-            tx_digest: std::array::from_fn(|_| Default::default()),
-            auth: std::array::from_fn(|_| Default::default()),
-            rx_digest: std::array::from_fn(|_| Default::default()),
-            rx_x: std::array::from_fn(|_| Default::default()),
-            proof: std::array::from_fn(|_| Default::default()),
-            proof_due: std::array::from_fn(|_| Default::default()),
             tx_ram_form: Default::default(),
             tx_ram_ret: Default::default(),
             rx_ram: Default::default(),
-            trans: std::array::from_fn(|_| Default::default()),
-            ret_pending: std::array::from_fn(|_| Default::default()),
-            ret_doubt: std::array::from_fn(|_| Default::default()),
-            tx_verb: std::array::from_fn(|_| Default::default()),
-            rx_verb: std::array::from_fn(|_| Default::default()),
-            res_ready: std::array::from_fn(|_| Default::default()),
             res_ram: Default::default(),
             res_crc: Default::default(),
-            res_digest: Default::default(),
             vres_ram: Default::default(),
-            vres_pending: std::array::from_fn(|_| Default::default()),
             vres_wr_valid: Default::default(),
             vres_wr_ch: Default::default(),
             res_wr_valid: Default::default(),
             res_wr_ch: Default::default(),
-            load_sel: Default::default(),
-            chan_id: std::array::from_fn(|i| c(i as u64)),
-            chan_num: std::array::from_fn(|i| c(i as u64)),
             res_got: Default::default(),
             res_got_ch: Default::default(),
             res_got_result: Default::default(),
@@ -365,15 +289,7 @@ impl AcpLink {
             ev_return_r: Default::default(),
             e_deliver: Default::default(),
             p_hazard: Default::default(),
-            p_tx: Default::default(),
-            p_rx: Default::default(),
-            p_holding: Default::default(),
-            p_ret: Default::default(),
-            p_rx_x: Default::default(),
-            p_proof_due: Default::default(),
-            p_tx_verb: Default::default(),
-            p_rx_verb: Default::default(),
-            p_vres_pending: Default::default(),
+            p_heard: Default::default(),
             p_verb_ok: Default::default(),
             p_rf_is_digest: Default::default(),
             p_x_is_digest: Default::default(),
@@ -382,36 +298,17 @@ impl AcpLink {
             rb_started: Default::default(),
             applying: Default::default(),
             h_x: Default::default(),
-            s_tx: Default::default(),
-            s_rx: Default::default(),
-            s_holding: Default::default(),
-            s_ret: Default::default(),
-            s_digest: Default::default(),
-            s_rx_x: Default::default(),
-            s_proof_due: Default::default(),
-            s_tx_verb: Default::default(),
-            s_rx_verb: Default::default(),
-            s_vres_pending: Default::default(),
             h_receiver_field: Default::default(),
             h_decision: Default::default(),
             x_heard: Default::default(),
             new_auth: Default::default(),
             verb_ok: Default::default(),
-            flush_any: Default::default(),
             send_dig: Default::default(),
-            load_ok: Default::default(),
             at_receiver_field: c((8 * acp::RECEIVER_FIELD_OFFSET) as u64),
             at_receiver_field_s1: c((8 * acp::RECEIVER_FIELD_OFFSET) as u64),
             at_decision_s1: c((8 * acp::DECISION_OFFSET) as u64),
             at_result: c((8 * acp::ECHO_RESULT_OFFSET) as u64),
-            c_tx_commit: c(ts::COMMIT as u64),
-            c_rx_tentative: c(rs::TENTATIVE as u64),
-            c_zero4: c(0),
-            c_zero3: c(0),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
-            c_no_move: c(0),
-            c_zero_cb: c(0),
-            c_zero32: c(0),
             c_crc_no_result: c(acp::crc32c(&[0; acp::ECHO_RESULT_BYTES]) as u64),
         }
     }
@@ -447,15 +344,7 @@ impl Logic for AcpLink {
             ev_entangle_r,
             ev_return_r,
             p_hazard,
-            p_tx,
-            p_rx,
-            p_holding,
-            p_ret,
-            p_rx_x,
-            p_proof_due,
-            p_tx_verb,
-            p_rx_verb,
-            p_vres_pending,
+            p_heard,
             p_verb_ok,
             p_rf_is_digest,
             p_x_is_digest,
@@ -481,15 +370,7 @@ impl Logic for AcpLink {
         self.ev_entangle_r.reset.next = self.reset.val();
         self.ev_return_r.reset.next = self.reset.val();
         self.p_hazard.reset.next = self.reset.val();
-        self.p_tx.reset.next = self.reset.val();
-        self.p_rx.reset.next = self.reset.val();
-        self.p_holding.reset.next = self.reset.val();
-        self.p_ret.reset.next = self.reset.val();
-        self.p_rx_x.reset.next = self.reset.val();
-        self.p_proof_due.reset.next = self.reset.val();
-        self.p_tx_verb.reset.next = self.reset.val();
-        self.p_rx_verb.reset.next = self.reset.val();
-        self.p_vres_pending.reset.next = self.reset.val();
+        self.p_heard.reset.next = self.reset.val();
         self.p_verb_ok.reset.next = self.reset.val();
         self.p_rf_is_digest.reset.next = self.reset.val();
         self.p_x_is_digest.reset.next = self.reset.val();
@@ -510,57 +391,11 @@ impl Logic for AcpLink {
         self.res_ram.write_clock.next = self.clock.val();
         self.vres_ram.read_clock.next = self.clock.val();
         self.vres_ram.write_clock.next = self.clock.val();
+        self.chans.clock.next = self.clock.val();
+        self.chans.reset.next = self.reset.val();
         for i in 0..K {
-            self.tx_sb[i].clock.next = self.clock.val();
-            self.tx_sb[i].reset.next = self.reset.val();
-            self.rx_sb[i].clock.next = self.clock.val();
-            self.rx_sb[i].reset.next = self.reset.val();
-            self.holding[i].clock.next = self.clock.val();
-            self.holding[i].reset.next = self.reset.val();
-            self.tx_digest[i].clock.next = self.clock.val();
-            self.tx_digest[i].reset.next = self.reset.val();
-            self.auth[i].clock.next = self.clock.val();
-            self.auth[i].reset.next = self.reset.val();
-            self.rx_digest[i].clock.next = self.clock.val();
-            self.rx_digest[i].reset.next = self.reset.val();
-            self.rx_x[i].clock.next = self.clock.val();
-            self.rx_x[i].reset.next = self.reset.val();
-            self.proof[i].clock.next = self.clock.val();
-            self.proof[i].reset.next = self.reset.val();
-            self.proof_due[i].clock.next = self.clock.val();
-            self.proof_due[i].reset.next = self.reset.val();
-            self.trans[i].clock.next = self.clock.val();
-            self.trans[i].reset.next = self.reset.val();
-            self.ret_pending[i].clock.next = self.clock.val();
-            self.ret_pending[i].reset.next = self.reset.val();
-            self.ret_doubt[i].clock.next = self.clock.val();
-            self.ret_doubt[i].reset.next = self.reset.val();
-            self.tx_verb[i].clock.next = self.clock.val();
-            self.tx_verb[i].reset.next = self.reset.val();
-            self.rx_verb[i].clock.next = self.clock.val();
-            self.rx_verb[i].reset.next = self.reset.val();
-            self.res_ready[i].clock.next = self.clock.val();
-            self.res_ready[i].reset.next = self.reset.val();
-            self.vres_pending[i].clock.next = self.clock.val();
-            self.vres_pending[i].reset.next = self.reset.val();
-            self.tx_sb[i].d.next = self.tx_sb[i].q.val();
-            self.rx_sb[i].d.next = self.rx_sb[i].q.val();
-            self.holding[i].d.next = self.holding[i].q.val();
-            self.tx_digest[i].d.next = self.tx_digest[i].q.val();
-            self.auth[i].d.next = self.auth[i].q.val();
-            self.rx_digest[i].d.next = self.rx_digest[i].q.val();
-            self.rx_x[i].d.next = self.rx_x[i].q.val();
-            self.proof[i].d.next = self.proof[i].q.val();
-            self.proof_due[i].d.next = self.proof_due[i].q.val();
-            self.trans[i].d.next = self.trans[i].q.val();
-            self.ret_pending[i].d.next = self.ret_pending[i].q.val();
-            self.ret_doubt[i].d.next = self.ret_doubt[i].q.val();
-            self.tx_verb[i].d.next = self.tx_verb[i].q.val();
-            self.rx_verb[i].d.next = self.rx_verb[i].q.val();
-            self.res_ready[i].d.next = self.res_ready[i].q.val();
-            self.vres_pending[i].d.next = self.vres_pending[i].q.val();
-            self.release[i].next = false;
-            self.rollback[i].next = false;
+            self.release[i].next = self.chans.release[i].val();
+            self.rollback[i].next = self.chans.rollback[i].val();
         }
 
         // ---- Receive, stage 1 (RecordCheck) and the link state (Entangle) ----
@@ -603,41 +438,10 @@ impl Logic for AcpLink {
         // the record decided on meanwhile is the only writer that could make
         // it wrong (see `p_hazard`); the other writers leave it as it would
         // be had the record been decided on a cycle earlier.
-        self.s_tx.next = self.tx_sb[0].q.val();
-        self.s_rx.next = self.rx_sb[0].q.val();
-        self.s_holding.next = self.holding[0].q.val();
-        self.s_ret.next = self.ret_pending[0].q.val();
-        self.s_digest.next = self.tx_digest[0].q.val();
-        self.s_rx_x.next = self.rx_x[0].q.val();
-        self.s_proof_due.next = self.proof_due[0].q.val();
-        self.s_tx_verb.next = self.tx_verb[0].q.val();
-        self.s_rx_verb.next = self.rx_verb[0].q.val();
-        self.s_vres_pending.next = self.vres_pending[0].q.val();
-        for i in 0..K {
-            if self.check.peek_channel.val().index() == i {
-                self.s_tx.next = self.tx_sb[i].q.val();
-                self.s_rx.next = self.rx_sb[i].q.val();
-                self.s_holding.next = self.holding[i].q.val();
-                self.s_ret.next = self.ret_pending[i].q.val();
-                self.s_digest.next = self.tx_digest[i].q.val();
-                self.s_rx_x.next = self.rx_x[i].q.val();
-                self.s_proof_due.next = self.proof_due[i].q.val();
-                self.s_tx_verb.next = self.tx_verb[i].q.val();
-                self.s_rx_verb.next = self.rx_verb[i].q.val();
-                self.s_vres_pending.next = self.vres_pending[i].q.val();
-            }
-        }
+        self.chans.heard_ch.next = self.check.peek_channel.val();
+        self.p_heard.d.next = self.chans.heard.val();
         // The heard channel's tentative payload, ready with the decision.
         self.rx_ram.read_address.next = self.check.peek_channel.val();
-        self.p_tx.d.next = self.s_tx.val();
-        self.p_rx.d.next = self.s_rx.val();
-        self.p_holding.d.next = self.s_holding.val();
-        self.p_ret.d.next = self.s_ret.val();
-        self.p_rx_x.d.next = self.s_rx_x.val();
-        self.p_proof_due.d.next = self.s_proof_due.val();
-        self.p_tx_verb.d.next = self.s_tx_verb.val();
-        self.p_rx_verb.d.next = self.s_rx_verb.val();
-        self.p_vres_pending.d.next = self.s_vres_pending.val();
         // An offered verb: can our atomic unit take it now? (The verb's byte
         // address is payload bytes 4..8; its line, bits 6 and up.) The
         // decision also asks `verb_free` again, and that no rollback started
@@ -659,10 +463,11 @@ impl Logic for AcpLink {
             .val()
             .get_bits::<32>(self.at_decision_s1.val().index());
         self.x_heard.next = self.h_receiver_field.val() ^ self.check.peek_result_crc.val();
-        self.p_rf_is_digest.d.next = self.h_receiver_field.val() == self.s_digest.val();
-        self.p_x_is_digest.d.next = self.x_heard.val() == self.s_digest.val();
-        self.p_commit_ok.d.next = self.h_decision.val() == self.s_rx_x.val();
-        self.p_reverse_ok.d.next = self.h_decision.val() == !self.s_rx_x.val();
+        self.p_rf_is_digest.d.next =
+            self.h_receiver_field.val() == self.chans.heard.val().tx_digest;
+        self.p_x_is_digest.d.next = self.x_heard.val() == self.chans.heard.val().tx_digest;
+        self.p_commit_ok.d.next = self.h_decision.val() == self.chans.heard.val().rx_x;
+        self.p_reverse_ok.d.next = self.h_decision.val() == !self.chans.heard.val().rx_x;
 
         // ---- Receive, the next cycle: decide and act, from registers ----
         // Moves apply to a channel record heard while Up, not in a reset cycle.
@@ -681,12 +486,12 @@ impl Logic for AcpLink {
             self.p_verb_ok.q.val() & self.verb_free.val() & !self.rb_started.q.val();
         // The channel machine (pendulum_layout::acp::machine), on the heard
         // channel's state and the comparisons made in the check cycle.
-        self.mach.tx.next = self.p_tx.q.val();
-        self.mach.rx.next = self.p_rx.q.val();
-        self.mach.holding.next = self.p_holding.q.val();
-        self.mach.returning.next = self.p_ret.q.val();
-        self.mach.result_pending.next = self.p_vres_pending.q.val();
-        self.mach.proof_due.next = self.p_proof_due.q.val();
+        self.mach.tx.next = self.p_heard.q.val().tx;
+        self.mach.rx.next = self.p_heard.q.val().rx;
+        self.mach.holding.next = self.p_heard.q.val().holding;
+        self.mach.returning.next = self.p_heard.q.val().returning;
+        self.mach.result_pending.next = self.p_heard.q.val().result_pending;
+        self.mach.proof_due.next = self.p_heard.q.val().proof_due;
         self.mach.room.next = self.hb.room.val();
         self.mach.verb_room.next = self.verb_ok.val();
         self.mach.h_op.next = self.check.op.val();
@@ -712,23 +517,12 @@ impl Logic for AcpLink {
         self.res_got.d.next = self.res_valid.val();
         self.res_got_ch.d.next = self.res.val().channel;
         self.res_got_result.d.next = self.res.val().result;
-        for i in 0..K {
-            if self.res_valid.val() & (self.res.val().channel.index() == i) {
-                self.res_ready[i].d.next = true;
-            }
-        }
+        self.chans.res_set.next = self.res_valid.val();
+        self.chans.res_ch.next = self.res.val().channel;
         self.res_crc.data.next = self.res_got_result.q.val();
-        self.res_digest.next = self.rx_digest[0].q.val();
-        for i in 0..K {
-            if self.res_got_ch.q.val().index() == i {
-                self.res_digest.next = self.rx_digest[i].q.val();
-            }
-        }
-        for i in 0..K {
-            if self.res_got.q.val() & (self.res_got_ch.q.val().index() == i) {
-                self.rx_x[i].d.next = self.res_digest.val() ^ self.res_crc.crc.val();
-            }
-        }
+        self.chans.result_ch.next = self.res_got_ch.q.val();
+        self.chans.x_set.next = self.res_got.q.val();
+        self.chans.x_value.next = self.chans.result_rx_digest.val() ^ self.res_crc.crc.val();
 
         // Apply the heard channel's moves.
         self.hb.deliver.next = false;
@@ -750,48 +544,37 @@ impl Logic for AcpLink {
         self.rx_ram.write_data.next = self.check.payload.val();
         self.e_deliver.next = false;
         self.rb_started.d.next = false;
+        self.chans.apply.next = self.applying.val();
+        self.chans.apply_ch.next = self.check.channel.val();
+        self.chans.n_tx.next = self.mach.n_tx.val();
+        self.chans.n_rx.next = self.mach.n_rx.val();
+        self.chans.moved.next = self.mach.moved.val();
+        self.chans.transition.next = self.mach.transition.val();
+        self.chans.set_check.next = self.mach.set_check.val();
+        self.chans.check_value.next = self.new_auth.val();
+        self.chans.confirm.next = self.mach.confirm.val();
+        self.chans.confirm_verb.next = self.p_heard.q.val().tx_verb;
+        self.chans.store.next = self.mach.store.val();
+        self.chans.store_digest.next = self.check.digest.val();
+        self.chans.store_verb.next = self.mach.exec.val();
+        // A message's echo check is known at once; a verb's follows its result.
+        self.chans.store_x.next = self.check.digest.val() ^ self.c_crc_no_result.val();
+        self.chans.deliver.next = self.mach.deliver.val();
+        self.chans.proof_value.next = self.p_heard.q.val().rx_x;
+        self.chans.n_proof_due.next = self.mach.n_proof_due.val();
+        // A tentative verb is made permanent, or undone.
+        self.chans.release_now.next = self.mach.deliver.val() & self.p_heard.q.val().rx_verb;
+        self.chans.rollback_now.next = self.mach.erase.val() & self.p_heard.q.val().rx_verb;
         if self.applying.val() {
-            for i in 0..K {
-                if self.check.channel.val().index() == i {
-                    self.tx_sb[i].d.next = self.mach.n_tx.val();
-                    self.rx_sb[i].d.next = self.mach.n_rx.val();
-                    if self.mach.moved.val() {
-                        self.trans[i].d.next = self.mach.transition.val();
-                    }
-                    if self.mach.set_check.val() {
-                        self.auth[i].d.next = self.new_auth.val();
-                    }
-                    if self.mach.confirm.val() {
-                        self.holding[i].d.next = false;
-                        if self.p_tx_verb.q.val() {
-                            self.vres_pending[i].d.next = true;
-                        }
-                    }
-                    if self.mach.store.val() {
-                        self.rx_digest[i].d.next = self.check.digest.val();
-                        self.rx_verb[i].d.next = self.mach.exec.val();
-                        self.res_ready[i].d.next = false;
-                        // A message's echo check; a verb's follows its result.
-                        self.rx_x[i].d.next = self.check.digest.val() ^ self.c_crc_no_result.val();
-                    }
-                    if self.mach.deliver.val() {
-                        self.proof[i].d.next = self.p_rx_x.q.val();
-                    }
-                    // Behind us: the sender waits for our proof.
-                    self.proof_due[i].d.next = self.mach.n_proof_due.val();
-                    // A tentative verb is made permanent, or undone.
-                    self.release[i].next = self.mach.deliver.val() & self.p_rx_verb.q.val();
-                    self.rollback[i].next = self.mach.erase.val() & self.p_rx_verb.q.val();
-                }
-            }
-            self.rb_started.d.next = self.mach.erase.val() & self.p_rx_verb.q.val();
-            if self.mach.deliver.val() & !self.p_rx_verb.q.val() {
+            self.rb_started.d.next = self.mach.erase.val() & self.p_heard.q.val().rx_verb;
+            if self.mach.deliver.val() & !self.p_heard.q.val().rx_verb {
                 self.hb.deliver.next = true;
                 self.e_deliver.next = true;
             }
             self.verb_valid.next = self.mach.exec.val();
-            self.vres_ram.write_enable.next = self.mach.confirm.val() & self.p_tx_verb.q.val();
-            self.vres_wr_valid.d.next = self.mach.confirm.val() & self.p_tx_verb.q.val();
+            self.vres_ram.write_enable.next =
+                self.mach.confirm.val() & self.p_heard.q.val().tx_verb;
+            self.vres_wr_valid.d.next = self.mach.confirm.val() & self.p_heard.q.val().tx_verb;
             // A commit for this channel comes at least a link round trip
             // after the store, so the RAM's read-before-write never matters.
             self.rx_ram.write_enable.next = self.mach.store.val();
@@ -801,7 +584,8 @@ impl Logic for AcpLink {
         // So is every record read while channels are flushed (going Up, or
         // our reset).
         self.p_hazard.d.next = (self.applying.val()
-            & (self.mach.moved.val() | (self.mach.n_proof_due.val() != self.p_proof_due.q.val()))
+            & (self.mach.moved.val()
+                | (self.mach.n_proof_due.val() != self.p_heard.q.val().proof_due))
             & (self.check.channel.val() == self.check.peek_channel.val()))
             | self.ent.go_up.val()
             | self.ent.flush_local.val();
@@ -819,143 +603,50 @@ impl Logic for AcpLink {
         self.vres_ram.read_address.next = self.hb.scan_next.val();
         self.hb.ret_payload.next = self.tx_ram_ret.read_data.val();
         self.hb.result.next = self.vres_ram.read_data.val();
-        self.hb.in_doubt.next = self.ret_doubt[0].q.val();
-        self.hb.returning.next = false;
-        self.hb.result_ready.next = false;
-        for i in 0..K {
-            if self.hb.scan.val().index() == i {
-                self.hb.in_doubt.next = self.ret_doubt[i].q.val();
-                self.hb.returning.next = self.ret_pending[i].q.val();
-                // A result written last cycle was not in the RAM read.
-                self.hb.result_ready.next = self.vres_pending[i].q.val()
-                    & !(self.vres_wr_valid.q.val()
-                        & (self.vres_wr_ch.q.val() == self.hb.scan.val()));
-                if self.hb.took_result.val() {
-                    self.vres_pending[i].d.next = false;
-                }
-                if self.hb.took_return.val() {
-                    self.ret_pending[i].d.next = false;
-                    self.holding[i].d.next = false;
-                }
-            }
-        }
+        self.chans.scan_ch.next = self.hb.scan.val();
+        self.hb.in_doubt.next = self.chans.scan_in_doubt.val();
+        self.hb.returning.next = self.chans.scan_returning.val();
+        // A result written last cycle was not in the RAM read.
+        self.hb.result_ready.next = self.chans.scan_result_pending.val()
+            & !(self.vres_wr_valid.q.val() & (self.vres_wr_ch.q.val() == self.hb.scan.val()));
+        self.chans.scan_took_result.next = self.hb.took_result.val();
+        self.chans.scan_took_return.next = self.hb.took_return.val();
         self.ev_return_r.d.next = self.hb.took_return.val();
         self.m_msg.data.next = self.hb.m_msg.data.val();
         self.m_msg.valid.next = self.hb.m_msg.valid.val();
         self.hb.m_msg.ready.next = self.m_msg.ready.val();
 
-        // ---- Flushes: channel states the peer no longer shares ----
-        // Our reset, a peer that lost its state, and (on going up) the
-        // channels past the count agreed.
-        self.flush_any.next = self.ent.flush_local.val() | self.ent.flush_peer.val();
-        for i in 0..K {
-            if self.flush_any.val()
-                | (self.ent.go_up.val() & (self.chan_num[i].val() >= self.ent.agreed.val()))
-            {
-                self.tx_sb[i].d.next = self.c_zero4.val();
-                self.rx_sb[i].d.next = self.c_zero3.val();
-                self.auth[i].d.next = self.c_zero32.val();
-                self.rx_x[i].d.next = self.c_zero32.val();
-                self.proof[i].d.next = self.c_zero32.val();
-                self.proof_due[i].d.next = false;
-                // A flushed channel has made no move yet.
-                self.trans[i].d.next = self.c_no_move.val();
-                // A tentative verb the flush erases is undone.
-                if self.rx_verb[i].q.val()
-                    & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
-                {
-                    self.rollback[i].next = true;
-                }
-            }
-            if self.holding[i].q.val() & !self.ret_pending[i].q.val() {
-                if self.ent.flush_local.val()
-                    | (self.ent.go_up.val() & (self.chan_num[i].val() >= self.ent.agreed.val()))
-                {
-                    // Ours, dropped by our own reset or with its channel:
-                    // certainly not delivered unless we had decided COMMIT
-                    // (the peer drops the channel's tentative payload too).
-                    self.ret_pending[i].d.next = true;
-                    self.ret_doubt[i].d.next =
-                        self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val();
-                } else if self.ent.flush_peer.val()
-                    & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
-                {
-                    // Decided COMMIT, never proven delivered, and the peer lost its state.
-                    self.ret_pending[i].d.next = true;
-                    self.ret_doubt[i].d.next = true;
-                }
-            }
-        }
+        // ---- Flushes (`ChannelState`): channel states the peer no longer shares ----
+        self.chans.flush_local.next = self.ent.flush_local.val();
+        self.chans.flush_peer.next = self.ent.flush_peer.val();
+        self.chans.go_up.next = self.ent.go_up.val();
+        self.chans.agreed.next = self.ent.agreed.val();
 
         // ---- Send: load payloads into idle channels ----
         self.send_dig.data.next = self.s_send.data.val().payload;
-        // Any idle channel in use takes the next payload (first one found):
-        // a channel is back in service as soon as its last transfer is proven.
-        self.load_ok.next = false;
-        self.load_sel.next = self.c_zero_cb.val();
-        for i in 0..K {
-            if !self.load_ok.val()
-                & !self.holding[i].q.val()
-                & !self.ret_pending[i].q.val()
-                & (self.chan_num[i].val() < self.ent.active.val())
-            {
-                self.load_ok.next = true;
-                self.load_sel.next = self.chan_id[i].val();
-            }
-        }
+        self.chans.active.next = self.ent.active.val();
+        self.chans.load_digest.next = self.send_dig.crc.val();
+        self.chans.load_verb.next = self.s_send.data.val().verb;
         // Nothing loads while channels may be flushed (a reset, or going up
         // with fewer channels).
         self.s_send.ready.next =
-            self.load_ok.val() & !self.ent.flush_local.val() & !self.ent.go_up.val();
-        self.tx_ram_form.write_address.next = self.load_sel.val();
-        self.tx_ram_form.write_data.next = self.s_send.data.val().payload;
-        self.tx_ram_form.write_enable.next = false;
-        self.tx_ram_ret.write_address.next = self.load_sel.val();
-        self.tx_ram_ret.write_data.next = self.s_send.data.val().payload;
-        self.tx_ram_ret.write_enable.next = false;
-        if self.s_send.valid.val()
-            & self.load_ok.val()
+            self.chans.load_ok.val() & !self.ent.flush_local.val() & !self.ent.go_up.val();
+        self.chans.load.next = self.s_send.valid.val()
+            & self.chans.load_ok.val()
             & !self.ent.flush_local.val()
-            & !self.ent.go_up.val()
-        {
-            self.tx_ram_form.write_enable.next = true;
-            self.tx_ram_ret.write_enable.next = true;
-            for i in 0..K {
-                if self.load_sel.val().index() == i {
-                    self.holding[i].d.next = true;
-                    self.tx_digest[i].d.next = self.send_dig.crc.val();
-                    self.tx_verb[i].d.next = self.s_send.data.val().verb;
-                }
-            }
-        }
+            & !self.ent.go_up.val();
+        self.tx_ram_form.write_address.next = self.chans.load_ch.val();
+        self.tx_ram_form.write_data.next = self.s_send.data.val().payload;
+        self.tx_ram_form.write_enable.next = self.chans.load.val();
+        self.tx_ram_ret.write_address.next = self.chans.load_ch.val();
+        self.tx_ram_ret.write_data.next = self.s_send.data.val().payload;
+        self.tx_ram_ret.write_enable.next = self.chans.load.val();
 
         // ---- Send: form the next slot's record (`RecordForm`) ----
         self.form.clock.next = self.clock.val();
         self.form.reset.next = self.reset.val();
-        self.form.tx.next = self.tx_sb[0].q.val();
-        self.form.rx.next = self.rx_sb[0].q.val();
-        self.form.trans.next = self.trans[0].q.val();
-        self.form.rx_digest.next = self.rx_digest[0].q.val();
-        self.form.proof.next = self.proof[0].q.val();
-        self.form.auth.next = self.auth[0].q.val();
-        self.form.proof_due.next = self.proof_due[0].q.val();
-        self.form.tx_verb.next = self.tx_verb[0].q.val();
-        self.form.rx_verb.next = self.rx_verb[0].q.val();
-        self.form.res_ready.next = self.res_ready[0].q.val();
-        for i in 0..K {
-            if self.form.ch.val().index() == i {
-                self.form.tx.next = self.tx_sb[i].q.val();
-                self.form.rx.next = self.rx_sb[i].q.val();
-                self.form.trans.next = self.trans[i].q.val();
-                self.form.rx_digest.next = self.rx_digest[i].q.val();
-                self.form.proof.next = self.proof[i].q.val();
-                self.form.auth.next = self.auth[i].q.val();
-                self.form.proof_due.next = self.proof_due[i].q.val();
-                self.form.tx_verb.next = self.tx_verb[i].q.val();
-                self.form.rx_verb.next = self.rx_verb[i].q.val();
-                self.form.res_ready.next = self.res_ready[i].q.val();
-            }
-        }
+        self.chans.slot_ch.next = self.form.ch.val();
+        self.form.state.next = self.chans.slot.val();
         self.form.res_fresh.next =
             self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.form.ch.val());
         self.form.payload.next = self.tx_ram_form.read_data.val();

@@ -2,6 +2,7 @@
 //! exactly-once and reversible, with no timers.
 //!
 //! - `channel_machine`: what a channel's state becomes on a record heard.
+//! - `channel_state`: the channels' state, both roles (reads and writers).
 //! - `check`: the record check (check word with the session term, decode).
 //! - `entangle`: the link state (nonces, incarnations, sessions, failure).
 //! - `record_form`: record formation and slot choice.
@@ -9,6 +10,7 @@
 //! - `link`: the channels (the move tables), record formation, hand-back.
 
 mod channel_machine;
+mod channel_state;
 mod check;
 mod crc;
 mod entangle;
@@ -17,6 +19,7 @@ mod link;
 mod record_form;
 
 pub use channel_machine::ChannelMachine;
+pub use channel_state::ChannelState;
 pub use check::RecordCheck;
 pub use crc::Crc32c;
 pub use entangle::Entangle;

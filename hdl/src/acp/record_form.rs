@@ -1,3 +1,4 @@
+use super::channel_state::SlotChannel;
 use super::check::ENTANGLE_FIELD_BITS;
 use super::Crc32c;
 use crate::reset::SDFF;
@@ -31,22 +32,9 @@ const CB1: usize = CB + 1;
 pub struct RecordForm {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    /// The state of channel `ch`: both roles as `{bit, state}`, its last move.
-    pub tx: Signal<In, Bits<4>>,
-    pub rx: Signal<In, Bits<3>>,
-    pub trans: Signal<In, Bits<8>>,
-    /// Receiver role: the digest held tentatively, the proof of the last
-    /// delivery, whether the peer waits for that proof.
-    pub rx_digest: Signal<In, Bits<32>>,
-    pub proof: Signal<In, Bits<32>>,
-    pub proof_due: Signal<In, Bit>,
-    /// Sender role: the decision check.
-    pub auth: Signal<In, Bits<32>>,
-    /// The held payload is a verb; the tentative one is a verb, its result
-    /// is back (`res_ready`) and not written only last cycle (`res_fresh`).
-    pub tx_verb: Signal<In, Bit>,
-    pub rx_verb: Signal<In, Bit>,
-    pub res_ready: Signal<In, Bit>,
+    /// The state of channel `ch` (`ChannelState`).
+    pub state: Signal<In, SlotChannel>,
+    /// The tentative verb's result was written to its RAM only last cycle.
     pub res_fresh: Signal<In, Bit>,
     /// RAM reads at `next_ch` a cycle ago: the payload held, the tentative verb's result.
     pub payload: Signal<In, Bits<448>>,
@@ -131,16 +119,7 @@ impl Default for RecordForm {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            tx: Default::default(),
-            rx: Default::default(),
-            trans: Default::default(),
-            rx_digest: Default::default(),
-            proof: Default::default(),
-            proof_due: Default::default(),
-            auth: Default::default(),
-            tx_verb: Default::default(),
-            rx_verb: Default::default(),
-            res_ready: Default::default(),
+            state: Default::default(),
             res_fresh: Default::default(),
             payload: Default::default(),
             result: Default::default(),
@@ -231,33 +210,33 @@ impl Logic for RecordForm {
         self.o_started.reset.next = self.reset.val();
         self.ch.next = self.rot_ch.q.val();
 
-        self.offering.next = self.tx.val().get_bits::<3>(0) == self.c_tx_offer.val();
-        self.deciding.next = (self.tx.val().get_bits::<3>(0) == self.c_tx_commit.val())
-            | (self.tx.val().get_bits::<3>(0) == self.c_tx_reverse.val());
-        self.tentative.next = self.rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
+        self.offering.next = self.state.val().tx.get_bits::<3>(0) == self.c_tx_offer.val();
+        self.deciding.next = (self.state.val().tx.get_bits::<3>(0) == self.c_tx_commit.val())
+            | (self.state.val().tx.get_bits::<3>(0) == self.c_tx_reverse.val());
+        self.tentative.next = self.state.val().rx.get_bits::<2>(0) == self.c_rx_tentative.val();
         // A tentative verb is echoed only once its result is back from the
         // unit, and read from the RAM after it was written there.
         self.echo_ready.next = self.tentative.val()
-            & (!self.rx_verb.val() | (self.res_ready.val() & !self.res_fresh.val()));
+            & (!self.state.val().rx_verb | (self.state.val().res_ready & !self.res_fresh.val()));
         // The receiver role needs the payload slices for its echo, or for the
         // proof its peer waits for; when the sender role offers too, the two
         // take turns by round (pendulum_layout::acp::carries_echo).
         self.fields_turn.next = (self.echo_ready.val()
-            | (!self.tentative.val() & self.proof_due.val()))
+            | (!self.tentative.val() & self.state.val().proof_due))
             & (!self.offering.val() | self.rot_round.q.val());
         // The fields of a record that offers nothing: the receiver role's
         // digest or proof, the sender role's decision check, a verb's result.
         self.res.next = self.c_zero384.val();
-        if self.rx_verb.val() {
+        if self.state.val().rx_verb {
             self.res.next = self.result.val();
         }
-        self.receiver_field.next = self.proof.val();
+        self.receiver_field.next = self.state.val().proof;
         if self.tentative.val() {
-            self.receiver_field.next = self.rx_digest.val();
+            self.receiver_field.next = self.state.val().rx_digest;
         }
         self.decision.next = self.c_zero32.val();
         if self.deciding.val() {
-            self.decision.next = self.auth.val();
+            self.decision.next = self.state.val().auth;
         }
         self.fields_lo.hi.next = self.decision.val();
         self.fields_lo.lo.next = self.receiver_field.val();
@@ -272,16 +251,16 @@ impl Logic for RecordForm {
             }
         } else if self.offering.val() {
             self.op.next = self.c_op_offer.val();
-            if self.tx_verb.val() {
+            if self.state.val().tx_verb {
                 self.op.next = self.c_op_offer_verb.val();
             }
             self.body.next = self.payload.val();
         }
-        self.state7.hi.next = self.rx.val();
-        self.state7.lo.next = self.tx.val();
+        self.state7.hi.next = self.state.val().rx;
+        self.state7.lo.next = self.state.val().tx;
         self.state8.i.next = self.state7.o.val();
         self.chan8.i.next = self.rot_ch.q.val();
-        self.head_hi.hi.next = self.trans.val();
+        self.head_hi.hi.next = self.state.val().trans;
         self.head_hi.lo.next = self.state8.o.val();
         self.head_lo.hi.next = self.chan8.o.val();
         self.head_lo.lo.next = self.op.val();

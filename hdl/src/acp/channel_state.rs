@@ -1,0 +1,494 @@
+use crate::reset::SDFF;
+use pendulum_layout::acp::{rx_state as rs, tx_state as ts};
+use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB};
+use rust_hdl::prelude::*;
+
+/// Width of a channel count, 0..=K.
+const CB1: usize = CB + 1;
+
+/// What the decision on a heard record needs of its channel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct HeardChannel {
+    /// Sender role `{bit, state}`; a payload held, being handed back; its
+    /// digest; it is a verb; the last verb result not yet handed up.
+    pub tx: Bits<4>,
+    pub holding: Bit,
+    pub returning: Bit,
+    pub tx_digest: Bits<32>,
+    pub tx_verb: Bit,
+    pub result_pending: Bit,
+    /// Receiver role `{bit, state}`; the echo check a decision must state;
+    /// the peer waits for our proof; the tentative payload is a verb.
+    pub rx: Bits<3>,
+    pub rx_x: Bits<32>,
+    pub proof_due: Bit,
+    pub rx_verb: Bit,
+}
+
+/// What a record states of its channel (`RecordForm`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct SlotChannel {
+    /// Sender role `{bit, state}`, its decision check, its payload is a verb.
+    pub tx: Bits<4>,
+    pub auth: Bits<32>,
+    pub tx_verb: Bit,
+    /// Receiver role `{bit, state}`; the digest held tentatively; the proof
+    /// of the last delivery, and whether the peer waits for it; the
+    /// tentative payload is a verb, and its result is back.
+    pub rx: Bits<3>,
+    pub rx_digest: Bits<32>,
+    pub proof: Bits<32>,
+    pub proof_due: Bit,
+    pub rx_verb: Bit,
+    pub res_ready: Bit,
+    /// The channel's last move (the transition byte).
+    pub trans: Bits<8>,
+}
+
+/// The state of `AcpLink`'s K channels, both roles, in registers: the one
+/// home of it. Four read ports, each a channel in and its state out a
+/// moment later (combinational): the record being checked (`heard_*`), the
+/// record being formed (`slot_*`), the hand-back scanner (`scan_*`) and the
+/// verb result just back (`result_*`). The writers, in the order they take
+/// effect when two touch one channel in a cycle (the later wins):
+///
+/// 1. a verb result back from our unit (`res_set`, `x_set`);
+/// 2. the move of the heard channel (`apply`, what `ChannelMachine` said);
+/// 3. the hand-back scanner taking a result or a payload;
+/// 4. flushes: our reset, a peer that lost its state, and the channels past
+///    the count agreed on going Up — the channel's state is zeroed, a
+///    tentative verb rolled back, and what we held marked to hand back
+///    (in doubt if we had decided COMMIT);
+/// 5. a payload loaded into the first idle channel in use (`load_ch`).
+///
+/// `release` and `rollback` pulse for a tentative verb made permanent or
+/// undone (the atomic unit's per-channel undo entries).
+#[derive(LogicBlock)]
+pub struct ChannelState {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+
+    /// Read: the heard channel (sender role `{bit, state}`, receiver role
+    /// `{bit, state}`, what it holds and what it waits for).
+    pub heard_ch: Signal<In, Bits<CB>>,
+    pub heard: Signal<Out, HeardChannel>,
+    /// Read: the slot's channel, what its record states.
+    pub slot_ch: Signal<In, Bits<CB>>,
+    pub slot: Signal<Out, SlotChannel>,
+    /// Read and clear: the scanner's channel.
+    pub scan_ch: Signal<In, Bits<CB>>,
+    pub scan_returning: Signal<Out, Bit>,
+    pub scan_in_doubt: Signal<Out, Bit>,
+    pub scan_result_pending: Signal<Out, Bit>,
+    pub scan_took_result: Signal<In, Bit>,
+    pub scan_took_return: Signal<In, Bit>,
+    /// A verb's result is back from our unit (`res_set` on `res_ch`); a
+    /// cycle later its echo check is `x_value` (on `result_ch`, whose
+    /// tentative digest `result_rx_digest` is).
+    pub res_set: Signal<In, Bit>,
+    pub res_ch: Signal<In, Bits<CB>>,
+    pub result_ch: Signal<In, Bits<CB>>,
+    pub result_rx_digest: Signal<Out, Bits<32>>,
+    pub x_set: Signal<In, Bit>,
+    pub x_value: Signal<In, Bits<32>>,
+    /// The heard channel's move (`ChannelMachine`), on `apply_ch`.
+    pub apply: Signal<In, Bit>,
+    pub apply_ch: Signal<In, Bits<CB>>,
+    pub n_tx: Signal<In, Bits<4>>,
+    pub n_rx: Signal<In, Bits<3>>,
+    pub moved: Signal<In, Bit>,
+    pub transition: Signal<In, Bits<8>>,
+    pub set_check: Signal<In, Bit>,
+    pub check_value: Signal<In, Bits<32>>,
+    /// Confirmed: the copy is free (`confirm_verb`: a verb's result waits to be handed up).
+    pub confirm: Signal<In, Bit>,
+    pub confirm_verb: Signal<In, Bit>,
+    /// Stored tentatively: its digest, whether it is a verb, its echo check.
+    pub store: Signal<In, Bit>,
+    pub store_digest: Signal<In, Bits<32>>,
+    pub store_verb: Signal<In, Bit>,
+    pub store_x: Signal<In, Bits<32>>,
+    /// Delivered: the proof of it.
+    pub deliver: Signal<In, Bit>,
+    pub proof_value: Signal<In, Bits<32>>,
+    pub n_proof_due: Signal<In, Bit>,
+    pub release_now: Signal<In, Bit>,
+    pub rollback_now: Signal<In, Bit>,
+    /// Flushes (`Entangle`) and the channel count agreed.
+    pub flush_local: Signal<In, Bit>,
+    pub flush_peer: Signal<In, Bit>,
+    pub go_up: Signal<In, Bit>,
+    pub agreed: Signal<In, Bits<CB1>>,
+    /// Loading: the first idle channel below `active` (`load_ok`), and the
+    /// payload's digest and kind when `load` writes it there.
+    pub active: Signal<In, Bits<CB1>>,
+    pub load_ok: Signal<Out, Bit>,
+    pub load_ch: Signal<Out, Bits<CB>>,
+    pub load: Signal<In, Bit>,
+    pub load_digest: Signal<In, Bits<32>>,
+    pub load_verb: Signal<In, Bit>,
+    pub release: [Signal<Out, Bit>; K],
+    pub rollback: [Signal<Out, Bit>; K],
+
+    /// Sender role: {bit, state}; a payload held; its digest; the decision
+    /// check stated while COMMIT or REVERSE; it is a verb.
+    tx_sb: [SDFF<Bits<4>>; K],
+    holding: [SDFF<Bit>; K],
+    tx_digest: [SDFF<Bits<32>>; K],
+    auth: [SDFF<Bits<32>>; K],
+    tx_verb: [SDFF<Bit>; K],
+    /// Sender role: handed back (in doubt), and a verb result to hand up.
+    ret_pending: [SDFF<Bit>; K],
+    ret_doubt: [SDFF<Bit>; K],
+    vres_pending: [SDFF<Bit>; K],
+    /// Receiver role: {bit, state}; the digest held tentatively; the echo
+    /// check a decision on it must state; the proof of the last delivery;
+    /// the peer waits for that proof; the tentative payload is a verb, and
+    /// its result is back.
+    rx_sb: [SDFF<Bits<3>>; K],
+    rx_digest: [SDFF<Bits<32>>; K],
+    rx_x: [SDFF<Bits<32>>; K],
+    proof: [SDFF<Bits<32>>; K],
+    proof_due: [SDFF<Bit>; K],
+    rx_verb: [SDFF<Bit>; K],
+    res_ready: [SDFF<Bit>; K],
+    /// The channel's last move (the transition byte).
+    trans: [SDFF<Bits<8>>; K],
+
+    flush_any: Signal<Local, Bit>,
+    chan_id: [Constant<Bits<CB>>; K],
+    chan_num: [Constant<Bits<CB1>>; K],
+    c_tx_commit: Constant<Bits<3>>,
+    c_rx_tentative: Constant<Bits<2>>,
+    c_zero_cb: Constant<Bits<CB>>,
+    c_zero4: Constant<Bits<4>>,
+    c_zero3: Constant<Bits<3>>,
+    c_zero32: Constant<Bits<32>>,
+    c_no_move: Constant<Bits<8>>,
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+impl Default for ChannelState {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            heard_ch: Default::default(),
+            heard: Default::default(),
+            slot_ch: Default::default(),
+            slot: Default::default(),
+            scan_ch: Default::default(),
+            scan_returning: Default::default(),
+            scan_in_doubt: Default::default(),
+            scan_result_pending: Default::default(),
+            scan_took_result: Default::default(),
+            scan_took_return: Default::default(),
+            res_set: Default::default(),
+            res_ch: Default::default(),
+            result_ch: Default::default(),
+            result_rx_digest: Default::default(),
+            x_set: Default::default(),
+            x_value: Default::default(),
+            apply: Default::default(),
+            apply_ch: Default::default(),
+            n_tx: Default::default(),
+            n_rx: Default::default(),
+            moved: Default::default(),
+            transition: Default::default(),
+            set_check: Default::default(),
+            check_value: Default::default(),
+            confirm: Default::default(),
+            confirm_verb: Default::default(),
+            store: Default::default(),
+            store_digest: Default::default(),
+            store_verb: Default::default(),
+            store_x: Default::default(),
+            deliver: Default::default(),
+            proof_value: Default::default(),
+            n_proof_due: Default::default(),
+            release_now: Default::default(),
+            rollback_now: Default::default(),
+            flush_local: Default::default(),
+            flush_peer: Default::default(),
+            go_up: Default::default(),
+            agreed: Default::default(),
+            active: Default::default(),
+            load_ok: Default::default(),
+            load_ch: Default::default(),
+            load: Default::default(),
+            load_digest: Default::default(),
+            load_verb: Default::default(),
+            release: Default::default(),
+            rollback: Default::default(),
+            tx_sb: std::array::from_fn(|_| Default::default()),
+            holding: std::array::from_fn(|_| Default::default()),
+            tx_digest: std::array::from_fn(|_| Default::default()),
+            auth: std::array::from_fn(|_| Default::default()),
+            tx_verb: std::array::from_fn(|_| Default::default()),
+            ret_pending: std::array::from_fn(|_| Default::default()),
+            ret_doubt: std::array::from_fn(|_| Default::default()),
+            vres_pending: std::array::from_fn(|_| Default::default()),
+            rx_sb: std::array::from_fn(|_| Default::default()),
+            rx_digest: std::array::from_fn(|_| Default::default()),
+            rx_x: std::array::from_fn(|_| Default::default()),
+            proof: std::array::from_fn(|_| Default::default()),
+            proof_due: std::array::from_fn(|_| Default::default()),
+            rx_verb: std::array::from_fn(|_| Default::default()),
+            res_ready: std::array::from_fn(|_| Default::default()),
+            trans: std::array::from_fn(|_| Default::default()),
+            flush_any: Default::default(),
+            chan_id: std::array::from_fn(|i| c(i as u64)),
+            chan_num: std::array::from_fn(|i| c(i as u64)),
+            c_tx_commit: c(ts::COMMIT as u64),
+            c_rx_tentative: c(rs::TENTATIVE as u64),
+            c_zero_cb: c(0),
+            c_zero4: c(0),
+            c_zero3: c(0),
+            c_zero32: c(0),
+            c_no_move: c(0),
+        }
+    }
+}
+
+impl Logic for ChannelState {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..K {
+            self.tx_sb[i].clock.next = self.clock.val();
+            self.tx_sb[i].reset.next = self.reset.val();
+            self.holding[i].clock.next = self.clock.val();
+            self.holding[i].reset.next = self.reset.val();
+            self.tx_digest[i].clock.next = self.clock.val();
+            self.tx_digest[i].reset.next = self.reset.val();
+            self.auth[i].clock.next = self.clock.val();
+            self.auth[i].reset.next = self.reset.val();
+            self.tx_verb[i].clock.next = self.clock.val();
+            self.tx_verb[i].reset.next = self.reset.val();
+            self.ret_pending[i].clock.next = self.clock.val();
+            self.ret_pending[i].reset.next = self.reset.val();
+            self.ret_doubt[i].clock.next = self.clock.val();
+            self.ret_doubt[i].reset.next = self.reset.val();
+            self.vres_pending[i].clock.next = self.clock.val();
+            self.vres_pending[i].reset.next = self.reset.val();
+            self.rx_sb[i].clock.next = self.clock.val();
+            self.rx_sb[i].reset.next = self.reset.val();
+            self.rx_digest[i].clock.next = self.clock.val();
+            self.rx_digest[i].reset.next = self.reset.val();
+            self.rx_x[i].clock.next = self.clock.val();
+            self.rx_x[i].reset.next = self.reset.val();
+            self.proof[i].clock.next = self.clock.val();
+            self.proof[i].reset.next = self.reset.val();
+            self.proof_due[i].clock.next = self.clock.val();
+            self.proof_due[i].reset.next = self.reset.val();
+            self.rx_verb[i].clock.next = self.clock.val();
+            self.rx_verb[i].reset.next = self.reset.val();
+            self.res_ready[i].clock.next = self.clock.val();
+            self.res_ready[i].reset.next = self.reset.val();
+            self.trans[i].clock.next = self.clock.val();
+            self.trans[i].reset.next = self.reset.val();
+            self.tx_sb[i].d.next = self.tx_sb[i].q.val();
+            self.holding[i].d.next = self.holding[i].q.val();
+            self.tx_digest[i].d.next = self.tx_digest[i].q.val();
+            self.auth[i].d.next = self.auth[i].q.val();
+            self.tx_verb[i].d.next = self.tx_verb[i].q.val();
+            self.ret_pending[i].d.next = self.ret_pending[i].q.val();
+            self.ret_doubt[i].d.next = self.ret_doubt[i].q.val();
+            self.vres_pending[i].d.next = self.vres_pending[i].q.val();
+            self.rx_sb[i].d.next = self.rx_sb[i].q.val();
+            self.rx_digest[i].d.next = self.rx_digest[i].q.val();
+            self.rx_x[i].d.next = self.rx_x[i].q.val();
+            self.proof[i].d.next = self.proof[i].q.val();
+            self.proof_due[i].d.next = self.proof_due[i].q.val();
+            self.rx_verb[i].d.next = self.rx_verb[i].q.val();
+            self.res_ready[i].d.next = self.res_ready[i].q.val();
+            self.trans[i].d.next = self.trans[i].q.val();
+            self.release[i].next = false;
+            self.rollback[i].next = false;
+        }
+
+        // ---- Reads ----
+        self.heard.next.tx = self.tx_sb[0].q.val();
+        self.heard.next.rx = self.rx_sb[0].q.val();
+        self.heard.next.holding = self.holding[0].q.val();
+        self.heard.next.returning = self.ret_pending[0].q.val();
+        self.heard.next.tx_digest = self.tx_digest[0].q.val();
+        self.heard.next.rx_x = self.rx_x[0].q.val();
+        self.heard.next.proof_due = self.proof_due[0].q.val();
+        self.heard.next.tx_verb = self.tx_verb[0].q.val();
+        self.heard.next.rx_verb = self.rx_verb[0].q.val();
+        self.heard.next.result_pending = self.vres_pending[0].q.val();
+        self.slot.next.tx = self.tx_sb[0].q.val();
+        self.slot.next.rx = self.rx_sb[0].q.val();
+        self.slot.next.trans = self.trans[0].q.val();
+        self.slot.next.rx_digest = self.rx_digest[0].q.val();
+        self.slot.next.proof = self.proof[0].q.val();
+        self.slot.next.auth = self.auth[0].q.val();
+        self.slot.next.proof_due = self.proof_due[0].q.val();
+        self.slot.next.tx_verb = self.tx_verb[0].q.val();
+        self.slot.next.rx_verb = self.rx_verb[0].q.val();
+        self.slot.next.res_ready = self.res_ready[0].q.val();
+        self.scan_returning.next = false;
+        self.scan_in_doubt.next = self.ret_doubt[0].q.val();
+        self.scan_result_pending.next = false;
+        self.result_rx_digest.next = self.rx_digest[0].q.val();
+        for i in 0..K {
+            if self.heard_ch.val().index() == i {
+                self.heard.next.tx = self.tx_sb[i].q.val();
+                self.heard.next.rx = self.rx_sb[i].q.val();
+                self.heard.next.holding = self.holding[i].q.val();
+                self.heard.next.returning = self.ret_pending[i].q.val();
+                self.heard.next.tx_digest = self.tx_digest[i].q.val();
+                self.heard.next.rx_x = self.rx_x[i].q.val();
+                self.heard.next.proof_due = self.proof_due[i].q.val();
+                self.heard.next.tx_verb = self.tx_verb[i].q.val();
+                self.heard.next.rx_verb = self.rx_verb[i].q.val();
+                self.heard.next.result_pending = self.vres_pending[i].q.val();
+            }
+            if self.slot_ch.val().index() == i {
+                self.slot.next.tx = self.tx_sb[i].q.val();
+                self.slot.next.rx = self.rx_sb[i].q.val();
+                self.slot.next.trans = self.trans[i].q.val();
+                self.slot.next.rx_digest = self.rx_digest[i].q.val();
+                self.slot.next.proof = self.proof[i].q.val();
+                self.slot.next.auth = self.auth[i].q.val();
+                self.slot.next.proof_due = self.proof_due[i].q.val();
+                self.slot.next.tx_verb = self.tx_verb[i].q.val();
+                self.slot.next.rx_verb = self.rx_verb[i].q.val();
+                self.slot.next.res_ready = self.res_ready[i].q.val();
+            }
+            if self.scan_ch.val().index() == i {
+                self.scan_returning.next = self.ret_pending[i].q.val();
+                self.scan_in_doubt.next = self.ret_doubt[i].q.val();
+                self.scan_result_pending.next = self.vres_pending[i].q.val();
+            }
+            if self.result_ch.val().index() == i {
+                self.result_rx_digest.next = self.rx_digest[i].q.val();
+            }
+        }
+
+        // ---- 1. A verb's result back from our unit ----
+        for i in 0..K {
+            if self.res_set.val() & (self.res_ch.val().index() == i) {
+                self.res_ready[i].d.next = true;
+            }
+            if self.x_set.val() & (self.result_ch.val().index() == i) {
+                self.rx_x[i].d.next = self.x_value.val();
+            }
+        }
+
+        // ---- 2. The heard channel's move ----
+        if self.apply.val() {
+            for i in 0..K {
+                if self.apply_ch.val().index() == i {
+                    self.tx_sb[i].d.next = self.n_tx.val();
+                    self.rx_sb[i].d.next = self.n_rx.val();
+                    if self.moved.val() {
+                        self.trans[i].d.next = self.transition.val();
+                    }
+                    if self.set_check.val() {
+                        self.auth[i].d.next = self.check_value.val();
+                    }
+                    if self.confirm.val() {
+                        self.holding[i].d.next = false;
+                        if self.confirm_verb.val() {
+                            self.vres_pending[i].d.next = true;
+                        }
+                    }
+                    if self.store.val() {
+                        self.rx_digest[i].d.next = self.store_digest.val();
+                        self.rx_verb[i].d.next = self.store_verb.val();
+                        self.res_ready[i].d.next = false;
+                        self.rx_x[i].d.next = self.store_x.val();
+                    }
+                    if self.deliver.val() {
+                        self.proof[i].d.next = self.proof_value.val();
+                    }
+                    self.proof_due[i].d.next = self.n_proof_due.val();
+                    self.release[i].next = self.release_now.val();
+                    self.rollback[i].next = self.rollback_now.val();
+                }
+            }
+        }
+
+        // ---- 3. The hand-back scanner ----
+        for i in 0..K {
+            if self.scan_ch.val().index() == i {
+                if self.scan_took_result.val() {
+                    self.vres_pending[i].d.next = false;
+                }
+                if self.scan_took_return.val() {
+                    self.ret_pending[i].d.next = false;
+                    self.holding[i].d.next = false;
+                }
+            }
+        }
+
+        // ---- 4. Flushes: channel states the peer no longer shares ----
+        self.flush_any.next = self.flush_local.val() | self.flush_peer.val();
+        for i in 0..K {
+            if self.flush_any.val()
+                | (self.go_up.val() & (self.chan_num[i].val() >= self.agreed.val()))
+            {
+                self.tx_sb[i].d.next = self.c_zero4.val();
+                self.rx_sb[i].d.next = self.c_zero3.val();
+                self.auth[i].d.next = self.c_zero32.val();
+                self.rx_x[i].d.next = self.c_zero32.val();
+                self.proof[i].d.next = self.c_zero32.val();
+                self.proof_due[i].d.next = false;
+                // A flushed channel has made no move yet.
+                self.trans[i].d.next = self.c_no_move.val();
+                // A tentative verb the flush erases is undone.
+                if self.rx_verb[i].q.val()
+                    & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
+                {
+                    self.rollback[i].next = true;
+                }
+            }
+            if self.holding[i].q.val() & !self.ret_pending[i].q.val() {
+                if self.flush_local.val()
+                    | (self.go_up.val() & (self.chan_num[i].val() >= self.agreed.val()))
+                {
+                    // Ours, dropped by our own reset or with its channel:
+                    // certainly not delivered unless we had decided COMMIT
+                    // (the peer drops the channel's tentative payload too).
+                    self.ret_pending[i].d.next = true;
+                    self.ret_doubt[i].d.next =
+                        self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val();
+                } else if self.flush_peer.val()
+                    & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
+                {
+                    // Decided COMMIT, never proven delivered, and the peer lost its state.
+                    self.ret_pending[i].d.next = true;
+                    self.ret_doubt[i].d.next = true;
+                }
+            }
+        }
+
+        // ---- 5. Loading: the first idle channel in use ----
+        // A channel is back in service as soon as its last transfer is proven.
+        self.load_ok.next = false;
+        self.load_ch.next = self.c_zero_cb.val();
+        for i in 0..K {
+            if !self.load_ok.val()
+                & !self.holding[i].q.val()
+                & !self.ret_pending[i].q.val()
+                & (self.chan_num[i].val() < self.active.val())
+            {
+                self.load_ok.next = true;
+                self.load_ch.next = self.chan_id[i].val();
+            }
+        }
+        if self.load.val() {
+            for i in 0..K {
+                if self.load_ch.val().index() == i {
+                    self.holding[i].d.next = true;
+                    self.tx_digest[i].d.next = self.load_digest.val();
+                    self.tx_verb[i].d.next = self.load_verb.val();
+                }
+            }
+        }
+    }
+}
