@@ -59,6 +59,9 @@ pub struct RecordForm {
     rot_next: Signal<Local, Bits<CB>>,
     rot_ext: ZeroExtend<CB, CB1>,
     rot_count: Signal<Local, Bits<CB1>>,
+    /// The slot channel's two roles, `{bit, state}`.
+    s_tx: Signal<Local, Bits<4>>,
+    s_rx: Signal<Local, Bits<3>>,
     offering: Signal<Local, Bit>,
     tentative: Signal<Local, Bit>,
     deciding: Signal<Local, Bit>,
@@ -139,6 +142,8 @@ impl Default for RecordForm {
             rot_next: Default::default(),
             rot_ext: Default::default(),
             rot_count: Default::default(),
+            s_tx: Default::default(),
+            s_rx: Default::default(),
             offering: Default::default(),
             tentative: Default::default(),
             deciding: Default::default(),
@@ -210,10 +215,12 @@ impl Logic for RecordForm {
         self.o_started.reset.next = self.reset.val();
         self.ch.next = self.rot_ch.q.val();
 
-        self.offering.next = self.state.val().tx.get_bits::<3>(0) == self.c_tx_offer.val();
-        self.deciding.next = (self.state.val().tx.get_bits::<3>(0) == self.c_tx_commit.val())
-            | (self.state.val().tx.get_bits::<3>(0) == self.c_tx_reverse.val());
-        self.tentative.next = self.state.val().rx.get_bits::<2>(0) == self.c_rx_tentative.val();
+        self.s_tx.next = self.state.val().tx;
+        self.s_rx.next = self.state.val().rx;
+        self.offering.next = self.s_tx.val().get_bits::<3>(0) == self.c_tx_offer.val();
+        self.deciding.next = (self.s_tx.val().get_bits::<3>(0) == self.c_tx_commit.val())
+            | (self.s_tx.val().get_bits::<3>(0) == self.c_tx_reverse.val());
+        self.tentative.next = self.s_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
         // A tentative verb is echoed only once its result is back from the
         // unit, and read from the RAM after it was written there.
         self.echo_ready.next = self.tentative.val()
@@ -256,8 +263,8 @@ impl Logic for RecordForm {
             }
             self.body.next = self.payload.val();
         }
-        self.state7.hi.next = self.state.val().rx;
-        self.state7.lo.next = self.state.val().tx;
+        self.state7.hi.next = self.s_rx.val();
+        self.state7.lo.next = self.s_tx.val();
         self.state8.i.next = self.state7.o.val();
         self.chan8.i.next = self.rot_ch.q.val();
         self.head_hi.hi.next = self.state.val().trans;
