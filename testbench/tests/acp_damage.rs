@@ -7,7 +7,9 @@
 
 use pendulum_layout::acp::{self, tx_state, BYTE_CHANNEL, BYTE_OPCODE, BYTE_STATE, OP_ENTANGLE};
 use pendulum_testbench::acp_traffic::AcpTraffic;
-use pendulum_testbench::models::{xor_byte_random, xor_bytes_random, LinkFaults};
+use pendulum_testbench::models::{
+    select_opcode, xor_byte_random, xor_bytes_random, xor_crc32c_codeword, LinkFaults,
+};
 use pendulum_testbench::pair::Side;
 use pendulum_testbench::SimConfig;
 
@@ -58,6 +60,35 @@ fn settles(t: &mut AcpTraffic, what: &str, max_cycles: u64) {
 /// back to IDLE and EXPECT (`AcpTraffic::quiescent`).
 fn quiescent(t: &mut AcpTraffic, what: &str) {
     t.quiescent().unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+/// Offered payloads damaged by an error the check word cannot see (a
+/// CRC-32C codeword: the CRC of the damaged record is the CRC of the sent
+/// one), 40 of 1,500: the receiver stores and echoes the damaged payload,
+/// and the sender, whose digest is a CRC of another polynomial, sees the
+/// echo differ and reverses it. None is delivered changed. (With the digest
+/// a CRC-32C too, every one of them was delivered damaged.)
+#[test]
+fn payloads_damaged_past_the_check_word_are_reversed_not_delivered() {
+    let mut t = traffic(40, 17);
+    t.pair.borrow_mut().link.damage_next(
+        Side::A,
+        select_opcode(acp::OP_OFFER),
+        xor_crc32c_codeword(acp::PAYLOAD_OFFSET..acp::RECORD_BYTES),
+        40,
+    );
+    t.a.queue(1_500);
+    settles(&mut t, "payload codeword", 3_000_000);
+    assert_eq!(
+        t.b.received.len(),
+        1_500,
+        "each is offered again and delivered"
+    );
+    let (ca, _) = t.counters().unwrap();
+    assert!(
+        ca.reversals > 0,
+        "the damaged offers were stored, echoed and reversed"
+    );
 }
 
 /// A's COMMIT decisions turned into REVERSE in the state byte, past the

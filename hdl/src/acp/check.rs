@@ -1,4 +1,4 @@
-use super::Crc32c;
+use super::{Crc32, Crc32c};
 use crate::reset::SDFF;
 use crate::stream::Concat;
 use pendulum_layout::acp;
@@ -10,7 +10,7 @@ use rust_hdl::prelude::*;
 /// its check word (a channel record under the session term `session`, an
 /// ENTANGLE record under none), its opcode, channel and state byte, and an
 /// ENTANGLE record's two copies of its fields and its protocol version. A
-/// record that passes comes out decoded a cycle later, with the CRC-32C of
+/// record that passes comes out decoded a cycle later, with the CRC-32 of
 /// its payload (an offer's digest) and of its result bytes; one that fails
 /// is never heard, only counted.
 ///
@@ -28,7 +28,7 @@ pub struct RecordCheck {
     /// peer's nonce and ours.
     pub session: Signal<In, Bits<32>>,
     /// The record being checked, a cycle before it comes out (it may yet
-    /// fail its check): its channel, first payload slice and the CRC-32C of its
+    /// fail its check): its channel, first payload slice and the CRC-32 of its
     /// result bytes. What is read or compared with it is ready with the record.
     pub peek_channel: Signal<Out, Bits<CB>>,
     pub peek_slice1: Signal<Out, Bits<64>>,
@@ -50,9 +50,9 @@ pub struct RecordCheck {
     pub rx: Signal<Out, Bits<3>>,
     /// Slices 1..=7.
     pub payload: Signal<Out, Bits<448>>,
-    /// CRC-32C of the payload slices: an offer's digest.
+    /// CRC-32 of the payload slices: an offer's digest.
     pub digest: Signal<Out, Bits<32>>,
-    /// CRC-32C of the result bytes (payload bytes 8..56).
+    /// CRC-32 of the result bytes (payload bytes 8..56).
     pub result_crc: Signal<Out, Bits<32>>,
 
     r_data: SDFF<Bits<512>>,
@@ -67,8 +67,8 @@ pub struct RecordCheck {
     h_result_crc: SDFF<Bits<32>>,
     covered: Concat<448, 32, 480>,
     check: Crc32c<480>,
-    payload_crc: Crc32c<448>,
-    result_crc_of: Crc32c<384>,
+    payload_crc: Crc32<448>,
+    result_crc_of: Crc32<384>,
     head: Signal<Local, Bits<32>>,
     state: Signal<Local, Bits<8>>,
     op_now: Signal<Local, Bits<8>>,

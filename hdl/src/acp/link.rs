@@ -4,7 +4,7 @@ use super::check::RecordCheck;
 use super::entangle::Entangle;
 use super::hand_back::HandBack;
 use super::record_form::RecordForm;
-use super::Crc32c;
+use super::Crc32;
 use crate::reset::SDFF;
 use crate::stream::{StreamSink, StreamSource};
 use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
@@ -145,7 +145,7 @@ pub struct AcpLink {
     rx_ram: RAM<Bits<448>, CB>,
     res_ram: RAM<Bits<384>, CB>,
     /// The result of a tentative verb, for its echo check.
-    res_crc: Crc32c<384>,
+    res_crc: Crc32<384>,
     /// Sender role: a verb's result from the proof of its delivery, to hand up.
     vres_ram: RAM<Bits<384>, CB>,
     /// The channel whose result was written last cycle: the scanner's read
@@ -203,7 +203,7 @@ pub struct AcpLink {
     verb_ok: Signal<Local, Bit>,
 
     // ---- Send ----
-    send_dig: Crc32c<448>,
+    send_dig: Crc32<448>,
 
     // ---- Constants ----
     at_receiver_field: Constant<Bits<9>>,
@@ -212,7 +212,7 @@ pub struct AcpLink {
     at_decision_s1: Constant<Bits<6>>,
     at_result: Constant<Bits<9>>,
     c_op_entangle: Constant<Bits<8>>,
-    /// CRC-32C of a message's result bytes (48 zero bytes).
+    /// CRC-32 of a message's result bytes (48 zero bytes).
     c_crc_no_result: Constant<Bits<32>>,
 }
 
@@ -309,7 +309,7 @@ impl AcpLink {
             at_decision_s1: c((8 * acp::DECISION_OFFSET) as u64),
             at_result: c((8 * acp::ECHO_RESULT_OFFSET) as u64),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
-            c_crc_no_result: c(acp::crc32c(&[0; acp::ECHO_RESULT_BYTES]) as u64),
+            c_crc_no_result: c(acp::crc32(&[0; acp::ECHO_RESULT_BYTES]) as u64),
         }
     }
 }

@@ -21,7 +21,7 @@ mod record_form;
 pub use channel_machine::ChannelMachine;
 pub use channel_state::ChannelState;
 pub use check::RecordCheck;
-pub use crc::Crc32c;
+pub use crc::{Crc32, Crc32c};
 pub use entangle::Entangle;
 pub use hand_back::HandBack;
 pub use link::AcpLink;

@@ -13,8 +13,8 @@ pub mod pcie;
 
 pub use acp_link::{
     select_all, select_opcode, set_byte, set_bytes, xor_byte, xor_byte_random, xor_bytes,
-    xor_bytes_random, AcpLinkModel, Injected, LinkFaults, LinkOutput, LinkStats, ReplayAfterCut,
-    Side, WireEntry, REPLAY_DEPTH,
+    xor_bytes_random, xor_crc32c_codeword, AcpLinkModel, Injected, LinkFaults, LinkOutput,
+    LinkStats, ReplayAfterCut, Side, WireEntry, REPLAY_DEPTH,
 };
 pub use ethernet::{
     beats_of, flow_frame, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing,

@@ -118,6 +118,37 @@ pub fn xor_bytes_random(
     }
 }
 
+/// XORs bytes `range` (at least 5) with a random CRC-32C codeword: random
+/// bytes, then the linear CRC-32C of them, little-endian. The record's
+/// check word (CRC-32C) cannot see such an error, with or without
+/// [`refit_check`], as a real undetected error on the wire: it leaves the
+/// CRC-32C of the covered bytes unchanged (asserted).
+pub fn xor_crc32c_codeword(
+    range: Range<usize>,
+) -> impl FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng) + 'static {
+    assert_damageable(&range);
+    assert!(
+        range.len() > 4,
+        "a codeword needs more than its 4 CRC bytes"
+    );
+    move |r, rng| {
+        let n = range.len();
+        let zeros = vec![0u8; n];
+        let linear = |b: &[u8]| crc32c(b) ^ crc32c(&zeros[..b.len()]);
+        let mut e = vec![0u8; n];
+        while e[..n - 4].iter().all(|&m| m == 0) {
+            rng.fill(&mut e[..n - 4]);
+        }
+        let c = linear(&e[..n - 4]);
+        e[n - 4..].copy_from_slice(&c.to_le_bytes());
+        let before = covered_crc(r);
+        for (b, m) in r[range.clone()].iter_mut().zip(&e) {
+            *b ^= m;
+        }
+        assert_eq!(covered_crc(r), before, "a CRC-32C codeword");
+    }
+}
+
 /// Sets byte `pos` (for example [`BYTE_OPCODE`], [`BYTE_CHANNEL`],
 /// [`BYTE_STATE`]) to `value`.
 pub fn set_byte(
