@@ -35,12 +35,14 @@
 #define LS_ENTANGLING 1
 #define LS_UP         2
 
-/* The moves of the channel machine (pendulum_layout::acp::machine::moves):
+/* The moves of the channel machine (pendulum_layout::acp::machine):
  * testbench/tests/spin.rs puts definitions of SENDER_MOVE(from, to) and
- * RECEIVER_MOVE(from, to) before this file, generated from the layout, true
- * for the named moves of each role; every state change the model makes on
- * hearing a record must be one (asserted in hear). Run by hand without
- * them, any change passes. */
+ * RECEIVER_MOVE(from, to) before this file (true for the named moves of
+ * each role), and the tables sender_next and receiver_next of
+ * machine::hear over this model's inputs (filled at MACHINE_INIT in init);
+ * every state change the model makes on hearing a record must be a named
+ * move and the one the tables give (asserted in hear, see CHECK_MACHINE).
+ * Run by hand without them, any change passes. */
 #ifndef SENDER_MOVE
 #define SENDER_MOVE(f, t)   1
 #define RECEIVER_MOVE(f, t) 1
@@ -179,6 +181,15 @@ hidden Rec r;
 hidden Rec junk;
 hidden byte ht, htb, hr, hrb, x, ok;
 hidden byte was_ts, was_rs;
+#if defined(MACHINE_TABLES) && !defined(BUG_CONFIRM_WITHOUT_PROOF) && \
+    !defined(BUG_UNCHECKED_DECISION) && !defined(BUG_STORE_BEFORE_SEEN)
+/* Every channel move is checked against the layout's machine (the tables
+ * testbench/tests/spin.rs generates from pendulum_layout::acp::machine::hear);
+ * the seeded bugs that change a move are exempt. */
+#define CHECK_MACHINE 1
+hidden byte was_tb, was_rb, m_op;
+hidden short s_idx, r_idx0, r_idx1;
+#endif
 
 /* Nothing left to send or settle, and both sides Up. */
 #define finished (!hold[A] && !hold[B] && nexttok[A] > NTOK_A && nexttok[B] > NTOK_B && \
@@ -443,9 +454,30 @@ inline hear(s, p)
 		:: ls[s] == LS_UP && ok -> bad[s] = 0;
 			ht = r.st & 7; htb = (r.st >> 3) & 1; hr = (r.st >> 4) & 3; hrb = (r.st >> 6) & 1;
 			was_ts = ts[s]; was_rs = rs[s];
+#ifdef CHECK_MACHINE
+			was_tb = tb[s]; was_rb = rb[s];
+			m_op = (r.op == OP_STATE -> 0 : (r.op == OP_OFFER -> 1 : 2));
+			s_idx = ts[s] + 4 * ((hrb == tb[s]) + 2 * (hold[s] + 2 * (hr + 3 * (m_op + 3 *
+				((r.f8 == tok[s]) + 2 * (r.f8 == X(tok[s], r.body)))))));
+			r_idx0 = rs[s] + 3 * ((htb == rb[s]) + 2 * (pdue[s] + 2 * (0 + 2 * (ht + 4 * (m_op + 3 *
+				((r.f12 == rx_x[s]) + 2 * (r.f12 == rx_x[s] + REV)))))));
+			r_idx1 = r_idx0 + 12;
+#endif
 			hear_sender(s); hear_receiver(s, p);
 			assert(ts[s] == was_ts || SENDER_MOVE(was_ts, ts[s]));
-			assert(rs[s] == was_rs || RECEIVER_MOVE(was_rs, rs[s]))
+			assert(rs[s] == was_rs || RECEIVER_MOVE(was_rs, rs[s]));
+#ifdef CHECK_MACHINE
+			assert(ts[s] == (sender_next[s_idx] & 3) && tb[s] == (was_tb ^ (sender_next[s_idx] >> 2)));
+			if
+			:: was_rs == RX_EXPECT && rs[s] == RX_REJECT ->   /* the model chose "no room" */
+				assert(receiver_next[r_idx0] == RX_REJECT)
+			:: else ->
+				assert(rs[s] == (receiver_next[r_idx1] & 3) && rb[s] == (was_rb ^ (receiver_next[r_idx1] >> 2)))
+			fi;
+			s_idx = 0; r_idx0 = 0; r_idx1 = 0; m_op = 0; was_tb = 0; was_rb = 0
+#else
+			skip
+#endif
 		:: ls[s] == LS_ENTANGLING && hp[s] && ok -> go_up(s)   /* the peer is Up with our nonce */
 		:: ls[s] == LS_UP && !ok -> bad[s]++;
 			if :: bad[s] >= FAIL_AFTER -> fresh(s) :: else -> skip fi
@@ -511,6 +543,7 @@ proctype Side(bit me)
 
 init
 {
+	/* MACHINE_INIT */
 	atomic {
 		ls[A] = LS_ENTANGLING; ls[B] = LS_ENTANGLING;
 		nonce[A] = 1; nonce[B] = 2; inc[A] = 1; inc[B] = 1;

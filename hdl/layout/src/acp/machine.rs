@@ -3,7 +3,9 @@
 //! implements it (its block test compares the two on every input),
 //! `testbench/tests/acp.rs` checks every move the Verilated pair states
 //! against [`moves`], and `testbench/spin/acp_link.pml` models it for SPIN
-//! (`testbench/tests/spin.rs` checks the model's moves against [`moves`]).
+//! (`testbench/tests/spin.rs` generates tables of `hear` over the model's
+//! inputs, and the model asserts that every move it makes is the one they
+//! give).
 //!
 //! A side hears a channel record only if its check word passes under the
 //! session of the current entanglement, and only while Up. Every
