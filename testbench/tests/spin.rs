@@ -336,23 +336,7 @@ fn progress_once_the_faults_stop() {
 fn a_move_missing_from_the_layout_is_found() {
     use pendulum_layout::acp::machine::moves;
     let without = format!("-DWITHOUT_MOVE={}", moves::UNREJECT);
-    let out = check(
-        "moves",
-        &[
-            &without,
-            "-DNTOK_A=1",
-            "-DNTOK_B=0",
-            "-DMAX_RESETS=0",
-            "-DMAX_LOSS=0",
-            "-DMAX_DAMAGE=0",
-        ],
-        Check::Safety,
-    );
-    assert!(
-        errors(&out) > 0,
-        "SPIN did not find the move left out:\n{out}"
-    );
-    assert!(out.contains("assertion violated"), "{out}");
+    finds_a_broken_move("moves", &without, "the move left out");
 }
 
 /// The model's moves are checked against `hear` itself: with its table
@@ -360,10 +344,16 @@ fn a_move_missing_from_the_layout_is_found() {
 /// hearing EXPECT, SPIN finds the model offering.
 #[test]
 fn a_move_that_differs_from_the_layouts_machine_is_found() {
+    finds_a_broken_move("table", "-DBROKEN_TABLE", "the changed move");
+}
+
+/// One token, no faults, and the move check broken by `define`: SPIN must
+/// find an assertion violated.
+fn finds_a_broken_move(name: &str, define: &str, what: &str) {
     let out = check(
-        "table",
+        name,
         &[
-            "-DBROKEN_TABLE",
+            define,
             "-DNTOK_A=1",
             "-DNTOK_B=0",
             "-DMAX_RESETS=0",
@@ -372,10 +362,7 @@ fn a_move_that_differs_from_the_layouts_machine_is_found() {
         ],
         Check::Safety,
     );
-    assert!(
-        errors(&out) > 0,
-        "SPIN did not find the changed move:\n{out}"
-    );
+    assert!(errors(&out) > 0, "SPIN did not find {what}:\n{out}");
     assert!(out.contains("assertion violated"), "{out}");
 }
 
