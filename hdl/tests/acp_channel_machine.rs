@@ -49,6 +49,7 @@ fn block_move(uut: &ChannelMachine) -> Move {
         deliver: uut.deliver.val(),
         erase: uut.erase.val(),
         proof_due: uut.n_proof_due.val(),
+        peer_ready: uut.n_peer_ready.val(),
     }
 }
 

@@ -45,6 +45,10 @@ pub struct ChannelMachine {
     pub deliver: Signal<Out, Bit>,
     pub erase: Signal<Out, Bit>,
     pub n_proof_due: Signal<Out, Bit>,
+    /// The sender role is left IDLE and the record states the peer's
+    /// receiver role at our bit, not REJECT: a payload loaded now is offered
+    /// at once (`pendulum_layout::acp::machine::offers_on_load`).
+    pub n_peer_ready: Signal<Out, Bit>,
     pub ev_commit: Signal<Out, Bit>,
     pub ev_reverse: Signal<Out, Bit>,
     pub ev_reject: Signal<Out, Bit>,
@@ -128,6 +132,7 @@ impl Default for ChannelMachine {
             deliver: Default::default(),
             erase: Default::default(),
             n_proof_due: Default::default(),
+            n_peer_ready: Default::default(),
             ev_commit: Default::default(),
             ev_reverse: Default::default(),
             ev_reject: Default::default(),
@@ -337,5 +342,8 @@ impl Logic for ChannelMachine {
             }
         }
         self.n_proof_due.next = self.h_tx.val().get_bit(3) != self.n_rx.val().get_bit(2);
+        self.n_peer_ready.next = (self.n_tx.val().get_bits::<3>(0) == self.c_tx_idle.val())
+            & (self.h_rx.val().get_bit(2) == self.n_tx.val().get_bit(3))
+            & (self.h_rs.val() != self.c_rx_reject.val());
     }
 }

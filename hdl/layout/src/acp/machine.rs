@@ -214,6 +214,11 @@ pub struct Move {
     pub erase: bool,
     /// Receiver role: the peer's sender role is behind ours (waits for our proof).
     pub proof_due: bool,
+    /// Sender role, left IDLE: the record states the peer's receiver role at
+    /// our bit and not REJECT, so hearing it again with a payload held would
+    /// offer it. A payload loaded while this holds is offered at once
+    /// ([`offers_on_load`]).
+    pub peer_ready: bool,
 }
 
 /// The channel's move on hearing `heard` (the tables in the module docs).
@@ -315,7 +320,20 @@ pub fn hear(ch: Channel, heard: Heard, room: Room) -> Move {
         }
     }
     m.proof_due = heard.tx_bit != m.rx_bit;
+    m.peer_ready = m.tx == ts::IDLE && heard.rx_bit == m.tx_bit && heard.rx != rs::REJECT;
     m
+}
+
+/// Whether a payload loaded into an idle channel is offered at once: the
+/// last record heard on it left `peer_ready` set. This is [`hear`] applied
+/// to that record again, now with the payload held (the IDLE → OFFER rule),
+/// so it makes no move `hear` could not make: the peer stating the same
+/// state twice is what every slot may do. With slots by event the peer
+/// restates an unchanged channel only in its share of restating slots, so
+/// without this a channel freed by a confirmation would wait for that
+/// share before its next offer.
+pub fn offers_on_load(ch: Channel, peer_ready: bool) -> bool {
+    peer_ready && ch.tx == ts::IDLE && !ch.returning
 }
 
 /// Calls `f` with every input of [`hear`] once (9,437,184 of them): both
@@ -413,6 +431,21 @@ mod tests {
             // A confirmation needs a proof that matches our digest.
             if m.confirm {
                 assert!(heard.echo_check_is_digest && !ch.result_pending);
+            }
+            // Loading after this record offers exactly when hearing it
+            // again with the payload held would.
+            if m.tx == ts::IDLE && !ch.returning {
+                let again = Channel {
+                    tx: m.tx,
+                    tx_bit: m.tx_bit,
+                    holding: true,
+                    ..ch
+                };
+                assert_eq!(
+                    offers_on_load(again, m.peer_ready),
+                    hear(again, heard, room).tx == ts::OFFER,
+                    "{ch:?} {heard:?}"
+                );
             }
             // Only a record at our bit moves the sender role, except a proof.
             if sender_moved && !m.confirm {
