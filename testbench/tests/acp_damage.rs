@@ -221,14 +221,14 @@ fn lowering_the_channel_count_strands_nothing() {
     }
 }
 
-/// A's offers damaged past the check into the previous channel's (the
-/// channel byte, and the sender bit made the other one than that channel's),
-/// aimed at the moment that channel is most exposed: A's record just before
-/// stated its first COMMIT on it, so the stray offer reaches B right after B
-/// delivers there and expects the next bit, before B could state its proof.
-/// Stored then, it would hold what A never offered while A waits for the
-/// proof, and the channel would stall; B stores an offer only once it has
-/// heard A at its bit. Up to 100 such offers while A's host posts 1,500
+/// A's offers damaged past the check into another channel's (the channel
+/// byte, and the sender bit made the other one than that channel's), aimed
+/// at the moment that channel is most exposed: one of A's last four records
+/// stated its first COMMIT on it, so the stray offer reaches B right after
+/// B delivers there and expects the next bit, before B could state its
+/// proof. Stored then, it would hold what A never offered while A waits for
+/// the proof, and the channel would stall; B stores an offer only once it
+/// has heard A at its bit. Up to 100 such offers while A's host posts 1,500
 /// messages at random moments.
 #[test]
 fn an_offer_for_another_channel_is_never_delivered_and_stalls_nothing() {
@@ -237,24 +237,31 @@ fn an_offer_for_another_channel_is_never_delivered_and_stalls_nothing() {
     use std::rc::Rc;
     let mut t = traffic(40, 33);
     // A's sender role per channel as its last record stated it, and the
-    // channel and bit of a first COMMIT in the record before this one.
+    // channel and bit of a first COMMIT in one of the last four records
+    // (with the records left to find an offer in).
     let mut last: [Option<u8>; K] = [None; K];
-    let mut first_commit: Option<(usize, bool)> = None;
-    let commit_bit = Rc::new(Cell::new(false));
-    let seen = commit_bit.clone();
+    let mut first_commit: Option<(usize, bool, u32)> = None;
+    let target = Rc::new(Cell::new((0usize, false)));
+    let seen = target.clone();
     let exposed = move |r: &[u8; 64]| {
         if r[BYTE_OPCODE] == OP_ENTANGLE {
             return false;
         }
         let ch = r[BYTE_CHANNEL] as usize % K;
         let (state, bit) = (acp::sender_state(r[BYTE_STATE]), r[BYTE_STATE] & 8 != 0);
-        let hit = r[BYTE_OPCODE] == acp::OP_OFFER
-            && matches!(first_commit, Some((c, _)) if (c + 1) % K == ch);
-        if let (true, Some((_, b))) = (hit, first_commit) {
-            seen.set(b);
+        let hit =
+            r[BYTE_OPCODE] == acp::OP_OFFER && matches!(first_commit, Some((c, _, _)) if c != ch);
+        if let (true, Some((c, b, _))) = (hit, first_commit) {
+            seen.set((c, b));
         }
-        first_commit =
-            (state == tx_state::COMMIT && last[ch] == Some(tx_state::OFFER)).then_some((ch, bit));
+        first_commit = match first_commit {
+            _ if hit => None,
+            Some((c, b, n)) if n > 1 => Some((c, b, n - 1)),
+            _ => None,
+        };
+        if state == tx_state::COMMIT && last[ch] == Some(tx_state::OFFER) {
+            first_commit = Some((ch, bit, 4));
+        }
         last[ch] = Some(state);
         hit
     };
@@ -262,9 +269,10 @@ fn an_offer_for_another_channel_is_never_delivered_and_stalls_nothing() {
         Side::A,
         exposed,
         move |r, _| {
-            r[BYTE_CHANNEL] = (r[BYTE_CHANNEL] + K as u8 - 1) % K as u8;
+            let (ch, commit_bit) = target.get();
+            r[BYTE_CHANNEL] = ch as u8;
             // The bit B expects there once it has delivered.
-            r[BYTE_STATE] = (r[BYTE_STATE] & !8) | if commit_bit.get() { 0 } else { 8 };
+            r[BYTE_STATE] = (r[BYTE_STATE] & !8) | if commit_bit { 0 } else { 8 };
         },
         100,
     );

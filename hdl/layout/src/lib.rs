@@ -84,13 +84,19 @@ pub mod params {
     pub const TX_CPL_FIFO_DEPTH_LOG2: usize = 8;
     /// ACP token channels (K). Each has a sender buffer and a tentative
     /// receive buffer of 56 bytes, in block RAM. A channel moves one payload
-    /// per two link round trips (and waits for its turn in the rotation), so
-    /// goodput is about K x 56 B / (2 RTT + 2K): the link's throughput grows
-    /// with K until the rotation dominates. 16 here keeps the simulation fast
-    /// (64 halved its speed again); the state scales to more channels.
+    /// per two link round trips (slots go to channels by event, so it does
+    /// not wait for a turn), so goodput is about K x 56 B / (2 RTT): the
+    /// link's throughput grows with K. 16 here keeps the simulation fast
+    /// (64 halved its speed); the state is in registers, so hundreds need
+    /// the block-RAM rework of issue #25.
     pub const ACP_CHANNELS: usize = 16;
     /// Bits of a channel index.
     pub const ACP_CHANNEL_BITS: usize = 4;
+    /// log2 of the restating share: one slot in 2^this is kept for restating
+    /// channels round-robin even when channels whose state changed are
+    /// waiting, so every channel is stated at least once every
+    /// 2^this x K slots and a lost record costs bounded time under full load.
+    pub const ACP_RESTATE_SHARE_LOG2: usize = 3;
     /// Undecodable records in a row after which the link is declared failed
     /// and re-entangled (the event-based failure detector; no timer).
     pub const ACP_FAIL_AFTER: u32 = 32;
@@ -132,6 +138,7 @@ pub mod params {
         ("TX_CPL_FIFO_DEPTH_LOG2", TX_CPL_FIFO_DEPTH_LOG2 as u64),
         ("ACP_CHANNELS", ACP_CHANNELS as u64),
         ("ACP_CHANNEL_BITS", ACP_CHANNEL_BITS as u64),
+        ("ACP_RESTATE_SHARE_LOG2", ACP_RESTATE_SHARE_LOG2 as u64),
         ("ACP_FAIL_AFTER", ACP_FAIL_AFTER as u64),
         ("ACP_MSG_FIFO_DEPTH_LOG2", ACP_MSG_FIFO_DEPTH_LOG2 as u64),
         ("ATOMIC_BYTES", ATOMIC_BYTES as u64),

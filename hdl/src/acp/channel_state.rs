@@ -1,4 +1,5 @@
 use crate::reset::SDFF;
+use pendulum_layout::acp::machine::moves;
 use pendulum_layout::acp::{rx_state as rs, tx_state as ts};
 use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB};
 use rust_hdl::prelude::*;
@@ -43,6 +44,10 @@ pub struct SlotChannel {
     pub res_ready: Bit,
     /// The channel's last move (the transition byte).
     pub trans: Bits<8>,
+    /// Not yet stated since it changed: the sender role (a move, a new
+    /// decision check), the receiver role (a move; an echo still to go).
+    pub tx_news: Bit,
+    pub rx_news: Bit,
 }
 
 /// The state of `AcpLink`'s K channels, both roles, in registers: the one
@@ -55,11 +60,20 @@ pub struct SlotChannel {
 /// 1. a verb result back from our unit (`res_set`, `x_set`);
 /// 2. the move of the heard channel (`apply`, what `ChannelMachine` said);
 /// 3. the hand-back scanner taking a result or a payload;
-/// 4. flushes: our reset, a peer that lost its state, and the channels past
+/// 4. the offer of a payload loaded a cycle ago into a channel whose last
+///    heard record left `peer_ready` (`offers_on_load`; a cycle later, so
+///    the record that offers it reads the payload RAM after the write);
+/// 5. flushes: our reset, a peer that lost its state, and the channels past
 ///    the count agreed on going Up — the channel's state is zeroed, a
 ///    tentative verb rolled back, and what we held marked to hand back
 ///    (in doubt if we had decided COMMIT);
-/// 5. a payload loaded into the first idle channel in use (`load_ch`).
+/// 6. a payload loaded into the first idle channel in use (`load_ch`).
+///
+/// Each channel has two news flags (`news`: either set), set by a move or
+/// a new decision check of its role (2 and 4) and cleared when the slot
+/// channel's record has stated it (`clear_tx`, `clear_rx`, before the
+/// writers above, so news of the same cycle is kept); `RecordForm` gives
+/// the slots to channels with news first.
 ///
 /// `release` and `rollback` pulse for a tentative verb made permanent or
 /// undone (the atomic unit's per-channel undo entries).
@@ -127,6 +141,14 @@ pub struct ChannelState {
     pub load: Signal<In, Bit>,
     pub load_digest: Signal<In, Bits<32>>,
     pub load_verb: Signal<In, Bit>,
+    /// The slot channel's record has stated its sender role's news, its
+    /// receiver role's.
+    pub clear_tx: Signal<In, Bit>,
+    pub clear_rx: Signal<In, Bit>,
+    /// Channels with news (either role).
+    pub news: [Signal<Out, Bit>; K],
+    /// The heard record leaves the sender role ready to offer (`n_peer_ready`).
+    pub n_peer_ready: Signal<In, Bit>,
     pub release: [Signal<Out, Bit>; K],
     pub rollback: [Signal<Out, Bit>; K],
 
@@ -154,11 +176,22 @@ pub struct ChannelState {
     res_ready: [SDFF<Bit>; K],
     /// The channel's last move (the transition byte).
     trans: [SDFF<Bits<8>>; K],
+    /// News of each role; the last heard record would make an idle sender offer.
+    tx_news: [SDFF<Bit>; K],
+    rx_news: [SDFF<Bit>; K],
+    peer_ready: [SDFF<Bit>; K],
+    /// A payload was loaded last cycle, into `kick_ch`.
+    kick: SDFF<Bit>,
+    kick_ch: SDFF<Bits<CB>>,
 
     flush_any: Signal<Local, Bit>,
     chan_id: [Constant<Bits<CB>>; K],
     chan_num: [Constant<Bits<CB1>>; K],
     c_tx_commit: Constant<Bits<3>>,
+    c_tx_idle: Constant<Bits<3>>,
+    c_bit4: Constant<Bits<4>>,
+    c_offer4: Constant<Bits<4>>,
+    c_offer_move: Constant<Bits<8>>,
     c_rx_tentative: Constant<Bits<2>>,
     c_zero_cb: Constant<Bits<CB>>,
     c_zero4: Constant<Bits<4>>,
@@ -223,6 +256,10 @@ impl Default for ChannelState {
             load_verb: Default::default(),
             release: Default::default(),
             rollback: Default::default(),
+            clear_tx: Default::default(),
+            clear_rx: Default::default(),
+            news: Default::default(),
+            n_peer_ready: Default::default(),
             tx_sb: std::array::from_fn(|_| Default::default()),
             holding: std::array::from_fn(|_| Default::default()),
             tx_digest: std::array::from_fn(|_| Default::default()),
@@ -239,10 +276,19 @@ impl Default for ChannelState {
             rx_verb: std::array::from_fn(|_| Default::default()),
             res_ready: std::array::from_fn(|_| Default::default()),
             trans: std::array::from_fn(|_| Default::default()),
+            tx_news: std::array::from_fn(|_| Default::default()),
+            rx_news: std::array::from_fn(|_| Default::default()),
+            peer_ready: std::array::from_fn(|_| Default::default()),
+            kick: Default::default(),
+            kick_ch: Default::default(),
             flush_any: Default::default(),
             chan_id: std::array::from_fn(|i| c(i as u64)),
             chan_num: std::array::from_fn(|i| c(i as u64)),
             c_tx_commit: c(ts::COMMIT as u64),
+            c_tx_idle: c(ts::IDLE as u64),
+            c_bit4: c(8),
+            c_offer4: c(ts::OFFER as u64),
+            c_offer_move: c(moves::OFFER as u64),
             c_rx_tentative: c(rs::TENTATIVE as u64),
             c_zero_cb: c(0),
             c_zero4: c(0),
@@ -256,6 +302,9 @@ impl Default for ChannelState {
 impl Logic for ChannelState {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, kick, kick_ch);
+        self.kick.reset.next = self.reset.val();
+        self.kick_ch.reset.next = self.reset.val();
         for i in 0..K {
             self.tx_sb[i].clock.next = self.clock.val();
             self.tx_sb[i].reset.next = self.reset.val();
@@ -289,6 +338,12 @@ impl Logic for ChannelState {
             self.res_ready[i].reset.next = self.reset.val();
             self.trans[i].clock.next = self.clock.val();
             self.trans[i].reset.next = self.reset.val();
+            self.tx_news[i].clock.next = self.clock.val();
+            self.tx_news[i].reset.next = self.reset.val();
+            self.rx_news[i].clock.next = self.clock.val();
+            self.rx_news[i].reset.next = self.reset.val();
+            self.peer_ready[i].clock.next = self.clock.val();
+            self.peer_ready[i].reset.next = self.reset.val();
             self.tx_sb[i].d.next = self.tx_sb[i].q.val();
             self.holding[i].d.next = self.holding[i].q.val();
             self.tx_digest[i].d.next = self.tx_digest[i].q.val();
@@ -305,6 +360,10 @@ impl Logic for ChannelState {
             self.rx_verb[i].d.next = self.rx_verb[i].q.val();
             self.res_ready[i].d.next = self.res_ready[i].q.val();
             self.trans[i].d.next = self.trans[i].q.val();
+            self.tx_news[i].d.next = self.tx_news[i].q.val();
+            self.rx_news[i].d.next = self.rx_news[i].q.val();
+            self.peer_ready[i].d.next = self.peer_ready[i].q.val();
+            self.news[i].next = self.tx_news[i].q.val() | self.rx_news[i].q.val();
             self.release[i].next = false;
             self.rollback[i].next = false;
         }
@@ -330,6 +389,8 @@ impl Logic for ChannelState {
         self.slot.next.tx_verb = self.tx_verb[0].q.val();
         self.slot.next.rx_verb = self.rx_verb[0].q.val();
         self.slot.next.res_ready = self.res_ready[0].q.val();
+        self.slot.next.tx_news = self.tx_news[0].q.val();
+        self.slot.next.rx_news = self.rx_news[0].q.val();
         self.scan_returning.next = false;
         self.scan_in_doubt.next = self.ret_doubt[0].q.val();
         self.scan_result_pending.next = false;
@@ -358,6 +419,8 @@ impl Logic for ChannelState {
                 self.slot.next.tx_verb = self.tx_verb[i].q.val();
                 self.slot.next.rx_verb = self.rx_verb[i].q.val();
                 self.slot.next.res_ready = self.res_ready[i].q.val();
+                self.slot.next.tx_news = self.tx_news[i].q.val();
+                self.slot.next.rx_news = self.rx_news[i].q.val();
             }
             if self.scan_ch.val().index() == i {
                 self.scan_returning.next = self.ret_pending[i].q.val();
@@ -366,6 +429,18 @@ impl Logic for ChannelState {
             }
             if self.result_ch.val().index() == i {
                 self.result_rx_digest.next = self.rx_digest[i].q.val();
+            }
+        }
+
+        // ---- 0. News stated by the slot's record ----
+        for i in 0..K {
+            if self.slot_ch.val().index() == i {
+                if self.clear_tx.val() {
+                    self.tx_news[i].d.next = false;
+                }
+                if self.clear_rx.val() {
+                    self.rx_news[i].d.next = false;
+                }
             }
         }
 
@@ -383,6 +458,13 @@ impl Logic for ChannelState {
         if self.apply.val() {
             for i in 0..K {
                 if self.apply_ch.val().index() == i {
+                    if (self.n_tx.val() != self.tx_sb[i].q.val()) | self.set_check.val() {
+                        self.tx_news[i].d.next = true;
+                    }
+                    if self.n_rx.val() != self.rx_sb[i].q.val() {
+                        self.rx_news[i].d.next = true;
+                    }
+                    self.peer_ready[i].d.next = self.n_peer_ready.val();
                     self.tx_sb[i].d.next = self.n_tx.val();
                     self.rx_sb[i].d.next = self.n_rx.val();
                     if self.moved.val() {
@@ -426,7 +508,31 @@ impl Logic for ChannelState {
             }
         }
 
-        // ---- 4. Flushes: channel states the peer no longer shares ----
+        // ---- 4. The offer of a payload loaded last cycle ----
+        // (pendulum_layout::acp::machine::offers_on_load). Not while a record
+        // of the channel is decided on (its move comes first: the payload is
+        // held, so a record that leaves it ready offers it there) or read for
+        // the decision next cycle (that decision would act on the state from
+        // before the offer; the link's other writers leave a state as it
+        // would be had the record been decided a cycle earlier).
+        for i in 0..K {
+            if self.kick.q.val()
+                & (self.kick_ch.q.val().index() == i)
+                & !(self.apply.val() & (self.apply_ch.val().index() == i))
+                & (self.heard_ch.val().index() != i)
+                & self.peer_ready[i].q.val()
+                & self.holding[i].q.val()
+                & !self.ret_pending[i].q.val()
+                & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_idle.val())
+            {
+                self.tx_sb[i].d.next =
+                    (self.tx_sb[i].q.val() & self.c_bit4.val()) | self.c_offer4.val();
+                self.trans[i].d.next = self.c_offer_move.val();
+                self.tx_news[i].d.next = true;
+            }
+        }
+
+        // ---- 5. Flushes: channel states the peer no longer shares ----
         self.flush_any.next = self.flush_local.val() | self.flush_peer.val();
         for i in 0..K {
             if self.flush_any.val()
@@ -438,6 +544,11 @@ impl Logic for ChannelState {
                 self.rx_x[i].d.next = self.c_zero32.val();
                 self.proof[i].d.next = self.c_zero32.val();
                 self.proof_due[i].d.next = false;
+                self.peer_ready[i].d.next = false;
+                // Stated again by the restating slots (channels past the
+                // count agreed never again).
+                self.tx_news[i].d.next = false;
+                self.rx_news[i].d.next = false;
                 // A flushed channel has made no move yet.
                 self.trans[i].d.next = self.c_no_move.val();
                 // A tentative verb the flush erases is undone.
@@ -467,7 +578,7 @@ impl Logic for ChannelState {
             }
         }
 
-        // ---- 5. Loading: the first idle channel in use ----
+        // ---- 6. Loading: the first idle channel in use ----
         // A channel is back in service as soon as its last transfer is proven.
         self.load_ok.next = false;
         self.load_ch.next = self.c_zero_cb.val();
@@ -490,5 +601,7 @@ impl Logic for ChannelState {
                 }
             }
         }
+        self.kick.d.next = self.load.val();
+        self.kick_ch.d.next = self.load_ch.val();
     }
 }

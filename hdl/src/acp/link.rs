@@ -25,8 +25,10 @@ const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
 /// `pendulum_layout::acp`).
 ///
 /// K token channels (the first `active` of them, agreed when entangling)
-/// share the port's record slots in a fixed rotation: the record sent in slot
-/// n states channel n mod active, both roles at once. A side changes a
+/// share the port's record slots by event (`RecordForm`): a channel whose
+/// state changed is stated in one of the next slots, the others are
+/// restated round-robin, one slot in 2^`ACP_RESTATE_SHARE_LOG2` at least. A
+/// record states one channel, both roles at once. A side changes a
 /// channel's state only on hearing the peer's state, guarded by the
 /// alternation bits, and acts on a decision or a confirmation only when its
 /// check matches what it holds (`ChannelMachine`, defined by
@@ -70,8 +72,9 @@ const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
 /// channel's state is read and compared with it, and acted on in the next
 /// cycle, from registers: its effects show 3 cycles after it arrives. A
 /// record checked while the one before it changes the same channel (or
-/// while channels are flushed) is not heard: the peer restates it (with two
-/// channels or more its rotation never sends one channel twice in a row).
+/// while channels are flushed) is not heard: the peer restates it (it never
+/// gives a channel two slots in a row for news, and a record right after one
+/// of the same channel leaves the news to state again).
 /// The record sent is formed one cycle ahead of the port. Event pulses
 /// (`ev_*`) leave a cycle after what they count; `m_msg` leaves through a
 /// skid buffer (1 cycle). One record per slot each way; nothing stalls the
@@ -395,6 +398,7 @@ impl Logic for AcpLink {
         self.chans.reset.next = self.reset.val();
         for i in 0..K {
             self.release[i].next = self.chans.release[i].val();
+            self.form.news[i].next = self.chans.news[i].val();
             self.rollback[i].next = self.chans.rollback[i].val();
         }
 
@@ -562,6 +566,7 @@ impl Logic for AcpLink {
         self.chans.deliver.next = self.mach.deliver.val();
         self.chans.proof_value.next = self.p_heard.q.val().rx_x;
         self.chans.n_proof_due.next = self.mach.n_proof_due.val();
+        self.chans.n_peer_ready.next = self.mach.n_peer_ready.val();
         // A tentative verb is made permanent, or undone.
         self.chans.release_now.next = self.mach.deliver.val() & self.p_heard.q.val().rx_verb;
         self.chans.rollback_now.next = self.mach.erase.val() & self.p_heard.q.val().rx_verb;
@@ -654,6 +659,8 @@ impl Logic for AcpLink {
         self.form.up.next = self.ent.up.val();
         self.form.go_up.next = self.ent.go_up.val();
         self.form.active.next = self.ent.active.val();
+        self.chans.clear_tx.next = self.form.clear_tx.val();
+        self.chans.clear_rx.next = self.form.clear_rx.val();
         self.form.ent_fields.next = self.ent.fields.val();
         self.form.session.next = self.ent.session_tx.val();
         self.form.tx_ready.next = self.tx_ready.val();

@@ -4,7 +4,9 @@ use super::Crc32c;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::acp::{self, rx_state as rs, tx_state as ts};
-use pendulum_layout::params::ACP_CHANNEL_BITS as CB;
+use pendulum_layout::params::{
+    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_RESTATE_SHARE_LOG2 as SHARE,
+};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count, 0..=K.
@@ -14,20 +16,27 @@ const CB1: usize = CB + 1;
 /// states, and the 64-byte record that states it (layout in
 /// `pendulum_layout::acp`).
 ///
-/// Slots rotate over the channels in use (`active`), starting again at 0
-/// when the link goes Up. `ch` is the channel of the record being formed:
-/// the link muxes that channel's state onto the inputs; `next_ch` is the
-/// channel of the next slot, the address of the payload and result RAMs
-/// (their reads are registered, so their data is `ch`'s in the cycle it is
-/// formed). A record is formed one cycle ahead of the port and its check
+/// Slots by event (`../shared/ACP.md`, "Channels and slots"): a slot goes
+/// to a channel with news (`news`: its state changed and has not been
+/// stated since), taking them in channel order from the one after the last
+/// slot's, so each waits at most one pass over the channels with news; the
+/// other slots, and one in 2^`ACP_RESTATE_SHARE_LOG2` even under load,
+/// restate the channels in use (`active`) round-robin, starting again at 0
+/// when the link goes Up, so a lost record costs bounded time. `ch` is the
+/// channel of the record being formed: the link muxes that channel's state
+/// onto the inputs; `next_ch` is the channel of the next slot, the address
+/// of the payload and result RAMs (their reads are registered, so their
+/// data is `ch`'s in the cycle it is formed). `clear_tx`/`clear_rx` say
+/// which of `ch`'s news its record states, as the port takes it. A record is formed one cycle ahead of the port and its check
 /// word computed at the port side of the register: a channel record's
 /// check word carries `session` (the session term), an ENTANGLE record's
 /// none. Before the link is Up every slot carries the ENTANGLE fields,
 /// twice.
 ///
 /// A side that both offers and needs the payload slices for its receiver
-/// role (an echo, or the proof its peer waits for) sends the two in
-/// alternate rounds of the rotation (`pendulum_layout::acp::carries_echo`).
+/// role (an echo, or the proof its peer waits for) sends first the role
+/// with news (the receiver's if both), and when restating takes the two in
+/// alternate rounds (`pendulum_layout::acp::carries_echo`).
 #[derive(LogicBlock)]
 pub struct RecordForm {
     pub clock: Signal<In, Clock>,
@@ -43,22 +52,42 @@ pub struct RecordForm {
     pub up: Signal<In, Bit>,
     pub go_up: Signal<In, Bit>,
     pub active: Signal<In, Bits<CB1>>,
+    /// Channels with news (`ChannelState`).
+    pub news: [Signal<In, Bit>; K],
     pub ent_fields: Signal<In, Bits<ENTANGLE_FIELD_BITS>>,
     pub session: Signal<In, Bits<32>>,
     /// The slot channel, and the next slot's.
     pub ch: Signal<Out, Bits<CB>>,
     pub next_ch: Signal<Out, Bits<CB>>,
+    /// The record taken by the port states `ch`'s sender-role news, its
+    /// receiver-role news.
+    pub clear_tx: Signal<Out, Bit>,
+    pub clear_rx: Signal<Out, Bit>,
     /// The port.
     pub tx_data: Signal<Out, Bits<512>>,
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
 
+    /// The slot's channel and the one before; the restating pointer and its
+    /// round; the slot count within the restating share.
     rot_ch: SDFF<Bits<CB>>,
+    last_ch: SDFF<Bits<CB>>,
+    rr_ch: SDFF<Bits<CB>>,
     rot_round: SDFF<Bit>,
+    share: SDFF<Bits<SHARE>>,
     rot_last: Signal<Local, Bit>,
     rot_next: Signal<Local, Bits<CB>>,
     rot_ext: ZeroExtend<CB, CB1>,
     rot_count: Signal<Local, Bits<CB1>>,
+    /// The first channel with news after `ch` (wrapping to the first but `ch`).
+    ev_after: Signal<Local, Bit>,
+    ev_any: Signal<Local, Bit>,
+    ev_after_ch: Signal<Local, Bits<CB>>,
+    ev_any_ch: Signal<Local, Bits<CB>>,
+    restating: Signal<Local, Bit>,
+    needs_fields: Signal<Local, Bit>,
+    echo_waits: Signal<Local, Bit>,
+    chan_id: [Constant<Bits<CB>>; K],
     /// The slot channel's two roles, `{bit, state}`.
     s_tx: Signal<Local, Bits<4>>,
     s_rx: Signal<Local, Bits<3>>,
@@ -99,6 +128,7 @@ pub struct RecordForm {
 
     c_one_cb: Constant<Bits<CB>>,
     c_one_cb1: Constant<Bits<CB1>>,
+    c_one_share: Constant<Bits<SHARE>>,
     c_zero_cb: Constant<Bits<CB>>,
     c_zero32: Constant<Bits<32>>,
     c_zero384: Constant<Bits<384>>,
@@ -133,11 +163,25 @@ impl Default for RecordForm {
             session: Default::default(),
             ch: Default::default(),
             next_ch: Default::default(),
+            clear_tx: Default::default(),
+            clear_rx: Default::default(),
+            news: Default::default(),
             tx_data: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
             rot_ch: Default::default(),
+            last_ch: Default::default(),
+            rr_ch: Default::default(),
             rot_round: Default::default(),
+            share: Default::default(),
+            ev_after: Default::default(),
+            ev_any: Default::default(),
+            ev_after_ch: Default::default(),
+            ev_any_ch: Default::default(),
+            restating: Default::default(),
+            needs_fields: Default::default(),
+            echo_waits: Default::default(),
+            chan_id: std::array::from_fn(|i| c(i as u64)),
             rot_last: Default::default(),
             rot_next: Default::default(),
             rot_ext: Default::default(),
@@ -178,6 +222,7 @@ impl Default for RecordForm {
             o_record: Default::default(),
             c_one_cb: c(1),
             c_one_cb1: c(1),
+            c_one_share: c(1),
             c_zero_cb: c(0),
             c_zero32: c(0),
             c_zero384: c(0),
@@ -201,7 +246,10 @@ impl Logic for RecordForm {
             self,
             clock,
             rot_ch,
+            last_ch,
+            rr_ch,
             rot_round,
+            share,
             o_body,
             o_head,
             o_is_entangle,
@@ -209,6 +257,9 @@ impl Logic for RecordForm {
         );
         self.rot_ch.reset.next = self.reset.val();
         self.rot_round.reset.next = self.reset.val();
+        self.rr_ch.reset.next = self.reset.val();
+        self.last_ch.reset.next = self.reset.val();
+        self.share.reset.next = self.reset.val();
         self.o_body.reset.next = self.reset.val();
         self.o_head.reset.next = self.reset.val();
         self.o_is_entangle.reset.next = self.reset.val();
@@ -226,11 +277,16 @@ impl Logic for RecordForm {
         self.echo_ready.next = self.tentative.val()
             & (!self.state.val().rx_verb | (self.state.val().res_ready & !self.res_fresh.val()));
         // The receiver role needs the payload slices for its echo, or for the
-        // proof its peer waits for; when the sender role offers too, the two
-        // take turns by round (pendulum_layout::acp::carries_echo).
-        self.fields_turn.next = (self.echo_ready.val()
-            | (!self.tentative.val() & self.state.val().proof_due))
-            & (!self.offering.val() | self.rot_round.q.val());
+        // proof its peer waits for; when the sender role offers too, the
+        // role with news goes first (the receiver's if both), and restated
+        // they take turns by round (pendulum_layout::acp::carries_echo).
+        self.echo_waits.next = self.tentative.val() & !self.echo_ready.val();
+        self.needs_fields.next =
+            self.echo_ready.val() | (!self.tentative.val() & self.state.val().proof_due);
+        self.fields_turn.next = self.needs_fields.val()
+            & (!self.offering.val()
+                | self.state.val().rx_news
+                | (!self.state.val().tx_news & self.rot_round.q.val()));
         // The fields of a record that offers nothing: the receiver role's
         // digest or proof, the sender role's decision check, a verb's result.
         self.res.next = self.c_zero384.val();
@@ -285,8 +341,47 @@ impl Logic for RecordForm {
             self.body.next = self.ent448.o.val();
         }
 
-        // One record per slot. Slots rotate over the channels in use.
-        self.rot_ext.i.next = self.rot_ch.q.val();
+        // What the record taken states: the sender role's news unless the
+        // record carries the receiver role's fields while it offers; the
+        // receiver role's unless its echo is still to come, or it needed
+        // the fields and the record carries the offer.
+        // A record right after one of the same channel clears nothing: the
+        // peer does not hear it if the one before changed the channel there
+        // (`AcpLink`), so its news is stated again.
+        self.clear_tx.next = false;
+        self.clear_rx.next = false;
+        if self.tx_ready.val() & self.up.val() & (self.last_ch.q.val() != self.rot_ch.q.val()) {
+            self.clear_tx.next = !self.offering.val() | !self.fields_turn.val();
+            self.clear_rx.next =
+                !self.echo_waits.val() & (self.fields_turn.val() | !self.needs_fields.val());
+        }
+
+        // One record per slot: the next channel with news, or restating.
+        self.ev_after.next = false;
+        self.ev_any.next = false;
+        self.ev_after_ch.next = self.c_zero_cb.val();
+        self.ev_any_ch.next = self.c_zero_cb.val();
+        for i in 0..K {
+            if self.news[i].val()
+                & !self.ev_any.val()
+                & (self.chan_id[i].val() != self.rot_ch.q.val())
+            {
+                self.ev_any.next = true;
+                self.ev_any_ch.next = self.chan_id[i].val();
+            }
+        }
+        // (Channel 0 is never after another.)
+        for i in 1..K {
+            if self.news[i].val()
+                & !self.ev_after.val()
+                & (self.chan_id[i].val() > self.rot_ch.q.val())
+            {
+                self.ev_after.next = true;
+                self.ev_after_ch.next = self.chan_id[i].val();
+            }
+        }
+        self.restating.next = !self.ev_any.val() | self.share.q.val().all();
+        self.rot_ext.i.next = self.rr_ch.q.val();
         self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
         self.rot_last.next = self.rot_count.val() >= self.active.val();
         self.rot_next.next = self.rot_ch.q.val();
@@ -295,14 +390,24 @@ impl Logic for RecordForm {
             self.o_head.d.next = self.head32.val();
             self.o_is_entangle.d.next = !self.up.val();
             self.o_started.d.next = true;
-            self.rot_next.next = self.rot_ch.q.val() + self.c_one_cb.val();
-            if self.rot_last.val() {
-                self.rot_next.next = self.c_zero_cb.val();
-                self.rot_round.d.next = !self.rot_round.q.val();
+            self.share.d.next = self.share.q.val() + self.c_one_share.val();
+            self.last_ch.d.next = self.rot_ch.q.val();
+            if self.restating.val() {
+                self.rot_next.next = self.rr_ch.q.val();
+                self.rr_ch.d.next = self.rr_ch.q.val() + self.c_one_cb.val();
+                if self.rot_last.val() {
+                    self.rr_ch.d.next = self.c_zero_cb.val();
+                    self.rot_round.d.next = !self.rot_round.q.val();
+                }
+            } else if self.ev_after.val() {
+                self.rot_next.next = self.ev_after_ch.val();
+            } else {
+                self.rot_next.next = self.ev_any_ch.val();
             }
         }
         if self.go_up.val() {
             self.rot_next.next = self.c_zero_cb.val();
+            self.rr_ch.d.next = self.c_zero_cb.val();
         }
         self.rot_ch.d.next = self.rot_next.val();
         self.next_ch.next = self.rot_next.val();
