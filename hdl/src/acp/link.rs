@@ -197,6 +197,10 @@ pub struct AcpLink {
     p_reverse_ok: SDFF<Bit>,
     /// A rollback started last cycle (`q_held` was read before it).
     rb_started: SDFF<Bit>,
+    /// A verb was handed to the unit last cycle, and the line of the verb
+    /// decided on now is its line (the unit's `q_held` did not see it yet).
+    handed: SDFF<Bit>,
+    p_same_line: SDFF<Bit>,
 
     // ---- Receive, the decision: what the heard channel's state becomes ----
     applying: Signal<Local, Bit>,
@@ -294,6 +298,8 @@ impl AcpLink {
             p_hazard: Default::default(),
             p_heard: Default::default(),
             p_verb_ok: Default::default(),
+            handed: Default::default(),
+            p_same_line: Default::default(),
             p_rf_is_digest: Default::default(),
             p_x_is_digest: Default::default(),
             p_commit_ok: Default::default(),
@@ -349,6 +355,8 @@ impl Logic for AcpLink {
             p_hazard,
             p_heard,
             p_verb_ok,
+            handed,
+            p_same_line,
             p_rf_is_digest,
             p_x_is_digest,
             p_commit_ok,
@@ -375,6 +383,8 @@ impl Logic for AcpLink {
         self.p_hazard.reset.next = self.reset.val();
         self.p_heard.reset.next = self.reset.val();
         self.p_verb_ok.reset.next = self.reset.val();
+        self.handed.reset.next = self.reset.val();
+        self.p_same_line.reset.next = self.reset.val();
         self.p_rf_is_digest.reset.next = self.reset.val();
         self.p_x_is_digest.reset.next = self.reset.val();
         self.p_commit_ok.reset.next = self.reset.val();
@@ -456,6 +466,14 @@ impl Logic for AcpLink {
             .val()
             .get_bits::<ATOMIC_LINE_BITS>(32 + 6);
         self.p_verb_ok.d.next = self.verb_free.val() & !self.q_held.val();
+        // The verb handed over in this cycle, if any, is the record decided
+        // on now: its line is held from the next.
+        self.p_same_line.d.next = self
+            .check
+            .payload
+            .val()
+            .get_bits::<ATOMIC_LINE_BITS>(32 + 6)
+            == self.q_line.val();
         self.h_receiver_field.next = self
             .check
             .peek_slice1
@@ -486,8 +504,10 @@ impl Logic for AcpLink {
             .val()
             .get_bits::<32>(self.at_receiver_field.val().index())
             ^ self.check.result_crc.val();
-        self.verb_ok.next =
-            self.p_verb_ok.q.val() & self.verb_free.val() & !self.rb_started.q.val();
+        self.verb_ok.next = self.p_verb_ok.q.val()
+            & self.verb_free.val()
+            & !self.rb_started.q.val()
+            & !(self.handed.q.val() & self.p_same_line.q.val());
         // The channel machine (pendulum_layout::acp::machine), on the heard
         // channel's state and the comparisons made in the check cycle.
         self.mach.tx.next = self.p_heard.q.val().tx;
@@ -548,6 +568,7 @@ impl Logic for AcpLink {
         self.rx_ram.write_data.next = self.check.payload.val();
         self.e_deliver.next = false;
         self.rb_started.d.next = false;
+        self.handed.d.next = false;
         self.chans.apply.next = self.applying.val();
         self.chans.apply_ch.next = self.check.channel.val();
         self.chans.n_tx.next = self.mach.n_tx.val();
@@ -577,6 +598,7 @@ impl Logic for AcpLink {
                 self.e_deliver.next = true;
             }
             self.verb_valid.next = self.mach.exec.val();
+            self.handed.d.next = self.mach.exec.val();
             self.vres_ram.write_enable.next =
                 self.mach.confirm.val() & self.p_heard.q.val().tx_verb;
             self.vres_wr_valid.d.next = self.mach.confirm.val() & self.p_heard.q.val().tx_verb;

@@ -27,7 +27,8 @@ const RF: usize = 5;
 ///
 /// Remote verbs (from the peer, over the ACP link) run tentatively: the
 /// link hands one over (`verb_valid`, only while `verb_free` and the verb's
-/// line is not `q_held`), the unit executes it ahead of local verbs, returns
+/// line is not `q_held`), the unit executes it ahead of local verbs (one a
+/// cycle, back to back; a local verb waiting gets every other cycle), returns
 /// its result to the link (`res_*`, for the ECHO record), and keeps the line
 /// it wrote, with its old contents in an undo entry, held for the verb's
 /// channel. Until the link says `release` (the requester decided COMMIT) or
@@ -476,7 +477,10 @@ impl Logic for AtomicUnit {
         }
 
         // ---- Remote verbs: one waits in `rv` until the accept stage takes it ----
-        self.verb_free.next = !self.rv_valid.q.val();
+        // The one waiting goes in this cycle, so another may follow at once,
+        // unless a local verb waits: then it goes next (remote verbs first,
+        // but not for ever).
+        self.verb_free.next = !(self.rv_valid.q.val() & self.s_verb.valid.val());
         if self.verb_valid.val() {
             self.rv_valid.d.next = true;
             self.rv.d.next = self.verb.val();
@@ -496,7 +500,12 @@ impl Logic for AtomicUnit {
         }
         // (While a rollback waits, its channel's line and undo entry must
         // not be taken by a new remote verb: hold every line until it is done.)
-        self.q_held.next = self.rb_any.val();
+        self.rv_slot.i.next = self.rv.q.val().payload;
+        // The verb in `rv` holds its line too: it takes its lock as it goes
+        // in, this cycle. (One handed over this cycle the link checks itself.)
+        self.q_held.next = self.rb_any.val()
+            | (self.rv_valid.q.val()
+                & (self.rv_slot.o.val().get_bits::<LB>(38) == self.q_line.val()));
         for k in 0..K {
             if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.q_line.val()) {
                 self.q_held.next = true;
@@ -508,7 +517,6 @@ impl Logic for AtomicUnit {
         self.take_rb.next = !self.rv_valid.q.val()
             & self.rb_any.val()
             & !(self.x_valid.q.val() & self.x_remote.q.val());
-        self.rv_slot.i.next = self.rv.q.val().payload;
 
         // ---- Accept: decode and check, gather commits, address the memory ----
         self.beat.next = self.s_verb.data.val().data;
