@@ -89,7 +89,10 @@ pub struct SoakReport {
     /// The exactly-once checks (message checks from `AcpTraffic::check`:
     /// the first failure, if any).
     pub message_check: Option<String>,
+    /// Sent and not accounted for after the settling time, and then the
+    /// first channel not back at IDLE and EXPECT (what is stuck).
     pub lost: u64,
+    pub stuck: Option<String>,
     pub verb_mismatches: u64,
     pub first_verb_mismatch: Option<String>,
 }
@@ -339,6 +342,19 @@ impl Soak {
         } else {
             self.t.unaccounted() as u64
         };
+        if r.lost > 0 {
+            r.stuck = Some(format!(
+                "A: {} unaccounted, {} not posted; B: {} unaccounted, {} not posted; {}",
+                self.t.unaccounted_from(Side::A),
+                self.t.a.backlog(),
+                self.t.unaccounted_from(Side::B),
+                self.t.b.backlog(),
+                self.t
+                    .quiescent()
+                    .err()
+                    .unwrap_or_else(|| "every channel back at IDLE and EXPECT".into())
+            ));
+        }
         r.message_check = self.t.check().err();
         self.report
     }
