@@ -132,6 +132,7 @@ byte bad[2];
 byte ts[2];
 bit  tb[2];
 bit  hold[2];
+bit  pready[2];      /* the last record heard would offer a payload loaded now (peer_ready) */
 byte tok[2];
 byte auth[2];        /* decision check stated while COMMIT or REVERSE */
 byte res[2];         /* result handed up at the confirmation */
@@ -182,7 +183,8 @@ hidden Rec junk;
 hidden byte ht, htb, hr, hrb, x, ok;
 hidden byte was_ts, was_rs;
 #if defined(MACHINE_TABLES) && !defined(BUG_CONFIRM_WITHOUT_PROOF) && \
-    !defined(BUG_UNCHECKED_DECISION) && !defined(BUG_STORE_BEFORE_SEEN)
+    !defined(BUG_UNCHECKED_DECISION) && !defined(BUG_STORE_BEFORE_SEEN) && \
+    !defined(BUG_OFFER_ON_LOAD_AFTER_REJECT)
 /* Every channel move is checked against the layout's machine (the tables
  * testbench/tests/spin.rs generates from pendulum_layout::acp::machine::hear);
  * the seeded bugs that change a move are exempt. */
@@ -216,7 +218,7 @@ inline zero_channel(s)
 {
 	/* A payload dropped here was never delivered: its sender must not hold a final result for it. */
 	assert(sto[s] == 0 || (final[1 - s] & (1 << sto[s])) == 0);
-	ts[s] = TX_IDLE; tb[s] = 0; auth[s] = 0;
+	ts[s] = TX_IDLE; tb[s] = 0; auth[s] = 0; pready[s] = 0;
 	rs[s] = RX_EXPECT; rb[s] = 0; sto[s] = 0; rx_x[s] = 0; px[s] = 0; pdue[s] = 0
 }
 
@@ -234,11 +236,18 @@ inline fresh(s)
 }
 
 /* Side s's host posts its tokens in order, each as soon as the channel is
- * free of the last one and its result is handed up (hdl: load_ok). */
+ * free of the last one and its result is handed up (hdl: load_ok). If the
+ * last record heard would offer it (pready), it is offered at once: the
+ * OFFER move, as on hearing that record again (machine::offers_on_load). */
 inline load(s)
 {
 	if
-	:: !hold[s] && nexttok[s] <= NTOK(s) -> hold[s] = 1; tok[s] = nexttok[s]; nexttok[s]++
+	:: !hold[s] && nexttok[s] <= NTOK(s) -> hold[s] = 1; tok[s] = nexttok[s]; nexttok[s]++;
+		if
+		:: pready[s] && ts[s] == TX_IDLE -> ts[s] = TX_OFFER;
+			assert(SENDER_MOVE(TX_IDLE, TX_OFFER))
+		:: else -> skip
+		fi
 	:: else -> skip
 	fi
 }
@@ -421,6 +430,21 @@ inline go_up(s)
 	pinc[s] = hinc[s]
 }
 
+/* After hearing a channel record, s's sender role is idle and the record
+ * states the peer's receiver role at our bit and not REJECT: a payload
+ * loaded now is offered at once (machine::Move::peer_ready). */
+inline set_pready(s)
+{
+#ifdef BUG_OFFER_ON_LOAD_AFTER_REJECT
+	/* SPIN finds no violation with this: an offer the peer is not ready
+	 * for changes nothing there (its moves guard themselves), and a REJECT
+	 * at our bit while we hold nothing is only ever a damaged record. */
+	pready[s] = (ts[s] == TX_IDLE && hrb == tb[s])
+#else
+	pready[s] = (ts[s] == TX_IDLE && hrb == tb[s] && hr != RX_REJECT)
+#endif
+}
+
 /* Side s hears record r from side p. */
 inline hear(s, p)
 {
@@ -444,7 +468,7 @@ inline hear(s, p)
 		if
 		:: ls[s] == LS_UP && ok -> bad[s] = 0;
 			ht = r.st & 7; htb = (r.st >> 3) & 1; hr = (r.st >> 4) & 3; hrb = (r.st >> 6) & 1;
-			hear_sender(s); hear_receiver(s, p)
+			hear_sender(s); hear_receiver(s, p); set_pready(s)
 		:: ls[s] == LS_ENTANGLING && hp[s] -> go_up(s)
 		:: else -> skip
 		fi
@@ -463,11 +487,12 @@ inline hear(s, p)
 				((r.f12 == rx_x[s]) + 2 * (r.f12 == rx_x[s] + REV)))))));
 			r_idx1 = r_idx0 + 12;
 #endif
-			hear_sender(s); hear_receiver(s, p);
+			hear_sender(s); hear_receiver(s, p); set_pready(s);
 			assert(ts[s] == was_ts || SENDER_MOVE(was_ts, ts[s]));
 			assert(rs[s] == was_rs || RECEIVER_MOVE(was_rs, rs[s]));
 #ifdef CHECK_MACHINE
-			assert(ts[s] == (sender_next[s_idx] & 3) && tb[s] == (was_tb ^ (sender_next[s_idx] >> 2)));
+			assert(ts[s] == (sender_next[s_idx] & 3) && tb[s] == (was_tb ^ ((sender_next[s_idx] >> 2) & 1)));
+			assert(pready[s] == (sender_next[s_idx] >> 3));
 			if
 			:: was_rs == RX_EXPECT && rs[s] == RX_REJECT ->   /* the model chose "no room" */
 				assert(receiver_next[r_idx0] == RX_REJECT)

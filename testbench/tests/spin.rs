@@ -45,7 +45,10 @@ fn check(name: &str, defines: &[&str], what: Check) -> String {
         .iter()
         .find_map(|d| d.strip_prefix("-DWITHOUT_MOVE="))
         .map(|n| n.parse::<u8>().unwrap());
-    let (tables, fill) = machine_tables(defines.contains(&"-DBROKEN_TABLE"));
+    let (tables, fill) = machine_tables(
+        defines.contains(&"-DBROKEN_TABLE"),
+        defines.contains(&"-DBROKEN_PEER_READY"),
+    );
     let model = model();
     assert!(
         model.contains(MACHINE_INIT),
@@ -141,13 +144,16 @@ fn moves_header(without: Option<u8>) -> String {
 /// (`pendulum_layout::acp::machine::hear` over the model's inputs: no
 /// verbs, no slow host, no hand-back in progress), and the inline that
 /// fills them (it takes the place of the model's `MACHINE_INIT` marker in
-/// `init`). Each entry is the role's new state plus 4 if its bit flips.
+/// `init`). Each entry is the role's new state plus 4 if its bit flips;
+/// a sender entry also has 8 added if the move leaves `peer_ready` set
+/// (the model's `pready`: a payload loaded next is offered at once).
 /// Sender index: ts + 4 (at our bit + 2 (holding + 2 (heard rs + 3 (op +
 /// 3 (E = d + 2 (X = d)))))); receiver index: rs + 3 (at our bit + 2
 /// (proof due + 2 (room + 2 (heard ts + 4 (op + 3 (D = x + 2 (D = !x))))))),
 /// op 0 STATE, 1 OFFER, 2 ECHO. `broken` leaves out the sender's offer
-/// (IDLE b holding, heard EXPECT b: stays IDLE), to show the check bites.
-fn machine_tables(broken: bool) -> (String, String) {
+/// (IDLE b holding, heard EXPECT b: stays IDLE), and `broken_ready` every
+/// `peer_ready`, to show the checks bite.
+fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
     use pendulum_layout::acp::machine::{hear, Channel, Heard, Room};
     use pendulum_layout::acp::{rx_state, tx_state, OP_ECHO, OP_OFFER, OP_STATE};
     const OPS: [u8; 3] = [OP_STATE, OP_OFFER, OP_ECHO];
@@ -174,9 +180,12 @@ fn machine_tables(broken: bool) -> (String, String) {
             verb: true,
         };
         let m = hear(ch, heard, room);
-        *e = m.tx | (m.tx_bit as u8) << 2;
+        *e = m.tx | (m.tx_bit as u8) << 2 | (m.peer_ready as u8) << 3;
         if broken && ts == tx_state::IDLE && at_bit && holding && rs == rx_state::EXPECT {
             *e = ts;
+        }
+        if broken_ready {
+            *e &= !8;
         }
     }
     let mut receiver = vec![0u8; 2304];
@@ -345,6 +354,14 @@ fn a_move_missing_from_the_layout_is_found() {
 #[test]
 fn a_move_that_differs_from_the_layouts_machine_is_found() {
     finds_a_broken_move("table", "-DBROKEN_TABLE", "the changed move");
+}
+
+/// The `pready` the model sets on hearing is checked against `hear`'s
+/// `peer_ready`: with the table saying it is never set, SPIN finds the model
+/// setting it (after a confirmation, the peer EXPECTs at our new bit).
+#[test]
+fn a_peer_ready_that_differs_from_the_layouts_is_found() {
+    finds_a_broken_move("ready", "-DBROKEN_PEER_READY", "the changed peer_ready");
 }
 
 /// One token, no faults, and the move check broken by `define`: SPIN must
