@@ -88,6 +88,9 @@
 #ifndef NONCES
 #define NONCES        8   /* nonces drawn cycle through 1..NONCES: A the odd ones, B the even */
 #endif
+#ifndef MAX_SKIP
+#define MAX_SKIP      0   /* slots in a row a side gives to other channels (0: every slot is this one's) */
+#endif
 
 #define A 0
 #define B 1
@@ -163,8 +166,12 @@ byte final[2];       /* results handed up as final (applied exactly once) */
 byte lastdel[2];
 
 /* Slots: both sides send one record per slot, so neither runs ahead of the
- * other by more than one record (skew = records sent by A - by B, + 1). */
+ * other by more than one record (skew = records sent by A - by B, + 1).
+ * Slots are given by event: a slot of an Up side may carry another
+ * channel's record, so none of this one's, at most MAX_SKIP slots in a row
+ * (the share of slots kept for restating every channel). */
 byte skew = 1;
+byte skips[2];       /* slots in a row side s gave to other channels */
 #define may_send(s)  ((s) == A -> skew < 2 : skew > 0)
 #define slot(s)      if :: (s) == A -> skew++ :: else -> skew-- fi
 
@@ -542,11 +549,22 @@ proctype Side(bit me)
 	:: atomic { loss > 0 && nempty(to[me]) -> to[me]?junk; loss-- }
 	/* This side's slot. */
 	:: atomic { nfull(to[1 - me]) && may_send(me) && !finished ->
-		form(me); slot(me); to[1 - me]!r;
+		form(me); slot(me); skips[me] = 0; to[1 - me]!r;
 #ifdef REPLAY
 		if :: r.op != OP_ENTANGLE -> copy_rec(last[me], r) :: else -> skip fi;
 #endif
 		clear_r }
+#if MAX_SKIP > 0
+	/* ... or, Up, a slot that carries another channel's record (it takes
+	 * room in flight as any slot does): nothing of this one is sent; its
+	 * host may still load it. */
+	:: atomic { skips[me] < MAX_SKIP && ls[me] == LS_UP && nfull(to[1 - me]) && may_send(me) && !finished ->
+		load(me); slot(me)
+#ifndef BUG_NO_RESTATE_SHARE
+		; skips[me]++   /* the share kept for restating: at most MAX_SKIP in a row */
+#endif
+	}
+#endif
 	/* Faults. */
 	:: atomic { resets > 0 -> resets--; reset_side(me) }
 	:: atomic { loses > 0 -> loses--; clear(to[me]); fresh(me) }   /* this side loses signal */

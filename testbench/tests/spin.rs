@@ -338,6 +338,33 @@ fn progress_once_the_faults_stop() {
     }
 }
 
+/// Slots by event: any slot of an Up side may carry another channel, so
+/// none of this one's record, at most 2 slots in a row per side (the share
+/// kept for restating); with one damaged record and a reset of either side
+/// at any moment. Payloads are offered on load too, as in every check.
+#[test]
+fn safety_with_slots_given_to_other_channels() {
+    passes(
+        "safety-skip",
+        &["-DNTOK_A=2", "-DNTOK_B=0", "-DMAX_RESETS=1", "-DMAX_SKIP=2"],
+        Check::Safety,
+    );
+}
+
+/// Progress with slots by event (at most 2 in a row given to other
+/// channels), after damage in both directions. The bound is the fairness:
+/// SPIN's weak fairness is per process, and a side that gives every slot to
+/// other channels is still running, so without the bound (the seeded
+/// `BUG_NO_RESTATE_SHARE`) the channel stalls.
+#[test]
+fn progress_with_slots_given_to_other_channels() {
+    passes(
+        "progress-skip",
+        &["-DNTOK_A=1", "-DNTOK_B=1", "-DMAX_RESETS=0", "-DMAX_SKIP=2"],
+        Check::Progress,
+    );
+}
+
 /// The model's moves are checked against the layout's: with one named move
 /// left out of the set (UNREJECT: REJECT b → EXPECT b), SPIN finds the
 /// model making it.
@@ -424,6 +451,18 @@ fn seeded_bugs_are_found() {
                 "-DNTOK_B=0",
                 "-DMAX_RESETS=1",
                 "-DMAX_DAMAGE=0",
+            ],
+            Check::Progress,
+            "acceptance cycle",
+        ),
+        (
+            "BUG_NO_RESTATE_SHARE",
+            &[
+                "-DNTOK_A=1",
+                "-DNTOK_B=0",
+                "-DMAX_RESETS=0",
+                "-DMAX_DAMAGE=0",
+                "-DMAX_SKIP=1",
             ],
             Check::Progress,
             "acceptance cycle",
