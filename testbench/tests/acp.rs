@@ -569,3 +569,24 @@ fn a_disabled_receiving_pipe_holds_messages_back_until_it_is_enabled() {
     t.check().unwrap();
     assert_eq!(t.b.received.len(), 400);
 }
+
+/// Slots by event: with all 16 channels in use, an offer's decision is on
+/// the wire as soon as with one channel, give or take a few cycles of
+/// choosing the slot (a fixed rotation made it wait for the channel's turn:
+/// RTT + 16 to + 32 cycles at K = 16), for a message and a verb.
+#[test]
+fn a_decision_waits_for_no_slot() {
+    use pendulum_layout::params::ACP_CHANNELS as K;
+    use pendulum_testbench::acp_measure::{decision_cycles, Kind};
+    for latency in [25, 100] {
+        for kind in [Kind::Message, Kind::Verb] {
+            let one = decision_cycles(latency, 1, kind).0;
+            let all = decision_cycles(latency, K as u32, kind).0;
+            assert!(
+                all <= one + 4,
+                "latency {latency}, {}: {all} cycles with {K} channels, {one} with one",
+                kind.name()
+            );
+        }
+    }
+}

@@ -6,7 +6,7 @@
 //! | byte | field | meaning |
 //! |---|---|---|
 //! | 0 | opcode | what slices 1..=7 hold: [`OP_STATE`], [`OP_OFFER`], [`OP_OFFER_VERB`], [`OP_ECHO`], [`OP_ENTANGLE`] |
-//! | 1 | liveness | the channel this slot belongs to (slot n carries channel n mod K) |
+//! | 1 | liveness | the channel this record states (any slot may carry any channel: slots go by event, `shared/ACP.md`) |
 //! | 2 | state | bits 2..0 sender-role state (IDLE..REVERSE; 4..7 no state), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 zero. A record with a state that is none is ignored and counted |
 //! | 3 | transition | the channel's last move: bit 7 reverse (an erase or a REVERSE), bit 6 role (1 = receiver), bits 5..3 from-state, bits 2..0 to-state ([`machine::moves`]); for traces only, never acted on |
 //! | 4..8 | operand | the check word ([`check_word`]) |
@@ -477,7 +477,7 @@ pub fn layout_markdown() -> String {
     let mut s = String::from("| bytes | field | contents |\n|---|---|---|\n");
     let rows = [
         ("0", "opcode", format!("0x{OP_STATE:02x} state (proof and decision check), 0x{OP_OFFER:02x} + payload, 0x{OP_OFFER_VERB:02x} + atomic verb, 0x{OP_ECHO:02x} + digest echo, 0x{OP_ENTANGLE:02x} entangle")),
-        ("1", "liveness", "channel of this slot (slot n → channel n mod K)".to_string()),
+        ("1", "liveness", "the channel this record states (any slot may carry any channel)".to_string()),
         ("2", "state", format!(
             "bits 2..0 sender state ({}), bit 3 its bit; bits 5..4 receiver state ({}), bit 6 its bit; anything else is ignored and counted",
             tx_state::NAMES.join("/"), rx_state::NAMES.join("/"))),
