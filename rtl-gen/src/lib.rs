@@ -57,6 +57,24 @@ pub const TARGETS: &[&str] = &["sim", "alveo-u250", "alveo-u280", "stratix10-mx"
 
 /// Generates the NIC core for `target`.
 pub fn generate(target: &str) -> Result<Generated, String> {
+    // The whole NIC is one value, built and walked by rust-hdl on the stack:
+    // in a debug build it outgrew a test thread's 2 MiB (a stack overflow
+    // once the ACP link gained its news flags), and it grows with every
+    // block. So it is built on a thread of its own with room to spare (the
+    // pages are only reserved until touched).
+    const STACK_BYTES: usize = 256 << 20;
+    let target = target.to_string();
+    std::thread::Builder::new()
+        .name("rtl-gen".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || generate_here(&target))
+        .map_err(|e| format!("cannot start the generator's thread: {e}"))?
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// [`generate`], on the calling thread.
+fn generate_here(target: &str) -> Result<Generated, String> {
     if !TARGETS.contains(&target) {
         return Err(format!(
             "unknown target '{target}'; known targets: {}",
