@@ -9,6 +9,10 @@ fn a_short_soak_keeps_every_promise_under_every_fault() {
     let r = Soak::new(SoakConfig {
         records: 600_000,
         reset_every: 50_000,
+        // A seed whose resets hand back transfers of every kind (seed 1
+        // happens to leave none certainly undelivered since slots go by
+        // event); the exactly-once checks hold for every seed tried.
+        seed: 3,
         ..SoakConfig::default()
     })
     .run(|_| {});
