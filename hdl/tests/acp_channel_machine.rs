@@ -1,5 +1,7 @@
 //! The channel machine block against its definition,
-//! `pendulum_layout::acp::machine::hear`, on every input (rust-hdl's
+//! `pendulum_layout::acp::machine::hear`, on every input the block takes
+//! (`machine::is_unmerged_input`: the merged decision is defined and
+//! checked in SPIN, not built in the HDL yet) (rust-hdl's
 //! simulator: the block is combinational; the Verilated pair in
 //! `testbench/tests/acp.rs` checks the moves the whole link states on the wire).
 
@@ -44,11 +46,13 @@ fn block_move(uut: &ChannelMachine) -> Move {
             e => panic!("two events at once: {e:?}"),
         },
         confirm: uut.confirm.val(),
+        confirm_by_echo: false,
         store: uut.store.val(),
         exec: uut.exec.val(),
         deliver: uut.deliver.val(),
         erase: uut.erase.val(),
         proof_due: uut.n_proof_due.val(),
+        not_heard: false,
         peer_ready: uut.n_peer_ready.val(),
     }
 }
@@ -75,6 +79,10 @@ fn the_block_makes_the_moves_of_the_definition_on_every_input() {
     let mut inputs = 0u64;
     let mut moved = 0u64;
     machine::for_each_input(|ch, heard, room| {
+        // The merged decision is not in the HDL yet (#25).
+        if !machine::is_unmerged_input(&ch, &heard) {
+            return;
+        }
         uut.tx.next = state4(ch.tx, ch.tx_bit).into();
         uut.rx.next = state3(ch.rx, ch.rx_bit).into();
         uut.holding.next = ch.holding;

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | 0 | opcode | what slices 1..=7 hold: [`OP_STATE`], [`OP_OFFER`], [`OP_OFFER_VERB`], [`OP_ECHO`], [`OP_ENTANGLE`] |
 //! | 1 | liveness | the channel this record states (any slot may carry any channel: slots go by event, `shared/ACP.md`) |
-//! | 2 | state | bits 2..0 sender-role state (IDLE..REVERSE; 4..7 no state), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 zero. A record with a state that is none is ignored and counted |
+//! | 2 | state | bits 2..0 sender-role state (IDLE..COMMIT_OFFER; 5..7 no state; the HDL does not send COMMIT_OFFER yet and takes 4 as none), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 zero. A record with a state that is none is ignored and counted |
 //! | 3 | transition | the channel's last move: bit 7 reverse (an erase or a REVERSE), bit 6 role (1 = receiver), bits 5..3 from-state, bits 2..0 to-state ([`machine::moves`]); for traces only, never acted on |
 //! | 4..8 | operand | the check word ([`check_word`]) |
 //!
@@ -134,7 +134,14 @@ pub mod tx_state {
     pub const COMMIT: u8 = 2;
     /// Decided: the digest did not match; the receiver must erase.
     pub const REVERSE: u8 = 3;
-    pub const NAMES: [&str; 4] = ["IDLE", "OFFER", "COMMIT", "REVERSE"];
+    /// Decided COMMIT b and offering the next payload at the other bit in
+    /// the same records (the state byte's bit is b, the decision's): an
+    /// OFFER record in this state carries the next payload, with the
+    /// decision check folded into its check word ([`super::check_word`]).
+    /// Defined and checked in the model (`machine::hear`, SPIN); the HDL
+    /// does not enter it yet and ignores records that state it (#25).
+    pub const COMMIT_OFFER: u8 = 4;
+    pub const NAMES: [&str; 5] = ["IDLE", "OFFER", "COMMIT", "REVERSE", "COMMIT_OFFER"];
 }
 
 /// Receiver-role states (2 bits; 3 is no state).
@@ -169,7 +176,7 @@ pub const fn state_byte(tx: u8, tx_bit: bool, rx: u8, rx_bit: bool) -> u8 {
 /// Whether a state byte states a state in both roles (a record whose byte
 /// does not is ignored and counted).
 pub const fn state_byte_is_valid(state: u8) -> bool {
-    state & 0x80 == 0 && state & 7 <= tx_state::REVERSE && (state >> 4) & 3 <= rx_state::REJECT
+    state & 0x80 == 0 && state & 7 <= tx_state::COMMIT_OFFER && (state >> 4) & 3 <= rx_state::REJECT
 }
 
 /// The sender-role state in a state byte.
@@ -605,7 +612,7 @@ mod tests {
     #[test]
     fn a_state_byte_that_states_no_state_is_not_heard() {
         let s = session_term(1, 2);
-        for bad in [0x80u8, 0x04, 0x07, 0x30] {
+        for bad in [0x80u8, 0x05, 0x07, 0x30] {
             let mut b = sample_records()[2].to_bytes(s);
             b[BYTE_STATE] = bad;
             let c = check_word(&b, s);
