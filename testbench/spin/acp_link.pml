@@ -21,6 +21,7 @@
 #define TX_OFFER      1
 #define TX_COMMIT     2
 #define TX_REVERSE    3
+#define TX_COMMIT_OFFER 4
 /* Receiver-role states (pendulum_layout::acp::rx_state). */
 #define RX_EXPECT     0
 #define RX_TENTATIVE  1
@@ -116,9 +117,12 @@
  * another session is not heard); st = the state byte
  * (pendulum_layout::acp::state_byte); f8 =
  * payload bytes 0..4 (ECHO: digest; STATE: the proof of the last delivery);
- * f12 = payload bytes 4..8 (the decision check while COMMIT or REVERSE);
+ * fk = what an ECHO's receiver field is XORed with, the proof of the
+ * sender's last delivery (in the hardware one field with the digest);
+ * f12 = the decision check while COMMIT, COMMIT_OFFER or REVERSE (payload
+ * bytes 4..8; folded into the check word of a COMMIT_OFFER's OFFER record);
  * body = OFFER: the payload; otherwise the result bytes. */
-typedef Rec { byte op; byte k1; byte k2; byte st; byte f8; byte f12; byte body };
+typedef Rec { byte op; byte k1; byte k2; byte st; byte f8; byte fk; byte f12; byte body };
 chan to[2] = [QS] of { Rec };
 
 /* Link state of each side (hdl: lstate, nonce, peer_nonce, heard_peer,
@@ -137,7 +141,11 @@ bit  tb[2];
 bit  hold[2];
 bit  pready[2];      /* the last record heard would offer a payload loaded now (peer_ready) */
 byte tok[2];
-byte auth[2];        /* decision check stated while COMMIT or REVERSE */
+bit  nhold[2];       /* the next payload is held too (offered with the decision: COMMIT_OFFER) */
+byte ntok[2];
+byte auth[2];        /* decision check stated while COMMIT, COMMIT_OFFER or REVERSE */
+byte ares[2];        /* the result of the echo auth was taken from */
+byte key[2];         /* the proof last heard: an echo of our payload is its digest with this */
 byte res[2];         /* result handed up at the confirmation */
 /* Receiver role. */
 byte rs[2];
@@ -147,6 +155,7 @@ byte rx_x[2];        /* decision check the peer must state to commit or reverse 
 byte px[2];          /* proof: the decision check of the last transfer delivered */
 bit  pdue[2];        /* the peer was last heard behind us (waiting for our proof) */
 bit  round[2];       /* which of payload/echo a record carries when both are due */
+bit  pturn[2];       /* which of echo/proof, when both are due (tentative, the peer behind) */
 byte nexttok[2] = 1;
 #if MAX_STALE > 0 || MAX_DUP > 0
 /* The last channel record each side sent, and the last it sent before it
@@ -187,11 +196,11 @@ byte dups = MAX_DUP;
 /* Scratch, used only inside atomic steps. */
 hidden Rec r;
 hidden Rec junk;
-hidden byte ht, htb, hr, hrb, x, ok;
+hidden byte ht, htb, hr, hrb, x, ok, mbad;
 hidden byte was_ts, was_rs;
 #if defined(MACHINE_TABLES) && !defined(BUG_CONFIRM_WITHOUT_PROOF) && \
     !defined(BUG_UNCHECKED_DECISION) && !defined(BUG_STORE_BEFORE_SEEN) && \
-    !defined(BUG_OFFER_ON_LOAD_AFTER_REJECT)
+    !defined(BUG_OFFER_ON_LOAD_AFTER_REJECT) && !defined(BUG_UNCHAINED_PROOF)
 /* Every channel move is checked against the layout's machine (the tables
  * testbench/tests/spin.rs generates from pendulum_layout::acp::machine::hear);
  * the seeded bugs that change a move are exempt. */
@@ -201,11 +210,11 @@ hidden short s_idx, r_idx0, r_idx1;
 #endif
 
 /* Nothing left to send or settle, and both sides Up. */
-#define finished (!hold[A] && !hold[B] && nexttok[A] > NTOK_A && nexttok[B] > NTOK_B && \
+#define finished (!hold[A] && !hold[B] && !nhold[A] && !nhold[B] && nexttok[A] > NTOK_A && nexttok[B] > NTOK_B && \
                   rs[A] != RX_TENTATIVE && rs[B] != RX_TENTATIVE && ls[A] == LS_UP && ls[B] == LS_UP)
 
-#define clear_r  r.op = 0; r.k1 = 0; r.k2 = 0; r.st = 0; r.f8 = 0; r.f12 = 0; r.body = 0
-#define copy_rec(d, s) d.op = s.op; d.k1 = s.k1; d.k2 = s.k2; d.st = s.st; d.f8 = s.f8; d.f12 = s.f12; d.body = s.body
+#define clear_r  r.op = 0; r.k1 = 0; r.k2 = 0; r.st = 0; r.f8 = 0; r.fk = 0; r.f12 = 0; r.body = 0
+#define copy_rec(d, s) d.op = s.op; d.k1 = s.k1; d.k2 = s.k2; d.st = s.st; d.f8 = s.f8; d.fk = s.fk; d.f12 = s.f12; d.body = s.body
 
 /* A held token goes back to its sender's host. */
 inline hand_back(s, doubt)
@@ -221,11 +230,29 @@ inline hand_back(s, doubt)
 	tok[s] = 0
 }
 
+/* The next payload goes back to its sender's host: never decided, so never delivered. */
+inline hand_back_next(s)
+{
+	assert((delivered[s] & (1 << ntok[s])) == 0 && (final[s] & (1 << ntok[s])) == 0);
+	ret_nd[s] = ret_nd[s] | (1 << ntok[s]);
+	nhold[s] = 0;
+	ntok[s] = 0
+}
+
+/* The next payload becomes the one held. */
+inline promote(s)
+{
+	if
+	:: !hold[s] && nhold[s] -> hold[s] = 1; tok[s] = ntok[s]; nhold[s] = 0; ntok[s] = 0
+	:: else -> skip
+	fi
+}
+
 inline zero_channel(s)
 {
 	/* A payload dropped here was never delivered: its sender must not hold a final result for it. */
 	assert(sto[s] == 0 || (final[1 - s] & (1 << sto[s])) == 0);
-	ts[s] = TX_IDLE; tb[s] = 0; auth[s] = 0; pready[s] = 0;
+	ts[s] = TX_IDLE; tb[s] = 0; auth[s] = 0; ares[s] = 0; key[s] = 0; pready[s] = 0;
 	rs[s] = RX_EXPECT; rb[s] = 0; sto[s] = 0; rx_x[s] = 0; px[s] = 0; pdue[s] = 0
 }
 
@@ -245,7 +272,10 @@ inline fresh(s)
 /* Side s's host posts its tokens in order, each as soon as the channel is
  * free of the last one and its result is handed up (hdl: load_ok). If the
  * last record heard would offer it (pready), it is offered at once: the
- * OFFER move, as on hearing that record again (machine::offers_on_load). */
+ * OFFER move, as on hearing that record again (machine::offers_on_load).
+ * While one is held, the next may be posted beside it; a COMMIT then
+ * offers it with the decision (machine::offers_next_on_load). With
+ * LAZY_HOST the host may post the next one later, any time. */
 inline load(s)
 {
 	if
@@ -255,6 +285,18 @@ inline load(s)
 			assert(SENDER_MOVE(TX_IDLE, TX_OFFER))
 		:: else -> skip
 		fi
+#ifndef NO_NEXT
+	:: hold[s] && !nhold[s] && nexttok[s] <= NTOK(s) ->
+		nhold[s] = 1; ntok[s] = nexttok[s]; nexttok[s]++;
+		if
+		:: ts[s] == TX_COMMIT -> ts[s] = TX_COMMIT_OFFER;
+			assert(SENDER_MOVE(TX_COMMIT, TX_COMMIT_OFFER))
+		:: else -> skip
+		fi
+#ifdef LAZY_HOST
+	:: hold[s] && !nhold[s] && nexttok[s] <= NTOK(s) -> skip
+#endif
+#endif
 	:: else -> skip
 	fi
 }
@@ -263,7 +305,7 @@ inline load(s)
 inline form(s)
 {
 	load(s);
-	r.f8 = 0; r.f12 = 0; r.body = 0;
+	r.f8 = 0; r.fk = 0; r.f12 = 0; r.body = 0;
 	if
 	:: ls[s] != LS_UP ->
 		r.op = OP_ENTANGLE; r.k1 = nonce[s]; r.k2 = (hp[s] -> pn[s] : 0); r.st = inc[s]
@@ -271,23 +313,38 @@ inline form(s)
 		r.k1 = nonce[s]; r.k2 = pn[s];
 		r.st = ts[s] | (tb[s] << 3) | (rs[s] << 4) | (rb[s] << 6);
 		/* The receiver role needs the payload slices for its echo, or for
-		 * the proof of its last delivery while the peer waits for it; when
-		 * the sender role offers too, they take turns by round. */
+		 * the proof of its last delivery while the peer waits for it (both,
+		 * in turns, while it holds a payload tentatively and the peer is
+		 * behind); when the sender role offers too, they take turns by
+		 * round. An echo carries the proof beside the digest. */
 		if
-		:: (rs[s] == RX_TENTATIVE || pdue[s]) && (ts[s] != TX_OFFER || round[s]) ->
+		:: (rs[s] == RX_TENTATIVE || pdue[s]) &&
+		   ((ts[s] != TX_OFFER && ts[s] != TX_COMMIT_OFFER) || round[s]) ->
 			if
-			:: rs[s] == RX_TENTATIVE -> r.op = OP_ECHO; r.f8 = sto[s]; r.body = RGOOD
+			:: rs[s] == RX_TENTATIVE && !(pdue[s] && pturn[s]) ->
+				r.op = OP_ECHO; r.f8 = sto[s]; r.fk = px[s]; r.body = RGOOD
 			:: else -> r.op = OP_STATE; r.f8 = px[s]; r.body = RGOOD
-			fi
+			fi;
+			if :: rs[s] == RX_TENTATIVE && pdue[s] -> pturn[s] = 1 - pturn[s] :: else -> skip fi
 		:: else ->
 			if
 			:: ts[s] == TX_OFFER -> r.op = OP_OFFER; r.body = tok[s]
+			/* COMMIT_OFFER: every other record plain (the decision check in
+			 * the payload slices), so the peer hears the channel whatever
+			 * check it expects: it goes Up on it, and counts no run of
+			 * records that fail their check. */
+#ifdef BUG_ALL_FOLDED
+			:: ts[s] == TX_COMMIT_OFFER -> r.op = OP_OFFER; r.body = ntok[s]
+#else
+			:: ts[s] == TX_COMMIT_OFFER && !round[s] -> r.op = OP_OFFER; r.body = ntok[s]
+#endif
 			:: else -> r.op = OP_STATE;
 				if :: rs[s] != RX_TENTATIVE -> r.f8 = px[s]; r.body = RGOOD :: else -> skip fi
 			fi
 		fi;
 		if
 		:: (ts[s] == TX_COMMIT || ts[s] == TX_REVERSE) && r.op != OP_OFFER -> r.f12 = auth[s]
+		:: ts[s] == TX_COMMIT_OFFER -> r.f12 = auth[s]
 		:: else -> skip
 		fi;
 		round[s] = 1 - round[s]
@@ -312,7 +369,8 @@ inline confirm(s)
 	assert((delivered[s] & (1 << tok[s])) != 0);   /* applied */
 	assert(res[s] == RGOOD);                        /* with the result the responder produced */
 	final[s] = final[s] | (1 << tok[s]);
-	hold[s] = 0; tok[s] = 0;
+	hold[s] = 0; tok[s] = 0; ares[s] = 0;
+	promote(s);
 	tb[s] = 1 - tb[s];
 	ts[s] = TX_IDLE
 }
@@ -325,24 +383,28 @@ inline damage()
 	:: true -> skip
 	:: dmg > 0 -> dmg--;
 		if
-		:: select(ht : 0..3); select(htb : 0..1); select(hr : 0..2); select(hrb : 0..1);
+		:: select(ht : 0..4); select(htb : 0..1); select(hr : 0..2); select(hrb : 0..1);
 		   r.st = ht | (htb << 3) | (hr << 4) | (hrb << 6)
 		:: r.op != OP_STATE -> r.op = OP_STATE
 		:: r.op != OP_OFFER -> r.op = OP_OFFER
 		:: r.op != OP_ECHO -> r.op = OP_ECHO
 		:: r.f8 = DMGV
+		:: r.fk = DMGV
 		:: r.f12 = DMGV
 		:: r.op == OP_OFFER -> r.body = r.body | CORRUPT
 		:: r.op != OP_OFFER -> r.body = RBAD
-		:: select(ht : 0..3); select(htb : 0..1); select(hr : 0..2); select(hrb : 0..1);
+		:: select(ht : 0..4); select(htb : 0..1); select(hr : 0..2); select(hrb : 0..1);
 		   r.st = ht | (htb << 3) | (hr << 4) | (hrb << 6);
 		   if :: r.op = OP_STATE :: r.op = OP_OFFER :: r.op = OP_ECHO fi;
-		   r.f8 = FOREIGN; r.f12 = X(FOREIGN, RGOOD); r.body = FOREIGN
+		   r.f8 = FOREIGN; r.fk = FOREIGN; r.f12 = X(FOREIGN, RGOOD); r.body = FOREIGN
 		fi
 	fi
 }
 
-/* The sender role of s on the peer's receiver state (hr, hrb). */
+/* The sender role of s on the peer's receiver state (hr, hrb). An echo
+ * of our payload is its digest with the proof we last heard (key); an
+ * echo of the next payload, while COMMIT_OFFER, its digest with our
+ * decision check on the one held (the proof the peer delivered it). */
 inline hear_sender(s)
 {
 	x = X(r.f8, r.body);
@@ -355,9 +417,14 @@ inline hear_sender(s)
 			ts[s] = TX_REVERSE; auth[s] = x + REV
 		:: ts[s] == TX_OFFER && hr == RX_TENTATIVE && r.op == OP_ECHO ->
 			if
-			:: r.f8 == tok[s] ->
-				/* The decision: the commit point of the transfer. */
-				ts[s] = TX_COMMIT; auth[s] = x; decided[s] = decided[s] | (1 << tok[s]);
+			:: r.f8 == tok[s] && r.fk == key[s] ->
+				/* The decision: the commit point of the transfer; with the
+				 * next payload held, it is offered in the same records. */
+				if
+				:: nhold[s] -> ts[s] = TX_COMMIT_OFFER
+				:: else -> ts[s] = TX_COMMIT
+				fi;
+				auth[s] = x; ares[s] = r.body; decided[s] = decided[s] | (1 << tok[s]);
 #ifdef BUG_RESULT_AT_DECISION
 				final[s] = final[s] | (1 << tok[s])
 #else
@@ -366,7 +433,9 @@ inline hear_sender(s)
 			:: else -> ts[s] = TX_REVERSE; auth[s] = x + REV
 			fi
 		:: ts[s] == TX_OFFER && hr == RX_REJECT -> ts[s] = TX_IDLE
-		:: ts[s] == TX_COMMIT && hr == RX_TENTATIVE && r.op == OP_ECHO && r.f8 == tok[s] -> auth[s] = x
+		:: (ts[s] == TX_COMMIT || ts[s] == TX_COMMIT_OFFER) && hr == RX_TENTATIVE && r.op == OP_ECHO &&
+		   r.f8 == tok[s] && r.fk == key[s] ->
+			auth[s] = x; ares[s] = r.body   /* the check of the newest echo */
 		:: ts[s] == TX_REVERSE && hr != RX_TENTATIVE -> ts[s] = TX_IDLE   /* erased, or never stored */
 		:: ts[s] == TX_REVERSE && hr == RX_TENTATIVE && r.op == OP_ECHO -> auth[s] = x + REV
 		:: else -> skip
@@ -376,8 +445,22 @@ inline hear_sender(s)
 		res[s] = RGOOD; confirm(s)
 #else
 	:: hrb != tb[s] && ts[s] == TX_COMMIT && r.op == OP_STATE && hr != RX_TENTATIVE && r.f8 == X(tok[s], r.body) ->
-		res[s] = r.body; confirm(s)
+		res[s] = r.body; key[s] = r.f8; confirm(s)
 #endif
+	:: hrb != tb[s] && ts[s] == TX_COMMIT_OFFER && r.op == OP_STATE && r.f8 == X(tok[s], r.body) ->
+		/* The proof of the one held; the next is offered on its own (or was refused). */
+		res[s] = r.body; key[s] = r.f8; confirm(s);
+		if :: hr != RX_REJECT -> ts[s] = TX_OFFER :: else -> skip fi
+#ifdef BUG_UNCHAINED_PROOF
+	:: hrb != tb[s] && ts[s] == TX_COMMIT_OFFER && r.op == OP_ECHO && hr == RX_TENTATIVE && r.f8 == ntok[s] ->
+#else
+	:: hrb != tb[s] && ts[s] == TX_COMMIT_OFFER && r.op == OP_ECHO && hr == RX_TENTATIVE &&
+	   nhold[s] && r.f8 == ntok[s] && r.fk == auth[s] ->
+#endif
+		/* The next payload's echo proves the one held delivered, and
+		 * decides the next: one record for both. */
+		res[s] = ares[s]; key[s] = auth[s]; confirm(s);
+		ts[s] = TX_COMMIT; auth[s] = x; ares[s] = r.body; decided[s] = decided[s] | (1 << tok[s])
 	:: else -> skip
 	fi
 }
@@ -403,6 +486,17 @@ inline hear_receiver(s, p)
 		:: rs[s] == RX_TENTATIVE && ht == TX_COMMIT && r.op != OP_OFFER && r.f12 == rx_x[s] ->
 #endif
 			deliver(s, p); px[s] = rx_x[s]; rb[s] = 1 - rb[s]; rs[s] = RX_EXPECT
+		:: rs[s] == RX_TENTATIVE && ht == TX_COMMIT_OFFER && r.f12 == rx_x[s] ->
+			/* Deliver, and take the next payload the record offers. */
+			deliver(s, p); px[s] = rx_x[s]; rb[s] = 1 - rb[s];
+			if
+			:: r.op == OP_OFFER ->
+				if
+				:: true -> rs[s] = RX_TENTATIVE; sto[s] = r.body; rx_x[s] = X(r.body, RGOOD)
+				:: noroom > 0 -> noroom--; rs[s] = RX_REJECT
+				fi
+			:: else -> rs[s] = RX_EXPECT
+			fi
 #ifdef BUG_UNCHECKED_DECISION
 		:: rs[s] == RX_TENTATIVE && ht == TX_REVERSE ->
 #else
@@ -412,6 +506,12 @@ inline hear_receiver(s, p)
 			sto[s] = 0; rs[s] = RX_EXPECT; rx_x[s] = 0
 		:: rs[s] == RX_REJECT && ht == TX_IDLE -> rs[s] = RX_EXPECT
 		:: else -> skip
+		fi
+	:: htb != rb[s] && rs[s] == RX_EXPECT && ht == TX_COMMIT_OFFER && r.op == OP_OFFER && r.f12 == px[s] ->
+		/* The next payload of a decision on what we delivered last. */
+		if
+		:: true -> rs[s] = RX_TENTATIVE; sto[s] = r.body; rx_x[s] = X(r.body, RGOOD)
+		:: noroom > 0 -> noroom--; rs[s] = RX_REJECT
 		fi
 	:: else -> skip
 	fi;
@@ -429,7 +529,10 @@ inline go_up(s)
 #else
 	if
 	:: pinc[s] != 0 && hinc[s] != pinc[s] ->
-		if :: hold[s] && ts[s] == TX_COMMIT -> hand_back(s, 1) :: else -> skip fi;
+		if
+		:: hold[s] && (ts[s] == TX_COMMIT || ts[s] == TX_COMMIT_OFFER) -> hand_back(s, 1); promote(s)
+		:: else -> skip
+		fi;
 		zero_channel(s)
 	:: else -> skip
 	fi;
@@ -480,33 +583,37 @@ inline hear(s, p)
 		:: else -> skip
 		fi
 #else
-		ok = (r.k1 == pn[s] && r.k2 == nonce[s] && ((r.st >> 4) & 3) != 3);
+		ht = r.st & 7; htb = (r.st >> 3) & 1; hr = (r.st >> 4) & 3; hrb = (r.st >> 6) & 1;
+		/* A COMMIT_OFFER's OFFER record carries its decision check in the
+		 * check word: heard only if it is the check we expect (of what we
+		 * hold at its bit, else our proof). */
+		mbad = (ht == TX_COMMIT_OFFER && r.op == OP_OFFER && r.f12 != (htb == rb[s] -> rx_x[s] : px[s]));
+		ok = (r.k1 == pn[s] && r.k2 == nonce[s] && hr != 3 && ht <= TX_COMMIT_OFFER);
+#ifdef CHECK_MACHINE
+		was_tb = tb[s]; was_rb = rb[s];
+		m_op = (r.op == OP_STATE -> 0 : (r.op == OP_OFFER -> 1 : 2));
+		s_idx = ts[s] + 5 * ((hrb == tb[s]) + 2 * (hold[s] + 2 * (nhold[s] + 2 * (hr + 3 * (m_op + 3 *
+			((r.f8 == tok[s] && r.fk == key[s]) + 2 * ((r.f8 == X(tok[s], r.body)) + 2 *
+			(nhold[s] && r.f8 == ntok[s] && r.fk == auth[s]))))))));
+		r_idx0 = rs[s] + 3 * ((htb == rb[s]) + 2 * (pdue[s] + 2 * (0 + 2 * (ht + 5 * (m_op + 3 *
+			((r.f12 == rx_x[s]) + 2 * ((r.f12 == rx_x[s] + REV) + 2 * (r.f12 == px[s]))))))));
+		r_idx1 = r_idx0 + 12;
+		/* The layout's machine says the same of which records are heard. */
+		assert(!ok || mbad == ((receiver_next[r_idx1] >> 3) & 1));
+#endif
+		ok = ok && !mbad;
 		if
 		:: ls[s] == LS_UP && ok -> bad[s] = 0;
-			ht = r.st & 7; htb = (r.st >> 3) & 1; hr = (r.st >> 4) & 3; hrb = (r.st >> 6) & 1;
 			was_ts = ts[s]; was_rs = rs[s];
-#ifdef CHECK_MACHINE
-			was_tb = tb[s]; was_rb = rb[s];
-			m_op = (r.op == OP_STATE -> 0 : (r.op == OP_OFFER -> 1 : 2));
-			s_idx = ts[s] + 4 * ((hrb == tb[s]) + 2 * (hold[s] + 2 * (hr + 3 * (m_op + 3 *
-				((r.f8 == tok[s]) + 2 * (r.f8 == X(tok[s], r.body)))))));
-			r_idx0 = rs[s] + 3 * ((htb == rb[s]) + 2 * (pdue[s] + 2 * (0 + 2 * (ht + 4 * (m_op + 3 *
-				((r.f12 == rx_x[s]) + 2 * (r.f12 == rx_x[s] + REV)))))));
-			r_idx1 = r_idx0 + 12;
-#endif
 			hear_sender(s); hear_receiver(s, p); set_pready(s);
 			assert(ts[s] == was_ts || SENDER_MOVE(was_ts, ts[s]));
 			assert(rs[s] == was_rs || RECEIVER_MOVE(was_rs, rs[s]));
 #ifdef CHECK_MACHINE
-			assert(ts[s] == (sender_next[s_idx] & 3) && tb[s] == (was_tb ^ ((sender_next[s_idx] >> 2) & 1)));
-			assert(pready[s] == (sender_next[s_idx] >> 3));
-			if
-			:: was_rs == RX_EXPECT && rs[s] == RX_REJECT ->   /* the model chose "no room" */
-				assert(receiver_next[r_idx0] == RX_REJECT)
-			:: else ->
-				assert(rs[s] == (receiver_next[r_idx1] & 3) && rb[s] == (was_rb ^ (receiver_next[r_idx1] >> 2)))
-			fi;
-			s_idx = 0; r_idx0 = 0; r_idx1 = 0; m_op = 0; was_tb = 0; was_rb = 0
+			assert(ts[s] == (sender_next[s_idx] & 7) && tb[s] == (was_tb ^ ((sender_next[s_idx] >> 3) & 1)));
+			assert(pready[s] == (sender_next[s_idx] >> 4));
+			/* Where the model chose "no room", the table's entry without room. */
+			if :: rs[s] == RX_REJECT && was_rs != RX_REJECT -> r_idx1 = r_idx0 :: else -> skip fi;
+			assert(rs[s] == (receiver_next[r_idx1] & 3) && rb[s] == (was_rb ^ ((receiver_next[r_idx1] >> 2) & 1)))
 #else
 			skip
 #endif
@@ -517,14 +624,18 @@ inline hear(s, p)
 		fi
 #endif
 	fi;
-	clear_r; ht = 0; htb = 0; hr = 0; hrb = 0; x = 0; ok = 0; was_ts = 0; was_rs = 0
+	clear_r; ht = 0; htb = 0; hr = 0; hrb = 0; x = 0; ok = 0; mbad = 0; was_ts = 0; was_rs = 0
+#ifdef CHECK_MACHINE
+	; s_idx = 0; r_idx0 = 0; r_idx1 = 0; m_op = 0; was_tb = 0; was_rb = 0
+#endif
 }
 
 /* Side s's host resets its link state: what it holds goes back to its host,
  * in doubt if it had decided COMMIT; a new incarnation. */
 inline reset_side(s)
 {
-	if :: hold[s] -> hand_back(s, ts[s] == TX_COMMIT) :: else -> skip fi;
+	if :: hold[s] -> hand_back(s, ts[s] == TX_COMMIT || ts[s] == TX_COMMIT_OFFER) :: else -> skip fi;
+	if :: nhold[s] -> hand_back_next(s) :: else -> skip fi;
 	zero_channel(s);
 	inc[s] = inc[s] + 1;
 	pinc[s] = 0;

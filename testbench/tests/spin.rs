@@ -54,11 +54,12 @@ fn check(name: &str, defines: &[&str], what: Check) -> String {
         model.contains(MACHINE_INIT),
         "the model has no {MACHINE_INIT}"
     );
-    std::fs::write(
-        dir.join("model.pml"),
-        moves_header(drop_move) + &tables + &model.replace(MACHINE_INIT, &fill),
-    )
-    .unwrap();
+    let generated = moves_header(drop_move) + &tables + &model.replace(MACHINE_INIT, &fill);
+    // PENDULUM_SPIN_MODEL=path keeps the model with its tables, to run by hand.
+    if let Some(path) = std::env::var_os("PENDULUM_SPIN_MODEL") {
+        std::fs::write(path, &generated).unwrap();
+    }
+    std::fs::write(dir.join("model.pml"), generated).unwrap();
     let run = |cmd: &mut Command, step: &str| {
         let out = cmd
             .current_dir(&dir)
@@ -144,35 +145,47 @@ fn moves_header(without: Option<u8>) -> String {
 /// (`pendulum_layout::acp::machine::hear` over the model's inputs: no
 /// verbs, no slow host, no hand-back in progress), and the inline that
 /// fills them (it takes the place of the model's `MACHINE_INIT` marker in
-/// `init`). Each entry is the role's new state plus 4 if its bit flips;
-/// a sender entry also has 8 added if the move leaves `peer_ready` set
-/// (the model's `pready`: a payload loaded next is offered at once).
-/// Sender index: ts + 4 (at our bit + 2 (holding + 2 (heard rs + 3 (op +
-/// 3 (E = d + 2 (X = d)))))); receiver index: rs + 3 (at our bit + 2
-/// (proof due + 2 (room + 2 (heard ts + 4 (op + 3 (D = x + 2 (D = !x))))))),
-/// op 0 STATE, 1 OFFER, 2 ECHO. `broken` leaves out the sender's offer
-/// (IDLE b holding, heard EXPECT b: stays IDLE), and `broken_ready` every
-/// `peer_ready`, to show the checks bite.
+/// `init`). A sender entry is the role's new state, plus 8 if its bit
+/// flips, plus 16 if the move leaves `peer_ready` set (the model's
+/// `pready`: a payload loaded next is offered at once); a receiver entry
+/// the new state, plus 4 if its bit flips, plus 8 if the record is not
+/// heard (a COMMIT_OFFER's OFFER record whose folded check is not the one
+/// expected). Indices, op 0 STATE, 1 OFFER, 2 ECHO:
+///
+/// ```text
+/// sender:   ts + 5 (at our bit + 2 (holding + 2 (next held + 2 (heard rs
+///           + 3 (op + 3 (E = d + 2 (X = d + 2 (E' = d'))))))))
+/// receiver: rs + 3 (at our bit + 2 (proof due + 2 (room + 2 (heard ts
+///           + 5 (op + 3 (D = x + 2 (D = !x + 2 (D = p))))))))
+/// ```
+///
+/// `broken` leaves out the sender's offer (IDLE b holding, heard EXPECT b:
+/// stays IDLE), and `broken_ready` every `peer_ready`, to show the checks
+/// bite.
 fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
     use pendulum_layout::acp::machine::{hear, Channel, Heard, Room};
     use pendulum_layout::acp::{rx_state, tx_state, OP_ECHO, OP_OFFER, OP_STATE};
     const OPS: [u8; 3] = [OP_STATE, OP_OFFER, OP_ECHO];
+    const SENDER: usize = 2880;
+    const RECEIVER: usize = 2880;
     let bit = |i: usize, at: usize| i / at % 2 == 1;
-    let mut sender = vec![0u8; 576];
+    let mut sender = vec![0u8; SENDER];
     for (i, e) in sender.iter_mut().enumerate() {
-        let (ts, at_bit, holding) = ((i % 4) as u8, bit(i, 4), bit(i, 8));
-        let (rs, op) = ((i / 16 % 3) as u8, OPS[i / 48 % 3]);
+        let (ts, at_bit, holding, next) = ((i % 5) as u8, bit(i, 5), bit(i, 10), bit(i, 20));
+        let (rs, op) = ((i / 40 % 3) as u8, OPS[i / 120 % 3]);
         let ch = Channel {
             tx: ts,
             holding,
+            next,
             ..Channel::default()
         };
         let heard = Heard {
             op,
             rx: rs,
             rx_bit: !at_bit,
-            receiver_is_digest: bit(i, 144),
-            echo_check_is_digest: bit(i, 288),
+            receiver_is_digest: bit(i, 360),
+            echo_check_is_digest: bit(i, 720),
+            receiver_is_next_digest: bit(i, 1440),
             ..Heard::default()
         };
         let room = Room {
@@ -180,18 +193,18 @@ fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
             verb: true,
         };
         let m = hear(ch, heard, room);
-        *e = m.tx | (m.tx_bit as u8) << 2 | (m.peer_ready as u8) << 3;
+        *e = m.tx | (m.tx_bit as u8) << 3 | (m.peer_ready as u8) << 4;
         if broken && ts == tx_state::IDLE && at_bit && holding && rs == rx_state::EXPECT {
             *e = ts;
         }
         if broken_ready {
-            *e &= !8;
+            *e &= !16;
         }
     }
-    let mut receiver = vec![0u8; 2304];
+    let mut receiver = vec![0u8; RECEIVER];
     for (i, e) in receiver.iter_mut().enumerate() {
         let (rs, at_bit, proof_due) = ((i % 3) as u8, bit(i, 3), bit(i, 6));
-        let (ts, op) = ((i / 24 % 4) as u8, OPS[i / 96 % 3]);
+        let (ts, op) = ((i / 24 % 5) as u8, OPS[i / 120 % 3]);
         let ch = Channel {
             rx: rs,
             proof_due,
@@ -201,8 +214,9 @@ fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
             op,
             tx: ts,
             tx_bit: !at_bit,
-            decision_commits: bit(i, 288),
-            decision_reverses: bit(i, 576),
+            decision_commits: bit(i, 360),
+            decision_reverses: bit(i, 720),
+            decision_is_proof: bit(i, 1440),
             ..Heard::default()
         };
         let room = Room {
@@ -210,7 +224,7 @@ fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
             verb: true,
         };
         let m = hear(ch, heard, room);
-        *e = m.rx | (m.rx_bit as u8) << 2;
+        *e = m.rx | (m.rx_bit as u8) << 2 | (m.not_heard as u8) << 3;
     }
     // SPIN caps a d_step's length: the tables fill in steps of 256 entries
     // (all before the sides start, so nothing interleaves with them).
@@ -224,12 +238,12 @@ fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
             init += "\t};\n\t";
         }
     }
-    let declarations =
+    let declarations = format!(
         "/* Generated by testbench/tests/spin.rs from pendulum_layout::acp::machine::hear. */\n\
          #define MACHINE_TABLES 1\n\
-         hidden byte sender_next[576];\n\
-         hidden byte receiver_next[2304];\n"
-            .to_string();
+         hidden byte sender_next[{SENDER}];\n\
+         hidden byte receiver_next[{RECEIVER}];\n"
+    );
     (declarations, init)
 }
 
@@ -258,6 +272,7 @@ fn the_model_uses_the_layouts_state_codes() {
         ("TX_OFFER", tx_state::OFFER as u32),
         ("TX_COMMIT", tx_state::COMMIT as u32),
         ("TX_REVERSE", tx_state::REVERSE as u32),
+        ("TX_COMMIT_OFFER", tx_state::COMMIT_OFFER as u32),
         ("RX_EXPECT", rx_state::EXPECT as u32),
         ("RX_TENTATIVE", rx_state::TENTATIVE as u32),
         ("RX_REJECT", rx_state::REJECT as u32),
@@ -365,6 +380,33 @@ fn progress_with_slots_given_to_other_channels() {
     );
 }
 
+/// Decisions merged with the next offer (two tokens one way: the second is
+/// offered in the records of the first's COMMIT, and its echo proves the
+/// first delivered): once the faults stop, every token ends. The safety
+/// checks above run merged too (every one with two tokens); this one is
+/// progress, after one damaged record and a receiver without room.
+#[test]
+fn progress_with_merged_decisions() {
+    passes(
+        "progress-merged",
+        &["-DNTOK_A=2", "-DNTOK_B=0", "-DMAX_RESETS=0"],
+        Check::Progress,
+    );
+}
+
+/// Merged decisions with a host that posts the next token any time (so
+/// also after the decision, when it joins a COMMIT on loading, and after
+/// the confirmation, unmerged), a damaged record and a reset of either
+/// side at any moment.
+#[test]
+fn safety_with_merged_decisions_and_a_slow_host() {
+    passes(
+        "safety-lazy",
+        &["-DNTOK_A=2", "-DNTOK_B=0", "-DMAX_RESETS=1", "-DLAZY_HOST"],
+        Check::Safety,
+    );
+}
+
 /// The model's moves are checked against the layout's: with one named move
 /// left out of the set (UNREJECT: REJECT b → EXPECT b), SPIN finds the
 /// model making it.
@@ -464,6 +506,18 @@ fn seeded_bugs_are_found() {
                 "-DMAX_DAMAGE=0",
                 "-DMAX_SKIP=1",
             ],
+            Check::Progress,
+            "acceptance cycle",
+        ),
+        (
+            "BUG_UNCHAINED_PROOF",
+            &["-DNTOK_A=2", "-DNTOK_B=0", "-DMAX_RESETS=1"][..],
+            Check::Safety,
+            "assertion violated",
+        ),
+        (
+            "BUG_ALL_FOLDED",
+            &["-DNTOK_A=2", "-DNTOK_B=0", "-DMAX_RESETS=0"],
             Check::Progress,
             "acceptance cycle",
         ),
