@@ -7,6 +7,12 @@ use rust_hdl::prelude::*;
 /// record on it is heard. Combinational; `AcpLink` feeds it the heard
 /// channel's state from registers and applies what it says.
 /// `hdl/tests/acp_channel_machine.rs` compares it with `hear` on every input.
+/// Built with [`ChannelMachine::merged`] it makes the merged decision's
+/// moves too (COMMIT_OFFER, the next payload, PASSED, DELIVER_STORE);
+/// `AcpLink` does not make them yet (#25) and builds it without
+/// (`Default`): those branches are then constant false, so synthesis keeps
+/// none of their logic, and the block makes the moves of the inputs
+/// `machine::is_unmerged_input` admits.
 ///
 /// States are `{bit, state}`: sender role 4 bits (bit 3 the alternation
 /// bit), receiver role 3 bits (bit 2).
@@ -16,6 +22,8 @@ pub struct ChannelMachine {
     pub tx: Signal<In, Bits<4>>,
     pub rx: Signal<In, Bits<3>>,
     pub holding: Signal<In, Bit>,
+    /// The next payload is held beside the one held.
+    pub next_held: Signal<In, Bit>,
     pub returning: Signal<In, Bit>,
     pub result_pending: Signal<In, Bit>,
     pub proof_due: Signal<In, Bit>,
@@ -28,9 +36,13 @@ pub struct ChannelMachine {
     pub h_tx: Signal<In, Bits<4>>,
     pub h_rx: Signal<In, Bits<3>>,
     pub receiver_is_digest: Signal<In, Bit>,
+    /// The echo is the next payload's (its digest with our decision check).
+    pub receiver_is_next_digest: Signal<In, Bit>,
     pub echo_check_is_digest: Signal<In, Bit>,
     pub decision_commits: Signal<In, Bit>,
     pub decision_reverses: Signal<In, Bit>,
+    /// The decision check is our proof (of our last delivery).
+    pub decision_is_proof: Signal<In, Bit>,
     /// The channel's new state, and the transition byte of its move (valid with `moved`).
     pub n_tx: Signal<Out, Bits<4>>,
     pub n_rx: Signal<Out, Bits<3>>,
@@ -40,6 +52,12 @@ pub struct ChannelMachine {
     pub set_check: Signal<Out, Bit>,
     pub check_complement: Signal<Out, Bit>,
     pub confirm: Signal<Out, Bit>,
+    /// Confirmed by the next payload's echo: the result final is the one
+    /// kept from the echo decided on, not the record's.
+    pub confirm_by_echo: Signal<Out, Bit>,
+    /// A COMMIT_OFFER's OFFER record whose folded check is not the one we
+    /// expect: not heard (nothing else is set).
+    pub not_heard: Signal<Out, Bit>,
     pub store: Signal<Out, Bit>,
     pub exec: Signal<Out, Bit>,
     pub deliver: Signal<Out, Bit>,
@@ -64,11 +82,20 @@ pub struct ChannelMachine {
     is_echo: Signal<Local, Bit>,
     is_offer: Signal<Local, Bit>,
     is_verb: Signal<Local, Bit>,
+    /// The peer's sender role is COMMIT_OFFER, and its record offers.
+    merged_offer: Signal<Local, Bit>,
+    /// What a merged offer's folded check must be: our echo's check at our
+    /// bit, our proof at the other.
+    folded_ok: Signal<Local, Bit>,
 
     c_tx_idle: Constant<Bits<3>>,
     c_tx_offer: Constant<Bits<3>>,
     c_tx_commit: Constant<Bits<3>>,
     c_tx_reverse: Constant<Bits<3>>,
+    c_tx_commit_offer: Constant<Bits<3>>,
+    /// Whether the merged decision's moves are built.
+    c_merged: Constant<Bit>,
+    c_commit_offer4: Constant<Bits<4>>,
     c_rx_expect: Constant<Bits<2>>,
     c_rx_tentative: Constant<Bits<2>>,
     c_rx_reject: Constant<Bits<2>>,
@@ -96,6 +123,12 @@ pub struct ChannelMachine {
     c_t_deliver: Constant<Bits<8>>,
     c_t_erase: Constant<Bits<8>>,
     c_t_unreject: Constant<Bits<8>>,
+    c_t_commit_next: Constant<Bits<8>>,
+    c_t_passed: Constant<Bits<8>>,
+    c_t_confirmed_offering: Constant<Bits<8>>,
+    c_t_confirmed_rejected: Constant<Bits<8>>,
+    c_t_deliver_store: Constant<Bits<8>>,
+    c_t_deliver_reject: Constant<Bits<8>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -104,10 +137,23 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 
 impl Default for ChannelMachine {
     fn default() -> Self {
+        Self::new(false)
+    }
+}
+
+impl ChannelMachine {
+    /// The machine with the merged decision's moves.
+    pub fn merged() -> Self {
+        Self::new(true)
+    }
+
+    fn new(merged: bool) -> Self {
         Self {
+            c_merged: Constant::new(merged),
             tx: Default::default(),
             rx: Default::default(),
             holding: Default::default(),
+            next_held: Default::default(),
             returning: Default::default(),
             result_pending: Default::default(),
             proof_due: Default::default(),
@@ -117,9 +163,11 @@ impl Default for ChannelMachine {
             h_tx: Default::default(),
             h_rx: Default::default(),
             receiver_is_digest: Default::default(),
+            receiver_is_next_digest: Default::default(),
             echo_check_is_digest: Default::default(),
             decision_commits: Default::default(),
             decision_reverses: Default::default(),
+            decision_is_proof: Default::default(),
             n_tx: Default::default(),
             n_rx: Default::default(),
             transition: Default::default(),
@@ -127,6 +175,8 @@ impl Default for ChannelMachine {
             set_check: Default::default(),
             check_complement: Default::default(),
             confirm: Default::default(),
+            confirm_by_echo: Default::default(),
+            not_heard: Default::default(),
             store: Default::default(),
             exec: Default::default(),
             deliver: Default::default(),
@@ -146,10 +196,14 @@ impl Default for ChannelMachine {
             is_echo: Default::default(),
             is_offer: Default::default(),
             is_verb: Default::default(),
+            merged_offer: Default::default(),
+            folded_ok: Default::default(),
             c_tx_idle: c(ts::IDLE as u64),
             c_tx_offer: c(ts::OFFER as u64),
             c_tx_commit: c(ts::COMMIT as u64),
             c_tx_reverse: c(ts::REVERSE as u64),
+            c_tx_commit_offer: c(ts::COMMIT_OFFER as u64),
+            c_commit_offer4: c(ts::COMMIT_OFFER as u64),
             c_rx_expect: c(rs::EXPECT as u64),
             c_rx_tentative: c(rs::TENTATIVE as u64),
             c_rx_reject: c(rs::REJECT as u64),
@@ -177,6 +231,12 @@ impl Default for ChannelMachine {
             c_t_deliver: c(moves::DELIVER as u64),
             c_t_erase: c(moves::ERASE as u64),
             c_t_unreject: c(moves::UNREJECT as u64),
+            c_t_commit_next: c(moves::COMMIT_NEXT as u64),
+            c_t_passed: c(moves::PASSED as u64),
+            c_t_confirmed_offering: c(moves::CONFIRMED_OFFERING as u64),
+            c_t_confirmed_rejected: c(moves::CONFIRMED_REJECTED as u64),
+            c_t_deliver_store: c(moves::DELIVER_STORE as u64),
+            c_t_deliver_reject: c(moves::DELIVER_REJECT as u64),
         }
     }
 }
@@ -194,6 +254,15 @@ impl Logic for ChannelMachine {
         self.is_echo.next = self.h_op.val() == self.c_op_echo.val();
         self.is_offer.next = self.h_op.val() == self.c_op_offer.val();
         self.is_verb.next = self.h_op.val() == self.c_op_offer_verb.val();
+        self.merged_offer.next = self.c_merged.val()
+            & (self.h_ts.val() == self.c_tx_commit_offer.val())
+            & (self.is_offer.val() | self.is_verb.val());
+        if self.rb_match.val() {
+            self.folded_ok.next = self.decision_commits.val();
+        } else {
+            self.folded_ok.next = self.decision_is_proof.val();
+        }
+        self.not_heard.next = self.merged_offer.val() & !self.folded_ok.val();
 
         // Sender role, on the peer's receiver state.
         self.n_tx.next = self.tx.val();
@@ -202,10 +271,18 @@ impl Logic for ChannelMachine {
         self.set_check.next = false;
         self.check_complement.next = false;
         self.confirm.next = false;
+        self.confirm_by_echo.next = false;
         self.ev_commit.next = false;
         self.ev_reverse.next = false;
         self.ev_reject.next = false;
-        if self.our_ts.val() == self.c_tx_idle.val() {
+        self.n_rx.next = self.rx.val();
+        self.store.next = false;
+        self.exec.next = false;
+        self.deliver.next = false;
+        self.erase.next = false;
+        if self.not_heard.val() {
+            // Nothing changes.
+        } else if self.our_ts.val() == self.c_tx_idle.val() {
             if self.tb_match.val()
                 & self.holding.val()
                 & !self.returning.val()
@@ -234,9 +311,15 @@ impl Logic for ChannelMachine {
                 & (self.h_rs.val() == self.c_rx_tentative.val())
                 & self.is_echo.val()
             {
-                // The decision: the commit point of the transfer.
+                // The decision: the commit point of the transfer (with the
+                // next payload held, offered in the same records).
                 self.set_check.next = true;
-                if self.receiver_is_digest.val() {
+                if self.c_merged.val() & self.receiver_is_digest.val() & self.next_held.val() {
+                    self.n_tx.next =
+                        (self.tx.val() & self.c_bit4.val()) | self.c_commit_offer4.val();
+                    self.transition.next = self.c_t_commit_next.val();
+                    self.ev_commit.next = true;
+                } else if self.receiver_is_digest.val() {
                     self.n_tx.next = (self.tx.val() & self.c_bit4.val()) | self.c_commit4.val();
                     self.transition.next = self.c_t_commit.val();
                     self.ev_commit.next = true;
@@ -275,6 +358,49 @@ impl Logic for ChannelMachine {
                 self.confirm.next = true;
                 self.moved.next = true;
             }
+        } else if self.c_merged.val() & (self.our_ts.val() == self.c_tx_commit_offer.val()) {
+            if self.tb_match.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+                & self.receiver_is_digest.val()
+            {
+                // The check of the newest echo, as in COMMIT.
+                self.set_check.next = true;
+            } else if !self.tb_match.val()
+                & (self.h_rs.val() == self.c_rx_tentative.val())
+                & self.is_echo.val()
+                & self.receiver_is_next_digest.val()
+                & !self.result_pending.val()
+            {
+                // The next payload's echo proves the one held delivered and
+                // decides the next: COMMIT at the other bit.
+                self.n_tx.next = ((self.tx.val() & self.c_bit4.val()) ^ self.c_bit4.val())
+                    | self.c_commit4.val();
+                self.transition.next = self.c_t_passed.val();
+                self.confirm.next = true;
+                self.confirm_by_echo.next = true;
+                self.set_check.next = true;
+                self.ev_commit.next = true;
+                self.moved.next = true;
+            } else if !self.tb_match.val()
+                & self.is_state.val()
+                & self.echo_check_is_digest.val()
+                & !self.result_pending.val()
+            {
+                // The proof of the one held: the next is offered on its own,
+                // or was refused.
+                self.confirm.next = true;
+                if self.h_rs.val() == self.c_rx_reject.val() {
+                    self.n_tx.next = (self.tx.val() & self.c_bit4.val()) ^ self.c_bit4.val();
+                    self.transition.next = self.c_t_confirmed_rejected.val();
+                    self.ev_reject.next = true;
+                } else {
+                    self.n_tx.next = ((self.tx.val() & self.c_bit4.val()) ^ self.c_bit4.val())
+                        | self.c_offer4.val();
+                    self.transition.next = self.c_t_confirmed_offering.val();
+                }
+                self.moved.next = true;
+            }
         } else if self.our_ts.val() == self.c_tx_reverse.val() {
             if self.tb_match.val() & (self.h_rs.val() != self.c_rx_tentative.val()) {
                 // Erased at the peer (or never stored): hold it and offer it again.
@@ -291,12 +417,9 @@ impl Logic for ChannelMachine {
         }
 
         // Receiver role, on the peer's sender state and decision check.
-        self.n_rx.next = self.rx.val();
-        self.store.next = false;
-        self.exec.next = false;
-        self.deliver.next = false;
-        self.erase.next = false;
-        if self.rb_match.val() {
+        if self.not_heard.val() {
+            // Nothing changes.
+        } else if self.rb_match.val() {
             if self.our_rs.val() == self.c_rx_expect.val() {
                 // Stored only once the sender was heard at our bit before:
                 // right after a delivery it is behind (waiting for our
@@ -326,6 +449,30 @@ impl Logic for ChannelMachine {
                     self.transition.next = self.c_t_deliver.val();
                     self.deliver.next = true;
                     self.moved.next = true;
+                } else if self.c_merged.val()
+                    & (self.h_ts.val() == self.c_tx_commit_offer.val())
+                    & self.decision_commits.val()
+                {
+                    // Deliver, and take the next payload the record offers.
+                    self.deliver.next = true;
+                    if (self.is_offer.val() | self.is_verb.val())
+                        & self.room.val()
+                        & (!self.is_verb.val() | self.verb_room.val())
+                    {
+                        self.n_rx.next = ((self.rx.val() & self.c_bit3.val()) ^ self.c_bit3.val())
+                            | self.c_tent3.val();
+                        self.transition.next = self.c_t_deliver_store.val();
+                        self.store.next = true;
+                        self.exec.next = self.is_verb.val();
+                    } else if self.is_offer.val() | self.is_verb.val() {
+                        self.n_rx.next = ((self.rx.val() & self.c_bit3.val()) ^ self.c_bit3.val())
+                            | self.c_reject3.val();
+                        self.transition.next = self.c_t_deliver_reject.val();
+                    } else {
+                        self.n_rx.next = (self.rx.val() & self.c_bit3.val()) ^ self.c_bit3.val();
+                        self.transition.next = self.c_t_deliver.val();
+                    }
+                    self.moved.next = true;
                 } else if (self.h_ts.val() == self.c_tx_reverse.val())
                     & (self.is_state.val() | self.is_echo.val())
                     & self.decision_reverses.val()
@@ -340,9 +487,27 @@ impl Logic for ChannelMachine {
                 self.transition.next = self.c_t_unreject.val();
                 self.moved.next = true;
             }
+        } else if (self.our_rs.val() == self.c_rx_expect.val()) & self.merged_offer.val() {
+            // The next payload of a decision on what we delivered last (its
+            // folded check is our proof; the sender is one bit behind us).
+            if self.room.val() & (!self.is_verb.val() | self.verb_room.val()) {
+                self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_tent3.val();
+                self.transition.next = self.c_t_store.val();
+                self.store.next = true;
+                self.exec.next = self.is_verb.val();
+            } else {
+                self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_reject3.val();
+                self.transition.next = self.c_t_reject.val();
+            }
+            self.moved.next = true;
         }
-        self.n_proof_due.next = self.h_tx.val().get_bit(3) != self.n_rx.val().get_bit(2);
-        self.n_peer_ready.next = (self.n_tx.val().get_bits::<3>(0) == self.c_tx_idle.val())
+        if self.not_heard.val() {
+            self.n_proof_due.next = self.proof_due.val();
+        } else {
+            self.n_proof_due.next = self.h_tx.val().get_bit(3) != self.n_rx.val().get_bit(2);
+        }
+        self.n_peer_ready.next = !self.not_heard.val()
+            & (self.n_tx.val().get_bits::<3>(0) == self.c_tx_idle.val())
             & (self.h_rx.val().get_bit(2) == self.n_tx.val().get_bit(3))
             & (self.h_rs.val() != self.c_rx_reject.val());
     }

@@ -525,6 +525,10 @@ impl Logic for AcpLink {
         self.mach.echo_check_is_digest.next = self.p_x_is_digest.q.val();
         self.mach.decision_commits.next = self.p_commit_ok.q.val();
         self.mach.decision_reverses.next = self.p_reverse_ok.q.val();
+        // The merged decision is not built in the link yet (#25).
+        self.mach.next_held.next = false;
+        self.mach.receiver_is_next_digest.next = false;
+        self.mach.decision_is_proof.next = false;
         self.new_auth.next = self.h_x.val();
         if self.mach.check_complement.val() {
             self.new_auth.next = !self.h_x.val();
