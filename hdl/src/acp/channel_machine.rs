@@ -87,6 +87,8 @@ pub struct ChannelMachine {
     /// What a merged offer's folded check must be: our echo's check at our
     /// bit, our proof at the other.
     folded_ok: Signal<Local, Bit>,
+    /// The record offers a payload we may store (EXPECT aside).
+    takes_offer: Signal<Local, Bit>,
 
     c_tx_idle: Constant<Bits<3>>,
     c_tx_offer: Constant<Bits<3>>,
@@ -198,6 +200,7 @@ impl ChannelMachine {
             is_verb: Default::default(),
             merged_offer: Default::default(),
             folded_ok: Default::default(),
+            takes_offer: Default::default(),
             c_tx_idle: c(ts::IDLE as u64),
             c_tx_offer: c(ts::OFFER as u64),
             c_tx_commit: c(ts::COMMIT as u64),
@@ -416,31 +419,35 @@ impl Logic for ChannelMachine {
             }
         }
 
-        // Receiver role, on the peer's sender state and decision check.
+        // Receiver role, on the peer's sender state and decision check. An
+        // offer is stored only once the sender was heard at our bit before:
+        // right after a delivery it is behind (waiting for our proof), so a
+        // damaged record cannot make us store then. Or it is the next
+        // payload of a merged decision on what we delivered last: its
+        // folded check is our proof (the sender is one bit behind us).
+        if self.rb_match.val() {
+            self.takes_offer.next = (self.h_ts.val() == self.c_tx_offer.val())
+                & (self.is_offer.val() | self.is_verb.val())
+                & !self.proof_due.val();
+        } else {
+            self.takes_offer.next = self.merged_offer.val();
+        }
         if self.not_heard.val() {
             // Nothing changes.
+        } else if (self.our_rs.val() == self.c_rx_expect.val()) & self.takes_offer.val() {
+            // A verb also needs the atomic unit free and its line not held.
+            if self.room.val() & (!self.is_verb.val() | self.verb_room.val()) {
+                self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_tent3.val();
+                self.transition.next = self.c_t_store.val();
+                self.store.next = true;
+                self.exec.next = self.is_verb.val();
+            } else {
+                self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_reject3.val();
+                self.transition.next = self.c_t_reject.val();
+            }
+            self.moved.next = true;
         } else if self.rb_match.val() {
-            if self.our_rs.val() == self.c_rx_expect.val() {
-                // Stored only once the sender was heard at our bit before:
-                // right after a delivery it is behind (waiting for our
-                // proof), so a damaged record cannot make us store then.
-                if (self.h_ts.val() == self.c_tx_offer.val())
-                    & (self.is_offer.val() | self.is_verb.val())
-                    & !self.proof_due.val()
-                {
-                    // A verb also needs the atomic unit free and its line not held.
-                    if self.room.val() & (!self.is_verb.val() | self.verb_room.val()) {
-                        self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_tent3.val();
-                        self.transition.next = self.c_t_store.val();
-                        self.store.next = true;
-                        self.exec.next = self.is_verb.val();
-                    } else {
-                        self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_reject3.val();
-                        self.transition.next = self.c_t_reject.val();
-                    }
-                    self.moved.next = true;
-                }
-            } else if self.our_rs.val() == self.c_rx_tentative.val() {
+            if self.our_rs.val() == self.c_rx_tentative.val() {
                 if (self.h_ts.val() == self.c_tx_commit.val())
                     & (self.is_state.val() | self.is_echo.val())
                     & self.decision_commits.val()
@@ -482,24 +489,13 @@ impl Logic for ChannelMachine {
                     self.erase.next = true;
                     self.moved.next = true;
                 }
-            } else if self.h_ts.val() == self.c_tx_idle.val() {
+            } else if (self.our_rs.val() == self.c_rx_reject.val())
+                & (self.h_ts.val() == self.c_tx_idle.val())
+            {
                 self.n_rx.next = self.rx.val() & self.c_bit3.val();
                 self.transition.next = self.c_t_unreject.val();
                 self.moved.next = true;
             }
-        } else if (self.our_rs.val() == self.c_rx_expect.val()) & self.merged_offer.val() {
-            // The next payload of a decision on what we delivered last (its
-            // folded check is our proof; the sender is one bit behind us).
-            if self.room.val() & (!self.is_verb.val() | self.verb_room.val()) {
-                self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_tent3.val();
-                self.transition.next = self.c_t_store.val();
-                self.store.next = true;
-                self.exec.next = self.is_verb.val();
-            } else {
-                self.n_rx.next = (self.rx.val() & self.c_bit3.val()) | self.c_reject3.val();
-                self.transition.next = self.c_t_reject.val();
-            }
-            self.moved.next = true;
         }
         if self.not_heard.val() {
             self.n_proof_due.next = self.proof_due.val();

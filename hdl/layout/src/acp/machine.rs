@@ -362,19 +362,30 @@ pub fn hear(ch: Channel, heard: Heard, room: Room) -> Move {
     // transition when both roles move).
     let verb = heard.op == OP_OFFER_VERB;
     let room_for_it = room.store && (!verb || room.verb);
-    if heard.tx_bit == ch.rx_bit {
+    let at_our_bit = heard.tx_bit == ch.rx_bit;
+    // An offer at our bit, once the peer was heard there before; or the
+    // next payload of a merged decision on the transfer we delivered last:
+    // its folded check is our proof, so the peer is heard at our bit in all
+    // but the state byte.
+    let takes_offer = ch.rx == rs::EXPECT
+        && offer
+        && if at_our_bit {
+            heard.tx == ts::OFFER && !ch.proof_due
+        } else {
+            heard.tx == ts::COMMIT_OFFER && heard.decision_is_proof
+        };
+    if takes_offer {
+        if room_for_it {
+            m.rx = rs::TENTATIVE;
+            m.transition = Some(moves::STORE);
+            m.store = true;
+            m.exec = verb;
+        } else {
+            m.rx = rs::REJECT;
+            m.transition = Some(moves::REJECT);
+        }
+    } else if at_our_bit {
         match ch.rx {
-            rs::EXPECT if heard.tx == ts::OFFER && offer && !ch.proof_due => {
-                if room_for_it {
-                    m.rx = rs::TENTATIVE;
-                    m.transition = Some(moves::STORE);
-                    m.store = true;
-                    m.exec = verb;
-                } else {
-                    m.rx = rs::REJECT;
-                    m.transition = Some(moves::REJECT);
-                }
-            }
             rs::TENTATIVE if heard.tx == ts::COMMIT && fields && heard.decision_commits => {
                 m.rx = rs::EXPECT;
                 m.rx_bit = !ch.rx_bit;
@@ -407,23 +418,6 @@ pub fn hear(ch: Channel, heard: Heard, room: Room) -> Move {
                 m.transition = Some(moves::UNREJECT);
             }
             _ => {}
-        }
-    } else if ch.rx == rs::EXPECT
-        && heard.tx == ts::COMMIT_OFFER
-        && offer
-        && heard.decision_is_proof
-    {
-        // The next payload of a merged decision on the transfer we
-        // delivered last: its check is our proof, so the peer is heard at
-        // our bit in all but the state byte.
-        if room_for_it {
-            m.rx = rs::TENTATIVE;
-            m.transition = Some(moves::STORE);
-            m.store = true;
-            m.exec = verb;
-        } else {
-            m.rx = rs::REJECT;
-            m.transition = Some(moves::REJECT);
         }
     }
     m.proof_due = heard.tx_bit != m.rx_bit;
