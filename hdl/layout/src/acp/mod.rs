@@ -60,7 +60,12 @@
 //! different polynomials), so an error must be a multiple of their product,
 //! of degree 64: a random error passes both with probability 2^-64, below
 //! the 2^-56 per record issue #25 asks for. Bursts of up to 32 bits are
-//! caught by each. The same holds for a verb's result, which travels under
+//! caught by each. A COMMIT_OFFER's OFFER record (`machine`'s merged
+//! decision; not sent by the HDL yet) folds its decision check into its
+//! check word: it is heard only if the CRC-32C XOR the session XOR its
+//! check word is the check its receiver expects, a 32-bit match like any
+//! record's, and its payload still has to pass the echo comparison; the
+//! same 2^-64. The same holds for a verb's result, which travels under
 //! the check word and the echo check (a damaged echo's result cannot be
 //! committed, a damaged proof's cannot be handed up).
 
