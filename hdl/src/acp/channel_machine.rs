@@ -89,6 +89,8 @@ pub struct ChannelMachine {
     folded_ok: Signal<Local, Bit>,
     /// The record offers a payload we may store (EXPECT aside).
     takes_offer: Signal<Local, Bit>,
+    /// The peer restates the echo we decided on.
+    newer_echo: Signal<Local, Bit>,
 
     c_tx_idle: Constant<Bits<3>>,
     c_tx_offer: Constant<Bits<3>>,
@@ -201,6 +203,7 @@ impl ChannelMachine {
             merged_offer: Default::default(),
             folded_ok: Default::default(),
             takes_offer: Default::default(),
+            newer_echo: Default::default(),
             c_tx_idle: c(ts::IDLE as u64),
             c_tx_offer: c(ts::OFFER as u64),
             c_tx_commit: c(ts::COMMIT as u64),
@@ -266,6 +269,11 @@ impl Logic for ChannelMachine {
             self.folded_ok.next = self.decision_is_proof.val();
         }
         self.not_heard.next = self.merged_offer.val() & !self.folded_ok.val();
+        // An echo of the payload we decided on, stated again (COMMIT, COMMIT_OFFER).
+        self.newer_echo.next = self.tb_match.val()
+            & (self.h_rs.val() == self.c_rx_tentative.val())
+            & self.is_echo.val()
+            & self.receiver_is_digest.val();
 
         // Sender role, on the peer's receiver state.
         self.n_tx.next = self.tx.val();
@@ -340,11 +348,7 @@ impl Logic for ChannelMachine {
                 self.moved.next = true;
             }
         } else if self.our_ts.val() == self.c_tx_commit.val() {
-            if self.tb_match.val()
-                & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
-                & self.receiver_is_digest.val()
-            {
+            if self.newer_echo.val() {
                 // The check of the newest echo (the one we decided on may
                 // have reached us with its result damaged).
                 self.set_check.next = true;
@@ -362,11 +366,7 @@ impl Logic for ChannelMachine {
                 self.moved.next = true;
             }
         } else if self.c_merged.val() & (self.our_ts.val() == self.c_tx_commit_offer.val()) {
-            if self.tb_match.val()
-                & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
-                & self.receiver_is_digest.val()
-            {
+            if self.newer_echo.val() {
                 // The check of the newest echo, as in COMMIT.
                 self.set_check.next = true;
             } else if !self.tb_match.val()
