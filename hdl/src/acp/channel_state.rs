@@ -1,3 +1,4 @@
+use super::channel_views::{HeardChannel, SlotChannel};
 use crate::reset::SDFF;
 use pendulum_layout::acp::machine::moves;
 use pendulum_layout::acp::{rx_state as rs, tx_state as ts};
@@ -6,49 +7,6 @@ use rust_hdl::prelude::*;
 
 /// Width of a channel count, 0..=K.
 const CB1: usize = CB + 1;
-
-/// What the decision on a heard record needs of its channel.
-#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
-pub struct HeardChannel {
-    /// Sender role `{bit, state}`; a payload held, being handed back; its
-    /// digest; it is a verb; the last verb result not yet handed up.
-    pub tx: Bits<4>,
-    pub holding: Bit,
-    pub returning: Bit,
-    pub tx_digest: Bits<32>,
-    pub tx_verb: Bit,
-    pub result_pending: Bit,
-    /// Receiver role `{bit, state}`; the echo check a decision must state;
-    /// the peer waits for our proof; the tentative payload is a verb.
-    pub rx: Bits<3>,
-    pub rx_x: Bits<32>,
-    pub proof_due: Bit,
-    pub rx_verb: Bit,
-}
-
-/// What a record states of its channel (`RecordForm`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
-pub struct SlotChannel {
-    /// Sender role `{bit, state}`, its decision check, its payload is a verb.
-    pub tx: Bits<4>,
-    pub auth: Bits<32>,
-    pub tx_verb: Bit,
-    /// Receiver role `{bit, state}`; the digest held tentatively; the proof
-    /// of the last delivery, and whether the peer waits for it; the
-    /// tentative payload is a verb, and its result is back.
-    pub rx: Bits<3>,
-    pub rx_digest: Bits<32>,
-    pub proof: Bits<32>,
-    pub proof_due: Bit,
-    pub rx_verb: Bit,
-    pub res_ready: Bit,
-    /// The channel's last move (the transition byte).
-    pub trans: Bits<8>,
-    /// Not yet stated since it changed: the sender role (a move, a new
-    /// decision check), the receiver role (a move; an echo still to go).
-    pub tx_news: Bit,
-    pub rx_news: Bit,
-}
 
 /// The state of `AcpLink`'s K channels, both roles, in registers: the one
 /// home of it. Four read ports, each a channel in and its state out a
@@ -114,9 +72,12 @@ pub struct ChannelState {
     pub transition: Signal<In, Bits<8>>,
     pub set_check: Signal<In, Bit>,
     pub check_value: Signal<In, Bits<32>>,
-    /// Confirmed: the copy is free (`confirm_verb`: a verb's result waits to be handed up).
+    /// Confirmed: the copy is free (`confirm_verb`: a verb's result waits
+    /// to be handed up); `key_value`, the proof heard, is the key of the
+    /// channel's next echo.
     pub confirm: Signal<In, Bit>,
     pub confirm_verb: Signal<In, Bit>,
+    pub key_value: Signal<In, Bits<32>>,
     /// Stored tentatively: its digest, whether it is a verb, its echo check.
     pub store: Signal<In, Bit>,
     pub store_digest: Signal<In, Bits<32>>,
@@ -152,11 +113,13 @@ pub struct ChannelState {
     pub release: [Signal<Out, Bit>; K],
     pub rollback: [Signal<Out, Bit>; K],
 
-    /// Sender role: {bit, state}; a payload held; its digest; the decision
-    /// check stated while COMMIT or REVERSE; it is a verb.
+    /// Sender role: {bit, state}; a payload held; the echo it must have
+    /// (its digest XOR `key`); the proof last heard (0 after a flush); the
+    /// decision check stated while COMMIT or REVERSE; it is a verb.
     tx_sb: [SDFF<Bits<4>>; K],
     holding: [SDFF<Bit>; K],
-    tx_digest: [SDFF<Bits<32>>; K],
+    tx_echo: [SDFF<Bits<32>>; K],
+    key: [SDFF<Bits<32>>; K],
     auth: [SDFF<Bits<32>>; K],
     tx_verb: [SDFF<Bit>; K],
     /// Sender role: handed back (in doubt), and a verb result to hand up.
@@ -235,6 +198,7 @@ impl Default for ChannelState {
             check_value: Default::default(),
             confirm: Default::default(),
             confirm_verb: Default::default(),
+            key_value: Default::default(),
             store: Default::default(),
             store_digest: Default::default(),
             store_verb: Default::default(),
@@ -262,7 +226,8 @@ impl Default for ChannelState {
             n_peer_ready: Default::default(),
             tx_sb: std::array::from_fn(|_| Default::default()),
             holding: std::array::from_fn(|_| Default::default()),
-            tx_digest: std::array::from_fn(|_| Default::default()),
+            tx_echo: std::array::from_fn(|_| Default::default()),
+            key: std::array::from_fn(|_| Default::default()),
             auth: std::array::from_fn(|_| Default::default()),
             tx_verb: std::array::from_fn(|_| Default::default()),
             ret_pending: std::array::from_fn(|_| Default::default()),
@@ -310,8 +275,10 @@ impl Logic for ChannelState {
             self.tx_sb[i].reset.next = self.reset.val();
             self.holding[i].clock.next = self.clock.val();
             self.holding[i].reset.next = self.reset.val();
-            self.tx_digest[i].clock.next = self.clock.val();
-            self.tx_digest[i].reset.next = self.reset.val();
+            self.tx_echo[i].clock.next = self.clock.val();
+            self.tx_echo[i].reset.next = self.reset.val();
+            self.key[i].clock.next = self.clock.val();
+            self.key[i].reset.next = self.reset.val();
             self.auth[i].clock.next = self.clock.val();
             self.auth[i].reset.next = self.reset.val();
             self.tx_verb[i].clock.next = self.clock.val();
@@ -346,7 +313,8 @@ impl Logic for ChannelState {
             self.peer_ready[i].reset.next = self.reset.val();
             self.tx_sb[i].d.next = self.tx_sb[i].q.val();
             self.holding[i].d.next = self.holding[i].q.val();
-            self.tx_digest[i].d.next = self.tx_digest[i].q.val();
+            self.tx_echo[i].d.next = self.tx_echo[i].q.val();
+            self.key[i].d.next = self.key[i].q.val();
             self.auth[i].d.next = self.auth[i].q.val();
             self.tx_verb[i].d.next = self.tx_verb[i].q.val();
             self.ret_pending[i].d.next = self.ret_pending[i].q.val();
@@ -373,7 +341,8 @@ impl Logic for ChannelState {
         self.heard.next.rx = self.rx_sb[0].q.val();
         self.heard.next.holding = self.holding[0].q.val();
         self.heard.next.returning = self.ret_pending[0].q.val();
-        self.heard.next.tx_digest = self.tx_digest[0].q.val();
+        self.heard.next.tx_echo = self.tx_echo[0].q.val();
+        self.heard.next.proof = self.proof[0].q.val();
         self.heard.next.rx_x = self.rx_x[0].q.val();
         self.heard.next.proof_due = self.proof_due[0].q.val();
         self.heard.next.tx_verb = self.tx_verb[0].q.val();
@@ -401,7 +370,8 @@ impl Logic for ChannelState {
                 self.heard.next.rx = self.rx_sb[i].q.val();
                 self.heard.next.holding = self.holding[i].q.val();
                 self.heard.next.returning = self.ret_pending[i].q.val();
-                self.heard.next.tx_digest = self.tx_digest[i].q.val();
+                self.heard.next.tx_echo = self.tx_echo[i].q.val();
+                self.heard.next.proof = self.proof[i].q.val();
                 self.heard.next.rx_x = self.rx_x[i].q.val();
                 self.heard.next.proof_due = self.proof_due[i].q.val();
                 self.heard.next.tx_verb = self.tx_verb[i].q.val();
@@ -475,6 +445,7 @@ impl Logic for ChannelState {
                     }
                     if self.confirm.val() {
                         self.holding[i].d.next = false;
+                        self.key[i].d.next = self.key_value.val();
                         if self.confirm_verb.val() {
                             self.vres_pending[i].d.next = true;
                         }
@@ -544,6 +515,9 @@ impl Logic for ChannelState {
                 self.rx_x[i].d.next = self.c_zero32.val();
                 self.proof[i].d.next = self.c_zero32.val();
                 self.proof_due[i].d.next = false;
+                // The peer's proof is 0 now: a payload kept loses its key.
+                self.tx_echo[i].d.next = self.tx_echo[i].q.val() ^ self.key[i].q.val();
+                self.key[i].d.next = self.c_zero32.val();
                 self.peer_ready[i].d.next = false;
                 // Stated again by the restating slots (channels past the
                 // count agreed never again).
@@ -596,7 +570,7 @@ impl Logic for ChannelState {
             for i in 0..K {
                 if self.load_ch.val().index() == i {
                     self.holding[i].d.next = true;
-                    self.tx_digest[i].d.next = self.load_digest.val();
+                    self.tx_echo[i].d.next = self.load_digest.val() ^ self.key[i].q.val();
                     self.tx_verb[i].d.next = self.load_verb.val();
                 }
             }

@@ -1,5 +1,6 @@
 use super::channel_machine::ChannelMachine;
-use super::channel_state::{ChannelState, HeardChannel};
+use super::channel_state::ChannelState;
+use super::channel_views::HeardChannel;
 use super::check::RecordCheck;
 use super::entangle::Entangle;
 use super::hand_back::HandBack;
@@ -485,9 +486,8 @@ impl Logic for AcpLink {
             .val()
             .get_bits::<32>(self.at_decision_s1.val().index());
         self.x_heard.next = self.h_receiver_field.val() ^ self.check.peek_result_crc.val();
-        self.p_rf_is_digest.d.next =
-            self.h_receiver_field.val() == self.chans.heard.val().tx_digest;
-        self.p_x_is_digest.d.next = self.x_heard.val() == self.chans.heard.val().tx_digest;
+        self.p_rf_is_digest.d.next = self.h_receiver_field.val() == self.chans.heard.val().tx_echo;
+        self.p_x_is_digest.d.next = self.x_heard.val() == self.chans.heard.val().tx_echo;
         self.p_commit_ok.d.next = self.h_decision.val() == self.chans.heard.val().rx_x;
         self.p_reverse_ok.d.next = self.h_decision.val() == !self.chans.heard.val().rx_x;
 
@@ -583,11 +583,19 @@ impl Logic for AcpLink {
         self.chans.check_value.next = self.new_auth.val();
         self.chans.confirm.next = self.mach.confirm.val();
         self.chans.confirm_verb.next = self.p_heard.q.val().tx_verb;
+        // The proof that confirms is the key of the channel's next echo.
+        self.chans.key_value.next = self
+            .check
+            .payload
+            .val()
+            .get_bits::<32>(self.at_receiver_field.val().index());
         self.chans.store.next = self.mach.store.val();
-        self.chans.store_digest.next = self.check.digest.val();
+        // The echo carries the digest XOR our proof of the last delivery.
+        self.chans.store_digest.next = self.check.digest.val() ^ self.p_heard.q.val().proof;
         self.chans.store_verb.next = self.mach.exec.val();
         // A message's echo check is known at once; a verb's follows its result.
-        self.chans.store_x.next = self.check.digest.val() ^ self.c_crc_no_result.val();
+        self.chans.store_x.next =
+            self.check.digest.val() ^ self.p_heard.q.val().proof ^ self.c_crc_no_result.val();
         self.chans.deliver.next = self.mach.deliver.val();
         self.chans.proof_value.next = self.p_heard.q.val().rx_x;
         self.chans.n_proof_due.next = self.mach.n_proof_due.val();

@@ -1,4 +1,4 @@
-use super::channel_state::SlotChannel;
+use super::channel_views::SlotChannel;
 use super::check::ENTANGLE_FIELD_BITS;
 use super::Crc32c;
 use crate::reset::SDFF;

@@ -33,8 +33,8 @@
 //! carries a decision and the next offer together"). Defined here and
 //! checked in SPIN (`testbench/spin`); the HDL does not make these moves
 //! yet (#25): it takes only [`is_unmerged_input`]s, ignores a record that
-//! states COMMIT_OFFER, and its echoes carry the digest alone (protocol
-//! version 3; the chained echo below is version 4's). The sender role may
+//! states COMMIT_OFFER; its echoes do carry the proof (below), protocol
+//! version 4. The sender role may
 //! hold a second payload, the next one (`next`), which it offers at the
 //! other bit in the records that state its decision: the state
 //! COMMIT_OFFER b. An OFFER record in that state carries the next payload,

@@ -26,7 +26,7 @@
 //!
 //! | payload bytes | record bytes | field |
 //! |---|---|---|
-//! | 0..4 | 8..12 | receiver role: ECHO, the digest of the payload it holds tentatively; STATE, the proof of its last delivery (that transfer's echo check, 0 if none) |
+//! | 0..4 | 8..12 | receiver role: ECHO, the digest of the payload it holds tentatively XOR its proof (below) when it stored it; STATE, the proof of its last delivery (that transfer's echo check, 0 if none) |
 //! | 4..8 | 12..16 | sender role, while COMMIT or REVERSE: the decision check (the echo check it decided on; its complement for REVERSE) |
 //! | 8..56 | 16..64 | ECHO: the result of the verb held tentatively; STATE: the result of the last delivery's verb; 0 for messages |
 //!
@@ -82,7 +82,12 @@ pub const OP_STATE: u8 = 0x01;
 /// Slices 1..=7 carry the sender role's offered payload (its state is OFFER).
 pub const OP_OFFER: u8 = 0x02;
 /// The receiver role holds a payload tentatively (its state is TENTATIVE):
-/// slice 1's low 32 bits carry its digest. When that payload is an atomic
+/// slice 1's low 32 bits carry its digest XOR the receiver's proof of its
+/// last delivery as it stood when it stored the payload (0 after a flush):
+/// the sender expects its digest XOR the proof it last heard, so an echo
+/// is tied to the transfer before it, and two transfers of the same
+/// message on a channel have different echo checks (a decision on one can
+/// never be taken for the other). When that payload is an atomic
 /// verb, the responder executed it tentatively and slices 2..=7 carry its
 /// result ([`ECHO_RESULT_OFFSET`]); otherwise they are zero.
 pub const OP_ECHO: u8 = 0x03;
@@ -119,8 +124,9 @@ pub const ENTANGLE_FIELD_BYTES: usize = 15;
 pub const ENTANGLE_COPY_OFFSET: usize = 32;
 /// The link protocol's version, stated in ENTANGLE records: 2 since records
 /// carry a session, decision checks and proofs (#22); 3 since digests and
-/// echo checks are CRC-32, not CRC-32C (#25).
-pub const PROTOCOL_VERSION: u8 = 3;
+/// echo checks are CRC-32, not CRC-32C (#25); 4 since an echo carries the
+/// proof of the last delivery beside the digest (#25).
+pub const PROTOCOL_VERSION: u8 = 4;
 
 /// Byte positions in slice 0.
 pub const BYTE_OPCODE: usize = 0;
@@ -496,7 +502,7 @@ pub fn layout_markdown() -> String {
         ("3", "transition", "last move: bit 7 reverse, bit 6 receiver role, bits 5..3 from, 2..0 to (traces only)".to_string()),
         ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64, XOR the session term (CRC-32C of the sender's and the receiver's nonce) for a channel record".to_string()),
         ("8..64", "slices 1–7, OFFER / OFFER_VERB", "the 56-byte payload, or the verb".to_string()),
-        ("8..12", "STATE / ECHO: receiver field", "ECHO: digest (CRC-32, IEEE polynomial) of the payload held tentatively; STATE: proof of the last delivery (its echo check: digest XOR CRC-32 of the result bytes)".to_string()),
+        ("8..12", "STATE / ECHO: receiver field", "ECHO: digest (CRC-32, IEEE polynomial) of the payload held tentatively, XOR the proof of the last delivery; STATE: proof of the last delivery (its echo check: digest XOR CRC-32 of the result bytes)".to_string()),
         ("12..16", "STATE / ECHO: decision check", "while COMMIT: the echo check decided on; while REVERSE: its complement".to_string()),
         ("16..64", "STATE / ECHO: result", "ECHO: the tentative verb's result; STATE: the last delivered verb's; 0 for messages".to_string()),
         ("8..23, 40..55", "ENTANGLE", format!("nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22, protocol version ({PROTOCOL_VERSION}) 22; the same 15 bytes again at 40..55")),
