@@ -225,7 +225,12 @@ fn two_threads_echo_their_own_flows_through_their_own_handles() {
     let mut threads = Vec::new();
     for h in hs {
         let k = h.core();
-        let mut rx = h.open_rx_pipe(k, 4096).unwrap();
+        // Room for all 20 frames (139 slots): either thread's polls run the
+        // shared card, so while one thread is descheduled the other may
+        // deliver every frame of both before it frees any. With 4096 bytes
+        // the late one's ring filled and the card dropped frames for want
+        // of room (seen once, on a loaded machine).
+        let mut rx = h.open_rx_pipe(k, 16384).unwrap();
         let mut tx = h.open_tx_pipe(k, 4096).unwrap();
         h.bind_flow(flow(7 + k as u16), &rx).unwrap();
         let frames: Vec<Vec<u8>> = (0..20)
