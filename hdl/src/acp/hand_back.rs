@@ -18,7 +18,7 @@ const _: () = assert!(
 ///
 /// A delivery is pushed the cycle it is decided and never waits: `room` is
 /// low (and the link stores no new offer) unless the FIFO has room for a
-/// commit from every channel. A scanner visits one channel a cycle (`scan`;
+/// commit from every channel and one more (a move may deliver and store). A scanner visits one channel a cycle (`scan`;
 /// `scan_next` addresses the payload and result RAMs, whose reads are
 /// registered) and, in a cycle with no delivery and room to spare, pushes
 /// that channel's proven verb result (`took_result`) or else its payload
@@ -106,8 +106,11 @@ impl Default for HandBack {
             deliver8: Default::default(),
             c_one_cb: c(1),
             c_one8: c(1),
-            // A store needs room for a commit from every channel: used + K <= depth.
-            c_room_max: c(((1 << MF) - K) as u64),
+            // A store needs room for a commit from every channel, and for
+            // the delivery the same move may make (DELIVER_STORE: the
+            // delivered payload's reserved place is taken this cycle, the
+            // stored one's next): used + K + 1 <= depth.
+            c_room_max: c(((1 << MF) - K - 1) as u64),
             c_kind_delivered: c(message::KIND_DELIVERED as u64),
             c_kind_verb_result: c(message::KIND_VERB_RESULT as u64),
             c_kind_not_delivered: c(message::KIND_NOT_DELIVERED as u64),
