@@ -134,7 +134,6 @@ lint_off -rule UNOPTFLAT -file "*/pendulum_nic.v"
 // The ACP channel machine's outputs for decisions merged with the next
 // offer (#25): the link builds the machine without them (constant false)
 // and takes them up when it makes merged moves. Only these two wires.
-lint_off -rule UNUSEDSIGNAL -file "*.v" -match "*'mach__confirm_by_echo'*"
 lint_off -rule UNUSEDSIGNAL -file "*.v" -match "*'mach__not_heard'*"
 "#;
 

@@ -6,13 +6,9 @@ use rust_hdl::prelude::*;
 /// docs hold the move tables): what one channel's state becomes when a
 /// record on it is heard. Combinational; `AcpLink` feeds it the heard
 /// channel's state from registers and applies what it says.
-/// `hdl/tests/acp_channel_machine.rs` compares it with `hear` on every input.
-/// Built with [`ChannelMachine::merged`] it makes the merged decision's
-/// moves too (COMMIT_OFFER, the next payload, PASSED, DELIVER_STORE);
-/// `AcpLink` does not make them yet (#25) and builds it without
-/// (`Default`): those branches are then constant false, so synthesis keeps
-/// none of their logic, and the block makes the moves of the inputs
-/// `machine::is_unmerged_input` admits.
+/// `hdl/tests/acp_channel_machine.rs` compares it with `hear` on every input,
+/// the merged decision's moves included (COMMIT_OFFER, the next payload,
+/// PASSED, DELIVER_STORE).
 ///
 /// States are `{bit, state}`: sender role 4 bits (bit 3 the alternation
 /// bit), receiver role 3 bits (bit 2).
@@ -97,8 +93,6 @@ pub struct ChannelMachine {
     c_tx_commit: Constant<Bits<3>>,
     c_tx_reverse: Constant<Bits<3>>,
     c_tx_commit_offer: Constant<Bits<3>>,
-    /// Whether the merged decision's moves are built.
-    c_merged: Constant<Bit>,
     c_commit_offer4: Constant<Bits<4>>,
     c_rx_expect: Constant<Bits<2>>,
     c_rx_tentative: Constant<Bits<2>>,
@@ -141,19 +135,7 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 
 impl Default for ChannelMachine {
     fn default() -> Self {
-        Self::new(false)
-    }
-}
-
-impl ChannelMachine {
-    /// The machine with the merged decision's moves.
-    pub fn merged() -> Self {
-        Self::new(true)
-    }
-
-    fn new(merged: bool) -> Self {
         Self {
-            c_merged: Constant::new(merged),
             tx: Default::default(),
             rx: Default::default(),
             holding: Default::default(),
@@ -260,8 +242,7 @@ impl Logic for ChannelMachine {
         self.is_echo.next = self.h_op.val() == self.c_op_echo.val();
         self.is_offer.next = self.h_op.val() == self.c_op_offer.val();
         self.is_verb.next = self.h_op.val() == self.c_op_offer_verb.val();
-        self.merged_offer.next = self.c_merged.val()
-            & (self.h_ts.val() == self.c_tx_commit_offer.val())
+        self.merged_offer.next = (self.h_ts.val() == self.c_tx_commit_offer.val())
             & (self.is_offer.val() | self.is_verb.val());
         if self.rb_match.val() {
             self.folded_ok.next = self.decision_commits.val();
@@ -325,7 +306,7 @@ impl Logic for ChannelMachine {
                 // The decision: the commit point of the transfer (with the
                 // next payload held, offered in the same records).
                 self.set_check.next = true;
-                if self.c_merged.val() & self.receiver_is_digest.val() & self.next_held.val() {
+                if self.receiver_is_digest.val() & self.next_held.val() {
                     self.n_tx.next =
                         (self.tx.val() & self.c_bit4.val()) | self.c_commit_offer4.val();
                     self.transition.next = self.c_t_commit_next.val();
@@ -365,7 +346,7 @@ impl Logic for ChannelMachine {
                 self.confirm.next = true;
                 self.moved.next = true;
             }
-        } else if self.c_merged.val() & (self.our_ts.val() == self.c_tx_commit_offer.val()) {
+        } else if self.our_ts.val() == self.c_tx_commit_offer.val() {
             if self.newer_echo.val() {
                 // The check of the newest echo, as in COMMIT.
                 self.set_check.next = true;
@@ -456,8 +437,7 @@ impl Logic for ChannelMachine {
                     self.transition.next = self.c_t_deliver.val();
                     self.deliver.next = true;
                     self.moved.next = true;
-                } else if self.c_merged.val()
-                    & (self.h_ts.val() == self.c_tx_commit_offer.val())
+                } else if (self.h_ts.val() == self.c_tx_commit_offer.val())
                     & self.decision_commits.val()
                 {
                     // Deliver, and take the next payload the record offers.

@@ -24,7 +24,9 @@ const CB1: usize = CB + 1;
 /// 5. flushes: our reset, a peer that lost its state, and the channels past
 ///    the count agreed on going Up — the channel's state is zeroed, a
 ///    tentative verb rolled back, and what we held marked to hand back
-///    (in doubt if we had decided COMMIT);
+///    (in doubt if we had decided COMMIT; a next payload after it, not
+///    delivered, on our reset; kept and offered again when the peer lost
+///    its state);
 /// 6. a payload loaded into the first idle channel in use (`load_ch`).
 ///
 /// Each channel has two news flags (`news`: either set), set by a move or
@@ -32,6 +34,17 @@ const CB1: usize = CB + 1;
 /// channel's record has stated it (`clear_tx`, `clear_rx`, before the
 /// writers above, so news of the same cycle is kept); `RecordForm` gives
 /// the slots to channels with news first.
+///
+/// The sender role holds up to two payloads per channel: the one held, in
+/// payload buffer `head`, and the next one in the other
+/// (`pendulum_layout::acp::machine`'s merged decision). A load goes to the
+/// first idle channel, or else to the first channel holding one payload;
+/// a confirmation makes the next payload the one held. A next payload
+/// loaded while COMMIT joins the decision a cycle later (OFFER_NEXT, writer
+/// 4, guarded as the offer on load is). Only messages merge: a next payload
+/// beside a verb, or a verb as the next, waits for the confirmation (the
+/// kept result and the receiver's second result buffer that verbs need are
+/// not built yet).
 ///
 /// `release` and `rollback` pulse for a tentative verb made permanent or
 /// undone (the atomic unit's per-channel undo entries).
@@ -52,6 +65,8 @@ pub struct ChannelState {
     pub scan_returning: Signal<Out, Bit>,
     pub scan_in_doubt: Signal<Out, Bit>,
     pub scan_result_pending: Signal<Out, Bit>,
+    /// The payload buffer of the scanner's channel's payload held.
+    pub scan_head: Signal<Out, Bit>,
     pub scan_took_result: Signal<In, Bit>,
     pub scan_took_return: Signal<In, Bit>,
     /// A verb's result is back from our unit (`res_set` on `res_ch`); a
@@ -78,6 +93,9 @@ pub struct ChannelState {
     pub confirm: Signal<In, Bit>,
     pub confirm_verb: Signal<In, Bit>,
     pub key_value: Signal<In, Bits<32>>,
+    /// Confirmed by the next payload's echo (PASSED): the proof is our
+    /// decision check, and the next payload's echo was already expected.
+    pub confirm_by_echo: Signal<In, Bit>,
     /// Stored tentatively: its digest, whether it is a verb, its echo check.
     pub store: Signal<In, Bit>,
     pub store_digest: Signal<In, Bits<32>>,
@@ -99,6 +117,8 @@ pub struct ChannelState {
     pub active: Signal<In, Bits<CB1>>,
     pub load_ok: Signal<Out, Bit>,
     pub load_ch: Signal<Out, Bits<CB>>,
+    /// The payload buffer the load writes (`load_ch`'s other one if it holds a payload).
+    pub load_bit: Signal<Out, Bit>,
     pub load: Signal<In, Bit>,
     pub load_digest: Signal<In, Bits<32>>,
     pub load_verb: Signal<In, Bit>,
@@ -106,6 +126,9 @@ pub struct ChannelState {
     /// receiver role's.
     pub clear_tx: Signal<In, Bit>,
     pub clear_rx: Signal<In, Bit>,
+    /// The slot channel's record was taken: flip its turns (`SlotChannel`).
+    pub flip_turn: Signal<In, Bit>,
+    pub flip_pturn: Signal<In, Bit>,
     /// Channels with news (either role).
     pub news: [Signal<Out, Bit>; K],
     /// The heard record leaves the sender role ready to offer (`n_peer_ready`).
@@ -122,6 +145,19 @@ pub struct ChannelState {
     key: [SDFF<Bits<32>>; K],
     auth: [SDFF<Bits<32>>; K],
     tx_verb: [SDFF<Bit>; K],
+    /// Sender role, the next payload: held; its buffer is the other one
+    /// (`head` names the held one's); its digest, and its echo while
+    /// COMMIT_OFFER (the digest XOR `auth`); it is a verb.
+    next: [SDFF<Bit>; K],
+    head: [SDFF<Bit>; K],
+    next_dig: [SDFF<Bits<32>>; K],
+    next_echo: [SDFF<Bits<32>>; K],
+    next_verb: [SDFF<Bit>; K],
+    /// Record turns (`SlotChannel`).
+    turn: [SDFF<Bit>; K],
+    pturn: [SDFF<Bit>; K],
+    /// The next payload is handed back after the one held.
+    ret_next: [SDFF<Bit>; K],
     /// Sender role: handed back (in doubt), and a verb result to hand up.
     ret_pending: [SDFF<Bit>; K],
     ret_doubt: [SDFF<Bit>; K],
@@ -143,15 +179,29 @@ pub struct ChannelState {
     tx_news: [SDFF<Bit>; K],
     rx_news: [SDFF<Bit>; K],
     peer_ready: [SDFF<Bit>; K],
-    /// A payload was loaded last cycle, into `kick_ch`.
+    /// A payload was loaded last cycle, into `kick_ch`, or confirmed there
+    /// with the next one held: offer it if the peer is ready.
     kick: SDFF<Bit>,
     kick_ch: SDFF<Bits<CB>>,
 
     flush_any: Signal<Local, Bit>,
+    /// A channel holding two payloads is confirmed (`apply_ch`).
+    confirm_next: Signal<Local, Bit>,
+    /// The first idle channel in use, and the first holding one payload.
+    idle_ok: Signal<Local, Bit>,
+    idle_ch: Signal<Local, Bits<CB>>,
+    idle_bit: Signal<Local, Bit>,
+    next_ok: Signal<Local, Bit>,
+    next_ch: Signal<Local, Bits<CB>>,
+    next_bit: Signal<Local, Bit>,
     chan_id: [Constant<Bits<CB>>; K],
     chan_num: [Constant<Bits<CB1>>; K],
     c_tx_commit: Constant<Bits<3>>,
     c_tx_idle: Constant<Bits<3>>,
+    c_tx_commit_offer: Constant<Bits<3>>,
+    c_commit_offer4: Constant<Bits<4>>,
+    c_offer_next_move: Constant<Bits<8>>,
+    c_commit_next_move: Constant<Bits<8>>,
     c_bit4: Constant<Bits<4>>,
     c_offer4: Constant<Bits<4>>,
     c_offer_move: Constant<Bits<8>>,
@@ -180,6 +230,7 @@ impl Default for ChannelState {
             scan_returning: Default::default(),
             scan_in_doubt: Default::default(),
             scan_result_pending: Default::default(),
+            scan_head: Default::default(),
             scan_took_result: Default::default(),
             scan_took_return: Default::default(),
             res_set: Default::default(),
@@ -199,6 +250,7 @@ impl Default for ChannelState {
             confirm: Default::default(),
             confirm_verb: Default::default(),
             key_value: Default::default(),
+            confirm_by_echo: Default::default(),
             store: Default::default(),
             store_digest: Default::default(),
             store_verb: Default::default(),
@@ -215,6 +267,7 @@ impl Default for ChannelState {
             active: Default::default(),
             load_ok: Default::default(),
             load_ch: Default::default(),
+            load_bit: Default::default(),
             load: Default::default(),
             load_digest: Default::default(),
             load_verb: Default::default(),
@@ -222,6 +275,8 @@ impl Default for ChannelState {
             rollback: Default::default(),
             clear_tx: Default::default(),
             clear_rx: Default::default(),
+            flip_turn: Default::default(),
+            flip_pturn: Default::default(),
             news: Default::default(),
             n_peer_ready: Default::default(),
             tx_sb: std::array::from_fn(|_| Default::default()),
@@ -230,6 +285,14 @@ impl Default for ChannelState {
             key: std::array::from_fn(|_| Default::default()),
             auth: std::array::from_fn(|_| Default::default()),
             tx_verb: std::array::from_fn(|_| Default::default()),
+            next: std::array::from_fn(|_| Default::default()),
+            head: std::array::from_fn(|_| Default::default()),
+            next_dig: std::array::from_fn(|_| Default::default()),
+            next_echo: std::array::from_fn(|_| Default::default()),
+            next_verb: std::array::from_fn(|_| Default::default()),
+            turn: std::array::from_fn(|_| Default::default()),
+            pturn: std::array::from_fn(|_| Default::default()),
+            ret_next: std::array::from_fn(|_| Default::default()),
             ret_pending: std::array::from_fn(|_| Default::default()),
             ret_doubt: std::array::from_fn(|_| Default::default()),
             vres_pending: std::array::from_fn(|_| Default::default()),
@@ -247,10 +310,21 @@ impl Default for ChannelState {
             kick: Default::default(),
             kick_ch: Default::default(),
             flush_any: Default::default(),
+            confirm_next: Default::default(),
+            idle_ok: Default::default(),
+            idle_ch: Default::default(),
+            idle_bit: Default::default(),
+            next_ok: Default::default(),
+            next_ch: Default::default(),
+            next_bit: Default::default(),
             chan_id: std::array::from_fn(|i| c(i as u64)),
             chan_num: std::array::from_fn(|i| c(i as u64)),
             c_tx_commit: c(ts::COMMIT as u64),
             c_tx_idle: c(ts::IDLE as u64),
+            c_tx_commit_offer: c(ts::COMMIT_OFFER as u64),
+            c_commit_offer4: c(ts::COMMIT_OFFER as u64),
+            c_offer_next_move: c(moves::OFFER_NEXT as u64),
+            c_commit_next_move: c(moves::COMMIT_NEXT as u64),
             c_bit4: c(8),
             c_offer4: c(ts::OFFER as u64),
             c_offer_move: c(moves::OFFER as u64),
@@ -311,7 +385,31 @@ impl Logic for ChannelState {
             self.rx_news[i].reset.next = self.reset.val();
             self.peer_ready[i].clock.next = self.clock.val();
             self.peer_ready[i].reset.next = self.reset.val();
+            self.next[i].clock.next = self.clock.val();
+            self.next[i].reset.next = self.reset.val();
+            self.head[i].clock.next = self.clock.val();
+            self.head[i].reset.next = self.reset.val();
+            self.next_dig[i].clock.next = self.clock.val();
+            self.next_dig[i].reset.next = self.reset.val();
+            self.next_echo[i].clock.next = self.clock.val();
+            self.next_echo[i].reset.next = self.reset.val();
+            self.next_verb[i].clock.next = self.clock.val();
+            self.next_verb[i].reset.next = self.reset.val();
+            self.turn[i].clock.next = self.clock.val();
+            self.turn[i].reset.next = self.reset.val();
+            self.pturn[i].clock.next = self.clock.val();
+            self.pturn[i].reset.next = self.reset.val();
+            self.ret_next[i].clock.next = self.clock.val();
+            self.ret_next[i].reset.next = self.reset.val();
             self.tx_sb[i].d.next = self.tx_sb[i].q.val();
+            self.next[i].d.next = self.next[i].q.val();
+            self.head[i].d.next = self.head[i].q.val();
+            self.next_dig[i].d.next = self.next_dig[i].q.val();
+            self.next_echo[i].d.next = self.next_echo[i].q.val();
+            self.next_verb[i].d.next = self.next_verb[i].q.val();
+            self.turn[i].d.next = self.turn[i].q.val();
+            self.pturn[i].d.next = self.pturn[i].q.val();
+            self.ret_next[i].d.next = self.ret_next[i].q.val();
             self.holding[i].d.next = self.holding[i].q.val();
             self.tx_echo[i].d.next = self.tx_echo[i].q.val();
             self.key[i].d.next = self.key[i].q.val();
@@ -348,6 +446,8 @@ impl Logic for ChannelState {
         self.heard.next.tx_verb = self.tx_verb[0].q.val();
         self.heard.next.rx_verb = self.rx_verb[0].q.val();
         self.heard.next.result_pending = self.vres_pending[0].q.val();
+        self.heard.next.next_held = false;
+        self.heard.next.next_echo = self.next_echo[0].q.val();
         self.slot.next.tx = self.tx_sb[0].q.val();
         self.slot.next.rx = self.rx_sb[0].q.val();
         self.slot.next.trans = self.trans[0].q.val();
@@ -360,6 +460,11 @@ impl Logic for ChannelState {
         self.slot.next.res_ready = self.res_ready[0].q.val();
         self.slot.next.tx_news = self.tx_news[0].q.val();
         self.slot.next.rx_news = self.rx_news[0].q.val();
+        self.slot.next.head = self.head[0].q.val();
+        self.slot.next.next_verb = self.next_verb[0].q.val();
+        self.slot.next.turn = self.turn[0].q.val();
+        self.slot.next.pturn = self.pturn[0].q.val();
+        self.scan_head.next = false;
         self.scan_returning.next = false;
         self.scan_in_doubt.next = self.ret_doubt[0].q.val();
         self.scan_result_pending.next = false;
@@ -377,6 +482,9 @@ impl Logic for ChannelState {
                 self.heard.next.tx_verb = self.tx_verb[i].q.val();
                 self.heard.next.rx_verb = self.rx_verb[i].q.val();
                 self.heard.next.result_pending = self.vres_pending[i].q.val();
+                self.heard.next.next_held =
+                    self.next[i].q.val() & !self.tx_verb[i].q.val() & !self.next_verb[i].q.val();
+                self.heard.next.next_echo = self.next_echo[i].q.val();
             }
             if self.slot_ch.val().index() == i {
                 self.slot.next.tx = self.tx_sb[i].q.val();
@@ -391,11 +499,16 @@ impl Logic for ChannelState {
                 self.slot.next.res_ready = self.res_ready[i].q.val();
                 self.slot.next.tx_news = self.tx_news[i].q.val();
                 self.slot.next.rx_news = self.rx_news[i].q.val();
+                self.slot.next.head = self.head[i].q.val();
+                self.slot.next.next_verb = self.next_verb[i].q.val();
+                self.slot.next.turn = self.turn[i].q.val();
+                self.slot.next.pturn = self.pturn[i].q.val();
             }
             if self.scan_ch.val().index() == i {
                 self.scan_returning.next = self.ret_pending[i].q.val();
                 self.scan_in_doubt.next = self.ret_doubt[i].q.val();
                 self.scan_result_pending.next = self.vres_pending[i].q.val();
+                self.scan_head.next = self.head[i].q.val();
             }
             if self.result_ch.val().index() == i {
                 self.result_rx_digest.next = self.rx_digest[i].q.val();
@@ -411,6 +524,12 @@ impl Logic for ChannelState {
                 if self.clear_rx.val() {
                     self.rx_news[i].d.next = false;
                 }
+                if self.flip_turn.val() {
+                    self.turn[i].d.next = !self.turn[i].q.val();
+                }
+                if self.flip_pturn.val() {
+                    self.pturn[i].d.next = !self.pturn[i].q.val();
+                }
             }
         }
 
@@ -425,6 +544,7 @@ impl Logic for ChannelState {
         }
 
         // ---- 2. The heard channel's move ----
+        self.confirm_next.next = false;
         if self.apply.val() {
             for i in 0..K {
                 if self.apply_ch.val().index() == i {
@@ -439,18 +559,44 @@ impl Logic for ChannelState {
                     self.rx_sb[i].d.next = self.n_rx.val();
                     if self.moved.val() {
                         self.trans[i].d.next = self.transition.val();
+                        // The merged decision's first record folds it.
+                        if self.transition.val() == self.c_commit_next_move.val() {
+                            self.turn[i].d.next = false;
+                        }
                     }
                     if self.set_check.val() {
                         self.auth[i].d.next = self.check_value.val();
+                        self.next_echo[i].d.next =
+                            self.next_dig[i].q.val() ^ self.check_value.val();
                     }
                     if self.confirm.val() {
-                        self.holding[i].d.next = false;
+                        // The next payload, if held, is the one held now.
+                        self.head[i].d.next = !self.head[i].q.val();
                         self.key[i].d.next = self.key_value.val();
+                        if self.next[i].q.val() {
+                            self.confirm_next.next = true;
+                            self.next[i].d.next = false;
+                            self.tx_verb[i].d.next = self.next_verb[i].q.val();
+                            self.tx_echo[i].d.next =
+                                self.next_dig[i].q.val() ^ self.key_value.val();
+                            if self.confirm_by_echo.val() {
+                                // The receiver's proof is the check we decided on.
+                                self.key[i].d.next = self.auth[i].q.val();
+                                self.tx_echo[i].d.next = self.next_echo[i].q.val();
+                            }
+                        } else {
+                            self.holding[i].d.next = false;
+                        }
                         if self.confirm_verb.val() {
                             self.vres_pending[i].d.next = true;
                         }
                     }
                     if self.store.val() {
+                        // A receiver that stores while its peer waits for
+                        // its proof (DELIVER_STORE) echoes first: the echo
+                        // is that proof too (PASSED), and the plain proof
+                        // would make the peer offer the stored payload again.
+                        self.pturn[i].d.next = false;
                         self.rx_digest[i].d.next = self.store_digest.val();
                         self.rx_verb[i].d.next = self.store_verb.val();
                         self.res_ready[i].d.next = false;
@@ -473,8 +619,23 @@ impl Logic for ChannelState {
                     self.vres_pending[i].d.next = false;
                 }
                 if self.scan_took_return.val() {
-                    self.ret_pending[i].d.next = false;
-                    self.holding[i].d.next = false;
+                    if self.ret_next[i].q.val() {
+                        // Then the next payload, not delivered (never decided).
+                        self.ret_next[i].d.next = false;
+                        self.next[i].d.next = false;
+                        self.head[i].d.next = !self.head[i].q.val();
+                        self.ret_doubt[i].d.next = false;
+                    } else if self.next[i].q.val() {
+                        // The next payload is the one held, offered again.
+                        self.next[i].d.next = false;
+                        self.head[i].d.next = !self.head[i].q.val();
+                        self.tx_echo[i].d.next = self.next_dig[i].q.val() ^ self.key[i].q.val();
+                        self.tx_verb[i].d.next = self.next_verb[i].q.val();
+                        self.ret_pending[i].d.next = false;
+                    } else {
+                        self.ret_pending[i].d.next = false;
+                        self.holding[i].d.next = false;
+                    }
                 }
             }
         }
@@ -501,6 +662,25 @@ impl Logic for ChannelState {
                 self.trans[i].d.next = self.c_offer_move.val();
                 self.tx_news[i].d.next = true;
             }
+            // A next payload joins the decision on the one held
+            // (`offers_next_on_load`): OFFER_NEXT, COMMIT b to COMMIT_OFFER b.
+            if self.kick.q.val()
+                & (self.kick_ch.q.val().index() == i)
+                & !(self.apply.val() & (self.apply_ch.val().index() == i))
+                & (self.heard_ch.val().index() != i)
+                & self.holding[i].q.val()
+                & self.next[i].q.val()
+                & !self.tx_verb[i].q.val()
+                & !self.next_verb[i].q.val()
+                & !self.ret_pending[i].q.val()
+                & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
+            {
+                self.tx_sb[i].d.next =
+                    (self.tx_sb[i].q.val() & self.c_bit4.val()) | self.c_commit_offer4.val();
+                self.trans[i].d.next = self.c_offer_next_move.val();
+                self.tx_news[i].d.next = true;
+                self.turn[i].d.next = false;
+            }
         }
 
         // ---- 5. Flushes: channel states the peer no longer shares ----
@@ -518,6 +698,9 @@ impl Logic for ChannelState {
                 // The peer's proof is 0 now: a payload kept loses its key.
                 self.tx_echo[i].d.next = self.tx_echo[i].q.val() ^ self.key[i].q.val();
                 self.key[i].d.next = self.c_zero32.val();
+                self.next_echo[i].d.next = self.next_dig[i].q.val();
+                self.turn[i].d.next = false;
+                self.pturn[i].d.next = false;
                 self.peer_ready[i].d.next = false;
                 // Stated again by the restating slots (channels past the
                 // count agreed never again).
@@ -539,43 +722,87 @@ impl Logic for ChannelState {
                     // Ours, dropped by our own reset or with its channel:
                     // certainly not delivered unless we had decided COMMIT
                     // (the peer drops the channel's tentative payload too).
+                    // A next payload goes back after it, not delivered.
                     self.ret_pending[i].d.next = true;
-                    self.ret_doubt[i].d.next =
-                        self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val();
+                    self.ret_next[i].d.next = self.next[i].q.val();
+                    self.ret_doubt[i].d.next = (self.tx_sb[i].q.val().get_bits::<3>(0)
+                        == self.c_tx_commit.val())
+                        | (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit_offer.val());
                 } else if self.flush_peer.val()
-                    & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
+                    & ((self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
+                        | (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit_offer.val()))
                 {
-                    // Decided COMMIT, never proven delivered, and the peer lost its state.
+                    // Decided COMMIT, never proven delivered, and the peer
+                    // lost its state. A next payload was never decided on:
+                    // it is offered again once this one is handed back.
                     self.ret_pending[i].d.next = true;
                     self.ret_doubt[i].d.next = true;
                 }
             }
         }
 
-        // ---- 6. Loading: the first idle channel in use ----
-        // A channel is back in service as soon as its last transfer is proven.
-        self.load_ok.next = false;
-        self.load_ch.next = self.c_zero_cb.val();
+        // ---- 6. Loading: the first idle channel in use, else the first holding one ----
+        // A channel is back in service as soon as its last transfer is
+        // proven. A next payload goes to a channel not being decided on (a
+        // confirmation would free the buffer it is written to). One read
+        // for the next decision is safe: that decision sees no next payload
+        // and makes no merged move, and a confirmation then takes the next
+        // payload from these registers.
+        self.idle_ok.next = false;
+        self.idle_ch.next = self.c_zero_cb.val();
+        self.idle_bit.next = false;
+        self.next_ok.next = false;
+        self.next_ch.next = self.c_zero_cb.val();
+        self.next_bit.next = false;
         for i in 0..K {
-            if !self.load_ok.val()
+            if !self.idle_ok.val()
                 & !self.holding[i].q.val()
                 & !self.ret_pending[i].q.val()
                 & (self.chan_num[i].val() < self.active.val())
             {
-                self.load_ok.next = true;
-                self.load_ch.next = self.chan_id[i].val();
+                self.idle_ok.next = true;
+                self.idle_ch.next = self.chan_id[i].val();
+                self.idle_bit.next = self.head[i].q.val();
             }
+            if !self.next_ok.val()
+                & self.holding[i].q.val()
+                & !self.next[i].q.val()
+                & !self.ret_pending[i].q.val()
+                & (self.chan_num[i].val() < self.active.val())
+                & !(self.apply.val() & (self.apply_ch.val().index() == i))
+            {
+                self.next_ok.next = true;
+                self.next_ch.next = self.chan_id[i].val();
+                self.next_bit.next = !self.head[i].q.val();
+            }
+        }
+        self.load_ok.next = self.idle_ok.val() | self.next_ok.val();
+        self.load_ch.next = self.next_ch.val();
+        self.load_bit.next = self.next_bit.val();
+        if self.idle_ok.val() {
+            self.load_ch.next = self.idle_ch.val();
+            self.load_bit.next = self.idle_bit.val();
         }
         if self.load.val() {
             for i in 0..K {
                 if self.load_ch.val().index() == i {
-                    self.holding[i].d.next = true;
-                    self.tx_echo[i].d.next = self.load_digest.val() ^ self.key[i].q.val();
-                    self.tx_verb[i].d.next = self.load_verb.val();
+                    if self.idle_ok.val() {
+                        self.holding[i].d.next = true;
+                        self.tx_echo[i].d.next = self.load_digest.val() ^ self.key[i].q.val();
+                        self.tx_verb[i].d.next = self.load_verb.val();
+                    } else {
+                        self.next[i].d.next = true;
+                        self.next_dig[i].d.next = self.load_digest.val();
+                        self.next_echo[i].d.next = self.load_digest.val() ^ self.auth[i].q.val();
+                        self.next_verb[i].d.next = self.load_verb.val();
+                    }
                 }
             }
         }
-        self.kick.d.next = self.load.val();
-        self.kick_ch.d.next = self.load_ch.val();
+        self.kick.d.next = self.load.val() | self.confirm_next.val();
+        self.kick_ch.d.next = self.apply_ch.val();
+        if self.load.val() {
+            self.kick_ch.d.next = self.load_ch.val();
+        }
     }
 }

@@ -16,6 +16,12 @@ pub struct HeardChannel {
     pub tx_echo: Bits<32>,
     pub tx_verb: Bit,
     pub result_pending: Bit,
+    /// Sender role: a next payload is held that may join the decision on
+    /// the one held (both are messages: verbs are not merged yet), and the
+    /// echo it must have while COMMIT_OFFER (its digest XOR the decision
+    /// check).
+    pub next_held: Bit,
+    pub next_echo: Bits<32>,
     /// Receiver role `{bit, state}`; the echo check a decision must state;
     /// the peer waits for our proof; the tentative payload is a verb.
     pub rx: Bits<3>,
@@ -29,10 +35,20 @@ pub struct HeardChannel {
 /// What a record states of its channel (`RecordForm`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct SlotChannel {
-    /// Sender role `{bit, state}`, its decision check, its payload is a verb.
+    /// Sender role `{bit, state}`, its decision check, its payload is a verb;
+    /// which payload buffer holds the payload held (the next one is in the
+    /// other), and whether the next one is a verb.
     pub tx: Bits<4>,
     pub auth: Bits<32>,
     pub tx_verb: Bit,
+    pub head: Bit,
+    pub next_verb: Bit,
+    /// The channel's record turns: a COMMIT_OFFER record folds its decision
+    /// into an OFFER of the next payload (`turn` clear) or states it plainly
+    /// (set); a tentative receiver whose peer is behind sends its echo
+    /// (`pturn` clear) or its proof (set).
+    pub turn: Bit,
+    pub pturn: Bit,
     /// Receiver role `{bit, state}`; the digest held tentatively; the proof
     /// of the last delivery, and whether the peer waits for it; the
     /// tentative payload is a verb, and its result is back.

@@ -14,6 +14,15 @@ use rust_hdl::prelude::*;
 /// its payload (an offer's digest) and of its result bytes; one that fails
 /// is never heard, only counted.
 ///
+/// A COMMIT_OFFER's OFFER record (`pendulum_layout::acp::machine`) carries
+/// its decision check D folded into its check word: it passes if the
+/// residue (the CRC-32C XOR the session term XOR the check word) is the
+/// check its channel expects, `exp_x` (the echo check of what we hold) if
+/// it states the sender role at our receiver bit `exp_rx_bit`, our proof
+/// `exp_p` if at the other. Those come from the channel's state, read in
+/// the check cycle (`peek_channel`); `fold_x_ok` and `fold_p_ok` say which
+/// matched, with the decoded record.
+///
 /// Latency 2 cycles (register, check); one record per cycle; never stalls.
 #[derive(LogicBlock)]
 pub struct RecordCheck {
@@ -27,6 +36,10 @@ pub struct RecordCheck {
     /// The term channel records must carry: `acp::session_term` of the
     /// peer's nonce and ours.
     pub session: Signal<In, Bits<32>>,
+    /// What `peek_channel` expects of a folded decision check.
+    pub exp_x: Signal<In, Bits<32>>,
+    pub exp_p: Signal<In, Bits<32>>,
+    pub exp_rx_bit: Signal<In, Bit>,
     /// The record being checked, a cycle before it comes out (it may yet
     /// fail its check): its channel, first payload slice and the CRC-32 of its
     /// result bytes. What is read or compared with it is ready with the record.
@@ -54,6 +67,11 @@ pub struct RecordCheck {
     pub digest: Signal<Out, Bits<32>>,
     /// CRC-32 of the result bytes (payload bytes 8..56).
     pub result_crc: Signal<Out, Bits<32>>,
+    /// The record folds its decision check into its check word, and that
+    /// check is the echo check we expected, or our proof.
+    pub folded: Signal<Out, Bit>,
+    pub fold_x_ok: Signal<Out, Bit>,
+    pub fold_p_ok: Signal<Out, Bit>,
 
     r_data: SDFF<Bits<512>>,
     r_valid: SDFF<Bit>,
@@ -65,6 +83,9 @@ pub struct RecordCheck {
     h_payload: SDFF<Bits<448>>,
     h_digest: SDFF<Bits<32>>,
     h_result_crc: SDFF<Bits<32>>,
+    h_folded: SDFF<Bit>,
+    h_fold_x: SDFF<Bit>,
+    h_fold_p: SDFF<Bit>,
     covered: Concat<448, 32, 480>,
     check: Crc32c<480>,
     payload_crc: Crc32<448>,
@@ -76,6 +97,11 @@ pub struct RecordCheck {
     is_entangle: Signal<Local, Bit>,
     term: Signal<Local, Bits<32>>,
     ok: Signal<Local, Bit>,
+    cw: Signal<Local, Bits<32>>,
+    folds: Signal<Local, Bit>,
+    fold_x: Signal<Local, Bit>,
+    fold_p: Signal<Local, Bit>,
+    good: Signal<Local, Bit>,
     known: Signal<Local, Bit>,
     state_ok: Signal<Local, Bit>,
     entangle_ok: Signal<Local, Bit>,
@@ -93,6 +119,7 @@ pub struct RecordCheck {
     c_version: Constant<Bits<8>>,
     c_k8: Constant<Bits<8>>,
     c_tx_max: Constant<Bits<3>>,
+    c_tx_commit_offer: Constant<Bits<3>>,
     c_rx_none: Constant<Bits<2>>,
     c_zero32: Constant<Bits<32>>,
 }
@@ -113,6 +140,9 @@ impl RecordCheck {
             rx_data: Default::default(),
             rx_valid: Default::default(),
             session: Default::default(),
+            exp_x: Default::default(),
+            exp_p: Default::default(),
+            exp_rx_bit: Default::default(),
             peek_channel: Default::default(),
             peek_slice1: Default::default(),
             peek_result_crc: Default::default(),
@@ -128,6 +158,9 @@ impl RecordCheck {
             payload: Default::default(),
             digest: Default::default(),
             result_crc: Default::default(),
+            folded: Default::default(),
+            fold_x_ok: Default::default(),
+            fold_p_ok: Default::default(),
             r_data: Default::default(),
             r_valid: Default::default(),
             h_valid: Default::default(),
@@ -138,6 +171,9 @@ impl RecordCheck {
             h_payload: Default::default(),
             h_digest: Default::default(),
             h_result_crc: Default::default(),
+            h_folded: Default::default(),
+            h_fold_x: Default::default(),
+            h_fold_p: Default::default(),
             covered: Default::default(),
             check: Default::default(),
             payload_crc: Default::default(),
@@ -149,6 +185,11 @@ impl RecordCheck {
             is_entangle: Default::default(),
             term: Default::default(),
             ok: Default::default(),
+            cw: Default::default(),
+            folds: Default::default(),
+            fold_x: Default::default(),
+            fold_p: Default::default(),
+            good: Default::default(),
             known: Default::default(),
             state_ok: Default::default(),
             entangle_ok: Default::default(),
@@ -164,7 +205,8 @@ impl RecordCheck {
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
             c_version: c(acp::PROTOCOL_VERSION as u64),
             c_k8: c(K as u64),
-            c_tx_max: c(acp::tx_state::REVERSE as u64),
+            c_tx_max: c(acp::tx_state::COMMIT_OFFER as u64),
+            c_tx_commit_offer: c(acp::tx_state::COMMIT_OFFER as u64),
             c_rx_none: c(3),
             c_zero32: c(0),
         }
@@ -192,8 +234,14 @@ impl Logic for RecordCheck {
             h_rx,
             h_payload,
             h_digest,
-            h_result_crc
+            h_result_crc,
+            h_folded,
+            h_fold_x,
+            h_fold_p
         );
+        self.h_folded.reset.next = self.reset.val();
+        self.h_fold_x.reset.next = self.reset.val();
+        self.h_fold_p.reset.next = self.reset.val();
         self.r_data.reset.next = self.reset.val();
         self.r_valid.reset.next = self.reset.val();
         self.h_valid.reset.next = self.reset.val();
@@ -229,12 +277,27 @@ impl Logic for RecordCheck {
         if self.is_entangle.val() {
             self.term.next = self.c_zero32.val();
         }
-        self.ok.next = (self.check.crc.val() ^ self.term.val())
-            == self
-                .r_data
-                .q
-                .val()
-                .get_bits::<32>(self.at_check.val().index());
+        self.cw.next = self
+            .r_data
+            .q
+            .val()
+            .get_bits::<32>(self.at_check.val().index());
+        self.ok.next = (self.check.crc.val() ^ self.term.val()) == self.cw.val();
+        // A COMMIT_OFFER's OFFER: the residue is its folded decision check.
+        self.folds.next = (self.state.val().get_bits::<3>(0) == self.c_tx_commit_offer.val())
+            & ((self.op_now.val() == self.c_op_offer.val())
+                | (self.op_now.val() == self.c_op_offer_verb.val()));
+        self.fold_x.next =
+            (self.check.crc.val() ^ self.term.val() ^ self.exp_x.val()) == self.cw.val();
+        self.fold_p.next =
+            (self.check.crc.val() ^ self.term.val() ^ self.exp_p.val()) == self.cw.val();
+        self.good.next = self.ok.val();
+        if self.folds.val() {
+            self.good.next = self.fold_p.val();
+            if self.state.val().get_bit(3) == self.exp_rx_bit.val() {
+                self.good.next = self.fold_x.val();
+            }
+        }
         // A state in both roles: sender 0..=REVERSE, receiver not 3, bit 7 clear.
         self.state_ok.next = (self.state.val().get_bits::<3>(0) <= self.c_tx_max.val())
             & (self.state.val().get_bits::<2>(4) != self.c_rx_none.val())
@@ -263,11 +326,14 @@ impl Logic for RecordCheck {
                 | (self.op_now.val() == self.c_op_echo.val()))
                 & (self.chan.val() < self.c_k8.val())
                 & self.state_ok.val());
-        self.slot_good.next = self.r_valid.q.val() & self.ok.val();
-        self.slot_bad.next = self.r_valid.q.val() & !self.ok.val();
-        self.ev_record.next = self.r_valid.q.val() & self.ok.val() & self.known.val();
-        self.ev_bad_record.next = self.r_valid.q.val() & self.ok.val() & !self.known.val();
-        self.h_valid.d.next = self.r_valid.q.val() & self.ok.val() & self.known.val();
+        self.slot_good.next = self.r_valid.q.val() & self.good.val();
+        self.slot_bad.next = self.r_valid.q.val() & !self.good.val();
+        self.ev_record.next = self.r_valid.q.val() & self.good.val() & self.known.val();
+        self.ev_bad_record.next = self.r_valid.q.val() & self.good.val() & !self.known.val();
+        self.h_valid.d.next = self.r_valid.q.val() & self.good.val() & self.known.val();
+        self.h_folded.d.next = self.folds.val();
+        self.h_fold_x.d.next = self.fold_x.val();
+        self.h_fold_p.d.next = self.fold_p.val();
         self.h_op.d.next = self.op_now.val();
         self.h_ch.d.next = self.chan.val().get_bits::<CB>(0);
         self.h_tx.d.next = self.state.val().get_bits::<4>(0);
@@ -284,6 +350,9 @@ impl Logic for RecordCheck {
         self.payload.next = self.h_payload.q.val();
         self.digest.next = self.h_digest.q.val();
         self.result_crc.next = self.h_result_crc.q.val();
+        self.folded.next = self.h_folded.q.val();
+        self.fold_x_ok.next = self.h_fold_x.q.val();
+        self.fold_p_ok.next = self.h_fold_p.q.val();
     }
 }
 

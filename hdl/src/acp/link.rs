@@ -44,10 +44,13 @@ const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
 /// `RecordForm` chooses each slot's channel and forms its record, and
 /// `HandBack` is the one way to the host (`m_msg`).
 ///
-/// - Sender role: payloads from `s_send` are loaded into idle channels (one
-///   56-byte buffer each, kept until the peer proves the delivery), offered,
-///   committed or reversed on the peer's digest echo, and freed on the
-///   peer's proof of delivery.
+/// - Sender role: payloads from `s_send` are loaded into idle channels, or
+///   beside the payload a channel holds (two 56-byte buffers each, kept
+///   until the peer proves the delivery), offered, committed or reversed on
+///   the peer's digest echo, and freed on the peer's proof of delivery. A
+///   decision on a message travels with the offer of the next message of
+///   its channel (COMMIT_OFFER), and the echo of that one proves the first
+///   delivered: a channel moves one message per round trip.
 /// - Receiver role: an offer is stored tentatively (one buffer per channel)
 ///   and echoed; it reaches `m_msg` only on a COMMIT whose decision check is
 ///   the echo's, and is erased on such a REVERSE. A store needs room for every
@@ -141,11 +144,14 @@ pub struct AcpLink {
     chans: ChannelState,
 
     // ---- Payload buffers ----
-    /// Payload buffers in block RAM: what each channel sends (two copies,
-    /// one read by record formation, one by the hand-back scanner) and what
-    /// it holds tentatively.
-    tx_ram_form: RAM<Bits<448>, CB>,
-    tx_ram_ret: RAM<Bits<448>, CB>,
+    /// Payload buffers in block RAM: what each channel sends, two buffers a
+    /// channel (the payload held and the next one, `ChannelState`'s `head`),
+    /// each in two copies, one read by record formation, one by the
+    /// hand-back scanner; and what it holds tentatively.
+    tx_ram_form_0: RAM<Bits<448>, CB>,
+    tx_ram_form_1: RAM<Bits<448>, CB>,
+    tx_ram_ret_0: RAM<Bits<448>, CB>,
+    tx_ram_ret_1: RAM<Bits<448>, CB>,
     rx_ram: RAM<Bits<448>, CB>,
     res_ram: RAM<Bits<384>, CB>,
     /// The result of a tentative verb, for its echo check.
@@ -193,6 +199,8 @@ pub struct AcpLink {
     /// The receiver field is the digest we hold; the echo check is.
     p_rf_is_digest: SDFF<Bit>,
     p_x_is_digest: SDFF<Bit>,
+    /// The receiver field is the echo we expect of our next payload.
+    p_rf_is_next: SDFF<Bit>,
     /// The decision check states COMMIT, or REVERSE, of our echo.
     p_commit_ok: SDFF<Bit>,
     p_reverse_ok: SDFF<Bit>,
@@ -207,6 +215,15 @@ pub struct AcpLink {
     applying: Signal<Local, Bit>,
     /// The echo check of the record decided on (its receiver field XOR the CRC of its result).
     h_x: Signal<Local, Bits<32>>,
+    /// The receiver field of the record decided on.
+    h_field: Signal<Local, Bits<32>>,
+    /// The receiver role `{bit, state}` read for the record checked, and for
+    /// the record decided on (a struct field is sliced only through a local).
+    peek_rx: Signal<Local, Bits<3>>,
+    p_rx: Signal<Local, Bits<3>>,
+    /// A message's or verb's digest as the receiver echoes it: XOR our proof
+    /// (the one about to be, when the record delivers and stores at once).
+    store_digest: Signal<Local, Bits<32>>,
     new_auth: Signal<Local, Bits<32>>,
     verb_ok: Signal<Local, Bit>,
 
@@ -222,6 +239,8 @@ pub struct AcpLink {
     c_op_entangle: Constant<Bits<8>>,
     /// CRC-32 of a message's result bytes (48 zero bytes).
     c_crc_no_result: Constant<Bits<32>>,
+    c_rx_tentative3: Constant<Bits<3>>,
+    c_rx_bit3: Constant<Bits<3>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -272,8 +291,10 @@ impl AcpLink {
             hb: HandBack::default(),
             chans: ChannelState::default(),
             ent: Entangle::new(),
-            tx_ram_form: Default::default(),
-            tx_ram_ret: Default::default(),
+            tx_ram_form_0: Default::default(),
+            tx_ram_form_1: Default::default(),
+            tx_ram_ret_0: Default::default(),
+            tx_ram_ret_1: Default::default(),
             rx_ram: Default::default(),
             res_ram: Default::default(),
             res_crc: Default::default(),
@@ -303,11 +324,16 @@ impl AcpLink {
             p_same_line: Default::default(),
             p_rf_is_digest: Default::default(),
             p_x_is_digest: Default::default(),
+            p_rf_is_next: Default::default(),
             p_commit_ok: Default::default(),
             p_reverse_ok: Default::default(),
             rb_started: Default::default(),
             applying: Default::default(),
             h_x: Default::default(),
+            h_field: Default::default(),
+            peek_rx: Default::default(),
+            p_rx: Default::default(),
+            store_digest: Default::default(),
             h_receiver_field: Default::default(),
             h_decision: Default::default(),
             x_heard: Default::default(),
@@ -320,6 +346,8 @@ impl AcpLink {
             at_result: c((8 * acp::ECHO_RESULT_OFFSET) as u64),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
             c_crc_no_result: c(acp::crc32(&[0; acp::ECHO_RESULT_BYTES]) as u64),
+            c_rx_tentative3: c(acp::rx_state::TENTATIVE as u64),
+            c_rx_bit3: c(4),
         }
     }
 }
@@ -360,6 +388,7 @@ impl Logic for AcpLink {
             p_same_line,
             p_rf_is_digest,
             p_x_is_digest,
+            p_rf_is_next,
             p_commit_ok,
             p_reverse_ok,
             rb_started
@@ -388,6 +417,7 @@ impl Logic for AcpLink {
         self.p_same_line.reset.next = self.reset.val();
         self.p_rf_is_digest.reset.next = self.reset.val();
         self.p_x_is_digest.reset.next = self.reset.val();
+        self.p_rf_is_next.reset.next = self.reset.val();
         self.p_commit_ok.reset.next = self.reset.val();
         self.p_reverse_ok.reset.next = self.reset.val();
         self.rb_started.reset.next = self.reset.val();
@@ -395,10 +425,14 @@ impl Logic for AcpLink {
         self.check.reset.next = self.reset.val();
         self.ent.clock.next = self.clock.val();
         self.ent.reset.next = self.reset.val();
-        self.tx_ram_form.read_clock.next = self.clock.val();
-        self.tx_ram_form.write_clock.next = self.clock.val();
-        self.tx_ram_ret.read_clock.next = self.clock.val();
-        self.tx_ram_ret.write_clock.next = self.clock.val();
+        self.tx_ram_form_0.read_clock.next = self.clock.val();
+        self.tx_ram_form_0.write_clock.next = self.clock.val();
+        self.tx_ram_form_1.read_clock.next = self.clock.val();
+        self.tx_ram_form_1.write_clock.next = self.clock.val();
+        self.tx_ram_ret_0.read_clock.next = self.clock.val();
+        self.tx_ram_ret_0.write_clock.next = self.clock.val();
+        self.tx_ram_ret_1.read_clock.next = self.clock.val();
+        self.tx_ram_ret_1.write_clock.next = self.clock.val();
         self.rx_ram.read_clock.next = self.clock.val();
         self.rx_ram.write_clock.next = self.clock.val();
         self.res_ram.read_clock.next = self.clock.val();
@@ -417,6 +451,13 @@ impl Logic for AcpLink {
         self.check.rx_data.next = self.rx_data.val();
         self.check.rx_valid.next = self.rx_valid.val();
         self.check.session.next = self.ent.session_rx.val();
+        // What the record checked expects of a folded decision check: read
+        // with the channel's state below.
+        self.check.exp_x.next = self.chans.heard.val().rx_x;
+        self.check.exp_p.next = self.chans.heard.val().proof;
+        self.peek_rx.next = self.chans.heard.val().rx;
+        // {bit, state} with state <= REJECT: the bit is set from 4 up.
+        self.check.exp_rx_bit.next = self.peek_rx.val() >= self.c_rx_bit3.val();
         self.ent.link_up.next = self.link_up.val();
         self.ent.reset_link.next = self.reset_link.val();
         self.ent.seed.next = self.seed.val();
@@ -488,6 +529,7 @@ impl Logic for AcpLink {
         self.x_heard.next = self.h_receiver_field.val() ^ self.check.peek_result_crc.val();
         self.p_rf_is_digest.d.next = self.h_receiver_field.val() == self.chans.heard.val().tx_echo;
         self.p_x_is_digest.d.next = self.x_heard.val() == self.chans.heard.val().tx_echo;
+        self.p_rf_is_next.d.next = self.h_receiver_field.val() == self.chans.heard.val().next_echo;
         self.p_commit_ok.d.next = self.h_decision.val() == self.chans.heard.val().rx_x;
         self.p_reverse_ok.d.next = self.h_decision.val() == !self.chans.heard.val().rx_x;
 
@@ -498,12 +540,12 @@ impl Logic for AcpLink {
             & self.ent.up.val()
             & !self.reset_link.val()
             & !self.p_hazard.q.val();
-        self.h_x.next = self
+        self.h_field.next = self
             .check
             .payload
             .val()
-            .get_bits::<32>(self.at_receiver_field.val().index())
-            ^ self.check.result_crc.val();
+            .get_bits::<32>(self.at_receiver_field.val().index());
+        self.h_x.next = self.h_field.val() ^ self.check.result_crc.val();
         self.verb_ok.next = self.p_verb_ok.q.val()
             & self.verb_free.val()
             & !self.rb_started.q.val()
@@ -523,12 +565,15 @@ impl Logic for AcpLink {
         self.mach.h_rx.next = self.check.rx.val();
         self.mach.receiver_is_digest.next = self.p_rf_is_digest.q.val();
         self.mach.echo_check_is_digest.next = self.p_x_is_digest.q.val();
+        // A folded decision check was compared by `RecordCheck`.
         self.mach.decision_commits.next = self.p_commit_ok.q.val();
+        if self.check.folded.val() {
+            self.mach.decision_commits.next = self.check.fold_x_ok.val();
+        }
         self.mach.decision_reverses.next = self.p_reverse_ok.q.val();
-        // The merged decision is not built in the link yet (#25).
-        self.mach.next_held.next = false;
-        self.mach.receiver_is_next_digest.next = false;
-        self.mach.decision_is_proof.next = false;
+        self.mach.decision_is_proof.next = self.check.folded.val() & self.check.fold_p_ok.val();
+        self.mach.next_held.next = self.p_heard.q.val().next_held;
+        self.mach.receiver_is_next_digest.next = self.p_rf_is_next.q.val();
         self.new_auth.next = self.h_x.val();
         if self.mach.check_complement.val() {
             self.new_auth.next = !self.h_x.val();
@@ -583,19 +628,24 @@ impl Logic for AcpLink {
         self.chans.check_value.next = self.new_auth.val();
         self.chans.confirm.next = self.mach.confirm.val();
         self.chans.confirm_verb.next = self.p_heard.q.val().tx_verb;
+        self.chans.confirm_by_echo.next = self.mach.confirm_by_echo.val();
         // The proof that confirms is the key of the channel's next echo.
-        self.chans.key_value.next = self
-            .check
-            .payload
-            .val()
-            .get_bits::<32>(self.at_receiver_field.val().index());
+        self.chans.key_value.next = self.h_field.val();
         self.chans.store.next = self.mach.store.val();
-        // The echo carries the digest XOR our proof of the last delivery.
-        self.chans.store_digest.next = self.check.digest.val() ^ self.p_heard.q.val().proof;
+        // The echo carries the digest XOR our proof of the last delivery: a
+        // tentative receiver that stores delivers in the same move
+        // (DELIVER_STORE), and its proof is then what it held.
+        self.store_digest.next = self.check.digest.val() ^ self.p_heard.q.val().proof;
+        self.p_rx.next = self.p_heard.q.val().rx;
+        if (self.p_rx.val() == self.c_rx_tentative3.val())
+            | (self.p_rx.val() == (self.c_rx_tentative3.val() | self.c_rx_bit3.val()))
+        {
+            self.store_digest.next = self.check.digest.val() ^ self.p_heard.q.val().rx_x;
+        }
+        self.chans.store_digest.next = self.store_digest.val();
         self.chans.store_verb.next = self.mach.exec.val();
         // A message's echo check is known at once; a verb's follows its result.
-        self.chans.store_x.next =
-            self.check.digest.val() ^ self.p_heard.q.val().proof ^ self.c_crc_no_result.val();
+        self.chans.store_x.next = self.store_digest.val() ^ self.c_crc_no_result.val();
         self.chans.deliver.next = self.mach.deliver.val();
         self.chans.proof_value.next = self.p_heard.q.val().rx_x;
         self.chans.n_proof_due.next = self.mach.n_proof_due.val();
@@ -624,6 +674,7 @@ impl Logic for AcpLink {
         // our reset).
         self.p_hazard.d.next = (self.applying.val()
             & (self.mach.moved.val()
+                | self.mach.set_check.val()
                 | (self.mach.n_proof_due.val() != self.p_heard.q.val().proof_due))
             & (self.check.channel.val() == self.check.peek_channel.val()))
             | self.ent.go_up.val()
@@ -638,9 +689,13 @@ impl Logic for AcpLink {
         self.hb.reset.next = self.reset.val();
         self.hb.deliver_channel.next = self.check.channel.val();
         self.hb.deliver_payload.next = self.rx_ram.read_data.val();
-        self.tx_ram_ret.read_address.next = self.hb.scan_next.val();
+        self.tx_ram_ret_0.read_address.next = self.hb.scan_next.val();
+        self.tx_ram_ret_1.read_address.next = self.hb.scan_next.val();
         self.vres_ram.read_address.next = self.hb.scan_next.val();
-        self.hb.ret_payload.next = self.tx_ram_ret.read_data.val();
+        self.hb.ret_payload.next = self.tx_ram_ret_0.read_data.val();
+        if self.chans.scan_head.val() {
+            self.hb.ret_payload.next = self.tx_ram_ret_1.read_data.val();
+        }
         self.hb.result.next = self.vres_ram.read_data.val();
         self.chans.scan_ch.next = self.hb.scan.val();
         self.hb.in_doubt.next = self.chans.scan_in_doubt.val();
@@ -674,12 +729,19 @@ impl Logic for AcpLink {
             & self.chans.load_ok.val()
             & !self.ent.flush_local.val()
             & !self.ent.go_up.val();
-        self.tx_ram_form.write_address.next = self.chans.load_ch.val();
-        self.tx_ram_form.write_data.next = self.s_send.data.val().payload;
-        self.tx_ram_form.write_enable.next = self.chans.load.val();
-        self.tx_ram_ret.write_address.next = self.chans.load_ch.val();
-        self.tx_ram_ret.write_data.next = self.s_send.data.val().payload;
-        self.tx_ram_ret.write_enable.next = self.chans.load.val();
+        // Into the channel's free buffer (`load_bit`).
+        self.tx_ram_form_0.write_address.next = self.chans.load_ch.val();
+        self.tx_ram_form_0.write_data.next = self.s_send.data.val().payload;
+        self.tx_ram_form_0.write_enable.next = self.chans.load.val() & !self.chans.load_bit.val();
+        self.tx_ram_form_1.write_address.next = self.chans.load_ch.val();
+        self.tx_ram_form_1.write_data.next = self.s_send.data.val().payload;
+        self.tx_ram_form_1.write_enable.next = self.chans.load.val() & self.chans.load_bit.val();
+        self.tx_ram_ret_0.write_address.next = self.chans.load_ch.val();
+        self.tx_ram_ret_0.write_data.next = self.s_send.data.val().payload;
+        self.tx_ram_ret_0.write_enable.next = self.chans.load.val() & !self.chans.load_bit.val();
+        self.tx_ram_ret_1.write_address.next = self.chans.load_ch.val();
+        self.tx_ram_ret_1.write_data.next = self.s_send.data.val().payload;
+        self.tx_ram_ret_1.write_enable.next = self.chans.load.val() & self.chans.load_bit.val();
 
         // ---- Send: form the next slot's record (`RecordForm`) ----
         self.form.clock.next = self.clock.val();
@@ -688,17 +750,21 @@ impl Logic for AcpLink {
         self.form.state.next = self.chans.slot.val();
         self.form.res_fresh.next =
             self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.form.ch.val());
-        self.form.payload.next = self.tx_ram_form.read_data.val();
+        self.form.payload_0.next = self.tx_ram_form_0.read_data.val();
+        self.form.payload_1.next = self.tx_ram_form_1.read_data.val();
         self.form.result.next = self.res_ram.read_data.val();
         self.form.up.next = self.ent.up.val();
         self.form.go_up.next = self.ent.go_up.val();
         self.form.active.next = self.ent.active.val();
         self.chans.clear_tx.next = self.form.clear_tx.val();
         self.chans.clear_rx.next = self.form.clear_rx.val();
+        self.chans.flip_turn.next = self.form.flip_turn.val();
+        self.chans.flip_pturn.next = self.form.flip_pturn.val();
         self.form.ent_fields.next = self.ent.fields.val();
         self.form.session.next = self.ent.session_tx.val();
         self.form.tx_ready.next = self.tx_ready.val();
-        self.tx_ram_form.read_address.next = self.form.next_ch.val();
+        self.tx_ram_form_0.read_address.next = self.form.next_ch.val();
+        self.tx_ram_form_1.read_address.next = self.form.next_ch.val();
         self.res_ram.read_address.next = self.form.next_ch.val();
         self.tx_data.next = self.form.tx_data.val();
         self.tx_valid.next = self.form.tx_valid.val();

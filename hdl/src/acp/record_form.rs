@@ -37,6 +37,15 @@ const CB1: usize = CB + 1;
 /// role (an echo, or the proof its peer waits for) sends first the role
 /// with news (the receiver's if both), and when restating takes the two in
 /// alternate rounds (`pendulum_layout::acp::carries_echo`).
+///
+/// A channel in COMMIT_OFFER (the merged decision,
+/// `pendulum_layout::acp::machine`) sends its records in turns: an OFFER of
+/// the next payload with the decision check folded into the check word
+/// (XORed in), then a plain record stating the decision check in the
+/// payload slices (with the receiver role's fields, if it needs them). A
+/// tentative receiver whose peer is behind (it stored the next payload of
+/// a merged decision) sends its echo and its proof in turns. Each channel
+/// keeps its two turn bits (`ChannelState`).
 #[derive(LogicBlock)]
 pub struct RecordForm {
     pub clock: Signal<In, Clock>,
@@ -45,8 +54,11 @@ pub struct RecordForm {
     pub state: Signal<In, SlotChannel>,
     /// The tentative verb's result was written to its RAM only last cycle.
     pub res_fresh: Signal<In, Bit>,
-    /// RAM reads at `next_ch` a cycle ago: the payload held, the tentative verb's result.
-    pub payload: Signal<In, Bits<448>>,
+    /// RAM reads at `next_ch` a cycle ago: the payload in each of the
+    /// channel's two buffers (`state.head` names the one held), the
+    /// tentative verb's result.
+    pub payload_0: Signal<In, Bits<448>>,
+    pub payload_1: Signal<In, Bits<448>>,
     pub result: Signal<In, Bits<384>>,
     /// The link state (`Entangle`).
     pub up: Signal<In, Bit>,
@@ -63,6 +75,10 @@ pub struct RecordForm {
     /// receiver-role news.
     pub clear_tx: Signal<Out, Bit>,
     pub clear_rx: Signal<Out, Bit>,
+    /// The record taken by the port was `ch`'s: flip its turn, and its
+    /// echo/proof turn (a tentative receiver whose peer is behind sent one).
+    pub flip_turn: Signal<Out, Bit>,
+    pub flip_pturn: Signal<Out, Bit>,
     /// The port.
     pub tx_data: Signal<Out, Bits<512>>,
     pub tx_valid: Signal<Out, Bit>,
@@ -92,6 +108,16 @@ pub struct RecordForm {
     s_tx: Signal<Local, Bits<4>>,
     s_rx: Signal<Local, Bits<3>>,
     offering: Signal<Local, Bit>,
+    /// COMMIT_OFFER; this record folds its decision into an OFFER.
+    merged: Signal<Local, Bit>,
+    folded: Signal<Local, Bit>,
+    /// The record carries a payload (an OFFER), or the receiver role's fields.
+    payload_turn: Signal<Local, Bit>,
+    /// A tentative receiver sends its proof instead of its echo.
+    shows_proof: Signal<Local, Bit>,
+    payload: Signal<Local, Bits<448>>,
+    offered_verb: Signal<Local, Bit>,
+    fold: Signal<Local, Bits<32>>,
     tentative: Signal<Local, Bit>,
     deciding: Signal<Local, Bit>,
     echo_ready: Signal<Local, Bit>,
@@ -118,6 +144,8 @@ pub struct RecordForm {
     o_head: SDFF<Bits<32>>,
     /// The record formed is an ENTANGLE record (its check word has no session term).
     o_is_entangle: SDFF<Bit>,
+    /// The decision check folded into the check word (0 in a plain record).
+    o_fold: SDFF<Bits<32>>,
     /// A record has been formed (the port is silent only before the first).
     o_started: SDFF<Bit>,
     o_cat: Concat<448, 32, 480>,
@@ -135,6 +163,7 @@ pub struct RecordForm {
     c_tx_offer: Constant<Bits<3>>,
     c_tx_commit: Constant<Bits<3>>,
     c_tx_reverse: Constant<Bits<3>>,
+    c_tx_commit_offer: Constant<Bits<3>>,
     c_rx_tentative: Constant<Bits<2>>,
     c_op_state: Constant<Bits<8>>,
     c_op_offer: Constant<Bits<8>>,
@@ -154,7 +183,8 @@ impl Default for RecordForm {
             reset: Default::default(),
             state: Default::default(),
             res_fresh: Default::default(),
-            payload: Default::default(),
+            payload_0: Default::default(),
+            payload_1: Default::default(),
             result: Default::default(),
             up: Default::default(),
             go_up: Default::default(),
@@ -165,6 +195,8 @@ impl Default for RecordForm {
             next_ch: Default::default(),
             clear_tx: Default::default(),
             clear_rx: Default::default(),
+            flip_turn: Default::default(),
+            flip_pturn: Default::default(),
             news: Default::default(),
             tx_data: Default::default(),
             tx_valid: Default::default(),
@@ -189,6 +221,13 @@ impl Default for RecordForm {
             s_tx: Default::default(),
             s_rx: Default::default(),
             offering: Default::default(),
+            merged: Default::default(),
+            folded: Default::default(),
+            payload_turn: Default::default(),
+            shows_proof: Default::default(),
+            payload: Default::default(),
+            offered_verb: Default::default(),
+            fold: Default::default(),
             tentative: Default::default(),
             deciding: Default::default(),
             echo_ready: Default::default(),
@@ -214,6 +253,7 @@ impl Default for RecordForm {
             o_body: Default::default(),
             o_head: Default::default(),
             o_is_entangle: Default::default(),
+            o_fold: Default::default(),
             o_started: Default::default(),
             o_cat: Default::default(),
             o_check: Default::default(),
@@ -229,6 +269,7 @@ impl Default for RecordForm {
             c_tx_offer: c(ts::OFFER as u64),
             c_tx_commit: c(ts::COMMIT as u64),
             c_tx_reverse: c(ts::REVERSE as u64),
+            c_tx_commit_offer: c(ts::COMMIT_OFFER as u64),
             c_rx_tentative: c(rs::TENTATIVE as u64),
             c_op_state: c(acp::OP_STATE as u64),
             c_op_offer: c(acp::OP_OFFER as u64),
@@ -253,8 +294,10 @@ impl Logic for RecordForm {
             o_body,
             o_head,
             o_is_entangle,
+            o_fold,
             o_started
         );
+        self.o_fold.reset.next = self.reset.val();
         self.rot_ch.reset.next = self.reset.val();
         self.rot_round.reset.next = self.reset.val();
         self.rr_ch.reset.next = self.reset.val();
@@ -269,8 +312,10 @@ impl Logic for RecordForm {
         self.s_tx.next = self.state.val().tx;
         self.s_rx.next = self.state.val().rx;
         self.offering.next = self.s_tx.val().get_bits::<3>(0) == self.c_tx_offer.val();
+        self.merged.next = self.s_tx.val().get_bits::<3>(0) == self.c_tx_commit_offer.val();
         self.deciding.next = (self.s_tx.val().get_bits::<3>(0) == self.c_tx_commit.val())
-            | (self.s_tx.val().get_bits::<3>(0) == self.c_tx_reverse.val());
+            | (self.s_tx.val().get_bits::<3>(0) == self.c_tx_reverse.val())
+            | self.merged.val();
         self.tentative.next = self.s_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
         // A tentative verb is echoed only once its result is back from the
         // unit, and read from the RAM after it was written there.
@@ -279,22 +324,40 @@ impl Logic for RecordForm {
         // The receiver role needs the payload slices for its echo, or for the
         // proof its peer waits for; when the sender role offers too, the
         // role with news goes first (the receiver's if both), and restated
-        // they take turns by round (pendulum_layout::acp::carries_echo).
+        // they take turns by round (pendulum_layout::acp::carries_echo). A
+        // merged decision folds into an OFFER of the next payload every
+        // other record of the channel.
         self.echo_waits.next = self.tentative.val() & !self.echo_ready.val();
         self.needs_fields.next =
             self.echo_ready.val() | (!self.tentative.val() & self.state.val().proof_due);
-        self.fields_turn.next = self.needs_fields.val()
-            & (!self.offering.val()
-                | self.state.val().rx_news
-                | (!self.state.val().tx_news & self.rot_round.q.val()));
+        self.folded.next = self.merged.val() & !self.state.val().turn;
+        self.payload_turn.next = self.folded.val()
+            | (self.offering.val()
+                & !(self.needs_fields.val()
+                    & (self.state.val().rx_news
+                        | (!self.state.val().tx_news & self.rot_round.q.val()))));
+        self.fields_turn.next = self.needs_fields.val() & !self.payload_turn.val();
+        // A tentative receiver whose peer is behind (waiting for the proof
+        // of what we delivered last) sends that proof every other time.
+        self.shows_proof.next =
+            self.tentative.val() & self.state.val().proof_due & self.state.val().pturn;
+        // The payload offered: the one held, or the next one (the other buffer).
+        self.payload.next = self.payload_0.val();
+        if self.state.val().head ^ self.merged.val() {
+            self.payload.next = self.payload_1.val();
+        }
+        self.offered_verb.next = self.state.val().tx_verb;
+        if self.merged.val() {
+            self.offered_verb.next = self.state.val().next_verb;
+        }
         // The fields of a record that offers nothing: the receiver role's
         // digest or proof, the sender role's decision check, a verb's result.
         self.res.next = self.c_zero384.val();
-        if self.state.val().rx_verb {
+        if self.state.val().rx_verb & !self.shows_proof.val() {
             self.res.next = self.result.val();
         }
         self.receiver_field.next = self.state.val().proof;
-        if self.tentative.val() {
+        if self.tentative.val() & !self.shows_proof.val() {
             self.receiver_field.next = self.state.val().rx_digest;
         }
         self.decision.next = self.c_zero32.val();
@@ -308,16 +371,18 @@ impl Logic for RecordForm {
 
         self.op.next = self.c_op_state.val();
         self.body.next = self.fields.o.val();
-        if self.fields_turn.val() {
-            if self.echo_ready.val() {
-                self.op.next = self.c_op_echo.val();
-            }
-        } else if self.offering.val() {
+        self.fold.next = self.c_zero32.val();
+        if self.payload_turn.val() {
             self.op.next = self.c_op_offer.val();
-            if self.state.val().tx_verb {
+            if self.offered_verb.val() {
                 self.op.next = self.c_op_offer_verb.val();
             }
             self.body.next = self.payload.val();
+            if self.folded.val() {
+                self.fold.next = self.state.val().auth;
+            }
+        } else if self.fields_turn.val() & self.echo_ready.val() & !self.shows_proof.val() {
+            self.op.next = self.c_op_echo.val();
         }
         self.state7.hi.next = self.s_rx.val();
         self.state7.lo.next = self.s_tx.val();
@@ -351,10 +416,16 @@ impl Logic for RecordForm {
         self.clear_tx.next = false;
         self.clear_rx.next = false;
         if self.tx_ready.val() & self.up.val() & (self.last_ch.q.val() != self.rot_ch.q.val()) {
-            self.clear_tx.next = !self.offering.val() | !self.fields_turn.val();
+            self.clear_tx.next = !self.offering.val() | self.payload_turn.val();
             self.clear_rx.next =
                 !self.echo_waits.val() & (self.fields_turn.val() | !self.needs_fields.val());
         }
+        self.flip_turn.next = self.tx_ready.val() & self.up.val();
+        self.flip_pturn.next = self.tx_ready.val()
+            & self.up.val()
+            & self.fields_turn.val()
+            & self.tentative.val()
+            & self.state.val().proof_due;
 
         // One record per slot: the next channel with news, or restating.
         self.ev_after.next = false;
@@ -389,6 +460,10 @@ impl Logic for RecordForm {
             self.o_body.d.next = self.body.val();
             self.o_head.d.next = self.head32.val();
             self.o_is_entangle.d.next = !self.up.val();
+            self.o_fold.d.next = self.fold.val();
+            if !self.up.val() {
+                self.o_fold.d.next = self.c_zero32.val();
+            }
             self.o_started.d.next = true;
             self.share.d.next = self.share.q.val() + self.c_one_share.val();
             self.last_ch.d.next = self.rot_ch.q.val();
@@ -419,7 +494,8 @@ impl Logic for RecordForm {
         if self.o_is_entangle.q.val() {
             self.o_term.next = self.c_zero32.val();
         }
-        self.o_check_head.hi.next = self.o_check.crc.val() ^ self.o_term.val();
+        self.o_check_head.hi.next =
+            self.o_check.crc.val() ^ self.o_term.val() ^ self.o_fold.q.val();
         self.o_check_head.lo.next = self.o_head.q.val();
         self.o_record.hi.next = self.o_body.q.val();
         self.o_record.lo.next = self.o_check_head.o.val();

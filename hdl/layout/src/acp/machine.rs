@@ -31,10 +31,10 @@
 //!
 //! **Decisions merged with the next offer** (`shared/ACP.md`: "a record
 //! carries a decision and the next offer together"). Defined here and
-//! checked in SPIN (`testbench/spin`); the HDL does not make these moves
-//! yet (#25): it takes only [`is_unmerged_input`]s, ignores a record that
-//! states COMMIT_OFFER; its echoes do carry the proof (below), protocol
-//! version 4. The sender role may
+//! checked in SPIN (`testbench/spin`); the HDL makes them for messages
+//! (a verb and its next payload are not merged yet: the sender would keep
+//! the result of the echo it decided on, and the receiver the delivered
+//! verb's result beside the next one's for its proof). The sender role may
 //! hold a second payload, the next one (`next`), which it offers at the
 //! other bit in the records that state its decision: the state
 //! COMMIT_OFFER b. An OFFER record in that state carries the next payload,
@@ -499,18 +499,6 @@ pub fn for_each_input(mut f: impl FnMut(Channel, Heard, Room)) {
             }
         }
     }
-}
-
-/// Whether an input is one the HDL's channel machine takes today (9,437,184
-/// of them): no state of the merged decision on either side, no next
-/// payload held (the HDL ignores a record stating COMMIT_OFFER) and the
-/// comparisons only the merge makes false.
-pub fn is_unmerged_input(ch: &Channel, heard: &Heard) -> bool {
-    ch.tx != ts::COMMIT_OFFER
-        && heard.tx != ts::COMMIT_OFFER
-        && !ch.next
-        && !heard.receiver_is_next_digest
-        && !heard.decision_is_proof
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@
 //! of degree 64: a random error passes both with probability 2^-64, below
 //! the 2^-56 per record issue #25 asks for. Bursts of up to 32 bits are
 //! caught by each. A COMMIT_OFFER's OFFER record (`machine`'s merged
-//! decision; not sent by the HDL yet) folds its decision check into its
+//! decision) folds its decision check into its
 //! check word: it is heard only if the CRC-32C XOR the session XOR its
 //! check word is the check its receiver expects, a 32-bit match like any
 //! record's, and its payload still has to pass the echo comparison; the
@@ -125,8 +125,9 @@ pub const ENTANGLE_COPY_OFFSET: usize = 32;
 /// The link protocol's version, stated in ENTANGLE records: 2 since records
 /// carry a session, decision checks and proofs (#22); 3 since digests and
 /// echo checks are CRC-32, not CRC-32C (#25); 4 since an echo carries the
-/// proof of the last delivery beside the digest (#25).
-pub const PROTOCOL_VERSION: u8 = 4;
+/// proof of the last delivery beside the digest (#25); 5 since a record may
+/// state COMMIT_OFFER, a decision merged with the next offer (#25).
+pub const PROTOCOL_VERSION: u8 = 5;
 
 /// Byte positions in slice 0.
 pub const BYTE_OPCODE: usize = 0;
@@ -500,10 +501,10 @@ pub fn layout_markdown() -> String {
             "bits 2..0 sender state ({}), bit 3 its bit; bits 5..4 receiver state ({}), bit 6 its bit; anything else is ignored and counted",
             tx_state::NAMES.join("/"), rx_state::NAMES.join("/"))),
         ("3", "transition", "last move: bit 7 reverse, bit 6 receiver role, bits 5..3 from, 2..0 to (traces only)".to_string()),
-        ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64, XOR the session term (CRC-32C of the sender's and the receiver's nonce) for a channel record".to_string()),
+        ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64, XOR the session term (CRC-32C of the sender's and the receiver's nonce) for a channel record; an OFFER record stating COMMIT_OFFER also XORs in its decision check".to_string()),
         ("8..64", "slices 1–7, OFFER / OFFER_VERB", "the 56-byte payload, or the verb".to_string()),
         ("8..12", "STATE / ECHO: receiver field", "ECHO: digest (CRC-32, IEEE polynomial) of the payload held tentatively, XOR the proof of the last delivery; STATE: proof of the last delivery (its echo check: digest XOR CRC-32 of the result bytes)".to_string()),
-        ("12..16", "STATE / ECHO: decision check", "while COMMIT: the echo check decided on; while REVERSE: its complement".to_string()),
+        ("12..16", "STATE / ECHO: decision check", "while COMMIT or COMMIT_OFFER: the echo check decided on; while REVERSE: its complement".to_string()),
         ("16..64", "STATE / ECHO: result", "ECHO: the tentative verb's result; STATE: the last delivered verb's; 0 for messages".to_string()),
         ("8..23, 40..55", "ENTANGLE", format!("nonce 8..12, nonce heard 12..16, incarnation 16..20, channels offered 20..22, protocol version ({PROTOCOL_VERSION}) 22; the same 15 bytes again at 40..55")),
     ];

@@ -1,0 +1,113 @@
+//! The merged decision on the Verilated pair (`pendulum_layout::acp::machine`:
+//! COMMIT b with OFFER b̄ in one record): under load a channel moves one
+//! payload per round trip, and what the merge adds is seen on the wire.
+
+use pendulum_layout::acp::machine::moves;
+use pendulum_layout::acp::{
+    tx_state, BYTE_CHANNEL, BYTE_OPCODE, BYTE_STATE, BYTE_TRANSITION, OP_ENTANGLE, OP_OFFER,
+};
+use pendulum_layout::params::ACP_CHANNELS as K;
+use pendulum_testbench::acp_traffic::AcpTraffic;
+use pendulum_testbench::models::LinkFaults;
+use pendulum_testbench::pair::Side;
+use pendulum_testbench::SimConfig;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Moves seen on the wire: a side's role changing its alternation bit
+/// with the transition byte naming the move.
+#[derive(Default)]
+struct Seen {
+    /// Per side and channel, the last state byte stated.
+    last: [[Option<u8>; K]; 2],
+    /// A's sender role passed to the next payload on its echo (PASSED).
+    passed: u64,
+    /// A's sender role was confirmed otherwise (by a STATE proof).
+    confirmed: u64,
+    /// B delivered and stored the next payload in one move (DELIVER_STORE).
+    deliver_store: u64,
+    /// B delivered on a plain decision (DELIVER).
+    deliver: u64,
+    /// A sent OFFER records folding a decision (state COMMIT_OFFER).
+    folded_offers: u64,
+}
+
+fn watch(t: &AcpTraffic) -> Rc<RefCell<Seen>> {
+    let seen = Rc::new(RefCell::new(Seen::default()));
+    let s = seen.clone();
+    t.pair.borrow_mut().wire_tap = Some(Box::new(move |_, side, rec| {
+        if rec[BYTE_OPCODE] == OP_ENTANGLE {
+            return;
+        }
+        let mut s = s.borrow_mut();
+        let (st, tr) = (rec[BYTE_STATE], rec[BYTE_TRANSITION]);
+        let ch = rec[BYTE_CHANNEL] as usize % K;
+        let i = (side == Side::B) as usize;
+        if side == Side::A && st & 7 == tx_state::COMMIT_OFFER && rec[BYTE_OPCODE] == OP_OFFER {
+            s.folded_offers += 1;
+        }
+        if let Some(before) = s.last[i][ch] {
+            let tx_flip = (before ^ st) & 0x08 != 0;
+            let rx_flip = (before ^ st) & 0x40 != 0;
+            // PASSED may be followed at once by OFFER_NEXT (a next payload
+            // loaded meanwhile), so it is told by the states.
+            let was_merged = before & 7 == tx_state::COMMIT_OFFER;
+            let deciding = st & 7 == tx_state::COMMIT || st & 7 == tx_state::COMMIT_OFFER;
+            match (side, tr) {
+                (Side::A, _) if tx_flip && was_merged && deciding => s.passed += 1,
+                (Side::A, _) if tx_flip => s.confirmed += 1,
+                (Side::B, moves::DELIVER_STORE) if rx_flip => s.deliver_store += 1,
+                (Side::B, moves::DELIVER) if rx_flip => s.deliver += 1,
+                _ => {}
+            }
+        }
+        s.last[i][ch] = Some(st);
+    }));
+    seen
+}
+
+#[test]
+fn under_load_a_decision_travels_with_the_next_offer() {
+    for latency in [20, 100] {
+        let mut t = AcpTraffic::new(
+            SimConfig::default(),
+            LinkFaults {
+                latency,
+                seed: 5,
+                ..Default::default()
+            },
+            256 * 1024,
+        )
+        .expect("open both cards");
+        assert!(t.wait_up(20_000).unwrap(), "the link never came up");
+        let seen = watch(&t);
+        let n = 40 * K as u64;
+        t.a.queue(n);
+        assert!(t.run_until_settled(3_000_000).unwrap(), "not settled");
+        t.check()
+            .unwrap_or_else(|e| panic!("latency {latency}: {e}"));
+        assert_eq!(t.b.received.len() as u64, n);
+        let (ca, cb) = t.counters().unwrap();
+        assert_eq!((ca.reversals, cb.reversals), (0, 0));
+        assert_eq!((ca.commits, cb.delivered), (n, n));
+        let s = seen.borrow();
+        // With a backlog every channel holds a next payload, so most
+        // deliveries store the next one in the same move, and most
+        // confirmations come with the next payload's echo. (A state seen
+        // only in a record that was restated later is missed here, so the
+        // counts are lower bounds.)
+        assert!(s.folded_offers > 0, "latency {latency}: no folded offer");
+        assert!(
+            s.deliver_store * 2 > n,
+            "latency {latency}: {} of {n} deliveries stored the next payload ({} plain)",
+            s.deliver_store,
+            s.deliver
+        );
+        assert!(
+            s.passed * 2 > n,
+            "latency {latency}: {} of {n} confirmations by the next echo ({} by proof)",
+            s.passed,
+            s.confirmed
+        );
+    }
+}
