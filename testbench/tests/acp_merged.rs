@@ -5,7 +5,9 @@
 use pendulum_layout::acp::machine::moves;
 use pendulum_layout::acp::{
     tx_state, BYTE_CHANNEL, BYTE_OPCODE, BYTE_STATE, BYTE_TRANSITION, OP_ENTANGLE, OP_OFFER,
+    OP_OFFER_VERB,
 };
+use pendulum_layout::atomic::{op, status, Verb};
 use pendulum_layout::params::ACP_CHANNELS as K;
 use pendulum_testbench::acp_traffic::AcpTraffic;
 use pendulum_testbench::models::LinkFaults;
@@ -28,8 +30,9 @@ struct Seen {
     deliver_store: u64,
     /// B delivered on a plain decision (DELIVER).
     deliver: u64,
-    /// A sent OFFER records folding a decision (state COMMIT_OFFER).
+    /// A sent OFFER and OFFER_VERB records folding a decision (state COMMIT_OFFER).
     folded_offers: u64,
+    folded_verbs: u64,
 }
 
 fn watch(t: &AcpTraffic) -> Rc<RefCell<Seen>> {
@@ -43,8 +46,9 @@ fn watch(t: &AcpTraffic) -> Rc<RefCell<Seen>> {
         let (st, tr) = (rec[BYTE_STATE], rec[BYTE_TRANSITION]);
         let ch = rec[BYTE_CHANNEL] as usize % K;
         let i = (side == Side::B) as usize;
-        if side == Side::A && st & 7 == tx_state::COMMIT_OFFER && rec[BYTE_OPCODE] == OP_OFFER {
-            s.folded_offers += 1;
+        if side == Side::A && st & 7 == tx_state::COMMIT_OFFER {
+            s.folded_offers += (rec[BYTE_OPCODE] == OP_OFFER) as u64;
+            s.folded_verbs += (rec[BYTE_OPCODE] == OP_OFFER_VERB) as u64;
         }
         if let Some(before) = s.last[i][ch] {
             let tx_flip = (before ^ st) & 0x08 != 0;
@@ -110,4 +114,60 @@ fn under_load_a_decision_travels_with_the_next_offer() {
             s.confirmed
         );
     }
+}
+
+/// Remote verbs merge too: a fetch-and-add's decision travels with the
+/// offer of the next verb of its channel, B runs the next one as it makes
+/// the first permanent, and A hands up the first's result kept from the
+/// echo it decided on.
+#[test]
+fn remote_verbs_are_decided_with_the_next_offer() {
+    let mut t = pendulum_testbench::acp_measure::pair_with_channels(
+        K as u32,
+        LinkFaults {
+            latency: 100,
+            seed: 6,
+            ..Default::default()
+        },
+    );
+    let seen = watch(&t);
+    let n = 40 * K as u32;
+    let verbs: Vec<Verb> = (0..n)
+        .map(|i| Verb {
+            op: op::FETCH_ADD,
+            tag: i as u16,
+            addr: i * 64,
+            operands: [1 + i as u64, 0, 0, 0],
+            reserved_set: false,
+        })
+        .collect();
+    let (mut posted, mut results) = (0, Vec::new());
+    let end = t.cycle() + 2_000_000;
+    while results.len() < n as usize && t.cycle() < end {
+        posted += t.a.link.send_verbs(&mut t.a.dev, &verbs[posted..]).unwrap();
+        for m in t.a.link.recv(&mut t.a.dev).unwrap() {
+            results.push(m.verb_result().expect("only verb results come back"));
+        }
+        t.pair.borrow_mut().run(8);
+    }
+    assert_eq!(results.len(), n as usize, "results missing");
+    // Each verb on its own line, applied once: every result saw 0, and
+    // each tag came back once.
+    let mut tags: Vec<u16> = results.iter().map(|r| r.tag).collect();
+    tags.sort_unstable();
+    tags.dedup();
+    assert_eq!(tags.len(), n as usize, "a result came back twice");
+    for r in &results {
+        assert_eq!((r.status, r.old), (status::OK, 0), "verb {}", r.tag);
+    }
+    let (ca, _) = t.counters().unwrap();
+    assert_eq!(ca.reversals, 0);
+    let s = seen.borrow();
+    assert!(s.folded_verbs > 0, "no folded verb offer");
+    assert!(
+        s.deliver_store * 2 > n as u64,
+        "{} of {n} verbs made permanent with the next one run ({} plain)",
+        s.deliver_store,
+        s.deliver
+    );
 }

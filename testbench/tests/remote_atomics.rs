@@ -430,17 +430,15 @@ fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_do
             reserved_set: false,
         })
         .collect();
-    let b_echo = std::rc::Rc::new(std::cell::Cell::new(0u64));
-    let seen = b_echo.clone();
-    let mut last_echo = 0;
-    t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
-        if side == pendulum_testbench::pair::Side::B
-            && rec[pendulum_layout::acp::BYTE_OPCODE] == pendulum_layout::acp::OP_ECHO
-        {
-            if cycle - last_echo > 100 {
-                seen.set(cycle);
-            }
-            last_echo = cycle;
+    // Whether A's last record stated a decision not yet confirmed (COMMIT,
+    // or COMMIT_OFFER: decided and offering the next verb).
+    let a_deciding = std::rc::Rc::new(std::cell::Cell::new(false));
+    let seen = a_deciding.clone();
+    t.pair.borrow_mut().wire_tap = Some(Box::new(move |_, side, rec| {
+        use pendulum_layout::acp::{sender_state, tx_state, BYTE_OPCODE, BYTE_STATE, OP_ENTANGLE};
+        if side == pendulum_testbench::pair::Side::A && rec[BYTE_OPCODE] != OP_ENTANGLE {
+            let s = sender_state(rec[BYTE_STATE]);
+            seen.set(s == tx_state::COMMIT || s == tx_state::COMMIT_OFFER);
         }
     }));
     let mut out = VerbOutcomes::default();
@@ -450,10 +448,10 @@ fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_do
     while out.accounted() < verbs.len() && t.cycle() < end {
         posted += t.a.link.send_verbs(&mut t.a.dev, &verbs[posted..]).unwrap();
         out.take(&mut t);
-        // The channels move nearly in step. Reset as B starts echoing: the
-        // write lands while B holds the verbs tentatively and A has decided
-        // COMMIT on them but heard no confirmation.
-        if !reset_done && out.results.len() >= 64 && t.cycle() - b_echo.get() < 16 {
+        // Reset once verbs flow and A states a decision: the write lands
+        // while B holds verbs tentatively and A has decided COMMIT on some
+        // but heard no confirmation.
+        if !reset_done && out.results.len() >= 64 && a_deciding.get() {
             t.b.dev.reset_link().unwrap();
             reset_done = true;
         }

@@ -18,8 +18,8 @@ const CB1: usize = CB + 1;
 /// 1. a verb result back from our unit (`res_set`, `x_set`);
 /// 2. the move of the heard channel (`apply`, what `ChannelMachine` said);
 /// 3. the hand-back scanner taking a result or a payload;
-/// 4. the offer of a payload loaded a cycle ago into a channel whose last
-///    heard record left `peer_ready` (`offers_on_load`; a cycle later, so
+/// 4. the offer of a payload held by an idle channel whose last heard
+///    record left `peer_ready` (`offers_on_load`; a cycle after the load, so
 ///    the record that offers it reads the payload RAM after the write);
 /// 5. flushes: our reset, a peer that lost its state, and the channels past
 ///    the count agreed on going Up — the channel's state is zeroed, a
@@ -40,11 +40,10 @@ const CB1: usize = CB + 1;
 /// (`pendulum_layout::acp::machine`'s merged decision). A load goes to the
 /// first idle channel, or else to the first channel holding one payload;
 /// a confirmation makes the next payload the one held. A next payload
-/// loaded while COMMIT joins the decision a cycle later (OFFER_NEXT, writer
-/// 4, guarded as the offer on load is). Only messages merge: a next payload
-/// beside a verb, or a verb as the next, waits for the confirmation (the
-/// kept result and the receiver's second result buffer that verbs need are
-/// not built yet).
+/// held while COMMIT joins the decision (OFFER_NEXT, writer 4, guarded as
+/// the offer on load is). A verb's result has two buffers per channel too:
+/// decisions keep the result of the echo decided on in buffer `rbuf`, and
+/// a confirmation flips it, leaving the confirmed result to hand up.
 ///
 /// `release` and `rollback` pulse for a tentative verb made permanent or
 /// undone (the atomic unit's per-channel undo entries).
@@ -65,8 +64,10 @@ pub struct ChannelState {
     pub scan_returning: Signal<Out, Bit>,
     pub scan_in_doubt: Signal<Out, Bit>,
     pub scan_result_pending: Signal<Out, Bit>,
-    /// The payload buffer of the scanner's channel's payload held.
+    /// The payload buffer of the scanner's channel's payload held, and the
+    /// result buffer of its confirmed verb's result.
     pub scan_head: Signal<Out, Bit>,
+    pub scan_rbuf: Signal<Out, Bit>,
     pub scan_took_result: Signal<In, Bit>,
     pub scan_took_return: Signal<In, Bit>,
     /// A verb's result is back from our unit (`res_set` on `res_ch`); a
@@ -76,6 +77,8 @@ pub struct ChannelState {
     pub res_ch: Signal<In, Bits<CB>>,
     pub result_ch: Signal<In, Bits<CB>>,
     pub result_rx_digest: Signal<Out, Bits<32>>,
+    /// The receiver bit of `res_ch`: the result buffer its result goes to.
+    pub res_bit: Signal<Out, Bit>,
     pub x_set: Signal<In, Bit>,
     pub x_value: Signal<In, Bits<32>>,
     /// The heard channel's move (`ChannelMachine`), on `apply_ch`.
@@ -153,6 +156,9 @@ pub struct ChannelState {
     next_dig: [SDFF<Bits<32>>; K],
     next_echo: [SDFF<Bits<32>>; K],
     next_verb: [SDFF<Bit>; K],
+    /// The verb result buffer decisions write (`HeardChannel`); it flips at
+    /// each confirmation, which leaves the confirmed result in the other.
+    rbuf: [SDFF<Bit>; K],
     /// Record turns (`SlotChannel`).
     turn: [SDFF<Bit>; K],
     pturn: [SDFF<Bit>; K],
@@ -173,20 +179,16 @@ pub struct ChannelState {
     proof_due: [SDFF<Bit>; K],
     rx_verb: [SDFF<Bit>; K],
     res_ready: [SDFF<Bit>; K],
+    /// Receiver role: the last delivery was a verb.
+    pverb: [SDFF<Bit>; K],
     /// The channel's last move (the transition byte).
     trans: [SDFF<Bits<8>>; K],
     /// News of each role; the last heard record would make an idle sender offer.
     tx_news: [SDFF<Bit>; K],
     rx_news: [SDFF<Bit>; K],
     peer_ready: [SDFF<Bit>; K],
-    /// A payload was loaded last cycle, into `kick_ch`, or confirmed there
-    /// with the next one held: offer it if the peer is ready.
-    kick: SDFF<Bit>,
-    kick_ch: SDFF<Bits<CB>>,
 
     flush_any: Signal<Local, Bit>,
-    /// A channel holding two payloads is confirmed (`apply_ch`).
-    confirm_next: Signal<Local, Bit>,
     /// The first idle channel in use, and the first holding one payload.
     idle_ok: Signal<Local, Bit>,
     idle_ch: Signal<Local, Bits<CB>>,
@@ -231,12 +233,14 @@ impl Default for ChannelState {
             scan_in_doubt: Default::default(),
             scan_result_pending: Default::default(),
             scan_head: Default::default(),
+            scan_rbuf: Default::default(),
             scan_took_result: Default::default(),
             scan_took_return: Default::default(),
             res_set: Default::default(),
             res_ch: Default::default(),
             result_ch: Default::default(),
             result_rx_digest: Default::default(),
+            res_bit: Default::default(),
             x_set: Default::default(),
             x_value: Default::default(),
             apply: Default::default(),
@@ -291,6 +295,7 @@ impl Default for ChannelState {
             next_echo: std::array::from_fn(|_| Default::default()),
             next_verb: std::array::from_fn(|_| Default::default()),
             turn: std::array::from_fn(|_| Default::default()),
+            rbuf: std::array::from_fn(|_| Default::default()),
             pturn: std::array::from_fn(|_| Default::default()),
             ret_next: std::array::from_fn(|_| Default::default()),
             ret_pending: std::array::from_fn(|_| Default::default()),
@@ -303,14 +308,12 @@ impl Default for ChannelState {
             proof_due: std::array::from_fn(|_| Default::default()),
             rx_verb: std::array::from_fn(|_| Default::default()),
             res_ready: std::array::from_fn(|_| Default::default()),
+            pverb: std::array::from_fn(|_| Default::default()),
             trans: std::array::from_fn(|_| Default::default()),
             tx_news: std::array::from_fn(|_| Default::default()),
             rx_news: std::array::from_fn(|_| Default::default()),
             peer_ready: std::array::from_fn(|_| Default::default()),
-            kick: Default::default(),
-            kick_ch: Default::default(),
             flush_any: Default::default(),
-            confirm_next: Default::default(),
             idle_ok: Default::default(),
             idle_ch: Default::default(),
             idle_bit: Default::default(),
@@ -341,9 +344,6 @@ impl Default for ChannelState {
 impl Logic for ChannelState {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, kick, kick_ch);
-        self.kick.reset.next = self.reset.val();
-        self.kick_ch.reset.next = self.reset.val();
         for i in 0..K {
             self.tx_sb[i].clock.next = self.clock.val();
             self.tx_sb[i].reset.next = self.reset.val();
@@ -375,6 +375,12 @@ impl Logic for ChannelState {
             self.proof_due[i].reset.next = self.reset.val();
             self.rx_verb[i].clock.next = self.clock.val();
             self.rx_verb[i].reset.next = self.reset.val();
+            self.rbuf[i].clock.next = self.clock.val();
+            self.rbuf[i].reset.next = self.reset.val();
+            self.rbuf[i].d.next = self.rbuf[i].q.val();
+            self.pverb[i].clock.next = self.clock.val();
+            self.pverb[i].reset.next = self.reset.val();
+            self.pverb[i].d.next = self.pverb[i].q.val();
             self.res_ready[i].clock.next = self.clock.val();
             self.res_ready[i].reset.next = self.reset.val();
             self.trans[i].clock.next = self.clock.val();
@@ -448,6 +454,7 @@ impl Logic for ChannelState {
         self.heard.next.result_pending = self.vres_pending[0].q.val();
         self.heard.next.next_held = false;
         self.heard.next.next_echo = self.next_echo[0].q.val();
+        self.heard.next.rbuf = self.rbuf[0].q.val();
         self.slot.next.tx = self.tx_sb[0].q.val();
         self.slot.next.rx = self.rx_sb[0].q.val();
         self.slot.next.trans = self.trans[0].q.val();
@@ -464,11 +471,14 @@ impl Logic for ChannelState {
         self.slot.next.next_verb = self.next_verb[0].q.val();
         self.slot.next.turn = self.turn[0].q.val();
         self.slot.next.pturn = self.pturn[0].q.val();
+        self.slot.next.pverb = self.pverb[0].q.val();
         self.scan_head.next = false;
+        self.scan_rbuf.next = false;
         self.scan_returning.next = false;
         self.scan_in_doubt.next = self.ret_doubt[0].q.val();
         self.scan_result_pending.next = false;
         self.result_rx_digest.next = self.rx_digest[0].q.val();
+        self.res_bit.next = false;
         for i in 0..K {
             if self.heard_ch.val().index() == i {
                 self.heard.next.tx = self.tx_sb[i].q.val();
@@ -482,9 +492,9 @@ impl Logic for ChannelState {
                 self.heard.next.tx_verb = self.tx_verb[i].q.val();
                 self.heard.next.rx_verb = self.rx_verb[i].q.val();
                 self.heard.next.result_pending = self.vres_pending[i].q.val();
-                self.heard.next.next_held =
-                    self.next[i].q.val() & !self.tx_verb[i].q.val() & !self.next_verb[i].q.val();
+                self.heard.next.next_held = self.next[i].q.val();
                 self.heard.next.next_echo = self.next_echo[i].q.val();
+                self.heard.next.rbuf = self.rbuf[i].q.val();
             }
             if self.slot_ch.val().index() == i {
                 self.slot.next.tx = self.tx_sb[i].q.val();
@@ -503,15 +513,20 @@ impl Logic for ChannelState {
                 self.slot.next.next_verb = self.next_verb[i].q.val();
                 self.slot.next.turn = self.turn[i].q.val();
                 self.slot.next.pturn = self.pturn[i].q.val();
+                self.slot.next.pverb = self.pverb[i].q.val();
             }
             if self.scan_ch.val().index() == i {
                 self.scan_returning.next = self.ret_pending[i].q.val();
                 self.scan_in_doubt.next = self.ret_doubt[i].q.val();
                 self.scan_result_pending.next = self.vres_pending[i].q.val();
                 self.scan_head.next = self.head[i].q.val();
+                self.scan_rbuf.next = self.rbuf[i].q.val();
             }
             if self.result_ch.val().index() == i {
                 self.result_rx_digest.next = self.rx_digest[i].q.val();
+            }
+            if self.res_ch.val().index() == i {
+                self.res_bit.next = self.rx_sb[i].q.val().get_bit(2);
             }
         }
 
@@ -544,7 +559,6 @@ impl Logic for ChannelState {
         }
 
         // ---- 2. The heard channel's move ----
-        self.confirm_next.next = false;
         if self.apply.val() {
             for i in 0..K {
                 if self.apply_ch.val().index() == i {
@@ -572,9 +586,9 @@ impl Logic for ChannelState {
                     if self.confirm.val() {
                         // The next payload, if held, is the one held now.
                         self.head[i].d.next = !self.head[i].q.val();
+                        self.rbuf[i].d.next = !self.rbuf[i].q.val();
                         self.key[i].d.next = self.key_value.val();
                         if self.next[i].q.val() {
-                            self.confirm_next.next = true;
                             self.next[i].d.next = false;
                             self.tx_verb[i].d.next = self.next_verb[i].q.val();
                             self.tx_echo[i].d.next =
@@ -603,6 +617,7 @@ impl Logic for ChannelState {
                         self.rx_x[i].d.next = self.store_x.val();
                     }
                     if self.deliver.val() {
+                        self.pverb[i].d.next = self.rx_verb[i].q.val();
                         self.proof[i].d.next = self.proof_value.val();
                     }
                     self.proof_due[i].d.next = self.n_proof_due.val();
@@ -640,17 +655,18 @@ impl Logic for ChannelState {
             }
         }
 
-        // ---- 4. The offer of a payload loaded last cycle ----
-        // (pendulum_layout::acp::machine::offers_on_load). Not while a record
-        // of the channel is decided on (its move comes first: the payload is
-        // held, so a record that leaves it ready offers it there) or read for
-        // the decision next cycle (that decision would act on the state from
+        // ---- 4. Offers made without a record heard ----
+        // A payload held by an idle channel whose last heard record left
+        // `peer_ready` (pendulum_layout::acp::machine::offers_on_load: that
+        // record heard again), and a next payload beside a COMMIT
+        // (`offers_next_on_load`). Made once the payload is held (a load,
+        // or a confirmation with the next one held) and the channel is
+        // neither decided on (its move comes first) nor read for the
+        // decision next cycle (that decision would act on the state from
         // before the offer; the link's other writers leave a state as it
         // would be had the record been decided a cycle earlier).
         for i in 0..K {
-            if self.kick.q.val()
-                & (self.kick_ch.q.val().index() == i)
-                & !(self.apply.val() & (self.apply_ch.val().index() == i))
+            if !(self.apply.val() & (self.apply_ch.val().index() == i))
                 & (self.heard_ch.val().index() != i)
                 & self.peer_ready[i].q.val()
                 & self.holding[i].q.val()
@@ -662,16 +678,11 @@ impl Logic for ChannelState {
                 self.trans[i].d.next = self.c_offer_move.val();
                 self.tx_news[i].d.next = true;
             }
-            // A next payload joins the decision on the one held
-            // (`offers_next_on_load`): OFFER_NEXT, COMMIT b to COMMIT_OFFER b.
-            if self.kick.q.val()
-                & (self.kick_ch.q.val().index() == i)
-                & !(self.apply.val() & (self.apply_ch.val().index() == i))
+            // OFFER_NEXT: COMMIT b to COMMIT_OFFER b.
+            if !(self.apply.val() & (self.apply_ch.val().index() == i))
                 & (self.heard_ch.val().index() != i)
                 & self.holding[i].q.val()
                 & self.next[i].q.val()
-                & !self.tx_verb[i].q.val()
-                & !self.next_verb[i].q.val()
                 & !self.ret_pending[i].q.val()
                 & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
             {
@@ -694,6 +705,7 @@ impl Logic for ChannelState {
                 self.auth[i].d.next = self.c_zero32.val();
                 self.rx_x[i].d.next = self.c_zero32.val();
                 self.proof[i].d.next = self.c_zero32.val();
+                self.pverb[i].d.next = false;
                 self.proof_due[i].d.next = false;
                 // The peer's proof is 0 now: a payload kept loses its key.
                 self.tx_echo[i].d.next = self.tx_echo[i].q.val() ^ self.key[i].q.val();
@@ -798,11 +810,6 @@ impl Logic for ChannelState {
                     }
                 }
             }
-        }
-        self.kick.d.next = self.load.val() | self.confirm_next.val();
-        self.kick_ch.d.next = self.apply_ch.val();
-        if self.load.val() {
-            self.kick_ch.d.next = self.load_ch.val();
         }
     }
 }

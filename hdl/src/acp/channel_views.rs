@@ -16,12 +16,14 @@ pub struct HeardChannel {
     pub tx_echo: Bits<32>,
     pub tx_verb: Bit,
     pub result_pending: Bit,
-    /// Sender role: a next payload is held that may join the decision on
-    /// the one held (both are messages: verbs are not merged yet), and the
-    /// echo it must have while COMMIT_OFFER (its digest XOR the decision
-    /// check).
+    /// Sender role: a next payload is held (it joins the decision on the
+    /// one held), and the echo it must have while COMMIT_OFFER (its digest
+    /// XOR the decision check); the result buffer where the result of the
+    /// echo decided on is kept (the other may hold a confirmed verb's
+    /// result, waiting to be handed up).
     pub next_held: Bit,
     pub next_echo: Bits<32>,
+    pub rbuf: Bit,
     /// Receiver role `{bit, state}`; the echo check a decision must state;
     /// the peer waits for our proof; the tentative payload is a verb.
     pub rx: Bits<3>,
@@ -58,6 +60,8 @@ pub struct SlotChannel {
     pub proof_due: Bit,
     pub rx_verb: Bit,
     pub res_ready: Bit,
+    /// The last delivery was a verb (its result goes with the proof).
+    pub pverb: Bit,
     /// The channel's last move (the transition byte).
     pub trans: Bits<8>,
     /// Not yet stated since it changed: the sender role (a move, a new

@@ -48,9 +48,9 @@ const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
 ///   beside the payload a channel holds (two 56-byte buffers each, kept
 ///   until the peer proves the delivery), offered, committed or reversed on
 ///   the peer's digest echo, and freed on the peer's proof of delivery. A
-///   decision on a message travels with the offer of the next message of
-///   its channel (COMMIT_OFFER), and the echo of that one proves the first
-///   delivered: a channel moves one message per round trip.
+///   decision travels with the offer of the next payload of its channel
+///   (COMMIT_OFFER), and the echo of that one proves the first delivered:
+///   a channel moves one payload (a message or a verb) per round trip.
 /// - Receiver role: an offer is stored tentatively (one buffer per channel)
 ///   and echoed; it reaches `m_msg` only on a COMMIT whose decision check is
 ///   the echo's, and is erased on such a REVERSE. A store needs room for every
@@ -153,11 +153,21 @@ pub struct AcpLink {
     tx_ram_ret_0: RAM<Bits<448>, CB>,
     tx_ram_ret_1: RAM<Bits<448>, CB>,
     rx_ram: RAM<Bits<448>, CB>,
-    res_ram: RAM<Bits<384>, CB>,
+    /// Receiver role: verb results from our unit, two buffers a channel
+    /// (at the receiver bit of the verb: the tentative one's, and the last
+    /// delivered one's for the proof).
+    res_ram_0: RAM<Bits<384>, CB>,
+    res_ram_1: RAM<Bits<384>, CB>,
     /// The result of a tentative verb, for its echo check.
     res_crc: Crc32<384>,
-    /// Sender role: a verb's result from the proof of its delivery, to hand up.
-    vres_ram: RAM<Bits<384>, CB>,
+    /// Sender role: a verb's result, from the echo decided on or the proof
+    /// of its delivery, two buffers a channel (`HeardChannel::rbuf`): a
+    /// confirmed result waits in one to be handed up while the next
+    /// transfer's decision keeps its result in the other.
+    vres_ram_0: RAM<Bits<384>, CB>,
+    vres_ram_1: RAM<Bits<384>, CB>,
+    vres_we: Signal<Local, Bit>,
+    vres_bit: Signal<Local, Bit>,
     /// The channel whose result was written last cycle: the scanner's read
     /// of it that cycle saw the RAM from before the write.
     vres_wr_valid: SDFF<Bit>,
@@ -296,9 +306,13 @@ impl AcpLink {
             tx_ram_ret_0: Default::default(),
             tx_ram_ret_1: Default::default(),
             rx_ram: Default::default(),
-            res_ram: Default::default(),
+            res_ram_0: Default::default(),
+            res_ram_1: Default::default(),
             res_crc: Default::default(),
-            vres_ram: Default::default(),
+            vres_ram_0: Default::default(),
+            vres_ram_1: Default::default(),
+            vres_we: Default::default(),
+            vres_bit: Default::default(),
             vres_wr_valid: Default::default(),
             vres_wr_ch: Default::default(),
             res_wr_valid: Default::default(),
@@ -435,10 +449,14 @@ impl Logic for AcpLink {
         self.tx_ram_ret_1.write_clock.next = self.clock.val();
         self.rx_ram.read_clock.next = self.clock.val();
         self.rx_ram.write_clock.next = self.clock.val();
-        self.res_ram.read_clock.next = self.clock.val();
-        self.res_ram.write_clock.next = self.clock.val();
-        self.vres_ram.read_clock.next = self.clock.val();
-        self.vres_ram.write_clock.next = self.clock.val();
+        self.res_ram_0.read_clock.next = self.clock.val();
+        self.res_ram_0.write_clock.next = self.clock.val();
+        self.res_ram_1.read_clock.next = self.clock.val();
+        self.res_ram_1.write_clock.next = self.clock.val();
+        self.vres_ram_0.read_clock.next = self.clock.val();
+        self.vres_ram_0.write_clock.next = self.clock.val();
+        self.vres_ram_1.read_clock.next = self.clock.val();
+        self.vres_ram_1.write_clock.next = self.clock.val();
         self.chans.clock.next = self.clock.val();
         self.chans.reset.next = self.reset.val();
         for i in 0..K {
@@ -582,11 +600,14 @@ impl Logic for AcpLink {
         // A tentative verb's result, back from our unit. It is ready to echo
         // at once; its echo check (the result's CRC) is taken a cycle later,
         // from registers: a decision on the echo comes a round trip after it.
-        self.res_ram.write_enable.next = self.res_valid.val();
+        self.res_ram_0.write_enable.next = self.res_valid.val() & !self.chans.res_bit.val();
+        self.res_ram_1.write_enable.next = self.res_valid.val() & self.chans.res_bit.val();
         self.res_wr_valid.d.next = self.res_valid.val();
         self.res_wr_ch.d.next = self.res.val().channel;
-        self.res_ram.write_address.next = self.res.val().channel;
-        self.res_ram.write_data.next = self.res.val().result;
+        self.res_ram_0.write_address.next = self.res.val().channel;
+        self.res_ram_0.write_data.next = self.res.val().result;
+        self.res_ram_1.write_address.next = self.res.val().channel;
+        self.res_ram_1.write_data.next = self.res.val().result;
         self.res_got.d.next = self.res_valid.val();
         self.res_got_ch.d.next = self.res.val().channel;
         self.res_got_result.d.next = self.res.val().result;
@@ -602,12 +623,22 @@ impl Logic for AcpLink {
         self.verb_valid.next = false;
         self.verb.next.payload = self.check.payload.val();
         self.verb.next.channel = self.check.channel.val();
-        // The result the proof of delivery of a verb of ours carries.
-        self.vres_ram.write_enable.next = false;
+        // The result an echo decided on, or a proof of delivery, carries
+        // (kept for every transfer; handed up for a verb): at the decision
+        // the transfer's buffer, at PASSED the next one's (the confirmed
+        // one's result was kept from its decision).
+        self.vres_we.next = false;
+        self.vres_bit.next = self.p_heard.q.val().rbuf ^ self.mach.confirm_by_echo.val();
         self.vres_wr_valid.d.next = false;
         self.vres_wr_ch.d.next = self.check.channel.val();
-        self.vres_ram.write_address.next = self.check.channel.val();
-        self.vres_ram.write_data.next = self
+        self.vres_ram_0.write_address.next = self.check.channel.val();
+        self.vres_ram_0.write_data.next = self
+            .check
+            .payload
+            .val()
+            .get_bits::<384>(self.at_result.val().index());
+        self.vres_ram_1.write_address.next = self.check.channel.val();
+        self.vres_ram_1.write_data.next = self
             .check
             .payload
             .val()
@@ -661,8 +692,8 @@ impl Logic for AcpLink {
             }
             self.verb_valid.next = self.mach.exec.val();
             self.handed.d.next = self.mach.exec.val();
-            self.vres_ram.write_enable.next =
-                self.mach.confirm.val() & self.p_heard.q.val().tx_verb;
+            self.vres_we.next = (self.mach.set_check.val() & !self.mach.check_complement.val())
+                | (self.mach.confirm.val() & !self.mach.confirm_by_echo.val());
             self.vres_wr_valid.d.next = self.mach.confirm.val() & self.p_heard.q.val().tx_verb;
             // A commit for this channel comes at least a link round trip
             // after the store, so the RAM's read-before-write never matters.
@@ -691,12 +722,19 @@ impl Logic for AcpLink {
         self.hb.deliver_payload.next = self.rx_ram.read_data.val();
         self.tx_ram_ret_0.read_address.next = self.hb.scan_next.val();
         self.tx_ram_ret_1.read_address.next = self.hb.scan_next.val();
-        self.vres_ram.read_address.next = self.hb.scan_next.val();
+        self.vres_ram_0.write_enable.next = self.vres_we.val() & !self.vres_bit.val();
+        self.vres_ram_1.write_enable.next = self.vres_we.val() & self.vres_bit.val();
+        self.vres_ram_0.read_address.next = self.hb.scan_next.val();
+        self.vres_ram_1.read_address.next = self.hb.scan_next.val();
         self.hb.ret_payload.next = self.tx_ram_ret_0.read_data.val();
         if self.chans.scan_head.val() {
             self.hb.ret_payload.next = self.tx_ram_ret_1.read_data.val();
         }
-        self.hb.result.next = self.vres_ram.read_data.val();
+        // A confirmed result waits in the buffer decisions no longer write.
+        self.hb.result.next = self.vres_ram_1.read_data.val();
+        if self.chans.scan_rbuf.val() {
+            self.hb.result.next = self.vres_ram_0.read_data.val();
+        }
         self.chans.scan_ch.next = self.hb.scan.val();
         self.hb.in_doubt.next = self.chans.scan_in_doubt.val();
         self.hb.returning.next = self.chans.scan_returning.val();
@@ -752,7 +790,8 @@ impl Logic for AcpLink {
             self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.form.ch.val());
         self.form.payload_0.next = self.tx_ram_form_0.read_data.val();
         self.form.payload_1.next = self.tx_ram_form_1.read_data.val();
-        self.form.result.next = self.res_ram.read_data.val();
+        self.form.result_0.next = self.res_ram_0.read_data.val();
+        self.form.result_1.next = self.res_ram_1.read_data.val();
         self.form.up.next = self.ent.up.val();
         self.form.go_up.next = self.ent.go_up.val();
         self.form.active.next = self.ent.active.val();
@@ -765,7 +804,8 @@ impl Logic for AcpLink {
         self.form.tx_ready.next = self.tx_ready.val();
         self.tx_ram_form_0.read_address.next = self.form.next_ch.val();
         self.tx_ram_form_1.read_address.next = self.form.next_ch.val();
-        self.res_ram.read_address.next = self.form.next_ch.val();
+        self.res_ram_0.read_address.next = self.form.next_ch.val();
+        self.res_ram_1.read_address.next = self.form.next_ch.val();
         self.tx_data.next = self.form.tx_data.val();
         self.tx_valid.next = self.form.tx_valid.val();
     }

@@ -55,11 +55,13 @@ pub struct RecordForm {
     /// The tentative verb's result was written to its RAM only last cycle.
     pub res_fresh: Signal<In, Bit>,
     /// RAM reads at `next_ch` a cycle ago: the payload in each of the
-    /// channel's two buffers (`state.head` names the one held), the
-    /// tentative verb's result.
+    /// channel's two buffers (`state.head` names the one held), and the
+    /// verb result in each of its two result buffers (the receiver bit
+    /// names the tentative verb's; the other holds the last delivered one's).
     pub payload_0: Signal<In, Bits<448>>,
     pub payload_1: Signal<In, Bits<448>>,
-    pub result: Signal<In, Bits<384>>,
+    pub result_0: Signal<In, Bits<384>>,
+    pub result_1: Signal<In, Bits<384>>,
     /// The link state (`Entangle`).
     pub up: Signal<In, Bit>,
     pub go_up: Signal<In, Bit>,
@@ -185,7 +187,8 @@ impl Default for RecordForm {
             res_fresh: Default::default(),
             payload_0: Default::default(),
             payload_1: Default::default(),
-            result: Default::default(),
+            result_0: Default::default(),
+            result_1: Default::default(),
             up: Default::default(),
             go_up: Default::default(),
             active: Default::default(),
@@ -352,9 +355,21 @@ impl Logic for RecordForm {
         }
         // The fields of a record that offers nothing: the receiver role's
         // digest or proof, the sender role's decision check, a verb's result.
+        // An echo carries the tentative verb's result, a proof the last
+        // delivered verb's (0 for messages).
         self.res.next = self.c_zero384.val();
-        if self.state.val().rx_verb & !self.shows_proof.val() {
-            self.res.next = self.result.val();
+        if self.tentative.val() & !self.shows_proof.val() {
+            if self.state.val().rx_verb {
+                self.res.next = self.result_0.val();
+                if self.s_rx.val().get_bit(2) {
+                    self.res.next = self.result_1.val();
+                }
+            }
+        } else if self.state.val().pverb {
+            self.res.next = self.result_1.val();
+            if self.s_rx.val().get_bit(2) {
+                self.res.next = self.result_0.val();
+            }
         }
         self.receiver_field.next = self.state.val().proof;
         if self.tentative.val() & !self.shows_proof.val() {

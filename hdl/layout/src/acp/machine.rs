@@ -31,10 +31,11 @@
 //!
 //! **Decisions merged with the next offer** (`shared/ACP.md`: "a record
 //! carries a decision and the next offer together"). Defined here and
-//! checked in SPIN (`testbench/spin`); the HDL makes them for messages
-//! (a verb and its next payload are not merged yet: the sender would keep
-//! the result of the echo it decided on, and the receiver the delivered
-//! verb's result beside the next one's for its proof). The sender role may
+//! checked in SPIN (`testbench/spin`), and made by the HDL for messages
+//! and verbs alike (for a verb the sender keeps the result of the echo it
+//! decided on, which PASSED makes final, and the receiver keeps the
+//! delivered verb's result beside the next one's for its proof). The
+//! sender role may
 //! hold a second payload, the next one (`next`), which it offers at the
 //! other bit in the records that state its decision: the state
 //! COMMIT_OFFER b. An OFFER record in that state carries the next payload,
