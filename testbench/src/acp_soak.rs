@@ -343,11 +343,18 @@ impl Soak {
             self.t.unaccounted() as u64
         };
         if r.lost > 0 {
+            let drops = |d: &mut pendulum_driver::Device<_>| {
+                d.counters().map(|c| c.drops()).unwrap_or(u64::MAX)
+            };
+            let (a_drops, b_drops) = (drops(&mut self.t.a.dev), drops(&mut self.t.b.dev));
             r.stuck = Some(format!(
-                "A: {} unaccounted, {} not posted; B: {} unaccounted, {} not posted; {}",
+                "A: {} unaccounted (first id {:?}), {} not posted, {a_drops} RX drops; \
+                 B: {} unaccounted (first id {:?}), {} not posted, {b_drops} RX drops; {}",
                 self.t.unaccounted_from(Side::A),
+                self.t.first_unaccounted(Side::A),
                 self.t.a.backlog(),
                 self.t.unaccounted_from(Side::B),
+                self.t.first_unaccounted(Side::B),
                 self.t.b.backlog(),
                 self.t
                     .quiescent()

@@ -237,6 +237,15 @@ impl AcpTraffic {
         }
     }
 
+    /// The first message `side` posted that is not yet accounted for, by id.
+    pub fn first_unaccounted(&self, side: Side) -> Option<u64> {
+        let (sent, acc) = match side {
+            Side::A => (&self.a.sent, &self.accounted[0]),
+            Side::B => (&self.b.sent, &self.accounted[1]),
+        };
+        sent.iter().copied().find(|id| !acc.contains(id))
+    }
+
     /// Polls until [`AcpTraffic::settled`], at most `max_cycles`; returns whether it settled.
     pub fn run_until_settled(&mut self, max_cycles: u64) -> Result<bool> {
         let end = self.cycle() + max_cycles;
