@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | 0 | opcode | what slices 1..=7 hold: [`OP_STATE`], [`OP_OFFER`], [`OP_OFFER_VERB`], [`OP_ECHO`], [`OP_ENTANGLE`] |
 //! | 1 | liveness | the channel this record states (any slot may carry any channel: slots go by event, `shared/ACP.md`) |
-//! | 2 | state | bits 2..0 sender-role state (IDLE..COMMIT_OFFER; 5..7 no state; the HDL does not send COMMIT_OFFER yet and takes 4 as none), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 zero. A record with a state that is none is ignored and counted |
+//! | 2 | state | bits 2..0 sender-role state (IDLE..COMMIT_OFFER; 5..7 no state), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 zero. A record with a state that is none is ignored and counted |
 //! | 3 | transition | the channel's last move: bit 7 reverse (an erase or a REVERSE), bit 6 role (1 = receiver), bits 5..3 from-state, bits 2..0 to-state ([`machine::moves`]); for traces only, never acted on |
 //! | 4..8 | operand | the check word ([`check_word`]) |
 //!

@@ -64,8 +64,7 @@ pub const ALL: [(u8, &str); 19] = [
     (DELIVER_STORE, "DELIVER_STORE"),
     (DELIVER_REJECT, "DELIVER_REJECT"),
 ];
-/// The moves of the merged decision (`tx_state::COMMIT_OFFER`), which
-/// the HDL does not make yet.
+/// The moves of the merged decision (`tx_state::COMMIT_OFFER`).
 pub const MERGED: [u8; 7] = [
     COMMIT_NEXT,
     OFFER_NEXT,
