@@ -668,29 +668,28 @@ impl Logic for ChannelState {
         for i in 0..K {
             if !(self.apply.val() & (self.apply_ch.val().index() == i))
                 & (self.heard_ch.val().index() != i)
-                & self.peer_ready[i].q.val()
                 & self.holding[i].q.val()
                 & !self.ret_pending[i].q.val()
-                & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_idle.val())
             {
-                self.tx_sb[i].d.next =
-                    (self.tx_sb[i].q.val() & self.c_bit4.val()) | self.c_offer4.val();
-                self.trans[i].d.next = self.c_offer_move.val();
-                self.tx_news[i].d.next = true;
-            }
-            // OFFER_NEXT: COMMIT b to COMMIT_OFFER b.
-            if !(self.apply.val() & (self.apply_ch.val().index() == i))
-                & (self.heard_ch.val().index() != i)
-                & self.holding[i].q.val()
-                & self.next[i].q.val()
-                & !self.ret_pending[i].q.val()
-                & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
-            {
-                self.tx_sb[i].d.next =
-                    (self.tx_sb[i].q.val() & self.c_bit4.val()) | self.c_commit_offer4.val();
-                self.trans[i].d.next = self.c_offer_next_move.val();
-                self.tx_news[i].d.next = true;
-                self.turn[i].d.next = false;
+                // IDLE b to OFFER b.
+                if self.peer_ready[i].q.val()
+                    & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_idle.val())
+                {
+                    self.tx_sb[i].d.next =
+                        (self.tx_sb[i].q.val() & self.c_bit4.val()) | self.c_offer4.val();
+                    self.trans[i].d.next = self.c_offer_move.val();
+                    self.tx_news[i].d.next = true;
+                }
+                // OFFER_NEXT: COMMIT b to COMMIT_OFFER b.
+                if self.next[i].q.val()
+                    & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit.val())
+                {
+                    self.tx_sb[i].d.next =
+                        (self.tx_sb[i].q.val() & self.c_bit4.val()) | self.c_commit_offer4.val();
+                    self.trans[i].d.next = self.c_offer_next_move.val();
+                    self.tx_news[i].d.next = true;
+                    self.turn[i].d.next = false;
+                }
             }
         }
 

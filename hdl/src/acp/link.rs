@@ -167,6 +167,8 @@ pub struct AcpLink {
     vres_ram_0: RAM<Bits<384>, CB>,
     vres_ram_1: RAM<Bits<384>, CB>,
     vres_we: Signal<Local, Bit>,
+    /// The result bytes of the record decided on.
+    h_result: Signal<Local, Bits<384>>,
     vres_bit: Signal<Local, Bit>,
     /// The channel whose result was written last cycle: the scanner's read
     /// of it that cycle saw the RAM from before the write.
@@ -312,6 +314,7 @@ impl AcpLink {
             vres_ram_0: Default::default(),
             vres_ram_1: Default::default(),
             vres_we: Default::default(),
+            h_result: Default::default(),
             vres_bit: Default::default(),
             vres_wr_valid: Default::default(),
             vres_wr_ch: Default::default(),
@@ -631,18 +634,15 @@ impl Logic for AcpLink {
         self.vres_bit.next = self.p_heard.q.val().rbuf ^ self.mach.confirm_by_echo.val();
         self.vres_wr_valid.d.next = false;
         self.vres_wr_ch.d.next = self.check.channel.val();
+        self.h_result.next = self
+            .check
+            .payload
+            .val()
+            .get_bits::<384>(self.at_result.val().index());
         self.vres_ram_0.write_address.next = self.check.channel.val();
-        self.vres_ram_0.write_data.next = self
-            .check
-            .payload
-            .val()
-            .get_bits::<384>(self.at_result.val().index());
+        self.vres_ram_0.write_data.next = self.h_result.val();
         self.vres_ram_1.write_address.next = self.check.channel.val();
-        self.vres_ram_1.write_data.next = self
-            .check
-            .payload
-            .val()
-            .get_bits::<384>(self.at_result.val().index());
+        self.vres_ram_1.write_data.next = self.h_result.val();
         self.rx_ram.write_enable.next = false;
         self.rx_ram.write_address.next = self.check.channel.val();
         self.rx_ram.write_data.next = self.check.payload.val();
