@@ -61,6 +61,10 @@ pub struct LinkMsg {
     pub kind: MsgKind,
     /// The token channel it travelled on.
     pub channel: u8,
+    /// Handed back (NotDelivered or InDoubt): the payload is one of our
+    /// remote verbs, not a message. The card says which, so a message whose
+    /// bytes happen to read as a verb is never taken for one.
+    pub verb: bool,
     pub payload: [u8; PAYLOAD_BYTES],
 }
 
@@ -76,10 +80,10 @@ impl LinkMsg {
     }
 
     /// A remote verb of ours handed back (kind NotDelivered or InDoubt, and
-    /// the payload is a verb).
+    /// the card says the payload was posted as a verb).
     pub fn returned_verb(&self) -> Option<Verb> {
         match self.kind {
-            MsgKind::NotDelivered | MsgKind::InDoubt => Verb::from_slot(&self.payload),
+            MsgKind::NotDelivered | MsgKind::InDoubt if self.verb => Verb::from_slot(&self.payload),
             _ => None,
         }
     }
@@ -336,16 +340,18 @@ impl Link {
 
     fn read<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<LinkMsg>> {
         self.rx.take_slots(dev, |slot| {
-            let kind = match slot[0] {
-                message::KIND_DELIVERED => MsgKind::Delivered,
-                message::KIND_NOT_DELIVERED => MsgKind::NotDelivered,
-                message::KIND_IN_DOUBT => MsgKind::InDoubt,
-                message::KIND_VERB_RESULT => MsgKind::VerbResult,
-                k => return Err(format!("ACP message kind {k:#04x} is none of delivered/not delivered/in doubt/verb result")),
+            let (kind, verb) = match slot[0] {
+                message::KIND_DELIVERED => (MsgKind::Delivered, false),
+                message::KIND_NOT_DELIVERED => (MsgKind::NotDelivered, false),
+                message::KIND_IN_DOUBT => (MsgKind::InDoubt, false),
+                message::KIND_VERB_NOT_DELIVERED => (MsgKind::NotDelivered, true),
+                message::KIND_VERB_IN_DOUBT => (MsgKind::InDoubt, true),
+                message::KIND_VERB_RESULT => (MsgKind::VerbResult, false),
+                k => return Err(format!("ACP message kind {k:#04x} is none of delivered/not delivered/in doubt (message or verb)/verb result")),
             };
             let mut payload = [0u8; PAYLOAD_BYTES];
             payload.copy_from_slice(&slot[message::PAYLOAD_OFFSET..acp::RECORD_BYTES]);
-            Ok(LinkMsg { kind, channel: slot[message::BYTE_CHANNEL], payload })
+            Ok(LinkMsg { kind, channel: slot[message::BYTE_CHANNEL], verb, payload })
         })
     }
 

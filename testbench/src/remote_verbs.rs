@@ -38,12 +38,7 @@ impl VerbOutcomes {
                     "a second result for tag {}",
                     r.tag
                 );
-            } else if let Some(v) = m
-                .returned_verb()
-                // A handed-back message of the traffic generator may parse
-                // as a verb too (about 1 in 256 do): its id tells it apart.
-                .filter(|_| crate::acp_traffic::id_of(&m.payload).is_none())
-            {
+            } else if let Some(v) = m.returned_verb() {
                 assert!(
                     !self.results.contains_key(&v.tag),
                     "verb {} was handed back ({:?}) after its result came",

@@ -515,3 +515,75 @@ fn a_reset_at_the_responder_undoes_tentative_verbs_and_the_requester_hears_in_do
         "the swap handed B A's value and A B's, in one round trip"
     );
 }
+
+/// A message whose payload reads as a verb (a verb slot posted with
+/// `Link::send`) is handed back as a message, never as a verb: the card
+/// names the kind of what it hands back. A's reset, before it decides
+/// anything, hands back both kinds from the same channels.
+#[test]
+fn a_handed_back_message_that_reads_as_a_verb_is_not_taken_for_one() {
+    let (mut t, _at) = pair(LinkFaults {
+        latency: 400,
+        seed: 29,
+        ..Default::default()
+    });
+    let verb = |tag: u16| Verb {
+        op: op::FETCH_ADD,
+        tag,
+        addr: 64 * (tag as u32 % 256),
+        operands: [1, 0, 0, 0],
+        reserved_set: false,
+    };
+    // Tags below 1000 are verbs; 1000 and up, messages that read as verbs.
+    let n = 24u16;
+    let messages: Vec<[u8; 56]> = (0..n)
+        .map(|i| verb(1_000 + i).to_slot()[..56].try_into().unwrap())
+        .collect();
+    let verbs: Vec<Verb> = (0..n).map(verb).collect();
+    let (mut sent_m, mut sent_v) = (0, 0);
+    while sent_m < messages.len() || sent_v < verbs.len() {
+        sent_m += t.a.link.send(&mut t.a.dev, &messages[sent_m..]).unwrap();
+        sent_v += t.a.link.send_verbs(&mut t.a.dev, &verbs[sent_v..]).unwrap();
+        t.pair.borrow_mut().run(8);
+    }
+    // Loaded and offered, nothing decided yet (the round trip is 800+).
+    t.pair.borrow_mut().run(100);
+    t.a.dev.reset_link().unwrap();
+    let (mut as_message, mut as_verb, mut results) = (0, 0, 0);
+    let end = t.cycle() + 400_000;
+    while t.cycle() < end {
+        for m in t.a.link.recv(&mut t.a.dev).unwrap() {
+            let tag = Verb::from_slot(&m.payload).map(|v| v.tag);
+            match m.kind {
+                MsgKind::NotDelivered | MsgKind::InDoubt if m.verb => {
+                    assert!(tag < Some(1_000), "message {tag:?} handed back as a verb");
+                    assert_eq!(m.returned_verb().map(|v| v.tag), tag);
+                    as_verb += 1;
+                }
+                MsgKind::NotDelivered | MsgKind::InDoubt => {
+                    assert!(tag >= Some(1_000), "verb {tag:?} handed back as a message");
+                    assert_eq!(m.returned_verb(), None, "a message taken for a verb");
+                    as_message += 1;
+                }
+                MsgKind::VerbResult => results += 1,
+                MsgKind::Delivered => panic!("B sent nothing"),
+            }
+        }
+        t.pair.borrow_mut().run(64);
+    }
+    assert!(
+        as_message > 0 && as_verb > 0,
+        "the reset handed back {as_message} messages and {as_verb} verbs: not both kinds"
+    );
+    let delivered_at_b = t.b.link.recv(&mut t.b.dev).unwrap().len();
+    assert_eq!(
+        as_message + delivered_at_b,
+        messages.len(),
+        "every message delivered at B or handed back to A"
+    );
+    assert_eq!(
+        as_verb + results,
+        verbs.len(),
+        "every verb has a result or was handed back"
+    );
+}

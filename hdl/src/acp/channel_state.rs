@@ -63,6 +63,8 @@ pub struct ChannelState {
     pub scan_ch: Signal<In, Bits<CB>>,
     pub scan_returning: Signal<Out, Bit>,
     pub scan_in_doubt: Signal<Out, Bit>,
+    /// The payload handed back next is a verb (the head's kind).
+    pub scan_verb: Signal<Out, Bit>,
     pub scan_result_pending: Signal<Out, Bit>,
     /// The payload buffer of the scanner's channel's payload held, and the
     /// result buffer of its confirmed verb's result.
@@ -231,6 +233,7 @@ impl Default for ChannelState {
             scan_ch: Default::default(),
             scan_returning: Default::default(),
             scan_in_doubt: Default::default(),
+            scan_verb: Default::default(),
             scan_result_pending: Default::default(),
             scan_head: Default::default(),
             scan_rbuf: Default::default(),
@@ -476,6 +479,7 @@ impl Logic for ChannelState {
         self.scan_rbuf.next = false;
         self.scan_returning.next = false;
         self.scan_in_doubt.next = self.ret_doubt[0].q.val();
+        self.scan_verb.next = self.tx_verb[0].q.val();
         self.scan_result_pending.next = false;
         self.result_rx_digest.next = self.rx_digest[0].q.val();
         self.res_bit.next = false;
@@ -518,6 +522,7 @@ impl Logic for ChannelState {
             if self.scan_ch.val().index() == i {
                 self.scan_returning.next = self.ret_pending[i].q.val();
                 self.scan_in_doubt.next = self.ret_doubt[i].q.val();
+                self.scan_verb.next = self.tx_verb[i].q.val();
                 self.scan_result_pending.next = self.vres_pending[i].q.val();
                 self.scan_head.next = self.head[i].q.val();
                 self.scan_rbuf.next = self.rbuf[i].q.val();
@@ -639,6 +644,7 @@ impl Logic for ChannelState {
                         self.ret_next[i].d.next = false;
                         self.next[i].d.next = false;
                         self.head[i].d.next = !self.head[i].q.val();
+                        self.tx_verb[i].d.next = self.next_verb[i].q.val();
                         self.ret_doubt[i].d.next = false;
                     } else if self.next[i].q.val() {
                         // The next payload is the one held, offered again.

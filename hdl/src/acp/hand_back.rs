@@ -42,6 +42,8 @@ pub struct HandBack {
     pub result_ready: Signal<In, Bit>,
     pub returning: Signal<In, Bit>,
     pub in_doubt: Signal<In, Bit>,
+    /// The payload handed back is one of our verbs, not a message.
+    pub returning_verb: Signal<In, Bit>,
     /// RAM reads at `scan_next` a cycle ago: our payload, our verb's result.
     pub ret_payload: Signal<In, Bits<448>>,
     pub result: Signal<In, Bits<384>>,
@@ -68,6 +70,8 @@ pub struct HandBack {
     c_kind_verb_result: Constant<Bits<8>>,
     c_kind_not_delivered: Constant<Bits<8>>,
     c_kind_in_doubt: Constant<Bits<8>>,
+    c_kind_verb_not_delivered: Constant<Bits<8>>,
+    c_kind_verb_in_doubt: Constant<Bits<8>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -88,6 +92,7 @@ impl Default for HandBack {
             result_ready: Default::default(),
             returning: Default::default(),
             in_doubt: Default::default(),
+            returning_verb: Default::default(),
             ret_payload: Default::default(),
             result: Default::default(),
             took_result: Default::default(),
@@ -115,6 +120,8 @@ impl Default for HandBack {
             c_kind_verb_result: c(message::KIND_VERB_RESULT as u64),
             c_kind_not_delivered: c(message::KIND_NOT_DELIVERED as u64),
             c_kind_in_doubt: c(message::KIND_IN_DOUBT as u64),
+            c_kind_verb_not_delivered: c(message::KIND_VERB_NOT_DELIVERED as u64),
+            c_kind_verb_in_doubt: c(message::KIND_VERB_IN_DOUBT as u64),
         }
     }
 }
@@ -162,6 +169,12 @@ impl Logic for HandBack {
             self.fifo.s.data.next.kind = self.c_kind_not_delivered.val();
             if self.in_doubt.val() {
                 self.fifo.s.data.next.kind = self.c_kind_in_doubt.val();
+            }
+            if self.returning_verb.val() {
+                self.fifo.s.data.next.kind = self.c_kind_verb_not_delivered.val();
+                if self.in_doubt.val() {
+                    self.fifo.s.data.next.kind = self.c_kind_verb_in_doubt.val();
+                }
             }
         }
         self.fifo.s.valid.next = self.push.val();

@@ -737,6 +737,7 @@ impl Logic for AcpLink {
         }
         self.chans.scan_ch.next = self.hb.scan.val();
         self.hb.in_doubt.next = self.chans.scan_in_doubt.val();
+        self.hb.returning_verb.next = self.chans.scan_verb.val();
         self.hb.returning.next = self.chans.scan_returning.val();
         // A result written last cycle was not in the RAM read.
         self.hb.result_ready.next = self.chans.scan_result_pending.val()

@@ -150,8 +150,6 @@ pub mod tx_state {
     /// the same records (the state byte's bit is b, the decision's): an
     /// OFFER record in this state carries the next payload, with the
     /// decision check folded into its check word ([`super::check_word`]).
-    /// Defined and checked in the model (`machine::hear`, SPIN); the HDL
-    /// does not enter it yet and ignores records that state it (#25).
     pub const COMMIT_OFFER: u8 = 4;
     pub const NAMES: [&str; 5] = ["IDLE", "OFFER", "COMMIT", "REVERSE", "COMMIT_OFFER"];
 }
@@ -474,13 +472,21 @@ pub mod message {
     pub const KIND_SEND_VERB: u8 = 0xAD;
     /// Byte 0 of a slot in the receiving RX pipe: delivered by the peer.
     pub const KIND_DELIVERED: u8 = 0x01;
-    /// Byte 0: one of ours, handed back: certainly not delivered (our reset,
-    /// or its channel dropped before we decided).
+    /// Byte 0: one of our messages, handed back: certainly not delivered
+    /// (our reset, or its channel dropped before we decided).
     pub const KIND_NOT_DELIVERED: u8 = 0x02;
-    /// Byte 0: one of ours, handed back: in doubt (decided COMMIT, but the
+    /// Byte 0: one of our messages, handed back: in doubt (decided COMMIT, but the
     /// peer lost its state, or the channel was dropped, before it proved
     /// the delivery).
     pub const KIND_IN_DOUBT: u8 = 0x03;
+    /// Byte 0: one of our remote verbs (posted as [`KIND_SEND_VERB`]),
+    /// handed back: certainly not applied. The hand-back kinds name what the
+    /// payload was, so a message whose first byte happens to read as a verb
+    /// is never taken for one.
+    pub const KIND_VERB_NOT_DELIVERED: u8 = 0x05;
+    /// Byte 0: one of our remote verbs, handed back in doubt: applied once
+    /// or not at all, never twice.
+    pub const KIND_VERB_IN_DOUBT: u8 = 0x06;
     /// Byte 0: the result of one of our remote verbs, returned when the
     /// peer's proof of delivery arrives (final: applied exactly once); bytes
     /// 8..56 are the first 48 bytes of its result slot, as the proof carried them.
@@ -517,6 +523,23 @@ pub fn layout_markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn message_kinds_are_distinct() {
+        use message::*;
+        let mut kinds = [
+            KIND_SEND,
+            KIND_SEND_VERB,
+            KIND_DELIVERED,
+            KIND_NOT_DELIVERED,
+            KIND_IN_DOUBT,
+            KIND_VERB_NOT_DELIVERED,
+            KIND_VERB_IN_DOUBT,
+            KIND_VERB_RESULT,
+        ];
+        kinds.sort_unstable();
+        assert!(kinds.windows(2).all(|w| w[0] != w[1]), "{kinds:?}");
+    }
 
     #[test]
     fn crc32c_check_value() {
