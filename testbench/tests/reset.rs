@@ -335,3 +335,44 @@ fn a_reset_of_one_linked_card_brings_the_link_back() {
         assert_eq!(old_a.corrupt + t.a.corrupt + t.b.corrupt, 0);
     }
 }
+
+/// CYCLES, the card's hardware time: two reads N cycles apart differ by N
+/// (both halves, LO latching HI), a write is refused as read-only, and a
+/// reset starts it again from 0.
+#[test]
+fn the_cycle_counter_counts_every_cycle_and_a_reset_restarts_it() {
+    let mut card = SimCard::new(SimConfig::default());
+    card.sim.run(1_000);
+    let read = |card: &mut SimCard| {
+        let lo = card.read32(global::CYCLES.offset).unwrap() as u64;
+        let hi = card.read32(global::CYCLES.offset + 4).unwrap() as u64;
+        hi << 32 | lo
+    };
+    let (c1, v1) = (card.sim.cycle(), read(&mut card));
+    // The answer is the count as the read reaches it: after the call, before its answer.
+    let answered = card.sim.cycle();
+    assert!(
+        (c1 - 50..=answered).contains(&v1),
+        "CYCLES read {v1}, asked at simulated cycle {c1}, answered at {answered}"
+    );
+    card.sim.run(123_457);
+    let (c2, v2) = (card.sim.cycle(), read(&mut card));
+    assert_eq!(v2 - v1, c2 - c1, "CYCLES moved by other than the cycles between the reads");
+
+    let errors = card.read32(global::REG_ERRORS.offset).unwrap();
+    card.write32(global::CYCLES.offset, 5).unwrap();
+    assert_eq!(card.read32(global::REG_ERRORS.offset).unwrap(), errors + 1);
+    let cause = card.read32(global::LAST_REG_ERROR.offset).unwrap()
+        >> pendulum_layout::LAST_REG_ERROR_CAUSE_SHIFT;
+    assert_eq!(cause, pendulum_layout::RegError::ReadOnly as u32);
+    assert!(read(&mut card) > v2, "a write moved the counter back");
+
+    card.sim.reset_card(10);
+    let released = card.sim.cycle();
+    let v3 = read(&mut card);
+    assert!(
+        v3 <= card.sim.cycle() - released,
+        "CYCLES read {v3} {} cycles after the reset: it did not restart",
+        card.sim.cycle() - released
+    );
+}

@@ -228,6 +228,15 @@ pub mod global {
         0x120,
         "RX pipe receiving atomic verb results, 64 B each (bits 15..0); bit 16 (RX_PIPE_RESERVED) reserves that pipe, as in LINK_RX_PIPE; resets to 0, not reserved",
     );
+    /// The NIC's hardware time: core clock cycles since its last reset,
+    /// 64-bit, free-running.
+    pub const CYCLES: Reg = ro(
+        "CYCLES",
+        0x130,
+        "core clock cycles since the NIC's last reset: its hardware time (4 ns a cycle at 250 MHz; 64-bit, free-running: reading LO latches HI, as for the counters)",
+    );
+    /// The time block (64-bit registers, LO then HI).
+    pub const TIME: &[Reg] = &[CYCLES];
     /// The link and atomic control block, in address order.
     pub const LINK: &[Reg] = &[
         LINK_STATE,
@@ -623,6 +632,7 @@ pub fn regmap_markdown() -> String {
         .iter()
         .chain(global::COUNTERS)
         .chain(global::LINK)
+        .chain(global::TIME)
         .chain(global::FLOW)
     {
         s += &format!(
@@ -672,7 +682,10 @@ mod tests {
         assert!(global::LINK.iter().all(|r| r.offset >= counters_end));
         check_unique(global::FLOW, 4);
         let link_end = global::LINK.iter().map(|r| r.offset).max().unwrap() + 4;
-        assert!(global::FLOW.iter().all(|r| r.offset >= link_end));
+        check_unique(global::TIME, 8);
+        assert!(global::TIME.iter().all(|r| r.offset >= link_end));
+        let time_end = global::TIME.iter().map(|r| r.offset).max().unwrap() + 8;
+        assert!(global::FLOW.iter().all(|r| r.offset >= time_end));
         assert_eq!(
             global::FLOW_KEY0.offset,
             global::FLOW.iter().map(|r| r.offset).max().unwrap(),

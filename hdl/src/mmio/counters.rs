@@ -14,7 +14,8 @@ const _: () = assert!(Counter::TxFrames as usize == 6 && Counter::TxDropMalforme
 const _: () = assert!(COUNTERS == global::COUNTERS.len());
 
 /// The global 64-bit counters (`pendulum_layout::Counter`, registers
-/// `global::COUNTERS`) and their part of a register read.
+/// `global::COUNTERS`), the free-running cycle counter (`global::CYCLES`),
+/// and their part of a register read.
 ///
 /// `event[k]` counts counter k (`Counter::ALL[k]`): the event is registered
 /// and counted a cycle after the datapath reports it, so the datapath's event
@@ -48,6 +49,8 @@ pub struct GlobalCounters {
     pub rd: RegRead,
 
     counters: [SDFF<Bits<64>>; COUNTERS],
+    /// Cycles since reset (CYCLES): the NIC's hardware time.
+    cycles: SDFF<Bits<64>>,
     ev_r: [SDFF<Bit>; COUNTERS],
     ev_rx_bytes: SDFF<Bits<16>>,
     ev_tx_pipe: SDFF<Bits<TX_PIPE_BITS>>,
@@ -63,6 +66,8 @@ pub struct GlobalCounters {
     hi_latch: SDFF<Bits<32>>,
     cnt_lo_off: [Constant<Bits<OFF_BITS>>; COUNTERS],
     cnt_hi_off: [Constant<Bits<OFF_BITS>>; COUNTERS],
+    cyc_lo_off: Constant<Bits<OFF_BITS>>,
+    cyc_hi_off: Constant<Bits<OFF_BITS>>,
     one64: Constant<Bits<64>>,
     zero32: Constant<Bits<32>>,
     page0: Constant<Bits<PAGE_BITS>>,
@@ -83,6 +88,7 @@ impl Default for GlobalCounters {
             tx_drop: Default::default(),
             tx_pipe: Default::default(),
             counters: Default::default(),
+            cycles: Default::default(),
             ev_r: Default::default(),
             ev_rx_bytes: Default::default(),
             ev_tx_pipe: Default::default(),
@@ -100,6 +106,8 @@ impl Default for GlobalCounters {
             cnt_hi_off: std::array::from_fn(|k| {
                 Constant::new(((global::COUNTERS[k].offset + 4) as u64).into())
             }),
+            cyc_lo_off: Constant::new((global::CYCLES.offset as u64).into()),
+            cyc_hi_off: Constant::new(((global::CYCLES.offset + 4) as u64).into()),
             one64: Constant::new(1u64.into()),
             zero32: Constant::new(0u64.into()),
             page0: Constant::new(0u64.into()),
@@ -126,8 +134,11 @@ impl Logic for GlobalCounters {
             ev_tx_bytes,
             rd_v,
             rd_addr_r,
-            hi_latch
+            hi_latch,
+            cycles
         );
+        self.cycles.reset.next = self.reset.val();
+        self.cycles.d.next = self.cycles.q.val() + self.one64.val();
         self.ev_rx_bytes.reset.next = self.reset.val();
         self.ev_tx_pipe.reset.next = self.reset.val();
         self.ev_tx_bytes.reset.next = self.reset.val();
@@ -186,6 +197,14 @@ impl Logic for GlobalCounters {
                     self.rd.hit.next = true;
                 }
             }
+            if self.rd_off.val() == self.cyc_lo_off.val() {
+                self.rd.data.next = self.rd.data.val() | self.cycles.q.val().get_bits::<32>(0);
+                self.rd.hit.next = true;
+            }
+            if self.rd_off.val() == self.cyc_hi_off.val() {
+                self.rd.data.next = self.rd.data.val() | self.hi_latch.q.val();
+                self.rd.hit.next = true;
+            }
         }
         if self.rd_v.q.val() {
             for k in 0..COUNTERS {
@@ -194,6 +213,11 @@ impl Logic for GlobalCounters {
                 {
                     self.hi_latch.d.next = self.counters[k].q.val().get_bits::<32>(32);
                 }
+            }
+            if (self.rd_page.val() == self.page0.val())
+                & (self.rd_off.val() == self.cyc_lo_off.val())
+            {
+                self.hi_latch.d.next = self.cycles.q.val().get_bits::<32>(32);
             }
         }
     }

@@ -186,6 +186,8 @@ pub struct RegFile {
     g_plain_end: Constant<Bits<OFF_BITS>>,
     g_cnt_start: Constant<Bits<OFF_BITS>>,
     g_cnt_end: Constant<Bits<OFF_BITS>>,
+    /// CYCLES' two words (read-only, `GlobalCounters`).
+    g_cycles: [Constant<Bits<OFF_BITS>>; 2],
     cause_unknown: Constant<Bits<32>>,
     cause_read_only: Constant<Bits<32>>,
     all_ones: Constant<Bits<32>>,
@@ -274,6 +276,9 @@ impl RegFile {
             g_plain_end: Constant::new((plain_end as u64).into()),
             g_cnt_start: Constant::new((cnt_start as u64).into()),
             g_cnt_end: Constant::new((cnt_end as u64).into()),
+            g_cycles: std::array::from_fn(|w| {
+                Constant::new(((global::CYCLES.offset + 4 * w as u32) as u64).into())
+            }),
             cause_unknown: cause(RegError::UnknownAddress),
             cause_read_only: cause(RegError::ReadOnly),
             all_ones: c32(u32::MAX),
@@ -439,6 +444,8 @@ impl Logic for RegFile {
                 } else if (self.wr_off.val() < self.g_plain_end.val())
                     | ((self.wr_off.val() >= self.g_cnt_start.val())
                         & (self.wr_off.val() < self.g_cnt_end.val()))
+                    | (self.wr_off.val() == self.g_cycles[0].val())
+                    | (self.wr_off.val() == self.g_cycles[1].val())
                 {
                     self.err.next = true;
                     self.err_cause.next = self.cause_read_only.val();

@@ -169,6 +169,7 @@ impl Sim {
             .chain(global::LINK)
             .chain(global::FLOW)
             .chain(global::COUNTERS)
+            .chain(global::TIME)
         {
             g.set_item(r.name, r.offset)?;
         }

@@ -327,6 +327,7 @@ fn info(dev: &mut Device<AnyCard>) -> Result<(), Failure> {
 fn counters(dev: &mut Device<AnyCard>) -> Result<(), Failure> {
     let c = dev.counters()?;
     let (addr, cause) = dev.last_reg_error()?;
+    outln!("cycles             {}", dev.cycles()?);
     outln!("rx_frames          {}", c.rx_frames);
     outln!("rx_bytes           {}", c.rx_bytes);
     outln!("drop_ring_full     {}", c.drop_ring_full);
