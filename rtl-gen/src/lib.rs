@@ -131,9 +131,9 @@ lint_off -rule DECLFILENAME -file "*/pendulum_nic.v"
 // on itself; Verilator settles these blocks by re-evaluating them, which costs
 // simulation speed (measured by `make bench`), not correctness.
 lint_off -rule UNOPTFLAT -file "*/pendulum_nic.v"
-// The ACP channel machine's outputs for decisions merged with the next
-// offer (#25): the link builds the machine without them (constant false)
-// and takes them up when it makes merged moves. Only these two wires.
+// The ACP channel machine's `not_heard` output: the block tests read it
+// (a folded record whose check matched neither expectation), while the link
+// counts that case from `RecordCheck`'s own verdict. Only this wire.
 lint_off -rule UNUSEDSIGNAL -file "*.v" -match "*'mach__not_heard'*"
 "#;
 
