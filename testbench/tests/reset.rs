@@ -357,7 +357,11 @@ fn the_cycle_counter_counts_every_cycle_and_a_reset_restarts_it() {
     );
     card.sim.run(123_457);
     let (c2, v2) = (card.sim.cycle(), read(&mut card));
-    assert_eq!(v2 - v1, c2 - c1, "CYCLES moved by other than the cycles between the reads");
+    assert_eq!(
+        v2 - v1,
+        c2 - c1,
+        "CYCLES moved by other than the cycles between the reads"
+    );
 
     let errors = card.read32(global::REG_ERRORS.offset).unwrap();
     card.write32(global::CYCLES.offset, 5).unwrap();
