@@ -204,9 +204,39 @@ pub mod notif {
         }
     }
 
+    /// A record's fields as a Markdown table for the README: `fields` are
+    /// (name, field, meaning) in byte order.
+    pub fn markdown(fields: &[(&str, Field, &str)]) -> String {
+        let mut s = String::from("| bytes | field | meaning |\n|---|---|---|\n");
+        for (name, f, meaning) in fields {
+            let (a, b) = (f.lsb / 8, (f.lsb + f.width).div_ceil(8));
+            s += &format!("| {a}..{b} | {name} | {meaning} |\n");
+        }
+        s
+    }
+
+    /// The notification record, for the README.
+    pub fn record_markdown() -> String {
+        markdown(&[
+            ("TAIL", TAIL, "the pipe's new tail: the data ring slot after its last frame (u32)"),
+            ("SEQ", SEQ, "this pipe's notification count: 1 for the first after the pipe is enabled (u32)"),
+            ("PIPE", PIPE, "the pipe it announces (u32)"),
+            ("COUNT", COUNT, "the record's number in its buffer plus one (wraps at 2^32; 0: never written): software waits for the COUNT it expects next in the slot it expects it"),
+        ])
+    }
+
     #[cfg(test)]
     mod tests {
         use super::Field;
+
+        #[test]
+        fn readme_record_is_current() {
+            crate::check_readme_section(
+                "<!-- notification record begin -->\n",
+                "<!-- notification record end -->",
+                &super::record_markdown(),
+            );
+        }
 
         /// The bit-by-bit definition of a field's value.
         fn reference(f: &Field, rec: &[u8]) -> u64 {
@@ -235,6 +265,28 @@ pub mod tx_compl {
     pub use super::notif::{Field, BYTES, COUNT, PIPE, SEQ};
     /// Field: the NIC's new TX head (slot), u32 at byte 0.
     pub const HEAD: Field = super::notif::TAIL;
+
+    /// The completion record, for the README.
+    pub fn record_markdown() -> String {
+        super::notif::markdown(&[
+            ("HEAD", HEAD, "the NIC's TX head: the ring slot after the last frame it has read; software may reuse every slot before it (u32)"),
+            ("SEQ", SEQ, "this pipe's completion count: 1 for the first after the pipe is enabled (u32)"),
+            ("PIPE", PIPE, "the TX pipe (u32)"),
+            ("COUNT", COUNT, "the record's number plus one in the pipe's one-record completion buffer, which counts the records written like SEQ (u32)"),
+        ])
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn readme_record_is_current() {
+            crate::check_readme_section(
+                "<!-- completion record begin -->\n",
+                "<!-- completion record end -->",
+                &super::record_markdown(),
+            );
+        }
+    }
 }
 
 /// Checks that the README section between two markers holds `table`
