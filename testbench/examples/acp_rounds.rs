@@ -1,0 +1,129 @@
+//! Where a loaded channel's round trip goes (#25's RTT 64 rows): A sends
+//! messages one way over K channels, and the wire tap times, per channel,
+//! each offer A puts on the wire, the first echo B states for it, and A's
+//! next offer on that channel. A round beyond the wire's two latencies is
+//! B's turnaround (offer in → echo out) plus A's (echo in → next offer
+//! out), printed as their means and 90th percentiles, unpaced and paced at
+//! 100 GbE.
+//!
+//! `cargo run --release -p pendulum-testbench --example acp_rounds -- [K] [LATENCY] [CYCLES]`
+//! (defaults 16, 25, 200000).
+
+use pendulum_layout::acp::{self, rx_state, OP_ECHO, OP_OFFER};
+use pendulum_testbench::acp_measure::{clean, pace, pair_with_channels, RECORDS_PER_CYCLE_100GBE};
+use pendulum_testbench::acp_traffic::id_of;
+use pendulum_testbench::models::percentile;
+use pendulum_testbench::pair::Side;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Per channel: A's offer on the wire waiting for B's echo, and the echo
+/// waiting for A's next offer.
+#[derive(Clone, Copy, Default)]
+struct Open {
+    offer: Option<u64>,
+    id: u64,
+    echo: Option<u64>,
+}
+
+#[derive(Default)]
+struct Rounds {
+    open: Vec<Open>,
+    b_turn: Vec<u64>,
+    a_turn: Vec<u64>,
+    round: Vec<u64>,
+}
+
+fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
+    let mut t = pair_with_channels(k, clean(latency));
+    if paced {
+        pace(&mut t, RECORDS_PER_CYCLE_100GBE);
+    }
+    let rounds = Rc::new(RefCell::new(Rounds {
+        open: vec![Open::default(); k as usize],
+        ..Default::default()
+    }));
+    let r = rounds.clone();
+    let lat = latency as u64;
+    t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
+        let op = rec[acp::BYTE_OPCODE];
+        if op != OP_OFFER && op != OP_ECHO {
+            return;
+        }
+        let ch = rec[acp::BYTE_CHANNEL] as usize;
+        let mut r = r.borrow_mut();
+        let Some(o) = r.open.get(ch).copied() else {
+            return;
+        };
+        match (side, op) {
+            (Side::A, OP_OFFER) => {
+                let payload = rec[acp::PAYLOAD_OFFSET..].try_into().unwrap();
+                let Some(id) = id_of(payload) else {
+                    return;
+                };
+                // A restated offer is the same payload; a new one ends the
+                // last one's round once its echo has reached A.
+                if o.offer.is_some() && o.id == id {
+                    return;
+                }
+                if let (Some(off), Some(echo)) = (o.offer, o.echo) {
+                    r.round.push(cycle - off);
+                    r.a_turn.push(cycle.saturating_sub(echo + lat));
+                }
+                r.open[ch] = Open {
+                    offer: Some(cycle),
+                    id,
+                    echo: None,
+                };
+            }
+            (Side::B, OP_ECHO) if (rec[acp::BYTE_STATE] >> 4) & 3 == rx_state::TENTATIVE => {
+                if let (Some(off), None) = (o.offer, o.echo) {
+                    if cycle >= off + lat {
+                        r.b_turn.push(cycle - (off + lat));
+                        r.open[ch].echo = Some(cycle);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }));
+    let end = t.cycle() + cycles;
+    while t.cycle() < end {
+        if t.a.backlog() < 256 {
+            t.a.queue(256);
+        }
+        t.poll().unwrap();
+    }
+    drop(t);
+    Rc::try_unwrap(rounds).ok().unwrap().into_inner()
+}
+
+fn summary(name: &str, v: &mut [u64]) -> String {
+    if v.is_empty() {
+        return format!("{name}: none");
+    }
+    let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
+    v.sort_unstable();
+    format!("{name} mean {mean:5.1} p90 {:3}", percentile(v, 0.9))
+}
+
+fn main() {
+    let arg = |i: usize, d: u64| {
+        std::env::args()
+            .nth(i)
+            .map_or(d, |s| s.parse().expect("a number"))
+    };
+    let (k, latency, cycles) = (arg(1, 16) as u32, arg(2, 25) as u32, arg(3, 200_000));
+    println!("K = {k}, one-way latency {latency} cycles, {cycles} cycles, A sends to B");
+    for paced in [false, true] {
+        let mut r = run(k, latency, cycles, paced);
+        println!(
+            "{:<8} rounds {:6}  {}  |  {}  |  {}",
+            if paced { "paced" } else { "unpaced" },
+            r.round.len(),
+            summary("round", &mut r.round),
+            summary("B offer in -> echo out", &mut r.b_turn),
+            summary("A echo in -> next offer out", &mut r.a_turn),
+        );
+    }
+}
