@@ -8,7 +8,7 @@
 //! block's ports are listed once, in [`VendorIp`], and give both the
 //! instance and the lint stub, so the two cannot disagree.
 
-use crate::{rename_identifiers, unsize_part_select_bases, Dir};
+use crate::Dir;
 use pendulum_hdl::boards::{
     AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio,
 };
@@ -323,9 +323,7 @@ fn emit_block<B: Block>(root: &str, mut block: B) -> Result<String, String> {
     check_all(&block).map_err(|e| format!("{root}: rust-hdl design check failed: {e:?}"))?;
     let mut defines = ModuleDefines::default();
     block.accept(root, &mut defines);
-    Ok(unsize_part_select_bases(&rename_identifiers(
-        &defines.defines(),
-    )?))
+    crate::tidy(&defines.defines())
 }
 
 /// A stub with the vendor block's ports, for lint only (never given to the vendor tool).
@@ -527,7 +525,7 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
 /// rust-hdl modules in the top's file too.
 pub fn lint_waivers(board: &Board) -> String {
     format!(
-        "{}// The adapters and FIFOs share the board top's generated file.\nlint_off -rule DECLFILENAME -file \"*/{top}.v\"\nlint_off -rule UNOPTFLAT -file \"*/{top}.v\"\nlint_off -rule DECLFILENAME -file \"*/vendor_stubs.v\"\n// A DMA read is 1 to 512 bytes (the core's contract), so a burst is at most\n// 8 beats and the high bits of the rounded-up beat count are always zero.\nlint_off -rule UNUSEDSIGNAL -file \"*/{top}.v\" -match \"*beats*\"\n",
+        "{}// The adapters and FIFOs share the board top's generated file.\nlint_off -rule DECLFILENAME -file \"*/{top}.v\"\nlint_off -rule DECLFILENAME -file \"*/vendor_stubs.v\"\n// A DMA read is 1 to 512 bytes (the core's contract), so a burst is at most\n// 8 beats and the high bits of the rounded-up beat count are always zero.\nlint_off -rule UNUSEDSIGNAL -file \"*/{top}.v\" -match \"*beats*\"\n",
         crate::LINT_WAIVERS,
         top = board.top
     )
