@@ -60,5 +60,17 @@ pub const CLOCK_MHZ: f64 = 250.0;
 /// it names itself; the benches record it beside their figures.
 pub const VERILATOR_VERSION: &str = env!("PENDULUM_VERILATOR_VERSION");
 
+/// The short git revision of the working tree the bench runs in (empty
+/// outside a checkout); the benches record it beside their figures.
+pub fn git_rev() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|r| r.trim().to_string())
+        .unwrap_or_default()
+}
+
 /// Where the Verilog this testbench was built from lives.
 pub const RTL_DIR: &str = env!("PENDULUM_RTL_DIR");

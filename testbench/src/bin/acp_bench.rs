@@ -229,11 +229,7 @@ struct Cli {}
 fn main() {
     Cli::parse();
     let wall = Instant::now();
-    let rev = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let rev = pendulum_testbench::git_rev();
 
     // ---- Goodput: K and latency, one direction and both, unpaced and paced at 100 GbE ----
     outln!("ACP goodput: payload bytes per cycle, port unpaced (one record per cycle each way, 56 B/cycle = {:.0} Gb/s of payload at {CLOCK_MHZ} MHz) or paced at 100 GbE ({:.3} records per cycle: one per 64-byte frame)", 56.0 * 8.0 * CLOCK_MHZ / 1e3, RECORDS_PER_CYCLE_100GBE);

@@ -103,11 +103,7 @@ fn main() {
             r.first_verb_mismatch.as_deref().unwrap_or("ok")
         ),
     }
-    let rev = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let rev = pendulum_testbench::git_rev();
     let out = serde_json::json!({
         "bench": "acp_soak",
         "git_revision": rev,

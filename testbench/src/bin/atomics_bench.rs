@@ -312,15 +312,10 @@ fn main() {
         );
         k_rows.push(json!({"latency": latency, "k": [1, 4, 8, 16], "verbs_per_cycle": rates}));
     }
-    let rev = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .unwrap_or_default();
+    let rev = pendulum_testbench::git_rev();
     let out = json!({
         "bench": "atomics",
-        "git_rev": rev.trim(),
+        "git_rev": rev,
         "verilator_version": VERILATOR_VERSION,
         "requests": REQUESTS,
         "clock_mhz": CLOCK_MHZ,

@@ -10,7 +10,8 @@
 use clap::Parser;
 use pendulum_testbench::measure::{rx_latency, rx_run};
 use pendulum_testbench::outln;
-use pendulum_testbench::{CLOCK_MHZ, VERILATOR_VERSION};
+use pendulum_testbench::{git_rev, CLOCK_MHZ, VERILATOR_VERSION};
+use serde_json::{json, Value};
 
 const FRAMES: usize = 20_000;
 const SIZES: [usize; 4] = [64, 128, 512, 1518];
@@ -70,26 +71,36 @@ fn main() {
             100.0 * mpps / line,
             rep.cycles
         );
-        rows.push(format!(
-            "    {{\"frame_bytes\": {size}, \"frames\": {}, \"cycles\": {}, \"mpps\": {mpps:.3}, \"line_rate_mpps\": {line:.3}, \"share_of_line_rate\": {:.4}, \"pcie_data_bytes\": {}, \"pcie_metadata_bytes\": {}, \"metadata_share\": {:.4}, \"sim_cycles_per_second\": {speed:.0}}}",
-            rep.frames, rep.cycles, mpps / line, pcie.data_bytes, pcie.metadata_bytes, meta / 100.0
-        ));
+        rows.push(json!({
+            "frame_bytes": size,
+            "frames": rep.frames,
+            "cycles": rep.cycles,
+            "mpps": mpps,
+            "line_rate_mpps": line,
+            "share_of_line_rate": mpps / line,
+            "pcie_data_bytes": pcie.data_bytes,
+            "pcie_metadata_bytes": pcie.metadata_bytes,
+            "metadata_share": meta / 100.0,
+            "sim_cycles_per_second": speed.round(),
+        }));
     }
     if cli.rx_only {
         return;
     }
     let modes = notification_modes();
     let lat = latency();
-    let rev = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .unwrap_or_default();
-    let json = format!(
-        "{{\n  \"bench\": \"rx\",\n  \"git_rev\": \"{}\",\n  \"verilator_version\": {:?},\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"link_gbps\": 126.03, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"mac_pacing\": \"unpaced\",\n  \"results\": [\n{}\n  ],\n  \"notification_modes\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ]\n}}\n",
-        rev.trim(), VERILATOR_VERSION, rows.join(",\n"), modes.join(",\n"), lat.join(",\n")
-    );
+    let out = json!({
+        "bench": "rx",
+        "git_rev": git_rev(),
+        "verilator_version": VERILATOR_VERSION,
+        "clock_mhz": CLOCK_MHZ,
+        "pcie": {"link_gbps": 126.03, "tlp_overhead_bytes": 24, "one_way_latency_cycles": 100},
+        "mac_pacing": "unpaced",
+        "results": rows,
+        "notification_modes": modes,
+        "latency": lat,
+    });
+    let json = serde_json::to_string_pretty(&out).expect("JSON") + "\n";
     std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
     std::fs::write("build/bench/rx.json", json).expect("write build/bench/rx.json");
     outln!("wrote build/bench/rx.json");
@@ -97,7 +108,7 @@ fn main() {
 
 /// Reactive notifications against the per-packet baseline: same frames, same
 /// run, metadata on the PCIe link and notifications per frame.
-fn notification_modes() -> Vec<String> {
+fn notification_modes() -> Vec<Value> {
     outln!("\nNotifications: reactive (one outstanding per pipe) against per-packet, 20,000 frames, one pipe");
     outln!(
         "{:>6} {:>12} {:>14} {:>12} {:>10}",
@@ -117,10 +128,14 @@ fn notification_modes() -> Vec<String> {
             let meta = 100.0 * pcie.metadata_share();
             let mpps = run.mpps();
             outln!("{size:>6} {mode:>12} {per_frame:>14.4} {meta:>11.1}% {mpps:>10.2}");
-            out.push(format!(
-                "    {{\"frame_bytes\": {size}, \"mode\": \"{mode}\", \"notifications\": {notifs}, \"notifications_per_frame\": {per_frame:.5}, \"metadata_share\": {:.4}, \"mpps\": {mpps:.3}}}",
-                meta / 100.0
-            ));
+            out.push(json!({
+                "frame_bytes": size,
+                "mode": mode,
+                "notifications": notifs,
+                "notifications_per_frame": per_frame,
+                "metadata_share": meta / 100.0,
+                "mpps": mpps,
+            }));
         }
     }
     out
@@ -131,7 +146,7 @@ fn notification_modes() -> Vec<String> {
 /// 50% and 90% of the 100 GbE line rate, 10,000 frames each; then the same
 /// with a host that works `WORK` cycles on each batch before freeing it,
 /// without and with notification prefetch (asked for as the batch is taken).
-fn latency() -> Vec<String> {
+fn latency() -> Vec<Value> {
     const WORK: u64 = 200;
     outln!("\nRX latency, first beat at the port to the frame in the host's hands (cycles at 250 MHz; host polls every 8)");
     outln!(
@@ -163,9 +178,16 @@ fn latency() -> Vec<String> {
             load * 100.0,
             if prefetch { "yes" } else { "no" }
         );
-        out.push(format!(
-            "    {{\"frame_bytes\": {size}, \"load\": {load}, \"host_work_cycles\": {work}, \"prefetch\": {prefetch}, \"frames\": 10000, \"p50_cycles\": {p50}, \"p99_cycles\": {p99}, \"p999_cycles\": {p999}}}"
-        ));
+        out.push(json!({
+            "frame_bytes": size,
+            "load": load,
+            "host_work_cycles": work,
+            "prefetch": prefetch,
+            "frames": 10000,
+            "p50_cycles": p50,
+            "p99_cycles": p99,
+            "p999_cycles": p999,
+        }));
     }
     out
 }

@@ -10,7 +10,8 @@ use pendulum_driver::{Card, Device, EthernetPort};
 use pendulum_testbench::echo::echo_batch;
 use pendulum_testbench::models::FrameGen;
 use pendulum_testbench::outln;
-use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ, VERILATOR_VERSION};
+use pendulum_testbench::{git_rev, SimCard, SimConfig, CLOCK_MHZ, VERILATOR_VERSION};
+use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -146,17 +147,26 @@ fn main() {
         outproc.echo_wall_mpps,
     );
     let obj = |f: &Figures| {
-        format!(
-            "{{\"register_read_wall_ns\": {:.0}, \"register_read_cycles\": {:.1}, \"echo_64b_sim_mpps\": {:.3}, \"echo_64b_wall_mpps\": {:.4}, \"echo_cycles\": {}}}",
-            f.read_ns, f.read_cycles, f.echo_sim_mpps, f.echo_wall_mpps, f.echo_cycles
-        )
+        json!({
+            "register_read_wall_ns": f.read_ns,
+            "register_read_cycles": f.read_cycles,
+            "echo_64b_sim_mpps": f.echo_sim_mpps,
+            "echo_64b_wall_mpps": f.echo_wall_mpps,
+            "echo_cycles": f.echo_cycles,
+        })
     };
-    let json = format!(
-        "{{\n  \"bench\": \"card\",\n  \"verilator_version\": {:?},\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"register_reads\": {READS},\n  \"echo_frames\": {ECHO_FRAMES},\n  \"in_process\": {},\n  \"out_of_process\": {},\n  \"out_of_process_transport\": \"unix socket for registers and time, shared-memory file for host memory\"\n}}\n",
-        VERILATOR_VERSION,
-        obj(&inproc),
-        obj(&outproc)
-    );
+    let out = json!({
+        "bench": "card",
+        "git_rev": git_rev(),
+        "verilator_version": VERILATOR_VERSION,
+        "clock_mhz": CLOCK_MHZ,
+        "register_reads": READS,
+        "echo_frames": ECHO_FRAMES,
+        "in_process": obj(&inproc),
+        "out_of_process": obj(&outproc),
+        "out_of_process_transport": "unix socket for registers and time, shared-memory file for host memory",
+    });
+    let json = serde_json::to_string_pretty(&out).expect("JSON") + "\n";
     std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
     std::fs::write("build/bench/card.json", json).expect("write build/bench/card.json");
     outln!("wrote build/bench/card.json");
