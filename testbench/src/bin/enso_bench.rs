@@ -2,9 +2,11 @@
 //! goals in one run, written to `build/bench/enso.json`.
 //!
 //! - Echo (receive on an RX pipe, send back on its TX pipe, through the
-//!   driver) at 64..1518-byte frames, MAC side unpaced, PCIe model Gen3 x16
-//!   (63 B/cycle each way, 24 B per TLP, 100-cycle latency), beside the
-//!   100 GbE line rate and the PCIe model's limit for RX.
+//!   driver) and RX alone at every frame size from 64 to 128 B and at 256,
+//!   512, 1024 and 1518 B, MAC side unpaced, PCIe model Gen3 x16 (63 B/cycle
+//!   each way, 24 B per TLP, 100-cycle latency), beside the 100 GbE line rate
+//!   and the card's bound, named per size: the input's one frame start per
+//!   512-bit beat or the PCIe model's limit for the bytes the run moved.
 //! - PCIe metadata as a share of data bytes, reactive notifications against
 //!   the per-packet baseline (RX only, same frames).
 //! - RX latency with and without notification prefetch.
@@ -16,7 +18,8 @@ use pendulum_testbench::measure::{
 };
 use pendulum_testbench::models::{PcieConfig, PcieCounters};
 use pendulum_testbench::outln;
-use pendulum_testbench::{CLOCK_MHZ, VERILATOR_VERSION};
+use pendulum_testbench::{git_rev, CLOCK_MHZ, VERILATOR_VERSION};
+use serde_json::{json, Value};
 
 const FRAMES: usize = 20_000;
 /// TX pipes the pipe sweep sends through: one host thread's, as many as the
@@ -24,7 +27,19 @@ const FRAMES: usize = 20_000;
 /// comparable across builds (the rows with one TX pipe per RX pipe show what
 /// more doorbells per frame cost).
 const SWEEP_TX_PIPES: usize = 4;
+/// Sizes with every column of the echo table (zero copy, TX alone) and a
+/// row in the metadata table.
 const SIZES: [usize; 6] = [64, 128, 256, 512, 1024, 1518];
+
+/// Sizes of the echo and RX-alone rows: every size from 64 to 128 B, where
+/// the 64-byte ring slot and the input's one frame start per beat set the
+/// bound, then the larger [`SIZES`].
+fn echo_sizes() -> Vec<usize> {
+    (64..=128)
+        .chain(SIZES.into_iter().filter(|&s| s > 128))
+        .collect()
+}
+
 /// The PCIe model's bandwidth each way, bytes per cycle (Gen3 x16 after
 /// encoding, about 63), from the model's own configuration.
 fn pcie_bytes_per_cycle() -> f64 {
@@ -35,20 +50,56 @@ fn line_rate_mpps(size: usize) -> f64 {
     100e9 / ((size as f64 + 20.0) * 8.0) / 1e6
 }
 
+/// The Ethernet input takes one frame start per 512-bit beat, so a frame
+/// occupies whole beats: at most one frame per ceil(size / 64) cycles
+/// (125 Mpps from 65 to 128 B at 250 MHz).
+fn input_limit_mpps(size: usize) -> f64 {
+    CLOCK_MHZ / size.div_ceil(64) as f64
+}
+
+/// What the PCIe model allows a run's frames, Mpps: the link's bytes per
+/// cycle over the bytes a frame cost in the busier direction (TLP headers,
+/// notifications, doorbells and read requests included), and which
+/// direction that is.
+fn pcie_limit_mpps(pcie: &PcieCounters, frames: u64) -> (f64, &'static str) {
+    let per_frame = |bytes: u64| bytes as f64 / frames as f64;
+    let (up, down) = (
+        per_frame(pcie.to_host_link_bytes),
+        per_frame(pcie.to_nic_link_bytes),
+    );
+    let (bytes, dir) = if up >= down {
+        (up, "pcie_to_host")
+    } else {
+        (down, "pcie_to_nic")
+    };
+    (pcie_bytes_per_cycle() * CLOCK_MHZ / bytes, dir)
+}
+
+/// The lower of the input's and the PCIe model's limits, and its name: the
+/// rate the card can reach with the MAC side unpaced.
+fn bound(size: usize, pcie: (f64, &'static str)) -> (f64, &'static str) {
+    let input = input_limit_mpps(size);
+    if input <= pcie.0 {
+        (input, "input_one_start_per_beat")
+    } else {
+        pcie
+    }
+}
+
 /// Bytes one notification costs on the link: the 16-byte record and its TLP.
 const NOTIF_BYTES: f64 = 16.0 + 24.0;
 
 /// An RX-only run, one pipe.
 struct RxOnly {
     mpps: f64,
+    /// What the PCIe model allows these frames, and which direction.
+    pcie_limit: (f64, &'static str),
     notifs_per_frame: f64,
     /// Everything host-ward that is not frame data (TLP overhead of every
     /// write, notifications), over frame data.
     metadata_share: f64,
     /// Notification bytes alone over frame data: what Ensō's metadata figure counts.
     notif_share: f64,
-    /// Host-ward PCIe bytes per frame, data and metadata.
-    bytes_per_frame: f64,
 }
 
 /// The share of a run's `cycles` each PCIe direction spent carrying bytes:
@@ -66,18 +117,20 @@ fn rx_only(size: usize, per_packet: bool) -> RxOnly {
     let pcie = &run.pcie;
     RxOnly {
         mpps: run.mpps(),
+        pcie_limit: pcie_limit_mpps(pcie, FRAMES as u64),
         notifs_per_frame: run.notifications as f64 / FRAMES as f64,
         metadata_share: pcie.metadata_share(),
         notif_share: run.notifications as f64 * NOTIF_BYTES / pcie.data_bytes as f64,
-        bytes_per_frame: (pcie.data_bytes + pcie.metadata_bytes) as f64 / FRAMES as f64,
     }
 }
 
 /// The Ensō streaming DMA engine measured against its goals in one run.
 ///
-/// Echo through the driver at 64 to 1518-byte frames beside the 100 GbE
-/// line rate and the PCIe model's limit (Gen3 x16: 63 B/cycle each way, 24 B
-/// per TLP, 100-cycle latency); PCIe metadata as a share of data bytes,
+/// Echo through the driver and RX alone at every frame size from 64 to 128 B
+/// and at 256..1518 B, beside the 100 GbE line rate and the card's bound
+/// named per size (the input's one frame start per 512-bit beat, or the PCIe
+/// model's limit: Gen3 x16, 63 B/cycle each way, 24 B per TLP, 100-cycle
+/// latency); PCIe metadata as a share of data bytes,
 /// reactive notifications against per-packet; RX latency with and without
 /// notification prefetch; echo throughput over more pipes. Minutes. Prints
 /// the tables and writes build/bench/enso.json. No options.
@@ -99,61 +152,110 @@ fn main() {
     let mut modes = Vec::new();
     let mut busy = Vec::new();
     outln!("Ensō engine, PCIe model Gen3 x16 ({pcie_bpc:.1} B/cycle each way, 24 B per TLP), {CLOCK_MHZ} MHz, {FRAMES} frames per run");
-    outln!("\nEcho through the driver (one RX and one TX pipe, frames copied to the TX ring; and zero copy, the TX");
-    outln!("pipe sending out of the RX ring), MAC unpaced; RX alone and TX alone beside it");
+    outln!("\nEcho through the driver (one RX and one TX pipe, frames copied to the TX ring) and RX alone, MAC");
+    outln!("unpaced, beside the card's bound: the lower of the input's (one frame start per 512-bit beat, so");
+    outln!("250 / ceil(bytes / 64) Mpps) and the PCIe model's for the run's bytes per frame in its busier direction");
+    outln!("(in = input, up = PCIe to host, down = PCIe to NIC); and the 100 GbE line rate. Zero copy (the TX pipe");
+    outln!("sending out of the RX ring) and TX alone at the sizes of the other tables");
     outln!(
-        "{:>6} {:>9} {:>10} {:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>9}",
+        "{:>6} | {:>9} {:>7} {:>4} {:>6} | {:>9} {:>7} {:>4} {:>6} | {:>9} {:>7} | {:>9} {:>9}",
         "bytes",
         "echo Mpps",
-        "0-copy Mpps",
-        "echo Gbps",
-        "line Mpps",
-        "PCIe Mpps",
+        "bound",
+        "by",
+        "share",
         "RX Mpps",
-        "TX Mpps",
-        "% line(echo)",
-        "cycles"
+        "bound",
+        "by",
+        "share",
+        "line Mpps",
+        "% line",
+        "0-copy",
+        "TX Mpps"
     );
-    for size in SIZES {
+    let short = |name: &str| match name {
+        "input_one_start_per_beat" => "in",
+        "pcie_to_host" => "up",
+        _ => "down",
+    };
+    for size in echo_sizes() {
+        let full = SIZES.contains(&size);
         let e = echo_run(size, FRAMES, 1, false);
-        let z = echo_run_with(size, FRAMES, 1, false, true);
-        if z.dropped > 0 {
-            outln!("       (zero copy at {size} B: {} frames dropped for RX ring room while TX held them)", z.dropped);
-        }
-        let (r, pp) = (rx_only(size, false), rx_only(size, true));
-        let rx_mpps = r.mpps;
-        let tx_mpps = tx_run(size, FRAMES).mpps();
+        let r = rx_only(size, false);
         let line = line_rate_mpps(size);
-        let pcie_limit = pcie_bpc * CLOCK_MHZ / r.bytes_per_frame;
+        let (e_limit, e_dir) = pcie_limit_mpps(&e.pcie, e.frames);
+        let (e_bound, e_bound_name) = bound(size, (e_limit, e_dir));
+        let (r_bound, r_bound_name) = bound(size, r.pcie_limit);
+        let r_mpps = r.mpps;
         // Gbps of frames as the wire counts them (with preamble and gap), so
         // it compares with 100 GbE directly.
         let gbps = e.mpps() * (size as f64 + 20.0) * 8.0 / 1e3;
         let (e_up, e_down) = link_busy(&e.pcie, e.cycles);
-        let (z_up, z_down) = link_busy(&z.pcie, z.cycles);
-        busy.push((size, e.cycles, e_up, e_down, z.cycles, z_up, z_down));
+        let mut row = json!({
+            "frame_bytes": size,
+            "frames": e.frames,
+            "cycles": e.cycles,
+            "echo_mpps": e.mpps(),
+            "echo_wire_gbps": gbps,
+            "line_rate_mpps": line,
+            "share_of_line_rate": e.mpps() / line,
+            "input_limit_mpps": input_limit_mpps(size),
+            "pcie_echo_limit_mpps": e_limit,
+            "pcie_echo_limit_direction": e_dir,
+            "echo_bound_mpps": e_bound,
+            "echo_bound": e_bound_name,
+            "echo_share_of_bound": e.mpps() / e_bound,
+            "rx_only_mpps": r.mpps,
+            "pcie_rx_limit_mpps": r.pcie_limit.0,
+            "rx_bound_mpps": r_bound,
+            "rx_bound": r_bound_name,
+            "rx_share_of_bound": r.mpps / r_bound,
+            "echo_pcie_busy": {"to_host": e_up, "to_nic": e_down},
+        });
+        let (mut zero_copy, mut tx_alone) = (String::new(), String::new());
+        if full {
+            let z = echo_run_with(size, FRAMES, 1, false, true);
+            if z.dropped > 0 {
+                outln!("       (zero copy at {size} B: {} frames dropped for RX ring room while TX held them)", z.dropped);
+            }
+            let tx_mpps = tx_run(size, FRAMES).mpps();
+            let (z_up, z_down) = link_busy(&z.pcie, z.cycles);
+            busy.push((size, e.cycles, e_up, e_down, z.cycles, z_up, z_down));
+            let fields = json!({
+                "zero_copy_echo_mpps": z.mpps(),
+                "zero_copy_dropped": z.dropped,
+                "zero_copy_cycles": z.cycles,
+                "zero_copy_pcie_busy": {"to_host": z_up, "to_nic": z_down},
+                "tx_only_mpps": tx_mpps,
+            });
+            if let (Value::Object(row), Value::Object(more)) = (&mut row, fields) {
+                row.extend(more);
+            }
+            zero_copy = format!("{:.2}", z.mpps());
+            tx_alone = format!("{tx_mpps:.2}");
+            let pp = rx_only(size, true);
+            let mode = |m: &RxOnly| {
+                json!({
+                    "metadata_share": m.metadata_share,
+                    "notification_share": m.notif_share,
+                    "notifications_per_frame": m.notifs_per_frame,
+                    "mpps": m.mpps,
+                })
+            };
+            meta_rows
+                .push(json!({"frame_bytes": size, "reactive": mode(&r), "per_packet": mode(&pp)}));
+            modes.push((size, r, pp));
+        }
         outln!(
-            "{size:>6} {:>9.2} {:>10.2} {gbps:>9.1} {line:>10.2} {pcie_limit:>10.2} {rx_mpps:>9.2} {tx_mpps:>9.2} {:>11.1}% {:>9}",
+            "{size:>6} | {:>9.2} {e_bound:>7.2} {:>4} {:>5.1}% | {r_mpps:>9.2} {r_bound:>7.2} {:>4} {:>5.1}% | {line:>9.2} {:>6.1}% | {zero_copy:>9} {tx_alone:>9}",
             e.mpps(),
-            z.mpps(),
+            short(e_bound_name),
+            100.0 * e.mpps() / e_bound,
+            short(r_bound_name),
+            100.0 * r_mpps / r_bound,
             100.0 * e.mpps() / line,
-            e.cycles
         );
-        echo_rows.push(format!(
-            "    {{\"frame_bytes\": {size}, \"frames\": {}, \"cycles\": {}, \"echo_mpps\": {:.3}, \"zero_copy_echo_mpps\": {:.3}, \"zero_copy_dropped\": {}, \"echo_wire_gbps\": {gbps:.2}, \"line_rate_mpps\": {line:.3}, \"pcie_rx_limit_mpps\": {pcie_limit:.3}, \"rx_only_mpps\": {rx_mpps:.3}, \"tx_only_mpps\": {tx_mpps:.3}, \"share_of_line_rate\": {:.4}, \"echo_pcie_busy\": {{\"to_host\": {e_up:.4}, \"to_nic\": {e_down:.4}}}, \"zero_copy_cycles\": {}, \"zero_copy_pcie_busy\": {{\"to_host\": {z_up:.4}, \"to_nic\": {z_down:.4}}}}}",
-            e.frames, e.cycles, e.mpps(), z.mpps(), z.dropped, e.mpps() / line, z.cycles
-        ));
-        let mode = |m: &RxOnly| {
-            format!(
-                "{{\"metadata_share\": {:.5}, \"notification_share\": {:.5}, \"notifications_per_frame\": {:.5}, \"mpps\": {:.3}}}",
-                m.metadata_share, m.notif_share, m.notifs_per_frame, m.mpps
-            )
-        };
-        meta_rows.push(format!(
-            "    {{\"frame_bytes\": {size}, \"reactive\": {}, \"per_packet\": {}}}",
-            mode(&r),
-            mode(&pp)
-        ));
-        modes.push((size, r, pp));
+        echo_rows.push(row);
     }
 
     outln!("\nWhere the echo's cycles go: the share of each run that each PCIe direction was busy (bytes charged to");
@@ -215,9 +317,14 @@ fn main() {
                 "{size:>6} {:>9} {p50:>8} {p99:>8}",
                 if prefetch { "yes" } else { "no" }
             );
-            lat_rows.push(format!(
-                "    {{\"frame_bytes\": {size}, \"prefetch\": {prefetch}, \"load\": 0.5, \"host_work_cycles\": 200, \"p50_cycles\": {p50}, \"p99_cycles\": {p99}}}"
-            ));
+            lat_rows.push(json!({
+                "frame_bytes": size,
+                "prefetch": prefetch,
+                "load": 0.5,
+                "host_work_cycles": 200,
+                "p50_cycles": p50,
+                "p99_cycles": p99,
+            }));
         }
     }
 
@@ -264,30 +371,43 @@ fn main() {
             100.0 * up,
             100.0 * down
         );
-        pipe_rows.push(format!(
-            "    {{\"frame_bytes\": {size}, \"pipes\": {n}, \"tx_pipes\": {tx_used}, \"echo_mpps\": {:.3}, \"cycles\": {}, \"notifications_per_frame\": {:.4}, \"register_writes_per_frame\": {:.4}, \"pcie_busy\": {{\"to_host\": {up:.4}, \"to_nic\": {down:.4}}}}}",
-            e.mpps(),
-            e.cycles,
-            per_frame(e.notifications),
-            per_frame(e.register_writes)
-        ));
+        pipe_rows.push(json!({
+            "frame_bytes": size,
+            "pipes": n,
+            "tx_pipes": tx_used,
+            "echo_mpps": e.mpps(),
+            "cycles": e.cycles,
+            "notifications_per_frame": per_frame(e.notifications),
+            "register_writes_per_frame": per_frame(e.register_writes),
+            "pcie_busy": {"to_host": up, "to_nic": down},
+        }));
     }
 
-    let rev = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .unwrap_or_default();
-    let json = format!(
-        "{{\n  \"bench\": \"enso\",\n  \"git_rev\": \"{}\",\n  \"verilator_version\": {:?},\n  \"clock_mhz\": {CLOCK_MHZ},\n  \"pcie\": {{\"model\": \"Gen3 x16\", \"bytes_per_cycle_each_way\": {pcie_bpc:.3}, \"tlp_overhead_bytes\": 24, \"one_way_latency_cycles\": 100}},\n  \"echo\": [\n{}\n  ],\n  \"metadata\": [\n{}\n  ],\n  \"latency\": [\n{}\n  ],\n  \"pipes\": [\n{}\n  ]\n}}\n",
-        rev.trim(),
-        VERILATOR_VERSION,
-        echo_rows.join(",\n"),
-        meta_rows.join(",\n"),
-        lat_rows.join(",\n"),
-        pipe_rows.join(",\n")
-    );
+    let out = json!({
+        "bench": "enso",
+        "git_rev": git_rev(),
+        "verilator_version": VERILATOR_VERSION,
+        "clock_mhz": CLOCK_MHZ,
+        "frames_per_run": FRAMES,
+        "mac_pacing": "unpaced",
+        "pcie": {
+            "model": "Gen3 x16",
+            "bytes_per_cycle_each_way": pcie_bpc,
+            "tlp_overhead_bytes": 24,
+            "one_way_latency_cycles": 100,
+        },
+        "bounds": {
+            "input_one_start_per_beat": "the Ethernet input takes one frame start per 512-bit beat: clock_mhz / ceil(frame_bytes / 64) Mpps",
+            "pcie_to_host": "the PCIe model's bytes per cycle over the NIC-to-host link bytes per frame the run measured",
+            "pcie_to_nic": "the PCIe model's bytes per cycle over the host-to-NIC link bytes per frame the run measured",
+        },
+        "per_packet_mode": "the per-packet baseline writes a notification whenever a pipe's tail moved, so frames that arrive together share one (notifications_per_frame says how many)",
+        "echo": echo_rows,
+        "metadata": meta_rows,
+        "latency": lat_rows,
+        "pipes": pipe_rows,
+    });
+    let json = serde_json::to_string_pretty(&out).expect("JSON") + "\n";
     std::fs::create_dir_all("build/bench").expect("mkdir build/bench");
     std::fs::write("build/bench/enso.json", json).expect("write build/bench/enso.json");
     outln!("wrote build/bench/enso.json");
