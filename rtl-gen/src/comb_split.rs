@@ -90,7 +90,7 @@ fn registered_modules(text: &str) -> BTreeSet<String> {
 }
 
 /// `    type name(`: the module type of an instance.
-fn instance_of(line: &str) -> Option<&str> {
+pub(crate) fn instance_of(line: &str) -> Option<&str> {
     let (ty, rest) = line.trim_end().strip_prefix("    ")?.split_once(' ')?;
     let inst = rest.strip_suffix('(')?;
     let ident = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');

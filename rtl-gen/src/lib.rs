@@ -8,6 +8,7 @@
 
 pub mod boards;
 mod comb_split;
+mod keywords;
 
 use pendulum_hdl::PendulumNic;
 use rust_hdl::prelude::*;
@@ -183,10 +184,13 @@ pub(crate) fn tokens(text: &str) -> Vec<(bool, &str)> {
 }
 
 /// rust-hdl's Verilog as we emit it: identifiers renamed, part-select bases
-/// unsized, and combinational blocks split where a value would come back
+/// unsized, no SystemVerilog keyword for a name (`keywords`), and
+/// combinational blocks split where a value would come back
 /// into them (`comb_split`).
 pub(crate) fn tidy(raw: &str) -> Result<String, String> {
-    comb_split::split_comb_blocks(&unsize_part_select_bases(&rename_identifiers(raw)?))
+    let verilog = unsize_part_select_bases(&rename_identifiers(raw)?);
+    keywords::check_names(&verilog)?;
+    comb_split::split_comb_blocks(&verilog)
 }
 
 /// `$` → `__` in every identifier, checked one-to-one.

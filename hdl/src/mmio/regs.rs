@@ -165,7 +165,7 @@ pub struct RegFile {
     last_pipe_page: Constant<Bits<PAGE_BITS>>,
 
     // The global page's own registers.
-    global: GlobalRegs,
+    globals: GlobalRegs,
     // The global counters, and the TX pipes' events as they count them.
     counters: GlobalCounters,
     // The TX pipes' registers.
@@ -263,7 +263,7 @@ impl RegFile {
             err_cause: Default::default(),
             rd_data: Default::default(),
             rd_hit: Default::default(),
-            global: GlobalRegs::new(cap_link_channels, cap_atomic_bytes),
+            globals: GlobalRegs::new(cap_link_channels, cap_atomic_bytes),
             counters: Default::default(),
             tx: Default::default(),
             wr_addr_r: Default::default(),
@@ -317,11 +317,11 @@ impl Logic for RegFile {
         self.rsp_data.reset.next = self.reset.val();
         self.restart_wait.reset.next = self.reset.val();
         self.rd_v.reset.next = self.reset.val();
-        self.global.clock.next = self.clock.val();
-        self.global.reset.next = self.reset.val();
-        self.global.link_state.next = self.link_state.val();
-        self.global.link_active.next = self.link_active.val();
-        self.global.rx_overflow_drops.next = self.rx_overflow_drops.val();
+        self.globals.clock.next = self.clock.val();
+        self.globals.reset.next = self.reset.val();
+        self.globals.link_state.next = self.link_state.val();
+        self.globals.link_active.next = self.link_active.val();
+        self.globals.rx_overflow_drops.next = self.rx_overflow_drops.val();
         self.link_flow.clock.next = self.clock.val();
         self.link_flow.reset.next = self.reset.val();
         LinkFlowSettings::link(&mut self.link_flow_settings, &mut self.link_flow.settings);
@@ -384,7 +384,7 @@ impl Logic for RegFile {
         self.tx.lk_addr.next = self.lk_addr.val().get_bits::<TX_PIPE_BITS>(0);
         self.tx.clear.active.next = self.clear.active.val();
         self.tx.clear.addr.next = self.clear.addr.val().get_bits::<TX_PIPE_BITS>(0);
-        self.per_packet_notif.next = self.global.per_packet_notif.val();
+        self.per_packet_notif.next = self.globals.per_packet_notif.val();
 
         // ---- Writes ----
         // At most one write every third cycle (see the block's comment).
@@ -401,9 +401,9 @@ impl Logic for RegFile {
         self.rx.wr.take.next = self.wr_take.val();
         self.rx.wr.addr.next = self.in_addr.val();
         self.rx.wr.data.next = self.in_data.val();
-        self.global.wr.take.next = self.wr_take.val();
-        self.global.wr.addr.next = self.in_addr.val();
-        self.global.wr.data.next = self.in_data.val();
+        self.globals.wr.take.next = self.wr_take.val();
+        self.globals.wr.addr.next = self.in_addr.val();
+        self.globals.wr.data.next = self.in_data.val();
         self.link_flow.wr.take.next = self.wr_take.val();
         self.link_flow.wr.addr.next = self.in_addr.val();
         self.link_flow.wr.data.next = self.in_data.val();
@@ -428,11 +428,11 @@ impl Logic for RegFile {
                 self.err.next = true;
                 self.err_cause.next = self.cause_unknown.val();
             } else if self.wr_page.val() == self.page0.val() {
-                if self.global.wr.hit.val() {
+                if self.globals.wr.hit.val() {
                     // CTRL, SCRATCH or SESSION (`GlobalRegs`, which applies it).
-                    if self.global.wr.err.val() {
+                    if self.globals.wr.err.val() {
                         self.err.next = true;
-                        self.err_cause.next = self.global.wr.err_cause.val();
+                        self.err_cause.next = self.globals.wr.err_cause.val();
                     }
                 } else if self.link_flow.wr.hit.val() {
                     // A link, atomic unit or flow director register
@@ -500,8 +500,8 @@ impl Logic for RegFile {
         self.rx.gate_load[1].next = self.link_flow.gate_load_atomic.val();
 
         // A refused write is counted (`GlobalRegs`).
-        self.global.refused.next = self.err.val();
-        self.global.refused_cause.next = self.err_cause.val();
+        self.globals.refused.next = self.err.val();
+        self.globals.refused_cause.next = self.err_cause.val();
 
         // ---- Counters ----
         self.counters.clock.next = self.clock.val();
@@ -543,8 +543,8 @@ impl Logic for RegFile {
         // page is out of the RAMs), from its registers; the answers are ORed.
         self.rd_data.next = self.zero32.val();
         self.rd_hit.next = false;
-        self.rd_data.next = self.rd_data.val() | self.global.rd.data.val();
-        if self.global.rd.hit.val() {
+        self.rd_data.next = self.rd_data.val() | self.globals.rd.data.val();
+        if self.globals.rd.hit.val() {
             self.rd_hit.next = true;
         }
         self.rd_data.next = self.rd_data.val() | self.rx.rd.data.val();
@@ -587,8 +587,8 @@ impl Logic for RegFile {
         self.rd_v.d.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.counters.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.counters.rd.addr.next = self.s_rd.data.val();
-        self.global.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
-        self.global.rd.addr.next = self.s_rd.data.val();
+        self.globals.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
+        self.globals.rd.addr.next = self.s_rd.data.val();
         self.tx.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
         self.tx.rd.addr.next = self.s_rd.data.val();
         self.rx.rd.take.next = self.s_rd.valid.val() & self.s_rd.ready.val();
