@@ -66,9 +66,10 @@ pub(crate) fn split_comb_blocks(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
-fn module_name(lines: &[&str]) -> String {
-    let first = lines[0].trim_start_matches("module ");
-    first[..first.find('(').unwrap_or(first.len())].to_string()
+/// `module name(...`: the module's name.
+pub(crate) fn module_name(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("module ")?;
+    Some(&rest[..rest.find('(').unwrap_or(rest.len())])
 }
 
 /// Modules whose outputs are all registers: no combinational block, no
@@ -89,12 +90,12 @@ fn registered_modules(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// `    type name(`: the module type of an instance.
-pub(crate) fn instance_of(line: &str) -> Option<&str> {
+/// `    type name(`: an instance's module type and name.
+pub(crate) fn instance_of(line: &str) -> Option<(&str, &str)> {
     let (ty, rest) = line.trim_end().strip_prefix("    ")?.split_once(' ')?;
     let inst = rest.strip_suffix('(')?;
     let ident = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    (ident(ty) && ident(inst) && ty != "module").then_some(ty)
+    (ident(ty) && ident(inst) && ty != "module").then_some((ty, inst))
 }
 
 fn split_module(
@@ -102,9 +103,9 @@ fn split_module(
     registered: &BTreeSet<String>,
     out: &mut String,
 ) -> Result<(), String> {
-    let name = module_name(lines);
+    let name = module_name(lines[0]).unwrap_or_default();
     let err = |what: String| format!("comb split, module {name}: {what}");
-    let decls = declarations(lines).map_err(err)?;
+    let decls = declarations(lines);
     // Signals connected to a child that can pass a value through in the
     // same cycle, and the outputs of registered children.
     let mut connected = BTreeSet::new();
@@ -113,7 +114,7 @@ fn split_module(
     let mut idents = BTreeSet::new();
     for line in lines {
         idents.extend(names(line).into_iter().map(|(_, n)| n.to_string()));
-        if let Some(ty) = instance_of(line) {
+        if let Some((ty, _)) = instance_of(line) {
             child_registered = registered.contains(ty);
         }
         // `.port(name)` in an instance.
@@ -171,47 +172,69 @@ fn split_module(
     Ok(())
 }
 
-/// Every `reg`/`wire`/port declared with a plain `[msb:0]` width.
-fn declarations(lines: &[&str]) -> Result<BTreeMap<String, Decl>, String> {
-    let mut decls = BTreeMap::new();
-    for line in lines {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let (port, rest) = match words.first() {
-            Some(&"input") => (Some("input"), &words[1..]),
-            Some(&"output") => (Some("output"), &words[1..]),
-            Some(&"reg") | Some(&"wire") => (None, &words[..]),
-            _ => continue,
-        };
-        let Some(kind) = rest.first() else { continue };
-        let wire = match *kind {
-            "wire" => true,
-            "reg" => false,
-            _ => continue,
-        };
-        let (width, name) = match rest.get(1) {
-            Some(r) if r.starts_with('[') => {
-                let msb = r
-                    .strip_prefix('[')
-                    .and_then(|r| r.strip_suffix(":0]"))
-                    .and_then(|m| m.parse::<usize>().ok());
-                match msb {
-                    Some(m) => (m + 1, rest.get(2)),
-                    None => continue,
-                }
-            }
-            other => (1, other),
-        };
-        // `wire x = expr;` and memories (`reg [7:0] mem[0:255];`) are never
-        // assigned in a block; only plain `name;` declarations are kept.
-        let Some(name) = name.and_then(|n| n.strip_suffix(';')) else {
-            continue;
-        };
-        if name.contains('[') {
-            continue;
+/// A `reg`/`wire`/port declaration: its direction if a port, `wire` or
+/// `reg`, its width if a plain `[msb:0]`, its name, and whether it is a
+/// plain `name;` (not a memory `mem[0:255]`, not `wire x = expr;`).
+pub(crate) struct Declared<'a> {
+    pub port: Option<&'static str>,
+    pub wire: bool,
+    pub width: Option<usize>,
+    pub name: &'a str,
+    pub plain: bool,
+}
+
+/// The declaration on `line`, if it is one.
+pub(crate) fn declared(line: &str) -> Option<Declared<'_>> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (port, rest) = match *words.first()? {
+        "input" => (Some("input"), &words[1..]),
+        "output" => (Some("output"), &words[1..]),
+        "reg" | "wire" => (None, &words[..]),
+        _ => return None,
+    };
+    let wire = match *rest.first()? {
+        "wire" => true,
+        "reg" => false,
+        _ => return None,
+    };
+    let (width, name) = match rest.get(1)? {
+        r if r.starts_with('[') => {
+            let msb = r
+                .strip_prefix('[')
+                .and_then(|r| r.strip_suffix(":0]"))
+                .and_then(|m| m.parse::<usize>().ok());
+            (msb.map(|m| m + 1), *rest.get(2)?)
         }
-        decls.insert(name.to_string(), Decl { port, wire, width });
-    }
-    Ok(decls)
+        other => (Some(1), *other),
+    };
+    let plain = name.ends_with(';') && !name.contains('[') && rest.len() <= 3;
+    let name = name.trim_end_matches([';', ',']);
+    let name = name.split(['[', '=']).next().unwrap_or(name);
+    Some(Declared {
+        port,
+        wire,
+        width,
+        name,
+        plain,
+    })
+}
+
+/// Every plain `reg`/`wire`/port declared with a plain `[msb:0]` width:
+/// what a block may assign (`wire x = expr;` and memories never are).
+fn declarations(lines: &[&str]) -> BTreeMap<String, Decl> {
+    lines
+        .iter()
+        .filter_map(|l| declared(l))
+        .filter(|d| d.plain)
+        .filter_map(|d| {
+            let decl = Decl {
+                port: d.port,
+                wire: d.wire,
+                width: d.width?,
+            };
+            Some((d.name.to_string(), decl))
+        })
+        .collect()
 }
 
 struct Split<'a> {

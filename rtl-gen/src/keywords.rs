@@ -46,16 +46,14 @@ const KEYWORDS: &[&str] = &[
 
 /// Refuses a module, instance, port or variable named with a reserved word.
 pub(crate) fn check_names(verilog: &str) -> Result<(), String> {
+    use crate::comb_split::{declared, instance_of, module_name};
     let keywords: BTreeSet<&str> = KEYWORDS.iter().copied().collect();
     let mut module = "";
     for line in verilog.lines() {
-        if let Some(rest) = line.strip_prefix("module ") {
-            module = rest.split('(').next().unwrap_or(rest);
-        }
-        let named = crate::comb_split::instance_of(line)
-            .and_then(|_| line.trim().split(' ').nth(1))
-            .map(|n| n.trim_end_matches('('))
-            .or_else(|| declared_name(line));
+        module = module_name(line).unwrap_or(module);
+        let named = instance_of(line)
+            .map(|(_, inst)| inst)
+            .or_else(|| declared(line).map(|d| d.name));
         if let Some(name) = named.filter(|n| keywords.contains(n)) {
             return Err(format!(
                 "module {module}: '{name}' is a SystemVerilog keyword (IEEE 1800-2017); \
@@ -64,19 +62,6 @@ pub(crate) fn check_names(verilog: &str) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The name a `reg`/`wire`/port declaration declares.
-fn declared_name(line: &str) -> Option<&str> {
-    let mut words = line.split_whitespace();
-    let first = words.next()?;
-    if !["reg", "wire", "input", "output"].contains(&first) {
-        return None;
-    }
-    words
-        .find(|w| !["reg", "wire"].contains(w) && !w.starts_with('['))
-        .map(|w| w.trim_end_matches([';', ',']))
-        .map(|w| w.split(['[', '=']).next().unwrap_or(w))
 }
 
 #[cfg(test)]
