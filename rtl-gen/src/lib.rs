@@ -107,6 +107,7 @@ fn generate_here(target: &str) -> Result<Generated, String> {
             1u64 << p::ETH_RX_FIFO_DEPTH_LOG2,
         ),
         ("VERSION".to_string(), pendulum_layout::VERSION as u64),
+        ("ACP_CHANNELS".to_string(), p::ACP_CHANNELS as u64),
     ]);
     Ok(Generated {
         verilog,

@@ -82,16 +82,34 @@ pub mod params {
     /// link. It must cover the PCIe round trip: 200 cycles at one beat per cycle
     /// needs ~200 beats in flight; 64 capped TX at 64 beats / 200 cycles (41 Gb/s).
     pub const TX_CPL_FIFO_DEPTH_LOG2: usize = 8;
-    /// ACP token channels (K). Each has a sender buffer and a tentative
-    /// receive buffer of 56 bytes, in block RAM. A channel moves one payload
-    /// per two link round trips (slots go to channels by event, so it does
-    /// not wait for a turn), so goodput is about K x 56 B / (2 RTT): the
-    /// link's throughput grows with K. 16 here keeps the simulation fast
-    /// (64 halved its speed); the state is in registers, so hundreds need
-    /// the block-RAM rework of issue #25.
-    pub const ACP_CHANNELS: usize = 16;
-    /// Bits of a channel index.
-    pub const ACP_CHANNEL_BITS: usize = 4;
+    /// ACP token channels (K), a build parameter: 2^`ACP_CHANNEL_BITS`.
+    /// Each has a sender buffer and a tentative receive buffer of 56 bytes,
+    /// in block RAM. A channel moves one payload per link round trip (the
+    /// decision travels with the next offer, and slots go to channels by
+    /// event), so goodput is about K x 56 B / RTT until the record rate
+    /// bounds it. The default, 16, keeps the simulation fast; the channel
+    /// state is in registers, read through K:1 multiplexers in one cycle,
+    /// so more channels cost logic depth (64 synthesise 19 LUT levels deep,
+    /// over the budget) until the block-RAM rework of issue #25.
+    pub const ACP_CHANNELS: usize = 1 << ACP_CHANNEL_BITS;
+    /// Bits of a channel index: `PENDULUM_ACP_CHANNEL_BITS` at build time
+    /// (1 to 8: a record's channel field is one byte), 4 if unset. The HDL,
+    /// the Verilog, the testbench and the driver all read it from here, so
+    /// one build has one K; build another K in its own target directory
+    /// (`make ... ACP_CHANNEL_BITS=6`), or every crate rebuilds at each switch.
+    pub const ACP_CHANNEL_BITS: usize = match option_env!("PENDULUM_ACP_CHANNEL_BITS") {
+        Some(bits) => channel_bits(bits),
+        None => 4,
+    };
+    /// `PENDULUM_ACP_CHANNEL_BITS`, checked when the crate compiles.
+    const fn channel_bits(s: &str) -> usize {
+        let b = s.as_bytes();
+        assert!(
+            b.len() == 1 && b[0] >= b'1' && b[0] <= b'8',
+            "PENDULUM_ACP_CHANNEL_BITS must be one digit from 1 to 8 (K = 2 to 256 channels)"
+        );
+        (b[0] - b'0') as usize
+    }
     /// log2 of the restating share: one slot in 2^this is kept for restating
     /// channels round-robin even when channels whose state changed are
     /// waiting, so every channel is stated at least once every
@@ -101,8 +119,13 @@ pub mod params {
     /// and re-entangled (the event-based failure detector; no timer).
     pub const ACP_FAIL_AFTER: u32 = 32;
     /// log2 of the delivery FIFO depth (messages between the link and the RX engine).
-    /// It holds a commit from every channel (K) plus room for hand-backs.
-    pub const ACP_MSG_FIFO_DEPTH_LOG2: usize = 7;
+    /// It holds a commit from every channel (K) plus room for hand-backs:
+    /// at least 4 K places, and never fewer than 128.
+    pub const ACP_MSG_FIFO_DEPTH_LOG2: usize = if ACP_CHANNEL_BITS + 2 > 7 {
+        ACP_CHANNEL_BITS + 2
+    } else {
+        7
+    };
     /// Bytes of on-NIC atomic memory (64-bit words in 64-byte lines, in block RAM).
     pub const ATOMIC_BYTES: u32 = 64 * 1024;
     /// Bits of a line index into the atomic memory (the memory is one line wide,

@@ -200,7 +200,7 @@ impl Default for RecordForm {
             clear_rx: Default::default(),
             flip_turn: Default::default(),
             flip_pturn: Default::default(),
-            news: Default::default(),
+            news: std::array::from_fn(|_| Default::default()),
             tx_data: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
