@@ -24,6 +24,10 @@ struct Open {
     offer: Option<u64>,
     id: u64,
     echo: Option<u64>,
+    /// A's records of the channel since the echo reached A.
+    between: u64,
+    /// The first of them.
+    first: Option<u64>,
 }
 
 #[derive(Default)]
@@ -32,6 +36,10 @@ struct Rounds {
     b_turn: Vec<u64>,
     a_turn: Vec<u64>,
     round: Vec<u64>,
+    /// A's records of the channel after the echo reached A, before the next offer.
+    a_between: Vec<u64>,
+    /// Echo in at A -> A's first record of the channel out.
+    a_first: Vec<u64>,
 }
 
 fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
@@ -47,7 +55,7 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
     let lat = latency as u64;
     t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
         let op = rec[acp::BYTE_OPCODE];
-        if op != OP_OFFER && op != OP_ECHO {
+        if op == acp::OP_ENTANGLE {
             return;
         }
         let ch = rec[acp::BYTE_CHANNEL] as usize;
@@ -55,6 +63,19 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
         let Some(o) = r.open.get(ch).copied() else {
             return;
         };
+        if side == Side::A {
+            if let Some(echo) = o.echo {
+                if cycle >= echo + lat {
+                    r.open[ch].between += 1;
+                    if o.first.is_none() {
+                        r.open[ch].first = Some(cycle);
+                    }
+                }
+            }
+        }
+        if op != OP_OFFER && op != OP_ECHO {
+            return;
+        }
         match (side, op) {
             (Side::A, OP_OFFER) => {
                 let payload = rec[acp::PAYLOAD_OFFSET..].try_into().unwrap();
@@ -69,11 +90,16 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
                 if let (Some(off), Some(echo)) = (o.offer, o.echo) {
                     r.round.push(cycle - off);
                     r.a_turn.push(cycle.saturating_sub(echo + lat));
+                    // (`o` was read before this offer counted itself.)
+                    r.a_between.push(o.between);
+                    if let Some(first) = r.open[ch].first {
+                        r.a_first.push(first - (echo + lat));
+                    }
                 }
                 r.open[ch] = Open {
                     offer: Some(cycle),
                     id,
-                    echo: None,
+                    ..Default::default()
                 };
             }
             (Side::B, OP_ECHO) if (rec[acp::BYTE_STATE] >> 4) & 3 == rx_state::TENTATIVE => {
@@ -124,6 +150,12 @@ fn main() {
             summary("round", &mut r.round),
             summary("B offer in -> echo out", &mut r.b_turn),
             summary("A echo in -> next offer out", &mut r.a_turn),
+        );
+        println!(
+            "{:<8} A: {}  |  {}",
+            "",
+            summary("echo in -> first record of the channel out", &mut r.a_first),
+            summary("records of the channel before the offer", &mut r.a_between),
         );
     }
 }

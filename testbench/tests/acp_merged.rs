@@ -24,6 +24,9 @@ struct Seen {
     last: [[Option<u8>; K]; 2],
     /// A's sender role passed to the next payload on its echo (PASSED).
     passed: u64,
+    /// Of those, the ones stated as COMMIT: the decision on the wire
+    /// without the next payload's offer.
+    passed_alone: u64,
     /// A's sender role was confirmed otherwise (by a STATE proof).
     confirmed: u64,
     /// B delivered and stored the next payload in one move (DELIVER_STORE).
@@ -58,7 +61,10 @@ fn watch(t: &AcpTraffic) -> Rc<RefCell<Seen>> {
             let was_merged = before & 7 == tx_state::COMMIT_OFFER;
             let deciding = st & 7 == tx_state::COMMIT || st & 7 == tx_state::COMMIT_OFFER;
             match (side, tr) {
-                (Side::A, _) if tx_flip && was_merged && deciding => s.passed += 1,
+                (Side::A, _) if tx_flip && was_merged && deciding => {
+                    s.passed += 1;
+                    s.passed_alone += (st & 7 == tx_state::COMMIT) as u64;
+                }
                 (Side::A, _) if tx_flip => s.confirmed += 1,
                 (Side::B, moves::DELIVER_STORE) if rx_flip => s.deliver_store += 1,
                 (Side::B, moves::DELIVER) if rx_flip => s.deliver += 1,
@@ -112,6 +118,16 @@ fn under_load_a_decision_travels_with_the_next_offer() {
             "latency {latency}: {} of {n} confirmations by the next echo ({} by proof)",
             s.passed,
             s.confirmed
+        );
+        // A payload waiting joins the decision PASSED makes in the same
+        // move, so a decision goes out alone only when none waits: at the
+        // end of the backlog, once per channel, and in gaps of the host's
+        // feed.
+        assert!(
+            s.passed_alone <= 2 * K as u64,
+            "latency {latency}: {} of {} decisions made by PASSED went out without the next offer",
+            s.passed_alone,
+            s.passed
         );
     }
 }

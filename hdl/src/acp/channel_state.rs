@@ -27,10 +27,14 @@ const CB1: usize = CB + 1;
 ///    (in doubt if we had decided COMMIT; a next payload after it, not
 ///    delivered, on our reset; kept and offered again when the peer lost
 ///    its state);
-/// 6. a payload loaded into the first idle channel in use (`load_ch`).
+/// 6. a payload loaded (`load_ch`): into the buffer the heard channel's
+///    PASSED frees, joining its new decision in the same move (COMMIT_OFFER
+///    at once, as SPIN's host may load right after hearing a record and
+///    before forming the next); else into the first idle channel in use;
+///    else beside the payload of the first channel holding one.
 ///
-/// Each channel has two news flags (`news`: either set), set by a move or
-/// a new decision check of its role (2 and 4) and cleared when the slot
+/// Each channel has two news flags (`news`: either set), set by a move of
+/// its role that changes its state (2 and 4) and cleared when the slot
 /// channel's record has stated it (`clear_tx`, `clear_rx`, before the
 /// writers above, so news of the same cycle is kept); `RecordForm` gives
 /// the slots to channels with news first.
@@ -198,6 +202,10 @@ pub struct ChannelState {
     next_ok: Signal<Local, Bit>,
     next_ch: Signal<Local, Bits<CB>>,
     next_bit: Signal<Local, Bit>,
+    /// The heard channel's move is PASSED (its next payload now the one
+    /// held and decided on), and a load may take the buffer it frees.
+    passing: Signal<Local, Bit>,
+    pass_bit: Signal<Local, Bit>,
     chan_id: [Constant<Bits<CB>>; K],
     chan_num: [Constant<Bits<CB1>>; K],
     c_tx_commit: Constant<Bits<3>>,
@@ -323,6 +331,8 @@ impl Default for ChannelState {
             next_ok: Default::default(),
             next_ch: Default::default(),
             next_bit: Default::default(),
+            passing: Default::default(),
+            pass_bit: Default::default(),
             chan_id: std::array::from_fn(|i| c(i as u64)),
             chan_num: std::array::from_fn(|i| c(i as u64)),
             c_tx_commit: c(ts::COMMIT as u64),
@@ -567,7 +577,12 @@ impl Logic for ChannelState {
         if self.apply.val() {
             for i in 0..K {
                 if self.apply_ch.val().index() == i {
-                    if (self.n_tx.val() != self.tx_sb[i].q.val()) | self.set_check.val() {
+                    // A new decision check on an unchanged state (the check
+                    // of a newer echo: the same, unless an echo was damaged
+                    // and passed its checks) is not news: each echo B
+                    // restates would take a slot of ours to state it
+                    // again. The restating slots state it, in bounded time.
+                    if self.n_tx.val() != self.tx_sb[i].q.val() {
                         self.tx_news[i].d.next = true;
                     }
                     if self.n_rx.val() != self.rx_sb[i].q.val() {
@@ -758,13 +773,24 @@ impl Logic for ChannelState {
             }
         }
 
-        // ---- 6. Loading: the first idle channel in use, else the first holding one ----
+        // ---- 6. Loading: the channel passing, else the first idle channel in use, else the first holding one ----
         // A channel is back in service as soon as its last transfer is
         // proven. A next payload goes to a channel not being decided on (a
-        // confirmation would free the buffer it is written to). One read
-        // for the next decision is safe: that decision sees no next payload
-        // and makes no merged move, and a confirmation then takes the next
-        // payload from these registers.
+        // confirmation would free the buffer it is written to), except the
+        // one whose move is PASSED: that frees the buffer of the payload
+        // it confirmed, and the load takes that buffer and joins the new
+        // decision at once (PASSED then OFFER_NEXT, with no record between:
+        // `pendulum_layout::acp::machine::offers_next_on_load`), so the
+        // decision never goes out without the next offer while one waits.
+        // One read for the next decision is safe: that decision sees no
+        // next payload and makes no merged move, and a confirmation then
+        // takes the next payload from these registers.
+        self.passing.next = self.apply.val()
+            & self.confirm.val()
+            & self.confirm_by_echo.val()
+            & !self.flush_local.val()
+            & !self.flush_peer.val();
+        self.pass_bit.next = false;
         self.idle_ok.next = false;
         self.idle_ch.next = self.c_zero_cb.val();
         self.idle_bit.next = false;
@@ -772,6 +798,9 @@ impl Logic for ChannelState {
         self.next_ch.next = self.c_zero_cb.val();
         self.next_bit.next = false;
         for i in 0..K {
+            if self.apply_ch.val().index() == i {
+                self.pass_bit.next = self.head[i].q.val();
+            }
             if !self.idle_ok.val()
                 & !self.holding[i].q.val()
                 & !self.ret_pending[i].q.val()
@@ -793,17 +822,21 @@ impl Logic for ChannelState {
                 self.next_bit.next = !self.head[i].q.val();
             }
         }
-        self.load_ok.next = self.idle_ok.val() | self.next_ok.val();
+        self.load_ok.next = self.passing.val() | self.idle_ok.val() | self.next_ok.val();
         self.load_ch.next = self.next_ch.val();
         self.load_bit.next = self.next_bit.val();
         if self.idle_ok.val() {
             self.load_ch.next = self.idle_ch.val();
             self.load_bit.next = self.idle_bit.val();
         }
+        if self.passing.val() {
+            self.load_ch.next = self.apply_ch.val();
+            self.load_bit.next = self.pass_bit.val();
+        }
         if self.load.val() {
             for i in 0..K {
                 if self.load_ch.val().index() == i {
-                    if self.idle_ok.val() {
+                    if self.idle_ok.val() & !self.passing.val() {
                         self.holding[i].d.next = true;
                         self.tx_echo[i].d.next = self.load_digest.val() ^ self.key[i].q.val();
                         self.tx_verb[i].d.next = self.load_verb.val();
@@ -812,6 +845,16 @@ impl Logic for ChannelState {
                         self.next_dig[i].d.next = self.load_digest.val();
                         self.next_echo[i].d.next = self.load_digest.val() ^ self.auth[i].q.val();
                         self.next_verb[i].d.next = self.load_verb.val();
+                    }
+                    if self.passing.val() {
+                        // COMMIT !b to COMMIT_OFFER !b in the PASSED cycle:
+                        // the next echo is the new payload's digest XOR the
+                        // decision check set now, and its first record folds.
+                        self.next_echo[i].d.next = self.load_digest.val() ^ self.check_value.val();
+                        self.tx_sb[i].d.next =
+                            (self.n_tx.val() & self.c_bit4.val()) | self.c_commit_offer4.val();
+                        self.trans[i].d.next = self.c_offer_next_move.val();
+                        self.turn[i].d.next = false;
                     }
                 }
             }

@@ -177,6 +177,9 @@ pub struct AcpLink {
     /// Likewise for `res_ram` and record formation's read of it.
     res_wr_valid: SDFF<Bit>,
     res_wr_ch: SDFF<Bits<CB>>,
+    /// Likewise for the payload buffers: the channel loaded last cycle.
+    load_wr_valid: SDFF<Bit>,
+    load_wr_ch: SDFF<Bits<CB>>,
 
     // ---- Verb results from our unit ----
     /// The result from our unit, registered for its echo check.
@@ -320,6 +323,8 @@ impl AcpLink {
             vres_wr_ch: Default::default(),
             res_wr_valid: Default::default(),
             res_wr_ch: Default::default(),
+            load_wr_valid: Default::default(),
+            load_wr_ch: Default::default(),
             res_got: Default::default(),
             res_got_ch: Default::default(),
             res_got_result: Default::default(),
@@ -385,6 +390,8 @@ impl Logic for AcpLink {
             vres_wr_ch,
             res_wr_valid,
             res_wr_ch,
+            load_wr_valid,
+            load_wr_ch,
             res_got,
             res_got_ch,
             res_got_result,
@@ -414,6 +421,8 @@ impl Logic for AcpLink {
         self.vres_wr_ch.reset.next = self.reset.val();
         self.res_wr_valid.reset.next = self.reset.val();
         self.res_wr_ch.reset.next = self.reset.val();
+        self.load_wr_valid.reset.next = self.reset.val();
+        self.load_wr_ch.reset.next = self.reset.val();
         self.res_got.reset.next = self.reset.val();
         self.res_got_ch.reset.next = self.reset.val();
         self.res_got_result.reset.next = self.reset.val();
@@ -769,6 +778,8 @@ impl Logic for AcpLink {
             & !self.ent.flush_local.val()
             & !self.ent.go_up.val();
         // Into the channel's free buffer (`load_bit`).
+        self.load_wr_valid.d.next = self.chans.load.val();
+        self.load_wr_ch.d.next = self.chans.load_ch.val();
         self.tx_ram_form_0.write_address.next = self.chans.load_ch.val();
         self.tx_ram_form_0.write_data.next = self.s_send.data.val().payload;
         self.tx_ram_form_0.write_enable.next = self.chans.load.val() & !self.chans.load_bit.val();
@@ -789,6 +800,8 @@ impl Logic for AcpLink {
         self.form.state.next = self.chans.slot.val();
         self.form.res_fresh.next =
             self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.form.ch.val());
+        self.form.pay_fresh.next =
+            self.load_wr_valid.q.val() & (self.load_wr_ch.q.val() == self.form.ch.val());
         self.form.payload_0.next = self.tx_ram_form_0.read_data.val();
         self.form.payload_1.next = self.tx_ram_form_1.read_data.val();
         self.form.result_0.next = self.res_ram_0.read_data.val();

@@ -54,6 +54,10 @@ pub struct RecordForm {
     pub state: Signal<In, SlotChannel>,
     /// The tentative verb's result was written to its RAM only last cycle.
     pub res_fresh: Signal<In, Bit>,
+    /// A payload was loaded into the channel only last cycle (its RAM read
+    /// for this record was from before the write): a merged decision's
+    /// folded OFFER of it waits for the next record of the channel.
+    pub pay_fresh: Signal<In, Bit>,
     /// RAM reads at `next_ch` a cycle ago: the payload in each of the
     /// channel's two buffers (`state.head` names the one held), and the
     /// verb result in each of its two result buffers (the receiver bit
@@ -113,6 +117,7 @@ pub struct RecordForm {
     /// COMMIT_OFFER; this record folds its decision into an OFFER.
     merged: Signal<Local, Bit>,
     folded: Signal<Local, Bit>,
+    fold_waits: Signal<Local, Bit>,
     /// The record carries a payload (an OFFER), or the receiver role's fields.
     payload_turn: Signal<Local, Bit>,
     /// A tentative receiver sends its proof instead of its echo.
@@ -185,6 +190,7 @@ impl Default for RecordForm {
             reset: Default::default(),
             state: Default::default(),
             res_fresh: Default::default(),
+            pay_fresh: Default::default(),
             payload_0: Default::default(),
             payload_1: Default::default(),
             result_0: Default::default(),
@@ -226,6 +232,7 @@ impl Default for RecordForm {
             offering: Default::default(),
             merged: Default::default(),
             folded: Default::default(),
+            fold_waits: Default::default(),
             payload_turn: Default::default(),
             shows_proof: Default::default(),
             payload: Default::default(),
@@ -333,7 +340,8 @@ impl Logic for RecordForm {
         self.echo_waits.next = self.tentative.val() & !self.echo_ready.val();
         self.needs_fields.next =
             self.echo_ready.val() | (!self.tentative.val() & self.state.val().proof_due);
-        self.folded.next = self.merged.val() & !self.state.val().turn;
+        self.fold_waits.next = self.merged.val() & !self.state.val().turn & self.pay_fresh.val();
+        self.folded.next = self.merged.val() & !self.state.val().turn & !self.pay_fresh.val();
         self.payload_turn.next = self.folded.val()
             | (self.offering.val()
                 & !(self.needs_fields.val()
@@ -431,11 +439,12 @@ impl Logic for RecordForm {
         self.clear_tx.next = false;
         self.clear_rx.next = false;
         if self.tx_ready.val() & self.up.val() & (self.last_ch.q.val() != self.rot_ch.q.val()) {
-            self.clear_tx.next = !self.offering.val() | self.payload_turn.val();
+            self.clear_tx.next =
+                (!self.offering.val() | self.payload_turn.val()) & !self.fold_waits.val();
             self.clear_rx.next =
                 !self.echo_waits.val() & (self.fields_turn.val() | !self.needs_fields.val());
         }
-        self.flip_turn.next = self.tx_ready.val() & self.up.val();
+        self.flip_turn.next = self.tx_ready.val() & self.up.val() & !self.fold_waits.val();
         self.flip_pturn.next = self.tx_ready.val()
             & self.up.val()
             & self.fields_turn.val()

@@ -443,7 +443,11 @@ pub fn offers_on_load(ch: Channel, peer_ready: bool) -> bool {
 /// move not made on hearing a record). Without it the next payload would
 /// wait for the proof of b and a round trip more. The decision on b is
 /// fixed already, so offering the next payload with it changes nothing the
-/// peer has acted on, and the check it states is the one it stated.
+/// peer has acted on, and the check it states is the one it stated. The
+/// HDL also makes it in the cycle of a PASSED move, with a payload loaded
+/// into the buffer PASSED frees, so while payloads wait a decision is
+/// never stated without the next offer (SPIN's host may load right after
+/// a record is heard, before the next is formed: the same sequence).
 pub fn offers_next_on_load(ch: Channel) -> bool {
     ch.tx == ts::COMMIT && ch.holding && !ch.returning
 }
