@@ -96,6 +96,18 @@ pub struct RecordForm {
     last_ch: SDFF<Bits<CB>>,
     rr_ch: SDFF<Bits<CB>>,
     rot_round: SDFF<Bit>,
+    /// `rot_ch` was chosen to restate a channel for want of news (not by
+    /// the restating share): while the port has not taken the record
+    /// before it, a channel with news may take its place.
+    rot_spare: SDFF<Bit>,
+    /// The record waiting for the port restates a channel that had no
+    /// news, for want of news; the channel of the last record the port took.
+    o_spare: SDFF<Bit>,
+    sent_ch: SDFF<Bits<CB>>,
+    /// The waiting spare record is dropped and the next one formed in its
+    /// place; a record is formed (the port took one, or `skip`).
+    skip: Signal<Local, Bit>,
+    advance: Signal<Local, Bit>,
     share: SDFF<Bits<SHARE>>,
     rot_last: Signal<Local, Bit>,
     rot_next: Signal<Local, Bits<CB>>,
@@ -107,6 +119,11 @@ pub struct RecordForm {
     ev_after_ch: Signal<Local, Bits<CB>>,
     ev_any_ch: Signal<Local, Bits<CB>>,
     restating: Signal<Local, Bit>,
+    /// The first channel with news other than `rot_ch` and the channel of
+    /// the record waiting for the port (`last_ch`): it may take a spare
+    /// slot while the port waits.
+    ev_wait: Signal<Local, Bit>,
+    ev_wait_ch: Signal<Local, Bits<CB>>,
     needs_fields: Signal<Local, Bit>,
     echo_waits: Signal<Local, Bit>,
     chan_id: [Constant<Bits<CB>>; K],
@@ -214,12 +231,19 @@ impl Default for RecordForm {
             last_ch: Default::default(),
             rr_ch: Default::default(),
             rot_round: Default::default(),
+            rot_spare: Default::default(),
+            o_spare: Default::default(),
+            sent_ch: Default::default(),
+            skip: Default::default(),
+            advance: Default::default(),
             share: Default::default(),
             ev_after: Default::default(),
             ev_any: Default::default(),
             ev_after_ch: Default::default(),
             ev_any_ch: Default::default(),
             restating: Default::default(),
+            ev_wait: Default::default(),
+            ev_wait_ch: Default::default(),
             needs_fields: Default::default(),
             echo_waits: Default::default(),
             chan_id: std::array::from_fn(|i| c(i as u64)),
@@ -300,6 +324,9 @@ impl Logic for RecordForm {
             last_ch,
             rr_ch,
             rot_round,
+            rot_spare,
+            o_spare,
+            sent_ch,
             share,
             o_body,
             o_head,
@@ -310,6 +337,9 @@ impl Logic for RecordForm {
         self.o_fold.reset.next = self.reset.val();
         self.rot_ch.reset.next = self.reset.val();
         self.rot_round.reset.next = self.reset.val();
+        self.rot_spare.reset.next = self.reset.val();
+        self.o_spare.reset.next = self.reset.val();
+        self.sent_ch.reset.next = self.reset.val();
         self.rr_ch.reset.next = self.reset.val();
         self.last_ch.reset.next = self.reset.val();
         self.share.reset.next = self.reset.val();
@@ -436,16 +466,31 @@ impl Logic for RecordForm {
         // A record right after one of the same channel clears nothing: the
         // peer does not hear it if the one before changed the channel there
         // (`AcpLink`), so its news is stated again.
+        // While the port waits, a record restating a channel without news
+        // for want of news gives way to the one formed after it when that
+        // one has news or is the restating share's: it is dropped as if
+        // lost (its channel had no news to clear), and the next record
+        // follows the last one the port took, of another channel.
+        self.skip.next = !self.tx_ready.val()
+            & self.up.val()
+            & self.o_started.q.val()
+            & self.o_spare.q.val()
+            & !self.rot_spare.q.val()
+            & (self.rot_ch.q.val() != self.sent_ch.q.val());
+        self.advance.next = self.tx_ready.val() | self.skip.val();
         self.clear_tx.next = false;
         self.clear_rx.next = false;
-        if self.tx_ready.val() & self.up.val() & (self.last_ch.q.val() != self.rot_ch.q.val()) {
+        if self.up.val()
+            & ((self.tx_ready.val() & (self.last_ch.q.val() != self.rot_ch.q.val()))
+                | self.skip.val())
+        {
             self.clear_tx.next =
                 (!self.offering.val() | self.payload_turn.val()) & !self.fold_waits.val();
             self.clear_rx.next =
                 !self.echo_waits.val() & (self.fields_turn.val() | !self.needs_fields.val());
         }
-        self.flip_turn.next = self.tx_ready.val() & self.up.val() & !self.fold_waits.val();
-        self.flip_pturn.next = self.tx_ready.val()
+        self.flip_turn.next = self.advance.val() & self.up.val() & !self.fold_waits.val();
+        self.flip_pturn.next = self.advance.val()
             & self.up.val()
             & self.fields_turn.val()
             & self.tentative.val()
@@ -475,12 +520,29 @@ impl Logic for RecordForm {
                 self.ev_after_ch.next = self.chan_id[i].val();
             }
         }
+        self.ev_wait.next = false;
+        self.ev_wait_ch.next = self.c_zero_cb.val();
+        for i in 0..K {
+            if self.news[i].val()
+                & !self.ev_wait.val()
+                & (self.chan_id[i].val() != self.rot_ch.q.val())
+                & (self.chan_id[i].val() != self.last_ch.q.val())
+            {
+                self.ev_wait.next = true;
+                self.ev_wait_ch.next = self.chan_id[i].val();
+            }
+        }
         self.restating.next = !self.ev_any.val() | self.share.q.val().all();
         self.rot_ext.i.next = self.rr_ch.q.val();
         self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
         self.rot_last.next = self.rot_count.val() >= self.active.val();
         self.rot_next.next = self.rot_ch.q.val();
         if self.tx_ready.val() {
+            self.sent_ch.d.next = self.last_ch.q.val();
+        }
+        if self.advance.val() {
+            self.o_spare.d.next =
+                self.rot_spare.q.val() & !self.state.val().tx_news & !self.state.val().rx_news;
             self.o_body.d.next = self.body.val();
             self.o_head.d.next = self.head32.val();
             self.o_is_entangle.d.next = !self.up.val();
@@ -503,8 +565,17 @@ impl Logic for RecordForm {
             } else {
                 self.rot_next.next = self.ev_any_ch.val();
             }
+            self.rot_spare.d.next = !self.ev_any.val() & !self.share.q.val().all();
+        } else if self.rot_spare.q.val() & self.ev_wait.val() {
+            // On a paced port the slot's channel is chosen a slot before
+            // its record is formed: news that comes while the port waits
+            // takes a slot chosen only to restate (never the share's), so
+            // it is not a slot later.
+            self.rot_next.next = self.ev_wait_ch.val();
+            self.rot_spare.d.next = false;
         }
         if self.go_up.val() {
+            self.rot_spare.d.next = false;
             self.rot_next.next = self.c_zero_cb.val();
             self.rr_ch.d.next = self.c_zero_cb.val();
         }
