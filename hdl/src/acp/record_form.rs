@@ -33,6 +33,15 @@ const CB1: usize = CB + 1;
 /// none. Before the link is Up every slot carries the ENTANGLE fields,
 /// twice.
 ///
+/// A paced port (100 GbE takes a record every 1.68 cycles) leaves a
+/// chosen channel and a formed record waiting. While it waits, a channel
+/// with news replaces a choice made only to restate for want of news
+/// (`rot_spare`), and a formed record that restates a channel without news
+/// (`o_spare`) is dropped, as a lost record would be, for the next one
+/// when that one has news or is the restating share's (`skip`). The
+/// share's restates are never replaced, and a record never follows one of
+/// its own channel on the wire (`sent_ch`, the channel the port took last).
+///
 /// A side that both offers and needs the payload slices for its receiver
 /// role (an echo, or the proof its peer waits for) sends first the role
 /// with news (the receiver's if both), and when restating takes the two in
