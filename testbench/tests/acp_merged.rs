@@ -189,7 +189,7 @@ fn remote_verbs_are_decided_with_the_next_offer() {
 }
 
 /// On a port paced at 100 GbE the slot logic changes its choice while the
-/// port waits (`RecordForm`: news takes a slot chosen only to restate, and
+/// port waits (`SlotChoice`: news takes a slot chosen only to restate, and
 /// a waiting record that restates for want of news is dropped for the
 /// record after it). Both directions loaded, records lost and corrupted:
 /// every message arrives once, none is reversed without a fault, and the

@@ -6,7 +6,8 @@
 //! - `channel_views`: what the decision and the record formation read of a channel.
 //! - `check`: the record check (check word with the session term, decode).
 //! - `entangle`: the link state (nonces, incarnations, sessions, failure).
-//! - `record_form`: record formation and slot choice.
+//! - `record_form`: record formation.
+//! - `slot_choice`: which channel each record slot states.
 //! - `hand_back`: what the link hands its host (deliveries, results, hand-backs).
 //! - `link`: the channels (the move tables), record formation, hand-back.
 
@@ -19,6 +20,7 @@ mod entangle;
 mod hand_back;
 mod link;
 mod record_form;
+mod slot_choice;
 
 pub use channel_machine::ChannelMachine;
 pub use channel_state::ChannelState;
@@ -28,3 +30,4 @@ pub use entangle::Entangle;
 pub use hand_back::HandBack;
 pub use link::AcpLink;
 pub use record_form::RecordForm;
+pub use slot_choice::SlotChoice;

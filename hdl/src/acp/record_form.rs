@@ -1,46 +1,28 @@
 use super::channel_views::SlotChannel;
 use super::check::ENTANGLE_FIELD_BITS;
+use super::slot_choice::SlotChoice;
 use super::Crc32c;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::acp::{self, rx_state as rs, tx_state as ts};
-use pendulum_layout::params::{
-    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_RESTATE_SHARE_LOG2 as SHARE,
-};
+use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count, 0..=K.
 const CB1: usize = CB + 1;
 
-/// Record formation and slot choice for `AcpLink`: which channel each slot
-/// states, and the 64-byte record that states it (layout in
-/// `pendulum_layout::acp`).
-///
-/// Slots by event (`../shared/ACP.md`, "Channels and slots"): a slot goes
-/// to a channel with news (`news`: its state changed and has not been
-/// stated since), taking them in channel order from the one after the last
-/// slot's, so each waits at most one pass over the channels with news; the
-/// other slots, and one in 2^`ACP_RESTATE_SHARE_LOG2` even under load,
-/// restate the channels in use (`active`) round-robin, starting again at 0
-/// when the link goes Up, so a lost record costs bounded time. `ch` is the
-/// channel of the record being formed: the link muxes that channel's state
-/// onto the inputs; `next_ch` is the channel of the next slot, the address
-/// of the payload and result RAMs (their reads are registered, so their
-/// data is `ch`'s in the cycle it is formed). `clear_tx`/`clear_rx` say
-/// which of `ch`'s news its record states, as the port takes it. A record is formed one cycle ahead of the port and its check
+/// Record formation for `AcpLink`: the 64-byte record that states each
+/// slot's channel (layout in `pendulum_layout::acp`). `SlotChoice` chooses
+/// the channel: `ch` is the channel of the record being formed (the link
+/// muxes that channel's state onto the inputs), and `next_ch` the next
+/// one, the address of the payload and result RAMs (their reads are
+/// registered, so their data is `ch`'s in the cycle it is formed).
+/// `clear_tx`/`clear_rx` say which of `ch`'s news its record states, as it
+/// is formed. A record is formed one cycle ahead of the port and its check
 /// word computed at the port side of the register: a channel record's
 /// check word carries `session` (the session term), an ENTANGLE record's
 /// none. Before the link is Up every slot carries the ENTANGLE fields,
 /// twice.
-///
-/// A paced port (100 GbE takes a record every 1.68 cycles) leaves a
-/// chosen channel and a formed record waiting. While it waits, a channel
-/// with news replaces a choice made only to restate for want of news
-/// (`rot_spare`), and a formed record that restates a channel without news
-/// (`o_spare`) is dropped, as a lost record would be, for the next one
-/// when that one has news or is the restating share's (`skip`). The
-/// share's restates are never replaced, and a record never follows one of
-/// its own channel on the wire (`sent_ch`, the channel the port took last).
 ///
 /// A side that both offers and needs the payload slices for its receiver
 /// role (an echo, or the proof its peer waits for) sends first the role
@@ -99,43 +81,10 @@ pub struct RecordForm {
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
 
-    /// The slot's channel and the one before; the restating pointer and its
-    /// round; the slot count within the restating share.
-    rot_ch: SDFF<Bits<CB>>,
-    last_ch: SDFF<Bits<CB>>,
-    rr_ch: SDFF<Bits<CB>>,
-    rot_round: SDFF<Bit>,
-    /// `rot_ch` was chosen to restate a channel for want of news (not by
-    /// the restating share): while the port has not taken the record
-    /// before it, a channel with news may take its place.
-    rot_spare: SDFF<Bit>,
-    /// The record waiting for the port restates a channel that had no
-    /// news, for want of news; the channel of the last record the port took.
-    o_spare: SDFF<Bit>,
-    sent_ch: SDFF<Bits<CB>>,
-    /// The waiting spare record is dropped and the next one formed in its
-    /// place; a record is formed (the port took one, or `skip`).
-    skip: Signal<Local, Bit>,
-    advance: Signal<Local, Bit>,
-    share: SDFF<Bits<SHARE>>,
-    rot_last: Signal<Local, Bit>,
-    rot_next: Signal<Local, Bits<CB>>,
-    rot_ext: ZeroExtend<CB, CB1>,
-    rot_count: Signal<Local, Bits<CB1>>,
-    /// The first channel with news after `ch` (wrapping to the first but `ch`).
-    ev_after: Signal<Local, Bit>,
-    ev_any: Signal<Local, Bit>,
-    ev_after_ch: Signal<Local, Bits<CB>>,
-    ev_any_ch: Signal<Local, Bits<CB>>,
-    restating: Signal<Local, Bit>,
-    /// The first channel with news other than `rot_ch` and the channel of
-    /// the record waiting for the port (`last_ch`): it may take a spare
-    /// slot while the port waits.
-    ev_wait: Signal<Local, Bit>,
-    ev_wait_ch: Signal<Local, Bits<CB>>,
+    /// Which channel each slot states.
+    slots: SlotChoice,
     needs_fields: Signal<Local, Bit>,
     echo_waits: Signal<Local, Bit>,
-    chan_id: [Constant<Bits<CB>>; K],
     /// The slot channel's two roles, `{bit, state}`.
     s_tx: Signal<Local, Bits<4>>,
     s_rx: Signal<Local, Bits<3>>,
@@ -187,10 +136,6 @@ pub struct RecordForm {
     o_check_head: Concat<32, 32, 64>,
     o_record: Concat<448, 64, 512>,
 
-    c_one_cb: Constant<Bits<CB>>,
-    c_one_cb1: Constant<Bits<CB1>>,
-    c_one_share: Constant<Bits<SHARE>>,
-    c_zero_cb: Constant<Bits<CB>>,
     c_zero32: Constant<Bits<32>>,
     c_zero384: Constant<Bits<384>>,
     c_tx_offer: Constant<Bits<3>>,
@@ -236,30 +181,9 @@ impl Default for RecordForm {
             tx_data: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
-            rot_ch: Default::default(),
-            last_ch: Default::default(),
-            rr_ch: Default::default(),
-            rot_round: Default::default(),
-            rot_spare: Default::default(),
-            o_spare: Default::default(),
-            sent_ch: Default::default(),
-            skip: Default::default(),
-            advance: Default::default(),
-            share: Default::default(),
-            ev_after: Default::default(),
-            ev_any: Default::default(),
-            ev_after_ch: Default::default(),
-            ev_any_ch: Default::default(),
-            restating: Default::default(),
-            ev_wait: Default::default(),
-            ev_wait_ch: Default::default(),
             needs_fields: Default::default(),
             echo_waits: Default::default(),
-            chan_id: std::array::from_fn(|i| c(i as u64)),
-            rot_last: Default::default(),
-            rot_next: Default::default(),
-            rot_ext: Default::default(),
-            rot_count: Default::default(),
+            slots: SlotChoice::default(),
             s_tx: Default::default(),
             s_rx: Default::default(),
             offering: Default::default(),
@@ -303,10 +227,6 @@ impl Default for RecordForm {
             o_term: Default::default(),
             o_check_head: Default::default(),
             o_record: Default::default(),
-            c_one_cb: c(1),
-            c_one_cb1: c(1),
-            c_one_share: c(1),
-            c_zero_cb: c(0),
             c_zero32: c(0),
             c_zero384: c(0),
             c_tx_offer: c(ts::OFFER as u64),
@@ -329,14 +249,6 @@ impl Logic for RecordForm {
         dff_setup!(
             self,
             clock,
-            rot_ch,
-            last_ch,
-            rr_ch,
-            rot_round,
-            rot_spare,
-            o_spare,
-            sent_ch,
-            share,
             o_body,
             o_head,
             o_is_entangle,
@@ -344,19 +256,23 @@ impl Logic for RecordForm {
             o_started
         );
         self.o_fold.reset.next = self.reset.val();
-        self.rot_ch.reset.next = self.reset.val();
-        self.rot_round.reset.next = self.reset.val();
-        self.rot_spare.reset.next = self.reset.val();
-        self.o_spare.reset.next = self.reset.val();
-        self.sent_ch.reset.next = self.reset.val();
-        self.rr_ch.reset.next = self.reset.val();
-        self.last_ch.reset.next = self.reset.val();
-        self.share.reset.next = self.reset.val();
         self.o_body.reset.next = self.reset.val();
         self.o_head.reset.next = self.reset.val();
         self.o_is_entangle.reset.next = self.reset.val();
         self.o_started.reset.next = self.reset.val();
-        self.ch.next = self.rot_ch.q.val();
+        self.slots.clock.next = self.clock.val();
+        self.slots.reset.next = self.reset.val();
+        self.slots.tx_ready.next = self.tx_ready.val();
+        self.slots.up.next = self.up.val();
+        self.slots.go_up.next = self.go_up.val();
+        self.slots.active.next = self.active.val();
+        for i in 0..K {
+            self.slots.news[i].next = self.news[i].val();
+        }
+        self.slots.ch_news.next = self.state.val().tx_news | self.state.val().rx_news;
+        self.slots.started.next = self.o_started.q.val();
+        self.ch.next = self.slots.ch.val();
+        self.next_ch.next = self.slots.next_ch.val();
 
         self.s_tx.next = self.state.val().tx;
         self.s_rx.next = self.state.val().rx;
@@ -385,7 +301,7 @@ impl Logic for RecordForm {
             | (self.offering.val()
                 & !(self.needs_fields.val()
                     & (self.state.val().rx_news
-                        | (!self.state.val().tx_news & self.rot_round.q.val()))));
+                        | (!self.state.val().tx_news & self.slots.round.val()))));
         self.fields_turn.next = self.needs_fields.val() & !self.payload_turn.val();
         // A tentative receiver whose peer is behind (waiting for the proof
         // of what we delivered last) sends that proof every other time.
@@ -449,7 +365,7 @@ impl Logic for RecordForm {
         self.state7.hi.next = self.s_rx.val();
         self.state7.lo.next = self.s_tx.val();
         self.state8.i.next = self.state7.o.val();
-        self.chan8.i.next = self.rot_ch.q.val();
+        self.chan8.i.next = self.slots.ch.val();
         self.head_hi.hi.next = self.state.val().trans;
         self.head_hi.lo.next = self.state8.o.val();
         self.head_lo.hi.next = self.chan8.o.val();
@@ -475,83 +391,28 @@ impl Logic for RecordForm {
         // A record right after one of the same channel clears nothing: the
         // peer does not hear it if the one before changed the channel there
         // (`AcpLink`), so its news is stated again.
-        // While the port waits, a record restating a channel without news
-        // for want of news gives way to the one formed after it when that
-        // one has news or is the restating share's: it is dropped as if
-        // lost (its channel had no news to clear), and the next record
-        // follows the last one the port took, of another channel.
-        self.skip.next = !self.tx_ready.val()
-            & self.up.val()
-            & self.o_started.q.val()
-            & self.o_spare.q.val()
-            & !self.rot_spare.q.val()
-            & (self.rot_ch.q.val() != self.sent_ch.q.val());
-        self.advance.next = self.tx_ready.val() | self.skip.val();
         self.clear_tx.next = false;
         self.clear_rx.next = false;
+        // (A record formed on `skip` follows one of another channel.)
         if self.up.val()
-            & ((self.tx_ready.val() & (self.last_ch.q.val() != self.rot_ch.q.val()))
-                | self.skip.val())
+            & ((self.tx_ready.val() & (self.slots.last_ch.val() != self.slots.ch.val()))
+                | self.slots.skip.val())
         {
             self.clear_tx.next =
                 (!self.offering.val() | self.payload_turn.val()) & !self.fold_waits.val();
             self.clear_rx.next =
                 !self.echo_waits.val() & (self.fields_turn.val() | !self.needs_fields.val());
         }
-        self.flip_turn.next = self.advance.val() & self.up.val() & !self.fold_waits.val();
-        self.flip_pturn.next = self.advance.val()
+        self.flip_turn.next = self.slots.advance.val() & self.up.val() & !self.fold_waits.val();
+        self.flip_pturn.next = self.slots.advance.val()
             & self.up.val()
             & self.fields_turn.val()
             & self.tentative.val()
             & self.state.val().proof_due;
 
-        // One record per slot: the next channel with news, or restating.
-        self.ev_after.next = false;
-        self.ev_any.next = false;
-        self.ev_after_ch.next = self.c_zero_cb.val();
-        self.ev_any_ch.next = self.c_zero_cb.val();
-        for i in 0..K {
-            if self.news[i].val()
-                & !self.ev_any.val()
-                & (self.chan_id[i].val() != self.rot_ch.q.val())
-            {
-                self.ev_any.next = true;
-                self.ev_any_ch.next = self.chan_id[i].val();
-            }
-        }
-        // (Channel 0 is never after another.)
-        for i in 1..K {
-            if self.news[i].val()
-                & !self.ev_after.val()
-                & (self.chan_id[i].val() > self.rot_ch.q.val())
-            {
-                self.ev_after.next = true;
-                self.ev_after_ch.next = self.chan_id[i].val();
-            }
-        }
-        self.ev_wait.next = false;
-        self.ev_wait_ch.next = self.c_zero_cb.val();
-        for i in 0..K {
-            if self.news[i].val()
-                & !self.ev_wait.val()
-                & (self.chan_id[i].val() != self.rot_ch.q.val())
-                & (self.chan_id[i].val() != self.last_ch.q.val())
-            {
-                self.ev_wait.next = true;
-                self.ev_wait_ch.next = self.chan_id[i].val();
-            }
-        }
-        self.restating.next = !self.ev_any.val() | self.share.q.val().all();
-        self.rot_ext.i.next = self.rr_ch.q.val();
-        self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
-        self.rot_last.next = self.rot_count.val() >= self.active.val();
-        self.rot_next.next = self.rot_ch.q.val();
-        if self.tx_ready.val() {
-            self.sent_ch.d.next = self.last_ch.q.val();
-        }
-        if self.advance.val() {
-            self.o_spare.d.next =
-                self.rot_spare.q.val() & !self.state.val().tx_news & !self.state.val().rx_news;
+        // The record formed: latched when the port takes the one before
+        // it, or drops it (`SlotChoice`).
+        if self.slots.advance.val() {
             self.o_body.d.next = self.body.val();
             self.o_head.d.next = self.head32.val();
             self.o_is_entangle.d.next = !self.up.val();
@@ -560,36 +421,7 @@ impl Logic for RecordForm {
                 self.o_fold.d.next = self.c_zero32.val();
             }
             self.o_started.d.next = true;
-            self.share.d.next = self.share.q.val() + self.c_one_share.val();
-            self.last_ch.d.next = self.rot_ch.q.val();
-            if self.restating.val() {
-                self.rot_next.next = self.rr_ch.q.val();
-                self.rr_ch.d.next = self.rr_ch.q.val() + self.c_one_cb.val();
-                if self.rot_last.val() {
-                    self.rr_ch.d.next = self.c_zero_cb.val();
-                    self.rot_round.d.next = !self.rot_round.q.val();
-                }
-            } else if self.ev_after.val() {
-                self.rot_next.next = self.ev_after_ch.val();
-            } else {
-                self.rot_next.next = self.ev_any_ch.val();
-            }
-            self.rot_spare.d.next = !self.ev_any.val() & !self.share.q.val().all();
-        } else if self.rot_spare.q.val() & self.ev_wait.val() {
-            // On a paced port the slot's channel is chosen a slot before
-            // its record is formed: news that comes while the port waits
-            // takes a slot chosen only to restate (never the share's), so
-            // it is not a slot later.
-            self.rot_next.next = self.ev_wait_ch.val();
-            self.rot_spare.d.next = false;
         }
-        if self.go_up.val() {
-            self.rot_spare.d.next = false;
-            self.rot_next.next = self.c_zero_cb.val();
-            self.rr_ch.d.next = self.c_zero_cb.val();
-        }
-        self.rot_ch.d.next = self.rot_next.val();
-        self.next_ch.next = self.rot_next.val();
         // The check word: a channel record's carries our session's term.
         self.o_cat.hi.next = self.o_body.q.val();
         self.o_cat.lo.next = self.o_head.q.val();

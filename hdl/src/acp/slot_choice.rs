@@ -1,0 +1,248 @@
+use crate::reset::SDFF;
+use crate::stream::ZeroExtend;
+use pendulum_layout::params::{
+    ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_RESTATE_SHARE_LOG2 as SHARE,
+};
+use rust_hdl::prelude::*;
+
+/// Width of a channel count, 0..=K.
+const CB1: usize = CB + 1;
+
+/// Slot choice for `RecordForm`: which channel each of the link's record
+/// slots states (`../shared/ACP.md`, "Channels and slots").
+///
+/// A slot goes to a channel with news (`news`: its state changed and has
+/// not been stated since), taking them in channel order from the one
+/// after the last slot's, so each waits at most one pass over the
+/// channels with news; the other slots, and one in
+/// 2^`ACP_RESTATE_SHARE_LOG2` even under load, restate the channels in use
+/// (`active`) round-robin, starting again at 0 when the link goes Up, so a
+/// lost record costs bounded time. A channel never gets two slots in a
+/// row for news.
+///
+/// Two records are in flight here: `ch`, the channel whose record
+/// `RecordForm` forms this cycle (its state is on `RecordForm`'s inputs),
+/// and `last_ch`, the channel of the record formed before it, waiting for
+/// the port. `next_ch` is the channel formed next cycle: the address of
+/// the payload and result RAMs, whose reads are registered. A record is
+/// formed whenever the port takes one (`advance`).
+///
+/// A paced port (100 GbE takes a record every 1.68 cycles) leaves both
+/// waiting. Meanwhile a channel with news replaces a `ch` chosen only to
+/// restate for want of news (`rot_spare`), and a waiting record that
+/// restates a channel without news (`o_spare`) is dropped, as a lost
+/// record would be, for the one formed after it when that one has news or
+/// is the restating share's (`skip`, which also forms a record). The
+/// share's restates are never replaced, and a record never follows one of
+/// its own channel on the wire (`sent_ch`, the channel the port took last).
+#[derive(LogicBlock)]
+pub struct SlotChoice {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// The port takes the waiting record.
+    pub tx_ready: Signal<In, Bit>,
+    /// The link state (`Entangle`), and the channels in use.
+    pub up: Signal<In, Bit>,
+    pub go_up: Signal<In, Bit>,
+    pub active: Signal<In, Bits<CB1>>,
+    /// Channels with news (`ChannelState`), and whether `ch` has any.
+    pub news: [Signal<In, Bit>; K],
+    pub ch_news: Signal<In, Bit>,
+    /// A record is waiting for the port (one was formed since reset).
+    pub started: Signal<In, Bit>,
+    /// The channel formed this cycle, the one formed next cycle, and the
+    /// one formed before (waiting for the port).
+    pub ch: Signal<Out, Bits<CB>>,
+    pub next_ch: Signal<Out, Bits<CB>>,
+    pub last_ch: Signal<Out, Bits<CB>>,
+    /// The restating round (flips at each pass over the channels in use).
+    pub round: Signal<Out, Bit>,
+    /// A record is formed this cycle: the port took one, or `skip`.
+    pub advance: Signal<Out, Bit>,
+    /// The waiting record is dropped for the one formed now.
+    pub skip: Signal<Out, Bit>,
+
+    rot_ch: SDFF<Bits<CB>>,
+    prev_ch: SDFF<Bits<CB>>,
+    rr_ch: SDFF<Bits<CB>>,
+    rot_round: SDFF<Bit>,
+    share: SDFF<Bits<SHARE>>,
+    rot_spare: SDFF<Bit>,
+    o_spare: SDFF<Bit>,
+    sent_ch: SDFF<Bits<CB>>,
+    rot_last: Signal<Local, Bit>,
+    rot_next: Signal<Local, Bits<CB>>,
+    rot_ext: ZeroExtend<CB, CB1>,
+    rot_count: Signal<Local, Bits<CB1>>,
+    /// The first channel with news after `ch` (wrapping to the first but `ch`).
+    ev_after: Signal<Local, Bit>,
+    ev_any: Signal<Local, Bit>,
+    ev_after_ch: Signal<Local, Bits<CB>>,
+    ev_any_ch: Signal<Local, Bits<CB>>,
+    restating: Signal<Local, Bit>,
+    /// The first channel with news other than `ch` and `last_ch`: it may
+    /// take a spare slot while the port waits.
+    ev_wait: Signal<Local, Bit>,
+    ev_wait_ch: Signal<Local, Bits<CB>>,
+    chan_id: [Constant<Bits<CB>>; K],
+    c_one_cb: Constant<Bits<CB>>,
+    c_one_cb1: Constant<Bits<CB1>>,
+    c_one_share: Constant<Bits<SHARE>>,
+    c_zero_cb: Constant<Bits<CB>>,
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+impl Default for SlotChoice {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            tx_ready: Default::default(),
+            up: Default::default(),
+            go_up: Default::default(),
+            active: Default::default(),
+            news: std::array::from_fn(|_| Default::default()),
+            ch_news: Default::default(),
+            started: Default::default(),
+            ch: Default::default(),
+            next_ch: Default::default(),
+            last_ch: Default::default(),
+            round: Default::default(),
+            advance: Default::default(),
+            skip: Default::default(),
+            rot_ch: Default::default(),
+            prev_ch: Default::default(),
+            rr_ch: Default::default(),
+            rot_round: Default::default(),
+            share: Default::default(),
+            rot_spare: Default::default(),
+            o_spare: Default::default(),
+            sent_ch: Default::default(),
+            rot_last: Default::default(),
+            rot_next: Default::default(),
+            rot_ext: Default::default(),
+            rot_count: Default::default(),
+            ev_after: Default::default(),
+            ev_any: Default::default(),
+            ev_after_ch: Default::default(),
+            ev_any_ch: Default::default(),
+            restating: Default::default(),
+            ev_wait: Default::default(),
+            ev_wait_ch: Default::default(),
+            chan_id: std::array::from_fn(|i| c(i as u64)),
+            c_one_cb: c(1),
+            c_one_cb1: c(1),
+            c_one_share: c(1),
+            c_zero_cb: c(0),
+        }
+    }
+}
+
+impl Logic for SlotChoice {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, rot_ch, prev_ch, rr_ch, rot_round, share, rot_spare, o_spare, sent_ch
+        );
+        self.rot_ch.reset.next = self.reset.val();
+        self.prev_ch.reset.next = self.reset.val();
+        self.rr_ch.reset.next = self.reset.val();
+        self.rot_round.reset.next = self.reset.val();
+        self.share.reset.next = self.reset.val();
+        self.rot_spare.reset.next = self.reset.val();
+        self.o_spare.reset.next = self.reset.val();
+        self.sent_ch.reset.next = self.reset.val();
+        self.ch.next = self.rot_ch.q.val();
+        self.last_ch.next = self.prev_ch.q.val();
+        self.round.next = self.rot_round.q.val();
+
+        // The next channel with news, or restating.
+        self.ev_after.next = false;
+        self.ev_any.next = false;
+        self.ev_after_ch.next = self.c_zero_cb.val();
+        self.ev_any_ch.next = self.c_zero_cb.val();
+        for i in 0..K {
+            if self.news[i].val()
+                & !self.ev_any.val()
+                & (self.chan_id[i].val() != self.rot_ch.q.val())
+            {
+                self.ev_any.next = true;
+                self.ev_any_ch.next = self.chan_id[i].val();
+            }
+        }
+        // (Channel 0 is never after another.)
+        for i in 1..K {
+            if self.news[i].val()
+                & !self.ev_after.val()
+                & (self.chan_id[i].val() > self.rot_ch.q.val())
+            {
+                self.ev_after.next = true;
+                self.ev_after_ch.next = self.chan_id[i].val();
+            }
+        }
+        self.ev_wait.next = false;
+        self.ev_wait_ch.next = self.c_zero_cb.val();
+        for i in 0..K {
+            if self.news[i].val()
+                & !self.ev_wait.val()
+                & (self.chan_id[i].val() != self.rot_ch.q.val())
+                & (self.chan_id[i].val() != self.prev_ch.q.val())
+            {
+                self.ev_wait.next = true;
+                self.ev_wait_ch.next = self.chan_id[i].val();
+            }
+        }
+        self.restating.next = !self.ev_any.val() | self.share.q.val().all();
+        self.rot_ext.i.next = self.rr_ch.q.val();
+        self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
+        self.rot_last.next = self.rot_count.val() >= self.active.val();
+
+        self.skip.next = !self.tx_ready.val()
+            & self.up.val()
+            & self.started.val()
+            & self.o_spare.q.val()
+            & !self.rot_spare.q.val()
+            & (self.rot_ch.q.val() != self.sent_ch.q.val());
+        self.advance.next = self.tx_ready.val() | self.skip.val();
+
+        self.rot_next.next = self.rot_ch.q.val();
+        if self.tx_ready.val() {
+            self.sent_ch.d.next = self.prev_ch.q.val();
+        }
+        if self.advance.val() {
+            self.o_spare.d.next = self.rot_spare.q.val() & !self.ch_news.val();
+            self.share.d.next = self.share.q.val() + self.c_one_share.val();
+            self.prev_ch.d.next = self.rot_ch.q.val();
+            if self.restating.val() {
+                self.rot_next.next = self.rr_ch.q.val();
+                self.rr_ch.d.next = self.rr_ch.q.val() + self.c_one_cb.val();
+                if self.rot_last.val() {
+                    self.rr_ch.d.next = self.c_zero_cb.val();
+                    self.rot_round.d.next = !self.rot_round.q.val();
+                }
+            } else if self.ev_after.val() {
+                self.rot_next.next = self.ev_after_ch.val();
+            } else {
+                self.rot_next.next = self.ev_any_ch.val();
+            }
+            self.rot_spare.d.next = !self.ev_any.val() & !self.share.q.val().all();
+        } else if self.rot_spare.q.val() & self.ev_wait.val() {
+            // The slot's channel is chosen a slot before its record is
+            // formed: news that comes while the port waits takes a slot
+            // chosen only to restate (never the share's), so it is not a
+            // slot later.
+            self.rot_next.next = self.ev_wait_ch.val();
+            self.rot_spare.d.next = false;
+        }
+        if self.go_up.val() {
+            self.rot_spare.d.next = false;
+            self.rot_next.next = self.c_zero_cb.val();
+            self.rr_ch.d.next = self.c_zero_cb.val();
+        }
+        self.rot_ch.d.next = self.rot_next.val();
+        self.next_ch.next = self.rot_next.val();
+    }
+}
