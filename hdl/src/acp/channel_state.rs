@@ -36,7 +36,7 @@ const CB1: usize = CB + 1;
 /// Each channel has two news flags (`news`: either set), set by a move of
 /// its role that changes its state (2 and 4) and cleared when the slot
 /// channel's record has stated it (`clear_tx`, `clear_rx`, before the
-/// writers above, so news of the same cycle is kept); `RecordForm` gives
+/// writers above, so news of the same cycle is kept); `SlotChoice` gives
 /// the slots to channels with news first.
 ///
 /// The sender role holds up to two payloads per channel: the one held, in
@@ -841,16 +841,20 @@ impl Logic for ChannelState {
                         self.tx_echo[i].d.next = self.load_digest.val() ^ self.key[i].q.val();
                         self.tx_verb[i].d.next = self.load_verb.val();
                     } else {
+                        // Its echo: the digest XOR the decision check, the
+                        // one PASSED sets now if passing.
                         self.next[i].d.next = true;
                         self.next_dig[i].d.next = self.load_digest.val();
                         self.next_echo[i].d.next = self.load_digest.val() ^ self.auth[i].q.val();
+                        if self.passing.val() {
+                            self.next_echo[i].d.next =
+                                self.load_digest.val() ^ self.check_value.val();
+                        }
                         self.next_verb[i].d.next = self.load_verb.val();
                     }
                     if self.passing.val() {
-                        // COMMIT !b to COMMIT_OFFER !b in the PASSED cycle:
-                        // the next echo is the new payload's digest XOR the
-                        // decision check set now, and its first record folds.
-                        self.next_echo[i].d.next = self.load_digest.val() ^ self.check_value.val();
+                        // COMMIT !b to COMMIT_OFFER !b in the PASSED cycle;
+                        // its first record folds.
                         self.tx_sb[i].d.next =
                             (self.n_tx.val() & self.c_bit4.val()) | self.c_commit_offer4.val();
                         self.trans[i].d.next = self.c_offer_next_move.val();

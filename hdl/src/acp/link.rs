@@ -26,7 +26,7 @@ const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
 /// `pendulum_layout::acp`).
 ///
 /// K token channels (the first `active` of them, agreed when entangling)
-/// share the port's record slots by event (`RecordForm`): a channel whose
+/// share the port's record slots by event (`SlotChoice`): a channel whose
 /// state changed is stated in one of the next slots, the others are
 /// restated round-robin, one slot in 2^`ACP_RESTATE_SHARE_LOG2` at least. A
 /// record states one channel, both roles at once. A side changes a
@@ -41,7 +41,7 @@ const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
 /// have a file: `RecordCheck` checks what arrives (a record of another
 /// entanglement fails its check word), `Entangle` keeps the link state,
 /// `ChannelMachine` says what the heard channel's state becomes,
-/// `RecordForm` chooses each slot's channel and forms its record, and
+/// `SlotChoice` chooses each slot's channel, `RecordForm` forms its record, and
 /// `HandBack` is the one way to the host (`m_msg`).
 ///
 /// - Sender role: payloads from `s_send` are loaded into idle channels, or
