@@ -6,10 +6,15 @@
 //! out), printed as their means and 90th percentiles, unpaced and paced at
 //! 100 GbE.
 //!
-//! `cargo run --release -p pendulum-testbench --example acp_rounds -- [K] [LATENCY] [CYCLES]`
-//! (defaults 16, 25, 200000).
+//! With `verb` as a fourth argument A sends remote verbs (fetch-and-adds
+//! on distinct lines, as `pendulum-acp-bench` does) instead of messages,
+//! and the echo is the one that carries the verb's result.
+//!
+//! `cargo run --release -p pendulum-testbench --example acp_rounds -- [K] [LATENCY] [CYCLES] [verb]`
+//! (defaults 16, 25, 200000, messages).
 
-use pendulum_layout::acp::{self, rx_state, OP_ECHO, OP_OFFER};
+use pendulum_layout::acp::{self, rx_state, OP_ECHO, OP_OFFER, OP_OFFER_VERB};
+use pendulum_layout::atomic::{op, Verb};
 use pendulum_testbench::acp_measure::{clean, pace, pair_with_channels, RECORDS_PER_CYCLE_100GBE};
 use pendulum_testbench::acp_traffic::id_of;
 use pendulum_testbench::models::percentile;
@@ -40,15 +45,19 @@ struct Rounds {
     a_between: Vec<u64>,
     /// Echo in at A -> A's first record of the channel out.
     a_first: Vec<u64>,
+    /// Per channel, the receiver bit of B's last echo counted: a restated
+    /// echo of the payload before is not the new payload's.
+    echo_bit: Vec<Option<u8>>,
 }
 
-fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
+fn run(k: u32, latency: u32, cycles: u64, paced: bool, verbs: bool) -> Rounds {
     let mut t = pair_with_channels(k, clean(latency));
     if paced {
         pace(&mut t, RECORDS_PER_CYCLE_100GBE);
     }
     let rounds = Rc::new(RefCell::new(Rounds {
         open: vec![Open::default(); k as usize],
+        echo_bit: vec![None; k as usize],
         ..Default::default()
     }));
     let r = rounds.clone();
@@ -73,14 +82,22 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
                 }
             }
         }
-        if op != OP_OFFER && op != OP_ECHO {
+        if op != OP_OFFER && op != OP_OFFER_VERB && op != OP_ECHO {
             return;
         }
         match (side, op) {
-            (Side::A, OP_OFFER) => {
-                let payload = rec[acp::PAYLOAD_OFFSET..].try_into().unwrap();
-                let Some(id) = id_of(payload) else {
-                    return;
+            (Side::A, OP_OFFER | OP_OFFER_VERB) => {
+                let payload: &[u8; acp::PAYLOAD_BYTES] =
+                    rec[acp::PAYLOAD_OFFSET..].try_into().unwrap();
+                // A verb is named by its descriptor's first 8 bytes (its
+                // tag and line differ from the last verb's on the channel).
+                let id = if op == OP_OFFER_VERB {
+                    u64::from_le_bytes(payload[..8].try_into().unwrap())
+                } else {
+                    match id_of(payload) {
+                        Some(id) => id,
+                        None => return,
+                    }
                 };
                 // A restated offer is the same payload; a new one ends the
                 // last one's round once its echo has reached A.
@@ -103,8 +120,10 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
                 };
             }
             (Side::B, OP_ECHO) if (rec[acp::BYTE_STATE] >> 4) & 3 == rx_state::TENTATIVE => {
+                let bit = rec[acp::BYTE_STATE] & 0x40;
                 if let (Some(off), None) = (o.offer, o.echo) {
-                    if cycle >= off + lat {
+                    if cycle >= off + lat && r.echo_bit[ch] != Some(bit) {
+                        r.echo_bit[ch] = Some(bit);
                         r.b_turn.push(cycle - (off + lat));
                         r.open[ch].echo = Some(cycle);
                     }
@@ -114,11 +133,27 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool) -> Rounds {
         }
     }));
     let end = t.cycle() + cycles;
+    let mut next = 0u32;
     while t.cycle() < end {
-        if t.a.backlog() < 256 {
-            t.a.queue(256);
+        if verbs {
+            let batch: Vec<Verb> = (next..next + 64)
+                .map(|i| Verb {
+                    op: op::FETCH_ADD,
+                    tag: i as u16,
+                    addr: (i % 1024) * 64,
+                    operands: [1, 0, 0, 0],
+                    reserved_set: false,
+                })
+                .collect();
+            next += t.a.link.send_verbs(&mut t.a.dev, &batch).unwrap() as u32;
+            t.a.link.recv(&mut t.a.dev).unwrap();
+            t.pair.borrow_mut().run(8);
+        } else {
+            if t.a.backlog() < 256 {
+                t.a.queue(256);
+            }
+            t.poll().unwrap();
         }
-        t.poll().unwrap();
     }
     drop(t);
     Rc::try_unwrap(rounds).ok().unwrap().into_inner()
@@ -130,7 +165,11 @@ fn summary(name: &str, v: &mut [u64]) -> String {
     }
     let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
     v.sort_unstable();
-    format!("{name} mean {mean:5.1} p90 {:3}", percentile(v, 0.9))
+    format!(
+        "{name} mean {mean:5.1} p90 {:3} p99 {:3}",
+        percentile(v, 0.9),
+        percentile(v, 0.99)
+    )
 }
 
 fn main() {
@@ -140,9 +179,11 @@ fn main() {
             .map_or(d, |s| s.parse().expect("a number"))
     };
     let (k, latency, cycles) = (arg(1, 16) as u32, arg(2, 25) as u32, arg(3, 200_000));
-    println!("K = {k}, one-way latency {latency} cycles, {cycles} cycles, A sends to B");
+    let verbs = std::env::args().nth(4).is_some_and(|s| s == "verb");
+    let what = if verbs { "remote verbs" } else { "messages" };
+    println!("K = {k}, one-way latency {latency} cycles, {cycles} cycles, A sends {what} to B");
     for paced in [false, true] {
-        let mut r = run(k, latency, cycles, paced);
+        let mut r = run(k, latency, cycles, paced, verbs);
         println!(
             "{:<8} rounds {:6}  {}  |  {}  |  {}",
             if paced { "paced" } else { "unpaced" },

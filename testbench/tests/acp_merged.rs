@@ -228,3 +228,82 @@ fn a_paced_port_keeps_every_promise_both_ways() {
         s.passed
     );
 }
+
+/// A remote verb's echo waits for its result from B's atomic unit, and
+/// goes out as soon as the result is back: the store is news only then.
+/// (Were it news at the store, every channel waiting for a result would
+/// keep a news bit no record can clear, and under load the news slots
+/// would go round those channels while a result that is back waits its
+/// turn: about K slots.) Counted on the wire, from B's first record that
+/// states a verb stored without its echo to B's first echo of it.
+#[test]
+fn a_remote_verbs_echo_leaves_when_its_result_is_back() {
+    let mut t = pendulum_testbench::acp_measure::pair_with_channels(
+        K as u32,
+        pendulum_testbench::acp_measure::clean(25),
+    );
+    // Per channel: B's receiver bit last echoed, and since when a newer
+    // tentative state has been stated without its echo.
+    #[derive(Default)]
+    struct Gaps {
+        echoed_bit: [Option<u8>; K],
+        waiting_since: [Option<u64>; K],
+        echoes: u64,
+        late: u64,
+        worst: u64,
+    }
+    let gaps = Rc::new(RefCell::new(Gaps::default()));
+    let g = gaps.clone();
+    t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
+        let op = rec[BYTE_OPCODE];
+        if side != Side::B || op == OP_ENTANGLE {
+            return;
+        }
+        let mut g = g.borrow_mut();
+        let (st, ch) = (rec[BYTE_STATE], rec[BYTE_CHANNEL] as usize % K);
+        if (st >> 4) & 3 != pendulum_layout::acp::rx_state::TENTATIVE {
+            return;
+        }
+        let bit = st & 0x40;
+        if op == pendulum_layout::acp::OP_ECHO {
+            if g.echoed_bit[ch] != Some(bit) {
+                g.echoes += 1;
+                if let Some(since) = g.waiting_since[ch].take() {
+                    let gap = cycle - since;
+                    g.worst = g.worst.max(gap);
+                    g.late += (gap > 8) as u64;
+                }
+            }
+            g.echoed_bit[ch] = Some(bit);
+        } else if g.echoed_bit[ch].is_some_and(|b| b != bit) && g.waiting_since[ch].is_none() {
+            g.waiting_since[ch] = Some(cycle);
+        }
+    }));
+    let mut next = 0u32;
+    let end = t.cycle() + 30_000;
+    while t.cycle() < end {
+        let verbs: Vec<Verb> = (next..next + 64)
+            .map(|i| Verb {
+                op: op::FETCH_ADD,
+                tag: i as u16,
+                addr: (i % 1024) * 64,
+                operands: [1, 0, 0, 0],
+                reserved_set: false,
+            })
+            .collect();
+        next += t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap() as u32;
+        t.a.link.recv(&mut t.a.dev).unwrap();
+        t.pair.borrow_mut().run(8);
+    }
+    let g = gaps.borrow();
+    assert!(g.echoes > 3_000, "only {} verbs echoed", g.echoes);
+    // The unit takes 2 cycles and a record 2 more to form: a gap over 8
+    // cycles is a result that waited for a slot.
+    assert!(
+        g.late * 100 <= g.echoes,
+        "{} of {} verb echoes left over 8 cycles after B stated the verb stored (worst {})",
+        g.late,
+        g.echoes,
+        g.worst
+    );
+}

@@ -567,6 +567,8 @@ impl Logic for ChannelState {
         for i in 0..K {
             if self.res_set.val() & (self.res_ch.val().index() == i) {
                 self.res_ready[i].d.next = true;
+                // Its echo is ready: the store's news (writer 2).
+                self.rx_news[i].d.next = true;
             }
             if self.x_set.val() & (self.result_ch.val().index() == i) {
                 self.rx_x[i].d.next = self.x_value.val();
@@ -585,7 +587,13 @@ impl Logic for ChannelState {
                     if self.n_tx.val() != self.tx_sb[i].q.val() {
                         self.tx_news[i].d.next = true;
                     }
-                    if self.n_rx.val() != self.rx_sb[i].q.val() {
+                    // A stored verb's news waits for its result (writer
+                    // 1): a record before it has no echo to state, and a
+                    // news bit that no record can clear would take the
+                    // news slots from channels that have something to say.
+                    if (self.n_rx.val() != self.rx_sb[i].q.val())
+                        & !(self.store.val() & self.store_verb.val())
+                    {
                         self.rx_news[i].d.next = true;
                     }
                     self.peer_ready[i].d.next = self.n_peer_ready.val();
