@@ -307,3 +307,57 @@ fn a_remote_verbs_echo_leaves_when_its_result_is_back() {
         g.worst
     );
 }
+
+/// The restating share's bound, on an idle link: each side states every
+/// channel in use at least once in 2^ACP_RESTATE_SHARE_LOG2 × K of its
+/// slots, whatever the port's rhythm (every cycle, exactly every other
+/// cycle, 100 GbE), so a lost record costs bounded time. (A port that
+/// waits in step with the slot logic drops the restate before each share
+/// slot, always the same channels' if the share took its channels from
+/// the restating round.)
+#[test]
+fn every_channel_is_restated_within_the_shares_bound() {
+    use pendulum_layout::params::ACP_RESTATE_SHARE_LOG2 as SHARE;
+    for k in [8u32, 16] {
+        for rate in [
+            1.0,
+            0.5,
+            pendulum_testbench::acp_measure::RECORDS_PER_CYCLE_100GBE,
+        ] {
+            let mut t = pendulum_testbench::acp_measure::pair_with_channels(
+                k,
+                pendulum_testbench::acp_measure::clean(25),
+            );
+            pendulum_testbench::acp_measure::pace(&mut t, rate);
+            t.pair.borrow_mut().run(2_000);
+            // Per side: records sent, and per channel the count when it
+            // was last stated and the longest run of records without it.
+            type Gaps = [(u64, [u64; K], [u64; K]); 2];
+            let gaps: Rc<RefCell<Gaps>> = Rc::new(RefCell::new([(0, [0; K], [0; K]); 2]));
+            let g = gaps.clone();
+            t.pair.borrow_mut().wire_tap = Some(Box::new(move |_, side, rec| {
+                let mut g = g.borrow_mut();
+                let s = &mut g[(side == Side::B) as usize];
+                s.0 += 1;
+                let ch = rec[BYTE_CHANNEL] as usize % K;
+                s.2[ch] = s.2[ch].max(s.0 - s.1[ch]);
+                s.1[ch] = s.0;
+            }));
+            t.pair.borrow_mut().run(20_000);
+            let g = gaps.borrow();
+            let bound = (1u64 << SHARE) * k as u64;
+            for (side, s) in g.iter().enumerate() {
+                for ch in 0..k as usize {
+                    // (The last run, still open, counts too.)
+                    let worst = s.2[ch].max(s.0 - s.1[ch]);
+                    assert!(
+                        worst <= bound,
+                        "K = {k}, port rate {rate}: side {} left channel {ch} unstated for {worst} of its records (bound {bound}; {} records)",
+                        ["A", "B"][side],
+                        s.0
+                    );
+                }
+            }
+        }
+    }
+}

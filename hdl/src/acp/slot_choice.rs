@@ -14,11 +14,15 @@ const CB1: usize = CB + 1;
 /// A slot goes to a channel with news (`news`: its state changed and has
 /// not been stated since), taking them in channel order from the one
 /// after the last slot's, so each waits at most one pass over the
-/// channels with news; the other slots, and one in
-/// 2^`ACP_RESTATE_SHARE_LOG2` even under load, restate the channels in use
-/// (`active`) round-robin, starting again at 0 when the link goes Up, so a
-/// lost record costs bounded time. A channel never gets two slots in a
-/// row for news.
+/// channels with news; the other slots restate the channels in use
+/// (`active`) round-robin (`rr_ch`). One slot in
+/// 2^`ACP_RESTATE_SHARE_LOG2`, even under load, is the restating share's:
+/// it restates the channels round-robin on a pointer of its own
+/// (`share_ch`), and its records are never dropped or replaced, so every
+/// channel is stated at least once in 2^`ACP_RESTATE_SHARE_LOG2` × K slots
+/// whatever else happens to the slots (a lost record costs bounded time).
+/// Both pointers start again at 0 when the link goes Up. A channel never
+/// gets two slots in a row for news.
 ///
 /// Two records are in flight here: `ch`, the channel whose record
 /// `RecordForm` forms this cycle (its state is on `RecordForm`'s inputs),
@@ -35,6 +39,9 @@ const CB1: usize = CB + 1;
 /// is the restating share's (`skip`, which also forms a record). The
 /// share's restates are never replaced, and a record never follows one of
 /// its own channel on the wire (`sent_ch`, the channel the port took last).
+/// (Had the share used `rr_ch`, a port that waits in step with the share
+/// would drop the spare before every share slot, the same channel each
+/// time, and the peer would never hear that channel.)
 #[derive(LogicBlock)]
 pub struct SlotChoice {
     pub clock: Signal<In, Clock>,
@@ -65,6 +72,12 @@ pub struct SlotChoice {
     rot_ch: SDFF<Bits<CB>>,
     prev_ch: SDFF<Bits<CB>>,
     rr_ch: SDFF<Bits<CB>>,
+    /// The restating share's own round: it never skips a channel, as
+    /// `rr_ch`'s spare records may be dropped.
+    share_ch: SDFF<Bits<CB>>,
+    share_ext: ZeroExtend<CB, CB1>,
+    share_count: Signal<Local, Bits<CB1>>,
+    share_last: Signal<Local, Bit>,
     rot_round: SDFF<Bit>,
     share: SDFF<Bits<SHARE>>,
     rot_spare: SDFF<Bit>,
@@ -79,7 +92,6 @@ pub struct SlotChoice {
     ev_any: Signal<Local, Bit>,
     ev_after_ch: Signal<Local, Bits<CB>>,
     ev_any_ch: Signal<Local, Bits<CB>>,
-    restating: Signal<Local, Bit>,
     /// The first channel with news other than `ch` and `last_ch`: it may
     /// take a spare slot while the port waits.
     ev_wait: Signal<Local, Bit>,
@@ -116,6 +128,10 @@ impl Default for SlotChoice {
             rot_ch: Default::default(),
             prev_ch: Default::default(),
             rr_ch: Default::default(),
+            share_ch: Default::default(),
+            share_ext: Default::default(),
+            share_count: Default::default(),
+            share_last: Default::default(),
             rot_round: Default::default(),
             share: Default::default(),
             rot_spare: Default::default(),
@@ -129,7 +145,6 @@ impl Default for SlotChoice {
             ev_any: Default::default(),
             ev_after_ch: Default::default(),
             ev_any_ch: Default::default(),
-            restating: Default::default(),
             ev_wait: Default::default(),
             ev_wait_ch: Default::default(),
             chan_id: std::array::from_fn(|i| c(i as u64)),
@@ -145,11 +160,13 @@ impl Logic for SlotChoice {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rot_ch, prev_ch, rr_ch, rot_round, share, rot_spare, o_spare, sent_ch
+            self, clock, rot_ch, prev_ch, rr_ch, share_ch, rot_round, share, rot_spare, o_spare,
+            sent_ch
         );
         self.rot_ch.reset.next = self.reset.val();
         self.prev_ch.reset.next = self.reset.val();
         self.rr_ch.reset.next = self.reset.val();
+        self.share_ch.reset.next = self.reset.val();
         self.rot_round.reset.next = self.reset.val();
         self.share.reset.next = self.reset.val();
         self.rot_spare.reset.next = self.reset.val();
@@ -195,10 +212,12 @@ impl Logic for SlotChoice {
                 self.ev_wait_ch.next = self.chan_id[i].val();
             }
         }
-        self.restating.next = !self.ev_any.val() | self.share.q.val().all();
         self.rot_ext.i.next = self.rr_ch.q.val();
         self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
         self.rot_last.next = self.rot_count.val() >= self.active.val();
+        self.share_ext.i.next = self.share_ch.q.val();
+        self.share_count.next = self.share_ext.o.val() + self.c_one_cb1.val();
+        self.share_last.next = self.share_count.val() >= self.active.val();
 
         self.skip.next = !self.tx_ready.val()
             & self.up.val()
@@ -216,7 +235,13 @@ impl Logic for SlotChoice {
             self.o_spare.d.next = self.rot_spare.q.val() & !self.ch_news.val();
             self.share.d.next = self.share.q.val() + self.c_one_share.val();
             self.prev_ch.d.next = self.rot_ch.q.val();
-            if self.restating.val() {
+            if self.share.q.val().all() {
+                self.rot_next.next = self.share_ch.q.val();
+                self.share_ch.d.next = self.share_ch.q.val() + self.c_one_cb.val();
+                if self.share_last.val() {
+                    self.share_ch.d.next = self.c_zero_cb.val();
+                }
+            } else if !self.ev_any.val() {
                 self.rot_next.next = self.rr_ch.q.val();
                 self.rr_ch.d.next = self.rr_ch.q.val() + self.c_one_cb.val();
                 if self.rot_last.val() {
@@ -241,6 +266,7 @@ impl Logic for SlotChoice {
             self.rot_spare.d.next = false;
             self.rot_next.next = self.c_zero_cb.val();
             self.rr_ch.d.next = self.c_zero_cb.val();
+            self.share_ch.d.next = self.c_zero_cb.val();
         }
         self.rot_ch.d.next = self.rot_next.val();
         self.next_ch.next = self.rot_next.val();
