@@ -308,6 +308,55 @@ fn a_remote_verbs_echo_leaves_when_its_result_is_back() {
     );
 }
 
+/// A record that only restates goes to the port only when the port holds
+/// none (`RecordForm`'s `port_idle`, judged from registers): the port's
+/// rhythm and that judgement must not fall into step so that a channel
+/// goes unstated. (Judged from the port's takes instead of its ready, a
+/// port that takes every cycle and the link settled at half rate, and one
+/// message on an idle link with 8 channels never left: the peer never
+/// stated its channel.) Each port rhythm, 4, 8 and 16 channels: one
+/// message on an idle link, then a backlog one way, then both ways.
+#[test]
+fn every_channel_is_stated_whatever_the_ports_rhythm() {
+    for k in [4u32, 8, 16] {
+        for rate in [None, Some(0.5)] {
+            let mut t = pendulum_testbench::acp_measure::pair_with_channels(
+                k,
+                pendulum_testbench::acp_measure::clean(25),
+            );
+            if let Some(r) = rate {
+                pendulum_testbench::acp_measure::pace(&mut t, r);
+            }
+            // One message on an idle link, A alone (B only restates),
+            // then both ways.
+            t.pair.borrow_mut().run(1_000);
+            t.a.queue(1);
+            assert!(
+                t.run_until_settled(100_000).unwrap(),
+                "K = {k}, port rate {rate:?}: one message not delivered"
+            );
+            let n = 8 * k as u64;
+            t.a.queue(n);
+            assert!(
+                t.run_until_settled(400_000).unwrap(),
+                "K = {k}, port rate {rate:?}: A to B not settled ({} of {n} delivered)",
+                t.b.received.len()
+            );
+            t.a.queue(n);
+            t.b.queue(n);
+            assert!(
+                t.run_until_settled(400_000).unwrap(),
+                "K = {k}, port rate {rate:?}: both ways not settled ({} and {} of {n} delivered)",
+                t.b.received.len(),
+                t.a.received.len()
+            );
+            t.check().unwrap();
+            assert_eq!(t.b.received.len() as u64, 2 * n + 1);
+            assert_eq!(t.a.received.len() as u64, n);
+        }
+    }
+}
+
 /// The restating share's bound, on an idle link: each side states every
 /// channel in use at least once in 2^ACP_RESTATE_SHARE_LOG2 × K of its
 /// slots, whatever the port's rhythm (every cycle, exactly every other

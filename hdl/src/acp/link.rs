@@ -79,7 +79,9 @@ const _: () = assert!(1 << CB == K, "ACP_CHANNELS must be 2^ACP_CHANNEL_BITS");
 /// while channels are flushed) is not heard: the peer restates it (it never
 /// gives a channel two slots in a row for news, and a record right after one
 /// of the same channel leaves the news to state again).
-/// The record sent is formed one cycle ahead of the port. Event pulses
+/// The record sent is formed one cycle ahead of the port; one that only
+/// restates goes to the port only when the port holds none (`port_idle`,
+/// `RecordForm`). Event pulses
 /// (`ev_*`) leave a cycle after what they count; `m_msg` leaves through a
 /// skid buffer (1 cycle). One record per slot each way; nothing stalls the
 /// receive side.
@@ -98,6 +100,8 @@ pub struct AcpLink {
     pub tx_data: Signal<Out, Bits<512>>,
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
+    /// The port holds no record (a registered view of its queue).
+    pub port_idle: Signal<In, Bit>,
     /// Payloads to send, 56 bytes each (messages, or verbs for the peer's atomic unit).
     pub s_send: StreamSink<AcpSend>,
     /// Payloads delivered by the peer, and ours handed back.
@@ -273,6 +277,7 @@ impl AcpLink {
             tx_data: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
+            port_idle: Default::default(),
             s_send: Default::default(),
             m_msg: Default::default(),
             reset_link: Default::default(),
@@ -816,6 +821,7 @@ impl Logic for AcpLink {
         self.form.ent_fields.next = self.ent.fields.val();
         self.form.session.next = self.ent.session_tx.val();
         self.form.tx_ready.next = self.tx_ready.val();
+        self.form.port_idle.next = self.port_idle.val();
         self.tx_ram_form_0.read_address.next = self.form.next_ch.val();
         self.tx_ram_form_1.read_address.next = self.form.next_ch.val();
         self.res_ram_0.read_address.next = self.form.next_ch.val();

@@ -68,6 +68,8 @@ pub struct SlotChoice {
     pub advance: Signal<Out, Bit>,
     /// The waiting record is dropped for the one formed now.
     pub skip: Signal<Out, Bit>,
+    /// The waiting record restates a channel without news.
+    pub spare_waiting: Signal<Out, Bit>,
 
     rot_ch: SDFF<Bits<CB>>,
     prev_ch: SDFF<Bits<CB>>,
@@ -136,6 +138,7 @@ impl Default for SlotChoice {
             share: Default::default(),
             rot_spare: Default::default(),
             o_spare: Default::default(),
+            spare_waiting: Default::default(),
             sent_ch: Default::default(),
             rot_last: Default::default(),
             rot_next: Default::default(),
@@ -175,6 +178,7 @@ impl Logic for SlotChoice {
         self.ch.next = self.rot_ch.q.val();
         self.last_ch.next = self.prev_ch.q.val();
         self.round.next = self.rot_round.q.val();
+        self.spare_waiting.next = self.o_spare.q.val();
 
         // The next channel with news, or restating.
         self.ev_after.next = false;
