@@ -14,8 +14,9 @@
 //! (defaults 16, 25, 200000, messages).
 
 use pendulum_layout::acp::{self, rx_state, OP_ECHO, OP_OFFER, OP_OFFER_VERB};
-use pendulum_layout::atomic::{op, Verb};
-use pendulum_testbench::acp_measure::{clean, pace, pair_with_channels, RECORDS_PER_CYCLE_100GBE};
+use pendulum_testbench::acp_measure::{
+    clean, feed_verbs, pace, pair_with_channels, RECORDS_PER_CYCLE_100GBE,
+};
 use pendulum_testbench::acp_traffic::id_of;
 use pendulum_testbench::models::percentile;
 use pendulum_testbench::pair::Side;
@@ -136,18 +137,7 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool, verbs: bool) -> Rounds {
     let mut next = 0u32;
     while t.cycle() < end {
         if verbs {
-            let batch: Vec<Verb> = (next..next + 64)
-                .map(|i| Verb {
-                    op: op::FETCH_ADD,
-                    tag: i as u16,
-                    addr: (i % 1024) * 64,
-                    operands: [1, 0, 0, 0],
-                    reserved_set: false,
-                })
-                .collect();
-            next += t.a.link.send_verbs(&mut t.a.dev, &batch).unwrap() as u32;
-            t.a.link.recv(&mut t.a.dev).unwrap();
-            t.pair.borrow_mut().run(8);
+            feed_verbs(&mut t, &mut next);
         } else {
             if t.a.backlog() < 256 {
                 t.a.queue(256);

@@ -179,45 +179,49 @@ pub fn decision_cycles(latency: u32, k: u32, kind: Kind) -> (u64, Option<u64>) {
     (commit, s.2.map(|r| r.saturating_sub(offer)))
 }
 
+/// A's host keeping a backlog of remote verbs for B, one poll's worth:
+/// posts fetch-and-adds on distinct lines (none waits for another's line;
+/// `next` numbers them), takes what came back, and runs the pair 8
+/// cycles. Returns the verb results taken.
+pub fn feed_verbs(t: &mut AcpTraffic, next: &mut u32) -> u64 {
+    let verbs: Vec<Verb> = (*next..*next + 64)
+        .map(|i| Verb {
+            op: op::FETCH_ADD,
+            tag: i as u16,
+            addr: (i % 1024) * 64,
+            operands: [1, 0, 0, 0],
+            reserved_set: false,
+        })
+        .collect();
+    *next += t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap() as u32;
+    let got =
+        t.a.link
+            .recv(&mut t.a.dev)
+            .unwrap()
+            .iter()
+            .filter(|m| m.verb_result().is_some())
+            .count() as u64;
+    t.pair.borrow_mut().run(8);
+    got
+}
+
 /// Remote verbs per cycle A→B with `k` channels, measured over `cycles`
-/// with A's host keeping a backlog (fetch-and-adds on distinct lines, so
-/// none waits for another's line).
+/// with A's host keeping a backlog ([`feed_verbs`]).
 pub fn remote_rate(k: u32, latency: u32, cycles: u64, paced: bool) -> f64 {
     let mut t = pair_with_channels(k, clean(latency));
     if paced {
         pace(&mut t, RECORDS_PER_CYCLE_100GBE);
     }
     let mut next = 0u32;
-    let mut got = 0u64;
-    let mut poll = |t: &mut AcpTraffic, got: &mut u64| {
-        let verbs: Vec<Verb> = (next..next + 64)
-            .map(|i| Verb {
-                op: op::FETCH_ADD,
-                tag: i as u16,
-                addr: (i % 1024) * 64,
-                operands: [1, 0, 0, 0],
-                reserved_set: false,
-            })
-            .collect();
-        next += t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap() as u32;
-        *got +=
-            t.a.link
-                .recv(&mut t.a.dev)
-                .unwrap()
-                .iter()
-                .filter(|m| m.verb_result().is_some())
-                .count() as u64;
-        t.pair.borrow_mut().run(8);
-    };
     let warm = t.cycle() + 4 * latency as u64 + 2_000;
     while t.cycle() < warm {
-        poll(&mut t, &mut got);
+        feed_verbs(&mut t, &mut next);
     }
-    let (start, g0) = (t.cycle(), got);
+    let (start, mut got) = (t.cycle(), 0u64);
     while t.cycle() - start < cycles {
-        poll(&mut t, &mut got);
+        got += feed_verbs(&mut t, &mut next);
     }
-    (got - g0) as f64 / (t.cycle() - start) as f64
+    got as f64 / (t.cycle() - start) as f64
 }
 
 /// Remote verbs per cycle the host's PCIe link allows: each verb is one

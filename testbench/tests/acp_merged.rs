@@ -282,18 +282,7 @@ fn a_remote_verbs_echo_leaves_when_its_result_is_back() {
     let mut next = 0u32;
     let end = t.cycle() + 30_000;
     while t.cycle() < end {
-        let verbs: Vec<Verb> = (next..next + 64)
-            .map(|i| Verb {
-                op: op::FETCH_ADD,
-                tag: i as u16,
-                addr: (i % 1024) * 64,
-                operands: [1, 0, 0, 0],
-                reserved_set: false,
-            })
-            .collect();
-        next += t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap() as u32;
-        t.a.link.recv(&mut t.a.dev).unwrap();
-        t.pair.borrow_mut().run(8);
+        pendulum_testbench::acp_measure::feed_verbs(&mut t, &mut next);
     }
     let g = gaps.borrow();
     assert!(g.echoes > 3_000, "only {} verbs echoed", g.echoes);
