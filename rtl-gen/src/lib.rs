@@ -54,7 +54,7 @@ pub struct Generated {
 }
 
 /// Targets `rtl-gen` knows: `sim` (the core alone) and the boards of [`boards::BOARDS`],
-/// which get the same core plus a board top (see `boards.rs`).
+/// which get the same core plus a board top (see `boards/`).
 pub const TARGETS: &[&str] = &["sim", "alveo-u250", "alveo-u280", "stratix10-mx"];
 
 /// Generates the NIC core for `target`.

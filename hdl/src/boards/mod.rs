@@ -1,7 +1,7 @@
 //! What a board top puts between the NIC core and the vendor blocks: thin
 //! adapters from the vendor's bus to the core's ports, one block per file.
 //! The tops themselves (vendor IP instances, pins, clocks) are written by
-//! `rtl-gen` (`rtl-gen/src/boards.rs`), which instantiates these blocks by name.
+//! `rtl-gen` (`rtl-gen/src/boards/`), which instantiates these blocks by name.
 //!
 //! - [`AxiLiteMmio`]: BAR register access from AMD QDMA's AXI-Lite master.
 //! - [`AxiDmaBridge`]: the core's DMA writes and reads onto QDMA's AXI slave bridge.
