@@ -1,46 +1,49 @@
-//! One handle per core, as Ensō's and DPDK's users give each core its own
-//! queues: [`Device::split`] turns a device into `n` [`CoreHandle`]s, one
-//! per thread, and handle `k` owns
-//!
-//! - notification buffer `k`,
-//! - the RX pipes that report into it: p ≡ k (mod CAP_NOTIF_BUFS), so 16 of
-//!   the 1,024 pipes with 64 buffers (the card sends pipe p's notifications
-//!   to buffer p mod CAP_NOTIF_BUFS, so a core that owns its buffer owns
-//!   exactly these pipes),
-//! - the TX pipes t ≡ k (mod n) (TX pipe `k` among them; TX pipes report
-//!   into a completion record of their own, so any split works),
-//! - the flows bound to its RX pipes.
-//!
-//! A handle refuses, with [`Error::NotThisCore`] and without touching the
-//! card, any pipe or flow it does not own, so cores never poll, free or
-//! steer each other's pipes.
-//!
-//! # Why a mutex
-//!
-//! The handles share the [`Device`] behind an `Arc<Mutex<..>>`, and every
-//! call locks it for the length of that call only (a wait locks once per
-//! poll, so the other cores go on between polls). That is sound with no
-//! `unsafe` and keeps `Device` as it is: its pipe calls take `&mut Device`,
-//! and the card, the flow table and the register writes that must not
-//! interleave (a checked write reads REG_ERRORS before and after) are shared
-//! by all cores however the pipes are divided. In the common case each core
-//! touches only its own pipes, so the lock is uncontended: an atomic
-//! compare-and-swap to take it and an atomic swap to release it (not yet
-//! measured beside the rest of a call). A lock-free split (each core
-//! holding its own register page and notification buffer outright) would
-//! need the card's shared state behind its own lock anyway, and is left
-//! for when a measurement shows the mutex costs something.
-//!
-//! A handle is [`Send`] when the card is (`Mutex<Device<C>>` is shared
-//! between threads only if `Device<C>` may move between them): the
-//! simulated cards and the mock card are.
+//! One core's share of a [`Device`]: [`CoreHandle`] (its doc says what a
+//! handle owns and why the handles share the device behind a mutex).
 
 use crate::{Card, Counters, Device, Error, FlowKey, Result, RxBatch, RxPipe, TxPipe};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// One core's share of a [`Device`]: its notification buffer, its RX and
-/// TX pipes and its flows (see the [module documentation](self)). Made by
-/// [`Device::split`]; move each into its own thread.
+/// TX pipes and its flows. Made by [`Device::split`]; move each into its
+/// own thread.
+///
+/// One handle per core, as Ensō's and DPDK's users give each core its own
+/// queues: [`Device::split`] turns a device into `n` [`CoreHandle`]s, one
+/// per thread, and handle `k` owns
+///
+/// - notification buffer `k`,
+/// - the RX pipes that report into it: p ≡ k (mod CAP_NOTIF_BUFS), so 16 of
+///   the 1,024 pipes with 64 buffers (the card sends pipe p's notifications
+///   to buffer p mod CAP_NOTIF_BUFS, so a core that owns its buffer owns
+///   exactly these pipes),
+/// - the TX pipes t ≡ k (mod n) (TX pipe `k` among them; TX pipes report
+///   into a completion record of their own, so any split works),
+/// - the flows bound to its RX pipes.
+///
+/// A handle refuses, with [`Error::NotThisCore`] and without touching the
+/// card, any pipe or flow it does not own, so cores never poll, free or
+/// steer each other's pipes.
+///
+/// # Why a mutex
+///
+/// The handles share the [`Device`] behind an `Arc<Mutex<..>>`, and every
+/// call locks it for the length of that call only (a wait locks once per
+/// poll, so the other cores go on between polls). That is sound with no
+/// `unsafe` and keeps `Device` as it is: its pipe calls take `&mut Device`,
+/// and the card, the flow table and the register writes that must not
+/// interleave (a checked write reads REG_ERRORS before and after) are shared
+/// by all cores however the pipes are divided. In the common case each core
+/// touches only its own pipes, so the lock is uncontended: an atomic
+/// compare-and-swap to take it and an atomic swap to release it (not yet
+/// measured beside the rest of a call). A lock-free split (each core
+/// holding its own register page and notification buffer outright) would
+/// need the card's shared state behind its own lock anyway, and is left
+/// for when a measurement shows the mutex costs something.
+///
+/// A handle is [`Send`] when the card is (`Mutex<Device<C>>` is shared
+/// between threads only if `Device<C>` may move between them): the
+/// simulated cards and the mock card are.
 pub struct CoreHandle<C: Card> {
     core: usize,
     cores: usize,

@@ -34,7 +34,7 @@ use serde::Serialize;
 use std::path::Path;
 use stratix10::s10_top;
 
-/// One port of a board top, and why it has no pin if it has none.
+/// One port of a board top: its name, direction and width.
 #[derive(Clone, Debug, Serialize)]
 pub struct TopPort {
     pub name: String,
