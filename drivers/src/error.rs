@@ -98,7 +98,7 @@ pub enum Error {
     },
     #[error("a frame of {len} bytes cannot be sent here: frames must be 1 to {max} bytes (the card's largest frame, or what the TX ring can ever hold, whichever is smaller); nothing was queued")]
     BadFrame { len: usize, max: u32 },
-    #[error("frame {index} of the call ({len} bytes) cannot be sent: the card finds where a frame ends from its IPv4, IPv6 or ARP header (pendulum_layout::frame), and {}; it would drop it and the frames behind it in the same doorbell, so nothing was queued", header_says(*.header_len))]
+    #[error("frame {index} of the call ({len} bytes) cannot be sent: the card finds where a frame ends from its IPv4, IPv6 or ARP header, past up to two VLAN tags (pendulum_layout::frame), and {}; it would drop it and the frames behind it in the same doorbell, so nothing was queued", header_says(*.header_len))]
     UndelimitedFrame {
         index: usize,
         len: usize,
@@ -266,7 +266,7 @@ fn header_says(header_len: Option<u32>) -> String {
     match header_len {
         Some(n) => format!("its header says {n} bytes"),
         None => {
-            "its EtherType has no length rule (VLAN tags and other EtherTypes are not carried yet)"
+            "its EtherType (past at most two VLAN tags) has no length rule: LLDP, PTP, custom EtherTypes and a third tag are not carried yet"
                 .into()
         }
     }

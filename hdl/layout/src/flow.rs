@@ -1,6 +1,9 @@
 //! The flow director's rules: which RX pipe a received frame goes to.
 //!
-//! 1. A frame that is not IPv4 or IPv6 goes to `FLOW_DEFAULT_PIPE`.
+//! 1. A frame that is not IPv4 or IPv6 goes to `FLOW_DEFAULT_PIPE`. The
+//!    EtherType is the one past at most two VLAN tags
+//!    ([`crate::frame::inner_ethertype`]), and every header offset moves by
+//!    the tags' bytes; the VLAN itself is not part of the key.
 //! 2. An IP frame's [`FlowKey`] (addresses, protocol, and the TCP/UDP ports
 //!    when the first 64 bytes hold them) is looked up in the exact-match
 //!    table, which the driver fills (`RxPipe::bind`); a hit gives the pipe.
@@ -27,10 +30,11 @@
 //!
 //! Ports are taken only where they are certain: TCP or UDP, an IPv4 header of
 //! 20 bytes (no options, so the ports sit in the first 64-byte beat) and not a
-//! fragment; IPv6 with TCP or UDP as the first next header. Otherwise the key
+//! fragment; IPv6 with TCP or UDP as the first next header and at most one
+//! VLAN tag (two push the ports past byte 64). Otherwise the key
 //! has ports 0, and the hash is RSS's 2-tuple (address-only) hash.
 
-use crate::frame::{ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_OFFSET};
+use crate::frame::{inner_ethertype, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use crate::params::{FLOW_BUCKET_BITS, FLOW_WAYS};
 
 /// The Toeplitz key: Microsoft's published default RSS key, which most NICs
@@ -135,20 +139,23 @@ impl FlowKey {
         let b = |k: usize| frame.get(k).copied().unwrap_or(0);
         let be16 = |k: usize| u16::from_be_bytes([b(k), b(k + 1)]);
         let ports = |k: usize| (be16(k), be16(k + 2));
-        match be16(ETHERTYPE_OFFSET) {
-            ETHERTYPE_IPV4 if frame.len() >= 34 => {
-                let (ihl, proto) = (b(14) & 0x0F, b(23));
-                let fragment = (b(20) & 0x3F) != 0 || b(21) != 0;
+        // Every offset below is an untagged frame's plus the tags' bytes.
+        let (ethertype, t) = inner_ethertype(frame)?;
+        match ethertype {
+            ETHERTYPE_IPV4 if frame.len() >= 34 + t => {
+                let (ihl, proto) = (b(14 + t) & 0x0F, b(23 + t));
+                let fragment = (b(20 + t) & 0x3F) != 0 || b(21 + t) != 0;
                 let has_ports = (proto == PROTO_TCP || proto == PROTO_UDP) && ihl == 5 && !fragment;
-                let (sport, dport) = if has_ports { ports(34) } else { (0, 0) };
-                let ip = |k: usize| [b(k), b(k + 1), b(k + 2), b(k + 3)];
+                let (sport, dport) = if has_ports { ports(34 + t) } else { (0, 0) };
+                let ip = |k: usize| [b(k + t), b(k + t + 1), b(k + t + 2), b(k + t + 3)];
                 Some(FlowKey::v4(ip(26), ip(30), proto, sport, dport))
             }
-            ETHERTYPE_IPV6 if frame.len() >= 54 => {
-                let nh = b(20);
-                let has_ports = nh == PROTO_TCP || nh == PROTO_UDP;
-                let (sport, dport) = if has_ports { ports(54) } else { (0, 0) };
-                let ip = |k: usize| std::array::from_fn(|i| b(k + i));
+            ETHERTYPE_IPV6 if frame.len() >= 54 + t => {
+                let nh = b(20 + t);
+                // Two tags push the ports past the first beat (bytes 62..66).
+                let has_ports = (nh == PROTO_TCP || nh == PROTO_UDP) && 58 + t <= crate::BEAT_BYTES;
+                let (sport, dport) = if has_ports { ports(54 + t) } else { (0, 0) };
+                let ip = |k: usize| std::array::from_fn(|i| b(k + t + i));
                 Some(FlowKey::v6(ip(22), ip(38), nh, sport, dport))
             }
             _ => None,
@@ -428,6 +435,36 @@ mod tests {
         let mut arp = f;
         arp[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
         assert_eq!(FlowKey::from_frame(&arp), None);
+    }
+
+    #[test]
+    fn frame_keys_look_past_vlan_tags() {
+        use crate::frame::{with_vlan_tags, ETHERTYPE_QINQ, ETHERTYPE_VLAN};
+        let f = udp4_frame(1234, 4000);
+        let key = FlowKey::from_frame(&f);
+        let one = with_vlan_tags(&f, &[(ETHERTYPE_VLAN, 7)]);
+        let two = with_vlan_tags(&f, &[(ETHERTYPE_QINQ, 1), (ETHERTYPE_VLAN, 7)]);
+        assert_eq!(FlowKey::from_frame(&one), key, "one tag");
+        assert_eq!(FlowKey::from_frame(&two), key, "QinQ");
+        let three = with_vlan_tags(&two, &[(ETHERTYPE_VLAN, 2)]);
+        assert_eq!(FlowKey::from_frame(&three), None, "a third tag");
+
+        let mut v6 = vec![0u8; 80];
+        v6[12..14].copy_from_slice(&ETHERTYPE_IPV6.to_be_bytes());
+        v6[20] = PROTO_TCP;
+        v6[22] = 0xfe;
+        v6[54..58].copy_from_slice(&[0x12, 0x34, 0x56, 0x78]);
+        let k6 = FlowKey::from_frame(&v6).unwrap();
+        assert_eq!((k6.sport, k6.dport), (0x1234, 0x5678));
+        let one6 = with_vlan_tags(&v6, &[(ETHERTYPE_VLAN, 3)]);
+        assert_eq!(FlowKey::from_frame(&one6), Some(k6), "ports end at byte 62");
+        let two6 = with_vlan_tags(&v6, &[(ETHERTYPE_VLAN, 3), (ETHERTYPE_VLAN, 4)]);
+        let k = FlowKey::from_frame(&two6).unwrap();
+        assert_eq!(
+            (k.src, k.sport, k.dport),
+            (k6.src, 0, 0),
+            "ports past byte 64"
+        );
     }
 
     #[test]

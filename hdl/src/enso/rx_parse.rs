@@ -1,4 +1,4 @@
-use super::frame_len::{ETHERTYPE_BIT, LENS_BIT};
+use super::frame_len::{ETHERTYPE_BIT, HEAD_BIT, HEAD_BITS};
 use super::FrameLenParser;
 use crate::reset::SDFF;
 use crate::stream::{SkidBuffer, StreamSink, StreamSource};
@@ -52,7 +52,7 @@ pub struct RxParse {
     sop: Signal<Local, Bit>,
     short: Signal<Local, Bit>,
     at_ethertype: Constant<Bits<9>>,
-    at_lens: Constant<Bits<9>>,
+    at_head: Constant<Bits<9>>,
     no_pipe: Constant<Bits<PIPE_BITS>>,
     all_keep: Constant<Bits<64>>,
     min_keep: Constant<Bits<64>>,
@@ -77,7 +77,7 @@ impl RxParse {
             sop: Default::default(),
             short: Default::default(),
             at_ethertype: Constant::new(ETHERTYPE_BIT.into()),
-            at_lens: Constant::new(LENS_BIT.into()),
+            at_head: Constant::new(HEAD_BIT.into()),
             no_pipe: Constant::new(0u64.into()),
             all_keep: Constant::new(u64::MAX.into()),
             min_keep: Constant::new(((1u64 << MIN_FRAME_BYTES) - 1).into()),
@@ -111,7 +111,10 @@ impl Logic for RxParse {
             .data
             .val()
             .get_bits::<16>(self.at_ethertype.val().index());
-        self.hdr.lens.next = self.data.val().get_bits::<32>(self.at_lens.val().index());
+        self.hdr.head.next = self
+            .data
+            .val()
+            .get_bits::<HEAD_BITS>(self.at_head.val().index());
         self.short.next = self.hdr.len.val() < self.min_frame.val();
         self.parsed.s.data.next.data = self.data.val();
         self.parsed.s.data.next.keep = self.s.data.val().keep;

@@ -1,4 +1,4 @@
-use super::frame_len::{ETHERTYPE_BIT, LENS_BIT};
+use super::frame_len::{ETHERTYPE_BIT, HEAD_BIT, HEAD_BITS};
 use super::FrameLenParser;
 use crate::stream::{SkidBuffer, StreamSink, StreamSource};
 use crate::types::{CplBeat, TxBeat};
@@ -30,7 +30,7 @@ pub struct TxParse {
     kind_verb: Constant<Bits<8>>,
     op_commit: Constant<Bits<8>>,
     at_ethertype: Constant<Bits<9>>,
-    at_lens: Constant<Bits<9>>,
+    at_head: Constant<Bits<9>>,
 }
 
 impl TxParse {
@@ -51,7 +51,7 @@ impl TxParse {
             kind_verb: Constant::new((pendulum_layout::atomic::KIND_VERB as u64).into()),
             op_commit: Constant::new((pendulum_layout::atomic::op::COMMIT as u64).into()),
             at_ethertype: Constant::new(ETHERTYPE_BIT.into()),
-            at_lens: Constant::new(LENS_BIT.into()),
+            at_head: Constant::new(HEAD_BIT.into()),
         }
     }
 }
@@ -72,7 +72,10 @@ impl Logic for TxParse {
             .data
             .val()
             .get_bits::<16>(self.at_ethertype.val().index());
-        self.hdr.lens.next = self.data.val().get_bits::<32>(self.at_lens.val().index());
+        self.hdr.head.next = self
+            .data
+            .val()
+            .get_bits::<HEAD_BITS>(self.at_head.val().index());
         self.out.s.data.next.data = self.data.val();
         self.out.s.data.next.last = self.s.data.val().last;
         self.out.s.data.next.len = self.hdr.len.val();
