@@ -9,7 +9,7 @@ use rust_hdl::prelude::*;
 /// core's `mmio_wr`/`mmio_rd`/`mmio_rsp` ports.
 ///
 /// The host's 32-bit access arrives as one 64-byte word with the byte
-/// address; address bits [5:2] pick the 32-bit lane written, and a read's
+/// address; address bits `[5:2]` pick the 32-bit lane written, and a read's
 /// response is copied into every lane so the host's lane holds it. Bursts
 /// and byte enables are not used (the top leaves them unconnected): the
 /// driver makes single, whole 32-bit accesses. One read is outstanding at a

@@ -56,8 +56,8 @@ struct ServeArgs {
     #[arg(long, value_name = "PATH")]
     socket: PathBuf,
     /// Host-memory file to create (truncated) and share with the client
-    /// [default: /dev/shm/pendulum-sim-<pid>.mem, or in the temp dir
-    /// without /dev/shm].
+    /// (default: `/dev/shm/pendulum-sim-<pid>.mem`, or in the temp dir
+    /// without /dev/shm).
     #[arg(long, value_name = "PATH")]
     mem: Option<PathBuf>,
     /// Host memory size in bytes; K, M, G multiply by 1024, 1024², 1024³

@@ -37,9 +37,9 @@ pub fn refit_check(old: &[u8; RECORD_BYTES], new: &mut [u8; RECORD_BYTES]) {
     set_check(new, check_of(old) ^ covered_crc(old) ^ covered_crc(new));
 }
 
-/// Picks records for [`AcpLinkModel::damage_next`].
+/// Picks records for [`AcpLinkModel::damage_next`](super::AcpLinkModel::damage_next).
 pub type Selector = Box<dyn FnMut(&[u8; RECORD_BYTES]) -> bool>;
-/// Changes a picked record for [`AcpLinkModel::damage_next`], drawing any
+/// Changes a picked record for [`AcpLinkModel::damage_next`](super::AcpLinkModel::damage_next), drawing any
 /// randomness from the model's seeded stream.
 pub type Mutator = Box<dyn FnMut(&mut [u8; RECORD_BYTES], &mut ChaCha8Rng)>;
 
@@ -149,8 +149,8 @@ pub fn xor_crc32c_codeword(
     }
 }
 
-/// Sets byte `pos` (for example [`BYTE_OPCODE`], [`BYTE_CHANNEL`],
-/// [`BYTE_STATE`]) to `value`.
+/// Sets byte `pos` (for example [`BYTE_OPCODE`], [`BYTE_CHANNEL`](pendulum_layout::acp::BYTE_CHANNEL),
+/// [`BYTE_STATE`](pendulum_layout::acp::BYTE_STATE)) to `value`.
 pub fn set_byte(
     pos: usize,
     value: u8,
@@ -158,7 +158,7 @@ pub fn set_byte(
     set_bytes(pos..pos + 1, &[value])
 }
 
-/// XORs byte `pos` with `mask` (for example one bit of [`BYTE_STATE`]).
+/// XORs byte `pos` with `mask` (for example one bit of [`BYTE_STATE`](pendulum_layout::acp::BYTE_STATE)).
 pub fn xor_byte(
     pos: usize,
     mask: u8,
