@@ -81,10 +81,20 @@ lint: setup verilog
 demo: setup verilog
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-demo
 
+# The Yosys depth check (`make depth`: about eight minutes on one thread)
+# runs beside the Rust and Python tests, which leave a core idle for much of
+# their run; its output is printed once they are done, and either failing
+# fails the target (a failing test stops the depth check).
 test: setup lint style
-	$(CARGO) test --profile dev
-	$(MAKE) --no-print-directory pytest
-	$(MAKE) --no-print-directory depth
+	$(MAKE) --no-print-directory verilog BOARD=alveo-u250
+	@mkdir -p build; rm -f build/depth.rc build/depth.log; \
+	setsid sh -c 'python3 rtl-gen/scripts/synth.py alveo-u250 --budget $(DEPTH_BUDGET) \
+	  > build/depth.log 2>&1; echo $$? > build/depth.rc' & depth_pid=$$!; \
+	$(CARGO) test --profile dev && $(MAKE) --no-print-directory pytest; rc=$$?; \
+	if [ $$rc != 0 ]; then kill -- -$$depth_pid 2>/dev/null; fi; \
+	wait $$depth_pid; \
+	echo "--- the depth check, run beside the tests (build/depth.log):"; cat build/depth.log; \
+	[ $$rc = 0 ] && [ "$$(cat build/depth.rc 2>/dev/null)" = 0 ]
 
 # Rust style: rustfmt's layout and clippy with every warning an error, on
 # every target (tests, benches, examples). Under clippy the testbench's
