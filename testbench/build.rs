@@ -104,6 +104,7 @@ fn main() {
     let slow = mk_list(&classes_mk, &["VM_CLASSES_SLOW", "VM_SUPPORT_SLOW"]);
     let mut slow_build = build.clone();
     slow_build.opt_level(0);
+    pgo(&mut build);
     build.file(&shim);
     let runtime = mk_list(&classes_mk, &["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"]);
     assert!(
@@ -446,4 +447,29 @@ fn ports_rs(m: &Manifest) -> String {
          impl Drop for VerilatedNic {{ fn drop(&mut self) {{ unsafe {{ pnd_free(self.ptr) }} }} }}\n",
         top = m.top
     )
+}
+
+/// Profile-guided optimisation of the model's per-cycle code, from
+/// `PENDULUM_MODEL_PGO`: `generate:DIR` builds it to record a profile into
+/// DIR (run a workload, such as `pendulum-bench --rx-only`, then build
+/// again), `use:DIR` builds it with that profile. Unset: no PGO.
+fn pgo(build: &mut cc::Build) {
+    println!("cargo:rerun-if-env-changed=PENDULUM_MODEL_PGO");
+    let Ok(how) = std::env::var("PENDULUM_MODEL_PGO") else {
+        return;
+    };
+    match how.split_once(':') {
+        Some(("generate", dir)) => {
+            build.flag(format!("-fprofile-generate={dir}"));
+            build.flag("-fprofile-update=single");
+            println!("cargo:rustc-link-lib=gcov");
+        }
+        Some(("use", dir)) => {
+            println!("cargo:rerun-if-changed={dir}");
+            build.flag(format!("-fprofile-use={dir}"));
+            build.flag("-fprofile-partial-training");
+            build.flag("-Wno-missing-profile");
+        }
+        _ => panic!("PENDULUM_MODEL_PGO={how}: expected generate:DIR or use:DIR"),
+    }
 }
