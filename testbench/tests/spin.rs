@@ -327,20 +327,49 @@ fn safety_with_resets_loss_of_signal_and_stale_records() {
     );
 }
 
-/// Once the faults stop, both sides come Up and every token ends: after
-/// damage in both directions; after damage and a reset; after resets of
-/// both sides at any interleaving; after a reset and a loss of signal.
+// Once the faults stop, both sides come Up and every token ends. Four
+// checks, each its own test so that the suite's threads share them.
+
+/// After damage in both directions.
 #[test]
-fn progress_once_the_faults_stop() {
-    for defines in [
-        &["-DNTOK_A=1", "-DNTOK_B=1", "-DMAX_RESETS=0"][..],
+fn progress_once_damage_in_both_directions_stops() {
+    passes(
+        "progress-damage",
+        &["-DNTOK_A=1", "-DNTOK_B=1", "-DMAX_RESETS=0"],
+        Check::Progress,
+    );
+}
+
+/// After damage and a reset.
+#[test]
+fn progress_once_damage_and_a_reset_stop() {
+    passes(
+        "progress-reset",
         &["-DNTOK_A=1", "-DNTOK_B=0", "-DMAX_RESETS=1"],
+        Check::Progress,
+    );
+}
+
+/// After resets of both sides at any interleaving.
+#[test]
+fn progress_once_resets_of_both_sides_stop() {
+    passes(
+        "progress-resets",
         &[
             "-DNTOK_A=1",
             "-DNTOK_B=0",
             "-DMAX_DAMAGE=0",
             "-DMAX_RESETS=2",
         ],
+        Check::Progress,
+    );
+}
+
+/// After a reset and a loss of signal.
+#[test]
+fn progress_once_a_reset_and_a_loss_of_signal_stop() {
+    passes(
+        "progress-los",
         &[
             "-DNTOK_A=1",
             "-DNTOK_B=0",
@@ -348,9 +377,8 @@ fn progress_once_the_faults_stop() {
             "-DMAX_RESETS=1",
             "-DMAX_LOS=1",
         ],
-    ] {
-        passes("progress", defines, Check::Progress);
-    }
+        Check::Progress,
+    );
 }
 
 /// Slots by event: any slot of an Up side may carry another channel, so
