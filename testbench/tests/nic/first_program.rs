@@ -6,9 +6,10 @@
 use pendulum_driver::Device;
 use pendulum_testbench::{SimCard, SimConfig};
 
-mod common;
-#[path = "../examples/first_program.rs"]
+use crate::common;
+#[path = "../../examples/first_program.rs"]
 #[allow(dead_code)] // its `main` is the example's, not the test's
+#[allow(clippy::module_inception)] // the example, in the module of its tests
 mod first_program;
 
 const BEGIN: &str = "<!-- first program begin -->\n";
@@ -18,7 +19,7 @@ const END: &str = "<!-- first program end -->";
 fn the_readme_shows_the_first_program_word_for_word() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
     let readme = std::fs::read_to_string(path).expect("README.md");
-    let code = include_str!("../examples/first_program.rs");
+    let code = include_str!("../../examples/first_program.rs");
     let want = format!("```rust\n{code}```\n");
     let a = readme.find(BEGIN).expect("README has no first program") + BEGIN.len();
     let b = readme
@@ -30,7 +31,7 @@ fn the_readme_shows_the_first_program_word_for_word() {
         assert!(
             readme[a..b] == want,
             "the README's first program differs from testbench/examples/first_program.rs: \
-             run PENDULUM_BLESS=1 cargo test -p pendulum-testbench --test first_program"
+             run PENDULUM_BLESS=1 cargo test -p pendulum-testbench --test nic first_program::"
         );
     }
 }

@@ -8,9 +8,10 @@
 use pendulum_driver::Device;
 use pendulum_testbench::{SimCard, SimConfig};
 
-mod common;
-#[path = "../examples/two_core_echo.rs"]
+use crate::common;
+#[path = "../../examples/two_core_echo.rs"]
 #[allow(dead_code)] // its `main` is the example's, not the test's
+#[allow(clippy::module_inception)] // the example, in the module of its tests
 mod two_core_echo;
 
 /// What the example prints: its pipes and flows, then what it checked.

@@ -1,6 +1,4 @@
 //! What the Verilator tests share: the simulated card as its own process.
-//! (Each test file that needs it says `mod common;`; not every one uses all.)
-#![allow(dead_code)]
 
 use pendulum_driver::{AnyCard, Device};
 use std::io::{BufRead, BufReader};

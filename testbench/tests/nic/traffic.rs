@@ -19,7 +19,7 @@ use pendulum_testbench::{SimCard, SimConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-mod common;
+use crate::common;
 
 /// What a card did with the traffic of [`run_traffic`].
 #[derive(Debug, PartialEq)]

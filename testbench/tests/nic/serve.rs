@@ -11,8 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::Server;
+use crate::common::Server;
 
 /// Receives on `pipes` until every expected frame arrived, checking each.
 fn receive_all(
