@@ -1,7 +1,7 @@
 //! `EthernetPort` on the mock card (`FakeCard::with_mac`): frames injected
 //! are steered, checked and received as the card does it, and frames sent
 //! come out whole, without Verilator. (`pendulum-testbench`'s
-//! `tests/traffic.rs` runs the same traffic on the Verilated cards and this
+//! `tests/nic/traffic.rs` runs the same traffic on the Verilated cards and this
 //! one and compares them.)
 
 use pendulum_driver::layout::flow::PROTO_UDP;

@@ -1,7 +1,7 @@
 //! The channel machine block against its definition,
 //! `pendulum_layout::acp::machine::hear`, on every input (rust-hdl's
 //! simulator: the block is combinational; the Verilated pair in
-//! `testbench/tests/acp.rs` checks the moves the whole link states on the wire).
+//! `testbench/tests/nic/acp.rs` checks the moves the whole link states on the wire).
 
 use pendulum_hdl::acp::ChannelMachine;
 use pendulum_layout::acp::machine::{self, DecisionCheck, Event, Move};

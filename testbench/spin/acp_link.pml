@@ -8,12 +8,12 @@
  * sender's whole channel state; the transitions are those of
  * hdl/layout/src/acp/machine.rs (hear), which hdl/src/acp/channel_machine.rs
  * implements. README.md next to this file says what is modelled and what is
- * abstracted; testbench/tests/spin.rs runs the checks and the seeded bugs
+ * abstracted; testbench/tests/nic/spin.rs runs the checks and the seeded bugs
  * (the BUG_* defines below: each restores a rule the link once had, or
  * drops one it needs).
  *
  * The state codes equal pendulum_layout::acp::{tx_state, rx_state} and the
- * opcodes pendulum_layout::acp::OP_*; testbench/tests/spin.rs checks it.
+ * opcodes pendulum_layout::acp::OP_*; testbench/tests/nic/spin.rs checks it.
  */
 
 /* Sender-role states (pendulum_layout::acp::tx_state). */
@@ -37,7 +37,7 @@
 #define LS_UP         2
 
 /* The moves of the channel machine (pendulum_layout::acp::machine):
- * testbench/tests/spin.rs puts definitions of SENDER_MOVE(from, to) and
+ * testbench/tests/nic/spin.rs puts definitions of SENDER_MOVE(from, to) and
  * RECEIVER_MOVE(from, to) before this file (true for the named moves of
  * each role), and the tables sender_next and receiver_next of
  * machine::hear over this model's inputs (filled at MACHINE_INIT in init);
@@ -202,7 +202,7 @@ hidden byte was_ts, was_rs;
     !defined(BUG_UNCHECKED_DECISION) && !defined(BUG_STORE_BEFORE_SEEN) && \
     !defined(BUG_OFFER_ON_LOAD_AFTER_REJECT) && !defined(BUG_UNCHAINED_PROOF)
 /* Every channel move is checked against the layout's machine (the tables
- * testbench/tests/spin.rs generates from pendulum_layout::acp::machine::hear);
+ * testbench/tests/nic/spin.rs generates from pendulum_layout::acp::machine::hear);
  * the seeded bugs that change a move are exempt. */
 #define CHECK_MACHINE 1
 hidden byte was_tb, was_rb, m_op;

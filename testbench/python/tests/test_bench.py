@@ -404,7 +404,7 @@ async def test_scapy_packet_goes_out_on_tx(dut):
     assert Ether(got)[UDP].dport == 7 and got == bytes(pkt)
 
 
-@pytest.mark.skip(reason="the ACP link needs two NICs; this harness drives one (the Rust pair testbench covers it: testbench/tests/acp.rs)")
+@pytest.mark.skip(reason="the ACP link needs two NICs; this harness drives one (the Rust pair testbench covers it: testbench/tests/nic/acp.rs)")
 def test_acp_transfer():
     pass
 

@@ -1,9 +1,9 @@
 //! The channel machine: what one channel's state becomes when a side hears
 //! a record on it. [`hear`] is the definition; `hdl/src/acp/channel_machine.rs`
 //! implements it (its block test compares the two on every input),
-//! `testbench/tests/acp.rs` checks every move the Verilated pair states
+//! `testbench/tests/nic/acp.rs` checks every move the Verilated pair states
 //! against [`moves`], and `testbench/spin/acp_link.pml` models it for SPIN
-//! (`testbench/tests/spin.rs` generates tables of `hear` over the model's
+//! (`testbench/tests/nic/spin.rs` generates tables of `hear` over the model's
 //! inputs, and the model asserts that every move it makes is the one they
 //! give).
 //!
