@@ -6,9 +6,9 @@ use rust_hdl::prelude::*;
 /// docs hold the move tables): what one channel's state becomes when a
 /// record on it is heard. Combinational; `AcpLink` feeds it the heard
 /// channel's state from registers and applies what it says.
-/// `hdl/tests/acp_channel_machine.rs` compares it with `hear` on every input,
-/// the merged decision's moves included (COMMIT_OFFER, the next payload,
-/// PASSED, DELIVER_STORE).
+/// `hdl/tests/blocks/acp_channel_machine.rs` compares it with `hear` on
+/// every input, the merged decision's moves included (COMMIT_OFFER, the next
+/// payload, PASSED, DELIVER_STORE).
 ///
 /// States are `{bit, state}`: sender role 4 bits (bit 3 the alternation
 /// bit), receiver role 3 bits (bit 2).

@@ -21,7 +21,7 @@
 //! file reported it, with no frame event for that pipe in between. A gate may
 //! be shut until then, and sees a head write a cycle late.
 
-mod common;
+use crate::common;
 use common::pick;
 use pendulum_hdl::mmio::{RegFile, GATES, GATE_ATOMIC, GATE_LINK};
 use pendulum_hdl::types::MmioWrite;

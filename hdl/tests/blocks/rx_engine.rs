@@ -17,7 +17,7 @@
 //! two, as the register file and the core do): a ring's base is written
 //! while its pipe is off, the cycle before the pipe is switched on with it.
 
-mod common;
+use crate::common;
 use common::pick;
 use pendulum_hdl::enso::RxEngine;
 use pendulum_hdl::mmio::{RxPipeState, RxRingUser, GATES};

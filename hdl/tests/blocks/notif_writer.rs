@@ -4,7 +4,7 @@
 //! software reading its buffers late at random, checked record by record
 //! against what the block was told.
 
-mod common;
+use crate::common;
 use common::pick;
 use pendulum_hdl::enso::RxNotifWriter as NotifWriter;
 
