@@ -3,10 +3,8 @@
 //! its flows; a handle refuses everything else with a typed error before
 //! touching the card; handles move between threads.
 
+use crate::common::udp_frame;
 use pendulum_driver::layout::flow::PROTO_UDP;
-mod common;
-
-use common::udp_frame;
 use pendulum_driver::mock::FakeCard;
 use pendulum_driver::{CoreHandle, Device, Error, EthernetPort, FlowKey, RxPipe, TxPipe};
 

@@ -1,8 +1,5 @@
 //! What several of the driver's test files build frames with.
 
-// Each test file that includes this module uses part of it.
-#![allow(dead_code)]
-
 use pendulum_driver::layout::frame::ETHERTYPE_IPV4;
 use pendulum_driver::FlowKey;
 

@@ -3,7 +3,7 @@
 //! finding nothing forever, timing out or blaming the ring; and the card
 //! opens again.
 
-mod common;
+use crate::common;
 
 use pendulum_driver::mock::FakeCard;
 use pendulum_driver::{Device, Error, RxPipe, POLLS_PER_RESET_CHECK};

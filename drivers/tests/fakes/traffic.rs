@@ -4,11 +4,9 @@
 //! `tests/nic/traffic.rs` runs the same traffic on the Verilated cards and this
 //! one and compares them.)
 
+use crate::common::udp_frame;
 use pendulum_driver::layout::flow::PROTO_UDP;
 use pendulum_driver::layout::frame::ETHERTYPE_ARP;
-mod common;
-
-use common::udp_frame;
 use pendulum_driver::mock::FakeCard;
 use pendulum_driver::{Device, Error, EthernetPort, FlowKey, RxPipe};
 

@@ -1,7 +1,7 @@
 //! `TxPipe` against an in-memory card: where frames land in the ring, what
 //! the doorbell says, and how completions free room.
 
-mod common;
+use crate::common;
 
 use pendulum_driver::mock::{FakeCard, MAX_FRAME_BYTES};
 use pendulum_driver::{Device, Error, RegionKind, TxPipe};
