@@ -26,7 +26,8 @@ fn open() -> (Device<SimCard>, Vec<RxPipe>) {
     (dev, pipes)
 }
 
-fn random_key(rng: &mut ChaCha8Rng) -> FlowKey {
+/// A random TCP or UDP flow, IPv6 one time in three (`frame_kinds` uses it too).
+pub(crate) fn random_key(rng: &mut ChaCha8Rng) -> FlowKey {
     let proto = if rng.gen_bool(0.5) {
         PROTO_TCP
     } else {
@@ -39,7 +40,9 @@ fn random_key(rng: &mut ChaCha8Rng) -> FlowKey {
     }
 }
 
-fn send(dev: &mut Device<SimCard>, exp: &mut Expected, frame: Vec<u8>, pipe: usize) {
+/// Queues `frame` on the MAC side, padded to the minimum as a MAC delivers
+/// it, and expects it unpadded on `pipe` (`frame_kinds` uses it too).
+pub(crate) fn send(dev: &mut Device<SimCard>, exp: &mut Expected, frame: Vec<u8>, pipe: usize) {
     exp[pipe].push_back(frame.clone());
     let mut wire = frame;
     pad_to_min(&mut wire);

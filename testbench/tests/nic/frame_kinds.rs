@@ -8,6 +8,7 @@
 //! from `pendulum_layout` (`FlowKey::from_frame`, `frame_len_from_header`),
 //! which the hardware implements separately in Verilog.
 
+use super::flow::{random_key, send};
 use pendulum_driver::{Card, Device, Error, FlowKey, RxPipe};
 use pendulum_layout::flow::{fallback_pipe, PROTO_TCP, PROTO_UDP};
 use pendulum_layout::frame::{
@@ -61,28 +62,6 @@ fn model_pipe(frame: &[u8]) -> usize {
         Some(k) => fallback_pipe(k.hash(), 0, PIPE_BITS as u32),
         None => DEFAULT_PIPE,
     }
-}
-
-fn random_key(rng: &mut impl rand::Rng) -> FlowKey {
-    let proto = if rng.gen_bool(0.5) {
-        PROTO_TCP
-    } else {
-        PROTO_UDP
-    };
-    if rng.gen_ratio(1, 3) {
-        FlowKey::v6(rng.gen(), rng.gen(), proto, rng.gen(), rng.gen())
-    } else {
-        FlowKey::v4(rng.gen(), rng.gen(), proto, rng.gen(), rng.gen())
-    }
-}
-
-/// Queues `frame` on the MAC side (padded to the minimum as a MAC delivers
-/// it) and expects it, unpadded, on `pipe`.
-fn send(dev: &mut Device<SimCard>, exp: &mut Expected, frame: Vec<u8>, pipe: usize) {
-    exp[pipe].push_back(frame.clone());
-    let mut wire = frame;
-    pad_to_min(&mut wire);
-    dev.card_mut().sim.eth.push(wire);
 }
 
 #[test]
