@@ -12,6 +12,7 @@ pub mod atomic;
 pub mod flow;
 pub mod frame;
 pub mod regs;
+pub mod ring;
 
 pub use regs::*;
 
