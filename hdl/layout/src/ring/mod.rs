@@ -61,7 +61,13 @@
 //! an 8-byte header would hold the length, the flags and the hash but not
 //! the timestamp.
 //!
+//! A pure model of a ring for tests and software models writes entries
+//! ([`write_entry`]) and walks them back ([`entries`]).
+
+mod walk;
+
 pub use crate::notif::Field;
+pub use walk::{entries, write_entry, Entries, Entry, RingError};
 
 use crate::flow::{FlowKey, PROTO_TCP, PROTO_UDP};
 use crate::frame::{
