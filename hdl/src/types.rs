@@ -156,3 +156,47 @@ pub struct AcpMsg {
     pub channel: Bits<8>,
     pub payload: Bits<448>,
 }
+
+/// What the RX datapath reports about one pipe in one cycle (the RX engine's
+/// `ev_*` outputs, carried as one word): a frame published (its bytes and
+/// the pipe's new tail), a frame dropped (ring full, malformed, pipe off), or
+/// a restart applied (tail 0, with this ring size and on/off).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct RxEvent {
+    pub pipe: Bits<{ pendulum_layout::params::PIPE_BITS }>,
+    pub frame: Bit,
+    pub bytes: Bits<16>,
+    pub tail: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    pub full: Bit,
+    pub malformed: Bit,
+    pub off: Bit,
+    pub restart: Bit,
+    pub mask: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    pub enable: Bit,
+}
+
+/// One item into the ring packer (`enso::RingPacker`): a beat of a ring
+/// entry's frame, or events alone (`units` 0, not `sop`). Ring positions
+/// count 16-byte units (`pendulum_layout::ring`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct PackItem {
+    pub data: Bits<512>,
+    /// The 16-byte units of `data` that belong to the frame, from unit 0:
+    /// 4 except on a last beat; 0 for an item with only events.
+    pub units: Bits<4>,
+    /// First beat of an entry: `header`, `base`, `mask` and `start` hold.
+    pub sop: Bit,
+    /// Last beat of an entry's frame.
+    pub last: Bit,
+    /// The entry's header unit, written in front of the frame.
+    pub header: Bits<128>,
+    /// The ring: bus address of unit 0, and its size in units minus one.
+    pub base: Bits<64>,
+    pub mask: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    /// The entry's first unit (its header's).
+    pub start: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    /// The events that go with this item. A last beat with `ev.frame` ends a
+    /// published entry; a last beat without it ends an abandoned one (its
+    /// pipe restarted, or it was malformed), which need not be written.
+    pub ev: RxEvent,
+}

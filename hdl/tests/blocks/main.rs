@@ -18,5 +18,6 @@ mod acp_channel_machine;
 mod boards;
 mod notif_writer;
 mod reg_file;
+mod ring_packer;
 mod rx_engine;
 mod stream_blocks;
