@@ -184,15 +184,16 @@ pub struct PackItem {
     /// The 16-byte units of `data` that belong to the frame, from unit 0:
     /// 4 except on a last beat; 0 for an item with only events.
     pub units: Bits<4>,
-    /// First beat of an entry: `header`, `base`, `mask` and `start` hold.
+    /// First beat of an entry: `header`, `base`, `line_mask` and `start` hold.
     pub sop: Bit,
     /// Last beat of an entry's frame.
     pub last: Bit,
     /// The entry's header unit, written in front of the frame.
     pub header: Bits<128>,
-    /// The ring: bus address of unit 0, and its size in units minus one.
+    /// The ring: bus address of unit 0, and its size in 64-byte lines
+    /// minus one (its size in units, over four, minus one).
     pub base: Bits<64>,
-    pub mask: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    pub line_mask: Bits<{ pendulum_layout::params::SLOT_BITS - 2 }>,
     /// The entry's first unit (its header's).
     pub start: Bits<{ pendulum_layout::params::SLOT_BITS }>,
     /// The events that go with this item. A last beat with `ev.frame` ends a

@@ -297,9 +297,69 @@ fn top_ports(verilog: &str) -> Result<Vec<Port>, String> {
     Ok(ports)
 }
 
+/// One block's Verilog, tidied as the core's is (named `name`): for
+/// blocks that are built and tested before they are placed in the core,
+/// so that they are linted as they will be there.
+pub fn block_verilog<B: Block>(mut block: B, name: &str) -> Result<String, String> {
+    block.connect_all();
+    check_all(&block).map_err(|e| format!("rust-hdl design check failed: {e:?}"))?;
+    let mut defines = ModuleDefines::default();
+    block.accept(name, &mut defines);
+    tidy(&defines.defines())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lints blocks not yet in the core under `verilator -Wall` (the core's
+    /// own lint is `make lint`). Skipped without Verilator.
+    #[test]
+    fn blocks_before_the_core_lint_clean() {
+        use pendulum_hdl::enso::{RingPacker, RxFlagsParser};
+        if std::process::Command::new("verilator")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("verilator not found: skipped (make setup installs it)");
+            return;
+        }
+        let blocks = [
+            (
+                "pendulum_ring_packer",
+                block_verilog(RingPacker::new(), "pendulum_ring_packer"),
+            ),
+            (
+                "pendulum_rx_flags",
+                block_verilog(RxFlagsParser::new(), "pendulum_rx_flags"),
+            ),
+        ];
+        for (name, verilog) in blocks {
+            let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join(format!("{name}.v"));
+            std::fs::write(&file, verilog.unwrap()).unwrap();
+            let out = std::process::Command::new("verilator")
+                // One file holds all of a block's modules, as the core's does.
+                .args([
+                    "--lint-only",
+                    "-Wall",
+                    "-Wno-DECLFILENAME",
+                    "--top-module",
+                    name,
+                ])
+                .arg(&file)
+                .output()
+                .unwrap();
+            let _ = std::fs::remove_dir_all(&dir);
+            assert!(
+                out.status.success(),
+                "{name}: verilator -Wall:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
 
     #[test]
     fn part_select_bases_lose_their_size() {

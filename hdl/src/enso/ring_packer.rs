@@ -63,7 +63,7 @@ pub struct RingPacker {
     iev: Signal<Local, RxEvent>,
     it_data: Signal<Local, Bits<512>>,
     it_start: Signal<Local, Bits<SLOT_BITS>>,
-    it_mask: Signal<Local, Bits<SLOT_BITS>>,
+    it_lmask: Signal<Local, Bits<LINE_BITS>>,
     in_v: Signal<Local, Bit>,
 
     // ---- The residue: the line being filled ----
@@ -148,6 +148,7 @@ pub struct RingPacker {
     k3: Constant<Bits<4>>,
     k4: Constant<Bits<4>>,
     blk_last: Constant<Bits<2>>,
+    one_line: Constant<Bits<LINE_BITS>>,
     ones16: Constant<Bits<16>>,
     zeros16: Constant<Bits<16>>,
 }
@@ -166,7 +167,7 @@ impl RingPacker {
             iev: Default::default(),
             it_data: Default::default(),
             it_start: Default::default(),
-            it_mask: Default::default(),
+            it_lmask: Default::default(),
             in_v: Default::default(),
             res: Default::default(),
             dirty: Default::default(),
@@ -235,6 +236,7 @@ impl RingPacker {
             k3: k(3),
             k4: k(4),
             blk_last: Constant::new(3u64.into()),
+            one_line: Constant::new(1u64.into()),
             ones16: Constant::new(0xFFFFu64.into()),
             zeros16: Constant::new(0u64.into()),
         }
@@ -300,7 +302,7 @@ impl Logic for RingPacker {
         self.iev.next = self.it.val().ev;
         self.it_data.next = self.it.val().data;
         self.it_start.next = self.it.val().start;
-        self.it_mask.next = self.it.val().mask;
+        self.it_lmask.next = self.it.val().line_mask;
 
         // ---- What the item is ----
         self.dirty_any.next = self.dirty[0].q.val()
@@ -342,7 +344,7 @@ impl Logic for RingPacker {
         if self.use_in.val() {
             self.cur_f.next = self.it_start.val().get_bits::<4>(0) & self.k3.val();
             self.cur_lpos.next = self.it_start.val().get_bits::<LINE_BITS>(2);
-            self.cur_lmask.next = self.it_mask.val().get_bits::<LINE_BITS>(2);
+            self.cur_lmask.next = self.it_lmask.val();
             self.cur_base.next = self.it.val().base;
         }
         self.u.next = self.it.val().units;
@@ -431,7 +433,7 @@ impl Logic for RingPacker {
         self.emit_placed.next = false;
         self.emit_flush.next = false;
         self.ev_only.next = false;
-        self.emit_ev.next = self.it.val().ev;
+        self.emit_ev.next = self.iev.val();
         self.emit_ev.next.frame = false;
         self.emit_ev.next.full = false;
         self.emit_ev.next.malformed = false;
@@ -443,7 +445,7 @@ impl Logic for RingPacker {
                 // A full residue (a first beat filled more than a line).
                 self.emit.next = true;
                 self.fill.d.next = self.k0.val();
-                self.lpos.d.next = (self.lpos.q.val() + 1) & self.lmask.q.val();
+                self.lpos.d.next = (self.lpos.q.val() + self.one_line.val()) & self.lmask.q.val();
                 self.adj.d.next = true;
                 for q in 0..4 {
                     self.dirty[q].d.next = false;
@@ -457,7 +459,8 @@ impl Logic for RingPacker {
                     self.emit.next = true;
                     self.emit_placed.next = true;
                     self.fill.d.next = self.t4.val();
-                    self.lpos.d.next = (self.cur_lpos.val() + 1) & self.cur_lmask.val();
+                    self.lpos.d.next =
+                        (self.cur_lpos.val() + self.one_line.val()) & self.cur_lmask.val();
                     self.adj.d.next = true;
                     for q in 0..4 {
                         self.res[q].d.next = self.hi[q].val();
@@ -468,10 +471,10 @@ impl Logic for RingPacker {
                     self.dirty[3].d.next = self.t4.val() > self.k3.val();
                     // The entry ends on this line: its event goes with it.
                     if self.ends_entry.val() & (self.t4.val() == self.k0.val()) {
-                        self.emit_ev.next = self.it.val().ev;
+                        self.emit_ev.next = self.iev.val();
                     }
                     self.park.d.next = self.ends_entry.val() & (self.t4.val() != self.k0.val());
-                    self.park_ev.d.next = self.it.val().ev;
+                    self.park_ev.d.next = self.iev.val();
                 } else {
                     self.fill.d.next = self.t.val();
                     self.lpos.d.next = self.cur_lpos.val();
@@ -489,12 +492,12 @@ impl Logic for RingPacker {
                         | ((self.cur_f.val() <= self.k3.val()) & (self.t.val() > self.k3.val()));
                     if self.ends_entry.val() {
                         self.park.d.next = true;
-                        self.park_ev.d.next = self.it.val().ev;
+                        self.park_ev.d.next = self.iev.val();
                     }
                 }
                 if self.use_in.val() {
                     self.base.d.next = self.it.val().base;
-                    self.lmask.d.next = self.it_mask.val().get_bits::<LINE_BITS>(2);
+                    self.lmask.d.next = self.it_lmask.val();
                 }
                 if self.ends_entry.val() {
                     self.live.d.next = true;
@@ -505,7 +508,7 @@ impl Logic for RingPacker {
                 // Events alone, or an abandoned entry's last beat.
                 self.inp.m.ready.next = true;
                 self.ev_only.next = true;
-                self.emit_ev.next = self.it.val().ev;
+                self.emit_ev.next = self.iev.val();
                 if (self.it.val().units != self.k0.val()) & !self.it.val().sop {
                     // What of the abandoned entry waits in the residue.
                     self.live.d.next = false;

@@ -193,7 +193,7 @@ impl Gen {
                 last,
                 header: bits128(&header),
                 base: ring.base.into(),
-                mask: (ring.units - 1).into(),
+                line_mask: (ring.units / 4 - 1).into(),
                 start: start.into(),
                 ev: RxEvent {
                     pipe: (pipe as u64).into(),
