@@ -298,7 +298,10 @@ impl EntryHeader {
 ///   header; a shorter one has only TAGS and L3 (and FLOW_HIT). IHL is the
 ///   low nibble of byte 0, in 4-byte words.
 ///   - IP4_CSUM_OK: IHL >= 5, the IHL x 4 header bytes are inside the
-///     frame, and their sum verifies. Independent of the other bits.
+///     frame and inside its first 64 bytes (the NIC checks the header on
+///     the frame's first beat: with options behind VLAN tags a header can
+///     end past it, and then software checks it), and their sum verifies.
+///     Independent of the other bits.
 ///   - FRAGMENT: MF (byte 6, bit 0x20) is set or the fragment offset (the
 ///     low 13 bits of bytes 6..8) is not 0. A fragment has L4 other and
 ///     L4_CSUM_OK clear, whatever its protocol.
@@ -342,7 +345,7 @@ pub fn rx_flags(frame: &[u8], flow_hit: bool) -> u16 {
     };
     let ip = &frame[ETH_HEADER_BYTES as usize + t..];
     let ip_bits = match l3 {
-        L3Kind::Ipv4 => ipv4_flags(ip),
+        L3Kind::Ipv4 => ipv4_flags(ip, crate::BEAT_BYTES - (ETH_HEADER_BYTES as usize + t)),
         L3Kind::Ipv6 => ipv6_flags(ip),
         _ => 0,
     };
@@ -370,14 +373,15 @@ pub fn rx_header(frame: &[u8], flow_hit: bool, timestamp: u64) -> EntryHeader {
     }
 }
 
-/// The IPv4 bits of [`rx_flags`]; `ip` is the frame from the IP header on.
-fn ipv4_flags(ip: &[u8]) -> u16 {
+/// The IPv4 bits of [`rx_flags`]; `ip` is the frame from the IP header on;
+/// `in_beat` is how many of its bytes the frame's first beat holds.
+fn ipv4_flags(ip: &[u8], in_beat: usize) -> u16 {
     if ip.len() < 20 {
         return 0;
     }
     let ihl = (ip[0] & 0x0F) as usize * 4;
     let mut f = 0;
-    if ihl >= 20 && ihl <= ip.len() && verifies(sum(&ip[..ihl])) {
+    if ihl >= 20 && ihl <= ip.len() && ihl <= in_beat && verifies(sum(&ip[..ihl])) {
         f |= flags::IP4_CSUM_OK;
     }
     if ip[6] & 0x20 != 0 || be16(ip, 6) & 0x1FFF != 0 {

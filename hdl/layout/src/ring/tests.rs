@@ -438,3 +438,25 @@ proptest::proptest! {
         proptest::prop_assert_eq!(rx_flags(&f, false), want);
     }
 }
+
+#[test]
+fn the_ipv4_header_is_checked_only_within_the_first_beat() {
+    // Untagged, IHL 12 ends at byte 62: checked. IHL 13 ends at byte 66.
+    let ok = |f: &[u8]| rx_flags(f, false) & flags::IP4_CSUM_OK != 0;
+    assert!(ok(&ipv4(12, 17, 0, b"payload")));
+    assert!(!ok(&ipv4(13, 17, 0, b"payload")));
+    assert!(!ok(&ipv4(15, 17, 0, b"payload")));
+    // Two tags move the header 8 bytes on: IHL 10 ends at byte 62.
+    let tagged = |ihl: u8| {
+        let f = ipv4(ihl, 17, 0, b"payload");
+        crate::frame::with_vlan_tags(&f, &[(0x88A8, 1), (0x8100, 2)])
+    };
+    assert!(ok(&tagged(10)));
+    assert!(!ok(&tagged(11)));
+    // The other bits do not depend on it.
+    let f = ipv4(15, 17, 0, b"payload");
+    assert_eq!(
+        rx_flags(&f, false) | flags::IP4_CSUM_OK,
+        expect(0, L3Kind::Ipv4, L4Kind::Udp, BOTH_OK)
+    );
+}
