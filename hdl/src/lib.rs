@@ -13,6 +13,7 @@ pub mod nic;
 pub mod reset;
 pub mod stream;
 pub mod types;
+pub mod word_sum;
 mod xor_matrix;
 
 pub use nic::PendulumNic;

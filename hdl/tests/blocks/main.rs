@@ -20,4 +20,5 @@ mod notif_writer;
 mod reg_file;
 mod ring_packer;
 mod rx_engine;
+mod rx_flags;
 mod stream_blocks;
