@@ -196,6 +196,10 @@ pub struct PackItem {
     pub line_mask: Bits<{ pendulum_layout::params::SLOT_BITS - 2 }>,
     /// The entry's first unit (its header's).
     pub start: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    /// First beat: the entry starts where the last published entry given
+    /// to the packer ended, in the same ring (same pipe, no restart since).
+    /// The producer's promise; the packer then continues that entry's line.
+    pub cont: Bit,
     /// The events that go with this item. A last beat with `ev.frame` ends a
     /// published entry; a last beat without it ends an abandoned one (its
     /// pipe restarted, or it was malformed), which need not be written.

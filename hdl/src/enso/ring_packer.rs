@@ -1,7 +1,7 @@
 use crate::reset::SDFF;
 use crate::stream::{Join, SkidBuffer, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{DmaWrite, PackItem, RxEvent};
-use pendulum_layout::params::{PIPE_BITS, SLOT_BITS};
+use pendulum_layout::params::SLOT_BITS;
 use rust_hdl::prelude::*;
 
 /// Bits of a line's place in a ring (a line is 64 bytes, four units).
@@ -32,9 +32,15 @@ const LINE_BITS: usize = SLOT_BITS - 2;
 /// while the line waits for `m_dma.ready`; consumers take it only as the
 /// line moves.
 ///
+/// Whether an entry continues the residue is the producer's to say
+/// (`cont`: it knows each pipe's tail); the packer forgets the residue's
+/// ring at every restart and abandoned entry. Entries of the RX path are
+/// at least 5 units (60-byte frames), so at most one entry ends in a line
+/// that is not yet full.
+///
 /// Items with events alone (a frame dropped before its first write, a
-/// restart) pass in order; a restart of the residue's pipe first writes out
-/// the residue, so its entry's event goes before the restart's. The last
+/// restart) pass in order; a restart first writes out the residue, so an
+/// entry's event goes before its pipe's restart's. The last
 /// beat of an abandoned entry (`last` without `ev.frame`: malformed, or its
 /// pipe restarted) is not written, and neither is what of that entry still
 /// waits in the residue: nothing past the tail needs to be.
@@ -78,11 +84,9 @@ pub struct RingPacker {
     base: SDFF<Bits<64>>,
     // The residue's line follows the last line emitted, in one ring.
     adj: SDFF<Bit>,
-    // The residue continues pipe `pipe`'s ring, whose next entry starts at
-    // unit `next_unit` (the tail its last entry published).
+    // The residue ends where the last published entry given ended, so an
+    // entry that continues it (`cont`) fills it on.
     live: SDFF<Bit>,
-    pipe: SDFF<Bits<PIPE_BITS>>,
-    next_unit: SDFF<Bits<SLOT_BITS>>,
     // The residue holds the last unit of a published entry: its event.
     park: SDFF<Bit>,
     park_ev: SDFF<RxEvent>,
@@ -101,6 +105,8 @@ pub struct RingPacker {
     cur_base: Signal<Local, Bits<64>>,
     u: Signal<Local, Bits<4>>,
     t: Signal<Local, Bits<4>>,
+    t_res: Signal<Local, Bits<4>>,
+    t_in: Signal<Local, Bits<4>>,
     t4: Signal<Local, Bits<4>>,
     ge4: Signal<Local, Bit>,
     // The item's units in order (the header first on a first beat).
@@ -177,8 +183,6 @@ impl RingPacker {
             base: Default::default(),
             adj: Default::default(),
             live: Default::default(),
-            pipe: Default::default(),
-            next_unit: Default::default(),
             park: Default::default(),
             park_ev: Default::default(),
             dirty_any: Default::default(),
@@ -194,6 +198,8 @@ impl RingPacker {
             cur_base: Default::default(),
             u: Default::default(),
             t: Default::default(),
+            t_res: Default::default(),
+            t_in: Default::default(),
             t4: Default::default(),
             ge4: Default::default(),
             v: Default::default(),
@@ -253,9 +259,9 @@ impl Logic for RingPacker {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, fill, lpos, lmask, base, adj, live, pipe, next_unit, park, park_ev,
-            o2_valid, o2_line, o2_addr, o2_data, o2_strb, o2_end, o2_cont, o2_ev, o1_valid,
-            o1_line, o1_addr, o1_data, o1_strb, o1_end, o1_ev, o1_offered, e_ev
+            self, clock, fill, lpos, lmask, base, adj, live, park, park_ev, o2_valid, o2_line,
+            o2_addr, o2_data, o2_strb, o2_end, o2_cont, o2_ev, o1_valid, o1_line, o1_addr, o1_data,
+            o1_strb, o1_end, o1_ev, o1_offered, e_ev
         );
         self.o1_offered.reset.next = self.reset.val();
         self.fill.reset.next = self.reset.val();
@@ -264,8 +270,6 @@ impl Logic for RingPacker {
         self.base.reset.next = self.reset.val();
         self.adj.reset.next = self.reset.val();
         self.live.reset.next = self.reset.val();
-        self.pipe.reset.next = self.reset.val();
-        self.next_unit.reset.next = self.reset.val();
         self.park.reset.next = self.reset.val();
         self.park_ev.reset.next = self.reset.val();
         self.o2_valid.reset.next = self.reset.val();
@@ -317,10 +321,7 @@ impl Logic for RingPacker {
         self.ends_entry.next = self.it.val().last & self.iev.val().frame;
         // A first beat that does not continue the residue's ring where its
         // last entry ended starts a residue of its own.
-        self.fresh.next = self.it.val().sop
-            & !(self.live.q.val()
-                & (self.iev.val().pipe == self.pipe.q.val())
-                & (self.it.val().start == self.next_unit.q.val()));
+        self.fresh.next = self.it.val().sop & !(self.it.val().cont & self.live.q.val());
         self.use_in.next = self.fresh.val() & !self.dirty_any.val();
         // A line whose successor is on its way (a later beat of the entry
         // filling the residue behind it, or a full residue) waits for it
@@ -351,20 +352,27 @@ impl Logic for RingPacker {
         if self.it.val().sop {
             self.u.next = self.it.val().units + self.k1.val();
         }
-        self.t.next = self.cur_f.val() + self.u.val();
+        // (Both sums at once, then one chosen: `use_in` comes late.)
+        self.t_res.next = self.fill.q.val() + self.u.val();
+        self.t_in.next = (self.it_start.val().get_bits::<4>(0) & self.k3.val()) + self.u.val();
+        self.t.next = self.t_res.val();
+        if self.use_in.val() {
+            self.t.next = self.t_in.val();
+        }
         self.ge4.next = self.t.val() >= self.k4.val();
         self.t4.next = self.t.val() - self.k4.val();
-        // The residue goes out first when its entry's ring is left, before a
-        // restart of its pipe (whose event must follow the entry's), and when
-        // a second entry would end in it beside a parked one (entries under
-        // 5 units; the MAC's 60-byte minimum makes every frame's 5).
+        // The residue goes out first when its entry's ring is left, before
+        // any restart (a restart of its pipe must follow its entry's event),
+        // and before a one-beat entry too short to fill the line would end
+        // in it beside a parked one (the RX path's frames are all 60 bytes
+        // or more, 5 units, so this is a guard).
         self.flush_first.next = self.dirty_any.val()
             & ((self.place.val() & self.fresh.val())
-                | (self.iev.val().restart & (self.iev.val().pipe == self.pipe.q.val()))
+                | self.iev.val().restart
                 | (self.park.q.val()
-                    & self.place.val()
                     & self.ends_entry.val()
-                    & (self.t.val() <= self.k4.val())));
+                    & self.it.val().sop
+                    & (self.it.val().units < self.k4.val())));
 
         // The item's units: a first beat's header, then its data.
         self.v[0].next = self.it_data.val().get_bits::<128>(0);
@@ -501,8 +509,6 @@ impl Logic for RingPacker {
                 }
                 if self.ends_entry.val() {
                     self.live.d.next = true;
-                    self.pipe.d.next = self.iev.val().pipe;
-                    self.next_unit.d.next = self.iev.val().tail;
                 }
             } else if self.in_v.val() {
                 // Events alone, or an abandoned entry's last beat.
@@ -516,7 +522,7 @@ impl Logic for RingPacker {
                         self.dirty[q].d.next = false;
                     }
                 }
-                if self.iev.val().restart & (self.iev.val().pipe == self.pipe.q.val()) {
+                if self.iev.val().restart {
                     self.live.d.next = false;
                 }
             } else if self.dirty_any.val() {

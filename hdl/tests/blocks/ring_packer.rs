@@ -121,6 +121,9 @@ struct Gen {
     all_rings: Vec<Ring>,
     /// Entries for this pipe only.
     only: Option<usize>,
+    /// Where the last published entry given ended: pipe and unit (an entry
+    /// that starts there continues it: `cont`).
+    last_end: Option<(usize, u64)>,
 }
 
 impl Gen {
@@ -160,6 +163,9 @@ impl Gen {
             let r = self.ring(pipe);
             self.rings.insert(pipe, r);
             self.held.retain(|(o, _)| o.pipe != pipe);
+            if self.last_end.map(|e| e.0) == Some(pipe) {
+                self.last_end = None;
+            }
             ev.restart = true;
             ev.mask = (r.units - 1).into();
             ev.enable = true;
@@ -195,6 +201,7 @@ impl Gen {
                 base: ring.base.into(),
                 line_mask: (ring.units / 4 - 1).into(),
                 start: start.into(),
+                cont: self.last_end == Some((pipe, start)),
                 ev: RxEvent {
                     pipe: (pipe as u64).into(),
                     ..Default::default()
@@ -228,6 +235,7 @@ impl Gen {
             self.held.push((e.clone(), false));
             want.entry(pipe).or_default().push_back(Want::Frame(e));
             self.rings.get_mut(&pipe).unwrap().tail = tail;
+            self.last_end = Some((pipe, tail));
             st.frames += 1;
         } else {
             st.abandoned += 1;
@@ -273,6 +281,7 @@ fn run(r: Run) -> Stats {
             next_id: 0,
             all_rings: Vec::new(),
             only: r.one_pipe.then_some(USED_PIPES[0]),
+            last_end: None,
         };
         if r.one_pipe {
             let ring = Ring {
