@@ -218,7 +218,33 @@ def block_depth(board, block, budget):
     top = f"pendulum_nic__{block}"
     if f"module {top}(" not in open(rtl).read():
         sys.exit(f"synth: no block '{block}' in {rtl} (module {top})")
-    out_dir = f"build/synth/{board}/block_{block}"
+    levels = synth_alone(rtl, top, f"build/synth/{board}/block_{block}", budget,
+                         f"block {block}", "paths from other blocks counted from its inputs")
+    if budget is not None and levels > budget:
+        sys.exit(f"synth: FAIL: block {block} is {levels} LUT levels deep, over the budget of {budget}")
+
+
+def staged_depth(rtl_dir, budget):
+    """`--staged DIR`: depth of each block built before the core uses it
+    (`rtl-gen --staged DIR` writes them), held to the same budget."""
+    files = sorted(f for f in os.listdir(rtl_dir) if f.startswith("pendulum_") and f.endswith(".v")) \
+        if os.path.isdir(rtl_dir) else []
+    if not files:
+        sys.exit(f"synth: no staged blocks in {rtl_dir}: run `rtl-gen --staged {rtl_dir}` first")
+    over = []
+    for f in files:
+        top = f[:-2]
+        levels = synth_alone(os.path.join(rtl_dir, f), top, f"build/synth/staged/{top}", budget,
+                             f"staged block {top}", "not yet in the core; inputs count as registers")
+        if budget is not None and levels > budget:
+            over.append(f"{top} ({levels})")
+    if over:
+        sys.exit(f"synth: FAIL: staged blocks over the budget of {budget} LUT levels: {', '.join(over)}")
+
+
+def synth_alone(rtl, top, out_dir, budget, label, note):
+    """Synthesises module `top` of `rtl` alone; prints its resources and
+    deepest paths; returns its depth in LUT levels."""
     os.makedirs(out_dir, exist_ok=True)
     with open(f"{out_dir}/synth.ys", "w") as f:
         f.write(f"read_verilog -sv {rtl}\nsynth_xilinx -family xcup -top {top} -flatten\n"
@@ -231,12 +257,11 @@ def block_depth(board, block, budget):
     levels, _, paths = lut_levels(f"{out_dir}/netlist.json", report=24 if floor else 8, floor=floor, top=top)
     cells = json.load(open(f"{out_dir}/stat.json"))["modules"][f"\\{top}"]["num_cells_by_type"]
     res = resources(cells)
-    print(f"synth: block {block} alone ({round(time.time() - t0)} s): {res['luts']} LUTs ({res['luts_as_ram']} as RAM), "
-          f"{res['ffs']} FFs, {res['bram36']} BRAM36; depth {levels} LUT levels (paths from other blocks counted from its inputs)")
+    print(f"synth: {label} alone ({round(time.time() - t0)} s): {res['luts']} LUTs ({res['luts_as_ram']} as RAM), "
+          f"{res['ffs']} FFs, {res['bram36']} BRAM36; depth {levels} LUT levels ({note})")
     for p in paths:
         print(f"  {p['levels']} levels: " + " -> ".join(p["nets"]))
-    if budget is not None and levels > budget:
-        sys.exit(f"synth: FAIL: block {block} is {levels} LUT levels deep, over the budget of {budget}")
+    return levels
 
 
 def main():
@@ -251,8 +276,13 @@ def main():
                     help="synthesise one block of the core alone (its instance name in pendulum_nic, e.g. rx, regs, "
                          "notif, link) and report its depth, faster than the whole core: its inputs count as "
                          "registers, so paths that enter from another block are counted from the block's edge")
+    ap.add_argument("--staged", metavar="DIR",
+                    help="synthesise each block built before the core uses it (`rtl-gen --staged DIR` writes "
+                         "them) alone, and hold each to --budget")
     args = ap.parse_args()
     board = args.board
+    if args.staged:
+        return staged_depth(args.staged, args.budget)
     if args.block:
         return block_depth(board, args.block, args.budget)
     if board not in CAPACITY and board != "sim":
