@@ -205,3 +205,15 @@ pub struct PackItem {
     /// pipe restarted, or it was malformed), which need not be written.
     pub ev: RxEvent,
 }
+
+/// An Ethernet beat with its frame's length in bytes (`len`, the same on
+/// every beat of the frame), from a store-and-forward FIFO that counted
+/// them (`stream::SizedFrameFifo`); 0 marks a frame cut short for being
+/// over the MTU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct SizedBeat {
+    pub data: Bits<512>,
+    pub keep: Bits<64>,
+    pub last: Bit,
+    pub len: Bits<16>,
+}

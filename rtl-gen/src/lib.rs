@@ -313,7 +313,7 @@ pub fn block_verilog<B: Block>(mut block: B, name: &str) -> Result<String, Strin
 /// linted by the test below and held to the depth budget by `make test`
 /// (`synth.py --staged`), as the core's blocks are. A block leaves this
 /// list when the core instantiates it.
-pub const STAGED_BLOCKS: &[&str] = &["ring_packer", "rx_flags"];
+pub const STAGED_BLOCKS: &[&str] = &["ring_packer", "rx_flags", "sized_frame_fifo"];
 
 /// A staged block's Verilog, its top module `pendulum_<name>`.
 pub fn staged_block(name: &str) -> Result<String, String> {
@@ -322,6 +322,10 @@ pub fn staged_block(name: &str) -> Result<String, String> {
     match name {
         "ring_packer" => block_verilog(RingPacker::new(), &top),
         "rx_flags" => block_verilog(RxFlagsParser::new(), &top),
+        // The depth the core's RX input would use: a frame of the MTU fits.
+        "sized_frame_fifo" => {
+            block_verilog(pendulum_hdl::stream::SizedFrameFifo::<8, 9>::new(), &top)
+        }
         _ => Err(format!(
             "no staged block '{name}'; staged blocks: {}",
             STAGED_BLOCKS.join(", ")

@@ -9,6 +9,7 @@ mod async_frame_drop_fifo;
 mod async_frame_fifo;
 mod fifo;
 mod resize;
+mod sized_frame_fifo;
 mod skid;
 
 pub use arbiter::RoundRobinArbiter;
@@ -17,6 +18,7 @@ pub use async_frame_drop_fifo::AsyncFrameDropFifo;
 pub use async_frame_fifo::AsyncFrameFifo;
 pub use fifo::StreamFifo;
 pub use resize::{Concat, Join, ZeroExtend};
+pub use sized_frame_fifo::SizedFrameFifo;
 pub use skid::SkidBuffer;
 
 use rust_hdl::prelude::*;

@@ -21,4 +21,5 @@ mod reg_file;
 mod ring_packer;
 mod rx_engine;
 mod rx_flags;
+mod sized_frame_fifo;
 mod stream_blocks;
