@@ -9,7 +9,7 @@
 //! with nothing stalling, back-to-back entries must share lines and writes:
 //! each unit written once, in 256-byte writes.
 
-use crate::common::{pick, USED_PIPES};
+use crate::common::{bits512, bytes512, pick, USED_PIPES};
 use pendulum_hdl::enso::RingPacker;
 use pendulum_hdl::types::{PackItem, RxEvent};
 use rand::{Rng, SeedableRng};
@@ -18,26 +18,6 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 const UNIT: u64 = 16;
-
-fn bits512(bytes: &[u8]) -> Bits<512> {
-    let mut b = Bits::<512>::default();
-    for k in 0..8 {
-        let mut limb = [0u8; 8];
-        for (i, x) in limb.iter_mut().enumerate() {
-            *x = bytes.get(8 * k + i).copied().unwrap_or(0);
-        }
-        b.set_bits::<64>(64 * k, u64::from_le_bytes(limb).into());
-    }
-    b
-}
-
-fn bytes512(b: Bits<512>) -> [u8; 64] {
-    let mut out = [0u8; 64];
-    for k in 0..8 {
-        out[8 * k..8 * k + 8].copy_from_slice(&b.get_bits::<64>(64 * k).to_u64().to_le_bytes());
-    }
-    out
-}
 
 fn bits128(bytes: &[u8; 16]) -> Bits<128> {
     let mut b = Bits::<128>::default();
@@ -509,16 +489,4 @@ fn back_to_back_entries_share_lines_and_writes() {
             s.lines
         );
     }
-}
-
-#[test]
-fn ring_packer_synthesizes() {
-    let mut uut = RingPacker::new();
-    uut.s.data.connect();
-    uut.s.valid.connect();
-    uut.m_dma.ready.connect();
-    uut.reset.connect();
-    uut.connect_all();
-    yosys_validate("pendulum_ring_packer", &generate_verilog(&uut))
-        .unwrap_or_else(|e| panic!("{e:?}"));
 }

@@ -5,6 +5,7 @@
 //! before its last beat went in; a frame over the MTU comes out cut at the
 //! MTU's beat count with length 0, and the frames after it unharmed.
 
+use crate::common::{bits512, bytes512};
 use pendulum_hdl::stream::SizedFrameFifo;
 use pendulum_hdl::types::EthBeat;
 use pendulum_layout::params::MAX_FRAME_BYTES;
@@ -15,24 +16,6 @@ use std::sync::{Arc, Mutex};
 
 type Fifo = SizedFrameFifo<8, 9>;
 const MAX_BEATS: usize = (MAX_FRAME_BYTES as usize).div_ceil(64);
-
-fn bits512(bytes: &[u8]) -> Bits<512> {
-    let mut b = Bits::<512>::default();
-    for k in 0..8 {
-        let mut limb = [0u8; 8];
-        for (i, x) in limb.iter_mut().enumerate() {
-            *x = bytes.get(8 * k + i).copied().unwrap_or(0);
-        }
-        b.set_bits::<64>(64 * k, u64::from_le_bytes(limb).into());
-    }
-    b
-}
-
-fn bytes512(b: Bits<512>) -> Vec<u8> {
-    (0..8)
-        .flat_map(|k| b.get_bits::<64>(64 * k).to_u64().to_le_bytes())
-        .collect()
-}
 
 fn keep_of(n: usize) -> u64 {
     if n >= 64 {
