@@ -38,6 +38,8 @@ pub const IPV4_LEN_OFFSET: usize = 16;
 pub const IPV6_LEN_OFFSET: usize = 18;
 /// IPv6 fixed header.
 pub const IPV6_HEADER_BYTES: u32 = 40;
+/// IPv4 fixed header (IHL 5; options make it longer).
+pub const IPV4_HEADER_BYTES: u32 = 20;
 /// Length of an ARP frame for IPv4 over Ethernet.
 pub const ARP_FRAME_BYTES: u32 = 42;
 

@@ -3,8 +3,10 @@ use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::word_sum::WordSum;
 use pendulum_layout::frame::{
     ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_QINQ, ETHERTYPE_VLAN,
+    ETH_HEADER_BYTES, IPV4_HEADER_BYTES, IPV6_HEADER_BYTES, VLAN_TAG_BYTES,
 };
 use pendulum_layout::ring::flags;
+use pendulum_layout::BEAT_BYTES;
 use rust_hdl::prelude::*;
 
 /// Words of the IPv4 header window: bytes 14..64 of an untagged frame.
@@ -117,19 +119,14 @@ pub struct RxFlagsParser {
     et_ipv4: Constant<Bits<16>>,
     et_ipv6: Constant<Bits<16>>,
     et_arp: Constant<Bits<16>>,
-    n14: Constant<Bits<16>>,
-    n18: Constant<Bits<16>>,
-    n22: Constant<Bits<16>>,
-    n34: Constant<Bits<16>>,
-    n38: Constant<Bits<16>>,
-    n42: Constant<Bits<16>>,
-    n54: Constant<Bits<16>>,
-    n58: Constant<Bits<16>>,
-    n62: Constant<Bits<16>>,
-    // The most IHL whose header ends within the beat, past 0, 1, 2 tags.
-    ihl_max0: Constant<Bits<4>>,
-    ihl_max1: Constant<Bits<4>>,
-    ihl_max2: Constant<Bits<4>>,
+    // By the tags looked past (0, 1, 2): where the IP header starts, where
+    // an IPv4 and an IPv6 fixed header end, and the most IHL whose header
+    // ends within the beat. (The EtherType's end is where the IP header
+    // starts: the frame holds the EtherType past t tags when it reaches it.)
+    ip_start: [Constant<Bits<16>>; 3],
+    v4_end: [Constant<Bits<16>>; 3],
+    v6_end: [Constant<Bits<16>>; 3],
+    ihl_max: [Constant<Bits<4>>; 3],
     ihl_min: Constant<Bits<4>>,
     ones_w: Constant<Bits<WORDS>>,
     bit: [Constant<Bits<16>>; 6],
@@ -148,10 +145,14 @@ pub struct RxFlagsParser {
     l3_v4: Constant<Bits<2>>,
     l3_v6: Constant<Bits<2>>,
     l3_arp: Constant<Bits<2>>,
-    all16: Constant<Bits<22>>,
-    lo16: Constant<Bits<22>>,
+    ones16: Constant<Bits<22>>,
     ip4_ok: Constant<Bits<16>>,
     frag_bit: Constant<Bits<16>>,
+}
+
+/// Where the IP header starts past `tags` VLAN tags.
+fn ip_at(tags: usize) -> u64 {
+    (ETH_HEADER_BYTES as usize + tags * VLAN_TAG_BYTES) as u64
 }
 
 /// A 16-bit EtherType as the beat holds it (byte 0 first, in bits 7..0).
@@ -228,18 +229,12 @@ impl RxFlagsParser {
             et_ipv4: wire16(ETHERTYPE_IPV4),
             et_ipv6: wire16(ETHERTYPE_IPV6),
             et_arp: wire16(ETHERTYPE_ARP),
-            n14: c16(14),
-            n18: c16(18),
-            n22: c16(22),
-            n34: c16(34),
-            n38: c16(38),
-            n42: c16(42),
-            n54: c16(54),
-            n58: c16(58),
-            n62: c16(62),
-            ihl_max0: Constant::new(12u64.into()),
-            ihl_max1: Constant::new(11u64.into()),
-            ihl_max2: Constant::new(10u64.into()),
+            ip_start: std::array::from_fn(|t| c16(ip_at(t))),
+            v4_end: std::array::from_fn(|t| c16(ip_at(t) + IPV4_HEADER_BYTES as u64)),
+            v6_end: std::array::from_fn(|t| c16(ip_at(t) + IPV6_HEADER_BYTES as u64)),
+            ihl_max: std::array::from_fn(|t| {
+                Constant::new(((BEAT_BYTES as u64 - ip_at(t)) / 4).into())
+            }),
             ihl_min: Constant::new(5u64.into()),
             ones_w: Constant::new(((1u64 << WORDS) - 1).into()),
             bit: std::array::from_fn(|k| Constant::new((1u64 << k).into())),
@@ -258,8 +253,7 @@ impl RxFlagsParser {
             l3_v4: Constant::new((pendulum_layout::ring::L3Kind::Ipv4 as u64).into()),
             l3_v6: Constant::new((pendulum_layout::ring::L3Kind::Ipv6 as u64).into()),
             l3_arp: Constant::new((pendulum_layout::ring::L3Kind::Arp as u64).into()),
-            all16: Constant::new(0xFFFFu64.into()),
-            lo16: Constant::new(0xFFFFu64.into()),
+            ones16: Constant::new(0xFFFFu64.into()),
             ip4_ok: Constant::new((flags::IP4_CSUM_OK as u64).into()),
             frag_bit: Constant::new((flags::FRAGMENT as u64).into()),
         }
@@ -315,54 +309,54 @@ impl Logic for RxFlagsParser {
             | (self.data.val().get_bits::<16>(32) == self.tpid_qinq.val());
         self.tpid2.next = (self.data.val().get_bits::<16>(64) == self.tpid_vlan.val())
             | (self.data.val().get_bits::<16>(64) == self.tpid_qinq.val());
-        self.has14.next = self.len.val() >= self.n14.val();
-        self.has18.next = self.len.val() >= self.n18.val();
-        self.has22.next = self.len.val() >= self.n22.val();
+        self.has14.next = self.len.val() >= self.ip_start[0].val();
+        self.has18.next = self.len.val() >= self.ip_start[1].val();
+        self.has22.next = self.len.val() >= self.ip_start[2].val();
         // The EtherType past the tags (`frame::inner_ethertype`), and what
         // of the IP header the frame holds.
         self.tags.next = self.t0.val();
         self.third.next = false;
         self.known.next = self.has14.val();
         self.ethertype.next = self.data.val().get_bits::<16>(0);
-        self.ip4_room.next = self.len.val() >= self.n34.val();
-        self.ip6_room.next = self.len.val() >= self.n54.val();
+        self.ip4_room.next = self.len.val() >= self.v4_end[0].val();
+        self.ip6_room.next = self.len.val() >= self.v6_end[0].val();
         self.ihl.next = self.data.val().get_bits::<4>(16);
         self.proto.next = self.data.val().get_bits::<8>(88);
         self.next_header.next = self.data.val().get_bits::<8>(64);
         self.mf.next = self.data.val().get_bit(69);
         self.frag_off.next = (self.data.val().get_bits::<5>(64) != self.zero5.val())
             | (self.data.val().get_bits::<8>(72) != self.zero8.val());
-        self.hdr_in_beat.next = self.data.val().get_bits::<4>(16) <= self.ihl_max0.val();
-        self.ip_at.next = self.n14.val();
+        self.hdr_in_beat.next = self.data.val().get_bits::<4>(16) <= self.ihl_max[0].val();
+        self.ip_at.next = self.ip_start[0].val();
         if self.tpid0.val() {
-            self.ip_at.next = self.n18.val();
+            self.ip_at.next = self.ip_start[1].val();
             self.tags.next = self.t1.val();
             self.known.next = self.has18.val();
             self.ethertype.next = self.data.val().get_bits::<16>(32);
-            self.ip4_room.next = self.len.val() >= self.n38.val();
-            self.ip6_room.next = self.len.val() >= self.n58.val();
+            self.ip4_room.next = self.len.val() >= self.v4_end[1].val();
+            self.ip6_room.next = self.len.val() >= self.v6_end[1].val();
             self.ihl.next = self.data.val().get_bits::<4>(48);
             self.proto.next = self.data.val().get_bits::<8>(120);
             self.next_header.next = self.data.val().get_bits::<8>(96);
             self.mf.next = self.data.val().get_bit(101);
             self.frag_off.next = (self.data.val().get_bits::<5>(96) != self.zero5.val())
                 | (self.data.val().get_bits::<8>(104) != self.zero8.val());
-            self.hdr_in_beat.next = self.data.val().get_bits::<4>(48) <= self.ihl_max1.val();
+            self.hdr_in_beat.next = self.data.val().get_bits::<4>(48) <= self.ihl_max[1].val();
             if self.tpid1.val() {
-                self.ip_at.next = self.n22.val();
+                self.ip_at.next = self.ip_start[2].val();
                 self.tags.next = self.t2.val();
                 self.known.next = self.has22.val();
                 self.ethertype.next = self.data.val().get_bits::<16>(64);
                 self.third.next = self.tpid2.val();
-                self.ip4_room.next = self.len.val() >= self.n42.val();
-                self.ip6_room.next = self.len.val() >= self.n62.val();
+                self.ip4_room.next = self.len.val() >= self.v4_end[2].val();
+                self.ip6_room.next = self.len.val() >= self.v6_end[2].val();
                 self.ihl.next = self.data.val().get_bits::<4>(80);
                 self.proto.next = self.data.val().get_bits::<8>(152);
                 self.next_header.next = self.data.val().get_bits::<8>(128);
                 self.mf.next = self.data.val().get_bit(133);
                 self.frag_off.next = (self.data.val().get_bits::<5>(128) != self.zero5.val())
                     | (self.data.val().get_bits::<8>(136) != self.zero8.val());
-                self.hdr_in_beat.next = self.data.val().get_bits::<4>(80) <= self.ihl_max2.val();
+                self.hdr_in_beat.next = self.data.val().get_bits::<4>(80) <= self.ihl_max[2].val();
             }
         }
         // IHL x 4 bytes from the IP header on, within the frame.
@@ -517,12 +511,12 @@ impl Logic for RxFlagsParser {
             self.s3_sum.d.next = self.sum_all.o.val();
         }
         // ---- Stage 4: carries folded back in; 0xFFFF verifies ----
-        self.fold1.next = (self.s3_sum.q.val() & self.lo16.val()) + (self.s3_sum.q.val() >> 16);
-        self.fold2.next = (self.fold1.val() & self.lo16.val()) + (self.fold1.val() >> 16);
+        self.fold1.next = (self.s3_sum.q.val() & self.ones16.val()) + (self.s3_sum.q.val() >> 16);
+        self.fold2.next = (self.fold1.val() & self.ones16.val()) + (self.fold1.val() >> 16);
         if self.advance.val() {
             self.s4_valid.d.next = self.s3_valid.q.val();
             self.s4_flags.d.next = self.s3_flags.q.val();
-            if self.s3_check.q.val() & (self.fold2.val() == self.all16.val()) {
+            if self.s3_check.q.val() & (self.fold2.val() == self.ones16.val()) {
                 self.s4_flags.d.next = self.s3_flags.q.val() | self.ip4_ok.val();
             }
         }

@@ -72,7 +72,7 @@ pub use walk::{entries, write_entry, Entries, Entry, RingError};
 use crate::flow::{FlowKey, PROTO_TCP, PROTO_UDP};
 use crate::frame::{
     inner_ethertype, is_vlan_tpid, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETH_HEADER_BYTES,
-    VLAN_TAG_BYTES,
+    IPV4_HEADER_BYTES, IPV6_HEADER_BYTES, VLAN_TAG_BYTES,
 };
 use crate::params::MAX_FRAME_BYTES;
 
@@ -376,12 +376,13 @@ pub fn rx_header(frame: &[u8], flow_hit: bool, timestamp: u64) -> EntryHeader {
 /// The IPv4 bits of [`rx_flags`]; `ip` is the frame from the IP header on;
 /// `in_beat` is how many of its bytes the frame's first beat holds.
 fn ipv4_flags(ip: &[u8], in_beat: usize) -> u16 {
-    if ip.len() < 20 {
+    if ip.len() < IPV4_HEADER_BYTES as usize {
         return 0;
     }
     let ihl = (ip[0] & 0x0F) as usize * 4;
     let mut f = 0;
-    if ihl >= 20 && ihl <= ip.len() && ihl <= in_beat && verifies(sum(&ip[..ihl])) {
+    let fixed = IPV4_HEADER_BYTES as usize;
+    if ihl >= fixed && ihl <= ip.len() && ihl <= in_beat && verifies(sum(&ip[..ihl])) {
         f |= flags::IP4_CSUM_OK;
     }
     if ip[6] & 0x20 != 0 || be16(ip, 6) & 0x1FFF != 0 {
@@ -390,7 +391,7 @@ fn ipv4_flags(ip: &[u8], in_beat: usize) -> u16 {
     let l4 = L4Kind::of_proto(ip[9]);
     f |= flags::put(flags::L4, l4 as u8);
     let total = be16(ip, 2) as usize;
-    if l4 != L4Kind::Other && ihl >= 20 && ihl <= total && total <= ip.len() {
+    if l4 != L4Kind::Other && ihl >= fixed && ihl <= total && total <= ip.len() {
         let seg = &ip[ihl..total];
         let pseudo = sum(&ip[12..20]) + u64::from(ip[9]) + seg.len() as u64;
         if l4_verifies(l4, pseudo, seg) {
@@ -402,7 +403,7 @@ fn ipv4_flags(ip: &[u8], in_beat: usize) -> u16 {
 
 /// The IPv6 bits of [`rx_flags`]; `ip` is the frame from the IP header on.
 fn ipv6_flags(ip: &[u8]) -> u16 {
-    if ip.len() < 40 {
+    if ip.len() < IPV6_HEADER_BYTES as usize {
         return 0;
     }
     let l4 = L4Kind::of_proto(ip[6]);
