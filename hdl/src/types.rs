@@ -217,3 +217,51 @@ pub struct SizedBeat {
     pub last: Bit,
     pub len: Bits<16>,
 }
+
+/// What the ring unpacker (`enso::RingUnpacker`) must know about each DMA
+/// read of a TX ring in the v2 format (`pendulum_layout::ring`). Reads are
+/// whole 64-byte lines; positions count 16-byte units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct TxReadInfo {
+    /// The TX pipe.
+    pub pipe: Bits<{ pendulum_layout::params::TX_PIPE_BITS }>,
+    /// The read starts a run: its first line holds unit `unit`, where the
+    /// run's first entry starts, and the run is `run_units` long (to the
+    /// tail software rang). A read that does not start a run continues the
+    /// one before it, line after line (the fields below are then unused).
+    pub run_start: Bit,
+    pub unit: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    pub run_units: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    /// The read is its run's last: its last line is the run's (where its
+    /// tail is). Clear on every read of a run the fetcher stopped early.
+    pub run_end: Bit,
+    /// The ring's size in units, minus one.
+    pub mask: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+}
+
+/// One beat out of the ring unpacker: a TX ring entry's frame, realigned so
+/// that its byte 0 is the beat's byte 0, with the entry's header and place.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct TxEntryBeat {
+    pub data: Bits<512>,
+    /// Byte k present: all ones except on a frame's last beat.
+    pub keep: Bits<64>,
+    /// First beat of an entry: `header`, `start` and `end` hold (and on
+    /// every later beat of it).
+    pub sop: Bit,
+    pub last: Bit,
+    /// The entry cannot be sent: its length is 0 or over the MTU, or it runs
+    /// past the run's tail. One beat (`sop` and `last`) stands for it; the
+    /// unpacker skips its units itself.
+    pub bad: Bit,
+    /// The run ended inside this entry's frame (its pipe restarted while
+    /// the frame was read): the frame is cut short here, on a `last` beat.
+    pub abort: Bit,
+    pub header: Bits<128>,
+    pub pipe: Bits<{ pendulum_layout::params::TX_PIPE_BITS }>,
+    /// The entry's first unit, and the unit after it (the next entry's, or
+    /// the run's tail for an entry that ran past it): the pipe's head moves
+    /// there once the entry is done.
+    pub start: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    pub end: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+}

@@ -1,11 +1,13 @@
 //! The Ensō streaming DMA engine: frames land back to back in per-pipe data
 //! rings in host memory, and notifications carry each pipe's new tail.
 
+mod entry_lens;
 mod flow_director;
 mod flow_key;
 mod frame_len;
 mod notif;
 mod ring_packer;
+mod ring_unpacker;
 mod rx;
 mod rx_flags;
 mod rx_parse;
@@ -15,11 +17,13 @@ mod tx_fetch;
 mod tx_framer;
 mod tx_parse;
 
+pub use entry_lens::EntryLens;
 pub use flow_director::{FlowDirector, MATCH_BITS as FLOW_MATCH_BITS};
 pub use flow_key::FlowKeyParser;
 pub use frame_len::FrameLenParser;
 pub use notif::{NotifWriter, RxNotifWriter, TxComplWriter};
 pub use ring_packer::RingPacker;
+pub use ring_unpacker::RingUnpacker;
 pub use rx::RxEngine;
 pub use rx_flags::{FirstBeat, RxFlagsParser};
 pub use rx_parse::RxParse;

@@ -19,6 +19,7 @@ mod boards;
 mod notif_writer;
 mod reg_file;
 mod ring_packer;
+mod ring_unpacker;
 mod rx_engine;
 mod rx_flags;
 mod sized_frame_fifo;
