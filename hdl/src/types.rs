@@ -240,14 +240,14 @@ pub struct TxReadInfo {
 }
 
 /// One beat out of the ring unpacker: a TX ring entry's frame, realigned so
-/// that its byte 0 is the beat's byte 0, with the entry's header and place.
+/// that its byte 0 is the beat's byte 0, with the entry's length and place.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct TxEntryBeat {
     pub data: Bits<512>,
     /// Byte k present: all ones except on a frame's last beat.
     pub keep: Bits<64>,
-    /// First beat of an entry: `header`, `start` and `end` hold (and on
-    /// every later beat of it).
+    /// First beat of an entry (`len`, `start` and `end` hold on every beat
+    /// of it).
     pub sop: Bit,
     pub last: Bit,
     /// The entry cannot be sent: its length is 0 or over the MTU, or it runs
@@ -257,7 +257,8 @@ pub struct TxEntryBeat {
     /// The run ended inside this entry's frame (its pipe restarted while
     /// the frame was read): the frame is cut short here, on a `last` beat.
     pub abort: Bit,
-    pub header: Bits<128>,
+    /// The entry's LEN (its header's other fields are software's own on TX).
+    pub len: Bits<16>,
     pub pipe: Bits<{ pendulum_layout::params::TX_PIPE_BITS }>,
     /// The entry's first unit, and the unit after it (the next entry's, or
     /// the run's tail for an entry that ran past it): the pipe's head moves

@@ -318,17 +318,19 @@ pub const STAGED_BLOCKS: &[&str] = &[
     "ring_unpacker",
     "rx_flags",
     "sized_frame_fifo",
+    "tx_entry_framer",
 ];
 
 /// A staged block's Verilog, its top module `pendulum_<name>`.
 pub fn staged_block(name: &str) -> Result<String, String> {
-    use pendulum_hdl::enso::{RingPacker, RingUnpacker, RxFlagsParser};
+    use pendulum_hdl::enso::{RingPacker, RingUnpacker, RxFlagsParser, TxEntryFramer};
     use pendulum_hdl::stream::SizedFrameFifo;
     let top = format!("pendulum_{name}");
     // One arm per name in STAGED_BLOCKS (the lint test walks the list).
     match name {
         "ring_packer" => block_verilog(RingPacker::new(), &top),
         "ring_unpacker" => block_verilog(RingUnpacker::new(), &top),
+        "tx_entry_framer" => block_verilog(TxEntryFramer::new(), &top),
         "rx_flags" => block_verilog(RxFlagsParser::new(), &top),
         // The depth the core's RX input would use: a frame of the MTU fits.
         "sized_frame_fifo" => block_verilog(SizedFrameFifo::<8, 9>::new(), &top),

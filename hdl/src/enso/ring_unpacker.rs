@@ -9,7 +9,7 @@ use rust_hdl::prelude::*;
 /// 64-byte lines of a TX ring (v2, `pendulum_layout::ring`: entries of a
 /// 16-byte header and a frame padded to 16-byte units, back to back from
 /// any unit) and hands out each entry's frame realigned to start at byte 0
-/// of a beat, with the entry's header, its place in the ring and, on its
+/// of a beat, with the entry's length, its place in the ring and, on its
 /// last beat, the byte enables its LEN gives. The length comes from the
 /// header only; nothing parses the frame.
 ///
@@ -114,7 +114,7 @@ pub struct RingUnpacker {
     // A bad entry's units still to skip.
     skip: SDFF<Bit>,
     skip_left: SDFF<Bits<16>>,
-    e_header: SDFF<Bits<128>>,
+    e_len: SDFF<Bits<16>>,
     e_start: SDFF<Bits<SLOT_BITS>>,
     e_end: SDFF<Bits<SLOT_BITS>>,
     e_shift: SDFF<Bits<6>>,
@@ -129,7 +129,7 @@ pub struct RingUnpacker {
     hd_le2: Signal<Local, Bit>,
     hd_le3: Signal<Local, Bit>,
     hd_shift: Signal<Local, Bits<6>>,
-    hd_unit: Signal<Local, Bits<128>>,
+    hd_len: Signal<Local, Bits<16>>,
     hd_first_end: Signal<Local, Bits<4>>,
     hd_first_next: Signal<Local, Bit>,
     // The entry runs past its run: it is bad, and the rest of the run is skipped.
@@ -222,7 +222,7 @@ impl RingUnpacker {
             left_le2: Default::default(),
             skip: Default::default(),
             skip_left: Default::default(),
-            e_header: Default::default(),
+            e_len: Default::default(),
             e_start: Default::default(),
             e_end: Default::default(),
             e_shift: Default::default(),
@@ -235,7 +235,7 @@ impl RingUnpacker {
             hd_le2: Default::default(),
             hd_le3: Default::default(),
             hd_shift: Default::default(),
-            hd_unit: Default::default(),
+            hd_len: Default::default(),
             hd_first_end: Default::default(),
             hd_first_next: Default::default(),
             stop: Default::default(),
@@ -280,7 +280,7 @@ impl Logic for RingUnpacker {
     fn update(&mut self) {
         dff_setup!(
             self, clock, l0, l1, v0, v1, i0, i1, read_end, e_tend, mid, pos, at, mask, pipe,
-            run_left, run_live, in_entry, left, left_le1, left_le2, skip, skip_left, e_header,
+            run_left, run_live, in_entry, left, left_le1, left_le2, skip, skip_left, e_len,
             e_start, e_end, e_shift
         );
         self.l0.reset.next = self.reset.val();
@@ -304,7 +304,7 @@ impl Logic for RingUnpacker {
         self.left_le2.reset.next = self.reset.val();
         self.skip.reset.next = self.reset.val();
         self.skip_left.reset.next = self.reset.val();
-        self.e_header.reset.next = self.reset.val();
+        self.e_len.reset.next = self.reset.val();
         self.e_start.reset.next = self.reset.val();
         self.e_end.reset.next = self.reset.val();
         self.e_shift.reset.next = self.reset.val();
@@ -387,7 +387,7 @@ impl Logic for RingUnpacker {
         self.hd_le2.next = self.f_le2[0].q.val();
         self.hd_le3.next = self.f_le3[0].q.val();
         self.hd_shift.next = self.f_shift[0].q.val();
-        self.hd_unit.next = self.wu[0].val();
+        self.hd_len.next = self.wu[0].val().get_bits::<16>(0);
         self.hd_first_end.next = self.f_first_end[0].q.val();
         self.hd_first_next.next = self.f_first_next[0].q.val();
         for u in 1..4 {
@@ -399,7 +399,7 @@ impl Logic for RingUnpacker {
                 self.hd_le2.next = self.f_le2[u].q.val();
                 self.hd_le3.next = self.f_le3[u].q.val();
                 self.hd_shift.next = self.f_shift[u].q.val();
-                self.hd_unit.next = self.wu[u].val();
+                self.hd_len.next = self.wu[u].val().get_bits::<16>(0);
                 self.hd_first_end.next = self.f_first_end[u].q.val();
                 self.hd_first_next.next = self.f_first_next[u].q.val();
             }
@@ -442,7 +442,7 @@ impl Logic for RingUnpacker {
         }
         self.out.s.data.next.bad = false;
         self.out.s.data.next.abort = false;
-        self.out.s.data.next.header = self.e_header.q.val();
+        self.out.s.data.next.len = self.e_len.q.val();
         self.out.s.data.next.pipe = self.pipe.q.val();
         self.out.s.data.next.start = self.e_start.q.val();
         self.out.s.data.next.end = self.e_end.q.val();
@@ -520,7 +520,7 @@ impl Logic for RingUnpacker {
             self.out.s.data.next.sop = true;
             self.o_last.next = self.hd_bad.val() | self.stop.val() | self.hd_le1.val();
             self.out.s.data.next.bad = self.hd_bad.val() | self.stop.val();
-            self.out.s.data.next.header = self.hd_unit.val();
+            self.out.s.data.next.len = self.hd_len.val();
             self.out.s.data.next.start = self.at.q.val();
             self.out.s.data.next.end = self.end_ok.val();
             if self.stop.val() {
@@ -534,7 +534,7 @@ impl Logic for RingUnpacker {
                 } else {
                     self.consume.next = true;
                 }
-                self.e_header.d.next = self.hd_unit.val();
+                self.e_len.d.next = self.hd_len.val();
                 self.e_start.d.next = self.at.q.val();
                 self.e_end.d.next = self.end_ok.val();
                 self.e_shift.d.next = self.hd_shift.val();

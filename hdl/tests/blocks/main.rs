@@ -24,3 +24,4 @@ mod rx_engine;
 mod rx_flags;
 mod sized_frame_fifo;
 mod stream_blocks;
+mod tx_entry_framer;

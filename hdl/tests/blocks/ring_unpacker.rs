@@ -34,7 +34,7 @@ struct Beat {
     pipe: u64,
     start: u64,
     end: u64,
-    header: [u8; 16],
+    len: u64,
     /// The frame's bytes in the beat (its kept bytes); empty for a bad or
     /// aborted beat, whose data means nothing.
     data: Vec<u8>,
@@ -89,7 +89,7 @@ fn expect_run(ring: &Ring, pipe: u64, start: u32, run_units: u32, lines: u32) ->
         pipe,
         start: at.into(),
         end: (end & mask).into(),
-        header,
+        len: u16::from_le_bytes([header[0], header[1]]).into(),
         data: Vec::new(),
     };
     while left > 0 && rel < arrived {
@@ -122,7 +122,7 @@ fn expect_run(ring: &Ring, pipe: u64, start: u32, run_units: u32, lines: u32) ->
                         pipe,
                         start: at.into(),
                         end: ((at + units) & mask).into(),
-                        header,
+                        len: len.into(),
                         data: Vec::new(),
                     });
                     return out;
@@ -137,7 +137,7 @@ fn expect_run(ring: &Ring, pipe: u64, start: u32, run_units: u32, lines: u32) ->
                     pipe,
                     start: at.into(),
                     end: ((at + units) & mask).into(),
-                    header,
+                    len: len.into(),
                     data: frame[lo..hi].to_vec(),
                 });
             }
@@ -356,9 +356,6 @@ fn beat_of(b: &TxEntryBeat) -> Beat {
         },
         "byte enables not contiguous from byte 0"
     );
-    let mut header = [0u8; 16];
-    header[..8].copy_from_slice(&b.header.get_bits::<64>(0).to_u64().to_le_bytes());
-    header[8..].copy_from_slice(&b.header.get_bits::<64>(64).to_u64().to_le_bytes());
     Beat {
         sop: b.sop,
         last: b.last,
@@ -367,7 +364,7 @@ fn beat_of(b: &TxEntryBeat) -> Beat {
         pipe: b.pipe.to_u64(),
         start: b.start.to_u64(),
         end: b.end.to_u64(),
-        header,
+        len: b.len.to_u64(),
         data: if b.bad || b.abort {
             Vec::new()
         } else {
