@@ -253,14 +253,29 @@ pub(crate) fn unsize_part_select_bases(text: &str) -> String {
 
 /// Reads the port declarations of the top module back from the Verilog.
 fn top_ports(verilog: &str) -> Result<Vec<Port>, String> {
+    let ports = module_ports(verilog, TOP_MODULE, "endmodule")?;
+    if ports.is_empty() {
+        return Err("no ports found on the top module".into());
+    }
+    Ok(ports)
+}
+
+/// The ports `module` declares in `verilog`, one per line, up to the first
+/// `end` after its header: `");"` for an ANSI port list (the board tops),
+/// `"endmodule"` for declarations in the body (what rust-hdl writes). A
+/// line declares a port when it starts `input wire`, `output wire` or
+/// `output reg`, then an optional `[msb:0]` and the name.
+pub(crate) fn module_ports(verilog: &str, module: &str, end: &str) -> Result<Vec<Port>, String> {
     let start = verilog
-        .find(&format!("module {TOP_MODULE}("))
-        .ok_or("top module not found in generated Verilog")?;
+        .find(&format!("module {module}("))
+        .ok_or_else(|| format!("module {module} not found in the Verilog"))?;
     let body = &verilog[start..];
-    let end = body.find("endmodule").ok_or("top module has no end")?;
+    let stop = body
+        .find(end)
+        .ok_or_else(|| format!("module {module} has no '{end}'"))?;
     let mut ports = Vec::new();
-    for line in body[..end].lines() {
-        let line = line.trim().trim_end_matches(';');
+    for line in body[..stop].lines() {
+        let line = line.trim().trim_end_matches([',', ';']);
         let (dir, rest) = if let Some(r) = line.strip_prefix("input wire") {
             (Dir::Input, r)
         } else if let Some(r) = line
@@ -273,14 +288,16 @@ fn top_ports(verilog: &str) -> Result<Vec<Port>, String> {
         };
         let rest = rest.trim();
         let (width, name) = if let Some(r) = rest.strip_prefix('[') {
-            let (range, name) = r.split_once(']').ok_or("bad port range")?;
+            let (range, name) = r
+                .split_once(']')
+                .ok_or_else(|| format!("module {module}: bad port range in '{line}'"))?;
             let msb: usize = range
                 .split(':')
                 .next()
-                .unwrap()
+                .unwrap_or_default()
                 .trim()
                 .parse()
-                .map_err(|_| "bad msb")?;
+                .map_err(|_| format!("module {module}: bad msb in '{line}'"))?;
             (msb + 1, name.trim())
         } else {
             (1, rest)
@@ -290,9 +307,6 @@ fn top_ports(verilog: &str) -> Result<Vec<Port>, String> {
             dir,
             width,
         });
-    }
-    if ports.is_empty() {
-        return Err("no ports found on the top module".into());
     }
     Ok(ports)
 }

@@ -3,7 +3,8 @@
 //! agree with it: every port they name exists (and every bit index is in
 //! range), and every top port has a pin or a `# nopin:` reason.
 
-use pendulum_rtl_gen::boards::{generate_board, lint_waivers, Board, TopPort, BOARDS};
+use pendulum_rtl_gen::boards::{generate_board, lint_waivers, Board, BOARDS};
+use pendulum_rtl_gen::Port;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -92,8 +93,7 @@ fn glob_match(pat: &str, name: &str) -> bool {
 fn constraints_name_only_ports_of_the_top_and_every_port_has_a_pin_or_a_reason() {
     for board in BOARDS {
         let g = generate_board(board).unwrap();
-        let ports: BTreeMap<&str, &TopPort> =
-            g.ports.iter().map(|p| (p.name.as_str(), p)).collect();
+        let ports: BTreeMap<&str, &Port> = g.ports.iter().map(|p| (p.name.as_str(), p)).collect();
         // Bits placed, per port; ports excused with a reason.
         let mut placed: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
         let mut excused: BTreeSet<String> = BTreeSet::new();
@@ -124,7 +124,7 @@ fn constraints_name_only_ports_of_the_top_and_every_port_has_a_pin_or_a_reason()
                     code.contains("PACKAGE_PIN") || code.contains("set_location_assignment");
                 for (name, bit) in port_refs(code) {
                     // Patterns (qsfp*_lpmode) must match at least one port.
-                    let matching: Vec<&&TopPort> = ports
+                    let matching: Vec<&&Port> = ports
                         .iter()
                         .filter(|(n, _)| glob_match(&name, n))
                         .map(|(_, p)| p)

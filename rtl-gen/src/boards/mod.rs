@@ -22,7 +22,7 @@ pub use vendor_ip::{
     stub, VendorIp, BUFG, CMAC, CMAC_ACP, IBUFDS, IBUFDS_GTE4, QDMA, S10_ETH, S10_PCIE,
 };
 
-use crate::Dir;
+use crate::Port;
 use alveo::alveo_top;
 use pendulum_hdl::boards::{
     AvalonDmaBridge, AvalonMmio, AvalonStEthRx, AvalonStEthTx, AxiDmaBridge, AxiLiteMmio,
@@ -30,17 +30,8 @@ use pendulum_hdl::boards::{
 use pendulum_hdl::stream::{AsyncFrameDropFifo, AsyncFrameFifo, AsyncStreamFifo};
 use pendulum_layout::params::MAX_FRAME_BYTES;
 use rust_hdl::prelude::*;
-use serde::Serialize;
 use std::path::Path;
 use stratix10::s10_top;
-
-/// One port of a board top: its name, direction and width.
-#[derive(Clone, Debug, Serialize)]
-pub struct TopPort {
-    pub name: String,
-    pub dir: Dir,
-    pub width: usize,
-}
 
 /// A board `rtl-gen` can target.
 #[derive(Clone, Copy, Debug)]
@@ -113,47 +104,7 @@ fn emit_block<B: Block>(root: &str, mut block: B) -> Result<String, String> {
 pub struct BoardFiles {
     pub top_verilog: String,
     pub stubs: String,
-    pub ports: Vec<TopPort>,
-}
-
-fn ports_of(verilog: &str, top: &str) -> Result<Vec<TopPort>, String> {
-    let start = verilog
-        .find(&format!("module {top}("))
-        .ok_or("board top not found")?;
-    let body = &verilog[start..];
-    let end = body.find(");").ok_or("board top has no port list end")?;
-    let mut out = Vec::new();
-    for line in body[..end].lines() {
-        let line = line.trim().trim_end_matches(',');
-        let (dir, rest) = if let Some(r) = line.strip_prefix("input wire") {
-            (Dir::Input, r)
-        } else if let Some(r) = line.strip_prefix("output wire") {
-            (Dir::Output, r)
-        } else {
-            continue;
-        };
-        let rest = rest.trim();
-        let (width, name) = match rest.strip_prefix('[') {
-            Some(r) => {
-                let (range, name) = r.split_once(']').ok_or("bad range")?;
-                let msb: usize = range
-                    .split(':')
-                    .next()
-                    .unwrap()
-                    .trim()
-                    .parse()
-                    .map_err(|_| "bad msb")?;
-                (msb + 1, name.trim())
-            }
-            None => (1, rest),
-        };
-        out.push(TopPort {
-            name: name.to_string(),
-            dir,
-            width,
-        });
-    }
-    Ok(out)
+    pub ports: Vec<Port>,
 }
 
 /// Generates the top, the adapters and the lint stubs of `board`.
@@ -228,7 +179,7 @@ pub fn generate_board(board: &Board) -> Result<BoardFiles, String> {
         }
     };
     v += "`default_nettype wire\n";
-    let ports = ports_of(&v, board.top)?;
+    let ports = crate::module_ports(&v, board.top, ");")?;
     Ok(BoardFiles {
         top_verilog: v,
         stubs: format!("`default_nettype none\n{stubs}`default_nettype wire\n"),
