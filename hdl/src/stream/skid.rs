@@ -44,11 +44,9 @@ impl<T: Synth> Logic for SkidBuffer<T> {
                 self.out_data.d.next = self.s.data.val();
                 self.out_valid.d.next = self.s.valid.val();
             }
-        } else if !self.skid_valid.q.val() {
-            // (The data register loads whether or not a word is offered,
-            // so its enable does not wait for the sender's valid.)
+        } else if self.s.valid.val() & !self.skid_valid.q.val() {
             self.skid_data.d.next = self.s.data.val();
-            self.skid_valid.d.next = self.s.valid.val();
+            self.skid_valid.d.next = true;
         }
     }
 }
