@@ -105,6 +105,8 @@ pub struct RingUnpacker {
     // whole), and whether any are left.
     run_left: SDFF<Bits<SLOT_BITS>>,
     run_live: SDFF<Bit>,
+    // The unit after the run (the tail software rang).
+    run_tail: SDFF<Bits<SLOT_BITS>>,
     // A frame is being handed out: its units still to take, and whether
     // they fit one beat or two.
     in_entry: SDFF<Bit>,
@@ -122,6 +124,8 @@ pub struct RingUnpacker {
     // ---- This cycle ----
     wu: [Signal<Local, Bits<128>>; 8],
     lane: Join<4, 128, 512>,
+    p0: Signal<Local, Bit>,
+    p1: Signal<Local, Bit>,
     hd_units: Signal<Local, Bits<16>>,
     hd_units1: Signal<Local, Bits<16>>,
     hd_bad: Signal<Local, Bit>,
@@ -145,7 +149,6 @@ pub struct RingUnpacker {
     cut: Signal<Local, Bit>,
     over: Signal<Local, Bit>,
     end_ok: Signal<Local, Bits<SLOT_BITS>>,
-    end_cut: Signal<Local, Bits<SLOT_BITS>>,
     pos16: ZeroExtend<4, 16>,
     room: Signal<Local, Bits<4>>,
     skip_ge_room: Signal<Local, Bit>,
@@ -216,6 +219,7 @@ impl RingUnpacker {
             pipe: Default::default(),
             run_left: Default::default(),
             run_live: Default::default(),
+            run_tail: Default::default(),
             in_entry: Default::default(),
             left: Default::default(),
             left_le1: Default::default(),
@@ -228,6 +232,8 @@ impl RingUnpacker {
             e_shift: Default::default(),
             wu: Default::default(),
             lane: Default::default(),
+            p0: Default::default(),
+            p1: Default::default(),
             hd_units: Default::default(),
             hd_units1: Default::default(),
             hd_bad: Default::default(),
@@ -247,7 +253,6 @@ impl RingUnpacker {
             cut: Default::default(),
             over: Default::default(),
             end_ok: Default::default(),
-            end_cut: Default::default(),
             pos16: Default::default(),
             room: Default::default(),
             skip_ge_room: Default::default(),
@@ -280,8 +285,8 @@ impl Logic for RingUnpacker {
     fn update(&mut self) {
         dff_setup!(
             self, clock, l0, l1, v0, v1, i0, i1, read_end, e_tend, mid, pos, at, mask, pipe,
-            run_left, run_live, in_entry, left, left_le1, left_le2, skip, skip_left, e_len,
-            e_start, e_end, e_shift
+            run_left, run_live, run_tail, in_entry, left, left_le1, left_le2, skip, skip_left,
+            e_len, e_start, e_end, e_shift
         );
         self.l0.reset.next = self.reset.val();
         self.l1.reset.next = self.reset.val();
@@ -298,6 +303,7 @@ impl Logic for RingUnpacker {
         self.pipe.reset.next = self.reset.val();
         self.run_left.reset.next = self.reset.val();
         self.run_live.reset.next = self.reset.val();
+        self.run_tail.reset.next = self.reset.val();
         self.in_entry.reset.next = self.reset.val();
         self.left.reset.next = self.reset.val();
         self.left_le1.reset.next = self.reset.val();
@@ -380,29 +386,56 @@ impl Logic for RingUnpacker {
         self.wu[5].next = self.l1.q.val().get_bits::<128>(128);
         self.wu[6].next = self.l1.q.val().get_bits::<128>(256);
         self.wu[7].next = self.l1.q.val().get_bits::<128>(384);
-        self.hd_units.next = self.f_units[0].q.val();
-        self.hd_units1.next = self.f_units1[0].q.val();
-        self.hd_bad.next = self.f_bad[0].q.val();
-        self.hd_le1.next = self.f_le1[0].q.val();
-        self.hd_le2.next = self.f_le2[0].q.val();
-        self.hd_le3.next = self.f_le3[0].q.val();
-        self.hd_shift.next = self.f_shift[0].q.val();
-        self.hd_len.next = self.wu[0].val().get_bits::<16>(0);
-        self.hd_first_end.next = self.f_first_end[0].q.val();
-        self.hd_first_next.next = self.f_first_next[0].q.val();
-        for u in 1..4 {
-            if self.pos.q.val() == self.ku[u].val() {
-                self.hd_units.next = self.f_units[u].q.val();
-                self.hd_units1.next = self.f_units1[u].q.val();
-                self.hd_bad.next = self.f_bad[u].q.val();
-                self.hd_le1.next = self.f_le1[u].q.val();
-                self.hd_le2.next = self.f_le2[u].q.val();
-                self.hd_le3.next = self.f_le3[u].q.val();
-                self.hd_shift.next = self.f_shift[u].q.val();
-                self.hd_len.next = self.wu[u].val().get_bits::<16>(0);
-                self.hd_first_end.next = self.f_first_end[u].q.val();
-                self.hd_first_next.next = self.f_first_next[u].q.val();
+        // The header at `pos`: a 4:1 choice on its two bits (one LUT a bit;
+        // a compare per value would chain them).
+        self.p0.next = self.pos.q.val().get_bit(0);
+        self.p1.next = self.pos.q.val().get_bit(1);
+        if self.p1.val() {
+            if self.p0.val() {
+                self.hd_units.next = self.f_units[3].q.val();
+                self.hd_units1.next = self.f_units1[3].q.val();
+                self.hd_bad.next = self.f_bad[3].q.val();
+                self.hd_le1.next = self.f_le1[3].q.val();
+                self.hd_le2.next = self.f_le2[3].q.val();
+                self.hd_le3.next = self.f_le3[3].q.val();
+                self.hd_shift.next = self.f_shift[3].q.val();
+                self.hd_len.next = self.wu[3].val().get_bits::<16>(0);
+                self.hd_first_end.next = self.f_first_end[3].q.val();
+                self.hd_first_next.next = self.f_first_next[3].q.val();
+            } else {
+                self.hd_units.next = self.f_units[2].q.val();
+                self.hd_units1.next = self.f_units1[2].q.val();
+                self.hd_bad.next = self.f_bad[2].q.val();
+                self.hd_le1.next = self.f_le1[2].q.val();
+                self.hd_le2.next = self.f_le2[2].q.val();
+                self.hd_le3.next = self.f_le3[2].q.val();
+                self.hd_shift.next = self.f_shift[2].q.val();
+                self.hd_len.next = self.wu[2].val().get_bits::<16>(0);
+                self.hd_first_end.next = self.f_first_end[2].q.val();
+                self.hd_first_next.next = self.f_first_next[2].q.val();
             }
+        } else if self.p0.val() {
+            self.hd_units.next = self.f_units[1].q.val();
+            self.hd_units1.next = self.f_units1[1].q.val();
+            self.hd_bad.next = self.f_bad[1].q.val();
+            self.hd_le1.next = self.f_le1[1].q.val();
+            self.hd_le2.next = self.f_le2[1].q.val();
+            self.hd_le3.next = self.f_le3[1].q.val();
+            self.hd_shift.next = self.f_shift[1].q.val();
+            self.hd_len.next = self.wu[1].val().get_bits::<16>(0);
+            self.hd_first_end.next = self.f_first_end[1].q.val();
+            self.hd_first_next.next = self.f_first_next[1].q.val();
+        } else {
+            self.hd_units.next = self.f_units[0].q.val();
+            self.hd_units1.next = self.f_units1[0].q.val();
+            self.hd_bad.next = self.f_bad[0].q.val();
+            self.hd_le1.next = self.f_le1[0].q.val();
+            self.hd_le2.next = self.f_le2[0].q.val();
+            self.hd_le3.next = self.f_le3[0].q.val();
+            self.hd_shift.next = self.f_shift[0].q.val();
+            self.hd_len.next = self.wu[0].val().get_bits::<16>(0);
+            self.hd_first_end.next = self.f_first_end[0].q.val();
+            self.hd_first_next.next = self.f_first_next[0].q.val();
         }
 
         // ---- What this cycle takes ----
@@ -423,7 +456,6 @@ impl Logic for RingUnpacker {
         self.over.next = self.hd_units1.val() > self.run_left.q.val();
         self.stop.next = self.over.val() | self.cut.val() | (self.need2.val() & self.fin0.val());
         self.end_ok.next = (self.at.q.val() + self.hd_units1.val()) & self.mask.q.val();
-        self.end_cut.next = (self.at.q.val() + self.run_left.q.val()) & self.mask.q.val();
         self.pos16.i.next = self.pos.q.val();
         self.room.next = self.ku[4].val() - self.pos.q.val();
         self.skip_ge_room.next = (self.skip_left.q.val().get_bits::<12>(4) != self.zero12.val())
@@ -462,6 +494,8 @@ impl Logic for RingUnpacker {
                 self.at.d.next = self.i0_unit.val();
                 self.run_left.d.next = self.i0v.val().run_units;
                 self.run_live.d.next = self.i0v.val().run_units != self.zero16.val();
+                self.run_tail.d.next =
+                    (self.i0_unit.val() + self.i0v.val().run_units) & self.i0v.val().mask;
                 self.mask.d.next = self.i0v.val().mask;
                 self.pipe.d.next = self.i0v.val().pipe;
                 self.skip.d.next = false;
@@ -524,7 +558,7 @@ impl Logic for RingUnpacker {
             self.out.s.data.next.start = self.at.q.val();
             self.out.s.data.next.end = self.end_ok.val();
             if self.stop.val() {
-                self.out.s.data.next.end = self.end_cut.val();
+                self.out.s.data.next.end = self.run_tail.q.val();
             }
             self.o_shift.next = self.hd_shift.val();
             if self.out.s.ready.val() {
@@ -540,8 +574,8 @@ impl Logic for RingUnpacker {
                 self.e_shift.d.next = self.hd_shift.val();
                 self.at.d.next = self.end_ok.val();
                 if self.stop.val() {
-                    self.e_end.d.next = self.end_cut.val();
-                    self.at.d.next = self.end_cut.val();
+                    self.e_end.d.next = self.run_tail.q.val();
+                    self.at.d.next = self.run_tail.q.val();
                     self.run_left.d.next = self.zero16.val();
                     self.run_live.d.next = false;
                 } else {
