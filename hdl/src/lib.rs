@@ -17,3 +17,11 @@ pub mod word_sum;
 mod xor_matrix;
 
 pub use nic::PendulumNic;
+
+use rust_hdl::prelude::{Bits, Constant};
+
+/// A constant of `N` bits holding `v`: the one helper every block's `new`
+/// uses for its literals (rust-hdl's `Constant::new` takes a `Bits`).
+pub(crate) fn konst<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}

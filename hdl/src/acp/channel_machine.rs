@@ -1,3 +1,4 @@
+use crate::konst as c;
 use pendulum_layout::acp::machine::moves;
 use pendulum_layout::acp::{self, rx_state as rs, tx_state as ts};
 use rust_hdl::prelude::*;
@@ -127,10 +128,6 @@ pub struct ChannelMachine {
     c_t_confirmed_rejected: Constant<Bits<8>>,
     c_t_deliver_store: Constant<Bits<8>>,
     c_t_deliver_reject: Constant<Bits<8>>,
-}
-
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl Default for ChannelMachine {

@@ -1,4 +1,5 @@
 use super::channel_views::{HeardChannel, SlotChannel};
+use crate::konst as c;
 use crate::reset::SDFF;
 use pendulum_layout::acp::machine::moves;
 use pendulum_layout::acp::{rx_state as rs, tx_state as ts};
@@ -223,10 +224,6 @@ pub struct ChannelState {
     c_zero3: Constant<Bits<3>>,
     c_zero32: Constant<Bits<32>>,
     c_no_move: Constant<Bits<8>>,
-}
-
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl Default for ChannelState {

@@ -1,5 +1,6 @@
 use super::check::ENTANGLE_FIELD_BITS;
 use super::Crc32c;
+use crate::konst as c;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::acp;
@@ -147,10 +148,6 @@ pub struct Entangle {
     c_one32: Constant<Bits<32>>,
     c_lfsr_taps: Constant<Bits<32>>,
     c_lfsr_start: Constant<Bits<32>>,
-}
-
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl Entangle {

@@ -1,3 +1,4 @@
+use crate::konst as c;
 use crate::reset::SDFF;
 use crate::stream::{SkidBuffer, StreamFifo, StreamSource, ZeroExtend};
 use crate::types::AcpMsg;
@@ -72,10 +73,6 @@ pub struct HandBack {
     c_kind_in_doubt: Constant<Bits<8>>,
     c_kind_verb_not_delivered: Constant<Bits<8>>,
     c_kind_verb_in_doubt: Constant<Bits<8>>,
-}
-
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl Default for HandBack {

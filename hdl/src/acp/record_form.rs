@@ -2,6 +2,7 @@ use super::channel_views::SlotChannel;
 use super::check::ENTANGLE_FIELD_BITS;
 use super::slot_choice::SlotChoice;
 use super::Crc32c;
+use crate::konst as c;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::acp::{self, rx_state as rs, tx_state as ts};
@@ -165,10 +166,6 @@ pub struct RecordForm {
     c_op_echo: Constant<Bits<8>>,
     c_op_offer_verb: Constant<Bits<8>>,
     c_op_entangle: Constant<Bits<8>>,
-}
-
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl Default for RecordForm {

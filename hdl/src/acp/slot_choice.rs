@@ -1,3 +1,4 @@
+use crate::konst as c;
 use crate::reset::SDFF;
 use crate::stream::ZeroExtend;
 use pendulum_layout::params::{
@@ -103,10 +104,6 @@ pub struct SlotChoice {
     c_one_cb1: Constant<Bits<CB1>>,
     c_one_share: Constant<Bits<SHARE>>,
     c_zero_cb: Constant<Bits<CB>>,
-}
-
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl Default for SlotChoice {

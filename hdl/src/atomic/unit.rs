@@ -1,3 +1,4 @@
+use crate::konst as c;
 use crate::reset::SDFF;
 use crate::stream::{Concat, Join, SkidBuffer, StreamFifo, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{RemoteResult, RemoteVerb, SlotBeat};
@@ -231,10 +232,6 @@ pub struct AtomicUnit {
     c_zero2: Constant<Bits<2>>,
     c_one2: Constant<Bits<2>>,
     c_two2: Constant<Bits<2>>,
-}
-
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl AtomicUnit {

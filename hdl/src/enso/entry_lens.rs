@@ -1,3 +1,4 @@
+use crate::konst as k;
 use pendulum_layout::params::MAX_FRAME_BYTES;
 use pendulum_layout::ring::{LEN, UNIT_BYTES};
 use rust_hdl::prelude::*;
@@ -52,9 +53,6 @@ pub struct EntryLens {
 
 impl EntryLens {
     pub fn new() -> Self {
-        fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-            Constant::new(v.into())
-        }
         let beat = 4 * UNIT_BYTES as u64;
         Self {
             len: Default::default(),

@@ -1,4 +1,5 @@
 use super::entry_lens::EntryLens;
+use crate::konst as k;
 use crate::reset::SDFF;
 use crate::stream::{Join, SkidBuffer, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{CplBeat, TxEntryBeat, TxReadInfo};
@@ -172,9 +173,6 @@ pub struct RingUnpacker {
 
 impl RingUnpacker {
     pub fn new() -> Self {
-        fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-            Constant::new(v.into())
-        }
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -1,3 +1,4 @@
+use crate::konst as k;
 use crate::reset::SDFF;
 use crate::stream::{SkidBuffer, StreamSink, StreamSource};
 use crate::types::{AcpSend, EthBeat, SlotBeat, TxEntryBeat};
@@ -114,9 +115,6 @@ pub struct TxEntryFramer {
 
 impl TxEntryFramer {
     pub fn new() -> Self {
-        fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-            Constant::new(v.into())
-        }
         Self {
             clock: Default::default(),
             reset: Default::default(),
