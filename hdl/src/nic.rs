@@ -1,15 +1,15 @@
 use crate::acp::AcpLink;
 use crate::atomic::AtomicUnit;
 use crate::enso::{
-    FlowDirector, RxEngine, RxNotifWriter, RxParse, SlotGate, TxComplWriter, TxFetcher, TxFramer,
-    TxParse,
+    FlowDirector, RingUnpacker, RxEngine, RxNotifWriter, RxParse, SlotGate, TxComplWriter,
+    TxEntryFramer, TxFetcher,
 };
 use crate::mmio::{RegFile, RxRingUser};
 use crate::reset::ClearSweep;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
-use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxRunInfo};
+use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxReadInfo};
 use pendulum_layout::params::{
     ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, FLOW_BUCKET_BITS, MMIO_ADDR_BITS,
     NOTIF_BUF_BITS, SLOT_BITS, TX_COMPL_SLOTS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPE_BITS,
@@ -139,13 +139,13 @@ pub struct PendulumNic {
     rx: RxEngine,
     notif: RxNotifWriter,
     tx_fetch: TxFetcher,
-    tx_info: StreamFifo<TxRunInfo, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
-    // Between the info FIFO and the framer, so that the framer's ready does
-    // not run on into the FIFO's read pointer, and its info is a register.
-    tx_info_skid: SkidBuffer<TxRunInfo>,
+    tx_info: StreamFifo<TxReadInfo, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
+    // Between the info FIFO and the unpacker, so that the unpacker's ready
+    // does not run on into the FIFO's read pointer.
+    tx_info_skid: SkidBuffer<TxReadInfo>,
     cpl_fifo: StreamFifo<CplBeat, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
-    tx_parse: TxParse,
-    tx_framer: TxFramer,
+    tx_unpack: RingUnpacker,
+    tx_framer: TxEntryFramer,
     eth_tx_skid: SkidBuffer<EthBeat>,
     tx_compl: TxComplWriter,
     // Registers the RX engine's ring writes before the DMA arbiter, so the
@@ -245,8 +245,8 @@ impl PendulumNic {
             tx_info: StreamFifo::new(),
             tx_info_skid: SkidBuffer::default(),
             cpl_fifo: StreamFifo::new(),
-            tx_parse: TxParse::new(),
-            tx_framer: TxFramer::new(),
+            tx_unpack: RingUnpacker::new(),
+            tx_framer: TxEntryFramer::new(),
             eth_tx_skid: SkidBuffer::default(),
             tx_compl: TxComplWriter::new(),
             dma_arb: RoundRobinArbiter::new(),
@@ -313,8 +313,8 @@ impl Logic for PendulumNic {
         self.cpl_fifo.reset.next = self.reset.val();
         self.tx_framer.clock.next = self.clock.val();
         self.tx_framer.reset.next = self.reset.val();
-        self.tx_parse.clock.next = self.clock.val();
-        self.tx_parse.reset.next = self.reset.val();
+        self.tx_unpack.clock.next = self.clock.val();
+        self.tx_unpack.reset.next = self.reset.val();
         self.eth_tx_skid.clock.next = self.clock.val();
         self.eth_tx_skid.reset.next = self.reset.val();
         self.tx_compl.clock.next = self.clock.val();
@@ -561,19 +561,19 @@ impl Logic for PendulumNic {
         self.cpl_fifo.s.data.next.last = self.dma_rd_cpl_last.val();
         self.cpl_fifo.s.valid.next = self.dma_rd_cpl_valid.val() & !self.reset.val();
         self.dma_rd_cpl_ready.next = self.cpl_fifo.s.ready.val() & !self.reset.val();
-        self.tx_parse.s.data.next = self.cpl_fifo.m.data.val();
-        self.tx_parse.s.valid.next = self.cpl_fifo.m.valid.val();
-        self.cpl_fifo.m.ready.next = self.tx_parse.s.ready.val();
-        self.tx_framer.s_cpl.data.next = self.tx_parse.m.data.val();
-        self.tx_framer.s_cpl.valid.next = self.tx_parse.m.valid.val();
-        self.tx_parse.m.ready.next = self.tx_framer.s_cpl.ready.val();
+        self.tx_unpack.s_line.data.next = self.cpl_fifo.m.data.val();
+        self.tx_unpack.s_line.valid.next = self.cpl_fifo.m.valid.val();
+        self.cpl_fifo.m.ready.next = self.tx_unpack.s_line.ready.val();
         self.tx_info_skid.s.data.next = self.tx_info.m.data.val();
         self.tx_info_skid.s.valid.next = self.tx_info.m.valid.val();
         self.tx_info.m.ready.next = self.tx_info_skid.s.ready.val();
-        self.tx_framer.s_info.data.next = self.tx_info_skid.m.data.val();
-        self.tx_framer.s_info.valid.next = self.tx_info_skid.m.valid.val();
-        self.tx_info_skid.m.ready.next = self.tx_framer.s_info.ready.val();
-        self.tx_fetch.beat_consumed.next = self.tx_framer.beat_consumed.val();
+        self.tx_unpack.s_info.data.next = self.tx_info_skid.m.data.val();
+        self.tx_unpack.s_info.valid.next = self.tx_info_skid.m.valid.val();
+        self.tx_info_skid.m.ready.next = self.tx_unpack.s_info.ready.val();
+        self.tx_framer.s.data.next = self.tx_unpack.m.data.val();
+        self.tx_framer.s.valid.next = self.tx_unpack.m.valid.val();
+        self.tx_unpack.m.ready.next = self.tx_framer.s.ready.val();
+        self.tx_fetch.beat_consumed.next = self.tx_unpack.line_taken.val();
         self.eth_tx_skid.s.data.next = self.tx_framer.m_eth.data.val();
         self.eth_tx_skid.s.valid.next = self.tx_framer.m_eth.valid.val();
         self.tx_framer.m_eth.ready.next = self.eth_tx_skid.s.ready.val();

@@ -52,24 +52,6 @@ pub struct CplBeat {
     pub last: Bit,
 }
 
-/// What the TX framer must know about each read the fetcher issued: whose
-/// data it is, and how far that pipe's posted data goes (to the tail rung
-/// when the fetch run started), so a frame that runs past it is caught.
-#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
-pub struct TxRunInfo {
-    /// The TX pipe.
-    pub pipe: Bits<{ pendulum_layout::params::TX_PIPE_BITS }>,
-    /// Slots from the read's first slot to the end of its run. A count, not
-    /// the tail itself, so that the framer needs no subtraction from its
-    /// head to know what is left (timing).
-    pub run_left: Bits<{ pendulum_layout::params::SLOT_BITS }>,
-    /// The ring slot of the read's first beat (where the pipe's head is
-    /// when the read starts on a frame boundary), and the ring's mask: the
-    /// framer keeps no per-pipe ring state of its own.
-    pub slot: Bits<{ pendulum_layout::params::SLOT_BITS }>,
-    pub mask: Bits<{ pendulum_layout::params::SLOT_BITS }>,
-}
-
 /// An Ethernet beat with what the RX parse stage learned from its frame's
 /// headers (the header fields are meaningful on the first beat, `sop`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
@@ -89,28 +71,6 @@ pub struct RxBeat {
     /// On a last beat: its byte count is what the header length implies
     /// (or the frame was padded to the minimum size).
     pub keep_ok: Bit,
-}
-
-/// A read-completion beat with the frame length its first 20 bytes would
-/// give if a frame started here (the TX framer decides whether one does).
-#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
-pub struct TxBeat {
-    pub data: Bits<512>,
-    /// Last beat of its read request.
-    pub last: Bit,
-    pub len: Bits<16>,
-    pub slots: Bits<16>,
-    /// The headers give a length, and it is within the MTU.
-    pub len_known: Bit,
-    /// Keep of that frame's last beat: its length mod 64 bytes.
-    pub last_keep: Bits<64>,
-    /// Byte 0 as a message slot's kind: KIND_SEND, KIND_SEND_VERB
-    /// (`pendulum_layout::acp::message`), KIND_VERB (`pendulum_layout::atomic`);
-    /// and byte 1 is the COMMIT opcode.
-    pub kind_send: Bit,
-    pub kind_send_verb: Bit,
-    pub kind_verb: Bit,
-    pub op_commit: Bit,
 }
 
 /// One 64-byte slot of a message that may span several slots: an atomic

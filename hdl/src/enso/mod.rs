@@ -15,8 +15,6 @@ mod slot_gate;
 mod toeplitz;
 mod tx_entry_framer;
 mod tx_fetch;
-mod tx_framer;
-mod tx_parse;
 
 pub use entry_lens::EntryLens;
 pub use flow_director::{FlowDirector, MATCH_BITS as FLOW_MATCH_BITS};
@@ -32,5 +30,3 @@ pub use slot_gate::SlotGate;
 pub use toeplitz::Toeplitz;
 pub use tx_entry_framer::TxEntryFramer;
 pub use tx_fetch::TxFetcher;
-pub use tx_framer::TxFramer;
-pub use tx_parse::TxParse;

@@ -1,6 +1,6 @@
 use crate::reset::{zero_ram, Clear, SDFF};
 use crate::stream::{StreamFifo, StreamSource, ZeroExtend};
-use crate::types::{DmaReadReq, TxRunInfo};
+use crate::types::{DmaReadReq, TxReadInfo};
 use pendulum_layout::params::{
     DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES, SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES,
     TX_PIPE_BITS,
@@ -28,7 +28,7 @@ use rust_hdl::prelude::*;
 /// 64-byte aligned, so a ring's pages may start anywhere in it), and are
 /// issued only while the completion FIFO has room for all their beats
 /// (credits), so completions never back up into the link. Each request
-/// also leaves a `TxRunInfo` for the framer (`info_push`).
+/// also leaves a `TxReadInfo` for the ring unpacker (`info_push`).
 ///
 /// A request is as long as it may be: min(run left, to the ring's end, to
 /// the next 4 KiB boundary, `DMA_READ_MAX_BYTES`). A full request never
@@ -78,13 +78,14 @@ pub struct TxFetcher {
     pub m_req: StreamSource<DmaReadReq>,
     /// One pulse per request formed, with its run info (into the framer's FIFO).
     pub info_push: Signal<Out, Bit>,
-    pub info: Signal<Out, TxRunInfo>,
+    pub info: Signal<Out, TxReadInfo>,
     /// The framer's info FIFO has room (the credits already guarantee it).
     pub info_ready: Signal<In, Bit>,
     /// The framer consumed one completion beat: one credit back.
     pub beat_consumed: Signal<In, Bit>,
 
-    // Each pipe's fetch position (the slot after the last one requested).
+    // Each pipe's fetch position: the unit after its last run (the tail
+    // that run went to).
     fetched: RAM<Bits<SLOT_BITS>, TX_PIPE_BITS>,
     // The pipes rung and not yet taken, in order; a bit per pipe in it.
     rung: StreamFifo<Bits<TX_PIPE_BITS>, TX_PIPE_BITS, { TX_PIPE_BITS + 1 }>,
@@ -114,12 +115,21 @@ pub struct TxFetcher {
     lk_go: Signal<Local, Bit>,
     active: SDFF<Bit>,
     cur: SDFF<Bits<TX_PIPE_BITS>>,
-    // The run's ring and fetch position.
+    // The run's ring (its size in units and in lines, minus one) and the
+    // next line to read.
     cur_base: SDFF<Bits<64>>,
     cur_mask: SDFF<Bits<SLOT_BITS>>,
+    cur_lmask: SDFF<Bits<SLOT_BITS>>,
     cur_fetched: SDFF<Bits<SLOT_BITS>>,
-    // Slots of the run not yet requested, and slots from the fetch position
-    // to the end of the ring.
+    // The run in units: where it starts, how long it is, where it ends
+    // (the tail rung), and whether its first read is still to be made.
+    run_unit: SDFF<Bits<SLOT_BITS>>,
+    run_units: SDFF<Bits<SLOT_BITS>>,
+    run_tail: SDFF<Bits<SLOT_BITS>>,
+    first: SDFF<Bit>,
+    // Lines of the run not yet requested, and lines from the next one to
+    // the end of the ring (the run's lines: from the one holding its first
+    // unit to the one holding its last).
     left: SDFF<Bits<SLOT_BITS>>,
     to_end: SDFF<Bits<SLOT_BITS>>,
     // Slots from the fetch position to the next 4 KiB boundary of its
@@ -153,6 +163,11 @@ pub struct TxFetcher {
     out_tag: SDFF<Bits<8>>,
 
     lk_fetched: Signal<Local, Bits<SLOT_BITS>>,
+    lk_units: Signal<Local, Bits<SLOT_BITS>>,
+    lk_line: Signal<Local, Bits<SLOT_BITS>>,
+    lk_lmask: Signal<Local, Bits<SLOT_BITS>>,
+    lk_extra: Signal<Local, Bits<SLOT_BITS>>,
+    three: Constant<Bits<SLOT_BITS>>,
     n: Signal<Local, Bits<SLOT_BITS>>,
     left_after: Signal<Local, Bits<SLOT_BITS>>,
     span_after: Signal<Local, Bits<SLOT_BITS>>,
@@ -193,6 +208,16 @@ impl TxFetcher {
             fe_base: Default::default(),
             fe_mask: Default::default(),
             fe_tail: Default::default(),
+            lk_units: Default::default(),
+            lk_line: Default::default(),
+            lk_lmask: Default::default(),
+            lk_extra: Default::default(),
+            three: c16(3),
+            cur_lmask: Default::default(),
+            run_unit: Default::default(),
+            run_units: Default::default(),
+            run_tail: Default::default(),
+            first: Default::default(),
             m_req: Default::default(),
             info_push: Default::default(),
             info: Default::default(),
@@ -294,7 +319,12 @@ impl Logic for TxFetcher {
             cur,
             cur_base,
             cur_mask,
+            cur_lmask,
             cur_fetched,
+            run_unit,
+            run_units,
+            run_tail,
+            first,
             left,
             to_end,
             to_page,
@@ -328,6 +358,11 @@ impl Logic for TxFetcher {
         self.cur.reset.next = self.reset.val();
         self.cur_base.reset.next = self.reset.val();
         self.cur_mask.reset.next = self.reset.val();
+        self.cur_lmask.reset.next = self.reset.val();
+        self.run_unit.reset.next = self.reset.val();
+        self.run_units.reset.next = self.reset.val();
+        self.run_tail.reset.next = self.reset.val();
+        self.first.reset.next = self.reset.val();
         self.cur_fetched.reset.next = self.reset.val();
         self.left.reset.next = self.reset.val();
         self.to_end.reset.next = self.reset.val();
@@ -364,19 +399,34 @@ impl Logic for TxFetcher {
             & self.tx_enable.val().get_bit(self.lk_pipe.q.val().index())
             & !(self.rs_r.q.val() & (self.rs_pipe_r.q.val() == self.lk_pipe.q.val()))
             & (self.fe_tail.val() != self.lk_fetched.val());
+        // The run in units, and the lines that hold it: from the line of its
+        // first unit, ceil((first unit mod 4 + units) / 4) of them (summed
+        // in two parts so that a run of a whole 1 MiB ring does not wrap).
+        self.lk_units.next = (self.fe_tail.val() - self.lk_fetched.val()) & self.fe_mask.val();
+        self.lk_line.next = self.lk_fetched.val() >> 2;
+        self.lk_lmask.next = self.fe_mask.val() >> 2;
+        self.lk_extra.next = ((self.lk_fetched.val() & self.three.val())
+            + (self.lk_units.val() & self.three.val())
+            + self.three.val())
+            >> 2;
         if self.lk_go.val() {
             self.active.d.next = true;
             self.sized.d.next = false;
+            self.first.d.next = true;
             self.cur.d.next = self.lk_pipe.q.val();
             self.cur_base.d.next = self.fe_base.val();
             self.cur_mask.d.next = self.fe_mask.val();
-            self.cur_fetched.d.next = self.lk_fetched.val();
-            self.left.d.next = (self.fe_tail.val() - self.lk_fetched.val()) & self.fe_mask.val();
-            self.to_end.d.next = (self.fe_mask.val() - self.lk_fetched.val()) + self.one16.val();
-            // Address bits 11..6 are the slot within a page; bits 5..0 of
+            self.cur_lmask.d.next = self.lk_lmask.val();
+            self.cur_fetched.d.next = self.lk_line.val();
+            self.run_unit.d.next = self.lk_fetched.val();
+            self.run_units.d.next = self.lk_units.val();
+            self.run_tail.d.next = self.fe_tail.val();
+            self.left.d.next = (self.lk_units.val() >> 2) + self.lk_extra.val();
+            self.to_end.d.next = (self.lk_lmask.val() - self.lk_line.val()) + self.one16.val();
+            // Address bits 11..6 are the line within a page; bits 5..0 of
             // the base are 0 (64-byte aligned).
             self.to_page.d.next = self.page_slots.val()
-                - ((self.fe_base.val().get_bits::<SLOT_BITS>(6) + self.lk_fetched.val())
+                - ((self.fe_base.val().get_bits::<SLOT_BITS>(6) + self.lk_line.val())
                     & self.page_mask.val());
             self.page_first.d.next = self.page_slots.val()
                 - (self.fe_base.val().get_bits::<SLOT_BITS>(6) & self.page_mask.val());
@@ -468,27 +518,30 @@ impl Logic for TxFetcher {
         self.fetched64.i.next = self.cur_fetched.q.val();
         self.pipe8.i.next = self.cur.q.val();
         self.info.next.pipe = self.cur.q.val();
-        self.info.next.run_left = self.left.q.val();
-        self.info.next.slot = self.cur_fetched.q.val();
+        self.info.next.run_start = self.first.q.val();
+        self.info.next.unit = self.run_unit.q.val();
+        self.info.next.run_units = self.run_units.q.val();
+        self.info.next.run_end = self.last_load.val();
         self.info.next.mask = self.cur_mask.q.val();
         self.info_push.next = self.load.val();
 
         self.used_next.next = self.credits_used.q.val();
         self.left_after.next = self.left.q.val() - self.n.val();
         self.span_after.next = self.span.q.val() - self.n.val();
-        self.fetched.write_enable.next = false;
+        // The pipe's next run starts at this one's tail, written as its last
+        // read is made.
+        self.fetched.write_enable.next = self.last_load.val();
         self.fetched.write_address.next = self.cur.q.val();
-        self.fetched.write_data.next =
-            (self.cur_fetched.q.val() + self.n.val()) & self.cur_mask.q.val();
+        self.fetched.write_data.next = self.run_tail.q.val();
         if self.load.val() {
             self.out_valid.d.next = true;
             self.out_addr.d.next = self.cur_base.q.val() + (self.fetched64.o.val() << 6);
             self.out_len.d.next = self.n.val() << self.beat_shift.val();
             self.out_tag.d.next = self.pipe8.o.val();
             self.used_next.next = self.credits_used.q.val() + self.n.val();
-            self.fetched.write_enable.next = true;
+            self.first.d.next = false;
             self.cur_fetched.d.next =
-                (self.cur_fetched.q.val() + self.n.val()) & self.cur_mask.q.val();
+                (self.cur_fetched.q.val() + self.n.val()) & self.cur_lmask.q.val();
             self.left.d.next = self.left_after.val();
             self.to_end.d.next = self.to_end.q.val() - self.n.val();
             self.to_page.d.next = self.to_page.q.val() - self.n.val();
@@ -505,7 +558,7 @@ impl Logic for TxFetcher {
             if self.n.val() == self.to_end.q.val() {
                 // Wrapped to slot 0: the whole ring is ahead, so only the
                 // run's end and the ring's first boundary limit the reach.
-                self.to_end.d.next = self.cur_mask.q.val() + self.one16.val();
+                self.to_end.d.next = self.cur_lmask.q.val() + self.one16.val();
                 self.to_page.d.next = self.page_first.q.val();
                 self.span.d.next = self.left_after.val();
                 self.reach.d.next = self.left_after.val();

@@ -24,4 +24,5 @@ mod rx_engine;
 mod rx_flags;
 mod sized_frame_fifo;
 mod stream_blocks;
+mod tx_chain;
 mod tx_entry_framer;
