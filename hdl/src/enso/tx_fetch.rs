@@ -48,9 +48,10 @@ use rust_hdl::prelude::*;
 ///
 /// 1 request per cycle at most. From a doorbell (`TxRegs`' apply cycle) to
 /// its first request on `m_req`, with the fetcher idle and the queue empty:
-/// 5 cycles (doorbell register, ring read, start, size, output register;
-/// such a doorbell passes the queue). The next pipe is taken as a run's last
-/// request is made, so two idle cycles (the ring read, the sizing) separate
+/// 6 cycles (doorbell register, ring read, start, the run's lines, the
+/// first request's size, output register; such a doorbell passes the
+/// queue). The next pipe is taken as a run's last request is made, so three
+/// idle cycles (the ring read, the run's lines, the sizing) separate
 /// one run's last request from the next run's first, as with 4 pipes in
 /// flip-flops; the fetch position written in that cycle is forwarded to the
 /// read.
@@ -163,10 +164,11 @@ pub struct TxFetcher {
     out_tag: SDFF<Bits<8>>,
 
     lk_fetched: Signal<Local, Bits<SLOT_BITS>>,
-    lk_units: Signal<Local, Bits<SLOT_BITS>>,
-    lk_line: Signal<Local, Bits<SLOT_BITS>>,
-    lk_lmask: Signal<Local, Bits<SLOT_BITS>>,
-    lk_extra: Signal<Local, Bits<SLOT_BITS>>,
+    // The run's size, worked out a cycle after it starts (`prepped`).
+    prepped: SDFF<Bit>,
+    pr_units: Signal<Local, Bits<SLOT_BITS>>,
+    pr_line: Signal<Local, Bits<SLOT_BITS>>,
+    pr_extra: Signal<Local, Bits<SLOT_BITS>>,
     three: Constant<Bits<SLOT_BITS>>,
     n: Signal<Local, Bits<SLOT_BITS>>,
     left_after: Signal<Local, Bits<SLOT_BITS>>,
@@ -208,10 +210,10 @@ impl TxFetcher {
             fe_base: Default::default(),
             fe_mask: Default::default(),
             fe_tail: Default::default(),
-            lk_units: Default::default(),
-            lk_line: Default::default(),
-            lk_lmask: Default::default(),
-            lk_extra: Default::default(),
+            prepped: Default::default(),
+            pr_units: Default::default(),
+            pr_line: Default::default(),
+            pr_extra: Default::default(),
             three: c16(3),
             cur_lmask: Default::default(),
             run_unit: Default::default(),
@@ -335,6 +337,7 @@ impl Logic for TxFetcher {
             big_end,
             big_page,
             sized,
+            prepped,
             credits_used,
             room,
             consumed,
@@ -374,6 +377,7 @@ impl Logic for TxFetcher {
         self.big_end.reset.next = self.reset.val();
         self.big_page.reset.next = self.reset.val();
         self.sized.reset.next = self.reset.val();
+        self.prepped.reset.next = self.reset.val();
         self.credits_used.reset.next = self.reset.val();
         self.room.reset.next = self.reset.val();
         self.consumed.reset.next = self.reset.val();
@@ -399,42 +403,48 @@ impl Logic for TxFetcher {
             & self.tx_enable.val().get_bit(self.lk_pipe.q.val().index())
             & !(self.rs_r.q.val() & (self.rs_pipe_r.q.val() == self.lk_pipe.q.val()))
             & (self.fe_tail.val() != self.lk_fetched.val());
-        // The run in units, and the lines that hold it: from the line of its
-        // first unit, ceil((first unit mod 4 + units) / 4) of them (summed
-        // in two parts so that a run of a whole 1 MiB ring does not wrap).
-        self.lk_units.next = (self.fe_tail.val() - self.lk_fetched.val()) & self.fe_mask.val();
-        self.lk_line.next = self.lk_fetched.val() >> 2;
-        self.lk_lmask.next = self.fe_mask.val() >> 2;
-        self.lk_extra.next = ((self.lk_fetched.val() & self.three.val())
-            + (self.lk_units.val() & self.three.val())
-            + self.three.val())
-            >> 2;
         if self.lk_go.val() {
             self.active.d.next = true;
+            self.prepped.d.next = false;
             self.sized.d.next = false;
             self.first.d.next = true;
             self.cur.d.next = self.lk_pipe.q.val();
             self.cur_base.d.next = self.fe_base.val();
             self.cur_mask.d.next = self.fe_mask.val();
-            self.cur_lmask.d.next = self.lk_lmask.val();
-            self.cur_fetched.d.next = self.lk_line.val();
+            self.cur_lmask.d.next = self.fe_mask.val() >> 2;
             self.run_unit.d.next = self.lk_fetched.val();
-            self.run_units.d.next = self.lk_units.val();
             self.run_tail.d.next = self.fe_tail.val();
-            self.left.d.next = (self.lk_units.val() >> 2) + self.lk_extra.val();
-            self.to_end.d.next = (self.lk_lmask.val() - self.lk_line.val()) + self.one16.val();
+        }
+        // In the cycle after a run starts, from registers (the fetch
+        // position comes from a RAM read): the run in units, and the lines
+        // that hold it: from the line of its first unit, ceil((first unit
+        // mod 4 + units) / 4) of them (summed in two parts so that a run of
+        // a whole 1 MiB ring does not wrap).
+        self.pr_units.next =
+            (self.run_tail.q.val() - self.run_unit.q.val()) & self.cur_mask.q.val();
+        self.pr_line.next = self.run_unit.q.val() >> 2;
+        self.pr_extra.next = ((self.run_unit.q.val() & self.three.val())
+            + (self.pr_units.val() & self.three.val())
+            + self.three.val())
+            >> 2;
+        if self.active.q.val() & !self.prepped.q.val() {
+            self.prepped.d.next = true;
+            self.cur_fetched.d.next = self.pr_line.val();
+            self.run_units.d.next = self.pr_units.val();
+            self.left.d.next = (self.pr_units.val() >> 2) + self.pr_extra.val();
+            self.to_end.d.next = (self.cur_lmask.q.val() - self.pr_line.val()) + self.one16.val();
             // Address bits 11..6 are the line within a page; bits 5..0 of
             // the base are 0 (64-byte aligned).
             self.to_page.d.next = self.page_slots.val()
-                - ((self.fe_base.val().get_bits::<SLOT_BITS>(6) + self.lk_line.val())
+                - ((self.cur_base.q.val().get_bits::<SLOT_BITS>(6) + self.pr_line.val())
                     & self.page_mask.val());
             self.page_first.d.next = self.page_slots.val()
-                - (self.fe_base.val().get_bits::<SLOT_BITS>(6) & self.page_mask.val());
+                - (self.cur_base.q.val().get_bits::<SLOT_BITS>(6) & self.page_mask.val());
         }
 
-        // In the cycle after a run starts, the span and reach of its first
-        // read (the three compares side by side, then one mux).
-        if self.active.q.val() & !self.sized.q.val() {
+        // In the cycle after that, the span and reach of its first read
+        // (the three compares side by side, then one mux).
+        if self.active.q.val() & self.prepped.q.val() & !self.sized.q.val() {
             self.sized.d.next = true;
             self.span.d.next = self.left.q.val();
             self.reach.d.next = self.left.q.val();
