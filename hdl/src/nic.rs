@@ -12,7 +12,7 @@ use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxReadInfo};
 use pendulum_layout::params::{
     ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, FLOW_BUCKET_BITS, MMIO_ADDR_BITS,
-    NOTIF_BUF_BITS, SLOT_BITS, TX_COMPL_SLOTS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPE_BITS,
+    NOTIF_BUF_BITS, SLOT_BITS, TX_COMPL_UNITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPE_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -155,7 +155,7 @@ pub struct PendulumNic {
     rx_dma_ahead: Signal<Local, Bits<2>>,
     ahead_none: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
-    // TX completions: the slots of a completion block (see TX_COMPL_SLOTS).
+    // TX completions: the slots of a completion block (see TX_COMPL_UNITS).
     compl_block: Constant<Bits<SLOT_BITS>>,
     tx_compl_due: Signal<Local, Bit>,
     ahead_one: Constant<Bits<2>>,
@@ -255,7 +255,7 @@ impl PendulumNic {
             ahead_none: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
             compl_block: Constant::new(
-                (!(TX_COMPL_SLOTS as u64 - 1) & ((1 << SLOT_BITS) - 1)).into(),
+                (!(TX_COMPL_UNITS as u64 - 1) & ((1 << SLOT_BITS) - 1)).into(),
             ),
             tx_compl_due: Default::default(),
             ahead_one: Constant::new(1u64.into()),
@@ -611,7 +611,7 @@ impl Logic for PendulumNic {
         // switches the TX pipe on or off, and the pipe's completion address.
         // Coalesced: a record when the head reaches the tail software rang
         // (read a cycle ahead, at the pipe of the coming move), or enters
-        // another block of TX_COMPL_SLOTS slots; the moves in between are
+        // another block of TX_COMPL_UNITS slots; the moves in between are
         // covered by the next record.
         self.regs.tx_engine.cp_addr.next = self.tx_framer.next_ev_pipe.val();
         self.tx_compl_due.next = (self.tx_framer.new_head.val()

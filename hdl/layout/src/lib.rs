@@ -19,7 +19,9 @@ pub use regs::*;
 /// Identity register value: the ASCII bytes "PNDL" read as a little-endian u32.
 pub const IDENTITY: u32 = u32::from_le_bytes(*b"PNDL");
 /// Major version: the driver refuses a card whose major differs from its own.
-pub const VERSION_MAJOR: u16 = 1;
+/// 2: ring format version 2 ([`ring`]): entries with a 16-byte header, ring
+/// positions in 16-byte units.
+pub const VERSION_MAJOR: u16 = 2;
 /// Minor version: features added without breaking the register map.
 /// 1: SESSION (0x038) and the core's reset.
 pub const VERSION_MINOR: u16 = 1;
@@ -28,7 +30,7 @@ pub const VERSION: u32 = ((VERSION_MAJOR as u32) << 16) | VERSION_MINOR as u32;
 
 /// Bytes moved per beat on every 512-bit stream (Ethernet, DMA).
 pub const BEAT_BYTES: usize = 64;
-/// log2 of [`BEAT_BYTES`]: ring positions count 64-byte slots.
+/// log2 of [`BEAT_BYTES`].
 pub const BEAT_BYTES_LOG2: u32 = 6;
 
 /// Build parameters of the default (simulation) NIC.
@@ -56,14 +58,16 @@ pub mod params {
     pub const NOTIF_BUF_BITS: usize = 6;
     /// TX completion records are coalesced: one is written when a TX pipe's
     /// head reaches the tail software rang (everything posted is sent), or
-    /// crosses a multiple of this many slots (1 KiB) on the way, not at
-    /// every frame (which at 64 B cost a fifth of the host-bound PCIe link).
-    pub const TX_COMPL_SLOTS: u32 = 16;
-    /// Width of a ring position (slot index) register.
-    pub const SLOT_BITS: usize = 16;
+    /// crosses a multiple of this many 16-byte units (1 KiB) on the way, not
+    /// at every frame (which at 64 B cost a fifth of the host-bound PCIe
+    /// link).
+    pub const TX_COMPL_UNITS: u32 = 64;
+    /// Width of a ring position register: the index of a 16-byte unit
+    /// ([`crate::ring`]), so a 2 MiB ring's 131,072 units need 17 bits.
+    pub const SLOT_BITS: usize = 17;
     /// Smallest ring: one page.
     pub const RING_MIN_BYTES: u32 = 4096;
-    /// Largest ring, as Ensō allows: 2 MiB = 32768 slots.
+    /// Largest ring, as Ensō allows: 2 MiB = 131,072 units.
     pub const RING_MAX_BYTES: u32 = 2 << 20;
     /// Largest frame the RX engine accepts (bytes, without FCS).
     pub const MAX_FRAME_BYTES: u32 = 9728;
@@ -149,7 +153,7 @@ pub mod params {
         ("TX_PIPE_BITS", TX_PIPE_BITS as u64),
         ("NOTIF_BUFS", NOTIF_BUFS as u64),
         ("NOTIF_BUF_BITS", NOTIF_BUF_BITS as u64),
-        ("TX_COMPL_SLOTS", TX_COMPL_SLOTS as u64),
+        ("TX_COMPL_UNITS", TX_COMPL_UNITS as u64),
         ("SLOT_BITS", SLOT_BITS as u64),
         ("RING_MIN_BYTES", RING_MIN_BYTES as u64),
         ("RING_MAX_BYTES", RING_MAX_BYTES as u64),
@@ -182,7 +186,8 @@ pub mod params {
 pub mod notif {
     /// Bytes of one notification record (one DMA write with 16 byte enables).
     pub const BYTES: usize = 16;
-    /// Field: new tail of the data ring (slot index), u32 at byte 0.
+    /// Field: new tail of the data ring (a 16-byte unit's index,
+    /// [`crate::ring`]), u32 at byte 0.
     pub const TAIL: Field = Field { lsb: 0, width: 32 };
     /// Field: sequence number, starts at 1 after the pipe is enabled and counts
     /// every notification of this pipe. u32 at byte 4.
@@ -242,7 +247,7 @@ pub mod notif {
     /// The notification record, for the README.
     pub fn record_markdown() -> String {
         markdown(&[
-            ("TAIL", TAIL, "the pipe's new tail: the data ring slot after its last frame (u32)"),
+            ("TAIL", TAIL, "the pipe's new tail: the data ring's 16-byte unit after its last entry (u32)"),
             ("SEQ", SEQ, "this pipe's notification count: 1 for the first after the pipe is enabled (u32)"),
             ("PIPE", PIPE, "the pipe it announces (u32)"),
             ("COUNT", COUNT, "the record's number in its buffer plus one (wraps at 2^32; 0: never written): software waits for the COUNT it expects next in the slot it expects it"),
@@ -287,13 +292,13 @@ pub mod notif {
 /// as a notification: the HEAD field sits where a notification has its TAIL.
 pub mod tx_compl {
     pub use super::notif::{Field, BYTES, COUNT, PIPE, SEQ};
-    /// Field: the NIC's new TX head (slot), u32 at byte 0.
+    /// Field: the NIC's new TX head (a 16-byte unit), u32 at byte 0.
     pub const HEAD: Field = super::notif::TAIL;
 
     /// The completion record, for the README.
     pub fn record_markdown() -> String {
         super::notif::markdown(&[
-            ("HEAD", HEAD, "the NIC's TX head: the ring slot after the last frame it has read; software may reuse every slot before it (u32)"),
+            ("HEAD", HEAD, "the NIC's TX head: the ring's 16-byte unit after the last entry it has read; software may reuse every unit before it (u32)"),
             ("SEQ", SEQ, "this pipe's completion count: 1 for the first after the pipe is enabled (u32)"),
             ("PIPE", PIPE, "the TX pipe (u32)"),
             ("COUNT", COUNT, "the record's number plus one in the pipe's one-record completion buffer, which counts the records written like SEQ (u32)"),
@@ -360,16 +365,20 @@ mod tests {
     }
 
     #[test]
-    fn ring_limits_are_powers_of_two_and_fit_the_slot_register() {
+    fn ring_limits_are_powers_of_two_and_fit_the_position_register() {
         use params::*;
         assert!(RING_MIN_BYTES.is_power_of_two() && RING_MAX_BYTES.is_power_of_two());
-        assert!((RING_MAX_BYTES as usize / BEAT_BYTES) < (1 << SLOT_BITS));
+        // The largest position of the largest ring fits the register.
+        assert!((RING_MAX_BYTES as usize / ring::UNIT_BYTES - 1) < (1 << SLOT_BITS));
         assert_eq!(1 << PIPE_BITS, PIPES);
         assert_eq!(1 << TX_PIPE_BITS, TX_PIPES);
         const { assert!(TX_PIPES <= PIPES && TX_PIPE_BITS <= 8) };
         assert_eq!(1 << NOTIF_BUF_BITS, NOTIF_BUFS);
         const { assert!(NOTIF_BUFS <= PIPES) };
-        assert!(TX_COMPL_SLOTS.is_power_of_two() && TX_COMPL_SLOTS <= RING_MIN_BYTES / 64);
+        assert!(
+            TX_COMPL_UNITS.is_power_of_two()
+                && TX_COMPL_UNITS <= RING_MIN_BYTES / ring::UNIT_BYTES as u32
+        );
     }
 
     #[test]

@@ -411,12 +411,12 @@ pub mod pipe {
     pub const HEAD: Reg = rw(
         "HEAD",
         0x24,
-        "software's position (slot): everything before it is free; must move within [head, tail]",
+        "software's position (16-byte unit): everything before it is free; must move within [head, tail]",
     );
     pub const TAIL: Reg = ro(
         "TAIL",
         0x28,
-        "the NIC's position (slot): frames end before it",
+        "the NIC's position (16-byte unit): ring entries end before it",
     );
     pub const RX_FRAMES: Reg = ro(
         "RX_FRAMES",
@@ -456,11 +456,11 @@ pub mod pipe {
         "bus address of the TX completion record, high 32 bits",
     );
     pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte messages, not frames); bit 2: bound to the atomic unit (64-byte verbs)");
-    pub const TX_TAIL: Reg = rw("TX_TAIL", 0x5C, "doorbell: software's tail (slot) after the frames it appended; must not pass the NIC's TX head");
+    pub const TX_TAIL: Reg = rw("TX_TAIL", 0x5C, "doorbell: software's tail (16-byte unit) after the ring entries it appended; must not pass the NIC's TX head");
     pub const TX_HEAD: Reg = ro(
         "TX_HEAD",
         0x60,
-        "the NIC's TX position (slot): everything before it is sent or dropped, and free",
+        "the NIC's TX position (16-byte unit): everything before it is sent or dropped, and free",
     );
     pub const TX_FRAMES: Reg = ro(
         "TX_FRAMES",
@@ -607,7 +607,7 @@ impl RegError {
                 "switch the pipe (or notification buffer) off before changing its ring or buffer"
             }
             RegError::TailBeyondHead => {
-                "TX tail must stay inside the ring and leave one slot free before the TX head"
+                "TX tail must stay inside the ring and leave one unit free before the TX head"
             }
             RegError::BadValue => "value out of range for this register",
             RegError::NotifBufOff => {
