@@ -1,14 +1,14 @@
 use crate::acp::AcpLink;
 use crate::atomic::AtomicUnit;
 use crate::enso::{
-    FlowDirector, RingUnpacker, RxEngine, RxNotifWriter, RxParse, SlotGate, TxComplWriter,
-    TxEntryFramer, TxFetcher,
+    FlowDirector, RingPacker, RingUnpacker, RxEngine, RxFlagsMerge, RxIntake, RxNotifWriter,
+    SlotGate, TxComplWriter, TxEntryFramer, TxFetcher,
 };
 use crate::mmio::{RegFile, RxRingUser};
 use crate::reset::ClearSweep;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
-use crate::stream::{RoundRobinArbiter, SkidBuffer, StreamFifo};
+use crate::stream::{RoundRobinArbiter, SizedFrameFifo, SkidBuffer, StreamFifo};
 use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxReadInfo};
 use pendulum_layout::params::{
     ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, FLOW_BUCKET_BITS, MMIO_ADDR_BITS,
@@ -133,10 +133,12 @@ pub struct PendulumNic {
     msg_hdr16: Concat<8, 8, 16>,
     msg_hdr64: ZeroExtend<16, 64>,
     msg_beat: Concat<448, 64, 512>,
-    eth_fifo: StreamFifo<EthBeat, ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
-    rx_parse: RxParse,
+    eth_fifo: SizedFrameFifo<ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
+    rx_intake: RxIntake,
     flow: FlowDirector,
+    rx_flags: RxFlagsMerge,
     rx: RxEngine,
+    packer: RingPacker,
     notif: RxNotifWriter,
     tx_fetch: TxFetcher,
     tx_info: StreamFifo<TxReadInfo, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
@@ -148,8 +150,7 @@ pub struct PendulumNic {
     tx_framer: TxEntryFramer,
     eth_tx_skid: SkidBuffer<EthBeat>,
     tx_compl: TxComplWriter,
-    // Registers the RX engine's ring writes before the DMA arbiter, so the
-    // ring-room check and the arbiter's grant sit in different cycles.
+    // Registers the ring packer's line writes before the DMA arbiter.
     rx_dma_skid: SkidBuffer<DmaWrite>,
     // Beats in rx_dma_skid: a notification waits for them (NotifWriter::ahead).
     rx_dma_ahead: Signal<Local, Bits<2>>,
@@ -236,10 +237,12 @@ impl PendulumNic {
             msg_hdr16: Default::default(),
             msg_hdr64: Default::default(),
             msg_beat: Default::default(),
-            eth_fifo: StreamFifo::new(),
-            rx_parse: RxParse::new(),
+            eth_fifo: SizedFrameFifo::new(),
+            rx_intake: RxIntake::new(),
             flow: FlowDirector::new(),
+            rx_flags: RxFlagsMerge::new(),
             rx: RxEngine::new(),
+            packer: RingPacker::new(),
             notif: RxNotifWriter::new(),
             tx_fetch: TxFetcher::new(),
             tx_info: StreamFifo::new(),
@@ -283,8 +286,12 @@ impl Logic for PendulumNic {
         self.eth_fifo.reset.next = self.reset.val();
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
-        self.rx_parse.clock.next = self.clock.val();
-        self.rx_parse.reset.next = self.reset.val();
+        self.rx_intake.clock.next = self.clock.val();
+        self.rx_intake.reset.next = self.reset.val();
+        self.rx_flags.clock.next = self.clock.val();
+        self.rx_flags.reset.next = self.reset.val();
+        self.packer.clock.next = self.clock.val();
+        self.packer.reset.next = self.reset.val();
         self.flow.clock.next = self.clock.val();
         self.flow.reset.next = self.reset.val();
         self.notif.clock.next = self.clock.val();
@@ -342,19 +349,25 @@ impl Logic for PendulumNic {
         self.flow.clear.active.next = self.sweep.active.val();
         self.flow.clear.addr.next = self.sweep.addr.val().get_bits::<FLOW_BUCKET_BITS>(0);
 
-        // Ethernet in → FIFO → parse stage → flow director → RX engine.
+        // Ethernet in → store-and-forward FIFO (length, timestamp) → intake
+        // (ring header) → flow director (pipe, hash) → flags merge (FLAGS,
+        // computed beside the flow director) → RX engine → ring packer.
+        self.eth_fifo.now.next = self.regs.cycles.val();
         self.eth_fifo.s.data.next.data = self.eth_rx_tdata.val();
         self.eth_fifo.s.data.next.keep = self.eth_rx_tkeep.val();
         self.eth_fifo.s.data.next.last = self.eth_rx_tlast.val();
         // Frames wait at the MAC (or its clock crossing) while the core is closed.
         self.eth_fifo.s.valid.next = self.eth_rx_tvalid.val() & !self.closed.val();
         self.eth_rx_tready.next = self.eth_fifo.s.ready.val() & !self.closed.val();
-        self.rx_parse.s.data.next = self.eth_fifo.m.data.val();
-        self.rx_parse.s.valid.next = self.eth_fifo.m.valid.val();
-        self.eth_fifo.m.ready.next = self.rx_parse.s.ready.val();
-        self.flow.s.data.next = self.rx_parse.m.data.val();
-        self.flow.s.valid.next = self.rx_parse.m.valid.val();
-        self.rx_parse.m.ready.next = self.flow.s.ready.val();
+        self.rx_intake.s.data.next = self.eth_fifo.m.data.val();
+        self.rx_intake.s.valid.next = self.eth_fifo.m.valid.val();
+        self.eth_fifo.m.ready.next = self.rx_intake.s.ready.val();
+        self.flow.s.data.next = self.rx_intake.m.data.val();
+        self.flow.s.valid.next = self.rx_intake.m.valid.val();
+        self.rx_intake.m.ready.next = self.flow.s.ready.val();
+        self.rx_flags.s_first.data.next = self.rx_intake.m_first.data.val();
+        self.rx_flags.s_first.valid.next = self.rx_intake.m_first.valid.val();
+        self.rx_intake.m_first.ready.next = self.rx_flags.s_first.ready.val();
         self.flow.wr.next = self.regs.link_flow_settings.flow_table_wr.val();
         self.flow.wr_slot.next = self.regs.link_flow_settings.flow_table_slot.val();
         self.flow.wr_valid.next = self.regs.link_flow_settings.flow_table_valid.val();
@@ -369,10 +382,13 @@ impl Logic for PendulumNic {
         self.flow.reserved_on[1].next = self.regs.link_flow_settings.atomic_rx_reserved.val();
         self.regs.flow_hit.next = self.flow.ev_hit.val();
         self.regs.flow_miss.next = self.flow.ev_miss.val();
-        self.rx_arb.s[0].data.next = self.flow.m.data.val();
-        self.rx_arb.s[0].valid.next = self.flow.m.valid.val();
-        self.rx_arb.s_last[0].next = self.flow.m.data.val().last;
-        self.flow.m.ready.next = self.rx_arb.s[0].ready.val();
+        self.rx_flags.s.data.next = self.flow.m.data.val();
+        self.rx_flags.s.valid.next = self.flow.m.valid.val();
+        self.flow.m.ready.next = self.rx_flags.s.ready.val();
+        self.rx_arb.s[0].data.next = self.rx_flags.m.data.val();
+        self.rx_arb.s[0].valid.next = self.rx_flags.m.valid.val();
+        self.rx_arb.s_last[0].next = self.rx_flags.m.data.val().last;
+        self.rx_flags.m.ready.next = self.rx_arb.s[0].ready.val();
         // (The RX engine's lookup register is the stage after the arbiter.)
         self.rx.s_eth.data.next = self.rx_arb.m.data.val();
         self.rx.s_eth.valid.next = self.rx_arb.m.valid.val();
@@ -494,6 +510,8 @@ impl Logic for PendulumNic {
         self.atomic_gate.tail.next = self.regs.gate_tail[1].val();
         self.atomic_gate.ring_mask.next = self.regs.gate_mask[1].val();
         self.atomic_gate.enable.next = self.regs.gate_enable[1].val();
+        self.acp_gate.now.next = self.regs.cycles.val();
+        self.atomic_gate.now.next = self.regs.cycles.val();
         self.link.s_send.data.next = self.tx_framer.m_acp.data.val();
         self.link.s_send.valid.next = self.tx_framer.m_acp.valid.val();
         self.tx_framer.m_acp.ready.next = self.link.s_send.ready.val();
@@ -510,10 +528,14 @@ impl Logic for PendulumNic {
             self.atomic.rollback[k].next = self.link.rollback[k].val();
         }
 
-        // Ring writes and notifications share the DMA write port.
-        self.rx_dma_skid.s.data.next = self.rx.m_dma.data.val();
-        self.rx_dma_skid.s.valid.next = self.rx.m_dma.valid.val();
-        self.rx.m_dma.ready.next = self.rx_dma_skid.s.ready.val();
+        // The RX engine's entries go to the ring packer, whose line writes
+        // share the DMA write port with the notifications.
+        self.packer.s.data.next = self.rx.m.data.val();
+        self.packer.s.valid.next = self.rx.m.valid.val();
+        self.rx.m.ready.next = self.packer.s.ready.val();
+        self.rx_dma_skid.s.data.next = self.packer.m_dma.data.val();
+        self.rx_dma_skid.s.valid.next = self.packer.m_dma.valid.val();
+        self.packer.m_dma.ready.next = self.rx_dma_skid.s.ready.val();
         self.dma_arb.s_last[0].next = self.rx_dma_skid.m.data.val().last;
         self.dma_arb.s_last[1].next = self.notif_skid.m.data.val().last;
         self.dma_arb.s_last[2].next = self.tx_compl_skid.m.data.val().last;
@@ -647,8 +669,12 @@ impl Logic for PendulumNic {
         self.regs.s_wr.data.next.data = self.mmio_wr_data.val();
         // Register accesses wait while the core is closed; a read answered
         // as reset arrives is lost with it.
-        self.regs.s_wr.valid.next = self.mmio_wr_valid.val() & !self.closed.val();
-        self.mmio_wr_ready.next = self.regs.s_wr.ready.val() & !self.closed.val();
+        // Writes also wait while the RX engine has a restart on its way to
+        // the packer (`RxEngine::restart_busy`).
+        self.regs.s_wr.valid.next =
+            self.mmio_wr_valid.val() & !self.closed.val() & !self.rx.restart_busy.val();
+        self.mmio_wr_ready.next =
+            self.regs.s_wr.ready.val() & !self.closed.val() & !self.rx.restart_busy.val();
         self.regs.s_rd.data.next = self.mmio_rd_addr.val();
         self.regs.s_rd.valid.next = self.mmio_rd_valid.val() & !self.closed.val();
         self.mmio_rd_ready.next = self.regs.s_rd.ready.val() & !self.closed.val();
@@ -670,15 +696,16 @@ impl Logic for PendulumNic {
         // Notifications: each published frame moves its pipe's tail; a head
         // write or a prefetch re-arms the pipe; switching it on or off
         // restarts it.
-        self.notif.moved.next = self.rx.ev_frame.val();
-        self.notif.moved_pipe.next = self.rx.ev_pipe.val();
-        self.notif.moved_tail.next = self.rx.ev_tail.val();
+        // The events come from the packer, once an entry's bytes have left.
+        self.notif.moved.next = self.packer.ev.val().frame;
+        self.notif.moved_pipe.next = self.packer.ev.val().pipe;
+        self.notif.moved_tail.next = self.packer.ev.val().tail;
         self.notif.rearm.next = self.regs.rearm.val();
         self.notif.rearm_pipe.next = self.regs.wr_pipe.val();
         // A restart as the RX engine applied it, in order with its tails: no
         // tail of the old ring reaches the writer after it.
-        self.notif.restart.next = self.rx.ev_restart.val();
-        self.notif.restart_pipe.next = self.rx.ev_pipe.val();
+        self.notif.restart.next = self.packer.ev.val().restart;
+        self.notif.restart_pipe.next = self.packer.ev.val().pipe;
         // Notification buffers: switched on or off, and software's head, from
         // buffer b's registers on page b (wr_pipe < NOTIF_BUFS).
         self.notif.cfg.next = self.regs.nbuf_config.cfg.val();
@@ -702,16 +729,16 @@ impl Logic for PendulumNic {
         self.notif.ahead.next = self.rx_dma_ahead.val();
         self.notif.ahead_drain.next =
             self.rx_dma_skid.m.valid.val() & self.rx_dma_skid.m.ready.val();
-        self.regs.events.pipe.next = self.rx.ev_pipe.val();
-        self.regs.events.frame.next = self.rx.ev_frame.val();
-        self.regs.events.frame_bytes.next = self.rx.ev_frame_bytes.val();
-        self.regs.events.tail.next = self.rx.ev_tail.val();
-        self.regs.events.drop_ring_full.next = self.rx.ev_drop_ring_full.val();
-        self.regs.events.drop_malformed.next = self.rx.ev_drop_malformed.val();
-        self.regs.events.drop_pipe_off.next = self.rx.ev_drop_pipe_off.val();
-        self.regs.events.restart.next = self.rx.ev_restart.val();
-        self.regs.events.restart_mask.next = self.rx.ev_restart_mask.val();
-        self.regs.events.restart_enable.next = self.rx.ev_restart_enable.val();
+        self.regs.events.pipe.next = self.packer.ev.val().pipe;
+        self.regs.events.frame.next = self.packer.ev.val().frame;
+        self.regs.events.frame_bytes.next = self.packer.ev.val().bytes;
+        self.regs.events.tail.next = self.packer.ev.val().tail;
+        self.regs.events.drop_ring_full.next = self.packer.ev.val().full;
+        self.regs.events.drop_malformed.next = self.packer.ev.val().malformed;
+        self.regs.events.drop_pipe_off.next = self.packer.ev.val().off;
+        self.regs.events.restart.next = self.packer.ev.val().restart;
+        self.regs.events.restart_mask.next = self.packer.ev.val().mask;
+        self.regs.events.restart_enable.next = self.packer.ev.val().enable;
         self.regs.events.notification.next = self.notif.ev_notification.val();
     }
 }

@@ -52,25 +52,29 @@ pub struct CplBeat {
     pub last: Bit,
 }
 
-/// An Ethernet beat with what the RX parse stage learned from its frame's
-/// headers (the header fields are meaningful on the first beat, `sop`).
+/// A beat on its way to an RX ring: an Ethernet frame's (or an on-card
+/// source's entry), with what the RX front end learned about its frame
+/// (meaningful on the first beat, `sop`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct RxBeat {
     pub data: Bits<512>,
-    pub keep: Bits<64>,
+    /// The 16-byte units of `data` that hold the frame's bytes, from unit 0:
+    /// 4 except on a last beat (1 to 4).
+    pub beat_units: Bits<4>,
     pub last: Bit,
     /// First beat of a frame.
     pub sop: Bit,
     /// The frame's pipe (first beat).
     pub pipe: Bits<{ pendulum_layout::params::PIPE_BITS }>,
-    /// Frame length and 64-byte slots as the headers state them (first beat).
+    /// The frame's ring entry (`pendulum_layout::ring`), first beat: its
+    /// units (`entry_units(len)`), and its header's fields as far as the
+    /// stages so far have filled them in: LEN (0: the frame was cut for being
+    /// over the MTU, and is dropped), FLAGS, HASH and TIMESTAMP.
+    pub units: Bits<{ pendulum_layout::params::SLOT_BITS }>,
     pub len: Bits<16>,
-    pub slots: Bits<16>,
-    /// The headers give a length, and it is within the MTU (first beat).
-    pub len_known: Bit,
-    /// On a last beat: its byte count is what the header length implies
-    /// (or the frame was padded to the minimum size).
-    pub keep_ok: Bit,
+    pub flags: Bits<16>,
+    pub hash: Bits<32>,
+    pub stamp: Bits<64>,
 }
 
 /// One 64-byte slot of a message that may span several slots: an atomic
@@ -169,13 +173,23 @@ pub struct PackItem {
 /// An Ethernet beat with its frame's length in bytes (`len`, the same on
 /// every beat of the frame), from a store-and-forward FIFO that counted
 /// them (`stream::SizedFrameFifo`); 0 marks a frame cut short for being
-/// over the MTU.
+/// over the MTU. `stamp` is the same on every beat too.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct SizedBeat {
     pub data: Bits<512>,
     pub keep: Bits<64>,
     pub last: Bit,
     pub len: Bits<16>,
+    /// The cycle counter's value when the frame's first beat went in.
+    pub stamp: Bits<64>,
+}
+
+/// What a store-and-forward FIFO knows of a frame once its last beat is in
+/// (`stream::SizedFrameFifo`): its length (0: cut) and its first beat's stamp.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct FrameTag {
+    pub len: Bits<16>,
+    pub stamp: Bits<64>,
 }
 
 /// What the ring unpacker (`enso::RingUnpacker`) must know about each DMA

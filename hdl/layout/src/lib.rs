@@ -75,8 +75,10 @@ pub mod params {
     pub const MIN_FRAME_BYTES: u32 = 60;
     /// Width of the MMIO byte address (the BAR is 16 MiB).
     pub const MMIO_ADDR_BITS: usize = 24;
-    /// Depth of the Ethernet RX FIFO in front of the engine, in beats.
-    pub const ETH_RX_FIFO_DEPTH_LOG2: usize = 5;
+    /// Depth of the Ethernet RX FIFO in front of the engine, in beats: it
+    /// stores and forwards, so it holds a frame of the MTU (152 beats), and
+    /// each frame's length is known at its first beat (the ring header).
+    pub const ETH_RX_FIFO_DEPTH_LOG2: usize = 8;
     /// Largest DMA read the TX engine asks for, bytes (PCIe max read request 512 B).
     pub const DMA_READ_MAX_BYTES: u32 = 512;
     /// No DMA request crosses a multiple of this: PCIe and AXI forbid a

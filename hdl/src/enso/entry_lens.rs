@@ -1,5 +1,6 @@
 use crate::konst as k;
-use pendulum_layout::params::MAX_FRAME_BYTES;
+use crate::stream::ZeroExtend;
+use pendulum_layout::params::{MAX_FRAME_BYTES, SLOT_BITS};
 use pendulum_layout::ring::{LEN, UNIT_BYTES};
 use rust_hdl::prelude::*;
 
@@ -20,7 +21,7 @@ pub struct EntryLens {
     /// The frame's units, `ceil(LEN / 16)`.
     pub data_units: [Signal<Out, Bits<16>>; LINE_UNITS],
     /// The entry's units, its header's included: `entry_units(LEN)`.
-    pub entry_units: [Signal<Out, Bits<16>>; LINE_UNITS],
+    pub entry_units: [Signal<Out, Bits<SLOT_BITS>>; LINE_UNITS],
     /// LEN is 0 or over the MTU.
     pub bad: [Signal<Out, Bit>; LINE_UNITS],
     /// The frame fits one, two or three 64-byte beats.
@@ -43,7 +44,10 @@ pub struct EntryLens {
     zero6: Constant<Bits<6>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
-    two16: Constant<Bits<16>>,
+    // LEN over 16, as wide as a ring position.
+    len_units: [ZeroExtend<12, SLOT_BITS>; LINE_UNITS],
+    one_pos: Constant<Bits<SLOT_BITS>>,
+    two_pos: Constant<Bits<SLOT_BITS>>,
     zero4: Constant<Bits<4>>,
     mtu: Constant<Bits<16>>,
     beat1: Constant<Bits<16>>,
@@ -71,7 +75,9 @@ impl EntryLens {
             zero6: k(0),
             zero16: k(0),
             one16: k(1),
-            two16: k(2),
+            len_units: Default::default(),
+            one_pos: k(1),
+            two_pos: k(2),
             zero4: k(0),
             mtu: k(MAX_FRAME_BYTES as u64),
             beat1: k(beat),
@@ -95,10 +101,11 @@ impl Logic for EntryLens {
     fn update(&mut self) {
         for u in 0..4 {
             self.data_units[u].next = self.len[u].val() >> 4;
-            self.entry_units[u].next = (self.len[u].val() >> 4) + self.one16.val();
+            self.len_units[u].i.next = self.len[u].val().get_bits::<12>(4);
+            self.entry_units[u].next = self.len_units[u].o.val() + self.one_pos.val();
             if self.len[u].val().get_bits::<4>(0) != self.zero4.val() {
                 self.data_units[u].next = (self.len[u].val() >> 4) + self.one16.val();
-                self.entry_units[u].next = (self.len[u].val() >> 4) + self.two16.val();
+                self.entry_units[u].next = self.len_units[u].o.val() + self.two_pos.val();
             }
             self.bad[u].next =
                 (self.len[u].val() == self.zero16.val()) | (self.len[u].val() > self.mtu.val());

@@ -38,6 +38,9 @@ const SLOT_INDEX_BITS: usize = (usize::BITS - (FLOW_SLOT_BITS - 1).leading_zeros
 /// (The compare and the pick have a stage each: the RAM's read, the wide
 /// compare and the choice among the ways are too deep for one cycle.)
 ///
+/// A frame's first beat leaves with its ring header's HASH (the key's RSS
+/// hash; 0 for a frame with no key) and, on a hit, FLOW_HIT in its FLAGS.
+///
 /// Latency 5 cycles; 1 beat/cycle; stalls only on `m.ready`. A table write
 /// applies to frames looked up after it; one in flight may see either.
 #[derive(LogicBlock)]
@@ -81,6 +84,8 @@ pub struct FlowDirector {
     tag_ram: [RAM<Bits<TAG_BITS>, BB>; FLOW_WAYS],
     wr_tag: Concat<1, PIPE_BITS, TAG_BITS>,
     zero_tag: Constant<Bits<TAG_BITS>>,
+    zero_hash: Constant<Bits<32>>,
+    flow_hit_flag: Constant<Bits<16>>,
 
     // Stage 1: the key parsed.
     s1_valid: SDFF<Bit>,
@@ -109,6 +114,7 @@ pub struct FlowDirector {
     s4_valid: SDFF<Bit>,
     s4_beat: SDFF<RxBeat>,
     s4_ip: SDFF<Bit>,
+    s4_hash: SDFF<Bits<32>>,
     s4_hit: [SDFF<Bit>; FLOW_WAYS],
     s4_pipe: [SDFF<Bits<PIPE_BITS>>; FLOW_WAYS],
     s4_reserved: [SDFF<Bit>; FLOW_WAYS],
@@ -151,6 +157,8 @@ impl FlowDirector {
             reset: Default::default(),
             clear: Default::default(),
             zero_tag: Constant::new(0u64.into()),
+            zero_hash: Constant::new(0u64.into()),
+            flow_hit_flag: Constant::new((pendulum_layout::ring::flags::FLOW_HIT as u64).into()),
             s: Default::default(),
             m: Default::default(),
             wr: Default::default(),
@@ -191,6 +199,7 @@ impl FlowDirector {
             s4_valid: Default::default(),
             s4_beat: Default::default(),
             s4_ip: Default::default(),
+            s4_hash: Default::default(),
             s4_hit: Default::default(),
             s4_pipe: Default::default(),
             s4_reserved: Default::default(),
@@ -246,6 +255,7 @@ impl Logic for FlowDirector {
             s4_valid,
             s4_beat,
             s4_ip,
+            s4_hash,
             s4_fallback
         );
         self.s1_valid.reset.next = self.reset.val();
@@ -267,6 +277,7 @@ impl Logic for FlowDirector {
         self.s4_valid.reset.next = self.reset.val();
         self.s4_beat.reset.next = self.reset.val();
         self.s4_ip.reset.next = self.reset.val();
+        self.s4_hash.reset.next = self.reset.val();
         self.s4_fallback.reset.next = self.reset.val();
         for w in 0..FLOW_WAYS {
             self.s4_hit[w].clock.next = self.clock.val();
@@ -386,6 +397,7 @@ impl Logic for FlowDirector {
             self.s4_valid.d.next = self.s3_valid.q.val();
             self.s4_beat.d.next = self.s3_beat.q.val();
             self.s4_ip.d.next = self.s3_ip.q.val();
+            self.s4_hash.d.next = self.s3_hash.q.val();
             // The first candidate that is not reserved, else the default pipe.
             self.s4_fallback.d.next = self.default_pipe.val();
             if !self.cand_reserved[2].val() {
@@ -420,6 +432,14 @@ impl Logic for FlowDirector {
 
         self.out.s.data.next = self.s4_beat.q.val();
         self.out.s.data.next.pipe = self.sel_pipe.val();
+        // The ring header's HASH (0 without a flow key) and FLOW_HIT.
+        self.out.s.data.next.hash = self.zero_hash.val();
+        if self.s4_ip.q.val() {
+            self.out.s.data.next.hash = self.s4_hash.q.val();
+        }
+        if self.s4_ip.q.val() & self.any_hit.val() {
+            self.out.s.data.next.flags = self.s4_beat.q.val().flags | self.flow_hit_flag.val();
+        }
         self.out.s.valid.next = self.s4_valid.q.val();
         self.m.data.next = self.out.m.data.val();
         self.m.valid.next = self.out.m.valid.val();

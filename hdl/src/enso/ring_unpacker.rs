@@ -82,7 +82,7 @@ pub struct RingUnpacker {
     mid: SDFF<Bit>,
     // `l0`'s units read as headers.
     f_units: [SDFF<Bits<16>>; 4],
-    f_units1: [SDFF<Bits<16>>; 4],
+    f_units1: [SDFF<Bits<SLOT_BITS>>; 4],
     f_bad: [SDFF<Bit>; 4],
     f_le1: [SDFF<Bit>; 4],
     f_le2: [SDFF<Bit>; 4],
@@ -128,7 +128,7 @@ pub struct RingUnpacker {
     p0: Signal<Local, Bit>,
     p1: Signal<Local, Bit>,
     hd_units: Signal<Local, Bits<16>>,
-    hd_units1: Signal<Local, Bits<16>>,
+    hd_units1: Signal<Local, Bits<SLOT_BITS>>,
     hd_bad: Signal<Local, Bit>,
     hd_le1: Signal<Local, Bit>,
     hd_le2: Signal<Local, Bit>,
@@ -165,7 +165,7 @@ pub struct RingUnpacker {
     ku: [Constant<Bits<4>>; 5],
     k8: Constant<Bits<4>>,
     four16: Constant<Bits<16>>,
-    zero16: Constant<Bits<16>>,
+    zero_pos: Constant<Bits<SLOT_BITS>>,
     twelve16: Constant<Bits<16>>,
     zero12: Constant<Bits<12>>,
     all_keep: Constant<Bits<64>>,
@@ -264,7 +264,7 @@ impl RingUnpacker {
             ku: [k(0), k(1), k(2), k(3), k(4)],
             k8: k(8),
             four16: k(4),
-            zero16: k(0),
+            zero_pos: k(0),
             twelve16: k(12),
             zero12: k(0),
             all_keep: Constant::new(u64::MAX.into()),
@@ -491,7 +491,7 @@ impl Logic for RingUnpacker {
                 self.pos.d.next = self.i0_unit.val().get_bits::<4>(0) & self.ku[3].val();
                 self.at.d.next = self.i0_unit.val();
                 self.run_left.d.next = self.i0v.val().run_units;
-                self.run_live.d.next = self.i0v.val().run_units != self.zero16.val();
+                self.run_live.d.next = self.i0v.val().run_units != self.zero_pos.val();
                 self.run_tail.d.next =
                     (self.i0_unit.val() + self.i0v.val().run_units) & self.i0v.val().mask;
                 self.mask.d.next = self.i0v.val().mask;
@@ -574,7 +574,7 @@ impl Logic for RingUnpacker {
                 if self.stop.val() {
                     self.e_end.d.next = self.run_tail.q.val();
                     self.at.d.next = self.run_tail.q.val();
-                    self.run_left.d.next = self.zero16.val();
+                    self.run_left.d.next = self.zero_pos.val();
                     self.run_live.d.next = false;
                 } else {
                     self.run_left.d.next = self.run_left.q.val() - self.hd_units1.val();

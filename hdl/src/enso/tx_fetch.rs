@@ -1,3 +1,4 @@
+use crate::konst as k;
 use crate::reset::{zero_ram, Clear, SDFF};
 use crate::stream::{StreamFifo, StreamSource, ZeroExtend};
 use crate::types::{DmaReadReq, TxReadInfo};
@@ -180,8 +181,10 @@ pub struct TxFetcher {
     one_bit: Constant<Bits<TX_PIPES>>,
     no_bits: Constant<Bits<TX_PIPES>>,
     one16: Constant<Bits<16>>,
-    zero16: Constant<Bits<16>>,
-    max_beats: Constant<Bits<16>>,
+    // The largest request in lines, and 1 and 0, as wide as a ring position.
+    max_lines: Constant<Bits<SLOT_BITS>>,
+    one_pos: Constant<Bits<SLOT_BITS>>,
+    zero_pos: Constant<Bits<SLOT_BITS>>,
     room_limit: Constant<Bits<16>>,
     beat_shift: Constant<Bits<16>>,
     // Slots in a 4 KiB page, and that minus one (the slot within a page).
@@ -191,7 +194,6 @@ pub struct TxFetcher {
 
 impl TxFetcher {
     pub fn new() -> Self {
-        let c16 = |v: u64| Constant::new(v.into());
         let max_beats = (DMA_READ_MAX_BYTES as usize / pendulum_layout::BEAT_BYTES) as u64;
         let page_slots = (DMA_BOUNDARY_BYTES as usize / pendulum_layout::BEAT_BYTES) as u64;
         // A full request fits between two boundaries a whole number of times,
@@ -214,7 +216,7 @@ impl TxFetcher {
             pr_units: Default::default(),
             pr_line: Default::default(),
             pr_extra: Default::default(),
-            three: c16(3),
+            three: k(3),
             cur_lmask: Default::default(),
             run_unit: Default::default(),
             run_units: Default::default(),
@@ -282,14 +284,15 @@ impl TxFetcher {
             pipe8: Default::default(),
             one_bit: Constant::new(1u64.into()),
             no_bits: Constant::new(0u64.into()),
-            one16: c16(1),
-            zero16: c16(0),
-            max_beats: c16(max_beats),
+            one16: k(1),
+            max_lines: k(max_beats),
+            one_pos: k(1),
+            zero_pos: k(0),
             // A full-size request fits while at most (capacity - max) beats are out.
-            room_limit: c16((1u64 << TX_CPL_FIFO_DEPTH_LOG2) - max_beats),
-            beat_shift: c16(pendulum_layout::BEAT_BYTES_LOG2 as u64),
-            page_slots: c16(page_slots),
-            page_mask: c16(page_slots - 1),
+            room_limit: k((1u64 << TX_CPL_FIFO_DEPTH_LOG2) - max_beats),
+            beat_shift: k(pendulum_layout::BEAT_BYTES_LOG2 as u64),
+            page_slots: k(page_slots),
+            page_mask: k(page_slots - 1),
         }
     }
 }
@@ -432,7 +435,7 @@ impl Logic for TxFetcher {
             self.cur_fetched.d.next = self.pr_line.val();
             self.run_units.d.next = self.pr_units.val();
             self.left.d.next = (self.pr_units.val() >> 2) + self.pr_extra.val();
-            self.to_end.d.next = (self.cur_lmask.q.val() - self.pr_line.val()) + self.one16.val();
+            self.to_end.d.next = (self.cur_lmask.q.val() - self.pr_line.val()) + self.one_pos.val();
             // Address bits 11..6 are the line within a page; bits 5..0 of
             // the base are 0 (64-byte aligned).
             self.to_page.d.next = self.page_slots.val()
@@ -463,7 +466,7 @@ impl Logic for TxFetcher {
         self.n.next = self.reach.q.val();
         self.big.next = self.big_left.q.val() & self.big_end.q.val() & self.big_page.q.val();
         if self.big.val() {
-            self.n.next = self.max_beats.val();
+            self.n.next = self.max_lines.val();
         }
         // (No request in the cycle a switch is taken: the switch has the
         // fetch positions' write port.)
@@ -546,9 +549,9 @@ impl Logic for TxFetcher {
         if self.load.val() {
             self.out_valid.d.next = true;
             self.out_addr.d.next = self.cur_base.q.val() + (self.fetched64.o.val() << 6);
-            self.out_len.d.next = self.n.val() << self.beat_shift.val();
+            self.out_len.d.next = self.n.val().get_bits::<16>(0) << self.beat_shift.val();
             self.out_tag.d.next = self.pipe8.o.val();
-            self.used_next.next = self.credits_used.q.val() + self.n.val();
+            self.used_next.next = self.credits_used.q.val() + self.n.val().get_bits::<16>(0);
             self.first.d.next = false;
             self.cur_fetched.d.next =
                 (self.cur_fetched.q.val() + self.n.val()) & self.cur_lmask.q.val();
@@ -568,7 +571,7 @@ impl Logic for TxFetcher {
             if self.n.val() == self.to_end.q.val() {
                 // Wrapped to slot 0: the whole ring is ahead, so only the
                 // run's end and the ring's first boundary limit the reach.
-                self.to_end.d.next = self.cur_lmask.q.val() + self.one16.val();
+                self.to_end.d.next = self.cur_lmask.q.val() + self.one_pos.val();
                 self.to_page.d.next = self.page_first.q.val();
                 self.span.d.next = self.left_after.val();
                 self.reach.d.next = self.left_after.val();
@@ -588,14 +591,14 @@ impl Logic for TxFetcher {
         }
         self.room.d.next = self.credits_used.d.val() <= self.room_limit.val();
         // min(left, to_end, to_page) >= max, from the three side by side.
-        self.big_left.d.next = self.left.d.val() >= self.max_beats.val();
-        self.big_end.d.next = self.to_end.d.val() >= self.max_beats.val();
-        self.big_page.d.next = self.to_page.d.val() >= self.max_beats.val();
+        self.big_left.d.next = self.left.d.val() >= self.max_lines.val();
+        self.big_end.d.next = self.to_end.d.val() >= self.max_lines.val();
+        self.big_page.d.next = self.to_page.d.val() >= self.max_lines.val();
         // A switched pipe starts over at slot 0, and a run on it ends.
         if self.rs_r.q.val() {
             self.fetched.write_enable.next = true;
             self.fetched.write_address.next = self.rs_pipe_r.q.val();
-            self.fetched.write_data.next = self.zero16.val();
+            self.fetched.write_data.next = self.zero_pos.val();
             if self.active.q.val() & (self.rs_pipe_r.q.val() == self.cur.q.val()) {
                 self.active.d.next = false;
             }
@@ -603,7 +606,7 @@ impl Logic for TxFetcher {
         if self.clear.active.val() {
             self.fetched.write_enable.next = true;
             self.fetched.write_address.next = self.clear.addr.val();
-            self.fetched.write_data.next = self.zero16.val();
+            self.fetched.write_data.next = self.zero_pos.val();
         }
         // The write the RAM's read in this cycle misses, for the next.
         self.fw_v.d.next = self.fetched.write_enable.val();

@@ -45,6 +45,8 @@ pub struct GlobalCounters {
     pub tx_frame: Signal<Out, Bit>,
     pub tx_drop: Signal<Out, Bit>,
     pub tx_pipe: Signal<Out, Bits<TX_PIPE_BITS>>,
+    /// CYCLES: the NIC's hardware time, for the RX timestamps.
+    pub cycles_now: Signal<Out, Bits<64>>,
     /// Register reads from `RegFile` (`RegRead`).
     pub rd: RegRead,
 
@@ -77,6 +79,7 @@ pub struct GlobalCounters {
 impl Default for GlobalCounters {
     fn default() -> Self {
         Self {
+            cycles_now: Default::default(),
             clock: Default::default(),
             rd: Default::default(),
             reset: Default::default(),
@@ -139,6 +142,7 @@ impl Logic for GlobalCounters {
         );
         self.cycles.reset.next = self.reset.val();
         self.cycles.d.next = self.cycles.q.val() + self.one64.val();
+        self.cycles_now.next = self.cycles.q.val();
         self.ev_rx_bytes.reset.next = self.reset.val();
         self.ev_tx_pipe.reset.next = self.reset.val();
         self.ev_tx_bytes.reset.next = self.reset.val();

@@ -118,6 +118,8 @@ pub struct RegFile {
     pub flow_miss: Signal<In, Bit>,
     /// RX_OVERFLOW_DROPS, counted by the board's RX crossing (on this clock).
     pub rx_overflow_drops: Signal<In, Bits<32>>,
+    /// The CYCLES counter's value: the NIC's hardware time (RX timestamps).
+    pub cycles: Signal<Out, Bits<64>>,
     // The link's, the atomic unit's and the flow director's registers.
     link_flow: LinkFlowRegs,
     pipe_one: Constant<Bits<PIPE_BITS>>,
@@ -205,6 +207,7 @@ impl RegFile {
         let cnt_start = global::COUNTERS.iter().map(|r| r.offset).min().unwrap();
         let cnt_end = global::COUNTERS.iter().map(|r| r.offset).max().unwrap() + 8;
         Self {
+            cycles: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             clear: Default::default(),
@@ -506,6 +509,7 @@ impl Logic for RegFile {
         // ---- Counters ----
         self.counters.clock.next = self.clock.val();
         self.counters.reset.next = self.reset.val();
+        self.cycles.next = self.counters.cycles_now.val();
         // Counter k counts event[k]: the order of `Counter::ALL`.
         self.counters.event[0].next = self.events.frame.val();
         self.counters.event[1].next = self.events.frame.val();

@@ -11,6 +11,11 @@ use pendulum_layout::params::{
 use pendulum_layout::{pipe, RegError};
 use rust_hdl::prelude::*;
 
+/// Bits of a 32-bit register write above a ring position (from bit 17:
+/// hdl_gen takes a literal bit index).
+const POS_HI_BITS: usize = 32 - SLOT_BITS;
+const _: () = assert!(SLOT_BITS == 17);
+
 /// The offsets a write is tested against, in the order of `wo_hit`.
 const OFFSETS: usize = 13;
 
@@ -101,7 +106,7 @@ pub struct RxPipeBank {
     stages: RegStages,
     wr_pipe: Signal<Local, Bits<PIPE_BITS>>,
     wr_buf: Signal<Local, Bits<NOTIF_BUF_BITS>>,
-    wr_data16: Signal<Local, Bits<SLOT_BITS>>,
+    wr_pos: Signal<Local, Bits<SLOT_BITS>>,
     size_ok_r: SDFF<Bit>,
     ring_aligned_r: SDFF<Bit>,
     head_ok_r: SDFF<Bit>,
@@ -157,7 +162,9 @@ pub struct RxPipeBank {
     cause_head: Constant<Bits<32>>,
     cause_enabled: Constant<Bits<32>>,
     cause_nbuf_off: Constant<Bits<32>>,
-    zero16: Constant<Bits<16>>,
+    zero_pos: Constant<Bits<SLOT_BITS>>,
+    // A position write's bits above the position.
+    zero_hi: Constant<Bits<POS_HI_BITS>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
 }
@@ -202,7 +209,7 @@ impl Default for RxPipeBank {
             pg_tail32: Default::default(),
             wr_pipe: Default::default(),
             wr_buf: Default::default(),
-            wr_data16: Default::default(),
+            wr_pos: Default::default(),
             size_ok_r: Default::default(),
             ring_aligned_r: Default::default(),
             head_ok_r: Default::default(),
@@ -248,7 +255,8 @@ impl Default for RxPipeBank {
             cause_head: cause(RegError::HeadBeyondTail),
             cause_enabled: cause(RegError::PipeEnabled),
             cause_nbuf_off: cause(RegError::NotifBufOff),
-            zero16: Constant::new(0u64.into()),
+            zero_pos: Constant::new(0u64.into()),
+            zero_hi: Constant::new(0u64.into()),
             zero32: c32(0),
             one32: c32(1),
         }
@@ -356,8 +364,8 @@ impl Logic for RxPipeBank {
             self.stages.wr_page.val().get_bits::<PIPE_BITS>(0) - self.pipe_one.val();
         // The pipe's notification buffer: the low bits of its index.
         self.wr_buf.next = self.wr_pipe.val().get_bits::<NOTIF_BUF_BITS>(0);
-        self.wr_data16.next = self.stages.data.val().get_bits::<SLOT_BITS>(0);
-        self.new_head.next = self.wr_data16.val();
+        self.wr_pos.next = self.stages.data.val().get_bits::<SLOT_BITS>(0);
+        self.new_head.next = self.wr_pos.val();
         // The value checks, in the check stage.
         self.size_ok_r.d.next = ((self.stages.data.val()
             & (self.stages.data.val() - self.one32.val()))
@@ -373,9 +381,10 @@ impl Logic for RxPipeBank {
         // comes later), so it could not name a head past the older one. (The
         // forwarding mux ahead of the subtraction made this check 9 LUT
         // levels deep.)
-        self.head_ok_r.d.next = (self.stages.data.val().get_bits::<16>(16) == self.zero16.val())
-            & ((self.wr_data16.val() & !self.state.lk_mask.val()) == self.zero16.val())
-            & (((self.wr_data16.val() - self.state.lk_head.val()) & self.state.lk_mask.val())
+        self.head_ok_r.d.next = (self.stages.data.val().get_bits::<POS_HI_BITS>(17)
+            == self.zero_hi.val())
+            & ((self.wr_pos.val() & !self.state.lk_mask.val()) == self.zero_pos.val())
+            & (((self.wr_pos.val() - self.state.lk_head.val()) & self.state.lk_mask.val())
                 <= ((self.state.lk_tail_ram.val() - self.state.lk_head.val())
                     & self.state.lk_mask.val()));
         self.nb_off_r.d.next = !self.nb_on.val().get_bit(self.wr_buf.val().index());
@@ -392,7 +401,7 @@ impl Logic for RxPipeBank {
                 self.pk_tail.d.next = self.ev_tail.val();
             }
             if self.ev_restart.val() {
-                self.pk_tail.d.next = self.zero16.val();
+                self.pk_tail.d.next = self.zero_pos.val();
             }
         }
         // The offsets the apply stage tests, decoded a cycle ahead.
@@ -482,7 +491,7 @@ impl Logic for RxPipeBank {
                         self.stages.data.val().get_bit(0) != self.pk_enable.q.val();
                     if self.stages.data.val().get_bit(0) & !self.pk_enable.q.val() {
                         self.do_head_wr.next = true;
-                        self.new_head.next = self.zero16.val();
+                        self.new_head.next = self.zero_pos.val();
                     }
                 }
             } else if self.wo_hit[4].q.val() {

@@ -4,6 +4,10 @@ use crate::stream::Concat;
 use pendulum_layout::params::{PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
 
+// A ring's units are 16 bytes (`pendulum_layout::ring`): its mask is bits
+// 4 and up of RING_BYTES, minus one (hdl_gen takes a literal bit index).
+const _: () = assert!(pendulum_layout::ring::UNIT_BYTES_LOG2 == 4);
+
 /// A pipe's ring mask and on/off bit, one word of one RAM: they are written
 /// together (a switch on or off) and read together. Kept apart, the 1-bit
 /// on/off RAM went to LUT-RAM, whose read sat on the RX engine's deepest
@@ -368,13 +372,13 @@ impl Logic for RxPipeState {
         self.ring_bytes_ram.write_enable.next = self.set_ring.val();
         self.ring_bytes_ram.write_address.next = self.wr_pipe.val();
         self.ring_bytes_ram.write_data.next = self.wr_data.val();
-        // RING_BYTES sets the mask (bytes / 64 - 1) of a pipe that is off;
+        // RING_BYTES sets the mask (bytes / 16 - 1: units) of a pipe that is off;
         // CTRL the on/off bit beside the mask it read.
         self.shape_data.next.mask = self.wr_mask.val();
         self.shape_data.next.enable = self.wr_data.val().get_bit(0);
         if self.set_ring.val() {
             self.shape_data.next.mask =
-                self.wr_data.val().get_bits::<SLOT_BITS>(6) - self.one16.val();
+                self.wr_data.val().get_bits::<SLOT_BITS>(4) - self.one16.val();
             self.shape_data.next.enable = false;
         }
         self.shape_ram.write_enable.next = self.set_ring.val() | self.set_ctrl.val();

@@ -3,6 +3,10 @@ use crate::stream::Concat;
 use pendulum_layout::params::{SLOT_BITS, TX_PIPES, TX_PIPE_BITS};
 use rust_hdl::prelude::*;
 
+// A ring's units are 16 bytes (`pendulum_layout::ring`): its mask is bits
+// 4 and up of RING_BYTES, minus one (hdl_gen takes a literal bit index).
+const _: () = assert!(pendulum_layout::ring::UNIT_BYTES_LOG2 == 4);
+
 /// Each TX pipe's ring state, in one place: ring base and size, completion
 /// record address, the tail software rang, the TX engine's head, and
 /// TX_CTRL's bits.
@@ -289,10 +293,11 @@ impl Logic for TxPipeState {
         // ---- Writes: one register of one pipe, or the sweep's zero ----
         self.ram_data.next = self.wr_data.val();
         self.ram_data16.next = self.wr_data.val().get_bits::<SLOT_BITS>(0);
-        // Slots - 1 (the write's bytes / 64 - 1).
-        self.mask_data.next = self.wr_data.val().get_bits::<SLOT_BITS>(6) - self.one16.val();
+        // Units - 1 (the write's bytes / 16 - 1; 2 MiB's bit falls off the
+        // top and leaves all ones, the right mask).
+        self.mask_data.next = self.wr_data.val().get_bits::<SLOT_BITS>(4) - self.one16.val();
         if self.switch.val() {
-            // Switched: the ring starts over at slot 0.
+            // Switched: the ring starts over at unit 0.
             self.ram_data16.next = self.zero16.val();
         }
         if self.clear.active.val() {

@@ -8,6 +8,11 @@ use pendulum_layout::params::{RING_MAX_BYTES, RING_MIN_BYTES, SLOT_BITS, TX_PIPE
 use pendulum_layout::{pipe, RegError};
 use rust_hdl::prelude::*;
 
+/// Bits of a 32-bit register write above a ring position (from bit 17:
+/// hdl_gen takes a literal bit index).
+const POS_HI_BITS: usize = 32 - SLOT_BITS;
+const _: () = assert!(SLOT_BITS == 17);
+
 // A TX pipe's page is also an RX pipe's page.
 const _: () = assert!(TX_PIPES <= pendulum_layout::params::PIPES);
 /// The TX registers a write can change, in the order of `TxRegs::wo_hit`.
@@ -93,7 +98,7 @@ pub struct TxRegs {
     pk_compl: SDFF<Bits<64>>,
     stages: RegStages,
     wr_pipe: Signal<Local, Bits<TX_PIPE_BITS>>,
-    wr_data16: Signal<Local, Bits<SLOT_BITS>>,
+    wr_pos: Signal<Local, Bits<SLOT_BITS>>,
     size_ok_r: SDFF<Bit>,
     ring_aligned_r: SDFF<Bit>,
     notif_aligned_r: SDFF<Bit>,
@@ -128,7 +133,9 @@ pub struct TxRegs {
     cause_ring_size: Constant<Bits<32>>,
     cause_misaligned: Constant<Bits<32>>,
     cause_enabled: Constant<Bits<32>>,
-    zero16: Constant<Bits<16>>,
+    zero_pos: Constant<Bits<SLOT_BITS>>,
+    // A position write's bits above the position.
+    zero_hi: Constant<Bits<POS_HI_BITS>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
 }
@@ -158,7 +165,7 @@ impl Default for TxRegs {
             pk_compl: Default::default(),
             stages: Default::default(),
             wr_pipe: Default::default(),
-            wr_data16: Default::default(),
+            wr_pos: Default::default(),
             size_ok_r: Default::default(),
             ring_aligned_r: Default::default(),
             notif_aligned_r: Default::default(),
@@ -188,7 +195,8 @@ impl Default for TxRegs {
             cause_ring_size: cause(RegError::BadRingSize),
             cause_misaligned: cause(RegError::Misaligned),
             cause_enabled: cause(RegError::PipeEnabled),
-            zero16: Constant::new(0u64.into()),
+            zero_pos: Constant::new(0u64.into()),
+            zero_hi: Constant::new(0u64.into()),
             zero32: c32(0),
             one32: c32(1),
         }
@@ -276,7 +284,7 @@ impl Logic for TxRegs {
         // bits of the page, minus 1).
         self.wr_pipe.next =
             self.stages.wr_page.val().get_bits::<TX_PIPE_BITS>(0) - self.pipe_one.val();
-        self.wr_data16.next = self.stages.data.val().get_bits::<SLOT_BITS>(0);
+        self.wr_pos.next = self.stages.data.val().get_bits::<SLOT_BITS>(0);
         // The value checks, in the check stage.
         self.size_ok_r.d.next = ((self.stages.data.val()
             & (self.stages.data.val() - self.one32.val()))
@@ -293,9 +301,10 @@ impl Logic for TxRegs {
         // cycle: a head one cycle old only holds back slots that software
         // cannot yet know are free (it learns the head from this RAM, or
         // later from a completion record).
-        self.tail_ok_r.d.next = (self.stages.data.val().get_bits::<16>(16) == self.zero16.val())
-            & ((self.wr_data16.val() & !self.state.lk_mask.val()) == self.zero16.val())
-            & (((self.wr_data16.val() - self.state.lk_tail.val()) & self.state.lk_mask.val())
+        self.tail_ok_r.d.next = (self.stages.data.val().get_bits::<POS_HI_BITS>(17)
+            == self.zero_hi.val())
+            & ((self.wr_pos.val() & !self.state.lk_mask.val()) == self.zero_pos.val())
+            & (((self.wr_pos.val() - self.state.lk_tail.val()) & self.state.lk_mask.val())
                 <= (self.state.lk_mask.val()
                     - ((self.state.lk_tail.val() - self.state.lk_head.val())
                         & self.state.lk_mask.val())));

@@ -1,6 +1,6 @@
 use super::{StreamFifo, StreamSink, StreamSource};
 use crate::reset::SDFF;
-use crate::types::{EthBeat, SizedBeat};
+use crate::types::{EthBeat, FrameTag, SizedBeat};
 use pendulum_layout::params::MAX_FRAME_BYTES;
 use pendulum_layout::BEAT_BYTES;
 use rust_hdl::prelude::*;
@@ -21,7 +21,9 @@ const MAX_BEATS: u64 = MAX_FRAME_BYTES.div_ceil(BEAT_BYTES as u32) as u64;
 /// the writer never waits for a frame that cannot end. A frame over the
 /// MTU is cut at the MTU's beat count, handed out with length 0, and the
 /// rest of its beats are taken and dropped: a bad frame never blocks the
-/// ones behind it.
+/// ones behind it. Each frame also carries `stamp`: the value of `now` in
+/// the cycle its first beat went in (the RX timestamp,
+/// `pendulum_layout::ring::TIMESTAMP`).
 ///
 /// Latency: a frame's first beat leaves 4 cycles after its last beat went
 /// in (length count, then the length FIFO's write and registered read);
@@ -34,8 +36,14 @@ pub struct SizedFrameFifo<const N: usize, const NP1: usize> {
     pub reset: Signal<In, Bit>,
     pub s: StreamSink<EthBeat>,
     pub m: StreamSource<SizedBeat>,
+    /// The time to stamp a first beat with (the free-running cycle counter).
+    pub now: Signal<In, Bits<64>>,
     beats: StreamFifo<EthBeat, N, NP1>,
-    lens: StreamFifo<Bits<16>, N, NP1>,
+    lens: StreamFifo<FrameTag, N, NP1>,
+    // The stamp of the frame being written, from its first beat.
+    w_stamp: SDFF<Bits<64>>,
+    cur_stamp: Signal<Local, Bits<64>>,
+    p_stamp: SDFF<Bits<64>>,
     // Beats of the frame being written so far; the rest of an over-long
     // frame is being dropped.
     w_beats: SDFF<Bits<16>>,
@@ -67,8 +75,12 @@ impl<const N: usize, const NP1: usize> SizedFrameFifo<N, NP1> {
             reset: Default::default(),
             s: Default::default(),
             m: Default::default(),
+            now: Default::default(),
             beats: StreamFifo::new(),
             lens: StreamFifo::new(),
+            w_stamp: Default::default(),
+            cur_stamp: Default::default(),
+            p_stamp: Default::default(),
             w_beats: Default::default(),
             w_drop: Default::default(),
             p_valid: Default::default(),
@@ -95,7 +107,9 @@ impl<const N: usize, const NP1: usize> Default for SizedFrameFifo<N, NP1> {
 impl<const N: usize, const NP1: usize> Logic for SizedFrameFifo<N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_beats, w_drop, p_valid, p_beats, p_keep, p_cut);
+        dff_setup!(self, clock, w_stamp, p_stamp, w_beats, w_drop, p_valid, p_beats, p_keep, p_cut);
+        self.w_stamp.reset.next = self.reset.val();
+        self.p_stamp.reset.next = self.reset.val();
         self.w_beats.reset.next = self.reset.val();
         self.w_drop.reset.next = self.reset.val();
         self.p_valid.reset.next = self.reset.val();
@@ -124,7 +138,13 @@ impl<const N: usize, const NP1: usize> Logic for SizedFrameFifo<N, NP1> {
             & self.lens.s.ready.val()
             & !self.w_drop.q.val();
         self.p_valid.d.next = false;
+        self.cur_stamp.next = self.w_stamp.q.val();
+        if self.w_beats.q.val() == self.zero.val() {
+            self.cur_stamp.next = self.now.val();
+        }
         if self.push.val() {
+            self.w_stamp.d.next = self.cur_stamp.val();
+            self.p_stamp.d.next = self.cur_stamp.val();
             self.w_beats.d.next = self.w_beats.q.val() + self.one.val();
             if self.s.data.val().last | self.cut_here.val() {
                 self.w_beats.d.next = self.zero.val();
@@ -148,11 +168,12 @@ impl<const N: usize, const NP1: usize> Logic for SizedFrameFifo<N, NP1> {
                 self.tail_bytes.next = self.byte_count[k].val();
             }
         }
-        self.lens.s.data.next =
+        self.lens.s.data.next.len =
             ((self.p_beats.q.val() - self.one.val()) << 6) + self.tail_bytes.val();
         if self.p_cut.q.val() {
-            self.lens.s.data.next = self.zero.val();
+            self.lens.s.data.next.len = self.zero.val();
         }
+        self.lens.s.data.next.stamp = self.p_stamp.q.val();
         // (Never full: it holds no more lengths than the beat FIFO frames.)
         self.lens.s.valid.next = self.p_valid.q.val();
 
@@ -161,7 +182,8 @@ impl<const N: usize, const NP1: usize> Logic for SizedFrameFifo<N, NP1> {
         self.m.data.next.data = self.beats.m.data.val().data;
         self.m.data.next.keep = self.beats.m.data.val().keep;
         self.m.data.next.last = self.beats.m.data.val().last;
-        self.m.data.next.len = self.lens.m.data.val();
+        self.m.data.next.len = self.lens.m.data.val().len;
+        self.m.data.next.stamp = self.lens.m.data.val().stamp;
         self.beats.m.ready.next = self.m.ready.val() & self.lens.m.valid.val();
         self.lens.m.ready.next =
             self.m.ready.val() & self.beats.m.valid.val() & self.beats.m.data.val().last;
