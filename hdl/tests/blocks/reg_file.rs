@@ -25,7 +25,8 @@ use crate::common;
 use common::pick;
 use pendulum_hdl::mmio::{RegFile, GATES, GATE_ATOMIC, GATE_LINK};
 use pendulum_hdl::types::MmioWrite;
-use pendulum_layout::params::{NOTIF_BUFS, PIPES};
+use pendulum_layout::params::{NOTIF_BUFS, PIPES, SLOT_BITS};
+use pendulum_layout::ring::UNIT_BYTES;
 use pendulum_layout::{global, pipe, pipe_page};
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
@@ -46,7 +47,9 @@ struct Pipe {
 
 impl Pipe {
     fn mask(&self) -> u64 {
-        ((self.ring_bytes as u64 / 64).wrapping_sub(1)) & 0xFFFF
+        // Units (`pendulum_layout::ring::UNIT_BYTES`) minus one, as wide as
+        // a ring position register.
+        ((self.ring_bytes as u64 / UNIT_BYTES as u64).wrapping_sub(1)) & ((1 << SLOT_BITS) - 1)
     }
     fn free(&self) -> u64 {
         self.mask() - (self.tail.wrapping_sub(self.head) & self.mask())
@@ -266,7 +269,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                 let held = pp.tail.wrapping_sub(pp.head) & pp.mask();
                                 ((pp.head + rng.gen_range(0..=held)) & pp.mask()) as u32
                             } else {
-                                rng.gen_range(0..0x1_0000)
+                                rng.gen_range(0..1 << (SLOT_BITS + 1))
                             }
                         }
                         o if o == pipe::RING_BASE_LO.offset => {
@@ -522,7 +525,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                         let m = pp.mask();
                         let v = v as u64;
                         let tail = pipes_prev[i].tail;
-                        if v < 0x1_0000
+                        if v < 1 << SLOT_BITS
                             && v & !m == 0
                             && (v.wrapping_sub(pp.head) & m) <= (tail.wrapping_sub(pp.head) & m)
                         {
