@@ -73,8 +73,6 @@ pub struct RxFlagsParser {
     // IHL x 4 within the frame and within the beat.
     hdr_in_frame: Signal<Local, Bit>,
     hdr_in_beat: Signal<Local, Bit>,
-    ihl_words: Signal<Local, Bits<WORDS>>,
-    ihl_w: ZeroExtend<4, WORDS>,
     ihl16: ZeroExtend<4, 16>,
     // Where the IP header starts (14 + 4 x tags) and where IHL says it ends.
     ip_at: Signal<Local, Bits<16>>,
@@ -128,9 +126,9 @@ pub struct RxFlagsParser {
     v6_end: [Constant<Bits<16>>; 3],
     ihl_max: [Constant<Bits<4>>; 3],
     ihl_min: Constant<Bits<4>>,
-    ones_w: Constant<Bits<WORDS>>,
+    // k / 2 for word k: the word is in the header when IHL is above it.
+    half_word: [Constant<Bits<4>>; WORDS],
     bit: [Constant<Bits<16>>; 6],
-    n_w: Constant<Bits<WORDS>>,
     proto_tcp: Constant<Bits<8>>,
     proto_udp: Constant<Bits<8>>,
     t0: Constant<Bits<2>>,
@@ -190,8 +188,6 @@ impl RxFlagsParser {
             frag_off: Default::default(),
             hdr_in_frame: Default::default(),
             hdr_in_beat: Default::default(),
-            ihl_words: Default::default(),
-            ihl_w: Default::default(),
             ihl16: Default::default(),
             ip_at: Default::default(),
             hdr_end: Default::default(),
@@ -236,9 +232,8 @@ impl RxFlagsParser {
                 Constant::new(((BEAT_BYTES as u64 - ip_at(t)) / 4).into())
             }),
             ihl_min: Constant::new(5u64.into()),
-            ones_w: Constant::new(((1u64 << WORDS) - 1).into()),
+            half_word: std::array::from_fn(|k| Constant::new(((k / 2) as u64).into())),
             bit: std::array::from_fn(|k| Constant::new((1u64 << k).into())),
-            n_w: Constant::new((WORDS as u64).into()),
             proto_tcp: Constant::new((pendulum_layout::flow::PROTO_TCP as u64).into()),
             proto_udp: Constant::new((pendulum_layout::flow::PROTO_UDP as u64).into()),
             t0: Constant::new(0u64.into()),
@@ -415,10 +410,9 @@ impl Logic for RxFlagsParser {
         if self.frag.val() {
             self.flags1.next = self.flags1.val() | self.frag_bit.val();
         }
-        // The header's words: those below 2 x IHL, past the tags.
-        // (For IHL over 12, where this wraps, the header is not in the beat.)
-        self.ihl_w.i.next = self.ihl.val();
-        self.ihl_words.next = self.ones_w.val() >> (self.n_w.val() - (self.ihl_w.o.val() << 1));
+        // The header's words: those below 2 x IHL (word k where IHL > k / 2:
+        // a compare per word, not a shift), past the tags. (For IHL over 12
+        // the header is not in the beat.)
         for k in 0..WORDS {
             self.w_t0[k].next = self.data.val().get_bits::<16>(16 + 16 * k);
         }
@@ -458,7 +452,7 @@ impl Logic for RxFlagsParser {
                 self.s1_w[k].d.next = self.w_t0[k].val();
             }
             for k in 0..WORDS {
-                if !self.ihl_words.val().get_bit(k) {
+                if self.ihl.val() <= self.half_word[k].val() {
                     self.s1_w[k].d.next = self.zero16.val();
                 }
             }

@@ -1,4 +1,5 @@
 use super::{FirstBeat, RxFlagsParser};
+use crate::reset::SDFF;
 use crate::stream::{StreamFifo, StreamSink, StreamSource};
 use crate::types::RxBeat;
 use rust_hdl::prelude::*;
@@ -17,6 +18,11 @@ const QUEUE_LOG2: usize = 4;
 /// four cycles are fewer than the flow director's five, so only after a
 /// stall of the parser).
 ///
+/// The parser holds its stages on the queue's ready a cycle late
+/// (`room`), so the queue's pointer compare and the parser's stage enables
+/// do not share a cycle: by the count above, the queue never holds more
+/// than 7 of its 16, so a ready a cycle old is the same ready.
+///
 /// Join combinational (latency 0 on `s`); 1 beat/cycle.
 #[derive(LogicBlock)]
 pub struct RxFlagsMerge {
@@ -30,6 +36,7 @@ pub struct RxFlagsMerge {
 
     parser: RxFlagsParser,
     queue: StreamFifo<Bits<16>, QUEUE_LOG2, { QUEUE_LOG2 + 1 }>,
+    room: SDFF<Bit>,
     sop: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
 }
@@ -44,6 +51,7 @@ impl RxFlagsMerge {
             m: Default::default(),
             parser: RxFlagsParser::new(),
             queue: StreamFifo::new(),
+            room: Default::default(),
             sop: Default::default(),
             go: Default::default(),
         }
@@ -59,6 +67,8 @@ impl Default for RxFlagsMerge {
 impl Logic for RxFlagsMerge {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, room);
+        self.room.reset.next = self.reset.val();
         self.parser.clock.next = self.clock.val();
         self.parser.reset.next = self.reset.val();
         self.queue.clock.next = self.clock.val();
@@ -67,8 +77,9 @@ impl Logic for RxFlagsMerge {
         self.parser.s.valid.next = self.s_first.valid.val();
         self.s_first.ready.next = self.parser.s.ready.val();
         self.queue.s.data.next = self.parser.m.data.val();
-        self.queue.s.valid.next = self.parser.m.valid.val();
-        self.parser.m.ready.next = self.queue.s.ready.val();
+        self.queue.s.valid.next = self.parser.m.valid.val() & self.room.q.val();
+        self.room.d.next = self.queue.s.ready.val();
+        self.parser.m.ready.next = self.room.q.val();
 
         self.sop.next = self.s.data.val().sop;
         self.go.next = !self.sop.val() | self.queue.m.valid.val();
