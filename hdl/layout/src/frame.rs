@@ -113,57 +113,9 @@ pub fn wire_len_matches(header_len: u32, wire_len: u32) -> bool {
     wire_len == header_len || (header_len < min && wire_len == min)
 }
 
-/// The frame kinds a ring carries, as a Markdown table for the README
-/// (the rule of [`frame_len_from_header`], with its offsets).
-pub fn kinds_markdown() -> String {
-    let mut s = String::from(
-        "| EtherType (bytes 12..14) | frame | length (bytes) | RX | TX |\n|---|---|---|---|---|\n",
-    );
-    let rows = [
-        (
-            format!("0x{ETHERTYPE_IPV4:04X}"),
-            "IPv4",
-            format!(
-                "{ETH_HEADER_BYTES} + total length (bytes {IPV4_LEN_OFFSET}..{})",
-                IPV4_LEN_OFFSET + 2
-            ),
-        ),
-        (
-            format!("0x{ETHERTYPE_IPV6:04X}"),
-            "IPv6",
-            format!(
-                "{ETH_HEADER_BYTES} + {IPV6_HEADER_BYTES} + payload length (bytes {IPV6_LEN_OFFSET}..{})",
-                IPV6_LEN_OFFSET + 2
-            ),
-        ),
-        (
-            format!("0x{ETHERTYPE_ARP:04X}"),
-            "ARP (IPv4 over Ethernet)",
-            format!("{ARP_FRAME_BYTES}"),
-        ),
-    ];
-    for (et, what, len) in rows {
-        s += &format!("| {et} | {what} | {len} | carried | carried |\n");
-    }
-    s += &format!(
-        "| 0x{ETHERTYPE_VLAN:04X} or 0x{ETHERTYPE_QINQ:04X}, up to {MAX_VLAN_TAGS} tags, then one of the above | VLAN-tagged (802.1Q, 802.1ad QinQ) | the above + {VLAN_TAG_BYTES} per tag (every offset moves by the tags) | carried | carried |\n"
-    );
-    s += "| any other (LLDP, PTP, custom; a third VLAN tag) | | none | dropped, counted in DROP_MALFORMED | refused by the driver (`Error::UndelimitedFrame`); raw data the card cannot delimit is dropped and counted in TX_DROP_MALFORMED |\n";
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn readme_frame_kinds_are_current() {
-        crate::check_readme_section(
-            "<!-- frame kinds begin -->\n",
-            "<!-- frame kinds end -->",
-            &kinds_markdown(),
-        );
-    }
 
     fn frame(ethertype: u16, len_at: usize, len: u16) -> Vec<u8> {
         let mut f = vec![0u8; 64];

@@ -33,8 +33,9 @@
 //! flow hash, the checksum status and a timestamp.
 //!
 //! On TX software writes the same entries; the NIC reads LEN to delimit the
-//! frame and ignores TIMESTAMP. This version defines no TX offload, so FLAGS
-//! and HASH are reserved on TX: software writes 0.
+//! frame and ignores FLAGS, HASH and TIMESTAMP (this version defines no TX
+//! offload), so an entry received can be sent back as it is: a zero-copy
+//! echo points a TX ring at an RX ring's memory.
 //!
 //! **Why 16 bytes at 16-byte granularity.** A ring entry costs
 //! `roundup(H + len, G)` bytes of PCIe for a header of H bytes at a
@@ -64,6 +65,7 @@
 //! A pure model of a ring for tests and software models writes entries
 //! ([`write_entry`]) and walks them back ([`entries`]).
 
+pub mod readme;
 mod walk;
 
 pub use crate::notif::Field;
@@ -129,6 +131,11 @@ pub mod flags {
     pub const FRAGMENT: u16 = 1 << 9;
     /// Bits 10..16: reserved, always 0.
     pub const RESERVED: u16 = 0xFC00;
+    /// The bits this version of the NIC sets (what [`super::rx_flags`]
+    /// gives, masked with this, is what it writes): all but L4_CSUM_OK,
+    /// which needs a sum over the whole frame that the RX path does not
+    /// make yet.
+    pub const NIC_FLAGS: u16 = !L4_CSUM_OK & !RESERVED;
 
     /// The value of a two-bit field in a FLAGS value.
     pub const fn get(flags: u16, f: Field) -> u8 {
