@@ -36,6 +36,17 @@ __all__ = [
 ]
 
 
+def _ring_layout(raw) -> SimpleNamespace:
+    """The v2 ring format: 16-byte units, a 16-byte header per entry."""
+    return SimpleNamespace(
+        UNIT_BYTES=raw["unit_bytes"],
+        HEADER_BYTES=raw["header_bytes"],
+        FIELDS=dict(raw["fields"]),
+        FLAGS=dict(raw["flags"]),
+        NIC_FLAGS=raw["nic_flags"],
+    )
+
+
 def _make_layout() -> SimpleNamespace:
     raw = _native.Sim.layout()
     params = dict(raw["params"])
@@ -55,6 +66,7 @@ def _make_layout() -> SimpleNamespace:
         REG_ERROR_MEANING={code: meaning for code, meaning in raw["reg_error"].values()},
         PARAMS=params,
         RESET_CLEAR_CYCLES=params["RESET_CLEAR_CYCLES"],
+        RING=_ring_layout(raw["ring"]),
         pipe_page=_native.Sim.pipe_page,
     )
 
@@ -62,8 +74,9 @@ def _make_layout() -> SimpleNamespace:
 #: pendulum-layout, the definition the HDL and the driver use: register
 #: offsets (``GLOBAL``, ``PIPE``, ``pipe_page(p)``), bit fields and
 #: alignments (``BITS``), atomic opcodes and statuses (``OP``, ``STATUS``),
-#: register-refusal causes (``REG_ERROR``, ``REG_ERROR_MEANING``) and build
-#: parameters (``PARAMS``). Python code takes every code from here.
+#: register-refusal causes (``REG_ERROR``, ``REG_ERROR_MEANING``), build
+#: parameters (``PARAMS``) and the ring format (``RING``: units, header
+#: fields, FLAGS bits). Python code takes every code from here.
 layout = _make_layout()
 
 _PORTS = {name: (direction, width) for name, direction, width in _native.Sim.ports()}

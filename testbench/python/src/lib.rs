@@ -157,7 +157,10 @@ impl Sim {
     /// counter blocks included; "pipe"), bit fields and alignments ("bits"),
     /// atomic opcodes and statuses ("op", "status"), register-refusal causes
     /// ("reg_error": name -> (code, meaning)), build parameters ("params"),
-    /// and the constants "page_bytes", "identity", "version",
+    /// the ring format ("ring": "unit_bytes", "header_bytes", the header's
+    /// fields as name -> (byte offset, bytes), and "flags": name -> mask
+    /// or (bit, width) for the two-bit fields, with "nic_flags"), and the
+    /// constants "page_bytes", "identity", "version",
     /// "last_reg_error_cause_shift", "flow_key_words", "beat_bytes".
     #[staticmethod]
     fn layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -218,7 +221,41 @@ impl Sim {
         )?;
         d.set_item("flow_key_words", global::FLOW_KEY_WORDS)?;
         d.set_item("beat_bytes", pendulum_layout::BEAT_BYTES)?;
+        d.set_item("ring", Self::ring_layout(py)?)?;
         Ok(d)
+    }
+
+    /// `layout()["ring"]`: the v2 ring format (`pendulum_layout::ring`).
+    fn ring_layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        use pendulum_layout::ring::{self, flags};
+        let r = PyDict::new(py);
+        r.set_item("unit_bytes", ring::UNIT_BYTES)?;
+        r.set_item("header_bytes", ring::HEADER_BYTES)?;
+        let fields = PyDict::new(py);
+        for (name, f) in [
+            ("LEN", ring::LEN),
+            ("FLAGS", ring::FLAGS),
+            ("HASH", ring::HASH),
+            ("TIMESTAMP", ring::TIMESTAMP),
+        ] {
+            fields.set_item(name, (f.lsb / 8, f.width / 8))?;
+        }
+        r.set_item("fields", fields)?;
+        let fl = PyDict::new(py);
+        for (name, f) in [("TAGS", flags::TAGS), ("L3", flags::L3), ("L4", flags::L4)] {
+            fl.set_item(name, (f.lsb, f.width))?;
+        }
+        for (name, m) in [
+            ("IP4_CSUM_OK", flags::IP4_CSUM_OK),
+            ("L4_CSUM_OK", flags::L4_CSUM_OK),
+            ("FLOW_HIT", flags::FLOW_HIT),
+            ("FRAGMENT", flags::FRAGMENT),
+        ] {
+            fl.set_item(name, m)?;
+        }
+        r.set_item("flags", fl)?;
+        r.set_item("nic_flags", flags::NIC_FLAGS)?;
+        Ok(r)
     }
 
     /// The byte address of pipe `pipe`'s register page
