@@ -291,6 +291,7 @@ impl<'a> DmaViewMut<'a> {
 
     /// Copies `bytes` into the view from `offset`; `None`, writing nothing,
     /// when they reach past it.
+    #[inline]
     pub fn copy_from(&mut self, offset: usize, bytes: &[u8]) -> Option<()> {
         let end = offset.checked_add(bytes.len())?;
         if end > self.len {

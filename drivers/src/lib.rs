@@ -30,6 +30,7 @@ mod device;
 #[allow(unsafe_code)]
 mod dma;
 mod dropped;
+mod entry;
 mod error;
 mod flow;
 mod link;
@@ -58,7 +59,8 @@ pub use open::{open, AnyCard};
 pub use pci::{find_device, physical_address, HostPaths, PciCard, PciSelector};
 pub use pendulum_layout as layout;
 pub use pendulum_layout::flow::FlowKey;
-pub use pipe::{RxBatch, RxPipe};
+pub use pendulum_layout::ring::EntryHeader;
+pub use pipe::{RxBatch, RxFrame, RxFrames, RxPipe};
 pub use sim_client::SimClientCard;
 pub use traffic::EthernetPort;
 pub use tx::TxPipe;
