@@ -28,15 +28,16 @@ use std::time::{Duration, Instant};
 
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use pendulum_driver::mock::FakeCard;
-use pendulum_driver::{Device, RxPipe, TxPipe};
-use pendulum_layout::frame::{slots_for, ETHERTYPE_IPV4, ETHERTYPE_OFFSET, ETH_HEADER_BYTES};
+use pendulum_driver::{Device, EntryHeader, RxPipe, TxPipe};
+use pendulum_layout::frame::{ETHERTYPE_IPV4, ETHERTYPE_OFFSET, ETH_HEADER_BYTES};
+use pendulum_layout::ring::entry_units;
 use pendulum_layout::{frame::IPV4_LEN_OFFSET, BEAT_BYTES};
 use serde::Serialize;
 
 /// Frames per batch: per notification on RX, per `send` on TX.
 const BATCH: usize = 32;
 const FRAME_SIZES: [usize; 2] = [64, 1518];
-/// Data rings: 2,048 slots, more than two batches of 1518 B frames.
+/// Data rings: 8,192 units, more than two batches of 1518 B frames.
 const RING_BYTES: u32 = 128 << 10;
 /// Pipes open while polling notifications; one of them has a record.
 const POLL_PIPES: [usize; 3] = [1, 64, 1024];
@@ -64,25 +65,35 @@ fn open(pipes: u32) -> Device<FakeCard> {
     Device::open(card).expect("open the in-memory card")
 }
 
-/// The card's RX side for one pipe: where it writes next and the sequence
-/// number of its last notification.
+/// The card's RX side for one pipe: where it writes next (unit), the
+/// sequence number of its last notification and its last timestamp.
 struct CardRx {
     tail: u32,
     seq: u32,
+    stamp: u64,
 }
 
 impl CardRx {
     /// The card receives `BATCH` frames like `frame` into `rx`'s ring and
-    /// announces them. Only each frame's first slot is written (what the
-    /// driver reads of a frame it does not copy; the rest of the ring holds
-    /// bytes from earlier), so the untimed part stays short at 1518 B.
+    /// announces them. Only each entry's header and the frame's first line
+    /// are written (what the driver reads of a frame it does not copy; the
+    /// rest of the ring holds bytes from earlier), so the untimed part stays
+    /// short at 1518 B.
     fn arrive(&mut self, dev: &mut Device<FakeCard>, rx: &RxPipe, frame: &[u8]) {
         let ring = *rx.ring_region();
-        let slots = slots_for(frame.len() as u32);
-        let head = &frame[..frame.len().min(BEAT_BYTES)];
+        let units = entry_units(frame.len() as u32);
+        let mut head = EntryHeader {
+            len: frame.len() as u16,
+            ..Default::default()
+        }
+        .to_bytes()
+        .to_vec();
+        head.extend_from_slice(&frame[..frame.len().min(BEAT_BYTES)]);
         for _ in 0..BATCH {
-            dev.card_mut().write_ring(&ring, self.tail, head);
-            self.tail = (self.tail + slots) % rx.ring_slots();
+            self.stamp += 1;
+            head[8..16].copy_from_slice(&self.stamp.to_le_bytes());
+            dev.card_mut().write_ring(&ring, self.tail, &head);
+            self.tail = (self.tail + units) % rx.ring_units();
         }
         self.seq += 1;
         assert!(
@@ -246,7 +257,11 @@ impl Rx {
         Self {
             dev,
             rx,
-            card: CardRx { tail: 0, seq: 0 },
+            card: CardRx {
+                tail: 0,
+                seq: 0,
+                stamp: 0,
+            },
             frame: frame(len),
         }
     }
@@ -267,8 +282,8 @@ fn rx(c: &mut Criterion, cases: &Cases) {
         |s, len| {
             let end = {
                 let batch = s.rx.recv(&s.dev);
-                debug_assert_eq!(batch.slots() as usize, BATCH * frame_slots(len));
-                black_box(batch.end_slot())
+                debug_assert_eq!(batch.units() as usize, BATCH * frame_units(len));
+                black_box(batch.end_unit())
             };
             s.rx.free(&mut s.dev, end).unwrap();
         },
@@ -291,12 +306,12 @@ fn rx(c: &mut Criterion, cases: &Cases) {
                         let t = Instant::now();
                         let mut bytes = 0;
                         for f in batch.iter() {
-                            bytes += f.unwrap().len();
+                            bytes += f.unwrap().bytes.len();
                         }
                         black_box(bytes);
                         total += t.elapsed();
                         debug_assert_eq!(bytes, BATCH * len);
-                        batch.end_slot()
+                        batch.end_unit()
                     };
                     s.rx.free(&mut s.dev, end).unwrap();
                 }
@@ -308,8 +323,8 @@ fn rx(c: &mut Criterion, cases: &Cases) {
     g.finish();
 }
 
-fn frame_slots(len: usize) -> usize {
-    slots_for(len as u32) as usize
+fn frame_units(len: usize) -> usize {
+    entry_units(len as u32) as usize
 }
 
 struct Tx {
@@ -378,7 +393,11 @@ impl Echo {
             dev,
             rx,
             tx,
-            card_rx: CardRx { tail: 0, seq: 0 },
+            card_rx: CardRx {
+                tail: 0,
+                seq: 0,
+                stamp: 0,
+            },
             card_tx: CardTx {
                 compl_region: 1,
                 seq: 0,
@@ -404,7 +423,7 @@ fn tx_zero_copy(c: &mut Criterion, cases: &Cases) {
         |s| &s.dev,
         |s| {
             s.card();
-            s.tx.free_slots(&s.dev);
+            s.tx.free_units(&s.dev);
             if s.tx.head() != s.rx.head() {
                 s.rx.free(&mut s.dev, s.tx.head()).unwrap();
             }
@@ -418,9 +437,9 @@ fn tx_zero_copy(c: &mut Criterion, cases: &Cases) {
 }
 
 fn echo(c: &mut Criterion, cases: &Cases) {
-    // Ensō's echo: receive, post the same slots for TX, free the RX slots
+    // Ensō's echo: receive, post the same entries for TX, free the RX units
     // the card has sent (the previous batch: a free short of the tail walks
-    // the frames' headers to check it ends on a frame).
+    // the entries' headers to check it ends on an entry).
     per_size(
         c,
         cases,
@@ -429,9 +448,9 @@ fn echo(c: &mut Criterion, cases: &Cases) {
         |s| &s.dev,
         Echo::card,
         |s, _| {
-            let end = s.rx.recv(&s.dev).end_slot();
+            let end = s.rx.recv(&s.dev).end_unit();
             s.tx.send_through(&mut s.dev, &s.rx, end).unwrap();
-            s.tx.free_slots(&s.dev);
+            s.tx.free_units(&s.dev);
             let sent = s.tx.head();
             if sent != s.rx.head() {
                 s.rx.free(&mut s.dev, sent).unwrap();
@@ -461,12 +480,12 @@ fn echo(c: &mut Criterion, cases: &Cases) {
                 let batch = s.rx.recv(&s.dev);
                 let mut at = 0;
                 for f in batch.iter() {
-                    let f = f.unwrap();
+                    let f = f.unwrap().bytes;
                     buf[at..at + f.len()].copy_from_slice(f);
                     spans.push((at, f.len()));
                     at += f.len();
                 }
-                batch.end_slot()
+                batch.end_unit()
             };
             s.rx.free(&mut s.dev, end).unwrap();
             let refs: [&[u8]; BATCH] = std::array::from_fn(|k| {
@@ -522,7 +541,7 @@ fn notif_poll(c: &mut Criterion, cases: &Cases) {
                             *want = rng.below(rxs.len());
                             let rx = &rxs[*want];
                             seqs[*want] += 1;
-                            let tail = (rx.head() + 1) % rx.ring_slots();
+                            let tail = (rx.head() + 1) % rx.ring_units();
                             assert!(dev.card_mut().post(*want, seqs[*want], tail));
                         },
                         |(dev, rxs, _, _, after, want)| {

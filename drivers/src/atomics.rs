@@ -2,14 +2,16 @@ use crate::pipe::RxPipe;
 use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Reservation, Result};
 use pendulum_layout::atomic::{
-    op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS, WORD_OPS,
+    op, status, Commit, CommitWords, Request, Verb, VerbResult, WordOp, LINE_WORDS, SLOT_BYTES,
+    WORD_OPS,
 };
 use pendulum_layout::{global, pipe, pipe_page};
 
 /// Local atomic verbs: a TX pipe bound to the card's atomic unit carries the
-/// verbs (one 64-byte slot each; three for a multi-word commit), an RX pipe
-/// receives the results (one slot each; two for a commit), matched by tag.
-/// Many verbs may be in flight; results come back in order.
+/// verbs (one ring entry each: a 64-byte slot, or a multi-word commit's
+/// three in one entry of 192 bytes), an RX pipe receives the results (one
+/// entry each: 64 bytes, or a commit's two slots in one entry of 128),
+/// matched by tag. Many verbs may be in flight; results come back in order.
 ///
 /// Two ways to use it, which mix freely:
 /// - [`Atomics::submit`] / [`Atomics::submit_requests`] post requests with
@@ -153,16 +155,19 @@ impl Atomics {
         self.tx.send_slots(dev, requests, Request::to_slots)
     }
 
-    /// Raw form for tests: posts `bytes` (whole 64-byte slots) as they are.
-    /// Nothing is checked: a slot with a reserved tag gets its result
-    /// dropped, as a blocking call's stale one would be.
+    /// Raw form for tests: posts `bytes` as one ring entry of
+    /// `bytes.len()` bytes, as they are ([`crate::TxPipe::send_raw_entry`]):
+    /// the card runs an entry of 64 bytes (a verb) or 192 (a commit) and
+    /// drops and counts any other. Nothing is checked: a verb with a
+    /// reserved tag gets its result dropped, as a blocking call's stale one
+    /// would be.
     pub fn submit_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
-        self.tx.send_raw(dev, bytes)
+        self.tx.send_raw_entry(dev, bytes)
     }
 
     /// Results of submitted requests, in the order they were executed:
     /// first those a blocking call read while it waited, then those waiting
-    /// in the ring (whose slots are freed). Results with reserved tags
+    /// in the ring (whose entries are freed). Results with reserved tags
     /// (blocking calls that gave up waiting) are dropped.
     pub fn results<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<VerbResult>> {
         let fresh = self.read_results(dev)?;
@@ -171,19 +176,24 @@ impl Atomics {
         Ok(out)
     }
 
-    /// Every result waiting in the ring, whoever posted its request; their
-    /// slots are freed.
+    /// Every result waiting in the ring, whoever posted its request (one
+    /// per entry); their entries are freed.
     fn read_results<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<VerbResult>> {
-        self.rx.take_records(dev, |rest| {
-            VerbResult::from_slots(rest)
-                .map(|(r, slots)| (r, slots as u32))
-                .ok_or_else(|| {
-                    format!(
-                        "byte 0 is {:#04x}, not an atomic result (or half of one)",
-                        rest[0]
-                    )
-                })
-        })
+        self.rx
+            .take_records(dev, |entry| match VerbResult::from_slots(entry) {
+                Some((r, slots)) if slots * SLOT_BYTES == entry.len() => Ok(r),
+                Some((r, slots)) => Err(format!(
+                    "an entry of {} bytes holds a result of {} (opcode {:#04x})",
+                    entry.len(),
+                    slots * SLOT_BYTES,
+                    r.op
+                )),
+                None => Err(format!(
+                    "an entry of {} bytes starting {:02x?} is not an atomic result",
+                    entry.len(),
+                    &entry[..entry.len().min(4)]
+                )),
+            })
     }
 
     /// Runs one verb and waits for its result (synchronous form).
@@ -355,7 +365,7 @@ fn is_helper_tag(tag: u16) -> bool {
 }
 
 /// Checks a request before anything is posted: a one-slot verb naming
-/// COMMIT is refused (the card would take the next two slots as its lines),
+/// COMMIT is refused (a commit is one entry of its three slots),
 /// with what to use instead; so is a reserved tag, unless `helper` (a
 /// blocking call's own request).
 fn refuse(q: &Request, helper: bool) -> Result<()> {

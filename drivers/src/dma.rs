@@ -11,10 +11,12 @@
 //! a completion's SEQ) with acquire ordering: every read that follows it in
 //! program order sees the bytes the card wrote before the record.
 //!
-//! Frames are different: once a notification read with acquire has
-//! announced them, the card does not write their slots again until software
-//! frees them ([`crate::RxPipe::free`], which needs `&mut Device`). Only then
-//! may they be seen as a plain `&[u8]` ([`DmaView::announced`], `unsafe`:
+//! Ring entries are different: once a notification read with acquire has
+//! announced them, the card does not write their units again until
+//! software frees them ([`crate::RxPipe::free`], which needs `&mut Device`).
+//! Their headers are still read with atomic loads ([`DmaView::load_u64`]),
+//! each once, so a header is checked and used as one value; a frame's bytes
+//! may then be seen as a plain `&[u8]` ([`DmaView::announced`], `unsafe`:
 //! its caller vouches for that), which is what lets [`crate::RxBatch`] hand
 //! frames out without copying.
 //!
@@ -165,14 +167,24 @@ impl<'a> DmaView<'a> {
         Some(words)
     }
 
-    /// The little-endian 64-bit word at `offset` (8-byte aligned), one atomic
-    /// load with acquire ordering: a record of two 32-bit fields read at once.
-    pub fn load_u64_acquire(&self, offset: usize) -> Option<u64> {
+    /// The little-endian 64-bit word at `offset`, one atomic load with no
+    /// ordering (`None` when outside the view or not 8-byte aligned): half
+    /// of a ring entry's header, behind the acquire load that announced it.
+    #[inline]
+    pub fn load_u64(&self, offset: usize) -> Option<u64> {
         let p = self.word_ptr(offset, 8)?;
         // SAFETY: as in `load_u32`, for 8 aligned bytes inside the view.
         let v = unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Ordering::Relaxed);
-        fence(Ordering::Acquire);
         Some(u64::from_le(v))
+    }
+
+    /// [`DmaView::load_u64`] with acquire ordering: a record of two 32-bit
+    /// fields read at once.
+    pub fn load_u64_acquire(&self, offset: usize) -> Option<u64> {
+        let v = self.load_u64(offset)?;
+        // As in `load_u32_acquire`.
+        fence(Ordering::Acquire);
+        Some(v)
     }
 
     /// Copies `out.len()` bytes from `offset` into `out`, with volatile reads
@@ -279,6 +291,7 @@ impl<'a> DmaViewMut<'a> {
 
     /// Copies `bytes` into the view from `offset`; `None`, writing nothing,
     /// when they reach past it.
+    #[inline]
     pub fn copy_from(&mut self, offset: usize, bytes: &[u8]) -> Option<()> {
         let end = offset.checked_add(bytes.len())?;
         if end > self.len {
@@ -326,6 +339,7 @@ mod tests {
         assert_eq!(v.load_u32(24), None, "past the end");
         assert_eq!(v.load_u32(2), None, "misaligned");
         assert_eq!(v.load_u64_acquire(17), None, "misaligned");
+        assert_eq!(v.load_u64(20), None, "past the end");
         assert!(v.subview(20..25).is_none());
         let (start, end) = (5, 4);
         assert!(v.subview(start..end).is_none(), "a reversed range");
@@ -348,6 +362,7 @@ mod tests {
         assert_eq!(v.load_u32_acquire(0), Some(1));
         assert_eq!(v.load_u32(4), Some(2));
         assert_eq!(v.load_u64_acquire(0), Some(0x0000_0002_0000_0001));
+        assert_eq!(v.load_u64(0), Some(0x0000_0002_0000_0001));
         assert_eq!(dst.copy_from(10, &[0; 7]), None, "past the end");
         assert_eq!(dst.as_view().to_vec(), bytes, "nothing written");
     }

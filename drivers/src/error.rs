@@ -75,44 +75,45 @@ pub enum Error {
     RegisterRefused { addr: u32, cause: RegError },
     #[error("the card refused a register write at {addr:#08x} with unknown cause code {code}")]
     RegisterRefusedUnknown { addr: u32, code: u32 },
-    #[error("ring of pipe {pipe} is corrupt at slot {slot}: {what}")]
+    /// An RX ring entry the card could not have written (a length of 0 or
+    /// over the largest frame, an entry running past the announced tail, or
+    /// a record that does not decode); `unit` is where its header is.
+    #[error("ring of pipe {pipe} is corrupt at unit {unit}: {what}")]
     CorruptRing {
         pipe: usize,
-        slot: u32,
+        unit: u32,
         what: String,
     },
-    #[error("cannot free up to slot {to} on pipe {pipe}: only slots {head}..{tail} are held")]
+    #[error("cannot free up to unit {to} on pipe {pipe}: only units {head}..{tail} are held")]
     BadFree {
         pipe: usize,
         to: u32,
         head: u32,
         tail: u32,
     },
-    /// [`crate::RxPipe::free`] was given a slot inside a frame; nothing was freed.
-    #[error("cannot free up to slot {to} on pipe {pipe}: it lies inside the frame at slots {frame_start}..{frame_end}; free up to where a frame ends (a batch's end_slot, or the slot after one of its frames); nothing was freed")]
+    /// [`crate::RxPipe::free`] was given a unit inside a ring entry; nothing
+    /// was freed.
+    #[error("cannot free up to unit {to} on pipe {pipe}: it lies inside the entry at units {frame_start}..{frame_end}; free up to where an entry ends (a batch's end_unit, or a frame's end_unit); nothing was freed")]
     FreeInsideFrame {
         pipe: usize,
         to: u32,
         frame_start: u32,
         frame_end: u32,
     },
-    #[error("a frame of {len} bytes cannot be sent here: frames must be 1 to {max} bytes (the card's largest frame, or what the TX ring can ever hold, whichever is smaller); nothing was queued")]
-    BadFrame { len: usize, max: u32 },
-    #[error("frame {index} of the call ({len} bytes) cannot be sent: the card finds where a frame ends from its IPv4, IPv6 or ARP header, past up to two VLAN tags (pendulum_layout::frame), and {}; it would drop it and the frames behind it in the same doorbell, so nothing was queued", header_says(*.header_len))]
-    UndelimitedFrame {
-        index: usize,
-        len: usize,
-        header_len: Option<u32>,
-    },
-    #[error("TX pipe {pipe} has {free_slots} free slots, {need_slots} are needed: wait for completions (TxPipe::free_slots) and retry")]
+    /// [`crate::TxPipe::send`] was given a frame of a length the card drops
+    /// (or the ring can never hold): `index` is its place in the call's
+    /// frames. Every length is checked before anything is queued.
+    #[error("frame {index} of the call ({len} bytes) cannot be sent here: frames must be 1 to {max} bytes (the card's largest frame, or what the TX ring can ever hold, whichever is smaller); nothing was queued")]
+    BadFrameLength { index: usize, len: usize, max: u32 },
+    #[error("TX pipe {pipe} has {free_units} free units (16 bytes each), {need_units} are needed: wait for completions (TxPipe::free_units) and retry")]
     TxRingFull {
         pipe: usize,
-        need_slots: u32,
-        free_slots: u32,
+        need_units: u32,
+        free_units: u32,
     },
     #[error("TX pipe {pipe} does not send out of RX pipe {rx}'s ring as asked: a pipe opened with Device::open_tx_pipe_over posts received frames with TxPipe::send_through (no copies), and only those of the RX pipe it was opened over")]
     TxOverRx { pipe: usize, rx: usize },
-    #[error("TX pipe {pipe} cannot send through slot {end}: it must lie from its tail {tail} up to the RX pipe's announced tail {rx_tail}")]
+    #[error("TX pipe {pipe} cannot send through unit {end}: it must lie from its tail {tail} up to the RX pipe's announced tail {rx_tail}")]
     BadSendThrough {
         pipe: usize,
         end: u32,
@@ -153,7 +154,7 @@ pub enum Error {
     },
     #[error("{0}")]
     SimConnect(String),
-    #[error("atomic verb at {addr:#x} refused: {}", match *status { 2 => "the address is not a multiple of 8 (of 64 for a commit)", 3 => "the address is beyond the atomic memory (CAP_ATOMIC_BYTES)", _ => "unknown opcode or reserved bytes set, or a commit cut short (its TX pipe switched off between its slots)" })]
+    #[error("atomic verb at {addr:#x} refused: {}", match *status { 2 => "the address is not a multiple of 8 (of 64 for a commit)", 3 => "the address is beyond the atomic memory (CAP_ATOMIC_BYTES)", _ => "unknown opcode or reserved bytes set, or a commit cut short (its TX pipe switched off while it was read)" })]
     Atomic { addr: u32, status: u8 },
     /// [`crate::Device::open_atomics`] while an [`crate::Atomics`] of this
     /// Device is open: the card sends all results to one RX pipe.
@@ -260,14 +261,3 @@ impl Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
-
-/// What a frame's header says of its length, for [`Error::UndelimitedFrame`].
-fn header_says(header_len: Option<u32>) -> String {
-    match header_len {
-        Some(n) => format!("its header says {n} bytes"),
-        None => {
-            "its EtherType (past at most two VLAN tags) has no length rule: LLDP, PTP, custom EtherTypes and a third tag are not carried yet"
-                .into()
-        }
-    }
-}

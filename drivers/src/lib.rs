@@ -17,9 +17,10 @@
 //! notification buffer, RX and TX pipes and flows, usable from its own
 //! thread.
 
-// Only `sys` (memory mappings and VFIO ioctls) and `dma` (loads from memory
-// the card writes) may use `unsafe`, and every unsafe block there says why it
-// is sound.
+// Only `sys` (memory mappings and VFIO ioctls), `dma` (loads from memory
+// the card writes) and one function of the RX batch (`pipe/batch.rs`, which
+// hands out announced frames without copying) may use `unsafe`, and every
+// unsafe block says why it is sound.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -30,6 +31,7 @@ mod device;
 #[allow(unsafe_code)]
 mod dma;
 mod dropped;
+mod entry;
 mod error;
 mod flow;
 mod link;
@@ -58,7 +60,8 @@ pub use open::{open, AnyCard};
 pub use pci::{find_device, physical_address, HostPaths, PciCard, PciSelector};
 pub use pendulum_layout as layout;
 pub use pendulum_layout::flow::FlowKey;
-pub use pipe::{RxBatch, RxPipe};
+pub use pendulum_layout::ring::EntryHeader;
+pub use pipe::{RxBatch, RxFrame, RxFrames, RxPipe};
 pub use sim_client::SimClientCard;
 pub use traffic::EthernetPort;
 pub use tx::TxPipe;

@@ -4,7 +4,7 @@ use crate::tx::TxPipe;
 use crate::{Card, Device, Error, Reservation, Result};
 use pendulum_layout::acp::{self, link_state, message, ECHO_RESULT_BYTES, PAYLOAD_BYTES};
 use pendulum_layout::atomic::{self, Request, Verb, VerbResult};
-use pendulum_layout::{global, pipe, pipe_page, Counter, BEAT_BYTES};
+use pendulum_layout::{global, pipe, pipe_page, Counter};
 
 /// The ACP link's state (LINK_STATE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,7 +222,8 @@ impl Link {
         self.tx.index()
     }
 
-    /// Queues payloads, one 64-byte slot each, and rings the doorbell once.
+    /// Queues payloads, one 64-byte message slot each (one ring entry), and
+    /// rings the doorbell once.
     /// Returns how many were queued (it stops when the TX ring is full; a
     /// full ring is not an error, retry later).
     pub fn send<C: Card>(
@@ -231,7 +232,7 @@ impl Link {
         payloads: &[[u8; PAYLOAD_BYTES]],
     ) -> Result<usize> {
         self.tx.send_slots(dev, payloads, |p| {
-            let mut slot = [0u8; BEAT_BYTES];
+            let mut slot = [0u8; acp::RECORD_BYTES];
             slot[0] = message::KIND_SEND;
             slot[message::PAYLOAD_OFFSET..].copy_from_slice(p);
             slot
@@ -271,7 +272,7 @@ impl Link {
             )));
         }
         self.tx.send_slots(dev, requests, |q| {
-            let mut slot = [0u8; BEAT_BYTES];
+            let mut slot = [0u8; acp::RECORD_BYTES];
             slot[0] = message::KIND_SEND_VERB;
             slot[message::PAYLOAD_OFFSET..].copy_from_slice(&q.to_slots()[..PAYLOAD_BYTES]);
             slot
@@ -324,14 +325,17 @@ impl Link {
         ))))
     }
 
-    /// Raw form for tests: posts `bytes` (whole 64-byte slots, header
-    /// included) to the bound TX pipe as they are.
+    /// Raw form for tests: posts `bytes` (a message slot, its kind byte
+    /// included) to the bound TX pipe as one ring entry of `bytes.len()`
+    /// bytes, as they are ([`TxPipe::send_raw_entry`]): the card takes only
+    /// entries of 64 bytes with a send kind, and drops and counts the rest.
     pub fn send_raw<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
-        self.tx.send_raw(dev, bytes)
+        self.tx.send_raw_entry(dev, bytes)
     }
 
-    /// Every message waiting in the RX pipe, oldest first; their slots are
-    /// freed. A slot with an unknown kind is a corrupt ring.
+    /// Every message waiting in the RX pipe, oldest first (one 64-byte
+    /// ring entry each); their entries are freed. A slot with an unknown
+    /// kind, or an entry of another length, is a corrupt ring.
     pub fn recv<C: Card>(&mut self, dev: &mut Device<C>) -> Result<Vec<LinkMsg>> {
         let mut out = std::mem::take(&mut self.kept);
         out.extend(self.read(dev)?);

@@ -5,19 +5,30 @@
 //! notification buffers (`post`), with their room check, so the driver's
 //! reading and its NBUF_HEAD writes can be checked, and of a reset of the
 //! card (`reset`, or `reset_at_relax` for one in the middle of a wait).
-//! With [`FakeCard::with_mac`] it also has an Ethernet port (`mac.rs`).
+//! Data rings are in the card's format (v2, `pendulum_layout::ring`):
+//! [`FakeCard::write_entry`] writes an RX entry as the card would.
+//!
+//! With [`FakeCard::with_mac`] it also has an Ethernet port (`mac.rs`), and
+//! with [`FakeCard::with_atomics`] an atomic unit (`atomic.rs`); either
+//! brings the datapath that serves the rings (`engine.rs`): RX entries
+//! written with the card's room check and reactive notifications, TX
+//! entries read by their headers, completion records.
 
 use std::collections::HashMap;
 
+mod atomic;
+mod engine;
 mod mac;
 
 use crate::{Card, DmaRegion, DmaView, DmaViewMut, RegionKind, Result};
+use pendulum_layout::ring::{EntryHeader, UNIT_BYTES};
 use pendulum_layout::{
-    global, notif, pipe, pipe_page, RegError, IDENTITY, LAST_REG_ERROR_CAUSE_SHIFT, PAGE_BYTES,
-    VERSION,
+    global, notif, pipe, pipe_page, tx_compl, RegError, IDENTITY, LAST_REG_ERROR_CAUSE_SHIFT,
+    PAGE_BYTES, VERSION,
 };
 
-pub const MAX_FRAME_BYTES: u32 = 9728;
+/// The largest frame the fake card takes (CAP_MAX_FRAME): the layout's.
+pub const MAX_FRAME_BYTES: u32 = pendulum_layout::params::MAX_FRAME_BYTES;
 
 /// A notification buffer as the card sees it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -60,14 +71,15 @@ pub struct FakeCard {
     pub atomic_mem: Option<Vec<u64>>,
     /// The regions allocated mirrored.
     mirrored: Vec<usize>,
-    /// The atomic unit's state: per TX pipe the slot it has read up to; the
-    /// result ring's tail, its notifications and the TX completions written.
-    atomic_tx_head: HashMap<usize, u32>,
-    atomic_rx_tail: u32,
-    atomic_rx_seq: u32,
-    atomic_compl_seq: u32,
-    /// The Ethernet port and datapath, when made `with_mac` (they read the
-    /// registers from `writes`, so leave `quiet` off).
+    /// The card's cycle counter (CYCLES): it moves on by one at each
+    /// `relax` and at each ring entry the card stamps, so timestamps
+    /// increase from one entry to the next. 0 after a reset.
+    clock: u64,
+    /// The datapath that serves the rings, when the card has a MAC or an
+    /// atomic unit (it reads the rings' registers from `writes`, so leave
+    /// `quiet` off).
+    engine: Option<Box<engine::Engine>>,
+    /// The Ethernet port, when made `with_mac`.
     mac: Option<Box<mac::FakeMac>>,
 }
 
@@ -104,19 +116,29 @@ impl FakeCard {
         };
         self.regs.retain(|o, _| fixed(o));
         self.nbufs.clear();
+        self.clock = 0;
+        self.engine_reset();
         self.mac_reset();
     }
 
-    /// A card with an atomic unit of `words` 64-bit words, which runs
-    /// single-slot verbs (`pendulum_layout::atomic::execute`) as soon as
-    /// their doorbell is rung: results go to the end of ATOMIC_RX_PIPE's
-    /// ring, announced at once, and the TX completion record moves past the
-    /// verbs. No commits; no room checks (tests keep their rings large).
+    /// The card's cycle counter: what CYCLES reads, and the timestamp the
+    /// last stamped entry got.
+    pub fn cycle(&self) -> u64 {
+        self.clock
+    }
+
+    /// A card with an atomic unit of `words` 64-bit words, which runs the
+    /// requests (verbs, one-slot and three-slot commits:
+    /// `pendulum_layout::atomic::execute_request`) on a TX pipe bound to it
+    /// as soon as their doorbell is rung: each result is one entry (64
+    /// bytes, a commit's 128) in ATOMIC_RX_PIPE's ring, and the TX
+    /// completion record moves past the requests (`atomic.rs`).
     pub fn with_atomics(words: usize) -> Self {
         let mut c = Self::with(8, 4, 2);
         c.regs
             .insert(global::CAP_ATOMIC_BYTES.offset, 8 * words as u32);
         c.atomic_mem = Some(vec![0; words]);
+        c.engine.get_or_insert_with(Box::default);
         c
     }
 
@@ -147,56 +169,6 @@ impl FakeCard {
         }
     }
 
-    /// The atomic unit takes the verbs TX pipe `p` rang up to `tail`.
-    fn run_atomics(&mut self, p: usize, tail: u32) {
-        use pendulum_layout::atomic::{execute, Verb, KIND_RESULT, SLOT_BYTES};
-        let page = pipe_page(p);
-        let ring = self.iova_at(
-            page + pipe::TX_RING_BASE_LO.offset,
-            page + pipe::TX_RING_BASE_HI.offset,
-        );
-        let slots = self.last_write(page + pipe::TX_RING_BYTES.offset) / SLOT_BYTES as u32;
-        let rx = (self.last_write(global::ATOMIC_RX_PIPE.offset) & global::RX_PIPE_MASK) as usize;
-        let rx_page = pipe_page(rx);
-        let rx_ring = self.iova_at(
-            rx_page + pipe::RING_BASE_LO.offset,
-            rx_page + pipe::RING_BASE_HI.offset,
-        );
-        let rx_slots = self.last_write(rx_page + pipe::RING_BYTES.offset) / SLOT_BYTES as u32;
-        let mut head = self.atomic_tx_head.get(&p).copied().unwrap_or(0);
-        while head != tail {
-            let at = ring + head as u64 * SLOT_BYTES as u64;
-            let slot = self.host_mut(at, SLOT_BYTES).to_vec();
-            head = (head + 1) % slots;
-            let Some(v) = Verb::from_slot(&slot) else {
-                continue; // not a verb: dropped, as the card does
-            };
-            let r = execute(self.atomic_mem.as_mut().expect("atomic unit"), &v);
-            let mut res = [0u8; SLOT_BYTES];
-            res[0] = KIND_RESULT;
-            res[1] = r.op;
-            res[2..4].copy_from_slice(&r.tag.to_le_bytes());
-            res[4] = r.status;
-            res[8..16].copy_from_slice(&r.old.to_le_bytes());
-            let at = rx_ring + self.atomic_rx_tail as u64 * SLOT_BYTES as u64;
-            self.host_write(at, &res);
-            self.atomic_rx_tail = (self.atomic_rx_tail + 1) % rx_slots;
-        }
-        self.atomic_tx_head.insert(p, head);
-        self.atomic_rx_seq += 1;
-        let (seq, rx_tail) = (self.atomic_rx_seq, self.atomic_rx_tail);
-        self.post(rx, seq, rx_tail);
-        self.atomic_compl_seq += 1;
-        let compl = self.iova_at(
-            page + pipe::TX_COMPL_BASE_LO.offset,
-            page + pipe::TX_COMPL_BASE_HI.offset,
-        );
-        let mut rec = [0u8; 8];
-        rec[..4].copy_from_slice(&head.to_le_bytes());
-        rec[4..].copy_from_slice(&self.atomic_compl_seq.to_le_bytes());
-        self.host_write(compl, &rec);
-    }
-
     /// What SESSION holds.
     pub fn session(&self) -> u32 {
         self.regs.get(&global::SESSION.offset).copied().unwrap_or(0)
@@ -222,12 +194,12 @@ impl FakeCard {
             .1
     }
 
-    /// Writes a TX completion record, as the card would, into the `n`th
-    /// notification region.
+    /// Writes a TX completion record (`head` a unit), as the card would,
+    /// into the `n`th notification region.
     pub fn complete(&mut self, n: usize, head: u32, seq: u32) {
         let rec = self.region(RegionKind::Notification, n);
-        rec[0..4].copy_from_slice(&head.to_le_bytes());
-        rec[4..8].copy_from_slice(&seq.to_le_bytes());
+        put_u32(rec, tx_compl::HEAD, head);
+        put_u32(rec, tx_compl::SEQ, seq);
     }
 
     /// The bytes at bus address `iova` (regions sit at (id + 1) << 32).
@@ -237,12 +209,31 @@ impl FakeCard {
         &mut self.regions[id].1[off..off + len]
     }
 
-    /// The NIC writes `bytes` into a data ring from slot `slot` on, wrapping
-    /// at the end of the ring and into both copies of a mirrored one (the
-    /// card's DMA writes of a received frame).
-    pub fn write_ring(&mut self, ring: &DmaRegion, slot: u32, bytes: &[u8]) {
+    /// The NIC writes an RX entry (`header`, then `frame`) into a data ring
+    /// at unit `unit` (modulo the ring's units), as the card does: wrapping
+    /// at the ring's end, into both copies of a mirrored ring, the padding
+    /// after the frame untouched. Returns the unit after the entry (modulo
+    /// the ring's units): the tail to announce. `header.len` may differ
+    /// from `frame.len()`, to write an entry the card never would.
+    pub fn write_entry(
+        &mut self,
+        ring: &DmaRegion,
+        unit: u32,
+        header: &EntryHeader,
+        frame: &[u8],
+    ) -> u32 {
+        let units = (ring.len / UNIT_BYTES) as u32;
+        self.write_ring(ring, unit, &header.to_bytes());
+        self.write_ring(ring, (unit + 1) % units, frame);
+        (unit + pendulum_layout::ring::entry_units(header.len.into())) % units
+    }
+
+    /// The NIC writes `bytes` into a data ring from unit `unit` on
+    /// (modulo the ring's units), wrapping at the end of the ring and into
+    /// both copies of a mirrored one (raw: headers are the caller's).
+    pub fn write_ring(&mut self, ring: &DmaRegion, unit: u32, bytes: &[u8]) {
         let mem = &mut self.regions[ring.id].1;
-        let off = slot as usize * pendulum_layout::BEAT_BYTES % ring.len;
+        let off = unit as usize * UNIT_BYTES % ring.len;
         let first = bytes.len().min(ring.len - off);
         let (head, rest) = bytes.split_at(first);
         let copies = if ring.mirrored { 2 } else { 1 };
@@ -271,9 +262,10 @@ impl FakeCard {
         let slot = (nb.count % records) as u64;
         let count = nb.count.wrapping_add(1);
         let rec = self.host_mut(nb.base + slot * notif::BYTES as u64, notif::BYTES);
-        for (i, v) in [tail, seq, p, count].into_iter().enumerate() {
-            rec[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        for (f, v) in [(notif::TAIL, tail), (notif::SEQ, seq), (notif::PIPE, p)] {
+            put_u32(rec, f, v);
         }
+        put_u32(rec, notif::COUNT, count);
         self.nbufs.get_mut(&b).unwrap().count = count;
         true
     }
@@ -352,6 +344,12 @@ impl Card for FakeCard {
         if !self.quiet {
             self.reads.push(offset);
         }
+        if offset == global::CYCLES.offset {
+            return Ok(self.clock as u32);
+        }
+        if offset == global::CYCLES.offset + 4 {
+            return Ok((self.clock >> 32) as u32);
+        }
         Ok(self.regs.get(&offset).copied().unwrap_or(0))
     }
     fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
@@ -375,24 +373,8 @@ impl Card for FakeCard {
             self.regs.insert(offset, value);
         }
         self.nbuf_write(offset, value);
-        // Results go to a newly named pipe from its slot 0 on, and a TX
-        // pipe being set up starts at slot 0 again.
-        if offset == global::ATOMIC_RX_PIPE.offset {
-            (self.atomic_rx_tail, self.atomic_rx_seq) = (0, 0);
-        }
-        if offset >= PAGE_BYTES && offset % PAGE_BYTES == pipe::TX_CTRL.offset {
-            self.atomic_tx_head
-                .remove(&((offset / PAGE_BYTES - 1) as usize));
-        }
-        // A doorbell of a TX pipe bound to the atomic unit.
-        if self.atomic_mem.is_some() && offset >= PAGE_BYTES {
-            let p = (offset / PAGE_BYTES - 1) as usize;
-            let ctrl = self.last_write(pipe_page(p) + pipe::TX_CTRL.offset);
-            if offset == pipe_page(p) + pipe::TX_TAIL.offset && ctrl & pipe::TX_CTRL_ATOMIC != 0 {
-                self.run_atomics(p, value);
-            }
-        }
         self.mac_write(offset, value);
+        self.engine_write(offset, value);
         Ok(())
     }
     fn alloc_dma(&mut self, len: usize, kind: RegionKind, mirrored: bool) -> Result<DmaRegion> {
@@ -419,9 +401,18 @@ impl Card for FakeCard {
     }
     fn relax(&mut self) {
         self.relaxes += 1;
+        self.clock += 1;
         if self.reset_at_relax == Some(self.relaxes) {
             self.reset();
         }
         self.mac_run();
+        self.engine_run();
     }
+}
+
+/// Writes `v` into the 32-bit field `f` of a little-endian record.
+fn put_u32(rec: &mut [u8], f: notif::Field, v: u32) {
+    debug_assert!(f.width == 32 && f.lsb % 8 == 0, "a whole 32-bit field");
+    let at = f.lsb / 8;
+    rec[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }

@@ -1,11 +1,20 @@
-use crate::dropped::DropGuard;
-use crate::{Card, Device, DmaRegion, Error, Result};
-use pendulum_layout::frame::{frame_len_from_header, slots_for};
-use pendulum_layout::{pipe, pipe_page, BEAT_BYTES};
+//! Receive pipes: the card writes ring entries (format v2) back to back and
+//! announces its tail; software walks them and hands units back.
 
-/// A receive pipe: a data ring the card fills with frames back to back. The
-/// card announces the ring's new tail in a notification buffer it shares
-/// with other pipes (index mod [`Device::notif_bufs`]); the [`Device`] reads
+mod batch;
+
+pub use batch::{RxBatch, RxFrame, RxFrames};
+
+use crate::dropped::DropGuard;
+use crate::{Card, Device, DmaRegion, DmaView, Error, Result};
+use pendulum_layout::ring::UNIT_BYTES;
+use pendulum_layout::{pipe, pipe_page};
+
+/// A receive pipe: a data ring the card fills with entries back to back,
+/// each a 16-byte header and a frame padded to 16-byte units
+/// (`pendulum_layout::ring`); positions count those units. The card
+/// announces the ring's new tail in a notification buffer it shares with
+/// other pipes (index mod [`Device::notif_bufs`]); the [`Device`] reads
 /// those buffers and keeps each pipe's newest record.
 ///
 /// Close it with [`Device::close_rx_pipe`]; a pipe dropped instead is
@@ -16,14 +25,14 @@ pub struct RxPipe {
     ring: DmaRegion,
     /// The notification buffer this pipe reports into.
     buf: usize,
-    slots: u32,
-    /// `slots - 1`: ring sizes are powers of two ([`Device`] checks them),
-    /// so positions wrap with a mask. A division per frame (`% slots`) was
+    units: u32,
+    /// `units - 1`: ring sizes are powers of two ([`Device`] checks them),
+    /// so positions wrap with a mask. A division per frame (`% units`) was
     /// most of the cost of walking a batch (the `driver` bench).
     mask: u32,
-    /// Software's position: slots before it are free for the card.
+    /// Software's position (unit): units before it are free for the card.
     head: u32,
-    /// The newest tail the card has announced.
+    /// The newest tail the card has announced (unit).
     tail: u32,
     last_seq: u32,
     /// Closes the pipe when it is dropped without [`Device::close_rx_pipe`].
@@ -32,14 +41,14 @@ pub struct RxPipe {
 
 impl RxPipe {
     pub(crate) fn new(index: usize, ring: DmaRegion, buf: usize, guard: DropGuard) -> Self {
-        let slots = (ring.len / BEAT_BYTES) as u32;
-        debug_assert!(slots.is_power_of_two(), "ring sizes are powers of two");
+        let units = (ring.len / UNIT_BYTES) as u32;
+        debug_assert!(units.is_power_of_two(), "ring sizes are powers of two");
         Self {
             index,
             ring,
             buf,
-            slots,
-            mask: slots - 1,
+            units,
+            mask: units - 1,
             head: 0,
             tail: 0,
             last_seq: 0,
@@ -62,19 +71,20 @@ impl RxPipe {
         self.index
     }
 
-    /// Software's position in the ring (slot).
+    /// Software's position in the ring (16-byte unit).
     pub fn head(&self) -> u32 {
         self.head
     }
 
-    /// The newest tail the card has announced (slot): frames end before it.
+    /// The newest tail the card has announced (16-byte unit): entries end
+    /// before it.
     pub fn tail(&self) -> u32 {
         self.tail
     }
 
-    /// Ring size in 64-byte slots.
-    pub fn ring_slots(&self) -> u32 {
-        self.slots
+    /// Ring size in 16-byte units.
+    pub fn ring_units(&self) -> u32 {
+        self.units
     }
 
     /// Reads the pipe's notification buffer, then [`RxPipe::has_data_drained`].
@@ -130,78 +140,73 @@ impl RxPipe {
         Ok(self.batch(dev))
     }
 
-    /// The frames between software's head and the announced tail.
+    /// The entries between software's head and the announced tail.
     fn batch<'d, C: Card>(&self, dev: &'d Device<C>) -> RxBatch<'d> {
-        RxBatch {
-            bytes: self.announced(dev, self.head, self.tail),
-            pipe: self.index,
-            start: self.head,
-            end: self.tail,
-            mask: self.mask,
-        }
+        let off = self.head as usize * UNIT_BYTES;
+        let len = (self.tail.wrapping_sub(self.head) & self.mask) as usize * UNIT_BYTES;
+        // The announced units only (contiguous: the ring is mapped twice); a
+        // mapping too short for them gives an empty view, which the walk
+        // reports as a corrupt ring.
+        let span = dev
+            .card()
+            .dma(&self.ring)
+            .subview(off..off + len)
+            .unwrap_or(DmaView::from_slice(&[]));
+        RxBatch::new(span, self.index, self.head, self.tail, self.mask)
     }
 
-    /// The ring's bytes from slot `from` up to slot `to`, both between the
-    /// head and the announced tail, as one slice (the ring is mapped twice,
-    /// so a span that wraps is still contiguous); empty when the card's view
-    /// of the ring is too short, which the callers then report as a
-    /// corrupt ring.
-    #[allow(unsafe_code)]
-    fn announced<'d, C: Card>(&self, dev: &'d Device<C>, from: u32, to: u32) -> &'d [u8] {
-        debug_assert!(
-            (from.wrapping_sub(self.head) & self.mask)
-                <= (self.tail.wrapping_sub(self.head) & self.mask)
-                && (to.wrapping_sub(from) & self.mask)
-                    <= (self.tail.wrapping_sub(from) & self.mask),
-            "a span inside what is announced"
-        );
-        let off = (from & self.mask) as usize * BEAT_BYTES;
-        let len = (to.wrapping_sub(from) & self.mask) as usize * BEAT_BYTES;
-        // SAFETY: the slots from the head to `self.tail` were announced by a
-        // notification record read with acquire ordering (`NotifBufs::drain`,
-        // before `self.tail` took its value), so the card wrote them before
-        // and every read of the slice comes after. The card writes none of
-        // them again until software frees them (`RxPipe::free`, which needs
-        // `&mut Device`), and the driver never writes an RX ring (a TX pipe
-        // over it only posts what is there; `dma_mut` needs `&mut Device`
-        // too): the slice borrows `dev`, so none of that can happen while it
-        // lives. Both copies of a mirrored ring are the same memory, so the
-        // span may pass the end of the first copy.
-        unsafe { dev.card().dma(&self.ring).announced(off..off + len) }.unwrap_or(&[])
-    }
-
-    /// For pipes carrying fixed 64-byte slots: decodes every slot waiting
-    /// with `decode` (an `Err` names what is wrong with a slot: the ring is
-    /// then reported corrupt at it), then frees them.
+    /// For pipes carrying one 64-byte slot per entry (the ACP link's
+    /// messages): decodes every slot waiting with `decode` (an `Err` names
+    /// what is wrong with a slot: the ring is then reported corrupt at its
+    /// entry, as is an entry of another length), then frees them. Otherwise
+    /// as [`RxPipe::take_records`].
     pub fn take_slots<C: Card, T>(
         &mut self,
         dev: &mut Device<C>,
         mut decode: impl FnMut(&[u8]) -> std::result::Result<T, String>,
     ) -> Result<Vec<T>> {
-        self.take_records(dev, |rest| {
-            decode(&rest[..BEAT_BYTES]).map(|item| (item, 1))
+        self.take_records(dev, |entry| {
+            if entry.len() != SLOT_BYTES {
+                return Err(format!(
+                    "an entry of {} bytes where a {SLOT_BYTES}-byte slot was expected",
+                    entry.len()
+                ));
+            }
+            decode(entry)
         })
     }
 
-    /// For pipes carrying records of one or more whole 64-byte slots (the
-    /// card writes each record as one frame, so it is announced whole):
-    /// `decode` gets the bytes from a record's first slot to the end of what
-    /// is waiting and returns the record and how many slots it took. Every
-    /// record waiting is decoded, then their slots are freed.
+    /// For pipes carrying one record per ring entry (the card writes each
+    /// record as one entry, so it is announced whole: the atomic unit's
+    /// results, 64 bytes or a commit's 128): `decode` gets each entry's
+    /// bytes and returns its record. Every record waiting is decoded, then
+    /// their entries are freed.
     ///
     /// Nothing waiting counts as an idle poll: a loop on this learns of a
-    /// reset of the card within [`crate::POLLS_PER_RESET_CHECK`] calls. A
-    /// record that does not decode is a corrupt ring, unless the card was
+    /// reset of the card within [`crate::POLLS_PER_RESET_CHECK`] calls. An
+    /// entry that does not decode is a corrupt ring, unless the card was
     /// reset: then [`Error::CardReset`].
     pub fn take_records<C: Card, T>(
         &mut self,
         dev: &mut Device<C>,
-        decode: impl FnMut(&[u8]) -> std::result::Result<(T, u32), String>,
+        mut decode: impl FnMut(&[u8]) -> std::result::Result<T, String>,
     ) -> Result<Vec<T>> {
         dev.not_reset()?;
         let (decoded, end) = {
             let batch = self.recv(dev);
-            (self.decode_records(&batch, decode), batch.end_slot())
+            let pipe = self.index;
+            let decoded: Result<Vec<T>> = batch
+                .iter()
+                .map(|f| {
+                    let f = f?;
+                    decode(f.bytes).map_err(|what| Error::CorruptRing {
+                        pipe,
+                        unit: f.unit,
+                        what,
+                    })
+                })
+                .collect();
+            (decoded, batch.end_unit())
         };
         let out = decoded.map_err(|e| dev.blame_reset(e))?;
         if out.is_empty() {
@@ -210,34 +215,6 @@ impl RxPipe {
             dev.idle_poll()?;
         } else {
             self.free(dev, end)?;
-        }
-        Ok(out)
-    }
-
-    /// Every record of `batch`, or the ring is corrupt where one fails.
-    fn decode_records<T>(
-        &self,
-        batch: &RxBatch<'_>,
-        mut decode: impl FnMut(&[u8]) -> std::result::Result<(T, u32), String>,
-    ) -> Result<Vec<T>> {
-        let mut out = Vec::with_capacity(batch.slots() as usize);
-        let mut k = 0;
-        while k < batch.slots() {
-            let rest = batch.raw_from(k);
-            let corrupt = |what| Error::CorruptRing {
-                pipe: self.index,
-                slot: (self.head + k) & self.mask,
-                what,
-            };
-            let (item, used) = decode(rest).map_err(corrupt)?;
-            if used == 0 || used > batch.slots() - k {
-                return Err(corrupt(format!(
-                    "a record of {used} slots where {} are waiting",
-                    batch.slots() - k
-                )));
-            }
-            out.push(item);
-            k += used;
         }
         Ok(out)
     }
@@ -282,21 +259,21 @@ impl RxPipe {
         dev.service_notif_buf(self.buf)
     }
 
-    /// Hands slots up to `to` back to the card (the `end_slot` of a batch, or
-    /// any frame boundary before it). This also re-arms the pipe's
-    /// notification, and reports the notifications read when due (see
+    /// Hands units up to `to` back to the card (the `end_unit` of a batch,
+    /// or of any frame in it). This also re-arms the pipe's notification,
+    /// and reports the notifications read when due (see
     /// [`Device::poll_notifications`]).
     ///
-    /// `to` outside the slots held is [`Error::BadFree`]; a slot inside a
-    /// frame is [`Error::FreeInsideFrame`]. Either way nothing changes. The
-    /// announced tail (a batch's `end_slot`) is taken as it is; any other
-    /// slot is checked by walking the frames' headers from the head, as
-    /// [`RxBatch::iter`] does (a header that gives no length there is
-    /// [`Error::CorruptRing`]).
+    /// `to` outside the units held is [`Error::BadFree`]; a unit inside an
+    /// entry is [`Error::FreeInsideFrame`]. Either way nothing changes. The
+    /// announced tail (a batch's `end_unit`) is taken as it is; any other
+    /// unit is checked by walking the entries' headers from the head, as
+    /// [`RxBatch::iter`] does (an entry the card could not have written is
+    /// [`Error::CorruptRing`] there).
     pub fn free<C: Card>(&mut self, dev: &mut Device<C>, to: u32) -> Result<()> {
         let held = self.tail.wrapping_sub(self.head) & self.mask;
         let step = to.wrapping_sub(self.head) & self.mask;
-        if to >= self.slots || step > held {
+        if to >= self.units || step > held {
             return Err(Error::BadFree {
                 pipe: self.index,
                 to,
@@ -305,7 +282,7 @@ impl RxPipe {
             });
         }
         if to != self.tail {
-            self.check_frame_end(dev, to).map_err(|e| match e {
+            self.check_entry_end(dev, to).map_err(|e| match e {
                 Error::CorruptRing { .. } => dev.blame_reset(e),
                 e => e,
             })?;
@@ -315,129 +292,39 @@ impl RxPipe {
         dev.service_notif_buf(self.buf)
     }
 
-    /// Ok when a frame ends at `to` (between the head and the tail): walks
-    /// the frames from the head.
-    fn check_frame_end<C: Card>(&self, dev: &Device<C>, to: u32) -> Result<()> {
-        let held = self.announced(dev, self.head, self.tail);
-        let held_slots = self.tail.wrapping_sub(self.head) & self.mask;
+    /// Ok when an entry ends at `to` (between the head and the tail, not the
+    /// tail): walks the entries from the head.
+    fn check_entry_end<C: Card>(&self, dev: &Device<C>, to: u32) -> Result<()> {
         let steps = to.wrapping_sub(self.head) & self.mask;
-        // Slots from the head: the walk needs no wrapping (see `announced`).
-        let mut at = 0;
-        while at != steps {
-            let slot = |at: u32| (self.head + at) & self.mask;
-            let frame_slots = frame_slots_at(held, at, held_slots - at)
-                .ok_or_else(|| corrupt_at(self.index, slot(at), held_slots - at))?;
-            if steps - at < frame_slots {
+        if steps == 0 {
+            return Ok(());
+        }
+        for frame in self.batch(dev).iter() {
+            let frame = frame?;
+            let end = frame.end_unit.wrapping_sub(self.head) & self.mask;
+            if end == steps {
+                return Ok(());
+            }
+            if end > steps {
                 return Err(Error::FreeInsideFrame {
                     pipe: self.index,
                     to,
-                    frame_start: slot(at),
-                    frame_end: slot(at + frame_slots),
+                    frame_start: frame.unit,
+                    frame_end: frame.end_unit,
                 });
             }
-            at += frame_slots;
         }
-        Ok(())
-    }
-}
-
-/// The length of the frame at slot `at` of `held` (announced slots, from
-/// the head on), from its header, unless that does not give a frame of 1 to
-/// `left` slots (what is announced from there on).
-#[inline]
-fn frame_len_at(held: &[u8], at: u32, left: u32) -> Option<u32> {
-    let off = at as usize * BEAT_BYTES;
-    held.get(off..off + BEAT_BYTES)
-        .and_then(frame_len_from_header)
-        .filter(|len| (1..=left).contains(&slots_for(*len)))
-}
-
-/// Slots of the frame at slot `at` of `held` (see [`frame_len_at`]).
-#[inline]
-fn frame_slots_at(held: &[u8], at: u32, left: u32) -> Option<u32> {
-    frame_len_at(held, at, left).map(slots_for)
-}
-
-/// The ring of `pipe` is corrupt at `slot`: no frame length there fits.
-#[cold]
-fn corrupt_at(pipe: usize, slot: u32, left: u32) -> Error {
-    Error::CorruptRing {
-        pipe,
-        slot,
-        what: format!("no frame length that fits the {left} slots announced"),
-    }
-}
-
-/// Frames between a pipe's head and its announced tail, borrowed from the
-/// ring without copying.
-///
-/// Handing out plain slices of a ring the card writes is sound because of
-/// the order of reads: the batch is made from a tail that a notification
-/// record announced, read with acquire ordering before the batch exists
-/// ([`crate::DmaView::load_u32_acquire`]), so every byte read through the
-/// batch was written by the card before; and the card writes those slots
-/// again only once they are freed, which [`RxPipe::free`] does through
-/// `&mut Device`, impossible while the batch borrows the device. The slice
-/// covers only the announced slots, never the rest of the ring, which the
-/// card may be writing meanwhile.
-pub struct RxBatch<'d> {
-    /// The announced slots, from `start` on (contiguous: the ring is mapped
-    /// twice).
-    bytes: &'d [u8],
-    pipe: usize,
-    start: u32,
-    end: u32,
-    /// The ring's slots minus 1 (see [`RxPipe`]).
-    mask: u32,
-}
-
-impl<'d> RxBatch<'d> {
-    pub fn is_empty(&self) -> bool {
-        self.start == self.end
-    }
-
-    /// The slot after the batch: pass it to [`RxPipe::free`].
-    pub fn end_slot(&self) -> u32 {
-        self.end
-    }
-
-    /// Slots the batch occupies.
-    pub fn slots(&self) -> u32 {
-        self.end.wrapping_sub(self.start) & self.mask
-    }
-
-    /// The bytes from slot `k` of the batch to its end, in one slice (the
-    /// ring is mapped twice, so a span that wraps is still contiguous).
-    pub fn raw_from(&self, k: u32) -> &'d [u8] {
-        self.bytes.get(k as usize * BEAT_BYTES..).unwrap_or(&[])
-    }
-
-    /// The batch's 64-byte slots in ring order, unparsed (for pipes that
-    /// carry fixed-size messages, such as the ACP link's).
-    pub fn raw_slots(&self) -> impl Iterator<Item = &'d [u8]> + '_ {
-        self.bytes.chunks_exact(BEAT_BYTES)
-    }
-
-    /// The frames in ring order. A frame whose header does not give a length
-    /// that fits the batch is reported as a corrupt ring, not skipped.
-    pub fn iter(&self) -> impl Iterator<Item = Result<&'d [u8]>> + '_ {
-        // Slots from the batch's start: the bytes are contiguous, so the walk
-        // needs no wrapping.
-        let slots = self.slots();
-        let mut at = 0;
-        let mut failed = false;
-        std::iter::from_fn(move || {
-            if failed || at == slots {
-                return None;
-            }
-            let off = at as usize * BEAT_BYTES;
-            let Some(len) = frame_len_at(self.bytes, at, slots - at) else {
-                failed = true;
-                let slot = (self.start + at) & self.mask;
-                return Some(Err(corrupt_at(self.pipe, slot, slots - at)));
-            };
-            at += slots_for(len);
-            Some(Ok(&self.bytes[off..off + len as usize]))
+        // Not reached: the entries cover every unit up to the tail, and `to`
+        // is before it, so the walk returned above (or failed). No panic on
+        // what the card wrote, though.
+        Err(Error::CorruptRing {
+            pipe: self.index,
+            unit: to,
+            what: "no entry ends at or after it before the tail".into(),
         })
     }
 }
+
+/// Bytes of a message slot: an ACP message, an atomic verb or result.
+const SLOT_BYTES: usize = pendulum_layout::atomic::SLOT_BYTES;
+const _: () = assert!(SLOT_BYTES == pendulum_layout::acp::RECORD_BYTES);

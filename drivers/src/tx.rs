@@ -1,11 +1,13 @@
-//! Transmit pipes: software appends frames to a data ring and rings a
-//! doorbell; the card reads them by DMA, sends them and reports its new head
-//! in a completion record.
+//! Transmit pipes: software appends ring entries (format v2, a 16-byte
+//! header and the frame, `pendulum_layout::ring`) and rings a doorbell; the
+//! card reads them by DMA, sends them and reports its new head in a
+//! completion record.
 
 use crate::dropped::DropGuard;
-use crate::{Card, Device, DmaRegion, Error, Result, RxPipe};
-use pendulum_layout::frame::{self, slots_for};
-use pendulum_layout::{pipe, pipe_page, tx_compl, BEAT_BYTES};
+use crate::{Card, Device, DmaRegion, DmaViewMut, Error, Result, RxPipe};
+use pendulum_layout::params::MAX_FRAME_BYTES;
+use pendulum_layout::ring::{entry_units, UNIT_BYTES};
+use pendulum_layout::{pipe, pipe_page, tx_compl};
 
 // `TxPipe::poll` reads a completion record's HEAD and SEQ in one 64-bit load.
 const _: () = assert!(
@@ -13,10 +15,10 @@ const _: () = assert!(
         && tx_compl::SEQ.lsb + tx_compl::SEQ.width <= 64
 );
 
-/// A transmit pipe: a data ring where software places frames back to back,
-/// each starting on a 64-byte slot (the layout the RX side uses, so a frame
-/// needs no descriptor), and a completion record where the card announces how
-/// far it has sent.
+/// A transmit pipe: a data ring where software places entries back to back,
+/// each a 16-byte header stating the frame's length and the frame padded to
+/// 16-byte units (the layout the RX side uses; positions count units), and
+/// a completion record where the card announces how far it has sent.
 ///
 /// Close it with [`Device::close_tx_pipe`]; a pipe dropped instead is
 /// closed (disabled on the card) by the Device's next call.
@@ -25,13 +27,13 @@ pub struct TxPipe {
     index: usize,
     ring: DmaRegion,
     compl: DmaRegion,
-    slots: u32,
-    /// `slots - 1`: positions wrap with a mask (ring sizes are powers of
+    units: u32,
+    /// `units - 1`: positions wrap with a mask (ring sizes are powers of
     /// two), not a division.
     mask: u32,
-    /// Software's position: frames are appended here (slot).
+    /// Software's position: entries are appended here (unit).
     tail: u32,
-    /// The card's position as last reported: slots before it are free (slot).
+    /// The card's position as last reported: units before it are free (unit).
     head: u32,
     last_seq: u32,
     /// Set when the ring is an RX pipe's ring (that pipe's index): frames are
@@ -43,14 +45,14 @@ pub struct TxPipe {
 
 impl TxPipe {
     pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion, guard: DropGuard) -> Self {
-        let slots = (ring.len / BEAT_BYTES) as u32;
-        debug_assert!(slots.is_power_of_two(), "ring sizes are powers of two");
+        let units = (ring.len / UNIT_BYTES) as u32;
+        debug_assert!(units.is_power_of_two(), "ring sizes are powers of two");
         Self {
             index,
             ring,
             compl,
-            slots,
-            mask: slots - 1,
+            units,
+            mask: units - 1,
             tail: 0,
             head: 0,
             last_seq: 0,
@@ -88,12 +90,16 @@ impl TxPipe {
     }
 
     /// Zero copy: sends the frames `rx` received from this pipe's tail up to
-    /// slot `end` (the `end_slot` of an RX batch, or any frame boundary
-    /// before it), with one doorbell. For a pipe opened over `rx` with
+    /// unit `end` (the `end_unit` of an RX batch or of a frame in it), with
+    /// one doorbell: the card's RX entries are TX entries as they are (it
+    /// reads only their length; their flags, hash and timestamp are
+    /// ignored). For a pipe opened over `rx` with
     /// [`Device::open_tx_pipe_over`]; edit frames in place first if they
-    /// should change. Free the RX slots only once this pipe's head has passed
-    /// them. `end` beyond what `rx` has announced is [`Error::BadSendThrough`],
-    /// another RX pipe [`Error::TxOverRx`]; nothing is posted then.
+    /// should change (not their length). Free the RX units only once this
+    /// pipe's head has passed them. `end` beyond what `rx` has announced is
+    /// [`Error::BadSendThrough`], another RX pipe [`Error::TxOverRx`];
+    /// nothing is posted then. (`end` inside an entry is not checked here:
+    /// the card would drop that entry as running past the tail.)
     pub fn send_through<C: Card>(
         &mut self,
         dev: &mut Device<C>,
@@ -108,7 +114,7 @@ impl TxPipe {
         }
         let step = end.wrapping_sub(self.tail) & self.mask;
         let received = rx.tail().wrapping_sub(self.tail) & self.mask;
-        if end >= self.slots || step > received {
+        if end >= self.units || step > received {
             return Err(Error::BadSendThrough {
                 pipe: self.index,
                 end,
@@ -128,17 +134,17 @@ impl TxPipe {
         self.index
     }
 
-    /// Ring size in 64-byte slots.
-    pub fn ring_slots(&self) -> u32 {
-        self.slots
+    /// Ring size in 16-byte units.
+    pub fn ring_units(&self) -> u32 {
+        self.units
     }
 
-    /// Software's tail (slot): the doorbell value after the last send.
+    /// Software's tail (unit): the doorbell value after the last send.
     pub fn tail(&self) -> u32 {
         self.tail
     }
 
-    /// The card's TX head (slot) as last read from the completion record.
+    /// The card's TX head (unit) as last read from the completion record.
     pub fn head(&self) -> u32 {
         self.head
     }
@@ -162,79 +168,72 @@ impl TxPipe {
         }
     }
 
-    /// Slots not yet handed back by the card.
-    fn used_slots(&self) -> u32 {
+    /// Units not yet handed back by the card.
+    fn used_units(&self) -> u32 {
         self.tail.wrapping_sub(self.head) & self.mask
     }
 
-    /// Slots available to `send` without polling: one slot stays empty so a
-    /// full ring is not mistaken for an empty one (the card refuses a tail
-    /// that reaches its head).
+    /// Units available without polling: one unit stays empty so a full ring
+    /// is not mistaken for an empty one (the card refuses a tail that
+    /// reaches its head).
     fn free_now(&self) -> u32 {
-        self.slots - 1 - self.used_slots()
+        self.units - 1 - self.used_units()
     }
 
-    /// Slots free for new frames: the ring minus what the NIC has not
-    /// finished, minus one slot kept empty. Refreshes the NIC's head from
-    /// the completion record first.
-    pub fn free_slots<C: Card>(&mut self, dev: &Device<C>) -> u32 {
+    /// Units (16 bytes each) free for new entries: the ring minus what the
+    /// card has not finished, minus one unit kept empty. Refreshes the
+    /// card's head from the completion record first. A frame of `len` bytes
+    /// takes `pendulum_layout::ring::entry_units(len)` of them.
+    pub fn free_units<C: Card>(&mut self, dev: &Device<C>) -> u32 {
         self.poll(dev);
         self.free_now()
     }
 
-    /// Largest frame this pipe can ever hold: the card's limit, or the ring
-    /// minus its empty slot when that is smaller.
+    /// Largest frame this pipe can ever hold: the card's limit (and the
+    /// format's), or what the ring minus its empty unit holds when that is
+    /// smaller.
     fn max_frame_bytes<C: Card>(&self, dev: &Device<C>) -> u32 {
-        dev.max_frame_bytes()
-            .min((self.slots - 1) * BEAT_BYTES as u32)
+        let ring = (self.units - 2) * UNIT_BYTES as u32;
+        dev.max_frame_bytes().min(MAX_FRAME_BYTES).min(ring)
     }
 
-    /// Copies `bytes` into the ring from slot `self.tail` on, wrapping at the
-    /// end of the ring (split copy), and moves the tail past them.
-    fn place<C: Card>(&mut self, dev: &mut Device<C>, bytes: &[u8]) -> Result<()> {
-        let ring_bytes = self.slots as usize * BEAT_BYTES;
-        let mut ring = dev.card_mut().dma_mut(&self.ring);
-        let mapped = ring.len();
-        if mapped < ring_bytes {
+    /// The ring to write, checked to be mapped whole.
+    fn ring_mut<'c, C: Card>(&self, dev: &'c mut Device<C>) -> Result<DmaViewMut<'c>> {
+        let ring_bytes = self.units as usize * UNIT_BYTES;
+        let ring = dev.card_mut().dma_mut(&self.ring);
+        if ring.len() < ring_bytes {
             return Err(Error::dma(format!(
-                "TX ring of pipe {} maps {mapped} bytes, {ring_bytes} expected; the card's DMA memory is broken",
-                self.index
+                "TX ring of pipe {} maps {} bytes, {ring_bytes} expected; the card's DMA memory is broken",
+                self.index,
+                ring.len()
             )));
         }
-        let off = self.tail as usize * BEAT_BYTES;
-        let first = bytes.len().min(ring_bytes - off);
-        // Both fit: `off < ring_bytes <= mapped`, and the rest wraps to the
-        // start (callers checked that the frame fits the ring).
-        ring.copy_from(off, &bytes[..first]);
-        ring.copy_from(0, &bytes[first..]);
-        self.tail = (self.tail + slots_for(bytes.len() as u32)) & self.mask;
-        Ok(())
+        Ok(ring)
     }
 
-    /// Posted doorbell: tells the card frames end before `self.tail`. No
+    /// Posted doorbell: tells the card entries end before `self.tail`. No
     /// readback in the fast path; a refused tail shows up in REG_ERRORS.
     ///
-    /// The release fence keeps the frames' writes (plain stores into DMA
-    /// memory) before the doorbell, so the card never reads a slot before
+    /// The release fence keeps the entries' writes (plain stores into DMA
+    /// memory) before the doorbell, so the card never reads a unit before
     /// software has written it.
     fn ring_doorbell<C: Card>(&self, dev: &mut Device<C>) -> Result<()> {
         std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
         dev.write(pipe_page(self.index) + pipe::TX_TAIL.offset, self.tail)
     }
 
-    /// Appends frames back to back (each starting on a 64-byte slot) and
-    /// rings the doorbell once. Returns how many frames were queued: it stops
-    /// at the first frame that does not fit (0 if none fit; a full ring is not
-    /// an error, retry after completions).
+    /// Appends frames as ring entries back to back (header: the frame's
+    /// length, flags, hash and timestamp 0) and rings the doorbell once.
+    /// Returns how many frames were queued: it stops at the first frame that
+    /// does not fit (0 if none fit; a full ring is not an error, retry after
+    /// completions). Any EtherType goes: the card delimits a frame by its
+    /// entry's length, not by its headers.
     ///
-    /// A frame shorter than 1 byte or longer than the card's largest frame (or
-    /// than the ring can ever hold) is [`Error::BadFrame`], and one whose end
-    /// the card cannot find from its header (an EtherType other than IPv4,
-    /// IPv6 or ARP, or a header length other than the frame's, padding to
-    /// the 60-byte minimum aside) is [`Error::UndelimitedFrame`]; then
-    /// nothing is queued. (The card finds each frame's end from its header,
-    /// so it would drop such a frame and the frames behind it in the same
-    /// doorbell; [`TxPipe::send_raw`] still posts any bytes, for tests.)
+    /// Every length is checked first: a frame of 0 bytes or longer than the
+    /// card's largest frame (or than the ring can ever hold) is
+    /// [`Error::BadFrameLength`], naming its index in `frames`, and nothing
+    /// is queued (the card would drop it alone, but a caller that counts
+    /// what was queued would lose track).
     ///
     /// A call that queues nothing counts as an idle poll: a loop that waits
     /// for room learns of a reset of the card within
@@ -242,37 +241,46 @@ impl TxPipe {
     pub fn send<C: Card>(&mut self, dev: &mut Device<C>, frames: &[&[u8]]) -> Result<usize> {
         self.check_own_ring()?;
         let max = self.max_frame_bytes(dev);
-        if let Some(bad) = frames
+        if let Some((index, bad)) = frames
             .iter()
-            .find(|f| f.is_empty() || f.len() > max as usize)
+            .enumerate()
+            .find(|(_, f)| f.is_empty() || f.len() > max as usize)
         {
-            return Err(Error::BadFrame {
+            return Err(Error::BadFrameLength {
+                index,
                 len: bad.len(),
                 max,
             });
         }
-        for (index, f) in frames.iter().enumerate() {
-            let header_len = frame::frame_len_from_header(f);
-            if !header_len.is_some_and(|h| frame::wire_len_matches(h, f.len() as u32)) {
-                return Err(Error::UndelimitedFrame {
-                    index,
-                    len: f.len(),
-                    header_len,
-                });
-            }
-        }
+        self.append(dev, frames, |f: &&[u8]| *f)
+    }
+
+    /// Appends one entry per item (its bytes from `body`, each 1 to 65,535
+    /// bytes long: callers checked), as many as fit, and rings the doorbell
+    /// once; an idle poll when none fit. Returns how many were queued.
+    fn append<C: Card, T, B: AsRef<[u8]>>(
+        &mut self,
+        dev: &mut Device<C>,
+        items: &[T],
+        body: impl Fn(&T) -> B,
+    ) -> Result<usize> {
         self.poll(dev);
         let mut free = self.free_now();
+        let (units, mut tail) = (self.units, self.tail);
+        let mut ring = self.ring_mut(dev)?;
         let mut queued = 0;
-        for frame in frames {
-            let need = slots_for(frame.len() as u32);
+        for item in items {
+            let b = body(item);
+            let b = b.as_ref();
+            let need = entry_units(b.len() as u32);
             if need > free {
                 break;
             }
-            self.place(dev, frame)?;
+            tail = put_entry(&mut ring, units, tail, b.len() as u16, b);
             free -= need;
             queued += 1;
         }
+        self.tail = tail;
         if queued > 0 {
             self.ring_doorbell(dev)?;
         } else {
@@ -281,8 +289,9 @@ impl TxPipe {
         Ok(queued)
     }
 
-    /// Raw form for tests: copies `bytes` into the ring at the tail
-    /// (wrapping), advances the tail by `ceil(len / 64)` slots and rings the
+    /// Raw form for tests: copies `bytes` (whole ring units, entry headers
+    /// included, as the caller made them) into the ring at the tail
+    /// (wrapping), advances the tail by `ceil(len / 16)` units and rings the
     /// doorbell, without looking at the contents. [`Error::TxRingFull`] if
     /// the bytes do not fit now (an idle poll, as for [`TxPipe::send`]);
     /// empty `bytes` do nothing.
@@ -291,56 +300,74 @@ impl TxPipe {
         if bytes.is_empty() {
             return Ok(());
         }
+        let need = u32::try_from(bytes.len().div_ceil(UNIT_BYTES)).unwrap_or(u32::MAX);
+        self.reserve(dev, need)?;
+        let (units, tail) = (self.units, self.tail);
+        put(&mut self.ring_mut(dev)?, units, tail, bytes);
+        self.tail = (tail + need) & self.mask;
+        self.ring_doorbell(dev)
+    }
+
+    /// Raw form for tests: posts one entry whose header states
+    /// `body.len()` bytes, whatever that is (0, or over the largest frame,
+    /// which the card drops and counts; at most 65,535, what the header
+    /// holds, else [`Error::BadFrameLength`]), and `body` as it is: a frame,
+    /// or a message or verb for a pipe bound to the link or the atomic
+    /// unit. [`Error::TxRingFull`] as for [`TxPipe::send_raw`].
+    pub fn send_raw_entry<C: Card>(&mut self, dev: &mut Device<C>, body: &[u8]) -> Result<()> {
+        self.check_own_ring()?;
+        let Ok(len) = u16::try_from(body.len()) else {
+            return Err(Error::BadFrameLength {
+                index: 0,
+                len: body.len(),
+                max: u16::MAX.into(),
+            });
+        };
+        self.reserve(dev, entry_units(len.into()))?;
+        let (units, tail) = (self.units, self.tail);
+        self.tail = put_entry(&mut self.ring_mut(dev)?, units, tail, len, body);
+        self.ring_doorbell(dev)
+    }
+
+    /// Ok when `need` units are free now (after a poll); else an idle poll
+    /// and [`Error::TxRingFull`].
+    fn reserve<C: Card>(&mut self, dev: &mut Device<C>, need: u32) -> Result<()> {
         self.poll(dev);
-        let need = u32::try_from(bytes.len()).map_or(u32::MAX, slots_for);
         let free = self.free_now();
         if need > free {
             dev.idle_poll()?;
             return Err(Error::TxRingFull {
                 pipe: self.index,
-                need_slots: need,
-                free_slots: free,
+                need_units: need,
+                free_units: free,
             });
         }
-        self.place(dev, bytes)?;
-        self.ring_doorbell(dev)
+        Ok(())
     }
 
     /// For pipes carrying messages of whole 64-byte slots (ACP messages,
-    /// atomic verbs and commits): queues as many of `items` as fit whole,
-    /// each made into its slots by `slots`, with one doorbell (so a message
-    /// of several slots is never split across doorbells); returns how many
-    /// were queued (0 when full: an idle poll, as for [`TxPipe::send`]).
+    /// atomic verbs and commits): queues as many of `items` as fit, each
+    /// made into its slots by `slots` and posted as one ring entry (64
+    /// bytes, or 192 for a commit), with one doorbell; returns how many were
+    /// queued (0 when full: an idle poll, as for [`TxPipe::send`]).
     pub fn send_slots<C: Card, T, S: AsRef<[u8]>>(
         &mut self,
         dev: &mut Device<C>,
         items: &[T],
         slots: impl Fn(&T) -> S,
     ) -> Result<usize> {
-        let room = self.free_slots(dev) as usize * BEAT_BYTES;
-        let mut bytes = Vec::new();
-        let mut n = 0;
-        for item in items {
+        self.check_own_ring()?;
+        self.append(dev, items, |item| {
             let s = slots(item);
-            let s = s.as_ref();
             debug_assert!(
-                !s.is_empty() && s.len() % BEAT_BYTES == 0,
+                !s.as_ref().is_empty() && s.as_ref().len() % 64 == 0,
                 "messages are whole slots"
             );
-            if bytes.len() + s.len() > room {
-                break;
-            }
-            bytes.extend_from_slice(s);
-            n += 1;
-        }
-        if n == 0 {
-            dev.idle_poll()?;
-        }
-        self.send_raw(dev, &bytes)?;
-        Ok(n)
+            s
+        })
     }
 
-    /// True when the card reports every posted slot done (its head, as last
+    /// True when the card reports every posted entry done (its head, as last
     /// reported, equals the tail). Refreshes the head first.
     pub fn idle<C: Card>(&mut self, dev: &Device<C>) -> bool {
         self.poll(dev);
@@ -362,5 +389,33 @@ impl TxPipe {
             }
         }
         self.idle(dev)
+    }
+}
+
+/// Writes an entry (a header stating `len` bytes, then `body`) at unit
+/// `at`, wrapping at the ring's end; returns the unit after it. Flags, hash
+/// and timestamp are 0: the card reads only the length. The padding after
+/// the body is left as it was: the card skips it.
+#[inline]
+fn put_entry(ring: &mut DmaViewMut<'_>, units: u32, at: u32, len: u16, body: &[u8]) -> u32 {
+    // A header is one whole unit, so it never wraps: one copy of a known
+    // size (the compiler writes it in place).
+    ring.copy_from(at as usize * UNIT_BYTES, &crate::entry::tx_header(len));
+    put(ring, units, (at + 1) & (units - 1), body);
+    (at + entry_units(len.into())) & (units - 1)
+}
+
+/// Copies `bytes` into the ring from unit `at` on, the part past the ring's
+/// end at unit 0 (the first copy only, as [`Card::dma_mut`] asks). The ring
+/// is mapped whole ([`TxPipe::ring_mut`]) and callers checked that the bytes
+/// fit it, so both copies land.
+#[inline]
+fn put(ring: &mut DmaViewMut<'_>, units: u32, at: u32, bytes: &[u8]) {
+    let ring_bytes = units as usize * UNIT_BYTES;
+    let off = at as usize * UNIT_BYTES;
+    let first = bytes.len().min(ring_bytes - off);
+    ring.copy_from(off, &bytes[..first]);
+    if first < bytes.len() {
+        ring.copy_from(0, &bytes[first..]);
     }
 }

@@ -52,7 +52,8 @@ impl<C: Card> Device<C> {
     /// The card's hardware time: core clock cycles since its last reset
     /// (`CYCLES`; 4 ns a cycle at 250 MHz). Two reads are ordered, so the
     /// difference of two calls is the cycles between their register reads
-    /// (the in-process `mock::FakeCard` has no clock and reads 0).
+    /// (the in-process `mock::FakeCard` counts a cycle per `relax` and per
+    /// ring entry it stamps).
     pub fn cycles(&mut self) -> Result<u64> {
         self.read64(global::CYCLES)
     }

@@ -96,8 +96,8 @@ impl<C: Card> Device<C> {
     pub fn open_tx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<TxPipe> {
         self.close_dropped()?;
         self.check_pipe_request(index, ring_bytes, true)?;
-        // Not mirrored: the card reads frames by DMA, and software splits a
-        // frame that wraps, so one copy is enough.
+        // Not mirrored: the card reads entries by DMA, and software splits
+        // an entry that wraps, so one copy is enough.
         let ring = self
             .card
             .alloc_dma(ring_bytes as usize, RegionKind::DataRing, false)?;
@@ -110,13 +110,13 @@ impl<C: Card> Device<C> {
     }
 
     /// Sets up TX pipe `index` to send straight out of RX pipe `rx`'s ring
-    /// (zero copy, Ensō-style echo): the TX ring *is* the RX ring, so frames
-    /// received there are sent by posting their end slot
-    /// ([`TxPipe::send_through`]), optionally after editing them in place, and
-    /// the RX slots are freed once the TX head has passed them
-    /// ([`RxPipe::free`] up to [`TxPipe::head`]). Open it right after `rx`,
-    /// before frames arrive, so both rings start at slot 0. Only the
-    /// completion record is allocated.
+    /// (zero copy, Ensō-style echo): the TX ring *is* the RX ring, and the
+    /// card's RX entries are valid TX entries, so frames received there are
+    /// sent by posting their end unit ([`TxPipe::send_through`]), optionally
+    /// after editing them in place, and the RX units are freed once the TX
+    /// head has passed them ([`RxPipe::free`] up to [`TxPipe::head`]). Open
+    /// it right after `rx`, before frames arrive, so both rings start at
+    /// unit 0. Only the completion record is allocated.
     pub fn open_tx_pipe_over(&mut self, index: usize, rx: &RxPipe) -> Result<TxPipe> {
         self.close_dropped()?;
         let ring = *rx.ring_region();

@@ -21,12 +21,9 @@ pub fn udp_frame(key: &FlowKey, len: usize, fill: u8) -> Vec<u8> {
     f
 }
 
-/// A frame of `len` bytes (at least 18) whose byte k is `tag + k`
-/// (wrapping), so any misplaced byte shows, but for the two header fields
-/// the card finds its end by: EtherType IPv4, total length `len - 14`.
+/// A frame of `len` bytes whose byte k is `tag + k` (wrapping), so any
+/// misplaced byte shows. Any bytes go: the card delimits a frame by its
+/// ring entry's header, not by its EtherType or IP length.
 pub fn patterned_frame(tag: u8, len: usize) -> Vec<u8> {
-    let mut f: Vec<u8> = (0..len).map(|k| tag.wrapping_add(k as u8)).collect();
-    f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
-    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
-    f
+    (0..len).map(|k| tag.wrapping_add(k as u8)).collect()
 }

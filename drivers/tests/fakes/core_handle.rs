@@ -115,7 +115,7 @@ fn a_core_cannot_use_pipes_another_core_opened() {
     let mut tx1 = hs[1].open_tx_pipe(1, 4096).unwrap();
     let before = writes(&hs[0]);
     assert_not_this_core(
-        hs[0].recv_with(&mut rx1, |b| b.slots()),
+        hs[0].recv_with(&mut rx1, |b| b.units()),
         "RX pipe",
         1,
         Some(1),
@@ -133,7 +133,7 @@ fn a_core_cannot_use_pipes_another_core_opened() {
     assert_not_this_core(hs[0].open_tx_pipe_over(0, &rx1), "RX pipe", 1, Some(1));
     assert_eq!(writes(&hs[0]), before, "a refused call wrote registers");
     // The pipes still work through their own core.
-    assert_eq!(hs[1].recv_with(&mut rx1, |b| b.slots()).unwrap(), 0);
+    assert_eq!(hs[1].recv_with(&mut rx1, |b| b.units()).unwrap(), 0);
     assert_eq!(
         hs[1]
             .send(&mut tx1, &[&udp_frame(&flow(7), 64, 0)])
@@ -201,8 +201,8 @@ fn echo(h: &CoreHandle<FakeCard>, rx: &mut RxPipe, tx: &mut TxPipe, n: usize) {
         );
         let (frames, end) = h
             .recv_with(rx, |b| {
-                let f: Vec<Vec<u8>> = b.iter().map(|f| f.unwrap().to_vec()).collect();
-                (f, b.end_slot())
+                let f: Vec<Vec<u8>> = b.iter().map(|f| f.unwrap().bytes.to_vec()).collect();
+                (f, b.end_unit())
             })
             .unwrap();
         h.free(rx, end).unwrap();
@@ -223,7 +223,7 @@ fn two_threads_echo_their_own_flows_through_their_own_handles() {
     let mut threads = Vec::new();
     for h in hs {
         let k = h.core();
-        // Room for all 20 frames (139 slots): either thread's polls run the
+        // Room for all 20 frames (548 units): either thread's polls run the
         // shared card, so while one thread is descheduled the other may
         // deliver every frame of both before it frees any. With 4096 bytes
         // the late one's ring filled and the card dropped frames for want

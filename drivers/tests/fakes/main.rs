@@ -19,6 +19,7 @@ mod memory_model;
 mod open;
 mod pci_fake;
 mod reset;
+mod ring_v2;
 mod rx;
 mod traffic;
 mod tx;

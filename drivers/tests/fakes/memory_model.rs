@@ -1,5 +1,5 @@
-//! The memory model: records and frames a card writes while the driver runs
-//! are read through `DmaView` and seen whole. The card's DMA is played by
+//! The memory model: records and ring entries a card writes while the
+//! driver runs are read through `DmaView` and seen whole, headers included. The card's DMA is played by
 //! another thread that writes host memory with atomic stores, a notification
 //! record's COUNT last with release ordering, as a device's DMA writes
 //! arrive; the driver reads with acquire loads and hands frames out only
@@ -9,10 +9,8 @@
 
 use pendulum_driver::mock::FakeCard;
 use pendulum_driver::{Card, Device, DmaRegion, DmaView, DmaViewMut, RegionKind, Result};
-use pendulum_layout::frame::{
-    slots_for, ETHERTYPE_IPV4, ETHERTYPE_OFFSET, ETH_HEADER_BYTES, IPV4_LEN_OFFSET,
-};
-use pendulum_layout::{notif, pipe, pipe_page, BEAT_BYTES};
+use pendulum_layout::ring::{entry_units, EntryHeader, UNIT_BYTES};
+use pendulum_layout::{notif, pipe, pipe_page};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -62,8 +60,9 @@ impl Card for ThreadCard {
         let cells = &self.mem[region.id].1;
         // SAFETY: the cells live as long as `self` (an `Arc` it holds), which
         // the view borrows. The writer thread writes them only with atomic
-        // stores, and never the slots of frames it announced and software has
-        // not freed (it waits for HEAD), which are all `announced` hands out.
+        // stores, and never the units of entries it announced and software
+        // has not freed (it waits for HEAD), which are all `announced` hands
+        // out.
         unsafe { DmaView::from_raw(cells.as_ptr() as *const u8, cells.len() * 4) }
     }
     fn dma_mut(&mut self, _: &DmaRegion) -> DmaViewMut<'_> {
@@ -74,15 +73,20 @@ impl Card for ThreadCard {
     }
 }
 
-/// Frame `k`: IPv4, 60 to 250 bytes, each byte after the header telling `k`
-/// and its place.
+/// Frame `k`: 1 to 250 bytes, each byte telling `k` and its place.
 fn frame(k: usize) -> Vec<u8> {
-    let len = 60 + (k * 37) % 191;
-    let mut f: Vec<u8> = (0..len).map(|i| (k * 7 + i) as u8).collect();
-    f[ETHERTYPE_OFFSET..ETHERTYPE_OFFSET + 2].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
-    let ip_len = len as u16 - ETH_HEADER_BYTES as u16;
-    f[IPV4_LEN_OFFSET..IPV4_LEN_OFFSET + 2].copy_from_slice(&ip_len.to_be_bytes());
-    f
+    let len = 1 + (k * 37) % 250;
+    (0..len).map(|i| (k * 7 + i) as u8).collect()
+}
+
+/// The header the card writes for frame `k`.
+fn header(k: usize) -> EntryHeader {
+    EntryHeader {
+        len: frame(k).len() as u16,
+        flags: k as u16 & 0x3FF,
+        hash: (k as u32).wrapping_mul(0x9E37_79B9),
+        timestamp: k as u64 + 1,
+    }
 }
 
 /// Stores `bytes` from byte `at` of `cells` (4-byte aligned), word by word.
@@ -94,36 +98,43 @@ fn store(cells: &[AtomicU32], at: usize, bytes: &[u8]) {
     }
 }
 
-/// The card's side: writes `FRAMES` frames into `ring` (both copies), each
-/// announced by its own notification record in `nbuf`, waiting for room in
-/// both as a card would.
+/// Stores `bytes` into the ring from unit `unit` on, wrapping at its end,
+/// into both copies (the ring is mapped twice).
+fn store_ring(ring: &[AtomicU32], unit: u32, bytes: &[u8]) {
+    let at = unit as usize * UNIT_BYTES;
+    let first = bytes.len().min(RING_BYTES - at);
+    for copy in [0, RING_BYTES] {
+        store(ring, copy + at, &bytes[..first]);
+        store(ring, copy, &bytes[first..]);
+    }
+}
+
+/// The card's side: writes `FRAMES` entries into `ring`, each announced by
+/// its own notification record in `nbuf`, waiting for room in both as a
+/// card would.
 fn card_thread(
     ring: Arc<[AtomicU32]>,
     nbuf: Arc<[AtomicU32]>,
     head: Arc<AtomicU32>,
     nbuf_head: Arc<AtomicU32>,
 ) {
-    let slots = (RING_BYTES / BEAT_BYTES) as u32;
+    let mask = (RING_BYTES / UNIT_BYTES) as u32 - 1;
     let records = (nbuf.len() * 4 / notif::BYTES) as u32;
     let mut tail = 0u32;
     for k in 0..FRAMES {
         let f = frame(k);
-        let need = slots_for(f.len() as u32);
-        // One slot stays free, so a full ring is not taken for an empty one.
-        while (tail.wrapping_sub(head.load(Ordering::Acquire)) % slots) + need >= slots {
+        let need = entry_units(f.len() as u32);
+        // One unit stays free, so a full ring is not taken for an empty one.
+        while need > mask - (tail.wrapping_sub(head.load(Ordering::Acquire)) & mask) {
             std::thread::yield_now();
         }
         let count = k as u32 + 1;
         while count - 1 - nbuf_head.load(Ordering::Acquire) >= records {
             std::thread::yield_now();
         }
-        let at = tail as usize * BEAT_BYTES;
-        store(&ring, at, &f);
-        store(&ring, at + RING_BYTES, &f[..f.len().min(RING_BYTES - at)]);
-        if at + f.len() > RING_BYTES {
-            store(&ring, 0, &f[RING_BYTES - at..]);
-        }
-        tail = (tail + need) % slots;
+        store_ring(&ring, tail, &header(k).to_bytes());
+        store_ring(&ring, (tail + 1) & mask, &f);
+        tail = (tail + need) & mask;
         let rec = ((count - 1) % records) as usize * notif::BYTES;
         let word = |f: notif::Field| rec + f.lsb / 8;
         store(&nbuf, word(notif::TAIL), &tail.to_le_bytes());
@@ -159,10 +170,12 @@ fn frames_written_by_another_thread_are_seen_whole_behind_their_notification() {
     while got < FRAMES {
         assert!(Instant::now() < deadline, "{got} of {FRAMES} frames came");
         let batch = rx.recv(&dev);
-        let end = batch.end_slot();
+        let end = batch.end_unit();
         let mut n = 0;
         for f in batch.iter() {
-            assert_eq!(f.unwrap(), frame(got + n), "frame {}", got + n);
+            let f = f.unwrap();
+            assert_eq!(f.bytes, frame(got + n), "frame {}", got + n);
+            assert_eq!(f.header, header(got + n), "frame {}", got + n);
             n += 1;
         }
         if n == 0 {

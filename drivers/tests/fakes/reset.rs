@@ -6,7 +6,7 @@
 use crate::common;
 
 use pendulum_driver::mock::FakeCard;
-use pendulum_driver::{Device, Error, RxPipe, POLLS_PER_RESET_CHECK};
+use pendulum_driver::{Device, EntryHeader, Error, RxPipe, POLLS_PER_RESET_CHECK};
 use pendulum_layout::{global, RegError};
 
 /// A card with 8 pipes and 2 notification buffers: pipes 0, 2, 4, 6 report
@@ -17,8 +17,8 @@ fn open() -> Device<FakeCard> {
     dev
 }
 
-/// Takes whatever pipe `p` holds as 64-byte slots; a slot starting with 0
-/// does not decode (the card never writes one).
+/// Takes whatever pipe `p` holds as 64-byte slots, one per entry; a slot
+/// starting with 0 does not decode (the card never writes one).
 fn take(p: &mut RxPipe, dev: &mut Device<FakeCard>) -> Result<Vec<u8>, Error> {
     p.take_slots(dev, |slot| match slot[0] {
         0 => Err("an empty slot".into()),
@@ -26,12 +26,15 @@ fn take(p: &mut RxPipe, dev: &mut Device<FakeCard>) -> Result<Vec<u8>, Error> {
     })
 }
 
-/// Fills slot `slot` of the ring of the `n`th data region with `byte`.
-fn fill_slot(dev: &mut Device<FakeCard>, n: usize, slot: usize, byte: u8) {
-    let ring = dev
-        .card_mut()
-        .region(pendulum_driver::RegionKind::DataRing, n);
-    ring[slot * 64..(slot + 1) * 64].fill(byte);
+/// Writes an entry of a 64-byte slot filled with `byte` at unit 0 of `p`'s
+/// ring, as the card would; returns the unit after it.
+fn put_slot(dev: &mut Device<FakeCard>, p: &RxPipe, byte: u8) -> u32 {
+    let header = EntryHeader {
+        len: 64,
+        ..Default::default()
+    };
+    dev.card_mut()
+        .write_entry(p.ring_region(), 0, &header, &[byte; 64])
 }
 
 /// Calls `poll` until it fails, and returns the error and how many calls it
@@ -50,7 +53,7 @@ fn recv_checked_reports_a_reset_within_the_bound_of_empty_polls() {
     let mut dev = open();
     let mut p = dev.open_rx_pipe(0, 4096).unwrap();
     assert!(dev.card_mut().post(0, 1, 2));
-    let end = p.recv_checked(&mut dev).unwrap().end_slot();
+    let end = p.recv_checked(&mut dev).unwrap().end_unit();
     assert_eq!(end, 2);
     p.free(&mut dev, end).unwrap();
     dev.card_mut().reset();
@@ -68,8 +71,8 @@ fn recv_checked_reports_a_reset_within_the_bound_of_empty_polls() {
 fn take_slots_reports_a_reset_within_the_bound_not_an_empty_result_forever() {
     let mut dev = open();
     let mut p = dev.open_rx_pipe(0, 4096).unwrap();
-    fill_slot(&mut dev, 0, 0, 7);
-    assert!(dev.card_mut().post(0, 1, 1));
+    let end = put_slot(&mut dev, &p, 7);
+    assert!(dev.card_mut().post(0, 1, end));
     assert_eq!(take(&mut p, &mut dev).unwrap(), [7]);
     dev.card_mut().reset();
     let (e, _) = polls_until_error(POLLS_PER_RESET_CHECK, || {
@@ -95,10 +98,11 @@ fn poll_notifications_reports_a_reset_within_the_bound() {
 fn a_ring_that_looks_corrupt_after_a_reset_is_reported_as_the_reset() {
     let mut dev = open();
     let mut p = dev.open_rx_pipe(0, 4096).unwrap();
-    // A record for a slot that holds no record: on a sound card, a corrupt ring.
+    // A tail past a unit that holds no entry (a header of length 0): on a
+    // sound card, a corrupt ring.
     assert!(dev.card_mut().post(0, 1, 1));
     let e = take(&mut p, &mut dev).unwrap_err();
-    assert!(matches!(e, Error::CorruptRing { slot: 0, .. }), "{e}");
+    assert!(matches!(e, Error::CorruptRing { unit: 0, .. }), "{e}");
     // After a reset the reset is the better explanation.
     dev.card_mut().reset();
     let e = take(&mut p, &mut dev).unwrap_err();
@@ -240,9 +244,9 @@ fn polls_that_find_frames_read_no_register() {
     let reads = dev.card().reads.len();
     // More frames than POLLS_PER_RESET_CHECK, each found by one poll.
     for n in 1..=3 * POLLS_PER_RESET_CHECK {
-        let tail = n % p.ring_slots();
+        let tail = n % p.ring_units();
         assert!(dev.card_mut().post(0, n, tail));
-        let end = p.recv_checked(&mut dev).unwrap().end_slot();
+        let end = p.recv_checked(&mut dev).unwrap().end_unit();
         assert_eq!(end, tail);
         p.free(&mut dev, end).unwrap();
     }
@@ -267,7 +271,7 @@ fn the_card_opens_again_after_a_reset_and_a_pipe_receives() {
     let _p0 = dev.open_rx_pipe(0, 4096).unwrap();
     dev.open_tx_pipe(0, 4096).unwrap();
     assert!(dev.card_mut().post(2, 1, 3));
-    assert_eq!(p.recv_checked(&mut dev).unwrap().end_slot(), 3);
+    assert_eq!(p.recv_checked(&mut dev).unwrap().end_unit(), 3);
     dev.check_card().unwrap();
 }
 

@@ -3,7 +3,8 @@
 //! told apart, and when the driver writes NBUF_HEAD.
 
 use pendulum_driver::mock::FakeCard;
-use pendulum_driver::{Device, Error, RegionKind, RxPipe};
+use pendulum_driver::{Device, EntryHeader, Error, RegionKind, RxPipe};
+use pendulum_layout::ring::rx_header;
 use pendulum_layout::{global, notif, pipe, pipe_page, RegError};
 
 /// A card with 8 pipes and 2 notification buffers: pipes 0, 2, 4, 6 report
@@ -79,7 +80,7 @@ fn records_of_pipes_sharing_a_buffer_reach_their_own_pipe() {
     assert!(p0.has_data(&dev));
     assert_eq!(p0.tail(), 1);
     // Pipe 2's newest record wins over its older one.
-    assert_eq!(p2.recv(&dev).end_slot(), 5);
+    assert_eq!(p2.recv(&dev).end_unit(), 5);
     assert!(!p1.has_data(&dev));
     // A record seen before (same sequence number) is not new data.
     p2.free(&mut dev, 5).unwrap();
@@ -123,9 +124,10 @@ fn nbuf_head_is_written_once_per_half_buffer_and_records_wrap_the_ring() {
     let mut p = dev.open_rx_pipe(0, 4096).unwrap();
     let mut seq = 0;
     let head_writes = |dev: &Device<FakeCard>| dev.card().writes_to(nbuf_head(0));
-    // Three laps of the 256-record buffer, one frame (slot) per record.
+    // Three laps of the 256-record buffer, one unit per record (the ring is
+    // not read: every free is to the tail).
     for n in 1..=3 * 256u32 {
-        let tail = n % p.ring_slots();
+        let tail = n % p.ring_units();
         announce(&mut dev, 0, &mut seq, tail);
         assert!(p.has_data(&dev), "record {n}");
         assert_eq!(p.tail(), tail);
@@ -264,76 +266,105 @@ fn the_fake_card_writes_records_as_the_layout_says() {
     );
 }
 
-/// An IPv4 frame of `len` bytes whose other bytes count from 0 (wrapping),
-/// so a misplaced byte shows.
-fn ipv4_frame(len: u16) -> Vec<u8> {
-    use pendulum_layout::frame::{
-        ETHERTYPE_IPV4, ETHERTYPE_OFFSET, ETH_HEADER_BYTES, IPV4_LEN_OFFSET,
-    };
-    let mut f: Vec<u8> = (0..len).map(|k| k as u8).collect();
-    f[ETHERTYPE_OFFSET..ETHERTYPE_OFFSET + 2].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
-    let ip_len = len - ETH_HEADER_BYTES as u16;
-    f[IPV4_LEN_OFFSET..IPV4_LEN_OFFSET + 2].copy_from_slice(&ip_len.to_be_bytes());
-    f
+/// A frame of `len` bytes counting from `tag` (wrapping), so a misplaced
+/// byte shows. Any bytes: the card delimits a frame by its entry's header.
+fn frame(tag: u8, len: usize) -> Vec<u8> {
+    (0..len).map(|k| tag.wrapping_add(k as u8)).collect()
 }
 
-/// Writes an IPv4 frame of `len` bytes at `slot` of the `ring`th data ring
-/// allocated (first copy only).
-fn put_ipv4_frame(dev: &mut Device<FakeCard>, ring: usize, slot: u32, len: u16) {
-    let f = ipv4_frame(len);
-    let off = slot as usize * 64;
-    dev.card_mut().region(RegionKind::DataRing, ring)[off..off + f.len()].copy_from_slice(&f);
+/// The header the card writes for `f`, stamped `timestamp`.
+fn header(f: &[u8], timestamp: u64) -> EntryHeader {
+    EntryHeader {
+        timestamp,
+        ..rx_header(f, false, 0)
+    }
 }
 
 #[test]
-fn freeing_inside_a_frame_is_refused_and_changes_nothing() {
+fn freeing_inside_an_entry_is_refused_and_changes_nothing() {
     let mut dev = open_shared();
     let mut p = dev.open_rx_pipe(0, 4096).unwrap();
-    // Frames of 3 slots (at 0) and 2 slots (at 3), announced together.
-    put_ipv4_frame(&mut dev, 0, 0, 150);
-    put_ipv4_frame(&mut dev, 0, 3, 100);
+    let ring = *p.ring_region();
+    // Entries of 11 units (at 0: 150 bytes) and 8 (at 11: 100 bytes),
+    // announced together.
+    let (a, b) = (frame(1, 150), frame(2, 100));
+    let mid = dev.card_mut().write_entry(&ring, 0, &header(&a, 1), &a);
+    let end = dev.card_mut().write_entry(&ring, mid, &header(&b, 2), &b);
+    assert_eq!((mid, end), (11, 19));
     let mut seq = 0;
-    announce(&mut dev, 0, &mut seq, 5);
+    announce(&mut dev, 0, &mut seq, end);
     assert_eq!(p.recv(&dev).iter().count(), 2);
     let head_reg = pipe_page(0) + pipe::HEAD.offset;
     let writes = dev.card().writes_to(head_reg).len();
-    for inside in [1, 2, 4] {
+    for inside in [1, 2, 10, 12, 18] {
         let e = p.free(&mut dev, inside).unwrap_err();
+        let (start, stop) = if inside < mid { (0, mid) } else { (mid, end) };
         assert!(
-            matches!(e, Error::FreeInsideFrame { pipe: 0, to, .. } if to == inside),
+            matches!(e, Error::FreeInsideFrame { pipe: 0, to, frame_start, frame_end }
+                if to == inside && (frame_start, frame_end) == (start, stop)),
             "{e}"
         );
         assert_eq!(p.head(), 0, "the head moved on a refused free");
     }
     assert_eq!(dev.card().writes_to(head_reg).len(), writes, "HEAD written");
-    // The ring is still read whole, and frame ends are accepted.
-    let lens: Vec<usize> = p.recv(&dev).iter().map(|f| f.unwrap().len()).collect();
+    // The ring is still read whole, and entry ends are accepted.
+    let lens: Vec<usize> = p
+        .recv(&dev)
+        .iter()
+        .map(|f| f.unwrap().bytes.len())
+        .collect();
     assert_eq!(lens, [150, 100]);
-    p.free(&mut dev, 3).unwrap();
-    let lens: Vec<usize> = p.recv(&dev).iter().map(|f| f.unwrap().len()).collect();
-    assert_eq!(lens, [100]);
-    p.free(&mut dev, 5).unwrap();
+    p.free(&mut dev, 0).unwrap();
+    p.free(&mut dev, mid).unwrap();
+    let got: Vec<_> = p.recv(&dev).iter().map(|f| f.unwrap().unit).collect();
+    assert_eq!(got, [mid]);
+    p.free(&mut dev, end).unwrap();
     assert!(p.recv(&dev).is_empty());
 }
 
 #[test]
-fn a_frame_the_card_writes_across_the_end_of_the_ring_is_read_whole() {
+fn an_entry_the_card_writes_across_the_end_of_the_ring_is_read_whole() {
     let mut dev = open_shared();
-    let mut p = dev.open_rx_pipe(0, 4096).unwrap(); // 64 slots
+    let mut p = dev.open_rx_pipe(0, 4096).unwrap(); // 256 units
     let ring = *p.ring_region();
     let mut seq = 0;
-    // One frame of 62 slots brings the pipe to slot 62.
-    dev.card_mut().write_ring(&ring, 0, &ipv4_frame(62 * 64));
-    announce(&mut dev, 0, &mut seq, 62);
-    let end = p.recv(&dev).end_slot();
+    // One entry of 251 units (4000 bytes) brings the pipe to unit 251.
+    let big = frame(9, 4000);
+    let at = dev.card_mut().write_entry(&ring, 0, &header(&big, 1), &big);
+    assert_eq!(at, 251);
+    announce(&mut dev, 0, &mut seq, at);
+    let end = p.recv(&dev).end_unit();
     p.free(&mut dev, end).unwrap();
-    // A frame of 3 slots from slot 62 ends in slot 0: the card wraps it, and
-    // the driver reads it as one slice from the ring's second mapping.
-    let f = ipv4_frame(150);
-    dev.card_mut().write_ring(&ring, 62, &f);
-    announce(&mut dev, 0, &mut seq, 1);
-    let frames: Vec<Vec<u8>> = p.recv(&dev).iter().map(|f| f.unwrap().to_vec()).collect();
-    assert_eq!(frames, [f]);
-    p.free(&mut dev, 1).unwrap();
-    assert_eq!((p.head(), p.tail()), (1, 1));
+    // An entry of 11 units from unit 251 ends in unit 6: the card wraps its
+    // frame, and the driver reads it as one slice from the ring's second
+    // mapping. A header on the last unit and its frame all at unit 0 too.
+    let (f, g) = (frame(3, 150), frame(4, 40));
+    let at = dev.card_mut().write_entry(&ring, 251, &header(&f, 2), &f);
+    assert_eq!(at, 6);
+    announce(&mut dev, 0, &mut seq, at);
+    let got: Vec<Vec<u8>> = p
+        .recv(&dev)
+        .iter()
+        .map(|f| f.unwrap().bytes.to_vec())
+        .collect();
+    assert_eq!(got, [f]);
+    p.free(&mut dev, 6).unwrap();
+    assert_eq!((p.head(), p.tail()), (6, 6));
+    // Fill up to the last unit, then an entry whose header is that unit.
+    let filler = frame(5, 248 * 16 - 5);
+    let at = dev
+        .card_mut()
+        .write_entry(&ring, 6, &header(&filler, 3), &filler);
+    assert_eq!(at, 255);
+    let at = dev.card_mut().write_entry(&ring, at, &header(&g, 4), &g);
+    assert_eq!(at, 3);
+    announce(&mut dev, 0, &mut seq, at);
+    let batch = p.recv(&dev);
+    let got: Vec<_> = batch.iter().map(Result::unwrap).collect();
+    assert_eq!(got.len(), 2);
+    assert_eq!(
+        (got[1].unit, got[1].end_unit, got[1].bytes),
+        (255, 3, &g[..])
+    );
+    assert_eq!(got[1].header, header(&g, 4));
 }

@@ -7,7 +7,7 @@
 use crate::common::udp_frame;
 use pendulum_driver::layout::flow::PROTO_UDP;
 use pendulum_driver::layout::frame::ETHERTYPE_ARP;
-use pendulum_driver::mock::FakeCard;
+use pendulum_driver::mock::{FakeCard, MAX_FRAME_BYTES};
 use pendulum_driver::{Device, Error, EthernetPort, FlowKey, RxPipe};
 
 /// Receives `n` frames on `rx`, freeing each batch.
@@ -21,8 +21,8 @@ fn receive(dev: &mut Device<FakeCard>, rx: &mut RxPipe, n: usize) -> Vec<Vec<u8>
             rx.index()
         );
         let batch = rx.recv(dev);
-        got.extend(batch.iter().map(|f| f.unwrap().to_vec()));
-        let end = batch.end_slot();
+        got.extend(batch.iter().map(|f| f.unwrap().bytes.to_vec()));
+        let end = batch.end_unit();
         rx.free(dev, end).unwrap();
     }
     got
@@ -49,24 +49,25 @@ fn frames_in_are_steered_checked_and_received_and_frames_out_are_collected() {
     let mut arp = vec![0u8; 60];
     arp[12..14].copy_from_slice(&ETHERTYPE_ARP.to_be_bytes());
     arp[14..42].fill(0xA4);
-    // Bound, but shorter on the wire than its header says: steered, dropped.
+    // Bound, and shorter on the wire than its IP header says: the ring
+    // entry's length is the MAC's, so it is received as it came.
     let mut short = udp_frame(&flow(7), 300, 0xEE);
     short.truncate(290);
-    let mut frames = vec![missed.clone(), short, arp.clone()];
+    // Over the largest frame, and empty: dropped as malformed.
+    let oversize = vec![0u8; MAX_FRAME_BYTES as usize + 1];
+    let mut frames = vec![missed.clone(), short.clone(), oversize, arp.clone(), vec![]];
     frames.extend(bound.iter().cloned());
     dev.card_mut().inject(&frames).unwrap();
 
-    // A frame enters at each relax; pipe 0's 4 KiB ring (63 slots) wraps
+    // A frame enters at each relax; pipe 0's 4 KiB ring (256 units) wraps
     // several times as it is freed. Notifications are reactive: a pipe
     // announces again once its head is written (`free`).
-    let got0 = receive(&mut dev, &mut rx0, bound.len());
+    let got0 = receive(&mut dev, &mut rx0, 1 + bound.len());
     let got1 = receive(&mut dev, &mut rx1, 2);
-    // ARP's padding is not part of the frame the driver hands out.
-    assert!(
-        got1 == [missed, arp[..42].to_vec()],
-        "pipe 1 got other frames"
-    );
-    assert!(got0 == bound, "pipe 0 got other frames");
+    // ARP's padding is part of the frame: the card does not parse it.
+    assert!(got1 == [missed, arp], "pipe 1 got other frames");
+    assert!(got0[0] == short, "pipe 0 did not get the short frame");
+    assert!(got0[1..] == bound, "pipe 0 got other frames");
     let c = dev.counters().unwrap();
     assert_eq!(
         (
@@ -76,7 +77,7 @@ fn frames_in_are_steered_checked_and_received_and_frames_out_are_collected() {
             c.flow_hits,
             c.flow_misses
         ),
-        (32, 1, 1, 31, 1)
+        (33, 2, 2, 31, 1)
     );
 
     let refs: Vec<&[u8]> = got1.iter().map(Vec::as_slice).collect();

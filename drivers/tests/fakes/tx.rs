@@ -1,10 +1,10 @@
-//! `TxPipe` against an in-memory card: where frames land in the ring, what
+//! `TxPipe` against an in-memory card: where entries land in the ring, what
 //! the doorbell says, and how completions free room.
 
 use crate::common;
 
 use pendulum_driver::mock::{FakeCard, MAX_FRAME_BYTES};
-use pendulum_driver::{Device, Error, RegionKind, TxPipe};
+use pendulum_driver::{Device, EntryHeader, Error, RegionKind, TxPipe};
 use pendulum_layout::{pipe, pipe_page, tx_compl};
 
 fn open(ring_bytes: u32) -> (Device<FakeCard>, TxPipe) {
@@ -14,7 +14,7 @@ fn open(ring_bytes: u32) -> (Device<FakeCard>, TxPipe) {
 }
 
 /// A frame of `len` bytes whose byte k is `tag + k` (wrapping), so any
-/// misplaced byte shows, with the header fields that give its length.
+/// misplaced byte shows.
 fn frame(tag: u8, len: usize) -> Vec<u8> {
     common::patterned_frame(tag, len)
 }
@@ -25,7 +25,7 @@ const TAIL: u32 = pipe_page(1) + pipe::TX_TAIL.offset;
 fn open_programs_the_tx_registers_in_order() {
     let (dev, tx) = open(8192);
     assert_eq!(tx.index(), 1);
-    assert_eq!(tx.ring_slots(), 128);
+    assert_eq!(tx.ring_units(), 512);
     let page = pipe_page(1);
     let card = dev.card();
     let tx_writes: Vec<(u32, u32)> = card
@@ -88,8 +88,13 @@ fn pipe_requests_are_checked_like_rx() {
     dev.open_tx_pipe(0, 4096).unwrap();
 }
 
+/// The `n`th unit of `ring` as an entry header.
+fn header_at(ring: &[u8], unit: usize) -> EntryHeader {
+    EntryHeader::from_bytes(ring[unit * 16..unit * 16 + 16].try_into().unwrap())
+}
+
 #[test]
-fn frames_are_placed_on_slot_boundaries_and_one_doorbell_rings() {
+fn frames_are_placed_as_entries_back_to_back_and_one_doorbell_rings() {
     let (mut dev, mut tx) = open(4096);
     let frames = [frame(1, 60), frame(2, 64), frame(3, 65), frame(4, 18)];
     let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
@@ -97,129 +102,152 @@ fn frames_are_placed_on_slot_boundaries_and_one_doorbell_rings() {
     assert_eq!(tx.send(&mut dev, &refs).unwrap(), 4);
     // One posted write, no readback: the fast path.
     assert_eq!(dev.card().writes.len(), before + 1);
-    assert_eq!(dev.card().writes_to(TAIL), [1 + 1 + 2 + 1]);
-    assert_eq!(tx.tail(), 5);
+    // Entries of 1 + ceil(len / 16) units: 5, 5, 6, 3.
+    assert_eq!(dev.card().writes_to(TAIL), [19]);
+    assert_eq!(tx.tail(), 19);
     let ring = dev.card_mut().region(RegionKind::DataRing, 0).clone();
-    for (f, slot) in frames.iter().zip([0, 1, 2, 4]) {
-        assert_eq!(&ring[slot * 64..slot * 64 + f.len()], f.as_slice());
+    for (f, unit) in frames.iter().zip([0, 5, 10, 16]) {
+        let h = header_at(&ring, unit);
+        let sent = EntryHeader {
+            len: f.len() as u16,
+            ..Default::default()
+        };
+        assert_eq!(h, sent, "flags, hash and timestamp are 0 on TX");
+        let at = (unit + 1) * 16;
+        assert_eq!(&ring[at..at + f.len()], f.as_slice());
     }
-    assert_eq!(tx.free_slots(&dev), 64 - 1 - 5);
+    assert_eq!(tx.free_units(&dev), 256 - 1 - 19);
     assert!(!tx.idle(&dev));
 }
 
 #[test]
-fn a_frame_that_wraps_is_split_at_the_ring_end() {
+fn an_entry_that_wraps_is_split_at_the_ring_end() {
     let (mut dev, mut tx) = open(4096);
-    // Fill 60 of 64 slots and have the card finish them.
-    let filler = frame(9, 60 * 64);
+    // Fill 240 of 256 units and have the card finish them.
+    let filler = frame(9, 239 * 16);
     assert_eq!(tx.send(&mut dev, &[&filler]).unwrap(), 1);
-    dev.card_mut().complete(0, 60, 1);
+    dev.card_mut().complete(0, 240, 1);
     assert!(tx.idle(&dev));
-    assert_eq!(tx.free_slots(&dev), 63);
-    // 6 slots from slot 60: 4 at the end, 2 at the start.
-    let f = frame(200, 5 * 64 + 10);
+    assert_eq!(tx.free_units(&dev), 255);
+    // 22 units from unit 240: the header and 15 units of frame at the end,
+    // the rest of the frame from unit 0.
+    let f = frame(200, 330);
     assert_eq!(tx.send(&mut dev, &[&f]).unwrap(), 1);
-    assert_eq!(dev.card().writes_to(TAIL), [60, 2]);
+    assert_eq!(dev.card().writes_to(TAIL), [240, 6]);
     let ring = dev.card_mut().region(RegionKind::DataRing, 0).clone();
-    assert_eq!(&ring[60 * 64..], &f[..256]);
-    assert_eq!(&ring[..f.len() - 256], &f[256..]);
-    // send_raw wraps the same way.
-    dev.card_mut().complete(0, 2, 2);
+    assert_eq!(header_at(&ring, 240).len, 330);
+    assert_eq!(&ring[241 * 16..], &f[..240]);
+    assert_eq!(&ring[..90], &f[240..]);
+    // send_raw posts whole units as they are, wrapping the same way.
+    dev.card_mut().complete(0, 6, 2);
     let raw = frame(77, 100);
-    tx.send_raw(&mut dev, &raw).unwrap();
-    assert_eq!(dev.card().writes_to(TAIL).last(), Some(&4));
+    let mut units = EntryHeader {
+        len: 100,
+        ..Default::default()
+    }
+    .to_bytes()
+    .to_vec();
+    units.extend_from_slice(&raw);
+    tx.send_raw(&mut dev, &units).unwrap();
+    assert_eq!(dev.card().writes_to(TAIL).last(), Some(&14));
 }
 
 #[test]
-fn a_full_ring_takes_what_fits_and_one_slot_stays_empty() {
+fn a_full_ring_takes_what_fits_and_one_unit_stays_empty() {
     let (mut dev, mut tx) = open(4096);
-    let big = frame(5, 1000); // 16 slots
+    let big = frame(5, 1000); // 64 units
     let refs = vec![big.as_slice(); 5];
     assert_eq!(tx.send(&mut dev, &refs).unwrap(), 3);
-    assert_eq!(tx.free_slots(&dev), 15);
+    assert_eq!(tx.free_units(&dev), 63);
     assert_eq!(tx.send(&mut dev, &refs).unwrap(), 0);
     // Nothing queued: no doorbell either.
-    assert_eq!(dev.card().writes_to(TAIL), [48]);
+    assert_eq!(dev.card().writes_to(TAIL), [192]);
     // A small frame still fits behind the big one that did not.
-    let small = frame(6, 64);
+    let small = frame(6, 64); // 5 units
     assert_eq!(tx.send(&mut dev, &[&small, &big]).unwrap(), 1);
-    assert_eq!(tx.free_slots(&dev), 14);
+    assert_eq!(tx.free_units(&dev), 58);
     assert!(matches!(
-        tx.send_raw(&mut dev, &[0; 15 * 64]),
+        tx.send_raw(&mut dev, &[0; 59 * 16]),
         Err(Error::TxRingFull {
             pipe: 1,
-            need_slots: 15,
-            free_slots: 14
+            need_units: 59,
+            free_units: 58
         })
     ));
-    tx.send_raw(&mut dev, &[0; 14 * 64]).unwrap();
-    assert_eq!(tx.free_slots(&dev), 0);
+    tx.send_raw(&mut dev, &[0; 58 * 16]).unwrap();
+    assert_eq!(tx.free_units(&dev), 0);
     assert_eq!(tx.send(&mut dev, &[&small]).unwrap(), 0);
     // The card finishes the first two frames.
-    dev.card_mut().complete(0, 32, 1);
-    assert_eq!(tx.free_slots(&dev), 32);
+    dev.card_mut().complete(0, 128, 1);
+    assert_eq!(tx.free_units(&dev), 128);
     assert_eq!(tx.send(&mut dev, &refs).unwrap(), 2);
-    assert_eq!(dev.card().writes_to(TAIL).last(), Some(&31));
+    assert_eq!(dev.card().writes_to(TAIL).last(), Some(&127));
 }
 
 #[test]
-fn bad_frames_are_refused_and_nothing_is_queued() {
+fn bad_lengths_are_refused_by_index_and_nothing_is_queued() {
     let (mut dev, mut tx) = open(64 * 1024);
     let ok = frame(1, 100);
     let huge = vec![0; MAX_FRAME_BYTES as usize + 1];
     let e = tx.send(&mut dev, &[&ok, &[]]).unwrap_err();
     assert!(matches!(
         e,
-        Error::BadFrame {
+        Error::BadFrameLength {
+            index: 1,
             len: 0,
             max: MAX_FRAME_BYTES
         }
     ));
-    let e = tx.send(&mut dev, &[&ok, &huge]).unwrap_err();
-    assert!(matches!(e, Error::BadFrame { len, max: MAX_FRAME_BYTES } if len == huge.len()));
-    assert!(e.to_string().contains("nothing was queued"));
+    let e = tx.send(&mut dev, &[&ok, &ok, &huge, &ok]).unwrap_err();
+    assert!(
+        matches!(e, Error::BadFrameLength { index: 2, len, max: MAX_FRAME_BYTES } if len == huge.len())
+    );
+    assert!(e.to_string().contains("nothing was queued"), "{e}");
+    assert!(e.to_string().contains("frame 2"), "{e}");
     assert_eq!(tx.tail(), 0);
     assert!(dev.card().writes_to(TAIL).is_empty());
     // The largest frame is fine.
     let largest = frame(0, MAX_FRAME_BYTES as usize);
     assert_eq!(tx.send(&mut dev, &[&largest]).unwrap(), 1);
     // A frame larger than a small ring could ever hold is refused too, not
-    // left to return 0 forever.
+    // left to return 0 forever: 256 units, one kept empty, one header.
     let (mut dev, mut tx) = open(4096);
-    let e = tx.send(&mut dev, &[&huge[..4033]]).unwrap_err();
+    let e = tx.send(&mut dev, &[&huge[..4065]]).unwrap_err();
     assert!(matches!(
         e,
-        Error::BadFrame {
-            len: 4033,
-            max: 4032
+        Error::BadFrameLength {
+            index: 0,
+            len: 4065,
+            max: 4064
         }
     ));
-    assert_eq!(tx.send(&mut dev, &[&frame(0, 4032)]).unwrap(), 1);
+    assert_eq!(tx.send(&mut dev, &[&frame(0, 4064)]).unwrap(), 1);
+    assert_eq!(tx.free_units(&dev), 0);
 }
 
 #[test]
 fn completion_record_is_taken_only_when_its_sequence_moves() {
     let (mut dev, mut tx) = open(4096);
-    let f = frame(3, 640); // 10 slots
+    let f = frame(3, 640); // 41 units
     assert_eq!(tx.send(&mut dev, &[&f, &f]).unwrap(), 2);
-    assert_eq!(tx.free_slots(&dev), 43);
+    assert_eq!(tx.free_units(&dev), 173);
     // A head with sequence 0 means "never written": ignored.
-    dev.card_mut().complete(0, 10, 0);
-    assert_eq!((tx.free_slots(&dev), tx.head()), (43, 0));
-    dev.card_mut().complete(0, 10, 1);
-    assert_eq!((tx.free_slots(&dev), tx.head()), (53, 10));
+    dev.card_mut().complete(0, 41, 0);
+    assert_eq!((tx.free_units(&dev), tx.head()), (173, 0));
+    dev.card_mut().complete(0, 41, 1);
+    assert_eq!((tx.free_units(&dev), tx.head()), (214, 41));
     assert!(!tx.idle(&dev));
     assert!(!tx.wait_idle(&mut dev, 3));
     // Same sequence, different head: a stale record, not progress.
-    dev.card_mut().complete(0, 20, 1);
-    assert_eq!(tx.head(), 10);
+    dev.card_mut().complete(0, 82, 1);
+    assert_eq!(tx.head(), 41);
     assert!(!tx.idle(&dev));
-    dev.card_mut().complete(0, 20, 2);
+    dev.card_mut().complete(0, 82, 2);
     assert!(tx.wait_idle(&mut dev, 1));
-    assert_eq!(tx.free_slots(&dev), 63);
+    assert_eq!(tx.free_units(&dev), 255);
     // The pipe index field is not needed to parse the head.
     let rec = dev.card_mut().region(RegionKind::Notification, 0).clone();
-    assert_eq!(tx_compl::HEAD.read(&rec), 20);
+    assert_eq!(tx_compl::HEAD.read(&rec), 82);
 }
 
 #[test]
@@ -239,32 +267,4 @@ fn a_tx_pipe_beyond_the_card_is_named_a_tx_pipe_with_the_tx_count() {
         msg.contains("TX pipe 5") && msg.contains("4 TX pipes"),
         "{msg}"
     );
-}
-
-#[test]
-fn a_frame_the_card_cannot_delimit_is_refused_and_its_neighbours_are_not_queued() {
-    let (mut dev, mut tx) = open(64 * 1024);
-    let good = frame(1, 100);
-    // An 802.1Q-tagged frame: no length rule for its EtherType (yet).
-    let mut vlan = frame(2, 104);
-    vlan[12..14].copy_from_slice(&0x8100u16.to_be_bytes());
-    // A header that says 100 bytes on 120.
-    let mut long = frame(3, 120);
-    long[16..18].copy_from_slice(&86u16.to_be_bytes());
-    for (bad, header_len) in [(&vlan, None), (&long, Some(100))] {
-        let e = tx.send(&mut dev, &[&good, bad, &good]).unwrap_err();
-        assert!(
-            matches!(e, Error::UndelimitedFrame { index: 1, len, header_len: h } if len == bad.len() && h == header_len),
-            "{e:?}"
-        );
-        assert!(e.to_string().contains("nothing was queued"), "{e}");
-    }
-    assert_eq!(tx.tail(), 0);
-    assert!(dev.card().writes_to(TAIL).is_empty());
-    // A short frame padded to the 60-byte minimum keeps its header length,
-    // and is sent.
-    let mut padded = frame(4, 46);
-    padded.resize(60, 0);
-    assert_eq!(tx.send(&mut dev, &[&good, &padded, &good]).unwrap(), 3);
-    assert_eq!(dev.card().writes_to(TAIL), [2 + 1 + 2]);
 }
