@@ -1,6 +1,6 @@
 use super::{FirstBeat, RxFlagsParser};
 use crate::reset::SDFF;
-use crate::stream::{StreamFifo, StreamSink, StreamSource};
+use crate::stream::{SkidBuffer, StreamFifo, StreamSink, StreamSource};
 use crate::types::RxBeat;
 use rust_hdl::prelude::*;
 
@@ -23,7 +23,10 @@ const QUEUE_LOG2: usize = 4;
 /// do not share a cycle: by the count above, the queue never holds more
 /// than 7 of its 16, so a ready a cycle old is the same ready.
 ///
-/// Join combinational (latency 0 on `s`); 1 beat/cycle.
+/// The joined beats leave through a skid buffer, so the queue's empty
+/// check, the RX arbiter's grant and the queue's pop do not share a cycle.
+///
+/// Latency 1 on `s`; 1 beat/cycle.
 #[derive(LogicBlock)]
 pub struct RxFlagsMerge {
     pub clock: Signal<In, Clock>,
@@ -37,6 +40,7 @@ pub struct RxFlagsMerge {
     parser: RxFlagsParser,
     queue: StreamFifo<Bits<16>, QUEUE_LOG2, { QUEUE_LOG2 + 1 }>,
     room: SDFF<Bit>,
+    out: SkidBuffer<RxBeat>,
     sop: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
 }
@@ -52,6 +56,7 @@ impl RxFlagsMerge {
             parser: RxFlagsParser::new(),
             queue: StreamFifo::new(),
             room: Default::default(),
+            out: Default::default(),
             sop: Default::default(),
             go: Default::default(),
         }
@@ -69,6 +74,8 @@ impl Logic for RxFlagsMerge {
     fn update(&mut self) {
         dff_setup!(self, clock, room);
         self.room.reset.next = self.reset.val();
+        self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
         self.parser.clock.next = self.clock.val();
         self.parser.reset.next = self.reset.val();
         self.queue.clock.next = self.clock.val();
@@ -83,12 +90,15 @@ impl Logic for RxFlagsMerge {
 
         self.sop.next = self.s.data.val().sop;
         self.go.next = !self.sop.val() | self.queue.m.valid.val();
-        self.m.data.next = self.s.data.val();
+        self.out.s.data.next = self.s.data.val();
         if self.sop.val() {
-            self.m.data.next.flags = self.s.data.val().flags | self.queue.m.data.val();
+            self.out.s.data.next.flags = self.s.data.val().flags | self.queue.m.data.val();
         }
-        self.m.valid.next = self.s.valid.val() & self.go.val();
-        self.s.ready.next = self.m.ready.val() & self.go.val();
-        self.queue.m.ready.next = self.s.valid.val() & self.sop.val() & self.m.ready.val();
+        self.out.s.valid.next = self.s.valid.val() & self.go.val();
+        self.s.ready.next = self.out.s.ready.val() & self.go.val();
+        self.queue.m.ready.next = self.s.valid.val() & self.sop.val() & self.out.s.ready.val();
+        self.m.data.next = self.out.m.data.val();
+        self.m.valid.next = self.out.m.valid.val();
+        self.out.m.ready.next = self.m.ready.val();
     }
 }

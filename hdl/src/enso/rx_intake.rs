@@ -1,7 +1,7 @@
 use super::FirstBeat;
 use crate::konst as k;
 use crate::reset::SDFF;
-use crate::stream::{StreamSink, StreamSource, ZeroExtend};
+use crate::stream::{SkidBuffer, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{RxBeat, SizedBeat};
 use pendulum_layout::params::{PIPE_BITS, SLOT_BITS};
 use rust_hdl::prelude::*;
@@ -15,7 +15,9 @@ use rust_hdl::prelude::*;
 /// FLAGS are ready when the frame has been steered (`RxFlagsMerge`).
 ///
 /// A beat leaves only when both outputs that want it take it (a fork).
-/// Combinational: latency 0; 1 beat/cycle.
+/// Latency 0 on `m`; 1 on `m_first`, which leaves through a skid buffer:
+/// the flags parser's first stage is as deep as a stage may be, and the
+/// FIFO's length comes from a block-RAM read. 1 beat/cycle.
 #[derive(LogicBlock)]
 pub struct RxIntake {
     pub clock: Signal<In, Clock>,
@@ -28,6 +30,7 @@ pub struct RxIntake {
     /// Every first beat, for the flags parser.
     pub m_first: StreamSource<FirstBeat>,
 
+    first: SkidBuffer<FirstBeat>,
     in_frame: SDFF<Bit>,
     sop: Signal<Local, Bit>,
     // The frame's units: its header's one and ceil(len / 16).
@@ -54,6 +57,7 @@ impl RxIntake {
             s: Default::default(),
             m: Default::default(),
             m_first: Default::default(),
+            first: Default::default(),
             in_frame: Default::default(),
             sop: Default::default(),
             data_units: Default::default(),
@@ -80,6 +84,8 @@ impl Logic for RxIntake {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, in_frame);
+        self.first.clock.next = self.clock.val();
+        self.first.reset.next = self.reset.val();
         self.in_frame.reset.next = self.reset.val();
         self.sop.next = !self.in_frame.q.val();
         self.keep.next = self.s.data.val().keep;
@@ -104,14 +110,17 @@ impl Logic for RxIntake {
         self.m.data.next.hash = self.zero32.val();
         self.m.data.next.stamp = self.s.data.val().stamp;
         // Bytes 12..64: the MAC addresses are no flag's business.
-        self.m_first.data.next.data = self.data.val().get_bits::<416>(96);
-        self.m_first.data.next.len = self.s.data.val().len;
+        self.first.s.data.next.data = self.data.val().get_bits::<416>(96);
+        self.first.s.data.next.len = self.s.data.val().len;
+        self.m_first.data.next = self.first.m.data.val();
+        self.m_first.valid.next = self.first.m.valid.val();
+        self.first.m.ready.next = self.m_first.ready.val();
 
         // The fork: a first beat leaves when both take it, a later one when
         // the flow director does.
-        self.m.valid.next = self.s.valid.val() & (!self.sop.val() | self.m_first.ready.val());
-        self.m_first.valid.next = self.s.valid.val() & self.sop.val() & self.m.ready.val();
-        self.s.ready.next = self.m.ready.val() & (!self.sop.val() | self.m_first.ready.val());
+        self.m.valid.next = self.s.valid.val() & (!self.sop.val() | self.first.s.ready.val());
+        self.first.s.valid.next = self.s.valid.val() & self.sop.val() & self.m.ready.val();
+        self.s.ready.next = self.m.ready.val() & (!self.sop.val() | self.first.s.ready.val());
         if self.s.valid.val() & self.s.ready.val() {
             self.in_frame.d.next = !self.s.data.val().last;
         }

@@ -81,7 +81,10 @@ pub struct TxFetcher {
     /// One pulse per request formed, with its run info (into the framer's FIFO).
     pub info_push: Signal<Out, Bit>,
     pub info: Signal<Out, TxReadInfo>,
-    /// The framer's info FIFO has room (the credits already guarantee it).
+    /// The framer's info FIFO has room. The credits already guarantee it
+    /// (a read holds a line at least, and no more lines than the FIFOs hold
+    /// are ever out), so it is taken a cycle late (`info_ok`), off the path
+    /// from the FIFO's pointers to the request logic.
     pub info_ready: Signal<In, Bit>,
     /// The framer consumed one completion beat: one credit back.
     pub beat_consumed: Signal<In, Bit>,
@@ -156,6 +159,7 @@ pub struct TxFetcher {
     // request of the largest size still fits (decided a cycle ahead).
     credits_used: SDFF<Bits<16>>,
     room: SDFF<Bit>,
+    info_ok: SDFF<Bit>,
     // `beat_consumed`, a cycle late: it comes out of the framer's accept
     // logic, and a credit returned late only holds requests back.
     consumed: SDFF<Bit>,
@@ -269,6 +273,7 @@ impl TxFetcher {
             sized: Default::default(),
             credits_used: Default::default(),
             room: Default::default(),
+            info_ok: Default::default(),
             consumed: Default::default(),
             out_valid: Default::default(),
             out_addr: Default::default(),
@@ -343,6 +348,7 @@ impl Logic for TxFetcher {
             prepped,
             credits_used,
             room,
+            info_ok,
             consumed,
             out_valid,
             out_addr,
@@ -383,6 +389,8 @@ impl Logic for TxFetcher {
         self.prepped.reset.next = self.reset.val();
         self.credits_used.reset.next = self.reset.val();
         self.room.reset.next = self.reset.val();
+        self.info_ok.reset.next = self.reset.val();
+        self.info_ok.d.next = self.info_ready.val();
         self.consumed.reset.next = self.reset.val();
         self.out_valid.reset.next = self.reset.val();
         self.out_addr.reset.next = self.reset.val();
@@ -474,7 +482,7 @@ impl Logic for TxFetcher {
             & self.sized.q.val()
             & !self.rs_r.q.val()
             & self.room.q.val()
-            & self.info_ready.val()
+            & self.info_ok.q.val()
             & (!self.out_valid.q.val() | self.m_req.ready.val());
         self.last_load.next = self.load.val() & (self.n.val() == self.left.q.val());
 

@@ -47,7 +47,9 @@ pub fn flags_markdown() -> String {
 pub fn kinds_markdown() -> String {
     let mut s = String::from("| frame | RX | TX |\n|---|---|---|\n");
     s += &format!("| IPv4 (0x{ETHERTYPE_IPV4:04X}), IPv6 (0x{ETHERTYPE_IPV6:04X}) | carried; steered by the flow table or the hash; FLAGS L3, L4, IP4_CSUM_OK, FRAGMENT; HASH | carried |\n");
-    s += &format!("| ARP (0x{ETHERTYPE_ARP:04X}) | carried to FLOW_DEFAULT_PIPE; L3 ARP | carried |\n");
+    s += &format!(
+        "| ARP (0x{ETHERTYPE_ARP:04X}) | carried to FLOW_DEFAULT_PIPE; L3 ARP | carried |\n"
+    );
     s += &format!("| one or two VLAN tags (0x{ETHERTYPE_VLAN:04X}, 0x{ETHERTYPE_QINQ:04X}), then any of these | as the frame inside; TAGS 1 or 2 | carried |\n");
     s += "| any other EtherType (LLDP 0x88CC, PTP 0x88F7, custom), a third tag, a runt | carried to FLOW_DEFAULT_PIPE; L3 other | carried |\n";
     s += &format!("| over MAX_FRAME_BYTES ({MAX_FRAME_BYTES}) | dropped, counted in DROP_MALFORMED | refused by the driver (`Error::BadFrameLen`); an entry whose LEN is 0 or over it is dropped alone, counted in TX_DROP_MALFORMED, and the entries after it are sent |\n");
