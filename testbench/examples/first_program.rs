@@ -55,9 +55,9 @@ pub fn echo_first_frames<C: Card + EthernetPort>(mut dev: Device<C>) -> Result<V
         let batch = rx.recv(&dev);
         let copies = batch
             .iter()
-            .map(|frame| frame.map(<[u8]>::to_vec))
+            .map(|frame| frame.map(|f| f.bytes.to_vec()))
             .collect::<pendulum_driver::Result<Vec<_>>>()?;
-        let end = batch.end_slot();
+        let end = batch.end_unit();
         rx.free(&mut dev, end)?; // moves the head, re-arms the notification
         let refs: Vec<&[u8]> = copies.iter().map(Vec::as_slice).collect();
         let mut sent = 0;

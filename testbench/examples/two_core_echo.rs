@@ -158,9 +158,9 @@ fn echo<C: Card>(
         let (copies, end) = h.recv_with(rx, |batch| {
             let copies = batch
                 .iter()
-                .map(|frame| frame.map(<[u8]>::to_vec))
+                .map(|frame| frame.map(|f| f.bytes.to_vec()))
                 .collect::<pendulum_driver::Result<Vec<_>>>();
-            (copies, batch.end_slot())
+            (copies, batch.end_unit())
         })?;
         let copies = copies?;
         h.free(rx, end)?;

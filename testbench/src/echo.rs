@@ -3,7 +3,6 @@
 //! the in-process simulated card, the simulator process and a PCIe card.
 
 use pendulum_driver::{Card, Device, Result, RxPipe, TxPipe};
-use pendulum_layout::frame::slots_for;
 
 /// Receives one batch on `rx` and sends each frame back on `tx`, waiting for
 /// TX room when the ring is full; frees the batch. Two copies (ring to a
@@ -27,9 +26,9 @@ pub fn echo_batch<C: Card>(
         }
         let copies: Vec<Vec<u8>> = batch
             .iter()
-            .map(|f| f.map(<[u8]>::to_vec))
+            .map(|f| f.map(|f| f.bytes.to_vec()))
             .collect::<Result<_>>()?;
-        (copies, batch.end_slot())
+        (copies, batch.end_unit())
     };
     let refs: Vec<&[u8]> = copies.iter().map(Vec::as_slice).collect();
     let mut sent = 0;
@@ -42,8 +41,8 @@ pub fn echo_batch<C: Card>(
             if polls > max_polls {
                 return Err(pendulum_driver::Error::TxRingFull {
                     pipe: tx.index(),
-                    need_slots: 1,
-                    free_slots: tx.free_slots(dev),
+                    need_units: pendulum_layout::ring::entry_units(refs[sent].len() as u32),
+                    free_units: tx.free_units(dev),
                 });
             }
             dev.card_mut().relax();
@@ -65,10 +64,11 @@ pub fn echo_in_place<C: Card>(
     rx: &mut RxPipe,
     tx: &mut TxPipe,
 ) -> Result<usize> {
-    let slots = rx.ring_slots();
+    let units = rx.ring_units();
     // Frames between the RX head and the TX tail were posted by an earlier
-    // call and are still being sent; the batch starts at the RX head.
-    let posted = tx.tail().wrapping_sub(rx.head()) % slots;
+    // call and are still being sent; the batch starts at the RX head. (A
+    // received entry is sent as it is: the card reads only its LEN.)
+    let posted = tx.tail().wrapping_sub(rx.head()) % units;
     let (fresh, end) = {
         let batch = rx.recv(dev);
         let mut walked = 0;
@@ -77,14 +77,15 @@ pub fn echo_in_place<C: Card>(
             if walked >= posted {
                 fresh += 1;
             }
-            walked += slots_for(frame?.len() as u32);
+            let frame = frame?;
+            walked += frame.end_unit.wrapping_sub(frame.unit) % units;
         }
-        (fresh, batch.end_slot())
+        (fresh, batch.end_unit())
     };
     if fresh > 0 {
         tx.send_through(dev, rx, end)?;
     }
-    tx.free_slots(dev); // refreshes the TX head from its completion record
+    tx.free_units(dev); // refreshes the TX head from its completion record
     if tx.head() != rx.head() {
         rx.free(dev, tx.head())?;
     }

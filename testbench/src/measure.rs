@@ -281,7 +281,7 @@ pub fn rx_latency(size: usize, load: f64, work: u64, prefetch: bool) -> (u64, u6
     while lat.len() < N {
         let (n, end) = {
             let batch = pipe.recv(&dev);
-            (batch.iter().count(), batch.end_slot())
+            (batch.iter().count(), batch.end_unit())
         };
         if n == 0 {
             dev.card_mut().relax();

@@ -52,7 +52,16 @@ pub fn receive_and_check(
                     continue;
                 }
                 for frame in batch.iter() {
-                    let frame = frame.map_err(|e| e.to_string())?;
+                    let entry = frame.map_err(|e| e.to_string())?;
+                    let frame = entry.bytes;
+                    if usize::from(entry.header.len) != frame.len() {
+                        return Err(format!(
+                            "pipe {p}: frame {}: header LEN {} for {} bytes",
+                            seen[i],
+                            entry.header.len,
+                            frame.len()
+                        ));
+                    }
                     let want = expected[p].pop_front().ok_or_else(|| {
                         format!(
                             "pipe {p}: frame {} arrived but nothing more was sent to this pipe",
@@ -73,7 +82,7 @@ pub fn receive_and_check(
                     rep.bytes += frame.len() as u64;
                 }
                 rep.batches += 1;
-                batch.end_slot()
+                batch.end_unit()
             };
             pipe.free(dev, end).map_err(|e| e.to_string())?;
             any = true;

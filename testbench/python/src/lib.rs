@@ -221,41 +221,8 @@ impl Sim {
         )?;
         d.set_item("flow_key_words", global::FLOW_KEY_WORDS)?;
         d.set_item("beat_bytes", pendulum_layout::BEAT_BYTES)?;
-        d.set_item("ring", Self::ring_layout(py)?)?;
+        d.set_item("ring", ring_layout(py)?)?;
         Ok(d)
-    }
-
-    /// `layout()["ring"]`: the v2 ring format (`pendulum_layout::ring`).
-    fn ring_layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
-        use pendulum_layout::ring::{self, flags};
-        let r = PyDict::new(py);
-        r.set_item("unit_bytes", ring::UNIT_BYTES)?;
-        r.set_item("header_bytes", ring::HEADER_BYTES)?;
-        let fields = PyDict::new(py);
-        for (name, f) in [
-            ("LEN", ring::LEN),
-            ("FLAGS", ring::FLAGS),
-            ("HASH", ring::HASH),
-            ("TIMESTAMP", ring::TIMESTAMP),
-        ] {
-            fields.set_item(name, (f.lsb / 8, f.width / 8))?;
-        }
-        r.set_item("fields", fields)?;
-        let fl = PyDict::new(py);
-        for (name, f) in [("TAGS", flags::TAGS), ("L3", flags::L3), ("L4", flags::L4)] {
-            fl.set_item(name, (f.lsb, f.width))?;
-        }
-        for (name, m) in [
-            ("IP4_CSUM_OK", flags::IP4_CSUM_OK),
-            ("L4_CSUM_OK", flags::L4_CSUM_OK),
-            ("FLOW_HIT", flags::FLOW_HIT),
-            ("FRAGMENT", flags::FRAGMENT),
-        ] {
-            fl.set_item(name, m)?;
-        }
-        r.set_item("flags", fl)?;
-        r.set_item("nic_flags", flags::NIC_FLAGS)?;
-        Ok(r)
     }
 
     /// The byte address of pipe `pipe`'s register page
@@ -655,24 +622,79 @@ impl Sim {
         py: Python<'py>,
         index: usize,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        Ok(self
+            .rx_recv_entries(py, index)?
+            .into_iter()
+            .map(|(frame, ..)| frame)
+            .collect())
+    }
+
+    /// The frames waiting on pipe `index` with their ring headers, as
+    /// (frame, flags, hash, timestamp) tuples (`layout.RING` names the
+    /// FLAGS bits), then frees them.
+    #[allow(clippy::type_complexity)]
+    fn rx_recv_entries<'py>(
+        &mut self,
+        py: Python<'py>,
+        index: usize,
+    ) -> PyResult<Vec<(Bound<'py, PyBytes>, u16, u32, u64)>> {
         let (dev, pipes) = self.device()?;
         let p = pipes
             .get_mut(index)
             .and_then(|p| p.as_mut())
             .ok_or_else(|| DriverError::new_err(format!("pipe {index} is not open")))?;
-        let (frames, end) = {
+        let (entries, end) = {
             let batch = p.recv(dev);
-            let frames = batch
+            let entries = batch
                 .iter()
-                .map(|f| f.map(|f| PyBytes::new(py, f)))
+                .map(|f| {
+                    f.map(|f| {
+                        let h = f.header;
+                        (PyBytes::new(py, f.bytes), h.flags, h.hash, h.timestamp)
+                    })
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(driver_err)?;
-            (frames, batch.end_slot())
+            (entries, batch.end_unit())
         };
         p.free(dev, end).map_err(driver_err)?;
-        Ok(frames)
+        Ok(entries)
     }
 }
+
+/// `layout()["ring"]`: the v2 ring format (`pendulum_layout::ring`).
+fn ring_layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    use pendulum_layout::ring::{self, flags};
+    let r = PyDict::new(py);
+    r.set_item("unit_bytes", ring::UNIT_BYTES)?;
+    r.set_item("header_bytes", ring::HEADER_BYTES)?;
+    let fields = PyDict::new(py);
+    for (name, f) in [
+        ("LEN", ring::LEN),
+        ("FLAGS", ring::FLAGS),
+        ("HASH", ring::HASH),
+        ("TIMESTAMP", ring::TIMESTAMP),
+    ] {
+        fields.set_item(name, (f.lsb / 8, f.width / 8))?;
+    }
+    r.set_item("fields", fields)?;
+    let fl = PyDict::new(py);
+    for (name, f) in [("TAGS", flags::TAGS), ("L3", flags::L3), ("L4", flags::L4)] {
+        fl.set_item(name, (f.lsb, f.width))?;
+    }
+    for (name, m) in [
+        ("IP4_CSUM_OK", flags::IP4_CSUM_OK),
+        ("L4_CSUM_OK", flags::L4_CSUM_OK),
+        ("FLOW_HIT", flags::FLOW_HIT),
+        ("FRAGMENT", flags::FRAGMENT),
+    ] {
+        fl.set_item(name, m)?;
+    }
+    r.set_item("flags", fl)?;
+    r.set_item("nic_flags", flags::NIC_FLAGS)?;
+    Ok(r)
+}
+
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

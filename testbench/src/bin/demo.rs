@@ -285,10 +285,10 @@ fn echo(dev: &mut Device<SimCard>, rx: &mut pendulum_driver::RxPipe) -> Result<(
             let batch = rx.recv(dev);
             let copies: Vec<Vec<u8>> = batch
                 .iter()
-                .map(|f| f.map(|f| f.to_vec()))
+                .map(|f| f.map(|f| f.bytes.to_vec()))
                 .collect::<Result<_, _>>()
                 .map_err(|e| e.to_string())?;
-            (copies, batch.end_slot())
+            (copies, batch.end_unit())
         };
         if copies.is_empty() {
             dev.card_mut().relax();

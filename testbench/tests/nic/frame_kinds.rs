@@ -178,20 +178,6 @@ fn vlan_tagged_frames_leave_byte_for_byte_mixed_with_untagged_ones() {
     assert_eq!(dev.counters().unwrap().tx_drop_malformed, 0);
 }
 
-#[test]
-fn the_driver_refuses_a_frame_with_a_third_tag_before_queuing_it() {
-    let (mut dev, _) = open();
-    let mut tx = dev.open_tx_pipe(0, 16 * 1024).unwrap();
-    let k = FlowKey::v4([10, 3, 0, 1], [10, 3, 0, 2], PROTO_UDP, 1, 2);
-    let good = with_vlan_tags(&flow_frame(&k, 1, 128), &tag_stack(2));
-    let bad = with_vlan_tags(&good, &[(ETHERTYPE_VLAN, 5)]);
-    let e = tx.send(&mut dev, &[&good, &bad, &good]).unwrap_err();
-    assert!(
-        matches!(e, Error::UndelimitedFrame { index: 1, .. }),
-        "{e:?}"
-    );
-}
-
 /// A random frame header: IPv4 or IPv6 (random protocol, IHL, fragment
 /// bits) or ARP or a custom EtherType, behind 0..=3 tags of random TPIDs.
 #[derive(Clone, Debug)]

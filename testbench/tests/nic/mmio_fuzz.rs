@@ -188,7 +188,7 @@ proptest! {
         let f = g.frame(300, 0);
         dev.card_mut().sim.eth.push(f.clone());
         prop_assert!(rx.wait(&mut dev, 100_000), "no frame after re-configuring");
-        let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().to_vec()).collect();
+        let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().bytes.to_vec()).collect();
         prop_assert_eq!(got, vec![f]);
     }
 }

@@ -99,10 +99,10 @@ fn collect(
             break;
         }
         let batch = t.rx.recv_checked(dev).unwrap();
-        let end = batch.end_slot();
+        let end = batch.end_unit();
         let n = batch.iter().count();
         for f in batch.iter() {
-            got.push(f.unwrap().to_vec());
+            got.push(f.unwrap().bytes.to_vec());
         }
         if n > 0 {
             t.rx.free(dev, end).unwrap();

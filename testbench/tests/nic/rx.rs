@@ -111,8 +111,8 @@ fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
     );
     let p = &mut pipes[2];
     let batch = p.recv(&dev);
-    let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
-    let end = batch.end_slot();
+    let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().bytes.to_vec()).collect();
+    let end = batch.end_unit();
     // The notification covers what had landed when it was formed (here the
     // first frame or two); the rest waits for the head to move.
     assert!(!got.is_empty(), "the first notification announced nothing");
@@ -124,9 +124,9 @@ fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
     // The head write re-arms the pipe: one more notification covers the rest.
     assert!(p.wait(&mut dev, 10_000));
     let batch = p.recv(&dev);
-    let rest: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
+    let rest: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().bytes.to_vec()).collect();
     assert_eq!(rest, frames[got.len()..]);
-    assert_eq!(batch.end_slot(), 7);
+    assert_eq!(batch.end_unit(), 7);
     assert_eq!(dev.counters().unwrap().notifications, 2);
 }
 
@@ -139,7 +139,7 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
     dev.card_mut().sim.eth.push(first.clone());
     let p = &mut pipes[1];
     assert!(p.wait(&mut dev, 10_000));
-    let held_end = p.recv(&dev).end_slot();
+    let held_end = p.recv(&dev).end_unit();
     assert_eq!(held_end, 1);
     // More frames arrive while software holds its batch: without a prefetch
     // (or a free) the pipe is not re-armed, so nothing is announced.
@@ -149,7 +149,7 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
     }
     assert!(dev.card_mut().sim.drain(10_000));
     assert_eq!(
-        p.recv(&dev).end_slot(),
+        p.recv(&dev).end_unit(),
         held_end,
         "announced without being re-armed"
     );
@@ -160,14 +160,14 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
     assert!(dev.card_mut().sim.drain(10_000));
     assert_eq!(dev.counters().unwrap().notifications, notifications + 1);
     let batch = p.recv(&dev);
-    let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
+    let got: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().bytes.to_vec()).collect();
     let mut all = vec![first];
     all.extend(more);
     assert_eq!(
         got, all,
         "the batch holds the old frame and the new ones, unchanged"
     );
-    let end = batch.end_slot();
+    let end = batch.end_unit();
     assert_eq!(
         dev.read(pipe_page(1) + pipe::HEAD.offset).unwrap(),
         0,
@@ -208,7 +208,7 @@ fn the_next_pipe_with_data_is_found_round_robin_across_pipes() {
         if let Some(p) = dev.next_pipe_with_data(&mut pipes, last) {
             let batch = pipes[p].recv(&dev);
             let n = batch.iter().count();
-            let end = batch.end_slot();
+            let end = batch.end_unit();
             pipes[p].free(&mut dev, end).unwrap();
             got.push((p, n));
             last = p;
@@ -814,6 +814,6 @@ fn a_dropped_pipe_is_switched_off_and_its_frames_are_dropped_and_counted() {
     dev.card_mut().sim.eth.push(f.clone());
     assert!(pipe.wait(&mut dev, 10_000));
     let batch = pipe.recv(&dev);
-    let got: Vec<Vec<u8>> = batch.iter().map(|r| r.unwrap().to_vec()).collect();
+    let got: Vec<Vec<u8>> = batch.iter().map(|r| r.unwrap().bytes.to_vec()).collect();
     assert_eq!(got, [f]);
 }

@@ -31,7 +31,7 @@ fn receive_all(
                     continue;
                 }
                 for f in batch.iter() {
-                    let f = f.map_err(|e| e.to_string())?;
+                    let f = f.map_err(|e| e.to_string())?.bytes;
                     let want = expected[p]
                         .pop_front()
                         .ok_or(format!("pipe {p}: an extra frame"))?;
@@ -40,7 +40,7 @@ fn receive_all(
                     }
                     got += 1;
                 }
-                batch.end_slot()
+                batch.end_unit()
             };
             pipe.free(dev, end).map_err(|e| e.to_string())?;
             any = true;
@@ -372,7 +372,7 @@ fn a_reset_of_the_simulated_card_is_reported_and_it_opens_again() {
     let f = FrameGen::new(5).frame(300, 0);
     dev.card_mut().inject(std::slice::from_ref(&f)).unwrap();
     assert!(rx.wait(&mut dev, 100_000), "no frame after opening again");
-    let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().to_vec()).collect();
+    let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().bytes.to_vec()).collect();
     assert_eq!(got, vec![f]);
 }
 

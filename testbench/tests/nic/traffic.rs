@@ -95,9 +95,9 @@ fn echo<C: Card>(
     let batch = rx.recv(dev);
     let copies = batch
         .iter()
-        .map(|f| f.map(<[u8]>::to_vec))
+        .map(|f| f.map(|f| f.bytes.to_vec()))
         .collect::<pendulum_driver::Result<Vec<_>>>()?;
-    let end = batch.end_slot();
+    let end = batch.end_unit();
     if copies.is_empty() {
         return Ok(copies);
     }

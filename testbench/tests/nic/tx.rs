@@ -3,6 +3,7 @@
 
 use pendulum_driver::{Card, Device, Error, RegionKind, TxPipe};
 use pendulum_layout::params::{DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES, TX_PIPES};
+use pendulum_layout::ring::{entry_units, UNIT_BYTES};
 use pendulum_layout::{pipe, pipe_page, tx_compl, RegError, BEAT_BYTES};
 use pendulum_testbench::echo::echo_in_place;
 use pendulum_testbench::models::{FrameGen, Pacing};
@@ -396,8 +397,8 @@ fn echo_what_arrives_goes_back_out_unchanged() {
             if batch.is_empty() {
                 (Vec::new(), None)
             } else {
-                let v: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().to_vec()).collect();
-                (v, Some(batch.end_slot()))
+                let v: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().bytes.to_vec()).collect();
+                (v, Some(batch.end_unit()))
             }
         };
         let Some(end) = end else {
@@ -464,10 +465,13 @@ fn zero_copy_echo_sends_received_frames_out_of_the_rx_ring() {
             g.frame(len, 0)
         })
         .collect();
-    let ring_slots = rx.ring_slots() as usize;
-    let total_slots: usize = frames.iter().map(|f| f.len().div_ceil(64)).sum();
+    let ring_units = rx.ring_units() as usize;
+    let total_units: usize = frames
+        .iter()
+        .map(|f| entry_units(f.len() as u32) as usize)
+        .sum();
     assert!(
-        total_slots > 10 * ring_slots,
+        total_units > 10 * ring_units,
         "the ring must wrap many times"
     );
     for f in &frames {
@@ -516,23 +520,32 @@ fn zero_copy_echo_sends_received_frames_out_of_the_rx_ring() {
     assert_eq!(c.tx_drop_malformed, 0);
 }
 
-/// The reads a run of the fetcher from slot `from` up to slot `to` of a ring
-/// at `base` should take: each as long as it may be, and never past the run's
-/// end, the ring's end, or a 4 KiB boundary of its address.
-fn expected_reads(base: u64, ring_slots: u32, from: u32, to: u32) -> Vec<(u64, u32)> {
+/// The reads a run of the fetcher from unit `from` up to unit `to` of a ring
+/// of `ring_units` at `base` should take: the 64-byte lines that hold those
+/// units, each read as long as it may be, and never past the run's last
+/// line, the ring's end, or a 4 KiB boundary of its address.
+fn expected_reads(base: u64, ring_units: u32, from: u32, to: u32) -> Vec<(u64, u32)> {
     let beat = BEAT_BYTES as u64;
     let boundary = DMA_BOUNDARY_BYTES as u64;
-    let (mut pos, mut left) = (from, (to + ring_slots - from) % ring_slots);
+    let per_line = (BEAT_BYTES / UNIT_BYTES) as u32;
+    let ring_lines = ring_units / per_line;
+    let units = (to + ring_units - from) % ring_units;
+    if units == 0 {
+        return Vec::new();
+    }
+    let first = from / per_line;
+    let last = ((from + units - 1) % ring_units) / per_line;
+    let (mut pos, mut left) = (first, (last + ring_lines - first) % ring_lines + 1);
     let mut reads = Vec::new();
     while left > 0 {
         let addr = base + pos as u64 * beat;
         let to_page = ((boundary - addr % boundary) / beat) as u32;
         let n = left
-            .min(ring_slots - pos)
+            .min(ring_lines - pos)
             .min(to_page)
             .min(DMA_READ_MAX_BYTES / BEAT_BYTES as u32);
         reads.push((addr, n * BEAT_BYTES as u32));
-        pos = (pos + n) % ring_slots;
+        pos = (pos + n) % ring_lines;
         left -= n;
     }
     reads
@@ -567,15 +580,17 @@ fn tx_reads_from_offset_4032_split_at_each_4k_page_and_frames_stay_intact() {
     let mut dev = open();
     let ring_bytes = 64 * 1024;
     let mut tx = dev.open_tx_pipe(0, ring_bytes).unwrap();
-    let slots = tx.ring_slots();
+    let units = tx.ring_units();
     let base = tx_ring_base(&mut dev, 0);
     let mut g = FrameGen::new(40);
-    // 63 one-slot frames: the next post starts at offset 4032, one slot
+    // 48 entries of 64-byte frames (5 units each) and one of 176 bytes (12
+    // units): the next post starts at unit 252, offset 4032, one line
     // before the ring's first 4 KiB boundary.
-    let fill: Vec<Vec<u8>> = (0..63).map(|_| g.frame(64, 0)).collect();
+    let mut fill: Vec<Vec<u8>> = (0..48).map(|_| g.frame(64, 0)).collect();
+    fill.push(g.frame(176, 0));
     send_all(&mut dev, &mut tx, &fill);
     assert_eq!(dev.card_mut().sim.eth_tx.take_frames(), fill);
-    assert_eq!(tx.tail(), 63);
+    assert_eq!(tx.tail(), 252);
     dev.card_mut().sim.pcie.log_reads();
     // One doorbell each: a run over several pages with frames of every size,
     // then single frames from wherever the last ended, then runs that wrap
@@ -599,11 +614,11 @@ fn tx_reads_from_offset_4032_split_at_each_4k_page_and_frames_stay_intact() {
         );
         assert!(dev.card_mut().sim.drain(100_000));
         let reads = dev.card_mut().sim.pcie.take_read_log();
-        let expected = expected_reads(base, slots, from, tx.tail());
+        let expected = expected_reads(base, units, from, tx.tail());
         check_reads(
             &reads,
             &expected,
-            &format!("round {r} (slots {from}..{})", tx.tail()),
+            &format!("round {r} (units {from}..{})", tx.tail()),
         );
         let out = dev.card_mut().sim.eth_tx.take_frames();
         assert!(out == frames, "round {r}: the frames did not go out intact");
