@@ -3,7 +3,7 @@
 //! order, against what the MAC side sent to that pipe.
 
 use crate::SimCard;
-use pendulum_driver::{Device, RxPipe};
+use pendulum_driver::{Device, EntryHeader, RxPipe};
 use std::collections::VecDeque;
 
 /// What a receive run saw.
@@ -28,6 +28,18 @@ pub fn receive_and_check(
     pipes: &mut [RxPipe],
     expected: &mut Expected,
     max_cycles: u64,
+) -> Result<RxReport, String> {
+    receive_and_check_headers(dev, pipes, expected, max_cycles, |_, _, _| Ok(()))
+}
+
+/// [`receive_and_check`], and `check(pipe, frame, header)` on each frame as
+/// it arrives (after its bytes were found right): an `Err` stops the run.
+pub fn receive_and_check_headers(
+    dev: &mut Device<SimCard>,
+    pipes: &mut [RxPipe],
+    expected: &mut Expected,
+    max_cycles: u64,
+    mut check: impl FnMut(usize, &[u8], &EntryHeader) -> Result<(), String>,
 ) -> Result<RxReport, String> {
     let start = dev.card().sim.cycle();
     let mut rep = RxReport::default();
@@ -77,6 +89,8 @@ pub fn receive_and_check(
                             first_difference(frame, &want)
                         ));
                     }
+                    check(p, frame, &entry.header)
+                        .map_err(|e| format!("pipe {p}: frame {}: {e}", seen[i]))?;
                     seen[i] += 1;
                     rep.frames += 1;
                     rep.bytes += frame.len() as u64;

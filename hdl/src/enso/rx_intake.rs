@@ -102,6 +102,7 @@ impl Logic for RxIntake {
                 self.m.data.next.beat_units = self.units_upto[u].val();
             }
         }
+        self.m.data.next.last = self.s.data.val().last;
         self.m.data.next.sop = self.sop.val();
         self.m.data.next.pipe = self.no_pipe.val();
         self.m.data.next.units = self.units.o.val();

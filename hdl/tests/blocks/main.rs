@@ -22,6 +22,7 @@ mod ring_packer;
 mod ring_unpacker;
 mod rx_engine;
 mod rx_flags;
+mod rx_front;
 mod sized_frame_fifo;
 mod stream_blocks;
 mod tx_chain;

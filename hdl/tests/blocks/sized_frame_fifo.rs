@@ -32,6 +32,7 @@ fn frames_leave_whole_with_their_length() {
     uut.s.valid.connect();
     uut.m.ready.connect();
     uut.reset.connect();
+    uut.now.connect();
     uut.connect_all();
     let mut sim = Simulation::new();
     sim.add_clock(5, |x: &mut Box<Fifo>| x.clock.next = !x.clock.val());
@@ -57,6 +58,7 @@ fn frames_leave_whole_with_their_length() {
         let mut next = 0usize;
         let mut beat = 0usize;
         let mut last_in: VecDeque<usize> = VecDeque::new();
+        let mut first_in: VecDeque<u64> = VecDeque::new();
         let mut got: Vec<u8> = Vec::new();
         let mut got_beats = 0usize;
         let mut out_frame = 0usize;
@@ -80,10 +82,16 @@ fn frames_leave_whole_with_their_length() {
                 };
             }
             x.s.valid.next = next < n && rng.gen_bool(0.8);
+            // The clock to stamp with: any value that changes every cycle.
+            let now = 1_000_003 * cycle as u64 + (1 << 40);
+            x.now.next = now.into();
             x.m.ready.next = rng.gen_bool(0.6);
             x = sim.wait(1, x)?;
             if x.s.valid.val() && x.s.ready.val() {
                 let beats = frames[next].len().div_ceil(64);
+                if beat == 0 {
+                    first_in.push_back(now);
+                }
                 beat += 1;
                 if beat == beats {
                     last_in.push_back(cycle);
@@ -101,6 +109,11 @@ fn frames_leave_whole_with_their_length() {
                 let over = f.len() > MAX_FRAME_BYTES as usize;
                 let want_len = if over { 0 } else { f.len() };
                 assert_eq!(b.len.index(), want_len, "frame {out_frame}: length");
+                assert_eq!(
+                    b.stamp.to_u64(),
+                    first_in[0],
+                    "frame {out_frame}: the stamp of its first beat's cycle"
+                );
                 let keep = b.keep.to_u64();
                 got.extend_from_slice(&bytes512(b.data)[..keep.count_ones() as usize]);
                 got_beats += 1;
@@ -120,6 +133,7 @@ fn frames_leave_whole_with_their_length() {
                     got_beats = 0;
                     out_frame += 1;
                     last_in.pop_front();
+                    first_in.pop_front();
                 }
             }
             wait_clock_true!(sim, clock, x);

@@ -695,7 +695,6 @@ fn ring_layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(r)
 }
 
-
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;

@@ -41,11 +41,12 @@ pub(crate) fn random_key(rng: &mut ChaCha8Rng) -> FlowKey {
 }
 
 /// Queues `frame` on the MAC side, padded to the minimum as a MAC delivers
-/// it, and expects it unpadded on `pipe` (`frame_kinds` uses it too).
+/// it, and expects it so on `pipe`: the ring's LEN is the MAC's length
+/// (`frame_kinds` uses it too).
 pub(crate) fn send(dev: &mut Device<SimCard>, exp: &mut Expected, frame: Vec<u8>, pipe: usize) {
-    exp[pipe].push_back(frame.clone());
     let mut wire = frame;
     pad_to_min(&mut wire);
+    exp[pipe].push_back(wire.clone());
     dev.card_mut().sim.eth.push(wire);
 }
 

@@ -372,7 +372,11 @@ fn a_reset_of_the_simulated_card_is_reported_and_it_opens_again() {
     let f = FrameGen::new(5).frame(300, 0);
     dev.card_mut().inject(std::slice::from_ref(&f)).unwrap();
     assert!(rx.wait(&mut dev, 100_000), "no frame after opening again");
-    let got: Vec<Vec<u8>> = rx.recv(&dev).iter().map(|x| x.unwrap().bytes.to_vec()).collect();
+    let got: Vec<Vec<u8>> = rx
+        .recv(&dev)
+        .iter()
+        .map(|x| x.unwrap().bytes.to_vec())
+        .collect();
     assert_eq!(got, vec![f]);
 }
 
