@@ -214,7 +214,7 @@ pub mod global {
     pub const LINK_RX_PIPE: Reg = rw(
         "LINK_RX_PIPE",
         0x10C,
-        "RX pipe receiving ACP messages: delivered by the peer and handed back; 64 B each (bits 15..0); bit 16 (RX_PIPE_RESERVED) reserves that pipe: no Ethernet frame is steered to it, and it cannot be FLOW_DEFAULT_PIPE or a FLOW_WRITE's FLOW_PIPE; resets to 0, not reserved",
+        "RX pipe receiving ACP messages: delivered by the peer and handed back; one 64-byte ring entry each (bits 15..0); bit 16 (RX_PIPE_RESERVED) reserves that pipe: no Ethernet frame is steered to it, and it cannot be FLOW_DEFAULT_PIPE or a FLOW_WRITE's FLOW_PIPE; resets to 0, not reserved",
     );
     pub const LINK_CHANNELS: Reg = rw("LINK_CHANNELS", 0x110, "token channels to use, 1..=CAP_LINK_CHANNELS (0 reads as all); the link uses the smaller of both ends' values, agreed when entangling");
     pub const LINK_ACTIVE_CHANNELS: Reg = ro(
@@ -226,7 +226,7 @@ pub mod global {
     pub const ATOMIC_RX_PIPE: Reg = rw(
         "ATOMIC_RX_PIPE",
         0x120,
-        "RX pipe receiving atomic verb results, 64 B each (bits 15..0); bit 16 (RX_PIPE_RESERVED) reserves that pipe, as in LINK_RX_PIPE; resets to 0, not reserved",
+        "RX pipe receiving atomic verb results, one ring entry each: 64 B, a commit's 128 B (bits 15..0); bit 16 (RX_PIPE_RESERVED) reserves that pipe, as in LINK_RX_PIPE; resets to 0, not reserved",
     );
     /// The NIC's hardware time: core clock cycles since its last reset,
     /// 64-bit, free-running.
@@ -455,7 +455,7 @@ pub mod pipe {
         0x54,
         "bus address of the TX completion record, high 32 bits",
     );
-    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte messages, not frames); bit 2: bound to the atomic unit (64-byte verbs)");
+    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte message entries, not frames); bit 2: bound to the atomic unit (verb entries: 64 B, a commit 192 B)");
     pub const TX_TAIL: Reg = rw("TX_TAIL", 0x5C, "doorbell: software's tail (16-byte unit) after the ring entries it appended; must not pass the NIC's TX head");
     pub const TX_HEAD: Reg = ro(
         "TX_HEAD",

@@ -8,7 +8,7 @@ CPU would, without yielding to other coroutines.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import NamedTuple, Any, Dict, List, Optional
 
 from . import ClockCycles, RisingEdge, layout
 
@@ -121,6 +121,17 @@ class HostMemory:
         return self._dut.sim.pcie_counters()
 
 
+class RxEntry(NamedTuple):
+    """A received frame and its ring header's fields (``layout.RING``):
+    FLAGS (``layout.RING.FLAGS`` names the bits), the flow's RSS hash, and
+    the NIC's cycle counter when its first beat entered the core."""
+
+    frame: bytes
+    flags: int
+    hash: int
+    timestamp: int
+
+
 class RxPipe:
     """A receive pipe opened through the Rust driver."""
 
@@ -142,13 +153,21 @@ class RxPipe:
         """The frames waiting now, in order; they are freed in the ring."""
         return self._driver._sim.rx_recv(self.index)
 
+    def recv_entries(self) -> List[RxEntry]:
+        """The frames waiting now with their ring headers, in order; freed."""
+        return [RxEntry(*e) for e in self._driver._sim.rx_recv_entries(self.index)]
+
     def recv_n(self, n: int, max_polls: int = 1_000_000) -> List[bytes]:
         """Exactly ``n`` frames, or TimeoutError with how many came."""
-        got: List[bytes] = []
+        return [e.frame for e in self.recv_entries_n(n, max_polls)]
+
+    def recv_entries_n(self, n: int, max_polls: int = 1_000_000) -> List[RxEntry]:
+        """Exactly ``n`` frames with their headers, or TimeoutError."""
+        got: List[RxEntry] = []
         while len(got) < n:
             if not self.wait(max_polls):
                 raise TimeoutError(f"pipe {self.index}: {len(got)} of {n} frames arrived")
-            got.extend(self.recv())
+            got.extend(self.recv_entries())
         return got
 
 

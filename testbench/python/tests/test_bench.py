@@ -152,17 +152,25 @@ async def test_scapy_packets_are_accepted(dut):
 
 
 @ps.test()
-async def test_malformed_frame_is_dropped_and_counted(dut):
+async def test_any_ethertype_is_carried_with_its_header_and_an_oversized_frame_is_dropped(dut):
     drv = ps.Driver(dut)
     drv.open()
-    pipe = drv.rx_pipe(0, 16 * 1024)
+    pipe = drv.rx_pipe(0, 64 * 1024)
     src = ps.EthernetSource(dut)
-    bad = bytearray(frame(100, pipe=0))
-    bad[12:14] = b"\x88\xb5"  # an EtherType with no length rule
+    custom = bytearray(frame(100, pipe=0))
+    custom[12:14] = b"\x88\xb5"  # a local experimental EtherType
+    too_long = frame(L.PARAMS["MAX_FRAME_BYTES"], pipe=0) + b"\0"  # one byte over
     good = frame(100, pipe=0, seq=1)
-    src.send(bad)
-    src.send(good)
-    assert pipe.recv_n(1) == [good]
+    for f in (bytes(custom), too_long, good):
+        src.send(f)
+    # The custom frame goes to the default pipe (0) as it is, L3 "other".
+    got = pipe.recv_entries_n(2)
+    assert [e.frame for e in got] == [bytes(custom), good]
+    fl = L.RING.FLAGS
+    l3 = lambda e: (e.flags >> fl["L3"][0]) & 3
+    assert (l3(got[0]), l3(got[1])) == (0, 1)  # other, IPv4
+    assert got[1].flags & fl["IP4_CSUM_OK"]
+    assert got[0].timestamp < got[1].timestamp
     assert drv.counters()["drop_malformed"] == 1
 
 
@@ -175,10 +183,12 @@ async def test_pcie_counts_ring_data_and_metadata(dut):
     pipe.recv_n(1)
     await ClockCycles(dut.clk, 300)
     c = ps.HostMemory(dut).pcie_counters()
-    assert c["data_bytes"] == 128
-    # One notification, and two TLP headers: the frame's two beats are one write.
-    assert c["metadata_bytes"] == 16 + 2 * 24
-    assert c["dma_writes"] == 2
+    # The ring entry: its 16-byte header and the frame (9 units, 3 lines).
+    assert c["data_bytes"] == L.RING.HEADER_BYTES + 128
+    # One notification, and a TLP header per write: the entry's lines (one
+    # write, or two when its last line waits a cycle) and the notification.
+    assert c["dma_writes"] in (2, 3)
+    assert c["metadata_bytes"] == 16 + c["dma_writes"] * 24
     assert c["stray_writes"] == 0
 
 
@@ -225,13 +235,18 @@ async def test_drive_a_frame_by_hand_and_watch_the_dma_port(dut):
     dut.eth_rx_tvalid.value = 0
     await mon
     (a0, d0, s0), (a1, d1, s1), (a2, d2, s2) = writes
+    # The ring entry (layout.RING): a 16-byte header, LEN first, then the
+    # frame, in whole 16-byte units: 1 + 7 units over two lines.
     assert (a0, a1) == (ring, ring + 64)
-    assert d0.to_bytes(64, "little") == f[:64] and s0 == (1 << 64) - 1
-    assert d1.to_bytes(64, "little")[:36] == f[64:] and s1 == (1 << 36) - 1
-    # Then the notification, the buffer's first record, in its first slot:
-    # tail 2 (two slots), sequence 1, pipe 0, count 1.
+    line0, line1 = d0.to_bytes(64, "little"), d1.to_bytes(64, "little")
+    at, n = L.RING.FIELDS["LEN"]
+    assert int.from_bytes(line0[at:at + n], "little") == len(f)
+    assert line0[16:] == f[:48] and s0 == (1 << 64) - 1
+    assert line1[:52] == f[48:] and s1 == (1 << 64) - 1
+    # Then the notification, the buffer's first record, in its first place:
+    # tail 8 (units), sequence 1, pipe 0, count 1.
     assert a2 == nbuf and s2 == 0xFFFF
-    assert [(d2 >> (32 * k)) & 0xFFFFFFFF for k in range(4)] == [2, 1, 0, 1]
+    assert [(d2 >> (32 * k)) & 0xFFFFFFFF for k in range(4)] == [8, 1, 0, 1]
 
 
 @ps.test()

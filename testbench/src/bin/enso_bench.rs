@@ -115,12 +115,16 @@ fn link_busy(pcie: &PcieCounters, cycles: u64) -> (f64, f64) {
 fn rx_only(size: usize, per_packet: bool) -> RxOnly {
     let run = rx_run(size, FRAMES, per_packet);
     let pcie = &run.pcie;
+    // The ring's entry headers are data-ring bytes to the PCIe model, but
+    // metadata to the application: counted as such here (v2 ring format).
+    let headers = (FRAMES * pendulum_layout::ring::HEADER_BYTES) as f64;
+    let frame_bytes = pcie.data_bytes as f64 - headers;
     RxOnly {
         mpps: run.mpps(),
         pcie_limit: pcie_limit_mpps(pcie, FRAMES as u64),
         notifs_per_frame: run.notifications as f64 / FRAMES as f64,
-        metadata_share: pcie.metadata_share(),
-        notif_share: run.notifications as f64 * NOTIF_BYTES / pcie.data_bytes as f64,
+        metadata_share: (pcie.metadata_bytes as f64 + headers) / frame_bytes,
+        notif_share: run.notifications as f64 * NOTIF_BYTES / frame_bytes,
     }
 }
 

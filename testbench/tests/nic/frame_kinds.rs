@@ -325,6 +325,7 @@ fn entries(frames: &[(Vec<u8>, u16)]) -> Vec<u8> {
         write_entry(&mut ring, at, &h, f);
         at += entry_units(f.len() as u32);
     }
+    ring.truncate(units as usize * 16);
     ring
 }
 

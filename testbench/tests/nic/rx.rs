@@ -1,6 +1,7 @@
 //! RX path tests on the Verilated NIC, driven through the real driver.
 
 use pendulum_driver::{Card, Device, Error, RxPipe};
+use pendulum_layout::params::MAX_FRAME_BYTES;
 use pendulum_layout::{global, notif, pipe, pipe_page, RegError};
 use pendulum_testbench::models::{FrameGen, Pacing};
 use pendulum_testbench::rx_check::{receive_and_check, Expected};
@@ -85,7 +86,7 @@ fn ring_wraps_around_many_times_with_frames_straddling_the_end() {
     let mut dev = open_paced(10.0);
     let mut pipes = open_pipes(&mut dev, 1, 4096);
     let mut exp = Expected::default();
-    // 64 slots; 700 frames of 1 to 24 slots go round the ring over a hundred times.
+    // 256 units; 700 frames of 5 to 95 units go round the ring over a hundred times.
     send(&mut dev, &mut exp, random_frames(2, 700, 60, 1500, 1));
     let rep = receive_and_check(&mut dev, &mut pipes, &mut exp, 5_000_000).unwrap();
     assert_eq!(rep.frames, 700);
@@ -105,9 +106,10 @@ fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
     assert!(dev.card_mut().sim.drain(10_000));
     // The first frame found the pipe armed; the other two wait for a head write.
     assert_eq!(dev.counters().unwrap().notifications, 1);
+    // Entries of 5, 8 and 14 units (a 16-byte header, the frame in units).
     assert_eq!(
         dev.read(pipe_page(2) + pipe::TAIL.offset).unwrap(),
-        1 + 2 + 4
+        5 + 8 + 14
     );
     let p = &mut pipes[2];
     let batch = p.recv(&dev);
@@ -126,7 +128,7 @@ fn notifications_are_reactive_one_outstanding_until_the_head_moves() {
     let batch = p.recv(&dev);
     let rest: Vec<Vec<u8>> = batch.iter().map(|f| f.unwrap().bytes.to_vec()).collect();
     assert_eq!(rest, frames[got.len()..]);
-    assert_eq!(batch.end_unit(), 7);
+    assert_eq!(batch.end_unit(), 5 + 8 + 14);
     assert_eq!(dev.counters().unwrap().notifications, 2);
 }
 
@@ -140,7 +142,7 @@ fn a_prefetch_announces_new_frames_while_the_batch_is_still_held() {
     let p = &mut pipes[1];
     assert!(p.wait(&mut dev, 10_000));
     let held_end = p.recv(&dev).end_unit();
-    assert_eq!(held_end, 1);
+    assert_eq!(held_end, 5, "a header unit and four of frame");
     // More frames arrive while software holds its batch: without a prefetch
     // (or a free) the pipe is not re-armed, so nothing is announced.
     let more: Vec<Vec<u8>> = [100, 300].iter().map(|&len| g.frame(len, 1)).collect();
@@ -225,13 +227,13 @@ fn notification_record_layout_matches_the_layout_crate() {
     let mut dev = open();
     let _pipes = open_pipes(&mut dev, 2, 4096);
     let mut g = FrameGen::new(4);
-    dev.card_mut().sim.eth.push(g.frame(130, 1)); // 3 slots
+    dev.card_mut().sim.eth.push(g.frame(130, 1)); // 1 + 9 units
     assert!(dev.card_mut().sim.drain(10_000));
     // Pipe 1's buffer (1 mod NOTIF_BUFS), through the registers the driver
-    // programmed: its first record, in its first slot.
+    // programmed: its first record, in its first place.
     let (base, _) = notif_buf(&mut dev, 1);
     let rec = read_host(&dev, base, notif::BYTES);
-    assert_eq!(notif::TAIL.read(&rec), 3);
+    assert_eq!(notif::TAIL.read(&rec), 10);
     assert_eq!(notif::SEQ.read(&rec), 1);
     assert_eq!(notif::PIPE.read(&rec), 1);
     assert_eq!(notif::COUNT.read(&rec), 1, "the buffer's first record");
@@ -283,8 +285,8 @@ fn pipes_sharing_a_buffer_write_their_records_in_turn() {
     let (base, _) = notif_buf(&mut dev, b);
     let recs = read_host(&dev, base, 3 * notif::BYTES);
     let fields = |r: &[u8]| [notif::PIPE, notif::SEQ, notif::TAIL, notif::COUNT].map(|f| f.read(r));
-    assert_eq!(fields(&recs[..16]), [p as u64, 1, 2, 1]);
-    assert_eq!(fields(&recs[16..32]), [q as u64, 1, 4, 2]);
+    assert_eq!(fields(&recs[..16]), [p as u64, 1, 1 + 7, 1]);
+    assert_eq!(fields(&recs[16..32]), [q as u64, 1, 1 + 13, 2]);
     assert_eq!(fields(&recs[32..]), [0; 4], "a third record");
     assert_eq!(dev.counters().unwrap().notifications, 2);
     receive_and_check(&mut dev, &mut pipes, &mut exp, 100_000).unwrap();
@@ -293,7 +295,7 @@ fn pipes_sharing_a_buffer_write_their_records_in_turn() {
 
 #[test]
 fn a_full_notification_buffer_holds_records_back_and_loses_nothing() {
-    // Per-packet: a record per frame (16 slots each, so one tail move per
+    // Per-packet: a record per frame (64 units each, so one tail move per
     // 16 beats: few if any coalesce), 600 of them, into a buffer of 256
     // that the host does not read while the frames land.
     let mut dev = open();
@@ -313,12 +315,12 @@ fn a_full_notification_buffer_holds_records_back_and_loses_nothing() {
         c.notifications, 256,
         "records written into a buffer of 256 nobody has read"
     );
-    assert!(notif::TAIL.read(&notif_record(&mut dev, 0)) < 600 * 16);
+    assert!(notif::TAIL.read(&notif_record(&mut dev, 0)) < 600 * 64);
     // The driver reads them and reports it (NBUF_HEAD) as it frees: the
     // records held back follow, the last with the final tail.
     receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
     assert!(dev.card_mut().sim.drain(10_000));
-    assert_eq!(notif::TAIL.read(&notif_record(&mut dev, 0)), 600 * 16);
+    assert_eq!(notif::TAIL.read(&notif_record(&mut dev, 0)), 600 * 64);
     assert_eq!(dev.counters().unwrap().reg_errors, 0);
 }
 
@@ -381,7 +383,7 @@ fn per_packet_on_one_busy_pipe_every_record_has_the_next_sequence_number() {
     assert_eq!(c.rx_frames, 3000);
     assert!(c.notifications > 100, "{} records", c.notifications);
     assert_eq!(notif::SEQ.read(&rec), c.notifications);
-    assert_eq!(notif::TAIL.read(&rec), 3000);
+    assert_eq!(notif::TAIL.read(&rec), 3000 * 5, "entries of 5 units");
 }
 
 #[test]
@@ -410,10 +412,10 @@ fn a_pipe_switched_off_and_on_starts_over_at_sequence_one() {
     // Switched on again: head = tail = 0, and the next record is the first.
     dev.write(ctrl, 1).unwrap();
     assert_eq!(dev.read(ctrl).unwrap(), 1);
-    dev.card_mut().sim.eth.push(g.frame(130, 0)); // 3 slots
+    dev.card_mut().sim.eth.push(g.frame(130, 0)); // 1 + 9 units
     assert!(dev.card_mut().sim.drain(10_000));
     let rec = notif_record(&mut dev, 0);
-    assert_eq!(notif::TAIL.read(&rec), 3);
+    assert_eq!(notif::TAIL.read(&rec), 10);
     assert_eq!(notif::SEQ.read(&rec), 1);
     assert_eq!(dev.counters().unwrap().reg_errors, 0);
 }
@@ -431,20 +433,21 @@ fn full_ring_drops_and_counts_without_touching_what_is_stored() {
     let mut dev = open();
     let mut pipes = open_pipes(&mut dev, 1, 4096);
     let mut g = FrameGen::new(5);
-    // 64 slots, one always kept empty: 63 one-slot frames fit, the rest drop.
+    // 256 units, one always kept empty: 51 entries of 5 units fit (255),
+    // the rest drop.
     let frames: Vec<_> = (0..100).map(|_| g.frame(64, 0)).collect();
     for f in &frames {
         dev.card_mut().sim.eth.push(f.clone());
     }
     assert!(dev.card_mut().sim.drain(100_000));
     let c = dev.counters().unwrap();
-    assert_eq!((c.rx_frames, c.drop_ring_full), (63, 37));
+    assert_eq!((c.rx_frames, c.drop_ring_full), (51, 49));
     assert_eq!(
         dev.read(pipe_page(0) + pipe::DROP_RING_FULL.offset)
             .unwrap(),
-        37
+        49
     );
-    let mut exp: Expected = vec![frames[..63].iter().cloned().collect()];
+    let mut exp: Expected = vec![frames[..51].iter().cloned().collect()];
     receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
     // After freeing, the pipe takes frames again, once the head write has
     // reached the card (a read is ordered behind it).
@@ -452,7 +455,7 @@ fn full_ring_drops_and_counts_without_touching_what_is_stored() {
     let more: Vec<_> = (0..10).map(|_| (g.frame(200, 0), 0)).collect();
     send(&mut dev, &mut exp, more);
     receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
-    assert_eq!(dev.counters().unwrap().drop_ring_full, 37);
+    assert_eq!(dev.counters().unwrap().drop_ring_full, 49);
 }
 
 fn refused(r: Result<(), Error>) -> RegError {
@@ -576,49 +579,52 @@ fn wrong_register_writes_are_refused_counted_and_the_engine_keeps_working() {
 }
 
 #[test]
-fn malformed_frames_are_dropped_and_counted_and_good_ones_still_arrive() {
+fn frames_over_the_mtu_are_dropped_alone_and_frames_whatever_their_headers_say_arrive() {
     let mut dev = open();
-    let mut pipes = open_pipes(&mut dev, 1, 16384);
+    let mut pipes = open_pipes(&mut dev, 1, 64 * 1024);
     let mut g = FrameGen::new(7);
     let mut exp: Expected = vec![Default::default()];
-    let mut bad = Vec::new();
+    // The ring's LEN is the MAC's length: headers that disagree with it no
+    // longer matter (v1 dropped these), nor does the EtherType.
+    let mut odd = Vec::new();
     let mut f = g.frame(100, 0);
-    f[12] = 0x88; // EtherType without a length rule
-    bad.push(f);
+    f[12] = 0x88; // an EtherType without a length rule
+    odd.push(f);
     let mut f = g.frame(300, 0);
     f.truncate(250); // shorter than its IPv4 header says
-    bad.push(f);
+    odd.push(f);
     let mut f = g.frame(300, 0);
-    f.extend_from_slice(&[0u8; 70]); // longer than its header says, by more than a beat
-    bad.push(f);
-    let mut f = g.frame(300, 0);
-    f.push(0); // one byte too many
-    bad.push(f);
+    f.extend_from_slice(&[0u8; 70]); // longer than its header says
+    odd.push(f);
     let mut f = g.frame(200, 0);
-    f[16..18].copy_from_slice(&60000u16.to_be_bytes()); // over the MTU
-    bad.push(f);
-    for (i, b) in bad.into_iter().enumerate() {
+    f[16..18].copy_from_slice(&60000u16.to_be_bytes()); // a length over the MTU
+    odd.push(f);
+    for (i, o) in odd.into_iter().enumerate() {
+        // Each odd frame, then one over the MTU (dropped alone), then a good one.
+        let mut over = g.frame(9000, 0);
+        over.resize(MAX_FRAME_BYTES as usize + 1 + 100 * i, 0x33);
         let good = g.frame(64 + 64 * i, 0);
+        exp[0].push_back(o.clone());
         exp[0].push_back(good.clone());
-        dev.card_mut().sim.eth.push(b);
+        dev.card_mut().sim.eth.push(o);
+        dev.card_mut().sim.eth.push(over);
         dev.card_mut().sim.eth.push(good);
     }
     receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
     let c = dev.counters().unwrap();
-    assert_eq!((c.rx_frames, c.drop_malformed, c.drop_ring_full), (5, 5, 0));
+    assert_eq!((c.rx_frames, c.drop_malformed, c.drop_ring_full), (8, 4, 0));
 }
 
 #[test]
-fn padded_short_frames_keep_their_header_length() {
+fn short_frames_arrive_as_the_mac_padded_them() {
     let mut dev = open();
     let mut pipes = open_pipes(&mut dev, 1, 4096);
     let mut g = FrameGen::new(8);
     let mut exp: Expected = vec![Default::default()];
     for len in [42, 50, 59] {
-        let f = g.frame(len, 0);
-        exp[0].push_back(f.clone());
-        let mut padded = f;
+        let mut padded = g.frame(len, 0);
         pendulum_testbench::models::pad_to_min(&mut padded);
+        exp[0].push_back(padded.clone());
         dev.card_mut().sim.eth.push(padded);
     }
     receive_and_check(&mut dev, &mut pipes, &mut exp, 1_000_000).unwrap();
@@ -739,7 +745,7 @@ fn relax_advances_simulated_time() {
 fn ring_writes_off_a_4k_aligned_base_never_cross_a_4k_boundary() {
     let mut dev = open();
     // Opened through the driver for its notification buffer, then moved by
-    // hand 31 slots into its 8 KiB region, as a 4 KiB ring.
+    // hand 31 lines (64 bytes) into its 8 KiB region, as a 4 KiB ring.
     let rx = dev.open_rx_pipe(0, 8192).unwrap();
     let region = *rx.ring_region();
     let skew = 31 * 64;
@@ -754,7 +760,7 @@ fn ring_writes_off_a_4k_aligned_base_never_cross_a_4k_boundary() {
     ] {
         dev.write_checked(page + reg.offset, v).unwrap();
     }
-    // 43 of the ring's 64 slots, over the boundary at slot 33.
+    // 171 of the ring's 256 units, over the boundary at unit 132.
     let mut g = FrameGen::new(42);
     let frames: Vec<Vec<u8>> = [60, 1500, 64, 700, 333]
         .iter()
@@ -767,13 +773,14 @@ fn ring_writes_off_a_4k_aligned_base_never_cross_a_4k_boundary() {
     let pcie = dev.card().sim.pcie.counters();
     assert_eq!((pcie.tlp_errors, pcie.stray_writes), (0, 0));
     let ring = &dev.card().dma(&region).to_vec()[skew..skew + ring_bytes];
-    let mut slot = 0;
+    let mut unit = 0;
     for (i, f) in frames.iter().enumerate() {
+        let at = 16 * unit + 16;
         assert!(
-            ring[slot * 64..slot * 64 + f.len()] == f[..],
-            "frame {i} not intact at slot {slot}"
+            ring[at..at + f.len()] == f[..],
+            "frame {i} not intact at unit {unit}"
         );
-        slot += f.len().div_ceil(64);
+        unit += pendulum_layout::ring::entry_units(f.len() as u32) as usize;
     }
     let c = dev.counters().unwrap();
     assert_eq!((c.rx_frames, c.drops()), (5, 0));

@@ -1,8 +1,8 @@
 //! TX path tests on the Verilated NIC, driven through the real driver: what
 //! software posts comes out of the Ethernet TX port byte for byte.
 
-use pendulum_driver::{Card, Device, Error, RegionKind, TxPipe};
-use pendulum_layout::params::{DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES, TX_PIPES};
+use pendulum_driver::{Card, Device, EntryHeader, Error, RegionKind, TxPipe};
+use pendulum_layout::params::{DMA_BOUNDARY_BYTES, DMA_READ_MAX_BYTES, MAX_FRAME_BYTES, TX_PIPES};
 use pendulum_layout::ring::{entry_units, UNIT_BYTES};
 use pendulum_layout::{pipe, pipe_page, tx_compl, RegError, BEAT_BYTES};
 use pendulum_testbench::echo::echo_in_place;
@@ -229,35 +229,43 @@ fn post_raw(dev: &mut Device<SimCard>, tx: &mut TxPipe, bytes: &[u8]) {
     assert!(tx.wait_idle(dev, 100_000));
 }
 
+/// A ring entry (`pendulum_layout::ring`) whose header says `len`, holding
+/// `bytes` padded to whole units, whatever `len` says.
+fn entry_with_len(bytes: &[u8], len: u16) -> Vec<u8> {
+    let h = EntryHeader {
+        len,
+        ..EntryHeader::default()
+    };
+    let mut e = h.to_bytes().to_vec();
+    e.extend_from_slice(bytes);
+    e.resize(e.len().next_multiple_of(UNIT_BYTES), 0);
+    e
+}
+
 #[test]
-fn malformed_tx_data_is_dropped_counted_and_the_engine_goes_on() {
+fn malformed_tx_entries_are_dropped_counted_and_the_engine_goes_on() {
     let mut dev = open();
     let mut tx = dev.open_tx_pipe(1, 16 * 1024).unwrap();
     let mut g = FrameGen::new(23);
     let good: Vec<Vec<u8>> = (0..4).map(|i| g.frame(100 + 200 * i, 1)).collect();
-    // 1: an EtherType with no length rule.
-    let mut f = g.frame(100, 1);
-    f[12] = 0x88;
-    // Each bad piece gets a doorbell of its own and is finished before the next
-    // is posted: the NIC may merge doorbells that arrive together into one run,
-    // and drops a run from its first malformed frame to the run's end.
-    post_raw(&mut dev, &mut tx, &f);
+    // Each bad entry gets a doorbell of its own and is finished before the
+    // next is posted.
+    // 1: LEN 0 (a header alone).
+    post_raw(&mut dev, &mut tx, &entry_with_len(&[], 0));
     tx.send(&mut dev, &[&good[0]]).unwrap();
-    // 2: a header that claims more bytes than were posted.
-    let mut f = g.frame(300, 1);
-    f.truncate(200);
+    // 2: a LEN that claims more bytes than were posted (past the tail rung).
+    let f = g.frame(200, 1);
     assert!(tx.wait_idle(&mut dev, 100_000));
-    post_raw(&mut dev, &mut tx, &f);
+    post_raw(&mut dev, &mut tx, &entry_with_len(&f, 300));
     tx.send(&mut dev, &[&good[1]]).unwrap();
-    // 3: over the MTU.
-    let mut f = g.frame(200, 1);
-    f[16..18].copy_from_slice(&60000u16.to_be_bytes());
+    // 3: over the MTU, its bytes posted.
+    let f = vec![0x5Au8; MAX_FRAME_BYTES as usize + 1];
     assert!(tx.wait_idle(&mut dev, 100_000));
-    post_raw(&mut dev, &mut tx, &f);
+    post_raw(&mut dev, &mut tx, &entry_with_len(&f, f.len() as u16));
     tx.send(&mut dev, &[&good[2]]).unwrap();
-    // 4: a good frame and garbage after it in the same doorbell: the frame goes, the rest drops.
-    let mut both = good[3].clone();
-    both.resize(both.len().div_ceil(64) * 64, 0);
+    // 4: a good entry and garbage after it in the same doorbell: the frame
+    // goes; the garbage's first unit, read as a header, says 0xEEEE bytes.
+    let mut both = entry_with_len(&good[3], good[3].len() as u16);
     both.extend_from_slice(&[0xEE; 128]);
     assert!(tx.wait_idle(&mut dev, 100_000));
     tx.send_raw(&mut dev, &both).unwrap();
@@ -274,9 +282,9 @@ fn a_full_tx_ring_takes_what_fits_and_the_rest_after_completions() {
     let mut dev = open();
     let mut tx = dev.open_tx_pipe(2, 4096).unwrap();
     let mut g = FrameGen::new(24);
-    let frames: Vec<Vec<u8>> = (0..20).map(|_| g.frame(1000, 2)).collect(); // 16 slots each
+    let frames: Vec<Vec<u8>> = (0..20).map(|_| g.frame(1000, 2)).collect(); // 64 units each
     let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
-    // 64 slots, one kept empty: three 16-slot frames fit.
+    // 256 units, one kept empty: three 64-unit entries fit.
     assert_eq!(tx.send(&mut dev, &refs).unwrap(), 3);
     send_all(&mut dev, &mut tx, &frames[3..]);
     assert_eq!(dev.card_mut().sim.eth_tx.take_frames(), frames);
@@ -287,8 +295,8 @@ fn a_doorbell_past_the_tx_head_is_refused() {
     let mut dev = open();
     let _tx = dev.open_tx_pipe(0, 4096).unwrap();
     let tail = pipe_page(0) + pipe::TX_TAIL.offset;
-    // Nothing sent yet: 63 slots may be posted, not 64 (that would look empty).
-    match dev.write_checked(tail, 64) {
+    // Nothing sent yet: 255 units may be posted, not 256 (that would look empty).
+    match dev.write_checked(tail, 256) {
         Err(Error::RegisterRefused { cause, .. }) => assert_eq!(cause, RegError::TailBeyondHead),
         other => panic!("{other:?}"),
     }
@@ -321,23 +329,24 @@ fn tx_completion_record_carries_the_head_sequence_and_pipe() {
         .mem
         .read(hi << 32 | lo, tx_compl::BYTES)
         .unwrap();
-    assert_eq!(tx_compl::HEAD.read(&rec), 1 + 2 + 4);
+    // Entries of 5, 8 and 14 units.
+    assert_eq!(tx_compl::HEAD.read(&rec), 5 + 8 + 14);
     assert!(tx_compl::SEQ.read(&rec) >= 1);
     assert_eq!(tx_compl::PIPE.read(&rec), 3);
-    assert_eq!(dev.read(pipe_page(3) + pipe::TX_HEAD.offset).unwrap(), 7);
+    assert_eq!(dev.read(pipe_page(3) + pipe::TX_HEAD.offset).unwrap(), 27);
 }
 
 #[test]
-fn tx_completions_are_coalesced_per_16_slots_and_at_the_tail() {
+fn tx_completions_are_coalesced_per_64_units_and_at_the_tail() {
     let mut dev = open();
     let mut tx = dev.open_tx_pipe(1, 8192).unwrap();
     let mut g = FrameGen::new(26);
-    // 40 one-slot frames in one doorbell: the head crosses slots 16 and 32
-    // and stops at the tail (40), so three records, not forty.
-    let frames: Vec<Vec<u8>> = (0..40).map(|_| g.frame(64, 1)).collect();
+    // 26 entries of 5 units in one doorbell: the head crosses units 64 and
+    // 128 and stops at the tail (130), so three records, not twenty-six.
+    let frames: Vec<Vec<u8>> = (0..26).map(|_| g.frame(64, 1)).collect();
     let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
     let before = dev.counters().unwrap().tx_completions;
-    assert_eq!(tx.send(&mut dev, &refs).unwrap(), 40);
+    assert_eq!(tx.send(&mut dev, &refs).unwrap(), 26);
     assert!(
         tx.wait_idle(&mut dev, 100_000),
         "the record at the tail never came"
@@ -347,7 +356,7 @@ fn tx_completions_are_coalesced_per_16_slots_and_at_the_tail() {
     let records = dev.counters().unwrap().tx_completions - before;
     assert_eq!(
         records, 3,
-        "one record per 16-slot block crossed and one at the tail"
+        "one record per 64-unit block crossed and one at the tail"
     );
     // Three more frames that stay inside the block still end in a record.
     assert_eq!(tx.send(&mut dev, &refs[..3]).unwrap(), 3);
@@ -356,7 +365,7 @@ fn tx_completions_are_coalesced_per_16_slots_and_at_the_tail() {
         "the record at the tail never came"
     );
     assert_eq!(dev.counters().unwrap().tx_completions - before, 4);
-    assert_eq!(dev.read(pipe_page(1) + pipe::TX_HEAD.offset).unwrap(), 43);
+    assert_eq!(dev.read(pipe_page(1) + pipe::TX_HEAD.offset).unwrap(), 145);
 }
 
 #[test]
@@ -646,9 +655,9 @@ fn tx_ring_off_a_4k_boundary_reads_stay_in_pages_and_frames_stay_intact() {
     let p = 1;
     let page = pipe_page(p);
     let ring_bytes = 8192u32;
-    let slots = ring_bytes / BEAT_BYTES as u32;
-    // 31 slots into a page: 33 slots to the first boundary, not a multiple of
-    // a full read.
+    let units = ring_bytes / UNIT_BYTES as u32;
+    // 31 lines into a page: 33 lines to the first boundary, not a multiple
+    // of a full read.
     let skew = 31 * BEAT_BYTES;
     let region = dev
         .card_mut()
@@ -677,7 +686,7 @@ fn tx_ring_off_a_4k_boundary_reads_stay_in_pages_and_frames_stay_intact() {
     let mut pages_crossed = 0;
     let mut wraps = 0;
     for r in 0..24 {
-        // Up to 126 slots a round (the ring holds 127), so each round runs
+        // Up to 480 units a round (the ring holds 511), so each round runs
         // over one or two page boundaries and every other one wraps.
         let lens: Vec<usize> = match r % 4 {
             0 => vec![60, 1500, 64, 3000],
@@ -690,15 +699,16 @@ fn tx_ring_off_a_4k_boundary_reads_stay_in_pages_and_frames_stay_intact() {
         {
             let mut ring = dev.card_mut().dma_mut(&region);
             for f in &frames {
-                for (k, chunk) in f.chunks(BEAT_BYTES).enumerate() {
-                    let at = ((tail as usize + k) % slots as usize) * BEAT_BYTES;
+                let entry = entry_with_len(f, f.len() as u16);
+                for (k, chunk) in entry.chunks(UNIT_BYTES).enumerate() {
+                    let at = ((tail as usize + k) % units as usize) * UNIT_BYTES;
                     ring.copy_from(skew + at, chunk).expect("inside the ring");
                 }
-                tail = (tail + f.len().div_ceil(BEAT_BYTES) as u32) % slots;
+                tail = (tail + entry_units(f.len() as u32)) % units;
             }
         }
         assert!(
-            (tail + slots - from) % slots < slots - 1,
+            (tail + units - from) % units < units - 1,
             "round {r} overfills the ring"
         );
         wraps += (tail < from) as u32;
@@ -711,11 +721,11 @@ fn tx_ring_off_a_4k_boundary_reads_stay_in_pages_and_frames_stay_intact() {
         }
         assert!(dev.card_mut().sim.drain(100_000));
         let reads = dev.card_mut().sim.pcie.take_read_log();
-        let expected = expected_reads(base, slots, from, tail);
+        let expected = expected_reads(base, units, from, tail);
         check_reads(
             &reads,
             &expected,
-            &format!("round {r} (slots {from}..{tail})"),
+            &format!("round {r} (units {from}..{tail})"),
         );
         let out = dev.card_mut().sim.eth_tx.take_frames();
         assert!(out == frames, "round {r}: the frames did not go out intact");
