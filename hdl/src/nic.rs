@@ -9,7 +9,7 @@ use crate::reset::ClearSweep;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SizedFrameFifo, SkidBuffer, StreamFifo};
-use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SlotBeat, TxReadInfo};
+use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SizedBeat, SlotBeat, TxReadInfo};
 use pendulum_layout::params::{
     ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, FLOW_BUCKET_BITS, MMIO_ADDR_BITS,
     NOTIF_BUF_BITS, SLOT_BITS, TX_COMPL_UNITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPE_BITS,
@@ -134,6 +134,10 @@ pub struct PendulumNic {
     msg_hdr64: ZeroExtend<16, 64>,
     msg_beat: Concat<448, 64, 512>,
     eth_fifo: SizedFrameFifo<ETH_RX_FIFO_DEPTH_LOG2, { ETH_RX_FIFO_DEPTH_LOG2 + 1 }>,
+    // The FIFO's beats come from a block-RAM read without its output
+    // register (a LUT level's delay): registered here before the intake's
+    // fork and the flow director's key parse.
+    eth_skid: SkidBuffer<SizedBeat>,
     rx_intake: RxIntake,
     flow: FlowDirector,
     rx_flags: RxFlagsMerge,
@@ -238,6 +242,7 @@ impl PendulumNic {
             msg_hdr64: Default::default(),
             msg_beat: Default::default(),
             eth_fifo: SizedFrameFifo::new(),
+            eth_skid: SkidBuffer::default(),
             rx_intake: RxIntake::new(),
             flow: FlowDirector::new(),
             rx_flags: RxFlagsMerge::new(),
@@ -286,6 +291,8 @@ impl Logic for PendulumNic {
         self.eth_fifo.reset.next = self.reset.val();
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
+        self.eth_skid.clock.next = self.clock.val();
+        self.eth_skid.reset.next = self.reset.val();
         self.rx_intake.clock.next = self.clock.val();
         self.rx_intake.reset.next = self.reset.val();
         self.rx_flags.clock.next = self.clock.val();
@@ -359,9 +366,12 @@ impl Logic for PendulumNic {
         // Frames wait at the MAC (or its clock crossing) while the core is closed.
         self.eth_fifo.s.valid.next = self.eth_rx_tvalid.val() & !self.closed.val();
         self.eth_rx_tready.next = self.eth_fifo.s.ready.val() & !self.closed.val();
-        self.rx_intake.s.data.next = self.eth_fifo.m.data.val();
-        self.rx_intake.s.valid.next = self.eth_fifo.m.valid.val();
-        self.eth_fifo.m.ready.next = self.rx_intake.s.ready.val();
+        self.eth_skid.s.data.next = self.eth_fifo.m.data.val();
+        self.eth_skid.s.valid.next = self.eth_fifo.m.valid.val();
+        self.eth_fifo.m.ready.next = self.eth_skid.s.ready.val();
+        self.rx_intake.s.data.next = self.eth_skid.m.data.val();
+        self.rx_intake.s.valid.next = self.eth_skid.m.valid.val();
+        self.eth_skid.m.ready.next = self.rx_intake.s.ready.val();
         self.flow.s.data.next = self.rx_intake.m.data.val();
         self.flow.s.valid.next = self.rx_intake.m.valid.val();
         self.rx_intake.m.ready.next = self.flow.s.ready.val();

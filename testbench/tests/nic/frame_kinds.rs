@@ -315,7 +315,8 @@ fn entries(frames: &[(Vec<u8>, u16)]) -> Vec<u8> {
         .iter()
         .map(|(f, _)| entry_units(f.len() as u32))
         .sum();
-    let mut ring = vec![0u8; units as usize * 16];
+    // (`write_entry` writes into a ring: a power-of-two size, cut after.)
+    let mut ring = vec![0u8; units.next_power_of_two() as usize * 16];
     let mut at = 0;
     for (f, len) in frames {
         let h = EntryHeader {
