@@ -34,3 +34,25 @@ pub fn bytes512(b: Bits<512>) -> [u8; 64] {
     }
     out
 }
+
+/// A last beat's byte enables for `n` bytes (all 64 from 64 up).
+pub fn keep_of(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// The ones'-complement checksum of `b` (RFC 1071), written here apart
+/// from the layout's model, which the tests check the hardware against.
+pub fn checksum(b: &[u8]) -> u16 {
+    let mut s: u32 = 0;
+    for w in b.chunks(2) {
+        s += u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0));
+    }
+    while s > 0xFFFF {
+        s = (s & 0xFFFF) + (s >> 16);
+    }
+    !(s as u16)
+}

@@ -7,6 +7,7 @@
 //! idles and the output stalls at random. The parser's flags must be the
 //! model's, less the two bits it does not set (FLOW_HIT, L4_CSUM_OK).
 
+use crate::common::checksum;
 use pendulum_hdl::enso::{FirstBeat, RxFlagsParser};
 use pendulum_layout::ring::{flags, rx_flags};
 use rand::{Rng, SeedableRng};
@@ -22,19 +23,6 @@ fn from_ethertype_on(beat: &[u8]) -> Bits<416> {
         b.set_bits::<32>(32 * k, (word as u64).into());
     }
     b
-}
-
-/// The ones'-complement checksum of `b` (RFC 1071), written here apart
-/// from the model's.
-fn checksum(b: &[u8]) -> u16 {
-    let mut s: u32 = 0;
-    for w in b.chunks(2) {
-        s += u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0));
-    }
-    while s > 0xFFFF {
-        s = (s & 0xFFFF) + (s >> 16);
-    }
-    !(s as u16)
 }
 
 /// A random frame of up to 64 bytes (the first beat is all the parser

@@ -11,7 +11,7 @@
 //! units, TIMESTAMP (the cycle its first beat went in) and FLAGS (the
 //! layout's, as far as this NIC sets them), and each beat with its units.
 
-use crate::common::{bits512, bytes512};
+use crate::common::{bits512, bytes512, checksum, keep_of};
 use pendulum_hdl::enso::{RxFlagsMerge, RxIntake};
 use pendulum_hdl::stream::{SizedFrameFifo, StreamFifo, StreamSink, StreamSource};
 use pendulum_hdl::types::{EthBeat, RxBeat};
@@ -68,27 +68,6 @@ impl Logic for Front {
         self.m.valid.next = self.merge.m.valid.val();
         self.merge.m.ready.next = self.m.ready.val();
     }
-}
-
-fn keep_of(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
-}
-
-/// The ones'-complement checksum of `b` (RFC 1071), written here apart
-/// from the model's.
-fn checksum(b: &[u8]) -> u16 {
-    let mut s: u32 = 0;
-    for w in b.chunks(2) {
-        s += u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0));
-    }
-    while s > 0xFFFF {
-        s = (s & 0xFFFF) + (s >> 16);
-    }
-    !(s as u16)
 }
 
 fn random_frame(rng: &mut impl Rng, i: usize) -> Vec<u8> {

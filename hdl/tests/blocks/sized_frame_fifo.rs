@@ -5,7 +5,7 @@
 //! before its last beat went in; a frame over the MTU comes out cut at the
 //! MTU's beat count with length 0, and the frames after it unharmed.
 
-use crate::common::{bits512, bytes512};
+use crate::common::{bits512, bytes512, keep_of};
 use pendulum_hdl::stream::SizedFrameFifo;
 use pendulum_hdl::types::EthBeat;
 use pendulum_layout::params::MAX_FRAME_BYTES;
@@ -16,14 +16,6 @@ use std::sync::{Arc, Mutex};
 
 type Fifo = SizedFrameFifo<8, 9>;
 const MAX_BEATS: usize = (MAX_FRAME_BYTES as usize).div_ceil(64);
-
-fn keep_of(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
-}
 
 #[test]
 fn frames_leave_whole_with_their_length() {
