@@ -160,10 +160,6 @@ pub struct TxFetcher {
     credits_used: SDFF<Bits<16>>,
     room: SDFF<Bit>,
     info_ok: SDFF<Bit>,
-    // `reach` and the largest request, each against `left`, as they will
-    // be next cycle.
-    reach_is_left: SDFF<Bit>,
-    max_is_left: SDFF<Bit>,
     // `beat_consumed`, a cycle late: it comes out of the framer's accept
     // logic, and a credit returned late only holds requests back.
     consumed: SDFF<Bit>,
@@ -278,8 +274,6 @@ impl TxFetcher {
             credits_used: Default::default(),
             room: Default::default(),
             info_ok: Default::default(),
-            reach_is_left: Default::default(),
-            max_is_left: Default::default(),
             consumed: Default::default(),
             out_valid: Default::default(),
             out_addr: Default::default(),
@@ -355,8 +349,6 @@ impl Logic for TxFetcher {
             credits_used,
             room,
             info_ok,
-            reach_is_left,
-            max_is_left,
             consumed,
             out_valid,
             out_addr,
@@ -398,8 +390,6 @@ impl Logic for TxFetcher {
         self.credits_used.reset.next = self.reset.val();
         self.room.reset.next = self.reset.val();
         self.info_ok.reset.next = self.reset.val();
-        self.reach_is_left.reset.next = self.reset.val();
-        self.max_is_left.reset.next = self.reset.val();
         self.info_ok.d.next = self.info_ready.val();
         self.consumed.reset.next = self.reset.val();
         self.out_valid.reset.next = self.reset.val();
@@ -494,12 +484,7 @@ impl Logic for TxFetcher {
             & self.room.q.val()
             & self.info_ok.q.val()
             & (!self.out_valid.q.val() | self.m_req.ready.val());
-        // (Whether this request is the run's last, from compares made a
-        // cycle ahead: `n` is the largest request or `reach`.)
-        self.last_load.next = self.load.val() & self.reach_is_left.q.val();
-        if self.big.val() {
-            self.last_load.next = self.load.val() & self.max_is_left.q.val();
-        }
+        self.last_load.next = self.load.val() & (self.n.val() == self.left.q.val());
 
         // ---- The queue of rung pipes, and the pipe taken next ----
         // Doorbells and switches are taken a cycle late, from registers.
@@ -635,8 +620,5 @@ impl Logic for TxFetcher {
         self.fw_v.d.next = self.fetched.write_enable.val();
         self.fw_pipe.d.next = self.fetched.write_address.val();
         self.fw_value.d.next = self.fetched.write_data.val();
-        // (After every write of `reach.d` and `left.d` above.)
-        self.reach_is_left.d.next = self.reach.d.val() == self.left.d.val();
-        self.max_is_left.d.next = self.left.d.val() == self.max_lines.val();
     }
 }
