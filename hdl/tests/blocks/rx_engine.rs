@@ -355,7 +355,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                 if taken {
                     let e = it.ev;
                     let units = it.units.index() as u64;
-                    if e.restart.into() {
+                    if e.restart {
                         // A restart's event, alone, in order.
                         let (rp, rmask, ron) = restarts
                             .pop_front()
@@ -365,7 +365,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                             "cycle {cycle}: restart event with more"
                         );
                         assert_eq!(
-                            (e.pipe.index(), e.mask.index() as u64, e.enable.into()),
+                            (e.pipe.index(), e.mask.index() as u64, e.enable),
                             (rp, rmask, ron),
                             "cycle {cycle}"
                         );
@@ -389,7 +389,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                             let fits = f.len != 0 && r.on && f.units() <= r.free();
                             if fits {
                                 assert!(
-                                    bool::from(it.sop) && units > 0,
+                                    it.sop && units > 0,
                                     "cycle {cycle}: frame {f:?} not written on ring {r:?}"
                                 );
                                 assert_eq!(
@@ -411,12 +411,7 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                     f.id
                                 );
                                 let cont = last_pub == Some(f.pipe);
-                                assert_eq!(
-                                    bool::from(it.cont),
-                                    cont,
-                                    "cycle {cycle}: frame {} cont",
-                                    f.id
-                                );
+                                assert_eq!(it.cont, cont, "cycle {cycle}: frame {} cont", f.id);
                                 s.continued += cont as usize;
                                 cur = Some((f, r.tail, 0, true));
                             } else {
@@ -427,11 +422,11 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                 } else {
                                     "ring full"
                                 };
-                                let got = if e.malformed.into() {
+                                let got = if e.malformed {
                                     "malformed"
-                                } else if e.off.into() {
+                                } else if e.off {
                                     "pipe off"
-                                } else if e.full.into() {
+                                } else if e.full {
                                     "ring full"
                                 } else {
                                     "written"
@@ -467,15 +462,10 @@ fn run(seed: u64, cycles: usize) -> Seen {
                                 "cycle {cycle}: frame {} beat {done} units",
                                 f.id
                             );
-                            assert_eq!(bool::from(it.sop), *done == 0);
+                            assert_eq!(it.sop, *done == 0);
                             *done += 1;
                             let last = *done == f.beats();
-                            assert_eq!(
-                                bool::from(it.last),
-                                last,
-                                "cycle {cycle}: frame {} last",
-                                f.id
-                            );
+                            assert_eq!(it.last, last, "cycle {cycle}: frame {} last", f.id);
                             if last {
                                 let tail = (*start + f.units()) & rings[f.pipe].mask;
                                 if *live {
