@@ -495,11 +495,14 @@ impl Logic for TxFetcher {
         self.db_bit.next = self.one_bit.val() << self.db_pipe_r.q.val();
         self.db_new.next =
             self.db_r.q.val() & !self.queued.q.val().get_bit(self.db_pipe_r.q.val().index());
-        // A pipe is taken when nothing is between the queue and a run, or
-        // as the run's last request leaves: the queue's head, or with the
-        // queue empty (nothing in it, nothing pushed last cycle, which it
-        // shows a cycle late) a doorbell that just came, past the queue.
-        self.can_take.next = !self.lk_v.q.val() & (!self.active.q.val() | self.last_load.val());
+        // A pipe is taken when nothing is between the queue and a run (the
+        // cycle after a run's last request: taking it in that request's
+        // cycle put the run-end compare, the take and the RAM's read
+        // address in one cycle, 9 levels in the core): the queue's head, or
+        // with the queue empty (nothing in it, nothing pushed last cycle,
+        // which it shows a cycle late) a doorbell that just came, past the
+        // queue.
+        self.can_take.next = !self.lk_v.q.val() & !self.active.q.val();
         self.take.next = self.rung.m.valid.val() & self.can_take.val();
         self.bypass.next = self.db_new.val()
             & !self.rung.m.valid.val()
