@@ -100,6 +100,17 @@ pub struct AtomicUnit {
     x_op_word: [SDFF<Bits<3>>; WORD_OPS],
     x_op_used: [SDFF<Bit>; WORD_OPS],
     x_op: SDFF<Bits<8>>,
+    // The word ops, decoded as they enter execute.
+    x_is_cas: SDFF<Bit>,
+    x_is_fadd: SDFF<Bit>,
+    x_is_swap: SDFF<Bit>,
+    x_is_mcas: SDFF<Bit>,
+    // Per lane, what execute writes there (decided as the verb enters, so
+    // the new line does not wait for the lane's or the op's decode): the
+    // word op's result, or the commit's word.
+    x_sel_op: SDFF<Bits<8>>,
+    x_sel_beat: SDFF<Bits<8>>,
+    multi_next: Signal<Local, Bit>,
     x_tag: SDFF<Bits<16>>,
     x_line: SDFF<Bits<LB>>,
     x_lane: SDFF<Bits<3>>,
@@ -111,7 +122,9 @@ pub struct AtomicUnit {
     x_beat: SDFF<Bits<512>>,
     // The write of the previous cycle, for forwarding.
     w_valid: SDFF<Bit>,
-    w_line: SDFF<Bits<LB>>,
+    // The line executed next is this cycle's (decided a cycle ahead, so
+    // the forward from the last write is not behind a compare).
+    w_same: SDFF<Bit>,
     w_data: SDFF<Bits<512>>,
     // A commit result's second slot (the old line), queued the cycle after its first.
     p_valid: SDFF<Bit>,
@@ -133,6 +146,11 @@ pub struct AtomicUnit {
     rb_any: Signal<Local, Bit>,
     rb_ch: Signal<Local, Bits<CB>>,
     rb_line: Signal<Local, Bits<LB>>,
+    // Whether the line executed next is this cycle's, per source of it
+    // (compared beside the choice of the source, not after it).
+    lock_same: [Signal<Local, Bit>; K],
+    rb_same: Signal<Local, Bit>,
+    same_next: Signal<Local, Bit>,
     rb_locked: Signal<Local, Bit>,
     local_line: Signal<Local, Bits<LB>>,
     local_held: Signal<Local, Bit>,
@@ -184,14 +202,23 @@ pub struct AtomicUnit {
     o1: Signal<Local, Bits<64>>,
     o2: Signal<Local, Bits<64>>,
     o3: Signal<Local, Bits<64>>,
-    new_word: Signal<Local, Bits<64>>,
+    // Each lane's word as the verb would leave it, and its compares: made
+    // for every lane and then chosen, so no carry or compare waits for the
+    // choice of the lane.
+    lane_op: [Signal<Local, Bits<64>>; LINE_WORDS],
+    lane_sum: [Signal<Local, Bits<64>>; LINE_WORDS],
+    lane_eq: [Signal<Local, Bit>; LINE_WORDS],
+    lane_meq: [Signal<Local, Bit>; LINE_WORDS],
+    // A masked add's field tops (o1), or none for a plain add.
+    add_mask: Signal<Local, Bits<64>>,
+    eq: Signal<Local, Bit>,
+    meq: Signal<Local, Bit>,
     differ: Signal<Local, Bits<8>>,
     st: Signal<Local, Bits<8>>,
     ok: Signal<Local, Bit>,
     writes: Signal<Local, Bit>,
     ret_old: Signal<Local, Bits<64>>,
     ret_differ: Signal<Local, Bits<8>>,
-    masked_sum: Signal<Local, Bits<64>>,
     // The new line from its words, and the words that compared unequal.
     new_line: Join<LINE_WORDS, 64, 512>,
     differ_bits: Join<LINE_WORDS, 1, LINE_WORDS>,
@@ -266,6 +293,13 @@ impl AtomicUnit {
             x_op_word: Default::default(),
             x_op_used: Default::default(),
             x_op: Default::default(),
+            x_is_cas: Default::default(),
+            x_is_fadd: Default::default(),
+            x_is_swap: Default::default(),
+            x_is_mcas: Default::default(),
+            x_sel_op: Default::default(),
+            x_sel_beat: Default::default(),
+            multi_next: Default::default(),
             x_tag: Default::default(),
             x_line: Default::default(),
             x_lane: Default::default(),
@@ -275,7 +309,7 @@ impl AtomicUnit {
             x_cmp: Default::default(),
             x_beat: Default::default(),
             w_valid: Default::default(),
-            w_line: Default::default(),
+            w_same: Default::default(),
             w_data: Default::default(),
             p_valid: Default::default(),
             p_data: Default::default(),
@@ -303,6 +337,9 @@ impl AtomicUnit {
             rb_any: Default::default(),
             rb_ch: Default::default(),
             rb_line: Default::default(),
+            lock_same: Default::default(),
+            rb_same: Default::default(),
+            same_next: Default::default(),
             rb_locked: Default::default(),
             local_line: Default::default(),
             local_held: Default::default(),
@@ -348,14 +385,19 @@ impl AtomicUnit {
             o1: Default::default(),
             o2: Default::default(),
             o3: Default::default(),
-            new_word: Default::default(),
+            lane_op: Default::default(),
+            lane_sum: Default::default(),
+            lane_eq: Default::default(),
+            lane_meq: Default::default(),
+            add_mask: Default::default(),
+            eq: Default::default(),
+            meq: Default::default(),
             differ: Default::default(),
             st: Default::default(),
             ok: Default::default(),
             writes: Default::default(),
             ret_old: Default::default(),
             ret_differ: Default::default(),
-            masked_sum: Default::default(),
             new_line: Default::default(),
             differ_bits: Default::default(),
             op_kind: Default::default(),
@@ -409,11 +451,18 @@ impl Logic for AtomicUnit {
     fn update(&mut self) {
         dff_setup!(
             self, clock, used, g_left, g_tag, g_line, g_err, g_cmask, g_wmask, g_cmp, x_valid,
-            x_commit, x_op, x_tag, x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid,
-            w_line, w_data, p_valid, p_data, rv_valid, rv, x_remote, x_restore, x_ch, x_words
+            x_commit, x_op, x_is_cas, x_is_fadd, x_is_swap, x_is_mcas, x_sel_op, x_sel_beat, x_tag,
+            x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid, w_same, w_data,
+            p_valid, p_data, rv_valid, rv, x_remote, x_restore, x_ch, x_words
         );
         self.used.reset.next = self.reset.val();
         self.g_left.reset.next = self.reset.val();
+        self.x_is_cas.reset.next = self.reset.val();
+        self.x_is_fadd.reset.next = self.reset.val();
+        self.x_is_swap.reset.next = self.reset.val();
+        self.x_is_mcas.reset.next = self.reset.val();
+        self.x_sel_op.reset.next = self.reset.val();
+        self.x_sel_beat.reset.next = self.reset.val();
         self.g_tag.reset.next = self.reset.val();
         self.g_line.reset.next = self.reset.val();
         self.g_err.reset.next = self.reset.val();
@@ -432,7 +481,7 @@ impl Logic for AtomicUnit {
         self.x_cmp.reset.next = self.reset.val();
         self.x_beat.reset.next = self.reset.val();
         self.w_valid.reset.next = self.reset.val();
-        self.w_line.reset.next = self.reset.val();
+        self.w_same.reset.next = self.reset.val();
         self.w_data.reset.next = self.reset.val();
         self.p_valid.reset.next = self.reset.val();
         self.p_data.reset.next = self.reset.val();
@@ -488,7 +537,12 @@ impl Logic for AtomicUnit {
         self.rb_line.next = self.lock_line[0].q.val();
         self.rb_locked.next = self.lock_valid[0].q.val();
         for k in 0..K {
+            self.lock_same[k].next = self.lock_line[k].q.val() == self.x_line.q.val();
+        }
+        self.rb_same.next = self.lock_same[0].val();
+        for k in 0..K {
             if !self.rb_any.val() & self.rb_pending[k].q.val() {
+                self.rb_same.next = self.lock_same[k].val();
                 self.rb_any.next = true;
                 self.rb_ch.next = self.chan_id[k].val();
                 self.rb_line.next = self.lock_line[k].q.val();
@@ -637,6 +691,7 @@ impl Logic for AtomicUnit {
         self.x_op.d.next = self.d_op.val();
         self.x_tag.d.next = self.beat.val().get_bits::<16>(16);
         self.x_line.d.next = self.d_addr.val().get_bits::<LB>(6);
+        self.same_next.next = self.d_addr.val().get_bits::<LB>(6) == self.x_line.q.val();
         self.x_lane.d.next = self.d_addr.val().get_bits::<3>(3);
         self.x_err.d.next = self.d_err.val();
         self.x_cmask.d.next = self.g_cmask.q.val();
@@ -671,6 +726,7 @@ impl Logic for AtomicUnit {
             self.x_restore.d.next = true;
             self.x_err.d.next = self.c_ok.val();
             self.x_line.d.next = self.rb_line.val();
+            self.same_next.next = self.rb_same.val();
             self.lines.read_address.next = self.rb_line.val();
             for k in 0..K {
                 if self.rb_ch.val().index() == k {
@@ -707,6 +763,7 @@ impl Logic for AtomicUnit {
             self.x_op.d.next = self.c_commit.val();
             self.x_tag.d.next = self.g_tag.q.val();
             self.x_line.d.next = self.g_line.q.val();
+            self.same_next.next = self.g_line.q.val() == self.x_line.q.val();
             self.x_err.d.next = self.g_err.q.val();
             self.lines.read_address.next = self.g_line.q.val();
         }
@@ -716,7 +773,7 @@ impl Logic for AtomicUnit {
 
         // ---- Execute ----
         self.old_line.next = self.lines.read_data.val();
-        if self.w_valid.q.val() & (self.w_line.q.val() == self.x_line.q.val()) {
+        if self.w_valid.q.val() & self.w_same.q.val() {
             self.old_line.next = self.w_data.q.val();
         }
         self.old.next = self.c_zero64.val();
@@ -735,11 +792,37 @@ impl Logic for AtomicUnit {
         self.o2.next = self.x_beat.q.val().get_bits::<64>(192);
         self.o3.next = self.x_beat.q.val().get_bits::<64>(256);
         // Fields: clear their top bits so no carry leaves a field, then fix
-        // the top bits up (pendulum_layout::atomic::masked_add).
-        self.masked_sum.next = ((self.old.val() & !self.o1.val())
-            + (self.o0.val() & !self.o1.val()))
-            ^ ((self.old.val() ^ self.o0.val()) & self.o1.val());
-        self.new_word.next = self.old.val();
+        // the top bits up (pendulum_layout::atomic::masked_add); a plain
+        // add is a masked add with no field tops.
+        self.add_mask.next = self.o1.val();
+        if self.x_is_fadd.q.val() {
+            self.add_mask.next = self.c_zero64.val();
+        }
+        self.eq.next = false;
+        self.meq.next = false;
+        for i in 0..LINE_WORDS {
+            self.lane_sum[i].next = ((self.lane_old[i].val() & !self.add_mask.val())
+                + (self.o0.val() & !self.add_mask.val()))
+                ^ ((self.lane_old[i].val() ^ self.o0.val()) & self.add_mask.val());
+            self.lane_eq[i].next = self.lane_old[i].val() == self.o0.val();
+            self.lane_meq[i].next =
+                (self.lane_old[i].val() & self.o2.val()) == (self.o0.val() & self.o2.val());
+            // A compare that fails writes nothing (`writes`), so the new
+            // word need not wait for it.
+            self.lane_op[i].next = self.lane_sum[i].val();
+            if self.x_is_cas.q.val() {
+                self.lane_op[i].next = self.o1.val();
+            } else if self.x_is_swap.q.val() {
+                self.lane_op[i].next = self.o0.val();
+            } else if self.x_is_mcas.q.val() {
+                self.lane_op[i].next =
+                    (self.lane_old[i].val() & !self.o3.val()) | (self.o1.val() & self.o3.val());
+            }
+            if self.x_lane.q.val().index() == i {
+                self.eq.next = self.lane_eq[i].val();
+                self.meq.next = self.lane_meq[i].val();
+            }
+        }
         self.st.next = self.c_ok.val();
         self.x_multi.next = self.x_commit.q.val() | self.x_words.q.val();
         if self.x_restore.q.val() {
@@ -748,25 +831,10 @@ impl Logic for AtomicUnit {
             if self.differ.val() != self.c_zero8.val() {
                 self.st.next = self.c_cmp_failed.val();
             }
-        } else if self.x_op.q.val() == self.c_cas.val() {
-            if self.old.val() == self.o0.val() {
-                self.new_word.next = self.o1.val();
-            } else {
-                self.st.next = self.c_cmp_failed.val();
-            }
-        } else if self.x_op.q.val() == self.c_fadd.val() {
-            self.new_word.next = self.old.val() + self.o0.val();
-        } else if self.x_op.q.val() == self.c_swap.val() {
-            self.new_word.next = self.o0.val();
-        } else if self.x_op.q.val() == self.c_mcas.val() {
-            if (self.old.val() & self.o2.val()) == (self.o0.val() & self.o2.val()) {
-                self.new_word.next =
-                    (self.old.val() & !self.o3.val()) | (self.o1.val() & self.o3.val());
-            } else {
-                self.st.next = self.c_cmp_failed.val();
-            }
-        } else {
-            self.new_word.next = self.masked_sum.val();
+        } else if self.x_is_cas.q.val() & !self.eq.val() {
+            self.st.next = self.c_cmp_failed.val();
+        } else if self.x_is_mcas.q.val() & !self.meq.val() {
+            self.st.next = self.c_cmp_failed.val();
         }
         self.ok.next = self.x_err.q.val() == self.c_ok.val();
         self.ret_old.next = self.old.val();
@@ -791,16 +859,24 @@ impl Logic for AtomicUnit {
             self.ret_old.next = self.c_zero64.val();
             self.ret_differ.next = self.c_zero8.val();
         }
+        self.multi_next.next = self.x_commit.d.val() | self.x_words.d.val();
+        self.x_sel_op.d.next = self.c_zero8.val();
+        self.x_sel_beat.d.next = self.c_zero8.val();
+        if !self.x_restore.d.val() {
+            if self.multi_next.val() {
+                self.x_sel_beat.d.next = self.x_wmask.d.val();
+            } else {
+                self.x_sel_op.d.next = self.c_one8.val() << self.x_lane.d.val();
+            }
+        }
         for i in 0..LINE_WORDS {
             self.lane_new[i].next = self.lane_old[i].val();
             if self.x_restore.q.val() {
                 self.lane_new[i].next = self.undo.read_data.val().get_bits::<64>(i * 64);
-            } else if self.x_multi.val() {
-                if self.x_wmask.q.val().get_bit(i) {
-                    self.lane_new[i].next = self.x_beat.q.val().get_bits::<64>(i * 64);
-                }
-            } else if self.x_lane.q.val().index() == i {
-                self.lane_new[i].next = self.new_word.val();
+            } else if self.x_sel_beat.q.val().get_bit(i) {
+                self.lane_new[i].next = self.x_beat.q.val().get_bits::<64>(i * 64);
+            } else if self.x_sel_op.q.val().get_bit(i) {
+                self.lane_new[i].next = self.lane_op[i].val();
             }
         }
         for i in 0..LINE_WORDS {
@@ -811,7 +887,11 @@ impl Logic for AtomicUnit {
         self.lines.write_address.next = self.x_line.q.val();
         self.lines.write_data.next = self.new_line.o.val();
         self.w_valid.d.next = self.writes.val();
-        self.w_line.d.next = self.x_line.q.val();
+        self.w_same.d.next = self.same_next.val();
+        self.x_is_cas.d.next = self.x_op.d.val() == self.c_cas.val();
+        self.x_is_fadd.d.next = self.x_op.d.val() == self.c_fadd.val();
+        self.x_is_swap.d.next = self.x_op.d.val() == self.c_swap.val();
+        self.x_is_mcas.d.next = self.x_op.d.val() == self.c_mcas.val();
         self.w_data.d.next = self.new_line.o.val();
 
         // The result: one slot, and for a commit a second with the old line
