@@ -259,7 +259,6 @@ pub struct NotifWriter<
     pop_pipe: Signal<Local, Bits<PB>>,
     next_f1_pipe: Signal<Local, Bits<PB>>,
     next_f1_buf: Signal<Local, Bits<BB>>,
-    cur_seq: Signal<Local, Bits<32>>,
     new_seq: Signal<Local, Bits<32>>,
     tail32: ZeroExtend<SLOT_BITS, 32>,
     pipe32: ZeroExtend<PB, 32>,
@@ -435,7 +434,6 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             pop_pipe: Default::default(),
             next_f1_pipe: Default::default(),
             next_f1_buf: Default::default(),
-            cur_seq: Default::default(),
             new_seq: Default::default(),
             tail32: Default::default(),
             pipe32: Default::default(),
@@ -857,9 +855,11 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.f2_cfg.next = self.in_cfg.q.val() & (self.in_cfg_buf.q.val() == self.f2_buf.val());
         // The state as of this cycle: the record formed last cycle, if it
         // was this pipe's (or buffer's), unless the buffer was switched since.
-        self.cur_seq.next = self.c_seq.q.val();
+        // (Each sum from its register, then one chosen: the choice and the
+        // restart flag's select by pipe do not wait for a carry.)
+        self.new_seq.next = self.c_seq.q.val() + self.one32.val();
         if self.prev_valid.q.val() & self.c_same_pipe.q.val() {
-            self.cur_seq.next = self.prev_seq.q.val();
+            self.new_seq.next = self.prev_seq.q.val() + self.one32.val();
         }
         self.cur_count.next = self.c_count.q.val();
         if self.c_bfresh.q.val() {
@@ -868,7 +868,13 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         if self.prev_valid.q.val() & self.c_same_buf.q.val() {
             self.cur_count.next = self.prev_count.q.val();
         }
-        self.new_count.next = self.cur_count.val() + self.one32.val();
+        self.new_count.next = self.c_count.q.val() + self.one32.val();
+        if self.c_bfresh.q.val() {
+            self.new_count.next = self.one32.val();
+        }
+        if self.prev_valid.q.val() & self.c_same_buf.q.val() {
+            self.new_count.next = self.prev_count.q.val() + self.one32.val();
+        }
         // Room: fewer records unread than the buffer holds (a one-record
         // buffer is rewritten in place, always).
         self.room.next = self.c_on.q.val()
@@ -882,9 +888,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.blocked.next = self.leave.val() & self.wants.val() & !self.room.val();
         // Sequence numbers restart at 1 after a restart (read now as well).
         if self.fresh.q.val().get_bit(self.f2_pipe.q.val().index()) {
-            self.cur_seq.next = self.zero32.val();
+            self.new_seq.next = self.one32.val();
         }
-        self.new_seq.next = self.cur_seq.val() + self.one32.val();
 
         // The form stage takes the read stage's pipe when it frees; else its
         // pipe stays, its state brought up to date with this cycle's events

@@ -109,6 +109,7 @@ pub struct RingPacker {
     t_in: Signal<Local, Bits<4>>,
     t4: Signal<Local, Bits<4>>,
     ge4: Signal<Local, Bit>,
+    t_is4: Signal<Local, Bit>,
     // The item's units in order (the header first on a first beat).
     v: [Signal<Local, Bits<128>>; 5],
     // The residue's units, then the item's: units 0..4 (`w`) and 4..8 (`hi`).
@@ -202,6 +203,7 @@ impl RingPacker {
             t_in: Default::default(),
             t4: Default::default(),
             ge4: Default::default(),
+            t_is4: Default::default(),
             v: Default::default(),
             w: Default::default(),
             hi: Default::default(),
@@ -359,7 +361,14 @@ impl Logic for RingPacker {
         if self.use_in.val() {
             self.t.next = self.t_in.val();
         }
-        self.ge4.next = self.t.val() >= self.k4.val();
+        // (Compared before the choice too: an entry's event rides the line
+        // when it ends at the line's end, t = 4.)
+        self.ge4.next = self.t_res.val() >= self.k4.val();
+        self.t_is4.next = self.t_res.val() == self.k4.val();
+        if self.use_in.val() {
+            self.ge4.next = self.t_in.val() >= self.k4.val();
+            self.t_is4.next = self.t_in.val() == self.k4.val();
+        }
         self.t4.next = self.t.val() - self.k4.val();
         // The residue goes out first when its entry's ring is left, before
         // any restart (a restart of its pipe must follow its entry's event),
@@ -478,10 +487,10 @@ impl Logic for RingPacker {
                     self.dirty[2].d.next = self.t4.val() > self.k2.val();
                     self.dirty[3].d.next = self.t4.val() > self.k3.val();
                     // The entry ends on this line: its event goes with it.
-                    if self.ends_entry.val() & (self.t4.val() == self.k0.val()) {
+                    if self.ends_entry.val() & self.t_is4.val() {
                         self.emit_ev.next = self.iev.val();
                     }
-                    self.park.d.next = self.ends_entry.val() & (self.t4.val() != self.k0.val());
+                    self.park.d.next = self.ends_entry.val() & !self.t_is4.val();
                     self.park_ev.d.next = self.iev.val();
                 } else {
                     self.fill.d.next = self.t.val();

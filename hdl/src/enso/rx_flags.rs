@@ -70,8 +70,7 @@ pub struct RxFlagsParser {
     next_header: Signal<Local, Bits<8>>,
     mf: Signal<Local, Bit>,
     frag_off: Signal<Local, Bit>,
-    // IHL x 4 within the frame and within the beat.
-    hdr_in_frame: Signal<Local, Bit>,
+    // IHL x 4 within the beat (within the frame: stage 2).
     hdr_in_beat: Signal<Local, Bit>,
     ihl16: ZeroExtend<4, 16>,
     // Where the IP header starts (14 + 4 x tags) and where IHL says it ends.
@@ -87,6 +86,10 @@ pub struct RxFlagsParser {
     s1_valid: SDFF<Bit>,
     s1_flags: SDFF<Bits<16>>,
     s1_check: SDFF<Bit>,
+    // Where IHL says the header ends, and the frame's length: compared in
+    // stage 2, not behind stage 1's tag and IHL choice.
+    s1_hdr_end: SDFF<Bits<16>>,
+    s1_len: SDFF<Bits<16>>,
     s1_w: [SDFF<Bits<16>>; WORDS],
     // ---- Stage 2: five sums of five words ----
     s2_valid: SDFF<Bit>,
@@ -186,7 +189,6 @@ impl RxFlagsParser {
             next_header: Default::default(),
             mf: Default::default(),
             frag_off: Default::default(),
-            hdr_in_frame: Default::default(),
             hdr_in_beat: Default::default(),
             ihl16: Default::default(),
             ip_at: Default::default(),
@@ -201,6 +203,8 @@ impl RxFlagsParser {
             s1_valid: Default::default(),
             s1_flags: Default::default(),
             s1_check: Default::default(),
+            s1_hdr_end: Default::default(),
+            s1_len: Default::default(),
             s1_w: std::array::from_fn(|_| Default::default()),
             s2_valid: Default::default(),
             s2_flags: Default::default(),
@@ -265,12 +269,14 @@ impl Logic for RxFlagsParser {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_valid, s1_flags, s1_check, s2_valid, s2_flags, s2_check, s3_valid,
-            s3_flags, s3_check, s3_sum, s4_valid, s4_flags
+            self, clock, s1_valid, s1_flags, s1_check, s1_hdr_end, s1_len, s2_valid, s2_flags,
+            s2_check, s3_valid, s3_flags, s3_check, s3_sum, s4_valid, s4_flags
         );
         self.s1_valid.reset.next = self.reset.val();
         self.s1_flags.reset.next = self.reset.val();
         self.s1_check.reset.next = self.reset.val();
+        self.s1_hdr_end.reset.next = self.reset.val();
+        self.s1_len.reset.next = self.reset.val();
         self.s2_valid.reset.next = self.reset.val();
         self.s2_flags.reset.next = self.reset.val();
         self.s2_check.reset.next = self.reset.val();
@@ -357,7 +363,6 @@ impl Logic for RxFlagsParser {
         // IHL x 4 bytes from the IP header on, within the frame.
         self.ihl16.i.next = self.ihl.val();
         self.hdr_end.next = self.ip_at.val() + (self.ihl16.o.val() << 2);
-        self.hdr_in_frame.next = self.len.val() >= self.hdr_end.val();
         self.l3.next = self.zero2.val();
         if !self.third.val() {
             if self.ethertype.val() == self.et_ipv4.val() {
@@ -432,8 +437,9 @@ impl Logic for RxFlagsParser {
                 & self.known.val()
                 & self.ip4_room.val()
                 & (self.ihl.val() >= self.ihl_min.val())
-                & self.hdr_in_frame.val()
                 & self.hdr_in_beat.val();
+            self.s1_hdr_end.d.next = self.hdr_end.val();
+            self.s1_len.d.next = self.len.val();
             for k in 0..21 {
                 self.s1_w[k].d.next = self.w_t0[k].val();
                 if self.tags.val() == self.t1.val() {
@@ -487,7 +493,8 @@ impl Logic for RxFlagsParser {
         if self.advance.val() {
             self.s2_valid.d.next = self.s1_valid.q.val();
             self.s2_flags.d.next = self.s1_flags.q.val();
-            self.s2_check.d.next = self.s1_check.q.val();
+            self.s2_check.d.next =
+                self.s1_check.q.val() & (self.s1_len.q.val() >= self.s1_hdr_end.q.val());
             self.s2_part[0].d.next = self.sum_a.o.val();
             self.s2_part[1].d.next = self.sum_b.o.val();
             self.s2_part[2].d.next = self.sum_c.o.val();
