@@ -145,6 +145,12 @@ pub struct AtomicUnit {
     take_rb: Signal<Local, Bit>,
     rb_any: Signal<Local, Bit>,
     rb_ch: Signal<Local, Bits<CB>>,
+    // The channel chosen last cycle (`rb_first`), so the undo entry's
+    // read address is a register: a rollback waits a cycle longer, and
+    // goes ahead only if its channel still has one to do (`rb_ready`).
+    rb_first: Signal<Local, Bits<CB>>,
+    rb_sel: SDFF<Bits<CB>>,
+    rb_ready: Signal<Local, Bit>,
     rb_line: Signal<Local, Bits<LB>>,
     // Whether the line executed next is this cycle's, per source of it
     // (compared beside the choice of the source, not after it).
@@ -336,6 +342,9 @@ impl AtomicUnit {
             take_rb: Default::default(),
             rb_any: Default::default(),
             rb_ch: Default::default(),
+            rb_first: Default::default(),
+            rb_sel: Default::default(),
+            rb_ready: Default::default(),
             rb_line: Default::default(),
             lock_same: Default::default(),
             rb_same: Default::default(),
@@ -453,7 +462,7 @@ impl Logic for AtomicUnit {
             self, clock, used, g_left, g_tag, g_line, g_err, g_cmask, g_wmask, g_cmp, x_valid,
             x_commit, x_op, x_is_cas, x_is_fadd, x_is_swap, x_is_mcas, x_sel_op, x_sel_beat, x_tag,
             x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid, w_same, w_data,
-            p_valid, p_data, rv_valid, rv, x_remote, x_restore, x_ch, x_words
+            p_valid, p_data, rv_valid, rv, x_remote, x_restore, x_ch, x_words, rb_sel
         );
         self.used.reset.next = self.reset.val();
         self.g_left.reset.next = self.reset.val();
@@ -462,6 +471,7 @@ impl Logic for AtomicUnit {
         self.x_is_swap.reset.next = self.reset.val();
         self.x_is_mcas.reset.next = self.reset.val();
         self.x_sel_op.reset.next = self.reset.val();
+        self.rb_sel.reset.next = self.reset.val();
         self.x_sel_beat.reset.next = self.reset.val();
         self.g_tag.reset.next = self.reset.val();
         self.g_line.reset.next = self.reset.val();
@@ -533,7 +543,16 @@ impl Logic for AtomicUnit {
         }
         // The first channel with a rollback to do, and whether its verb wrote.
         self.rb_any.next = false;
-        self.rb_ch.next = self.chan_id[0].val();
+        self.rb_first.next = self.chan_id[0].val();
+        for k in 0..K {
+            if !self.rb_any.val() & self.rb_pending[k].q.val() {
+                self.rb_any.next = true;
+                self.rb_first.next = self.chan_id[k].val();
+            }
+        }
+        self.rb_sel.d.next = self.rb_first.val();
+        self.rb_ch.next = self.rb_sel.q.val();
+        self.rb_ready.next = false;
         self.rb_line.next = self.lock_line[0].q.val();
         self.rb_locked.next = self.lock_valid[0].q.val();
         for k in 0..K {
@@ -541,10 +560,9 @@ impl Logic for AtomicUnit {
         }
         self.rb_same.next = self.lock_same[0].val();
         for k in 0..K {
-            if !self.rb_any.val() & self.rb_pending[k].q.val() {
+            if self.rb_sel.q.val().index() == k {
+                self.rb_ready.next = self.rb_pending[k].q.val();
                 self.rb_same.next = self.lock_same[k].val();
-                self.rb_any.next = true;
-                self.rb_ch.next = self.chan_id[k].val();
                 self.rb_line.next = self.lock_line[k].q.val();
                 self.rb_locked.next = self.lock_valid[k].q.val();
             }
@@ -566,7 +584,7 @@ impl Logic for AtomicUnit {
         // on its way to the undo entry it reads.
         self.take_remote.next = self.rv_valid.q.val();
         self.take_rb.next = !self.rv_valid.q.val()
-            & self.rb_any.val()
+            & self.rb_ready.val()
             & !(self.x_valid.q.val() & self.x_remote.q.val());
 
         // ---- Accept: decode and check, gather commits, address the memory ----
@@ -831,9 +849,9 @@ impl Logic for AtomicUnit {
             if self.differ.val() != self.c_zero8.val() {
                 self.st.next = self.c_cmp_failed.val();
             }
-        } else if self.x_is_cas.q.val() & !self.eq.val() {
-            self.st.next = self.c_cmp_failed.val();
-        } else if self.x_is_mcas.q.val() & !self.meq.val() {
+        } else if (self.x_is_cas.q.val() & !self.eq.val())
+            | (self.x_is_mcas.q.val() & !self.meq.val())
+        {
             self.st.next = self.c_cmp_failed.val();
         }
         self.ok.next = self.x_err.q.val() == self.c_ok.val();
