@@ -73,6 +73,20 @@ pub struct SlotChoice {
     pub spare_waiting: Signal<Out, Bit>,
 
     rot_ch: SDFF<Bits<CB>>,
+    // Per channel i, whether i is `rot_ch`, and whether it comes after
+    // it; and whether it is `prev_ch`: kept beside the channels so the next
+    // channel's choice does not first decode them (its read address feeds
+    // LUT-RAM). Each is stored XOR its value for channel 0, so all zeros,
+    // the reset value, is channel 0's.
+    rot_x: SDFF<Bits<K>>,
+    after_x: SDFF<Bits<K>>,
+    prev_x: SDFF<Bits<K>>,
+    is_rot: [Signal<Local, Bit>; K],
+    after_rot: [Signal<Local, Bit>; K],
+    is_prev: [Signal<Local, Bit>; K],
+    c_k_one: Constant<Bits<K>>,
+    c_k_ones: Constant<Bits<K>>,
+    c_k_after0: Constant<Bits<K>>,
     prev_ch: SDFF<Bits<CB>>,
     rr_ch: SDFF<Bits<CB>>,
     /// The restating share's own round: it never skips a channel, as
@@ -125,6 +139,15 @@ impl Default for SlotChoice {
             advance: Default::default(),
             skip: Default::default(),
             rot_ch: Default::default(),
+            rot_x: Default::default(),
+            after_x: Default::default(),
+            prev_x: Default::default(),
+            is_rot: Default::default(),
+            after_rot: Default::default(),
+            is_prev: Default::default(),
+            c_k_one: Constant::new(Bits::<K>::default().replace_bit(0, true)),
+            c_k_ones: Constant::new(Bits::<K>::mask()),
+            c_k_after0: Constant::new(Bits::<K>::mask().replace_bit(0, false)),
             prev_ch: Default::default(),
             rr_ch: Default::default(),
             share_ch: Default::default(),
@@ -160,10 +183,22 @@ impl Logic for SlotChoice {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rot_ch, prev_ch, rr_ch, share_ch, rot_round, share, rot_spare, o_spare,
-            sent_ch
+            self, clock, rot_ch, rot_x, after_x, prev_x, prev_ch, rr_ch, share_ch, rot_round,
+            share, rot_spare, o_spare, sent_ch
         );
         self.rot_ch.reset.next = self.reset.val();
+        self.rot_x.reset.next = self.reset.val();
+        self.after_x.reset.next = self.reset.val();
+        self.prev_x.reset.next = self.reset.val();
+        for i in 0..K {
+            self.is_rot[i].next = self.rot_x.q.val().get_bit(i);
+            self.is_prev[i].next = self.prev_x.q.val().get_bit(i);
+            self.after_rot[i].next = !self.after_x.q.val().get_bit(i);
+        }
+        self.is_rot[0].next = !self.rot_x.q.val().get_bit(0);
+        self.is_prev[0].next = !self.prev_x.q.val().get_bit(0);
+        // (Channel 0 is never after another: stored as is, always 0.)
+        self.after_rot[0].next = self.after_x.q.val().get_bit(0);
         self.prev_ch.reset.next = self.reset.val();
         self.rr_ch.reset.next = self.reset.val();
         self.share_ch.reset.next = self.reset.val();
@@ -183,20 +218,14 @@ impl Logic for SlotChoice {
         self.ev_after_ch.next = self.c_zero_cb.val();
         self.ev_any_ch.next = self.c_zero_cb.val();
         for i in 0..K {
-            if self.news[i].val()
-                & !self.ev_any.val()
-                & (self.chan_id[i].val() != self.rot_ch.q.val())
-            {
+            if self.news[i].val() & !self.ev_any.val() & !self.is_rot[i].val() {
                 self.ev_any.next = true;
                 self.ev_any_ch.next = self.chan_id[i].val();
             }
         }
-        // (Channel 0 is never after another.)
-        for i in 1..K {
-            if self.news[i].val()
-                & !self.ev_after.val()
-                & (self.chan_id[i].val() > self.rot_ch.q.val())
-            {
+        // (Channel 0 is never after another: `after_rot[0]` is 0.)
+        for i in 0..K {
+            if self.news[i].val() & !self.ev_after.val() & self.after_rot[i].val() {
                 self.ev_after.next = true;
                 self.ev_after_ch.next = self.chan_id[i].val();
             }
@@ -206,8 +235,8 @@ impl Logic for SlotChoice {
         for i in 0..K {
             if self.news[i].val()
                 & !self.ev_wait.val()
-                & (self.chan_id[i].val() != self.rot_ch.q.val())
-                & (self.chan_id[i].val() != self.prev_ch.q.val())
+                & !self.is_rot[i].val()
+                & !self.is_prev[i].val()
             {
                 self.ev_wait.next = true;
                 self.ev_wait_ch.next = self.chan_id[i].val();
@@ -236,6 +265,7 @@ impl Logic for SlotChoice {
             self.o_spare.d.next = self.rot_spare.q.val() & !self.ch_news.val();
             self.share.d.next = self.share.q.val() + self.c_one_share.val();
             self.prev_ch.d.next = self.rot_ch.q.val();
+            self.prev_x.d.next = self.rot_x.q.val();
             if self.share.q.val().all() {
                 self.rot_next.next = self.share_ch.q.val();
                 self.share_ch.d.next = self.share_ch.q.val() + self.c_one_cb.val();
@@ -270,6 +300,9 @@ impl Logic for SlotChoice {
             self.share_ch.d.next = self.c_zero_cb.val();
         }
         self.rot_ch.d.next = self.rot_next.val();
+        self.rot_x.d.next = (self.c_k_one.val() << self.rot_next.val()) ^ self.c_k_one.val();
+        self.after_x.d.next =
+            ((self.c_k_ones.val() << self.rot_next.val()) << 1) ^ self.c_k_after0.val();
         self.next_ch.next = self.rot_next.val();
     }
 }
