@@ -241,3 +241,77 @@ fn frames_leave_with_their_entry_header_fields() {
         "good {good}, cut {cut}, IP4_CSUM_OK {csum_ok}"
     );
 }
+
+/// Back-to-back 100-byte frames (two beats each), nothing stalling: the
+/// front end takes and gives a beat every cycle, so N frames take about 2N
+/// cycles (the input's bound is one frame start per beat).
+#[test]
+fn two_beat_frames_pass_at_a_beat_a_cycle() {
+    let mut uut = Front {
+        clock: Default::default(),
+        reset: Default::default(),
+        now: Default::default(),
+        s: Default::default(),
+        m: Default::default(),
+        fifo: SizedFrameFifo::new(),
+        intake: RxIntake::new(),
+        between: StreamFifo::new(),
+        merge: RxFlagsMerge::new(),
+    };
+    uut.s.data.connect();
+    uut.s.valid.connect();
+    uut.m.ready.connect();
+    uut.reset.connect();
+    uut.now.connect();
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<Front>| x.clock.next = !x.clock.val());
+    let seen = Arc::new(Mutex::new((0usize, 0usize)));
+    let out = seen.clone();
+    sim.add_testbench(move |mut sim: Sim<Front>| {
+        let mut x = sim.init()?;
+        let n = 200;
+        let mut f = vec![0u8; 100];
+        f[12..14].copy_from_slice(&0x88B5u16.to_be_bytes());
+        let (mut beat_in, mut frames_out, mut first_out, mut last_out) = (0usize, 0usize, 0, 0);
+        x.reset.next = true;
+        wait_clock_cycles!(sim, clock, x, 2);
+        x.reset.next = false;
+        wait_clock_false!(sim, clock, x);
+        let mut cycle = 0usize;
+        while frames_out < n {
+            cycle += 1;
+            assert!(cycle < 100_000, "stuck: {frames_out} of {n} frames out");
+            let beat = beat_in % 2;
+            let chunk = &f[64 * beat..(64 * beat + 64).min(f.len())];
+            x.s.data.next = EthBeat {
+                data: bits512(chunk),
+                keep: keep_of(chunk.len()).into(),
+                last: beat == 1,
+            };
+            x.s.valid.next = beat_in < 2 * n;
+            x.m.ready.next = true;
+            x.now.next = (cycle as u64).into();
+            x = sim.wait(1, x)?;
+            if x.s.valid.val() && x.s.ready.val() {
+                beat_in += 1;
+            }
+            if x.m.valid.val() && x.m.ready.val() && x.m.data.val().last {
+                if frames_out == 0 {
+                    first_out = cycle;
+                }
+                frames_out += 1;
+                last_out = cycle;
+            }
+            wait_clock_true!(sim, clock, x);
+            wait_clock_false!(sim, clock, x);
+        }
+        *out.lock().unwrap() = (first_out, last_out);
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 100_000_000_000).unwrap();
+    let (first_out, last_out) = *seen.lock().unwrap();
+    let per_frame = (last_out - first_out) as f64 / 199.0;
+    eprintln!("rx front: {per_frame:.3} cycles per two-beat frame");
+    assert!(per_frame < 2.05, "{per_frame:.3} cycles per two-beat frame");
+}
