@@ -6,6 +6,7 @@ use super::entangle::Entangle;
 use super::hand_back::HandBack;
 use super::record_form::RecordForm;
 use super::Crc32;
+use crate::lut_ram::LutRam;
 use crate::reset::SDFF;
 use crate::stream::{StreamSink, StreamSource};
 use crate::types::{AcpMsg, AcpSend, RemoteResult, RemoteVerb};
@@ -148,20 +149,23 @@ pub struct AcpLink {
     chans: ChannelState,
 
     // ---- Payload buffers ----
-    /// Payload buffers in block RAM: what each channel sends, two buffers a
-    /// channel (the payload held and the next one, `ChannelState`'s `head`),
-    /// each in two copies, one read by record formation, one by the
-    /// hand-back scanner; and what it holds tentatively.
-    tx_ram_form_0: RAM<Bits<448>, CB>,
-    tx_ram_form_1: RAM<Bits<448>, CB>,
+    /// Payload buffers: what each channel sends, two buffers a channel (the
+    /// payload held and the next one, `ChannelState`'s `head`), each in two
+    /// copies, one read by record formation, one by the hand-back scanner;
+    /// and what it holds tentatively. Record formation's copies (and its
+    /// result buffers below) are `LutRam`s read at the slot channel's
+    /// register, so the slot choice ends at that register, not at a RAM's
+    /// read address; a read sees a write of the cycle before.
+    tx_ram_form_0: LutRam<Bits<448>, CB>,
+    tx_ram_form_1: LutRam<Bits<448>, CB>,
     tx_ram_ret_0: RAM<Bits<448>, CB>,
     tx_ram_ret_1: RAM<Bits<448>, CB>,
     rx_ram: RAM<Bits<448>, CB>,
     /// Receiver role: verb results from our unit, two buffers a channel
     /// (at the receiver bit of the verb: the tentative one's, and the last
     /// delivered one's for the proof).
-    res_ram_0: RAM<Bits<384>, CB>,
-    res_ram_1: RAM<Bits<384>, CB>,
+    res_ram_0: LutRam<Bits<384>, CB>,
+    res_ram_1: LutRam<Bits<384>, CB>,
     /// The result of a tentative verb, for its echo check.
     res_crc: Crc32<384>,
     /// Sender role: a verb's result, from the echo decided on or the proof
@@ -178,12 +182,6 @@ pub struct AcpLink {
     /// of it that cycle saw the RAM from before the write.
     vres_wr_valid: SDFF<Bit>,
     vres_wr_ch: SDFF<Bits<CB>>,
-    /// Likewise for `res_ram` and record formation's read of it.
-    res_wr_valid: SDFF<Bit>,
-    res_wr_ch: SDFF<Bits<CB>>,
-    /// Likewise for the payload buffers: the channel loaded last cycle.
-    load_wr_valid: SDFF<Bit>,
-    load_wr_ch: SDFF<Bits<CB>>,
 
     // ---- Verb results from our unit ----
     /// The result from our unit, registered for its echo check.
@@ -326,10 +324,6 @@ impl AcpLink {
             vres_bit: Default::default(),
             vres_wr_valid: Default::default(),
             vres_wr_ch: Default::default(),
-            res_wr_valid: Default::default(),
-            res_wr_ch: Default::default(),
-            load_wr_valid: Default::default(),
-            load_wr_ch: Default::default(),
             res_got: Default::default(),
             res_got_ch: Default::default(),
             res_got_result: Default::default(),
@@ -393,10 +387,6 @@ impl Logic for AcpLink {
             clock,
             vres_wr_valid,
             vres_wr_ch,
-            res_wr_valid,
-            res_wr_ch,
-            load_wr_valid,
-            load_wr_ch,
             res_got,
             res_got_ch,
             res_got_result,
@@ -424,10 +414,6 @@ impl Logic for AcpLink {
         );
         self.vres_wr_valid.reset.next = self.reset.val();
         self.vres_wr_ch.reset.next = self.reset.val();
-        self.res_wr_valid.reset.next = self.reset.val();
-        self.res_wr_ch.reset.next = self.reset.val();
-        self.load_wr_valid.reset.next = self.reset.val();
-        self.load_wr_ch.reset.next = self.reset.val();
         self.res_got.reset.next = self.reset.val();
         self.res_got_ch.reset.next = self.reset.val();
         self.res_got_result.reset.next = self.reset.val();
@@ -456,9 +442,7 @@ impl Logic for AcpLink {
         self.check.reset.next = self.reset.val();
         self.ent.clock.next = self.clock.val();
         self.ent.reset.next = self.reset.val();
-        self.tx_ram_form_0.read_clock.next = self.clock.val();
         self.tx_ram_form_0.write_clock.next = self.clock.val();
-        self.tx_ram_form_1.read_clock.next = self.clock.val();
         self.tx_ram_form_1.write_clock.next = self.clock.val();
         self.tx_ram_ret_0.read_clock.next = self.clock.val();
         self.tx_ram_ret_0.write_clock.next = self.clock.val();
@@ -466,9 +450,7 @@ impl Logic for AcpLink {
         self.tx_ram_ret_1.write_clock.next = self.clock.val();
         self.rx_ram.read_clock.next = self.clock.val();
         self.rx_ram.write_clock.next = self.clock.val();
-        self.res_ram_0.read_clock.next = self.clock.val();
         self.res_ram_0.write_clock.next = self.clock.val();
-        self.res_ram_1.read_clock.next = self.clock.val();
         self.res_ram_1.write_clock.next = self.clock.val();
         self.vres_ram_0.read_clock.next = self.clock.val();
         self.vres_ram_0.write_clock.next = self.clock.val();
@@ -619,8 +601,6 @@ impl Logic for AcpLink {
         // from registers: a decision on the echo comes a round trip after it.
         self.res_ram_0.write_enable.next = self.res_valid.val() & !self.chans.res_bit.val();
         self.res_ram_1.write_enable.next = self.res_valid.val() & self.chans.res_bit.val();
-        self.res_wr_valid.d.next = self.res_valid.val();
-        self.res_wr_ch.d.next = self.res.val().channel;
         self.res_ram_0.write_address.next = self.res.val().channel;
         self.res_ram_0.write_data.next = self.res.val().result;
         self.res_ram_1.write_address.next = self.res.val().channel;
@@ -783,8 +763,6 @@ impl Logic for AcpLink {
             & !self.ent.flush_local.val()
             & !self.ent.go_up.val();
         // Into the channel's free buffer (`load_bit`).
-        self.load_wr_valid.d.next = self.chans.load.val();
-        self.load_wr_ch.d.next = self.chans.load_ch.val();
         self.tx_ram_form_0.write_address.next = self.chans.load_ch.val();
         self.tx_ram_form_0.write_data.next = self.s_send.data.val().payload;
         self.tx_ram_form_0.write_enable.next = self.chans.load.val() & !self.chans.load_bit.val();
@@ -803,10 +781,6 @@ impl Logic for AcpLink {
         self.form.reset.next = self.reset.val();
         self.chans.slot_ch.next = self.form.ch.val();
         self.form.state.next = self.chans.slot.val();
-        self.form.res_fresh.next =
-            self.res_wr_valid.q.val() & (self.res_wr_ch.q.val() == self.form.ch.val());
-        self.form.pay_fresh.next =
-            self.load_wr_valid.q.val() & (self.load_wr_ch.q.val() == self.form.ch.val());
         self.form.payload_0.next = self.tx_ram_form_0.read_data.val();
         self.form.payload_1.next = self.tx_ram_form_1.read_data.val();
         self.form.result_0.next = self.res_ram_0.read_data.val();
@@ -822,10 +796,10 @@ impl Logic for AcpLink {
         self.form.session.next = self.ent.session_tx.val();
         self.form.tx_ready.next = self.tx_ready.val();
         self.form.port_idle.next = self.port_idle.val();
-        self.tx_ram_form_0.read_address.next = self.form.next_ch.val();
-        self.tx_ram_form_1.read_address.next = self.form.next_ch.val();
-        self.res_ram_0.read_address.next = self.form.next_ch.val();
-        self.res_ram_1.read_address.next = self.form.next_ch.val();
+        self.tx_ram_form_0.read_address.next = self.form.ch.val();
+        self.tx_ram_form_1.read_address.next = self.form.ch.val();
+        self.res_ram_0.read_address.next = self.form.ch.val();
+        self.res_ram_1.read_address.next = self.form.ch.val();
         self.tx_data.next = self.form.tx_data.val();
         self.tx_valid.next = self.form.tx_valid.val();
     }

@@ -15,9 +15,8 @@ const CB1: usize = CB + 1;
 /// Record formation for `AcpLink`: the 64-byte record that states each
 /// slot's channel (layout in `pendulum_layout::acp`). `SlotChoice` chooses
 /// the channel: `ch` is the channel of the record being formed (the link
-/// muxes that channel's state onto the inputs), and `next_ch` the next
-/// one, the address of the payload and result RAMs (their reads are
-/// registered, so their data is `ch`'s in the cycle it is formed).
+/// muxes that channel's state onto the inputs, and reads its payload and
+/// result RAMs at it).
 /// `clear_tx`/`clear_rx` say which of `ch`'s news its record states, as it
 /// is formed. A record is formed one cycle ahead of the port and its check
 /// word computed at the port side of the register: a channel record's
@@ -55,16 +54,11 @@ pub struct RecordForm {
     pub reset: Signal<In, Bit>,
     /// The state of channel `ch` (`ChannelState`).
     pub state: Signal<In, SlotChannel>,
-    /// The tentative verb's result was written to its RAM only last cycle.
-    pub res_fresh: Signal<In, Bit>,
-    /// A payload was loaded into the channel only last cycle (its RAM read
-    /// for this record was from before the write): a merged decision's
-    /// folded OFFER of it waits for the next record of the channel.
-    pub pay_fresh: Signal<In, Bit>,
-    /// RAM reads at `next_ch` a cycle ago: the payload in each of the
-    /// channel's two buffers (`state.head` names the one held), and the
-    /// verb result in each of its two result buffers (the receiver bit
-    /// names the tentative verb's; the other holds the last delivered one's).
+    /// RAM reads at `ch` (combinational `LutRam`s, so they see a write of
+    /// the cycle before): the payload in each of the channel's two buffers
+    /// (`state.head` names the one held), and the verb result in each of
+    /// its two result buffers (the receiver bit names the tentative verb's;
+    /// the other holds the last delivered one's).
     pub payload_0: Signal<In, Bits<448>>,
     pub payload_1: Signal<In, Bits<448>>,
     pub result_0: Signal<In, Bits<384>>,
@@ -77,9 +71,8 @@ pub struct RecordForm {
     pub news: [Signal<In, Bit>; K],
     pub ent_fields: Signal<In, Bits<ENTANGLE_FIELD_BITS>>,
     pub session: Signal<In, Bits<32>>,
-    /// The slot channel, and the next slot's.
+    /// The slot channel (a register: the payload and result RAMs' read address).
     pub ch: Signal<Out, Bits<CB>>,
-    pub next_ch: Signal<Out, Bits<CB>>,
     /// The record taken by the port states `ch`'s sender-role news, its
     /// receiver-role news.
     pub clear_tx: Signal<Out, Bit>,
@@ -110,7 +103,6 @@ pub struct RecordForm {
     /// COMMIT_OFFER; this record folds its decision into an OFFER.
     merged: Signal<Local, Bit>,
     folded: Signal<Local, Bit>,
-    fold_waits: Signal<Local, Bit>,
     /// The record carries a payload (an OFFER), or the receiver role's fields.
     payload_turn: Signal<Local, Bit>,
     /// A tentative receiver sends its proof instead of its echo.
@@ -174,8 +166,6 @@ impl Default for RecordForm {
             clock: Default::default(),
             reset: Default::default(),
             state: Default::default(),
-            res_fresh: Default::default(),
-            pay_fresh: Default::default(),
             payload_0: Default::default(),
             payload_1: Default::default(),
             result_0: Default::default(),
@@ -186,7 +176,6 @@ impl Default for RecordForm {
             ent_fields: Default::default(),
             session: Default::default(),
             ch: Default::default(),
-            next_ch: Default::default(),
             clear_tx: Default::default(),
             clear_rx: Default::default(),
             flip_turn: Default::default(),
@@ -206,7 +195,6 @@ impl Default for RecordForm {
             offering: Default::default(),
             merged: Default::default(),
             folded: Default::default(),
-            fold_waits: Default::default(),
             payload_turn: Default::default(),
             shows_proof: Default::default(),
             payload: Default::default(),
@@ -291,7 +279,6 @@ impl Logic for RecordForm {
         self.slots.ch_news.next = self.state.val().tx_news | self.state.val().rx_news;
         self.slots.started.next = self.o_started.q.val();
         self.ch.next = self.slots.ch.val();
-        self.next_ch.next = self.slots.next_ch.val();
 
         self.s_tx.next = self.state.val().tx;
         self.s_rx.next = self.state.val().rx;
@@ -302,9 +289,10 @@ impl Logic for RecordForm {
             | self.merged.val();
         self.tentative.next = self.s_rx.val().get_bits::<2>(0) == self.c_rx_tentative.val();
         // A tentative verb is echoed only once its result is back from the
-        // unit, and read from the RAM after it was written there.
-        self.echo_ready.next = self.tentative.val()
-            & (!self.state.val().rx_verb | (self.state.val().res_ready & !self.res_fresh.val()));
+        // unit (written to its RAM last cycle at the latest, which the read
+        // sees).
+        self.echo_ready.next =
+            self.tentative.val() & (!self.state.val().rx_verb | self.state.val().res_ready);
         // The receiver role needs the payload slices for its echo, or for the
         // proof its peer waits for; when the sender role offers too, the
         // role with news goes first (the receiver's if both), and restated
@@ -314,8 +302,7 @@ impl Logic for RecordForm {
         self.echo_waits.next = self.tentative.val() & !self.echo_ready.val();
         self.needs_fields.next =
             self.echo_ready.val() | (!self.tentative.val() & self.state.val().proof_due);
-        self.fold_waits.next = self.merged.val() & !self.state.val().turn & self.pay_fresh.val();
-        self.folded.next = self.merged.val() & !self.state.val().turn & !self.pay_fresh.val();
+        self.folded.next = self.merged.val() & !self.state.val().turn;
         self.payload_turn.next = self.folded.val()
             | (self.offering.val()
                 & !(self.needs_fields.val()
@@ -417,12 +404,11 @@ impl Logic for RecordForm {
             & ((self.takes.val() & (self.slots.last_ch.val() != self.slots.ch.val()))
                 | self.slots.skip.val())
         {
-            self.clear_tx.next =
-                (!self.offering.val() | self.payload_turn.val()) & !self.fold_waits.val();
+            self.clear_tx.next = !self.offering.val() | self.payload_turn.val();
             self.clear_rx.next =
                 !self.echo_waits.val() & (self.fields_turn.val() | !self.needs_fields.val());
         }
-        self.flip_turn.next = self.slots.advance.val() & self.up.val() & !self.fold_waits.val();
+        self.flip_turn.next = self.slots.advance.val() & self.up.val();
         self.flip_pturn.next = self.slots.advance.val()
             & self.up.val()
             & self.fields_turn.val()

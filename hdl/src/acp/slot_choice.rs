@@ -28,9 +28,9 @@ const CB1: usize = CB + 1;
 /// Two records are in flight here: `ch`, the channel whose record
 /// `RecordForm` forms this cycle (its state is on `RecordForm`'s inputs),
 /// and `last_ch`, the channel of the record formed before it, waiting for
-/// the port. `next_ch` is the channel formed next cycle: the address of
-/// the payload and result RAMs, whose reads are registered. A record is
-/// formed whenever the port takes one (`advance`).
+/// the port. `ch` is a register, so the payload and result RAMs read at it
+/// need no logic in front of their address. A record is formed whenever
+/// the port takes one (`advance`).
 ///
 /// A paced port (100 GbE takes a record every 1.68 cycles) leaves both
 /// waiting. Meanwhile a channel with news replaces a `ch` chosen only to
@@ -58,10 +58,9 @@ pub struct SlotChoice {
     pub ch_news: Signal<In, Bit>,
     /// A record is waiting for the port (one was formed since reset).
     pub started: Signal<In, Bit>,
-    /// The channel formed this cycle, the one formed next cycle, and the
-    /// one formed before (waiting for the port).
+    /// The channel formed this cycle, and the one formed before (waiting
+    /// for the port).
     pub ch: Signal<Out, Bits<CB>>,
-    pub next_ch: Signal<Out, Bits<CB>>,
     pub last_ch: Signal<Out, Bits<CB>>,
     /// The restating round (flips at each pass over the channels in use).
     pub round: Signal<Out, Bit>,
@@ -133,7 +132,6 @@ impl Default for SlotChoice {
             ch_news: Default::default(),
             started: Default::default(),
             ch: Default::default(),
-            next_ch: Default::default(),
             last_ch: Default::default(),
             round: Default::default(),
             advance: Default::default(),
@@ -303,6 +301,5 @@ impl Logic for SlotChoice {
         self.rot_x.d.next = (self.c_k_one.val() << self.rot_next.val()) ^ self.c_k_one.val();
         self.after_x.d.next =
             ((self.c_k_ones.val() << self.rot_next.val()) << 1) ^ self.c_k_after0.val();
-        self.next_ch.next = self.rot_next.val();
     }
 }
