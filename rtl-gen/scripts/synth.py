@@ -102,6 +102,10 @@ def lut_levels(netlist_path, report=0, floor=None, top="pendulum_nic"):
             reg = int(reg, 2) if re.fullmatch(r"[01]+", reg) else int(reg.strip('"').upper() == "TRUE")
         return 0 if reg else 1
 
+    def write_port(c):
+        # The port letter whose address is the write address.
+        return {"RAM32M16": "H", "RAM64M8": "H", "RAM32M": "D", "RAM64M": "D"}.get(c["type"], "")
+
     out_port = {}
     for name, c in cells.items():
         for port, bits in c["connections"].items():
@@ -129,6 +133,13 @@ def lut_levels(netlist_path, report=0, floor=None, top="pendulum_nic"):
                 # pins; its data and write enable are written on the clock
                 # edge, so a path into them ends there.
                 if lutram and not re.match(r"(ADDR|A\d|DPRA)", port):
+                    continue
+                # In a multi-port distributed RAM (RAM32M16, RAM64M8,
+                # RAM32M, RAM64M) the last port's address is also the write
+                # address, and it reaches only that port's output: when that
+                # output is unused, it is a write address alone.
+                if lutram and port == f"ADDR{write_port(c)}" and not any(
+                        isinstance(b, int) for b in c["connections"].get(f"DO{write_port(c)}", [])):
                     continue
                 for b in bits:
                     d = driver.get(b) if isinstance(b, int) else None
