@@ -20,7 +20,7 @@ pub struct LutRam<D: Synth, const N: usize> {
     pub write_clock: Signal<In, Clock>,
     pub write_data: Signal<In, D>,
     pub write_enable: Signal<In, Bit>,
-    _sim: Box<BTreeMap<Bits<N>, D>>,
+    _sim: BTreeMap<Bits<N>, D>,
 }
 
 impl<D: Synth, const N: usize> Logic for LutRam<D, N> {
