@@ -271,7 +271,7 @@ fn two_beat_frames_pass_at_a_beat_a_cycle() {
     sim.add_testbench(move |mut sim: Sim<Front>| {
         let mut x = sim.init()?;
         let n = 200;
-        let mut f = vec![0u8; 100];
+        let mut f = [0u8; 100];
         f[12..14].copy_from_slice(&0x88B5u16.to_be_bytes());
         let (mut beat_in, mut frames_out, mut first_out, mut last_out) = (0usize, 0usize, 0, 0);
         x.reset.next = true;
