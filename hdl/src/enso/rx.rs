@@ -184,6 +184,7 @@ pub struct RxEngine {
     // Restart events on their way to the packer (`restart_busy`).
     rq: StreamFifo<RxEvent, 2, 3>,
     rq_count: SDFF<Bits<2>>,
+    rq_full: SDFF<Bit>,
     rq_push: Signal<Local, Bit>,
     rq_pop: Signal<Local, Bit>,
     rq_wait: Signal<Local, Bit>,
@@ -274,6 +275,7 @@ impl RxEngine {
             item_v: Default::default(),
             rq: StreamFifo::new(),
             rq_count: Default::default(),
+            rq_full: Default::default(),
             rq_push: Default::default(),
             rq_pop: Default::default(),
             rq_wait: Default::default(),
@@ -331,7 +333,8 @@ impl Logic for RxEngine {
             pub_ok,
             pub_pipe,
             pub_tail,
-            rq_count
+            rq_count,
+            rq_full
         );
         self.rc_v.reset.next = self.reset.val();
         self.rc_pipe.reset.next = self.reset.val();
@@ -367,6 +370,7 @@ impl Logic for RxEngine {
         self.pub_pipe.reset.next = self.reset.val();
         self.pub_tail.reset.next = self.reset.val();
         self.rq_count.reset.next = self.reset.val();
+        self.rq_full.reset.next = self.reset.val();
         self.rq.clock.next = self.clock.val();
         self.rq.reset.next = self.reset.val();
 
@@ -405,8 +409,13 @@ impl Logic for RxEngine {
             self.rq_count.d.next = self.rq_count.q.val() - self.one2.val();
         }
         self.rq_wait.next = self.rq_count.q.val() != self.zero2.val();
-        // (The queue is never full, as above; a full one would hold writes too.)
-        self.restart_busy.next = self.rc_v.q.val() | self.rq_wait.val() | !self.rq.s.ready.val();
+        // The queue is never full (at most 3 of its 4 entries, as above); its
+        // full flag is registered as a guard (`rq_full`), since
+        // `restart_busy` gates every register write and the FIFO's pointer
+        // compare (a carry chain) in front of the register file's write
+        // acceptance made that path 9 levels deep.
+        self.rq_full.d.next = !self.rq.s.ready.val();
+        self.restart_busy.next = self.rc_v.q.val() | self.rq_wait.val() | self.rq_full.q.val();
 
         // ---- Handshakes ----
         // The decide stage takes a beat when it is empty or its beat leaves;
