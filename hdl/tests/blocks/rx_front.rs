@@ -105,8 +105,8 @@ fn random_frame(rng: &mut impl Rng, i: usize) -> Vec<u8> {
     f
 }
 
-#[test]
-fn frames_leave_with_their_entry_header_fields() {
+/// The front end, its ports driven by the test, and a simulation with its clock.
+fn front_sim() -> (Front, Simulation<Front>) {
     let mut uut = Front {
         clock: Default::default(),
         reset: Default::default(),
@@ -126,6 +126,12 @@ fn frames_leave_with_their_entry_header_fields() {
     uut.connect_all();
     let mut sim = Simulation::new();
     sim.add_clock(5, |x: &mut Box<Front>| x.clock.next = !x.clock.val());
+    (uut, sim)
+}
+
+#[test]
+fn frames_leave_with_their_entry_header_fields() {
+    let (uut, mut sim) = front_sim();
     let seen = Arc::new(Mutex::new((0usize, 0usize, 0usize)));
     let out = seen.clone();
     sim.add_testbench(move |mut sim: Sim<Front>| {
@@ -247,25 +253,7 @@ fn frames_leave_with_their_entry_header_fields() {
 /// cycles (the input's bound is one frame start per beat).
 #[test]
 fn two_beat_frames_pass_at_a_beat_a_cycle() {
-    let mut uut = Front {
-        clock: Default::default(),
-        reset: Default::default(),
-        now: Default::default(),
-        s: Default::default(),
-        m: Default::default(),
-        fifo: SizedFrameFifo::new(),
-        intake: RxIntake::new(),
-        between: StreamFifo::new(),
-        merge: RxFlagsMerge::new(),
-    };
-    uut.s.data.connect();
-    uut.s.valid.connect();
-    uut.m.ready.connect();
-    uut.reset.connect();
-    uut.now.connect();
-    uut.connect_all();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<Front>| x.clock.next = !x.clock.val());
+    let (uut, mut sim) = front_sim();
     let seen = Arc::new(Mutex::new((0usize, 0usize)));
     let out = seen.clone();
     sim.add_testbench(move |mut sim: Sim<Front>| {
