@@ -4,6 +4,7 @@
 //! per cycle, and the time from an offer on the wire to its decision.
 
 use crate::acp_traffic::AcpTraffic;
+use crate::entry_tap::EntryTap;
 use crate::models::{LinkFaults, PcieConfig};
 use crate::pair::Side;
 use crate::SimConfig;
@@ -149,9 +150,11 @@ pub fn decision_cycles(latency: u32, k: u32, kind: Kind) -> (u64, Option<u64>) {
         }
     }));
     let s = seen.clone();
-    t.pair.borrow_mut().a.dma_tap = Some(Box::new(move |cycle, _, data, strb| {
+    let mut entries = EntryTap::new(acp::message::KIND_VERB_RESULT);
+    t.pair.borrow_mut().a.dma_tap = Some(Box::new(move |cycle, addr, data, strb| {
+        let landed = !entries.write(addr, data, strb).is_empty();
         let mut s = s.lock().unwrap();
-        if strb & 1 == 1 && data[0] == acp::message::KIND_VERB_RESULT && s.2.is_none() {
+        if landed && s.2.is_none() {
             s.2 = Some(cycle);
         }
     }));

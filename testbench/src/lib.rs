@@ -16,6 +16,7 @@ pub mod acp_soak;
 pub mod acp_traffic;
 pub mod cli;
 pub mod echo;
+pub mod entry_tap;
 pub mod linearizability;
 pub mod measure;
 pub mod models;

@@ -25,6 +25,7 @@ use pendulum_testbench::acp_measure::{
     Kind, RECORDS_PER_CYCLE_100GBE, SEED,
 };
 use pendulum_testbench::acp_traffic::{id_of, AcpTraffic};
+use pendulum_testbench::entry_tap::EntryTap;
 use pendulum_testbench::models::{
     percentile, GbnConfig, GoBackN, LinkFaults, OnFailure, PcieConfig,
 };
@@ -65,9 +66,10 @@ fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Arc<Mutex<Times>>) {
         }
     }));
     let tt = times.clone();
-    p.b.dma_tap = Some(Box::new(move |cycle, _addr, data, strb| {
-        if strb == u64::MAX && data[0] == acp::message::KIND_DELIVERED {
-            if let Some(id) = payload_id(data) {
+    let mut entries = EntryTap::new(acp::message::KIND_DELIVERED);
+    p.b.dma_tap = Some(Box::new(move |cycle, addr, data, strb| {
+        for frame in entries.write(addr, data, strb) {
+            if let Some(id) = payload_id(&frame) {
                 tt.lock().unwrap().delivered.entry(id).or_insert(cycle);
             }
         }

@@ -12,9 +12,10 @@
 use clap::Parser;
 use pendulum_driver::{Card, Device};
 use pendulum_layout::atomic::{
-    op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT,
+    op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_SLOTS, KIND_RESULT,
 };
 use pendulum_testbench::acp_measure::{decision_cycles, remote_rate, Kind};
+use pendulum_testbench::entry_tap::EntryTap;
 use pendulum_testbench::models::pcie::PcieConfig;
 use pendulum_testbench::outln;
 use pendulum_testbench::{SimCard, SimConfig, CLOCK_MHZ, VERILATOR_VERSION};
@@ -108,20 +109,9 @@ impl Stream {
             }
         }
     }
-
-    /// Result slots per request.
-    fn result_slots(self) -> u64 {
-        match self {
-            Stream::DistinctWords
-            | Stream::OneWord
-            | Stream::WordsDistinctLines
-            | Stream::WordsOneLine => 1,
-            Stream::DistinctLines | Stream::OneLine => COMMIT_RESULT_SLOTS as u64,
-        }
-    }
 }
 
-/// Requests per cycle from the first result slot written to the last.
+/// Requests per cycle from the first result written to the last.
 fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
     let mut dev = Device::open(SimCard::new(SimConfig {
         pcie,
@@ -130,17 +120,18 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
     .unwrap();
     // Results on RX pipe 1: pipe 0 receives non-IP frames.
     let mut at = dev.open_atomics(1, 1, 2 << 20).unwrap();
-    // (first cycle, last cycle, result slots) of full-line writes into the
-    // result ring; a commit result's second slot is counted by position.
+    // (first cycle, last cycle, results) of results landing whole in host
+    // memory (found in the DMA writes by their entry headers).
     let seen: Arc<Mutex<(Option<u64>, u64, u64)>> = Arc::new(Mutex::new((None, 0, 0)));
     let s = seen.clone();
-    let per = stream.result_slots();
-    dev.card_mut().sim.dma_tap = Some(Box::new(move |cycle, _, data, strb| {
-        let mut s = s.lock().unwrap();
-        if strb == u64::MAX && (s.2 % per != 0 || data[0] == KIND_RESULT) {
+    let mut entries = EntryTap::new(KIND_RESULT);
+    dev.card_mut().sim.dma_tap = Some(Box::new(move |cycle, addr, data, strb| {
+        let landed = entries.write(addr, data, strb).len() as u64;
+        if landed > 0 {
+            let mut s = s.lock().unwrap();
             s.0.get_or_insert(cycle);
             s.1 = cycle;
-            s.2 += 1;
+            s.2 += landed;
         }
     }));
     let requests: Vec<Request> = (0..REQUESTS).map(|i| stream.request(i)).collect();
@@ -157,8 +148,9 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
         }
     }
     let s = seen.lock().unwrap();
+    assert_eq!(s.2, REQUESTS as u64, "results found in the DMA writes");
     let cycles = s.1 - s.0.unwrap();
-    ((s.2 / per - 1) as f64 / cycles as f64, cycles)
+    ((s.2 - 1) as f64 / cycles as f64, cycles)
 }
 
 /// Atomic verbs and multi-word commits on the simulated NIC: requests per
