@@ -26,8 +26,9 @@ pub struct EntryTap {
     /// Every line written: its bytes, and which of them were written.
     lines: HashMap<u64, ([u8; 64], u64)>,
     /// Frames begun and not yet whole, by the line address they need next:
-    /// the bytes so far and the frame's length.
-    open: HashMap<u64, (Vec<u8>, usize)>,
+    /// the bytes so far, the frame's length, and the byte of that line
+    /// they go on from (a line may be written in parts).
+    open: HashMap<u64, (Vec<u8>, usize, usize)>,
 }
 
 impl EntryTap {
@@ -43,7 +44,7 @@ impl EntryTap {
     /// Takes one write beat (64-byte aligned `addr`, byte enables `strb`)
     /// and returns the frames it completes, whole.
     pub fn write(&mut self, addr: u64, data: &[u8; 64], strb: u64) -> Vec<Vec<u8>> {
-        let line = {
+        let (line, mask) = {
             let (bytes, mask) = self.lines.entry(addr).or_insert(([0; 64], 0));
             for (i, b) in data.iter().enumerate() {
                 if strb >> i & 1 == 1 {
@@ -51,27 +52,51 @@ impl EntryTap {
                 }
             }
             *mask |= strb;
-            *bytes
+            (*bytes, *mask)
         };
         let mut done = Vec::new();
-        // A frame begun in the line before goes on from byte 0.
-        if let Some((mut bytes, len)) = self.open.remove(&addr) {
-            let take = (len - bytes.len()).min(64);
-            bytes.extend_from_slice(&line[..take]);
-            self.finish(addr, bytes, len, &mut done);
+        // A frame begun earlier goes on where it stopped.
+        if let Some((bytes, len, from)) = self.open.remove(&addr) {
+            self.take(addr, &line, mask, bytes, len, from, &mut done);
         }
         for u in 0..UNITS {
             let at = u * UNIT_BYTES;
             if strb >> at & 1 == 0 || line[at] != self.first_byte {
                 continue;
             }
-            let Some(len) = self.header_before(addr, u, &line) else {
-                continue;
-            };
-            let take = len.min(64 - at);
-            self.finish(addr, line[at..at + take].to_vec(), len, &mut done);
+            if let Some(len) = self.header_before(addr, u, &line) {
+                self.take(addr, &line, mask, Vec::new(), len, at, &mut done);
+            }
         }
         done
+    }
+
+    /// Adds to a frame's `bytes` what the line at `addr` holds of it from
+    /// byte `from` on (as far as it is written), and completes it or leaves
+    /// it open where it stopped.
+    #[allow(clippy::too_many_arguments)]
+    fn take(
+        &mut self,
+        addr: u64,
+        line: &[u8; 64],
+        mask: u64,
+        mut bytes: Vec<u8>,
+        len: usize,
+        from: usize,
+        done: &mut Vec<Vec<u8>>,
+    ) {
+        let mut i = from;
+        while i < 64 && bytes.len() < len && mask >> i & 1 == 1 {
+            bytes.push(line[i]);
+            i += 1;
+        }
+        if bytes.len() == len {
+            done.push(bytes);
+        } else if i == 64 {
+            self.open.insert(addr + LINE, (bytes, len, 0));
+        } else {
+            self.open.insert(addr, (bytes, len, i));
+        }
     }
 
     /// The frame length in the header unit before unit `u` of the line at
@@ -93,14 +118,6 @@ impl EntryTap {
         let ok = (1..=MAX_FRAME_BYTES as usize).contains(&len)
             && FLAGS.read(&unit) as u16 & flags::RESERVED == 0;
         ok.then_some(len)
-    }
-
-    fn finish(&mut self, addr: u64, bytes: Vec<u8>, len: usize, done: &mut Vec<Vec<u8>>) {
-        if bytes.len() == len {
-            done.push(bytes);
-        } else {
-            self.open.insert(addr + LINE, (bytes, len));
-        }
     }
 }
 
@@ -133,18 +150,31 @@ mod tests {
             unit = write_entry(&mut ring, unit, &header, f);
         }
         let at = unit as usize * UNIT_BYTES;
-        let mut tap = EntryTap::new(0xA5);
-        let mut got = Vec::new();
-        for (n, chunk) in ring[..at.next_multiple_of(64)].chunks(64).enumerate() {
-            let line: [u8; 64] = chunk.try_into().unwrap();
-            let valid = (at - n * 64).min(64);
-            let strb = if valid == 64 {
-                u64::MAX
-            } else {
-                (1 << valid) - 1
-            };
-            got.extend(tap.write(0x1000 + 64 * n as u64, &line, strb));
+        // Each line whole, or in two writes (a line written in parts, as
+        // the packer writes a partly filled line and then the rest of it).
+        for split in [64, 32, 16] {
+            let mut tap = EntryTap::new(0xA5);
+            let mut got = Vec::new();
+            for (n, chunk) in ring[..at.next_multiple_of(64)].chunks(64).enumerate() {
+                let line: [u8; 64] = chunk.try_into().unwrap();
+                let valid = (at - n * 64).min(64);
+                let strb = if valid == 64 {
+                    u64::MAX
+                } else {
+                    (1 << valid) - 1
+                };
+                let low = if split == 64 {
+                    u64::MAX
+                } else {
+                    (1 << split) - 1
+                };
+                let addr = 0x1000 + 64 * n as u64;
+                got.extend(tap.write(addr, &line, strb & low));
+                if strb & !low != 0 {
+                    got.extend(tap.write(addr, &line, strb & !low));
+                }
+            }
+            assert_eq!(got, frames, "lines written in parts of {split} bytes");
         }
-        assert_eq!(got, frames);
     }
 }
