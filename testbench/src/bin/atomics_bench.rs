@@ -243,8 +243,8 @@ fn main() {
         OAE_COMMITS_PER_SECOND / 1e6,
         oae_per_cycle
     );
-    outln!("with an ideal host link the rate stays at 0.745: results are one-slot frames, and the RX engine");
-    outln!("writes about three such frames in four cycles (the 64 B frame rate in rx.json), not the unit;");
+    outln!("results are ring entries (a 16-byte header, then the 64 B result, 128 B for a commit) that the");
+    outln!("RX engine writes like received frames; with an ideal host link the RX path sets the rate, not the unit;");
     outln!(
         "a verb moves 64 B over PCIe each way, a commit 192 B in and 128 B out, plus TLP headers;"
     );
