@@ -150,7 +150,7 @@ pub fn decision_cycles(latency: u32, k: u32, kind: Kind) -> (u64, Option<u64>) {
         }
     }));
     let s = seen.clone();
-    let mut entries = EntryTap::new(acp::message::KIND_VERB_RESULT);
+    let mut entries = EntryTap::new(acp::message::KIND_VERB_RESULT, &[acp::RECORD_BYTES]);
     t.pair.borrow_mut().a.dma_tap = Some(Box::new(move |cycle, addr, data, strb| {
         let landed = !entries.write(addr, data, strb).is_empty();
         let mut s = s.lock().unwrap();

@@ -7,13 +7,13 @@
 //! header may sit at the end of the line before. The driver's ring walk
 //! needs the ring's position, which a tap does not have; this reassembler
 //! needs none: it keeps every line written, and takes a unit as a frame's
-//! start when the unit before it reads as an entry header (LEN from 1 to
-//! the MTU, reserved flag bits clear) and the frame's first byte is the one
-//! the caller names (a message kind). Payload bytes could pass for such a
-//! pair; the benches check what they find (an ACP payload's id, a verb
-//! result's kind), and a bench's frames are all of the kind it names.
+//! start when the unit before it reads as an entry header (LEN one of the
+//! lengths the caller names, reserved flag bits clear) and the frame's
+//! first byte is the one the caller names (a message kind). Other bytes
+//! could pass for such a pair (a notification record's tail reads as a
+//! LEN); the exact lengths make that unlikely, and the benches check what
+//! they find where they can (an ACP payload's id).
 
-use pendulum_layout::params::MAX_FRAME_BYTES;
 use pendulum_layout::ring::{flags, FLAGS, HEADER_BYTES, LEN, UNIT_BYTES};
 use std::collections::HashMap;
 
@@ -23,6 +23,7 @@ const UNITS: usize = 64 / UNIT_BYTES;
 /// Reassembles frames from DMA write beats (see the module comment).
 pub struct EntryTap {
     first_byte: u8,
+    lens: Vec<usize>,
     /// Every line written: its bytes, and which of them were written.
     lines: HashMap<u64, ([u8; 64], u64)>,
     /// Frames begun and not yet whole, by the line address they need next:
@@ -32,10 +33,12 @@ pub struct EntryTap {
 }
 
 impl EntryTap {
-    /// A tap for frames whose first byte is `first_byte`.
-    pub fn new(first_byte: u8) -> Self {
+    /// A tap for frames whose first byte is `first_byte` and whose length
+    /// is one of `lens`.
+    pub fn new(first_byte: u8, lens: &[usize]) -> Self {
         Self {
             first_byte,
+            lens: lens.to_vec(),
             lines: HashMap::new(),
             open: HashMap::new(),
         }
@@ -115,8 +118,7 @@ impl EntryTap {
             prev[last..].try_into().unwrap()
         };
         let len = LEN.read(&unit) as usize;
-        let ok = (1..=MAX_FRAME_BYTES as usize).contains(&len)
-            && FLAGS.read(&unit) as u16 & flags::RESERVED == 0;
+        let ok = self.lens.contains(&len) && FLAGS.read(&unit) as u16 & flags::RESERVED == 0;
         ok.then_some(len)
     }
 }
@@ -153,7 +155,8 @@ mod tests {
         // Each line whole, or in two writes (a line written in parts, as
         // the packer writes a partly filled line and then the rest of it).
         for split in [64, 32, 16] {
-            let mut tap = EntryTap::new(0xA5);
+            let lens: Vec<usize> = frames.iter().map(Vec::len).collect();
+            let mut tap = EntryTap::new(0xA5, &lens);
             let mut got = Vec::new();
             for (n, chunk) in ring[..at.next_multiple_of(64)].chunks(64).enumerate() {
                 let line: [u8; 64] = chunk.try_into().unwrap();

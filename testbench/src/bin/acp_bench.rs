@@ -48,7 +48,7 @@ struct Times {
 }
 
 fn payload_id(rec: &[u8]) -> Option<u64> {
-    let p: &[u8; acp::PAYLOAD_BYTES] = rec[acp::PAYLOAD_OFFSET..].try_into().ok()?;
+    let p: &[u8; acp::PAYLOAD_BYTES] = rec.get(acp::PAYLOAD_OFFSET..)?.try_into().ok()?;
     id_of(p)
 }
 
@@ -66,7 +66,7 @@ fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Arc<Mutex<Times>>) {
         }
     }));
     let tt = times.clone();
-    let mut entries = EntryTap::new(acp::message::KIND_DELIVERED);
+    let mut entries = EntryTap::new(acp::message::KIND_DELIVERED, &[acp::RECORD_BYTES]);
     p.b.dma_tap = Some(Box::new(move |cycle, addr, data, strb| {
         for frame in entries.write(addr, data, strb) {
             if let Some(id) = payload_id(&frame) {

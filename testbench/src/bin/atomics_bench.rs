@@ -12,7 +12,8 @@
 use clap::Parser;
 use pendulum_driver::{Card, Device};
 use pendulum_layout::atomic::{
-    op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_SLOTS, KIND_RESULT,
+    op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT,
+    SLOT_BYTES,
 };
 use pendulum_testbench::acp_measure::{decision_cycles, remote_rate, Kind};
 use pendulum_testbench::entry_tap::EntryTap;
@@ -124,7 +125,7 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
     // in host memory (found in the DMA writes by their entry headers).
     let seen: Arc<Mutex<(Option<u64>, u64, u64)>> = Arc::new(Mutex::new((None, 0, 0)));
     let s = seen.clone();
-    let mut entries = EntryTap::new(KIND_RESULT);
+    let mut entries = EntryTap::new(KIND_RESULT, &[SLOT_BYTES, COMMIT_RESULT_SLOTS * SLOT_BYTES]);
     dev.card_mut().sim.dma_tap = Some(Box::new(move |cycle, addr, data, strb| {
         let landed = entries.write(addr, data, strb).len() as u64;
         if landed > 0 {
