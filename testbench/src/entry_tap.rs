@@ -12,7 +12,8 @@
 //! first byte is the one the caller names (a message kind). Other bytes
 //! could pass for such a pair (a notification record's tail reads as a
 //! LEN); the exact lengths make that unlikely, and the benches check what
-//! they find where they can (an ACP payload's id).
+//! they find where they can (an ACP payload's id). An entry that wraps
+//! past the ring's end is not followed (the tap does not know the ring).
 
 use pendulum_layout::ring::{flags, FLAGS, HEADER_BYTES, LEN, UNIT_BYTES};
 use std::collections::HashMap;

@@ -149,8 +149,9 @@ fn rate(stream: Stream, pcie: PcieConfig) -> (f64, u64) {
         }
     }
     // The count is the driver's (every result taken); the tap gives the
-    // cycles the first and the last landed. (On the commit streams the tap
-    // finds 19,961 of the 20,000 results; which it misses is not located.)
+    // cycles the first and the last landed. (The tap finds every result
+    // but one on the commit streams, whose 2 MiB ring wraps once: it does
+    // not follow an entry across the ring's end.)
     let s = seen.lock().unwrap();
     assert!(s.2 > 0, "no result found in the DMA writes");
     let cycles = s.1 - s.0.unwrap();
