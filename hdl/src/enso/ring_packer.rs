@@ -120,6 +120,8 @@ pub struct RingPacker {
     emit_placed: Signal<Local, Bit>,
     emit_flush: Signal<Local, Bit>,
     emit_ev: Signal<Local, RxEvent>,
+    // A beat taken beside a full residue going out.
+    take_beside: Signal<Local, Bit>,
     ev_only: Signal<Local, Bit>,
     unit_on: [Signal<Local, Bit>; 4],
     line: Join<4, 128, 512>,
@@ -212,6 +214,7 @@ impl RingPacker {
             emit_placed: Default::default(),
             emit_flush: Default::default(),
             emit_ev: Default::default(),
+            take_beside: Default::default(),
             ev_only: Default::default(),
             unit_on: Default::default(),
             line: Default::default(),
@@ -340,7 +343,9 @@ impl Logic for RingPacker {
         self.p_go.next = !self.o2_valid.q.val() | self.o2_moves.val();
 
         // ---- Where the item's units go ----
-        self.cur_f.next = self.fill.q.val();
+        // (A full residue's fill, 4, reads as 0: a beat taken beside it
+        // starts the next line.)
+        self.cur_f.next = self.fill.q.val() & self.k3.val();
         self.cur_lpos.next = self.lpos.q.val();
         self.cur_lmask.next = self.lmask.q.val();
         self.cur_base.next = self.base.q.val();
@@ -355,7 +360,7 @@ impl Logic for RingPacker {
             self.u.next = self.it.val().units + self.k1.val();
         }
         // (Both sums at once, then one chosen: `use_in` comes late.)
-        self.t_res.next = self.fill.q.val() + self.u.val();
+        self.t_res.next = (self.fill.q.val() & self.k3.val()) + self.u.val();
         self.t_in.next = (self.it_start.val().get_bits::<4>(0) & self.k3.val()) + self.u.val();
         self.t.next = self.t_res.val();
         if self.use_in.val() {
@@ -449,6 +454,7 @@ impl Logic for RingPacker {
         self.emit.next = false;
         self.emit_placed.next = false;
         self.emit_flush.next = false;
+        self.take_beside.next = false;
         self.ev_only.next = false;
         self.emit_ev.next = self.iev.val();
         self.emit_ev.next.frame = false;
@@ -466,6 +472,29 @@ impl Logic for RingPacker {
                 self.adj.d.next = true;
                 for q in 0..4 {
                     self.dirty[q].d.next = false;
+                }
+                // A later beat of the entry that does not fill the next line
+                // goes in beside it, starting that line (an 81-96-byte
+                // frame's second beat: the input need not wait a cycle).
+                if self.in_v.val()
+                    & self.place.val()
+                    & !self.fresh.val()
+                    & !self.flush_first.val()
+                    & !self.ge4.val()
+                {
+                    self.inp.m.ready.next = true;
+                    self.take_beside.next = true;
+                    self.fill.d.next = self.t.val();
+                    for q in 0..4 {
+                        self.res[q].d.next = self.w[q].val();
+                    }
+                    self.dirty[0].d.next = self.t.val() > self.k0.val();
+                    self.dirty[1].d.next = self.t.val() > self.k1.val();
+                    self.dirty[2].d.next = self.t.val() > self.k2.val();
+                    self.dirty[3].d.next = self.t.val() > self.k3.val();
+                    if self.ends_entry.val() {
+                        self.live.d.next = true;
+                    }
                 }
             } else if self.in_v.val() & self.flush_first.val() {
                 self.emit.next = true;
@@ -550,6 +579,10 @@ impl Logic for RingPacker {
         }
         if self.emit.val() & !self.emit_placed.val() {
             self.park.d.next = false;
+        }
+        if self.take_beside.val() & self.ends_entry.val() {
+            self.park.d.next = true;
+            self.park_ev.d.next = self.iev.val();
         }
         if self.emit_flush.val() {
             self.adj.d.next = false;
