@@ -56,43 +56,48 @@ def _net_names(mod):
     return {b: label for b, (_, label) in names.items()}
 
 
-def lut_levels(netlist_path, report=0, floor=None, top="pendulum_nic"):
-    """Longest register-to-register path counted in LUT levels.
+class DepthWalk:
+    """The depth count of `lut_levels`, kept so that a path can be followed
+    back cell by cell (`depth_walk.py` prints them): for each cell, the
+    (levels, carries) of the deepest path ending at its output (`depth`),
+    and the input bit and driving cell on that path (`via`).
 
     LUTs and distributed-RAM reads count 1; MUXF7/MUXF8 and CARRY8 count 0
     (they sit in the same slice as the LUT that feeds them and add a fraction
     of a LUT's delay); flip-flops, block RAM and I/O buffers end a path. A
     path that starts at a block-RAM read whose output register (DO_REG) is
     off starts at level 1: the RAM's clock-to-out is that much slower.
-    Returns (levels, carries on that path, paths): `paths` holds the `report`
-    deepest paths (within 2 levels of the worst, or from `floor` levels up) with distinct named ends,
-    each as the named nets it crosses, start first, with the LUT level each
-    is at: `rx.free_slots@3` is 3 levels after a register. A name may be an
-    alias of the register that drives it (a block's input port).
     """
-    mod = json.load(open(netlist_path))["modules"][top]
-    cells = mod["cells"]
-    driver = {}
-    for name, c in cells.items():
-        for port, bits in c["connections"].items():
-            if c.get("port_directions", {}).get(port) == "output":
-                for b in bits:
-                    if isinstance(b, int):
-                        driver[b] = name
-    memo = {}
-    via = {}  # cell -> (input bit, driving cell) on its deepest path
 
+    def __init__(self, mod):
+        import sys as _s
+        _s.setrecursionlimit(100000)
+        self.mod = mod
+        self.cells = mod["cells"]
+        self.driver, self.out_port = {}, {}
+        for name, c in self.cells.items():
+            for port, bits in c["connections"].items():
+                if c.get("port_directions", {}).get(port) == "output":
+                    for b in bits:
+                        if isinstance(b, int):
+                            self.driver[b] = name
+                            self.out_port[b] = port
+        self.memo, self.via = {}, {}
+        for name in self.cells:
+            self.depth(name)
+
+    @staticmethod
     def weight(t):
         if re.fullmatch(r"LUT[1-6]", t) or t.startswith("RAM") and not t.startswith("RAMB"):
             return 1
         return 0
 
-    def start_level(cell, port):
+    def start_level(self, cell, port):
         # A path from a block-RAM (or UltraRAM) read starts one level deep
         # unless the port's output register (DO_REG / OREG) is on: the RAM's
         # clock-to-out without it is about a LUT and its routing more than a
         # flip-flop's (UltraScale+ data sheet, DS923: T_RCKO_DO vs T_RCKO_DO_REG).
-        c = cells[cell]
+        c = self.cells[cell]
         if not c["type"].startswith(("RAMB", "URAM")):
             return 0
         side = "A" if re.match(r"(DOUTA|DOUTPA|DOUT_A|RDACCESS_A)", port) else "B"
@@ -102,62 +107,79 @@ def lut_levels(netlist_path, report=0, floor=None, top="pendulum_nic"):
             reg = int(reg, 2) if re.fullmatch(r"[01]+", reg) else int(reg.strip('"').upper() == "TRUE")
         return 0 if reg else 1
 
-    def write_port(c):
+    def path_inputs(self, name):
+        """The input bits of a combinational cell that a path runs through."""
+        c = self.cells[name]
+        lutram = c["type"].startswith("RAM")
         # The port letter whose address is the write address.
-        return {"RAM32M16": "H", "RAM64M8": "H", "RAM32M": "D", "RAM64M": "D"}.get(c["type"], "")
-
-    out_port = {}
-    for name, c in cells.items():
+        wp = {"RAM32M16": "H", "RAM64M8": "H", "RAM32M": "D", "RAM64M": "D"}.get(c["type"], "")
         for port, bits in c["connections"].items():
-            if c.get("port_directions", {}).get(port) == "output":
-                for b in bits:
-                    if isinstance(b, int):
-                        out_port[b] = port
+            if c.get("port_directions", {}).get(port) != "input":
+                continue
+            # A distributed RAM reads combinationally from its address
+            # pins; its data and write enable are written on the clock
+            # edge, so a path into them ends there.
+            if lutram and not re.match(r"(ADDR|A\d|DPRA)", port):
+                continue
+            # In a multi-port distributed RAM (RAM32M16, RAM64M8, RAM32M,
+            # RAM64M) the last port's address is also the write address,
+            # and it reaches only that port's output: when that output is
+            # unused, it is a write address alone.
+            if lutram and port == f"ADDR{wp}" and not any(
+                    isinstance(b, int) for b in c["connections"].get(f"DO{wp}", [])):
+                continue
+            for b in bits:
+                if isinstance(b, int):
+                    yield b
 
-    import sys as _s
-    _s.setrecursionlimit(100000)
-
-    def depth(name):
-        # (levels, carries) of the deepest path ending at this cell's output.
-        if name in memo:
-            return memo[name]
-        memo[name] = (0, 0)  # breaks (false) loops through opposite-edge paths
-        c = cells[name]
+    def depth(self, name):
+        """(levels, carries) of the deepest path ending at this cell's output."""
+        if name in self.memo:
+            return self.memo[name]
+        self.memo[name] = (0, 0)  # breaks (false) loops through opposite-edge paths
+        c = self.cells[name]
         best = (0, 0)
         if not SEQUENTIAL.match(c["type"]):
-            lutram = c["type"].startswith("RAM")
-            for port, bits in c["connections"].items():
-                if c.get("port_directions", {}).get(port) != "input":
+            for b in self.path_inputs(name):
+                d = self.driver.get(b)
+                if d is None:
                     continue
-                # A distributed RAM reads combinationally from its address
-                # pins; its data and write enable are written on the clock
-                # edge, so a path into them ends there.
-                if lutram and not re.match(r"(ADDR|A\d|DPRA)", port):
-                    continue
-                # In a multi-port distributed RAM (RAM32M16, RAM64M8,
-                # RAM32M, RAM64M) the last port's address is also the write
-                # address, and it reaches only that port's output: when that
-                # output is unused, it is a write address alone.
-                if lutram and port == f"ADDR{write_port(c)}" and not any(
-                        isinstance(b, int) for b in c["connections"].get(f"DO{write_port(c)}", [])):
-                    continue
-                for b in bits:
-                    d = driver.get(b) if isinstance(b, int) else None
-                    if d is None:
-                        continue
-                    if SEQUENTIAL.match(cells[d]["type"]):
-                        got = (start_level(d, out_port[b]), 0)
-                    else:
-                        got = depth(d)
-                    if got > best:
-                        best = got
-                        via[name] = (b, d)
-        r = (best[0] + weight(c["type"]), best[1] + (1 if c["type"].startswith("CARRY") else 0))
-        memo[name] = r
+                if SEQUENTIAL.match(self.cells[d]["type"]):
+                    got = (self.start_level(d, self.out_port[b]), 0)
+                else:
+                    got = self.depth(d)
+                if got > best:
+                    best = got
+                    self.via[name] = (b, d)
+        r = (best[0] + self.weight(c["type"]), best[1] + (1 if c["type"].startswith("CARRY") else 0))
+        self.memo[name] = r
         return r
 
-    for name in cells:
-        depth(name)
+    def chain(self, end):
+        """The cells of the deepest path ending at `end`, start first (the
+        register or port that starts it is not among them)."""
+        out, cell = [], end
+        while True:
+            out.append(cell)
+            if cell not in self.via or SEQUENTIAL.match(self.cells[self.via[cell][1]]["type"]):
+                break
+            cell = self.via[cell][1]
+        out.reverse()
+        return out
+
+
+def lut_levels(netlist_path, report=0, floor=None, top="pendulum_nic"):
+    """Longest register-to-register path counted in LUT levels (`DepthWalk`).
+
+    Returns (levels, carries on that path, paths): `paths` holds the `report`
+    deepest paths (within 2 levels of the worst, or from `floor` levels up) with distinct named ends,
+    each as the named nets it crosses, start first, with the LUT level each
+    is at: `rx.free_slots@3` is 3 levels after a register. A name may be an
+    alias of the register that drives it (a block's input port).
+    """
+    mod = json.load(open(netlist_path))["modules"][top]
+    walk = DepthWalk(mod)
+    cells, memo, via = walk.cells, walk.memo, walk.via
     ranked = sorted(cells, key=lambda n: memo[n], reverse=True)
     worst = memo[ranked[0]] if ranked else (0, 0)
     if not report:
