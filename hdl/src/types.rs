@@ -182,14 +182,19 @@ pub struct SizedBeat {
     pub len: Bits<16>,
     /// The cycle counter's value when the frame's first beat went in.
     pub stamp: Bits<64>,
+    /// The frame's bytes from byte 12 on as little-endian 16-bit words,
+    /// summed, carries not folded (`stream::FrameSum`).
+    pub sum: Bits<32>,
 }
 
 /// What a store-and-forward FIFO knows of a frame once its last beat is in
-/// (`stream::SizedFrameFifo`): its length (0: cut) and its first beat's stamp.
+/// (`stream::SizedFrameFifo`): its length (0: cut), its first beat's stamp
+/// and the sum of its bytes (`stream::FrameSum`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct FrameTag {
     pub len: Bits<16>,
     pub stamp: Bits<64>,
+    pub sum: Bits<32>,
 }
 
 /// What the ring unpacker (`enso::RingUnpacker`) must know about each DMA

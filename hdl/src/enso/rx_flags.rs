@@ -1,3 +1,4 @@
+use super::RxL4Check;
 use crate::reset::SDFF;
 use crate::stream::{StreamSink, StreamSource, ZeroExtend};
 use crate::word_sum::WordSum;
@@ -13,18 +14,21 @@ use rust_hdl::prelude::*;
 const WORDS: usize = 25;
 
 /// A frame's first beat from its EtherType on (bytes 12..64: the MAC
-/// addresses are no flag's business), and the frame's length (the MAC's).
+/// addresses are no flag's business), the frame's length (the MAC's), and
+/// the sum of its bytes from byte 12 on (`stream::FrameSum`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct FirstBeat {
     pub data: Bits<416>,
     pub len: Bits<16>,
+    pub sum: Bits<32>,
 }
 
 /// RX flags parser: the FLAGS field of a frame's ring header
 /// (`pendulum_layout::ring::rx_flags`) from its first beat: the VLAN tags,
-/// L3 and L4 kinds, an IPv4 fragment, and whether the IPv4 header checksum
-/// verifies. Two bits are not its to set: `FLOW_HIT` (the flow director's)
-/// and `L4_CSUM_OK` (a sum over the whole frame, not in the first beat).
+/// L3 and L4 kinds, an IPv4 fragment, whether the IPv4 header checksum
+/// verifies, and whether the TCP or UDP checksum does (`RxL4Check`, a stage
+/// beside this one's, from the frame's sum). `FLOW_HIT` is not its to set
+/// (the flow director's).
 ///
 /// The IPv4 header is summed as little-endian 16-bit words: a ones'
 /// complement sum commutes with swapping the bytes of every word, and
@@ -33,8 +37,9 @@ pub struct FirstBeat {
 /// in the first stage, summed five at a time in the second, then in full in
 /// the third, and folded and compared in the fourth.
 ///
-/// Latency 4 cycles; 1 beat/cycle; all stages move together, held while
-/// `m` is not taken.
+/// Latency 7 cycles (the L4 check's; the other bits wait for it in
+/// stages 5 to 7); 1 beat/cycle; all stages move together, held while `m`
+/// is not taken.
 #[derive(LogicBlock)]
 pub struct RxFlagsParser {
     pub clock: Signal<In, Clock>,
@@ -114,6 +119,15 @@ pub struct RxFlagsParser {
     fold2: Signal<Local, Bits<22>>,
     s4_valid: SDFF<Bit>,
     s4_flags: SDFF<Bits<16>>,
+    // ---- Stages 5 to 7: the L4 checksum ----
+    l4_check: RxL4Check,
+    s5_valid: SDFF<Bit>,
+    s5_flags: SDFF<Bits<16>>,
+    s6_valid: SDFF<Bit>,
+    s6_flags: SDFF<Bits<16>>,
+    s7_valid: SDFF<Bit>,
+    s7_flags: SDFF<Bits<16>>,
+    l4_ok: Constant<Bits<16>>,
 
     tpid_vlan: Constant<Bits<16>>,
     tpid_qinq: Constant<Bits<16>>,
@@ -224,6 +238,14 @@ impl RxFlagsParser {
             fold2: Default::default(),
             s4_valid: Default::default(),
             s4_flags: Default::default(),
+            l4_check: RxL4Check::new(),
+            s5_valid: Default::default(),
+            s5_flags: Default::default(),
+            s6_valid: Default::default(),
+            s6_flags: Default::default(),
+            s7_valid: Default::default(),
+            s7_flags: Default::default(),
+            l4_ok: Constant::new((flags::L4_CSUM_OK as u64).into()),
             tpid_vlan: wire16(ETHERTYPE_VLAN),
             tpid_qinq: wire16(ETHERTYPE_QINQ),
             et_ipv4: wire16(ETHERTYPE_IPV4),
@@ -270,8 +292,17 @@ impl Logic for RxFlagsParser {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s1_valid, s1_flags, s1_check, s1_hdr_end, s1_len, s2_valid, s2_flags,
-            s2_check, s3_valid, s3_flags, s3_check, s3_sum, s4_valid, s4_flags
+            s2_check, s3_valid, s3_flags, s3_check, s3_sum, s4_valid, s4_flags, s5_valid, s5_flags,
+            s6_valid, s6_flags, s7_valid, s7_flags
         );
+        self.s5_valid.reset.next = self.reset.val();
+        self.s5_flags.reset.next = self.reset.val();
+        self.s6_valid.reset.next = self.reset.val();
+        self.s6_flags.reset.next = self.reset.val();
+        self.s7_valid.reset.next = self.reset.val();
+        self.s7_flags.reset.next = self.reset.val();
+        self.l4_check.clock.next = self.clock.val();
+        self.l4_check.reset.next = self.reset.val();
         self.s1_valid.reset.next = self.reset.val();
         self.s1_flags.reset.next = self.reset.val();
         self.s1_check.reset.next = self.reset.val();
@@ -298,7 +329,7 @@ impl Logic for RxFlagsParser {
         }
 
         // All stages move together, unless the output waits.
-        self.advance.next = !self.s4_valid.q.val() | self.m.ready.val();
+        self.advance.next = !self.s7_valid.q.val() | self.m.ready.val();
         self.s.ready.next = self.advance.val();
         self.data.next = self.s.data.val().data;
         self.len.next = self.s.data.val().len;
@@ -521,7 +552,28 @@ impl Logic for RxFlagsParser {
                 self.s4_flags.d.next = self.s3_flags.q.val() | self.ip4_ok.val();
             }
         }
-        self.m.valid.next = self.s4_valid.q.val();
-        self.m.data.next = self.s4_flags.q.val();
+        // ---- Stages 5 to 7: waiting for the L4 check ----
+        self.l4_check.advance.next = self.advance.val();
+        self.l4_check.data.next = self.data.val();
+        self.l4_check.len.next = self.len.val();
+        self.l4_check.sum.next = self.s.data.val().sum;
+        self.l4_check.check.next = self.known.val() & (self.l4.val() != self.zero2.val());
+        self.l4_check.udp.next = self.l4.val() == self.l4_udp.val();
+        self.l4_check.v6.next = self.l3.val() == self.l3_v6.val();
+        self.l4_check.tags.next = self.tags.val();
+        self.l4_check.ihl.next = self.ihl.val();
+        if self.advance.val() {
+            self.s5_valid.d.next = self.s4_valid.q.val();
+            self.s5_flags.d.next = self.s4_flags.q.val();
+            self.s6_valid.d.next = self.s5_valid.q.val();
+            self.s6_flags.d.next = self.s5_flags.q.val();
+            self.s7_valid.d.next = self.s6_valid.q.val();
+            self.s7_flags.d.next = self.s6_flags.q.val();
+        }
+        self.m.valid.next = self.s7_valid.q.val();
+        self.m.data.next = self.s7_flags.q.val();
+        if self.l4_check.ok.val() {
+            self.m.data.next = self.s7_flags.q.val() | self.l4_ok.val();
+        }
     }
 }

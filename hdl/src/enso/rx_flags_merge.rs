@@ -14,9 +14,9 @@ const QUEUE_LOG2: usize = 4;
 /// flow director, from the first beats the intake forks off (`s_first`),
 /// and ORs them into the frame's first beat as it leaves the flow director
 /// (`s`, whose FLAGS hold FLOW_HIT), in order: one FLAGS value per first
-/// beat. A first beat waits here until its FLAGS are ready (the parser's
-/// four cycles are fewer than the flow director's five, so only after a
-/// stall of the parser).
+/// beat. A first beat waits here until its FLAGS are ready: the parser
+/// takes seven cycles (its TCP/UDP checksum check's), the flow director
+/// five, so a first beat that reaches the join at once waits two.
 ///
 /// The parser holds its stages on the queue's ready a cycle late
 /// (`room`), so the queue's pointer compare and the parser's stage enables

@@ -113,6 +113,7 @@ impl Logic for RxIntake {
         // Bytes 12..64: the MAC addresses are no flag's business.
         self.first.s.data.next.data = self.data.val().get_bits::<416>(96);
         self.first.s.data.next.len = self.s.data.val().len;
+        self.first.s.data.next.sum = self.s.data.val().sum;
         self.m_first.data.next = self.first.m.data.val();
         self.m_first.valid.next = self.first.m.valid.val();
         self.first.m.ready.next = self.m_first.ready.val();

@@ -1,4 +1,4 @@
-use super::{StreamFifo, StreamSink, StreamSource};
+use super::{FrameSum, StreamFifo, StreamSink, StreamSource};
 use crate::reset::SDFF;
 use crate::types::{EthBeat, FrameTag, SizedBeat};
 use pendulum_layout::params::MAX_FRAME_BYTES;
@@ -23,11 +23,13 @@ const MAX_BEATS: u64 = MAX_FRAME_BYTES.div_ceil(BEAT_BYTES as u32) as u64;
 /// rest of its beats are taken and dropped: a bad frame never blocks the
 /// ones behind it. Each frame also carries `stamp`: the value of `now` in
 /// the cycle its first beat went in (the RX timestamp,
-/// `pendulum_layout::ring::TIMESTAMP`).
+/// `pendulum_layout::ring::TIMESTAMP`), and `sum`, the sum of its bytes
+/// (`FrameSum`, for the TCP/UDP checksum check).
 ///
-/// Latency: a frame's first beat leaves 4 cycles after its last beat went
-/// in (length count, then the length FIFO's write and registered read);
-/// 1 beat/cycle in and out. `s.ready` is low only while the FIFO is full.
+/// Latency: a frame's first beat leaves 6 cycles after its last beat went
+/// in (length count and the sum's three stages, then the length FIFO's
+/// write and registered read); 1 beat/cycle in and out. `s.ready` is low only
+/// while the FIFO is full.
 #[derive(LogicBlock)]
 pub struct SizedFrameFifo<const N: usize, const NP1: usize> {
     pub clock: Signal<In, Clock>,
@@ -55,6 +57,15 @@ pub struct SizedFrameFifo<const N: usize, const NP1: usize> {
     p_keep: SDFF<Bits<64>>,
     p_cut: SDFF<Bit>,
     cut_here: Signal<Local, Bit>,
+    // The frame's sum, and its tag two cycles after the length count, when
+    // the sum is done.
+    frame_sum: FrameSum,
+    q_valid: SDFF<Bit>,
+    q_len: SDFF<Bits<16>>,
+    q_stamp: SDFF<Bits<64>>,
+    r_valid: SDFF<Bit>,
+    r_len: SDFF<Bits<16>>,
+    r_stamp: SDFF<Bits<64>>,
     push: Signal<Local, Bit>,
     tail_bytes: Signal<Local, Bits<16>>,
     byte_count: [Constant<Bits<16>>; 64],
@@ -88,6 +99,13 @@ impl<const N: usize, const NP1: usize> SizedFrameFifo<N, NP1> {
             p_keep: Default::default(),
             p_cut: Default::default(),
             cut_here: Default::default(),
+            frame_sum: FrameSum::new(),
+            q_valid: Default::default(),
+            q_len: Default::default(),
+            q_stamp: Default::default(),
+            r_valid: Default::default(),
+            r_len: Default::default(),
+            r_stamp: Default::default(),
             push: Default::default(),
             tail_bytes: Default::default(),
             byte_count: std::array::from_fn(|k| Constant::new(((k + 1) as u64).into())),
@@ -107,7 +125,18 @@ impl<const N: usize, const NP1: usize> Default for SizedFrameFifo<N, NP1> {
 impl<const N: usize, const NP1: usize> Logic for SizedFrameFifo<N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_stamp, p_stamp, w_beats, w_drop, p_valid, p_beats, p_keep, p_cut);
+        dff_setup!(
+            self, clock, w_stamp, p_stamp, w_beats, w_drop, p_valid, p_beats, p_keep, p_cut,
+            q_valid, q_len, q_stamp, r_valid, r_len, r_stamp
+        );
+        self.r_valid.reset.next = self.reset.val();
+        self.r_len.reset.next = self.reset.val();
+        self.r_stamp.reset.next = self.reset.val();
+        self.q_valid.reset.next = self.reset.val();
+        self.q_len.reset.next = self.reset.val();
+        self.q_stamp.reset.next = self.reset.val();
+        self.frame_sum.clock.next = self.clock.val();
+        self.frame_sum.reset.next = self.reset.val();
         self.w_stamp.reset.next = self.reset.val();
         self.p_stamp.reset.next = self.reset.val();
         self.w_beats.reset.next = self.reset.val();
@@ -155,6 +184,11 @@ impl<const N: usize, const NP1: usize> Logic for SizedFrameFifo<N, NP1> {
                 self.w_drop.d.next = !self.s.data.val().last;
             }
         }
+        self.frame_sum.data.next = self.s.data.val().data;
+        self.frame_sum.keep.next = self.s.data.val().keep;
+        self.frame_sum.take.next = self.push.val();
+        self.frame_sum.first.next = self.w_beats.q.val() == self.zero.val();
+        self.frame_sum.last.next = self.s.data.val().last | self.cut_here.val();
         if self.w_drop.q.val() & self.s.valid.val() & self.s.data.val().last {
             self.w_drop.d.next = false;
         }
@@ -168,14 +202,22 @@ impl<const N: usize, const NP1: usize> Logic for SizedFrameFifo<N, NP1> {
                 self.tail_bytes.next = self.byte_count[k].val();
             }
         }
-        self.lens.s.data.next.len =
-            ((self.p_beats.q.val() - self.one.val()) << 6) + self.tail_bytes.val();
+        self.q_valid.d.next = self.p_valid.q.val();
+        self.q_len.d.next = ((self.p_beats.q.val() - self.one.val()) << 6) + self.tail_bytes.val();
         if self.p_cut.q.val() {
-            self.lens.s.data.next.len = self.zero.val();
+            self.q_len.d.next = self.zero.val();
         }
-        self.lens.s.data.next.stamp = self.p_stamp.q.val();
-        // (Never full: it holds no more lengths than the beat FIFO frames.)
-        self.lens.s.valid.next = self.p_valid.q.val();
+        self.q_stamp.d.next = self.p_stamp.q.val();
+        self.r_valid.d.next = self.q_valid.q.val();
+        self.r_len.d.next = self.q_len.q.val();
+        self.r_stamp.d.next = self.q_stamp.q.val();
+        self.lens.s.data.next.len = self.r_len.q.val();
+        self.lens.s.data.next.stamp = self.r_stamp.q.val();
+        self.lens.s.data.next.sum = self.frame_sum.sum.val();
+        // (Never full: it holds no more lengths than the beat FIFO frames.
+        // The frame's sum is done in the same cycle as its tag: `done` and
+        // `r_valid` are one signal by their latencies.)
+        self.lens.s.valid.next = self.r_valid.q.val() & self.frame_sum.done.val();
 
         // ---- Out: whole frames, each beat with its frame's length ----
         self.m.valid.next = self.beats.m.valid.val() & self.lens.m.valid.val();
@@ -184,6 +226,7 @@ impl<const N: usize, const NP1: usize> Logic for SizedFrameFifo<N, NP1> {
         self.m.data.next.last = self.beats.m.data.val().last;
         self.m.data.next.len = self.lens.m.data.val().len;
         self.m.data.next.stamp = self.lens.m.data.val().stamp;
+        self.m.data.next.sum = self.lens.m.data.val().sum;
         self.beats.m.ready.next = self.m.ready.val() & self.lens.m.valid.val();
         self.lens.m.ready.next =
             self.m.ready.val() & self.beats.m.valid.val() & self.beats.m.data.val().last;

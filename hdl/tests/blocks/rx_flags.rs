@@ -4,8 +4,11 @@
 //! none), IPv4 with random IHL, options, fragment bits, protocol and a
 //! right or wrong header checksum, IPv6, ARP, LLDP and random EtherTypes,
 //! cut at random lengths, with random bytes past the frame's end; the input
-//! idles and the output stalls at random. The parser's flags must be the
-//! model's, less the two bits it does not set (FLOW_HIT, L4_CSUM_OK).
+//! idles and the output stalls at random. Frames run up to 200 bytes (the
+//! parser sees the first beat, the length and the frame's sum), their IP
+//! length fields mostly right, and their TCP or UDP checksums mostly right
+//! (some then damaged). The parser's flags must be the model's, less
+//! FLOW_HIT (the flow director's).
 
 use crate::common::checksum;
 use pendulum_hdl::enso::{FirstBeat, RxFlagsParser};
@@ -44,6 +47,7 @@ fn random_frame(rng: &mut impl Rng) -> (Vec<u8>, Vec<u8>) {
         _ => rng.gen(),
     };
     f.extend_from_slice(&ethertype.to_be_bytes());
+    let ip_at = f.len();
     match kind {
         0..=4 => {
             let ihl: u8 = if rng.gen_bool(0.6) {
@@ -76,24 +80,123 @@ fn random_frame(rng: &mut impl Rng) -> (Vec<u8>, Vec<u8>) {
         }
         _ => {}
     }
-    while f.len() < 64 {
+    // Cut at random: frames fill a beat, run past it, or end inside the
+    // headers.
+    let len = match rng.gen_range(0..10) {
+        0..=2 => 64,
+        3..=5 => rng.gen_range(1..=64),
+        _ => rng.gen_range(65..=200),
+    };
+    while f.len() < len.max(64) {
         f.push(rng.gen());
     }
-    // Cut at random: most frames fill the beat, some end inside the headers.
-    let len = if rng.gen_bool(0.7) {
-        64
-    } else {
-        rng.gen_range(1..=64)
-    };
     let mut beat = f.clone();
     beat.truncate(64);
+    f.truncate(len);
+    if kind <= 6 && rng.gen_bool(0.8) {
+        fix_l4(&mut f, ip_at, kind >= 5, rng);
+    }
+    beat[..f.len().min(64)].copy_from_slice(&f[..f.len().min(64)]);
     if rng.gen_bool(0.5) {
         for b in beat.iter_mut().skip(len) {
             *b = rng.gen();
         }
     }
-    f.truncate(len);
     (f, beat)
+}
+
+/// Sets the IP length field of the frame (IPv4 or IPv6 at `ip_at`) to
+/// what it holds (or, at times, a little less: a trailer), then the IPv4
+/// header checksum if it was right, then the TCP or UDP checksum (at
+/// times damaged after). Leaves a frame too short for the headers alone.
+fn fix_l4(f: &mut [u8], ip_at: usize, v6: bool, rng: &mut impl Rng) {
+    if f.len() < ip_at + 40 {
+        return;
+    }
+    let ihl = if v6 {
+        40
+    } else {
+        (f[ip_at] & 0x0F) as usize * 4
+    };
+    let good = !v6 && ihl >= 20 && f.len() >= ip_at + ihl && checksum(&f[ip_at..ip_at + ihl]) == 0;
+    // Mostly TCP or UDP, and not a fragment.
+    let at = ip_at + if v6 { 6 } else { 9 };
+    if rng.gen_bool(0.8) {
+        f[at] = [6, 17][rng.gen_range(0..2)];
+        if !v6 {
+            f[ip_at + 6] &= !0x3F;
+            f[ip_at + 7] = 0;
+        }
+    }
+    let proto = f[at];
+    let field = match proto {
+        6 => 16,
+        17 => 6,
+        _ => return,
+    };
+    let l4_at = ip_at + ihl;
+    if (!v6 && ihl < 20) || f.len() < l4_at + field + 2 {
+        return;
+    }
+    let trailer = if rng.gen_bool(0.2) {
+        rng.gen_range(1..=4).min(f.len() - l4_at - field - 2)
+    } else {
+        0
+    };
+    let end = f.len() - trailer;
+    let dgram = end - ip_at;
+    if v6 {
+        f[ip_at + 4..ip_at + 6].copy_from_slice(&((dgram - 40) as u16).to_be_bytes());
+    } else {
+        f[ip_at + 2..ip_at + 4].copy_from_slice(&(dgram as u16).to_be_bytes());
+        if good {
+            f[ip_at + 10..ip_at + 12].fill(0);
+            let c = checksum(&f[ip_at..l4_at]);
+            f[ip_at + 10..ip_at + 12].copy_from_slice(&c.to_be_bytes());
+        }
+    }
+    let mut pseudo = if v6 {
+        f[ip_at + 8..ip_at + 40].to_vec()
+    } else {
+        f[ip_at + 12..ip_at + 20].to_vec()
+    };
+    pseudo.extend_from_slice(&((end - l4_at) as u32).to_be_bytes());
+    pseudo.extend_from_slice(&[0, 0, 0, proto]);
+    f[l4_at + field..l4_at + field + 2].fill(0);
+    let mut all = pseudo;
+    all.extend_from_slice(&f[l4_at..end]);
+    if all.len() % 2 == 1 {
+        all.push(0);
+    }
+    let mut c = checksum(&all);
+    if c == 0 && proto == 17 {
+        c = 0xFFFF;
+    }
+    f[l4_at + field..l4_at + field + 2].copy_from_slice(&c.to_be_bytes());
+    // At times a UDP checksum of 0 ("none") on a segment whose sum
+    // verifies all the same: the checksum moved into a data word.
+    if proto == 17 && end >= l4_at + 10 && rng.gen_bool(0.15) {
+        let at = l4_at + 8;
+        let w = u32::from(u16::from_be_bytes([f[at], f[at + 1]])) + u32::from(c);
+        let w = ((w & 0xFFFF) + (w >> 16)) as u16;
+        f[at..at + 2].copy_from_slice(&w.to_be_bytes());
+        f[l4_at + field..l4_at + field + 2].fill(0);
+        return;
+    }
+    if rng.gen_bool(0.15) {
+        let at = rng.gen_range(l4_at..end);
+        f[at] ^= 1 << rng.gen_range(0..8);
+    }
+}
+
+/// The frame's sum as `stream::FrameSum` makes it: bytes 12 on as
+/// little-endian 16-bit words.
+fn frame_sum(f: &[u8]) -> u64 {
+    f.get(12..)
+        .unwrap_or(&[])
+        .chunks(2)
+        .map(|w| u64::from(w[0]) | u64::from(*w.get(1).unwrap_or(&0)) << 8)
+        .sum()
 }
 
 fn run(seed: u64, n: usize) -> usize {
@@ -117,6 +220,8 @@ fn run(seed: u64, n: usize) -> usize {
         let mut sent = 0;
         let mut got = 0;
         let mut ip4_ok_seen = 0;
+        let mut l4_ok_seen = 0;
+        let mut l4_bad_seen = 0;
         x.reset.next = true;
         wait_clock_cycles!(sim, clock, x, 2);
         x.reset.next = false;
@@ -135,6 +240,7 @@ fn run(seed: u64, n: usize) -> usize {
                 x.s.data.next = FirstBeat {
                     data: from_ethertype_on(beat),
                     len: (f.len() as u64).into(),
+                    sum: frame_sum(f).into(),
                 };
             }
             x.s.valid.next = offer.is_some() && rng.gen_bool(0.8);
@@ -142,7 +248,7 @@ fn run(seed: u64, n: usize) -> usize {
             x = sim.wait(1, x)?;
             if x.s.valid.val() && x.s.ready.val() {
                 let (f, _) = offer.take().unwrap();
-                let model = rx_flags(&f, false) & !flags::L4_CSUM_OK;
+                let model = rx_flags(&f, false);
                 want.push_back((f, model));
                 sent += 1;
             }
@@ -159,6 +265,11 @@ fn run(seed: u64, n: usize) -> usize {
                 if model & flags::IP4_CSUM_OK != 0 {
                     ip4_ok_seen += 1;
                 }
+                if model & flags::L4_CSUM_OK != 0 {
+                    l4_ok_seen += 1;
+                } else if flags::get(model, flags::L4) != 0 {
+                    l4_bad_seen += 1;
+                }
                 got += 1;
             }
             wait_clock_true!(sim, clock, x);
@@ -167,6 +278,10 @@ fn run(seed: u64, n: usize) -> usize {
         assert!(
             ip4_ok_seen > n / 10,
             "too few good IPv4 headers: {ip4_ok_seen}"
+        );
+        assert!(
+            l4_ok_seen > n / 15 && l4_bad_seen > n / 20,
+            "too few TCP/UDP checksums: {l4_ok_seen} good, {l4_bad_seen} not"
         );
         *out.lock().unwrap() = got;
         sim.done(x)

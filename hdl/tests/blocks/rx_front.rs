@@ -1,9 +1,10 @@
 //! The RX front end, in rust-hdl's simulator: the store-and-forward FIFO,
 //! the intake and the flags merge, chained as the core chains them, with a
-//! small FIFO in the flow director's place (it passes the beats on in
-//! order, and takes a first beat whatever the merge is doing: the merge
-//! waits for a frame's FLAGS, which the fork computes only once the first
-//! beat has gone on). Random frames (IPv4 with and
+//! 16-beat FIFO in the place of the flow director and the `flags_wait`
+//! FIFO behind it, which hold 15 (it passes the beats on in order, and
+//! takes a first beat whatever the merge is doing: the merge waits for a
+//! frame's FLAGS, which the fork computes only once the first beat has
+//! gone on, for 8 cycles). Random frames (IPv4 with and
 //! without a right header checksum, behind 0 to 3 tags, IPv6, ARP and
 //! random EtherTypes; 1 byte to a few beats, and now and then one over the
 //! MTU) in at random, out to a reader that stalls at random. Every frame
@@ -33,7 +34,7 @@ struct Front {
     m: StreamSource<RxBeat>,
     fifo: SizedFrameFifo<8, 9>,
     intake: RxIntake,
-    between: StreamFifo<RxBeat, 3, 4>,
+    between: StreamFifo<RxBeat, 4, 5>,
     merge: RxFlagsMerge,
 }
 

@@ -185,6 +185,56 @@ pub fn flow_frame(key: &pendulum_layout::flow::FlowKey, seq: u64, len_bytes: usi
     f
 }
 
+/// Fills in the TCP or UDP checksum of an untagged IPv4 or IPv6 `frame`
+/// (RFC 1071 over the pseudo-header and the L4 bytes, from the IP header's
+/// length, IHL included), as a sender would: a UDP checksum that comes out
+/// 0 is sent as 0xFFFF. Returns whether there was one to fill (TCP or UDP,
+/// the headers whole, not an IPv4 fragment).
+pub fn set_l4_checksum(frame: &mut [u8]) -> bool {
+    use pendulum_layout::flow::{PROTO_TCP, PROTO_UDP};
+    use pendulum_layout::frame::ETHERTYPE_IPV6;
+    let ip = IPV4_OFFSET;
+    let v6 = frame.len() >= 14 && u16::from_be_bytes([frame[12], frame[13]]) == ETHERTYPE_IPV6;
+    if frame.len() < ip + if v6 { 40 } else { 20 } {
+        return false;
+    }
+    let (hl, dgram, proto) = if v6 {
+        let pay = u16::from_be_bytes([frame[ip + 4], frame[ip + 5]]) as usize;
+        (40, 40 + pay, frame[ip + 6])
+    } else {
+        let fragment = frame[ip + 6] & 0x3F != 0 || frame[ip + 7] != 0;
+        if fragment {
+            return false;
+        }
+        let total = u16::from_be_bytes([frame[ip + 2], frame[ip + 3]]) as usize;
+        ((frame[ip] & 0x0F) as usize * 4, total, frame[ip + 9])
+    };
+    let field = match proto {
+        PROTO_TCP => 16,
+        PROTO_UDP => 6,
+        _ => return false,
+    };
+    let (l4, end) = (ip + hl, ip + dgram);
+    if end > frame.len() || l4 + field + 2 > end {
+        return false;
+    }
+    let mut bytes = if v6 {
+        frame[ip + 8..ip + 40].to_vec()
+    } else {
+        frame[ip + 12..ip + 20].to_vec()
+    };
+    bytes.extend_from_slice(&((end - l4) as u32).to_be_bytes());
+    bytes.extend_from_slice(&[0, 0, 0, proto]);
+    frame[l4 + field..l4 + field + 2].fill(0);
+    bytes.extend_from_slice(&frame[l4..end]);
+    let mut c = !ones_complement_sum(&bytes);
+    if c == 0 && proto == PROTO_UDP {
+        c = 0xFFFF;
+    }
+    frame[l4 + field..l4 + field + 2].copy_from_slice(&c.to_be_bytes());
+    true
+}
+
 /// Pads `frame` with zeros to the 60-byte minimum, as a MAC delivers a
 /// short frame once the FCS is stripped.
 pub fn pad_to_min(frame: &mut Vec<u8>) {

@@ -17,7 +17,8 @@ pub use acp_link::{
     LinkStats, ReplayAfterCut, Side, WireEntry, REPLAY_DEPTH,
 };
 pub use ethernet::{
-    beats_of, flow_frame, ipv4_udp_frame, pad_to_min, Beat, EthSink, EthSource, FrameGen, Pacing,
+    beats_of, flow_frame, ipv4_udp_frame, pad_to_min, set_l4_checksum, Beat, EthSink, EthSource,
+    FrameGen, Pacing,
 };
 pub use gobackn::{percentile, GbnConfig, GbnReport, GoBackN, OnFailure};
 pub use host_mem::{HostMemory, MemError, RegionId, RegionKind};

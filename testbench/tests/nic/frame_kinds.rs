@@ -16,7 +16,7 @@ use pendulum_layout::flow::{fallback_pipe, PROTO_TCP, PROTO_UDP};
 use pendulum_layout::frame::{with_vlan_tags, ETHERTYPE_ARP, ETHERTYPE_QINQ, ETHERTYPE_VLAN};
 use pendulum_layout::params::{MAX_FRAME_BYTES, PIPES, PIPE_BITS};
 use pendulum_layout::ring::{entry_units, flags, rx_flags, write_entry};
-use pendulum_testbench::models::{flow_frame, pad_to_min};
+use pendulum_testbench::models::{flow_frame, pad_to_min, set_l4_checksum};
 use pendulum_testbench::rx_check::{receive_and_check_headers, Expected};
 use pendulum_testbench::{SimCard, SimConfig};
 use proptest::prelude::*;
@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 /// The default pipe for frames with no flow key (`set_default_pipe`).
 const DEFAULT_PIPE: usize = 3;
 
-fn open() -> (Device<SimCard>, Vec<RxPipe>) {
+pub(crate) fn open() -> (Device<SimCard>, Vec<RxPipe>) {
     let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open simulated card");
     let pipes = (0..PIPES)
         .map(|p| dev.open_rx_pipe(p, 256 * 1024).unwrap())
@@ -105,7 +105,7 @@ fn ipv6_with_extension(seq: u64, len: usize) -> Vec<u8> {
 
 /// The pipe the layout's rules give a frame on a card with an empty flow
 /// table, the default fallback (every pipe) and [`DEFAULT_PIPE`].
-fn model_pipe(frame: &[u8]) -> usize {
+pub(crate) fn model_pipe(frame: &[u8]) -> usize {
     match FlowKey::from_frame(frame) {
         Some(k) => fallback_pipe(k.hash(), 0, PIPE_BITS as u32),
         None => DEFAULT_PIPE,
@@ -115,7 +115,7 @@ fn model_pipe(frame: &[u8]) -> usize {
 /// Checks a received entry's header against the layout's rules:
 /// FLAGS (as far as this NIC sets them, with FLOW_HIT when `hit` says the
 /// frame's key is bound) and HASH.
-fn check_header(frame: &[u8], h: &EntryHeader, hit: bool) -> Result<(), String> {
+pub(crate) fn check_header(frame: &[u8], h: &EntryHeader, hit: bool) -> Result<(), String> {
     let want_flags = rx_flags(frame, hit) & flags::NIC_FLAGS;
     let want_hash = FlowKey::from_frame(frame).map_or(0, |k| k.hash());
     if h.flags != want_flags || h.hash != want_hash {
@@ -359,7 +359,8 @@ fn a_tx_entry_with_a_bad_length_is_dropped_alone_and_its_neighbours_go() {
 }
 
 /// A random frame header: IPv4 or IPv6 (random protocol, IHL, fragment
-/// bits) or ARP or a custom EtherType, behind 0..=3 tags of random TPIDs.
+/// bits, TCP or UDP checksum filled in or not) or ARP or a custom
+/// EtherType, behind 0..=3 tags of random TPIDs.
 #[derive(Clone, Debug)]
 struct Header {
     kind: u8,
@@ -368,6 +369,7 @@ struct Header {
     ihl6: bool,
     fragment: bool,
     bad_csum: bool,
+    l4_csum: bool,
     tpids: Vec<u16>,
     len: usize,
     seq: u64,
@@ -378,19 +380,20 @@ fn header() -> impl Strategy<Value = Header> {
     (
         (0u8..4, any::<bool>()),
         prop_oneof![Just(PROTO_TCP), Just(PROTO_UDP), Just(1u8), Just(47u8)],
-        (any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         proptest::collection::vec(tpid, 0..=3),
         100usize..600,
         any::<u64>(),
     )
         .prop_map(
-            |((kind, v6), proto, (ihl6, fragment, bad_csum), tpids, len, seq)| Header {
+            |((kind, v6), proto, (ihl6, fragment, bad_csum, l4_csum), tpids, len, seq)| Header {
                 kind,
                 v6,
                 proto,
                 ihl6,
                 fragment,
                 bad_csum,
+                l4_csum,
                 tpids,
                 len,
                 seq,
@@ -423,6 +426,10 @@ impl Header {
                     if self.bad_csum {
                         f[24] ^= 0x40;
                     }
+                }
+                // A TCP or UDP checksum, right for the header as it now is.
+                if self.l4_csum {
+                    set_l4_checksum(&mut f);
                 }
                 f
             }

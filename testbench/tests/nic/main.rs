@@ -27,6 +27,7 @@ mod first_program;
 mod flow;
 mod frame_kinds;
 mod harness;
+mod l4_checksums;
 mod many_pipes;
 mod mmio_fuzz;
 mod remote_atomics;

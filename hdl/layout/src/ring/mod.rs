@@ -132,10 +132,9 @@ pub mod flags {
     /// Bits 10..16: reserved, always 0.
     pub const RESERVED: u16 = 0xFC00;
     /// The bits this version of the NIC sets (what [`super::rx_flags`]
-    /// gives, masked with this, is what it writes): all but L4_CSUM_OK,
-    /// which needs a sum over the whole frame that the RX path does not
-    /// make yet.
-    pub const NIC_FLAGS: u16 = !L4_CSUM_OK & !RESERVED;
+    /// gives, masked with this, is what it writes): all but the reserved
+    /// ones.
+    pub const NIC_FLAGS: u16 = !RESERVED;
 
     /// The value of a two-bit field in a FLAGS value.
     pub const fn get(flags: u16, f: Field) -> u8 {
@@ -314,13 +313,13 @@ impl EntryHeader {
 ///     L4_CSUM_OK clear, whatever its protocol.
 ///   - L4: otherwise by the protocol (byte 9): 6 TCP, 17 UDP, else other.
 ///   - L4_CSUM_OK, for TCP or UDP: IHL >= 5; the total length (bytes 2..4)
-///     is at most the frame's bytes from the IP header on (padding past it
-///     is ignored); the L4 bytes, from IHL x 4 to the total length, hold at
-///     least the TCP (20) or UDP (8) header; a UDP checksum field (L4 bytes
-///     6..8) is not 0 (0 means "no checksum"); and the sum of the
-///     pseudo-header (source and destination address, a zero byte, the
-///     protocol, the L4 length) and the L4 bytes verifies. UDP's own length
-///     field is not consulted.
+///     is at most the frame's bytes from the IP header on; the L4 bytes,
+///     from IHL x 4 to the total length, hold at least the TCP (20) or UDP
+///     (8) header; a UDP checksum field (L4 bytes 6..8) is not 0 (0 means
+///     "no checksum"); the two *first-beat rules* below hold; and the sum
+///     of the pseudo-header (source and destination address, a zero byte,
+///     the protocol, the L4 length) and the L4 bytes verifies. UDP's own
+///     length field is not consulted.
 /// - IPv6 sets the bits below only when the frame holds the 40-byte fixed
 ///   header. No extension header is walked; IPv6 never sets FRAGMENT or
 ///   IP4_CSUM_OK.
@@ -331,7 +330,17 @@ impl EntryHeader {
 ///     UDP checksum field is not 0 (a zero UDP checksum is invalid over
 ///     IPv6, RFC 8200 8.1); and the sum of the pseudo-header (source and
 ///     destination address, the payload length as a 32-bit upper-layer
-///     length, three zero bytes, the next header) and the L4 bytes verifies.
+///     length, three zero bytes, the next header) and the L4 bytes verifies;
+///     and the two first-beat rules hold.
+/// - The *first-beat rules* of L4_CSUM_OK. The NIC sums the whole frame as
+///   it arrives and takes away, on the frame's first beat (its first 64
+///   bytes), what is not the L4 bytes; so (a) the L4 bytes start within
+///   the first beat, and for UDP its checksum field (L4 bytes 6..8) ends
+///   within it: with long IPv4 options, or UDP over IPv6 behind a tag,
+///   software checks the sum; and (b) the IP datagram ends within the
+///   first beat (bytes past its end, Ethernet padding, are ignored) or at
+///   the frame's end: a frame longer than a beat with bytes past its
+///   datagram (a trailer) is not verified.
 /// - L4 code 3 and bits 10..16 are never set.
 pub fn rx_flags(frame: &[u8], flow_hit: bool) -> u16 {
     let hit = if flow_hit { flags::FLOW_HIT } else { 0 };
@@ -353,7 +362,7 @@ pub fn rx_flags(frame: &[u8], flow_hit: bool) -> u16 {
     let ip = &frame[ETH_HEADER_BYTES as usize + t..];
     let ip_bits = match l3 {
         L3Kind::Ipv4 => ipv4_flags(ip, crate::BEAT_BYTES - (ETH_HEADER_BYTES as usize + t)),
-        L3Kind::Ipv6 => ipv6_flags(ip),
+        L3Kind::Ipv6 => ipv6_flags(ip, crate::BEAT_BYTES - (ETH_HEADER_BYTES as usize + t)),
         _ => 0,
     };
     hit | flags::put(flags::TAGS, tags) | flags::put(flags::L3, l3 as u8) | ip_bits
@@ -401,7 +410,7 @@ fn ipv4_flags(ip: &[u8], in_beat: usize) -> u16 {
     if l4 != L4Kind::Other && ihl >= fixed && ihl <= total && total <= ip.len() {
         let seg = &ip[ihl..total];
         let pseudo = sum(&ip[12..20]) + u64::from(ip[9]) + seg.len() as u64;
-        if l4_verifies(l4, pseudo, seg) {
+        if first_beat_rules(l4, ip, ihl, total, in_beat) && l4_verifies(l4, pseudo, seg) {
             f |= flags::L4_CSUM_OK;
         }
     }
@@ -409,7 +418,8 @@ fn ipv4_flags(ip: &[u8], in_beat: usize) -> u16 {
 }
 
 /// The IPv6 bits of [`rx_flags`]; `ip` is the frame from the IP header on.
-fn ipv6_flags(ip: &[u8]) -> u16 {
+/// `in_beat` is how many of its bytes the frame's first beat holds.
+fn ipv6_flags(ip: &[u8], in_beat: usize) -> u16 {
     if ip.len() < IPV6_HEADER_BYTES as usize {
         return 0;
     }
@@ -419,11 +429,18 @@ fn ipv6_flags(ip: &[u8]) -> u16 {
     if l4 != L4Kind::Other && end <= ip.len() {
         let seg = &ip[40..end];
         let pseudo = sum(&ip[8..40]) + seg.len() as u64 + u64::from(ip[6]);
-        if l4_verifies(l4, pseudo, seg) {
+        if first_beat_rules(l4, ip, 40, end, in_beat) && l4_verifies(l4, pseudo, seg) {
             f |= flags::L4_CSUM_OK;
         }
     }
     f
+}
+
+/// The first-beat rules of L4_CSUM_OK ([`rx_flags`]), for L4 bytes
+/// `ip[start..end]`, where the first beat holds `ip[..in_beat]`.
+fn first_beat_rules(l4: L4Kind, ip: &[u8], start: usize, end: usize, in_beat: usize) -> bool {
+    let head = if l4 == L4Kind::Udp { 8 } else { 0 };
+    start + head <= in_beat && (end <= in_beat || end == ip.len())
 }
 
 /// Whether a TCP or UDP segment's checksum verifies, given the unfolded sum

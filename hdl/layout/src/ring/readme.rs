@@ -31,7 +31,7 @@ pub fn flags_markdown() -> String {
         (field(flags::L3), "L3", "the EtherType past the tags: 0 other, 1 IPv4, 2 IPv6, 3 ARP".to_string()),
         (field(flags::L4), "L4", "IPv4 (not a fragment) or IPv6 protocol: 0 other, 1 TCP, 2 UDP".to_string()),
         (bit(flags::IP4_CSUM_OK).to_string(), "IP4_CSUM_OK", "the IPv4 header checksum verifies (header within the frame's first 64 bytes)".to_string()),
-        (bit(flags::L4_CSUM_OK).to_string(), "L4_CSUM_OK", "reserved for the TCP/UDP checksum: this NIC version leaves it 0 (`flags::NIC_FLAGS`): software checks".to_string()),
+        (bit(flags::L4_CSUM_OK).to_string(), "L4_CSUM_OK", "the TCP or UDP checksum verifies (pseudo-header included); 0 also when the NIC cannot tell: L4 header past the frame's first 64 bytes, or bytes past the IP datagram in a frame longer than 64 (`rx_flags`' first-beat rules)".to_string()),
         (bit(flags::FLOW_HIT).to_string(), "FLOW_HIT", "the flow director matched a bound flow-table entry".to_string()),
         (bit(flags::FRAGMENT).to_string(), "FRAGMENT", "an IPv4 fragment (MF or a fragment offset)".to_string()),
         (format!("{}..16", bit(flags::RESERVED)), "", "reserved, 0".to_string()),

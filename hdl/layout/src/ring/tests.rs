@@ -245,9 +245,18 @@ fn ipv6_tcp_checksum_verifies() {
     let f = ipv6(6, b"some TCP payload, odd length");
     let ok = expect(0, L3Kind::Ipv6, L4Kind::Tcp, flags::L4_CSUM_OK);
     assert_eq!(rx_flags(&f, false), ok);
-    // Bytes past the payload length are not summed.
+    // Bytes past the payload length of a frame longer than a beat: not
+    // verified (the first-beat rules); of a one-beat frame: ignored.
     let padded = [&f[..], &[1, 2, 3]].concat();
-    assert_eq!(rx_flags(&padded, false), ok);
+    assert_eq!(rx_flags(&padded, false), ok & !flags::L4_CSUM_OK);
+    let short = ipv6(6, b"");
+    assert_eq!(short.len(), 74);
+    let short = ipv6(17, b"");
+    assert_eq!(short.len(), 62);
+    let padded = [&short[..], &[1, 2]].concat();
+    let udp_ok = expect(0, L3Kind::Ipv6, L4Kind::Udp, flags::L4_CSUM_OK);
+    assert_eq!(rx_flags(&short, false), udp_ok);
+    assert_eq!(rx_flags(&padded, false), udp_ok);
     let mut bad = f.clone();
     bad[14 + 8] ^= 1; // the source address is in the pseudo-header
     assert_eq!(rx_flags(&bad, false), ok & !flags::L4_CSUM_OK);
@@ -434,7 +443,10 @@ proptest::proptest! {
             (L3Kind::Ipv4, flags::IP4_CSUM_OK)
         };
         let l4 = if tcp { L4Kind::Tcp } else { L4Kind::Udp };
-        let want = expect(tags as u8, l3, l4, ip4 | flags::L4_CSUM_OK);
+        // UDP over IPv6 behind a tag: its checksum field is past the first
+        // beat (the first-beat rules).
+        let l4_ok = if v6 && !tcp && tags > 0 { 0 } else { flags::L4_CSUM_OK };
+        let want = expect(tags as u8, l3, l4, ip4 | l4_ok);
         proptest::prop_assert_eq!(rx_flags(&f, false), want);
     }
 }
@@ -453,10 +465,20 @@ fn the_ipv4_header_is_checked_only_within_the_first_beat() {
     };
     assert!(ok(&tagged(10)));
     assert!(!ok(&tagged(11)));
-    // The other bits do not depend on it.
+    // The other bits do not depend on it, but for L4_CSUM_OK: with IHL 15
+    // the segment starts at byte 74, past the first beat (the first-beat
+    // rules), and with IHL 11 its UDP checksum field ends at byte 66.
     let f = ipv4(15, 17, 0, b"payload");
     assert_eq!(
         rx_flags(&f, false) | flags::IP4_CSUM_OK,
-        expect(0, L3Kind::Ipv4, L4Kind::Udp, BOTH_OK)
+        expect(0, L3Kind::Ipv4, L4Kind::Udp, flags::IP4_CSUM_OK)
     );
+    let l4_ok = |f: &[u8]| rx_flags(f, false) & flags::L4_CSUM_OK != 0;
+    assert!(l4_ok(&ipv4(10, 17, 0, b"payload")));
+    assert!(!l4_ok(&ipv4(11, 17, 0, b"payload")));
+    assert!(l4_ok(&ipv4(12, 6, 0, b"payload, TCP")));
+    // A trailer past the datagram of a frame longer than a beat.
+    let long = ipv4(5, 17, 0, &[7; 40]);
+    assert!(l4_ok(&long) && long.len() > 64);
+    assert!(!l4_ok(&[&long[..], &[0; 4]].concat()));
 }
