@@ -37,8 +37,8 @@ pub struct FirstBeat {
 /// in the first stage, summed five at a time in the second, then in full in
 /// the third, and folded and compared in the fourth.
 ///
-/// Latency 7 cycles (the L4 check's; the other bits wait for it in
-/// stages 5 to 7); 1 beat/cycle; all stages move together, held while `m`
+/// Latency 8 cycles (the L4 check's; the other bits wait for it in
+/// stages 5 to 8); 1 beat/cycle; all stages move together, held while `m`
 /// is not taken.
 #[derive(LogicBlock)]
 pub struct RxFlagsParser {
@@ -119,7 +119,7 @@ pub struct RxFlagsParser {
     fold2: Signal<Local, Bits<22>>,
     s4_valid: SDFF<Bit>,
     s4_flags: SDFF<Bits<16>>,
-    // ---- Stages 5 to 7: the L4 checksum ----
+    // ---- Stages 5 to 8: the L4 checksum ----
     l4_check: RxL4Check,
     s5_valid: SDFF<Bit>,
     s5_flags: SDFF<Bits<16>>,
@@ -127,6 +127,8 @@ pub struct RxFlagsParser {
     s6_flags: SDFF<Bits<16>>,
     s7_valid: SDFF<Bit>,
     s7_flags: SDFF<Bits<16>>,
+    s8_valid: SDFF<Bit>,
+    s8_flags: SDFF<Bits<16>>,
     l4_ok: Constant<Bits<16>>,
 
     tpid_vlan: Constant<Bits<16>>,
@@ -245,6 +247,8 @@ impl RxFlagsParser {
             s6_flags: Default::default(),
             s7_valid: Default::default(),
             s7_flags: Default::default(),
+            s8_valid: Default::default(),
+            s8_flags: Default::default(),
             l4_ok: Constant::new((flags::L4_CSUM_OK as u64).into()),
             tpid_vlan: wire16(ETHERTYPE_VLAN),
             tpid_qinq: wire16(ETHERTYPE_QINQ),
@@ -293,7 +297,7 @@ impl Logic for RxFlagsParser {
         dff_setup!(
             self, clock, s1_valid, s1_flags, s1_check, s1_hdr_end, s1_len, s2_valid, s2_flags,
             s2_check, s3_valid, s3_flags, s3_check, s3_sum, s4_valid, s4_flags, s5_valid, s5_flags,
-            s6_valid, s6_flags, s7_valid, s7_flags
+            s6_valid, s6_flags, s7_valid, s7_flags, s8_valid, s8_flags
         );
         self.s5_valid.reset.next = self.reset.val();
         self.s5_flags.reset.next = self.reset.val();
@@ -301,6 +305,8 @@ impl Logic for RxFlagsParser {
         self.s6_flags.reset.next = self.reset.val();
         self.s7_valid.reset.next = self.reset.val();
         self.s7_flags.reset.next = self.reset.val();
+        self.s8_valid.reset.next = self.reset.val();
+        self.s8_flags.reset.next = self.reset.val();
         self.l4_check.clock.next = self.clock.val();
         self.l4_check.reset.next = self.reset.val();
         self.s1_valid.reset.next = self.reset.val();
@@ -329,7 +335,7 @@ impl Logic for RxFlagsParser {
         }
 
         // All stages move together, unless the output waits.
-        self.advance.next = !self.s7_valid.q.val() | self.m.ready.val();
+        self.advance.next = !self.s8_valid.q.val() | self.m.ready.val();
         self.s.ready.next = self.advance.val();
         self.data.next = self.s.data.val().data;
         self.len.next = self.s.data.val().len;
@@ -552,7 +558,7 @@ impl Logic for RxFlagsParser {
                 self.s4_flags.d.next = self.s3_flags.q.val() | self.ip4_ok.val();
             }
         }
-        // ---- Stages 5 to 7: waiting for the L4 check ----
+        // ---- Stages 5 to 8: waiting for the L4 check ----
         self.l4_check.advance.next = self.advance.val();
         self.l4_check.data.next = self.data.val();
         self.l4_check.len.next = self.len.val();
@@ -569,11 +575,13 @@ impl Logic for RxFlagsParser {
             self.s6_flags.d.next = self.s5_flags.q.val();
             self.s7_valid.d.next = self.s6_valid.q.val();
             self.s7_flags.d.next = self.s6_flags.q.val();
+            self.s8_valid.d.next = self.s7_valid.q.val();
+            self.s8_flags.d.next = self.s7_flags.q.val();
         }
-        self.m.valid.next = self.s7_valid.q.val();
-        self.m.data.next = self.s7_flags.q.val();
+        self.m.valid.next = self.s8_valid.q.val();
+        self.m.data.next = self.s8_flags.q.val();
         if self.l4_check.ok.val() {
-            self.m.data.next = self.s7_flags.q.val() | self.l4_ok.val();
+            self.m.data.next = self.s8_flags.q.val() | self.l4_ok.val();
         }
     }
 }

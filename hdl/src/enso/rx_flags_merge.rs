@@ -15,8 +15,8 @@ const QUEUE_LOG2: usize = 4;
 /// and ORs them into the frame's first beat as it leaves the flow director
 /// (`s`, whose FLAGS hold FLOW_HIT), in order: one FLAGS value per first
 /// beat. A first beat waits here until its FLAGS are ready: the parser
-/// takes seven cycles (its TCP/UDP checksum check's), the flow director
-/// five, so a first beat that reaches the join at once waits two.
+/// takes eight cycles (its TCP/UDP checksum check's), the flow director
+/// five, so a first beat that reaches the join at once waits three.
 ///
 /// The parser holds its stages on the queue's ready a cycle late
 /// (`room`), so the queue's pointer compare and the parser's stage enables

@@ -31,11 +31,12 @@ const FIRST: u64 = 12;
 /// protocol's non-zero word is RFC 1071's "0xFFFF".
 ///
 /// Stage 1 takes the parser's decoding (the tags, IPv4 or IPv6, TCP or
-/// UDP, IHL) and the beat; stage 2 finds the L4 bytes' start and the
-/// datagram's end; stage 3 masks and complements the words and settles
-/// the rules; stages 4 to 6 add, and stage 7 folds and compares.
+/// UDP, IHL) and the beat; stage 2 reads the length field past the tags;
+/// stage 3 finds the L4 bytes' start and the datagram's end; stage 4
+/// masks and complements the words and settles the rules; stages 5 to 7
+/// add, and stage 8 folds and compares.
 ///
-/// Latency 7 (`ok`, for the item that went in 7 advances ago).
+/// Latency 8 (`ok`, for the item that went in 8 advances ago).
 #[derive(LogicBlock)]
 pub struct RxL4Check {
     pub clock: Signal<In, Clock>,
@@ -66,7 +67,7 @@ pub struct RxL4Check {
     r_v6: SDFF<Bit>,
     r_tags: SDFF<Bits<2>>,
     r_ihl: SDFF<Bits<4>>,
-    // ---- Stage 2: where the L4 bytes start and the datagram ends ----
+    // ---- Stage 2: the length field, and where the IP header is ----
     // The IPv4 total length and IPv6 payload length past each tag count.
     field: [Signal<Local, Bits<16>>; 6],
     // What follows `base` (the IPv4 header, or the IPv6 fixed header's
@@ -75,6 +76,17 @@ pub struct RxL4Check {
     hlen: Signal<Local, Bits<16>>,
     base: Signal<Local, Bits<16>>,
     ihl16: ZeroExtend<4, 16>,
+    p_dlen: SDFF<Bits<16>>,
+    p_hlen: SDFF<Bits<16>>,
+    p_base: SDFF<Bits<16>>,
+    p_addr_lo: SDFF<Bits<16>>,
+    p_addr_hi: SDFF<Bits<16>>,
+    p_ok: SDFF<Bit>,
+    p_data: SDFF<Bits<416>>,
+    p_len: SDFF<Bits<16>>,
+    p_sum: SDFF<Bits<32>>,
+    p_udp: SDFF<Bit>,
+    // ---- Stage 3: where the L4 bytes start and the datagram ends ----
     s2_l4_at: SDFF<Bits<16>>,
     s2_end: SDFF<Bits<16>>,
     s2_seg: SDFF<Bits<16>>,
@@ -85,7 +97,7 @@ pub struct RxL4Check {
     s2_len: SDFF<Bits<16>>,
     s2_sum: SDFF<Bits<32>>,
     s2_udp: SDFF<Bit>,
-    // ---- Stage 3: the words, and the rules ----
+    // ---- Stage 4: the words, and the rules ----
     use_sum: Signal<Local, Bit>,
     ge_l4: [Signal<Local, Bit>; BYTES],
     lt_end: [Signal<Local, Bit>; BYTES],
@@ -106,7 +118,7 @@ pub struct RxL4Check {
     s3_seg: SDFF<Bit>,
     s3_head: SDFF<Bit>,
     s3_field: SDFF<Bit>,
-    // ---- Stages 4 to 6: six sums of five, their sum, and the frame's ----
+    // ---- Stages 5 to 7: six sums of five, their sum, and the frame's ----
     // (Named, not an array: hdl_gen cannot index an array port of a child
     // in an array.)
     g0: WordSum<5, 16, 19>,
@@ -125,7 +137,7 @@ pub struct RxL4Check {
     t32: ZeroExtend<22, 32>,
     s6_y: SDFF<Bits<32>>,
     s6_ok: SDFF<Bit>,
-    // ---- Stage 7: folded and compared ----
+    // ---- Stage 8: folded and compared ----
     fold1: Signal<Local, Bits<32>>,
     fold2: Signal<Local, Bits<32>>,
     s7_ok: SDFF<Bit>,
@@ -193,6 +205,16 @@ impl RxL4Check {
             hlen: Default::default(),
             base: Default::default(),
             ihl16: Default::default(),
+            p_dlen: Default::default(),
+            p_hlen: Default::default(),
+            p_base: Default::default(),
+            p_addr_lo: Default::default(),
+            p_addr_hi: Default::default(),
+            p_ok: Default::default(),
+            p_data: Default::default(),
+            p_len: Default::default(),
+            p_sum: Default::default(),
+            p_udp: Default::default(),
             s2_l4_at: Default::default(),
             s2_end: Default::default(),
             s2_seg: Default::default(),
@@ -290,6 +312,16 @@ impl Logic for RxL4Check {
             r_v6,
             r_tags,
             r_ihl,
+            p_dlen,
+            p_hlen,
+            p_base,
+            p_addr_lo,
+            p_addr_hi,
+            p_ok,
+            p_data,
+            p_len,
+            p_sum,
+            p_udp,
             s2_l4_at,
             s2_end,
             s2_seg,
@@ -326,6 +358,16 @@ impl Logic for RxL4Check {
         self.r_v6.reset.next = self.reset.val();
         self.r_tags.reset.next = self.reset.val();
         self.r_ihl.reset.next = self.reset.val();
+        self.p_dlen.reset.next = self.reset.val();
+        self.p_hlen.reset.next = self.reset.val();
+        self.p_base.reset.next = self.reset.val();
+        self.p_addr_lo.reset.next = self.reset.val();
+        self.p_addr_hi.reset.next = self.reset.val();
+        self.p_ok.reset.next = self.reset.val();
+        self.p_data.reset.next = self.reset.val();
+        self.p_len.reset.next = self.reset.val();
+        self.p_sum.reset.next = self.reset.val();
+        self.p_udp.reset.next = self.reset.val();
         self.s2_l4_at.reset.next = self.reset.val();
         self.s2_end.reset.next = self.reset.val();
         self.s2_seg.reset.next = self.reset.val();
@@ -390,57 +432,72 @@ impl Logic for RxL4Check {
         self.ihl16.i.next = self.r_ihl.q.val();
         self.dlen.next = self.field[0].val();
         self.base.next = self.ip_at[0].val();
-        self.s2_addr_lo.d.next = self.v4_addr_lo[0].val();
-        self.s2_addr_hi.d.next = self.v4_addr_hi[0].val();
+        self.p_addr_lo.d.next = self.v4_addr_lo[0].val();
+        self.p_addr_hi.d.next = self.v4_addr_hi[0].val();
         if self.r_tags.q.val() == self.t1.val() {
             self.dlen.next = self.field[1].val();
             self.base.next = self.ip_at[1].val();
-            self.s2_addr_lo.d.next = self.v4_addr_lo[1].val();
-            self.s2_addr_hi.d.next = self.v4_addr_hi[1].val();
+            self.p_addr_lo.d.next = self.v4_addr_lo[1].val();
+            self.p_addr_hi.d.next = self.v4_addr_hi[1].val();
         } else if self.r_tags.q.val() == self.t2.val() {
             self.dlen.next = self.field[2].val();
             self.base.next = self.ip_at[2].val();
-            self.s2_addr_lo.d.next = self.v4_addr_lo[2].val();
-            self.s2_addr_hi.d.next = self.v4_addr_hi[2].val();
+            self.p_addr_lo.d.next = self.v4_addr_lo[2].val();
+            self.p_addr_hi.d.next = self.v4_addr_hi[2].val();
         }
         self.hlen.next = self.ihl16.o.val() << 2;
         if self.r_v6.q.val() {
             self.hlen.next = self.zero16.val();
             self.dlen.next = self.field[3].val();
             self.base.next = self.v6_base[0].val();
-            self.s2_addr_lo.d.next = self.v6_addr_lo[0].val();
-            self.s2_addr_hi.d.next = self.v6_addr_hi[0].val();
+            self.p_addr_lo.d.next = self.v6_addr_lo[0].val();
+            self.p_addr_hi.d.next = self.v6_addr_hi[0].val();
             if self.r_tags.q.val() == self.t1.val() {
                 self.dlen.next = self.field[4].val();
                 self.base.next = self.v6_base[1].val();
-                self.s2_addr_lo.d.next = self.v6_addr_lo[1].val();
-                self.s2_addr_hi.d.next = self.v6_addr_hi[1].val();
+                self.p_addr_lo.d.next = self.v6_addr_lo[1].val();
+                self.p_addr_hi.d.next = self.v6_addr_hi[1].val();
             } else if self.r_tags.q.val() == self.t2.val() {
                 self.dlen.next = self.field[5].val();
                 self.base.next = self.v6_base[2].val();
-                self.s2_addr_lo.d.next = self.v6_addr_lo[2].val();
-                self.s2_addr_hi.d.next = self.v6_addr_hi[2].val();
+                self.p_addr_lo.d.next = self.v6_addr_lo[2].val();
+                self.p_addr_hi.d.next = self.v6_addr_hi[2].val();
             }
         }
         if !self.advance.val() {
-            self.s2_addr_lo.d.next = self.s2_addr_lo.q.val();
-            self.s2_addr_hi.d.next = self.s2_addr_hi.q.val();
+            self.p_addr_lo.d.next = self.p_addr_lo.q.val();
+            self.p_addr_hi.d.next = self.p_addr_hi.q.val();
         }
         if self.advance.val() {
-            self.s2_l4_at.d.next = self.base.val() + self.hlen.val();
-            self.s2_end.d.next = self.base.val() + self.dlen.val();
-            self.s2_seg.d.next = self.dlen.val() - self.hlen.val();
-            self.s2_ok.d.next = self.r_check.q.val()
+            self.p_dlen.d.next = self.dlen.val();
+            self.p_hlen.d.next = self.hlen.val();
+            self.p_base.d.next = self.base.val();
+            self.p_ok.d.next = self.r_check.q.val()
                 & (self.r_v6.q.val() | (self.r_ihl.q.val() >= self.ihl_min.val()))
-                & (self.dlen.val() < self.too_long.val())
-                & (self.dlen.val() >= self.hlen.val());
-            self.s2_data.d.next = self.r_data.q.val();
-            self.s2_len.d.next = self.r_len.q.val();
-            self.s2_sum.d.next = self.r_sum.q.val();
-            self.s2_udp.d.next = self.r_udp.q.val();
+                & (self.dlen.val() < self.too_long.val());
+            self.p_data.d.next = self.r_data.q.val();
+            self.p_len.d.next = self.r_len.q.val();
+            self.p_sum.d.next = self.r_sum.q.val();
+            self.p_udp.d.next = self.r_udp.q.val();
         }
 
-        // ---- Stage 3 ----
+        // ---- Stage 3: the sums, from registers (a wide adder's inputs come
+        // from registers: logic before a carry chain is mapped on its own
+        // and can come out as deep as a stage may be) ----
+        if self.advance.val() {
+            self.s2_l4_at.d.next = self.p_base.q.val() + self.p_hlen.q.val();
+            self.s2_end.d.next = self.p_base.q.val() + self.p_dlen.q.val();
+            self.s2_seg.d.next = self.p_dlen.q.val() - self.p_hlen.q.val();
+            self.s2_ok.d.next = self.p_ok.q.val() & (self.p_dlen.q.val() >= self.p_hlen.q.val());
+            self.s2_addr_lo.d.next = self.p_addr_lo.q.val();
+            self.s2_addr_hi.d.next = self.p_addr_hi.q.val();
+            self.s2_data.d.next = self.p_data.q.val();
+            self.s2_len.d.next = self.p_len.q.val();
+            self.s2_sum.d.next = self.p_sum.q.val();
+            self.s2_udp.d.next = self.p_udp.q.val();
+        }
+
+        // ---- Stage 4 ----
         // The frame's sum is used when the datagram ends past the first beat.
         self.use_sum.next = self.s2_end.q.val() > self.beat_end.val();
         for b in 0..BYTES {
@@ -504,7 +561,7 @@ impl Logic for RxL4Check {
             }
         }
 
-        // ---- Stage 4: six sums of five ----
+        // ---- Stage 5: six sums of five ----
         for j in 0..5 {
             self.g0.i[j].next = self.s3_c[j].q.val();
             self.g1.i[j].next = self.s3_c[5 + j].q.val();
@@ -532,7 +589,7 @@ impl Logic for RxL4Check {
                 & self.s3_head.q.val()
                 & self.s3_field.q.val();
         }
-        // ---- Stage 5 ----
+        // ---- Stage 6 ----
         for g in 0..6 {
             self.all.i[g].next = self.s4_g[g].q.val();
         }
@@ -541,13 +598,13 @@ impl Logic for RxL4Check {
             self.s5_sum.d.next = self.s4_sum.q.val();
             self.s5_ok.d.next = self.s4_ok.q.val();
         }
-        // ---- Stage 6 ----
+        // ---- Stage 7 ----
         self.t32.i.next = self.s5_t.q.val();
         if self.advance.val() {
             self.s6_y.d.next = self.s5_sum.q.val() + self.t32.o.val();
             self.s6_ok.d.next = self.s5_ok.q.val();
         }
-        // ---- Stage 7: carries folded back in; 0 modulo 0xFFFF verifies ----
+        // ---- Stage 8: carries folded back in; 0 modulo 0xFFFF verifies ----
         self.fold1.next = (self.s6_y.q.val() & self.ones16.val()) + (self.s6_y.q.val() >> 16);
         self.fold2.next = (self.fold1.val() & self.ones16.val()) + (self.fold1.val() >> 16);
         if self.advance.val() {

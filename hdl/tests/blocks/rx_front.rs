@@ -4,7 +4,7 @@
 //! FIFO behind it, which hold 15 (it passes the beats on in order, and
 //! takes a first beat whatever the merge is doing: the merge waits for a
 //! frame's FLAGS, which the fork computes only once the first beat has
-//! gone on, for 8 cycles). Random frames (IPv4 with and
+//! gone on, for 9 cycles). Random frames (IPv4 with and
 //! without a right header checksum, behind 0 to 3 tags, IPv6, ARP and
 //! random EtherTypes; 1 byte to a few beats, and now and then one over the
 //! MTU) in at random, out to a reader that stalls at random. Every frame

@@ -46,7 +46,7 @@ pub fn flags_markdown() -> String {
 /// The frame kinds a ring carries, and what the NIC reads of each.
 pub fn kinds_markdown() -> String {
     let mut s = String::from("| frame | RX | TX |\n|---|---|---|\n");
-    s += &format!("| IPv4 (0x{ETHERTYPE_IPV4:04X}), IPv6 (0x{ETHERTYPE_IPV6:04X}) | carried; steered by the flow table or the hash; FLAGS L3, L4, IP4_CSUM_OK, FRAGMENT; HASH | carried |\n");
+    s += &format!("| IPv4 (0x{ETHERTYPE_IPV4:04X}), IPv6 (0x{ETHERTYPE_IPV6:04X}) | carried; steered by the flow table or the hash; FLAGS L3, L4, IP4_CSUM_OK, L4_CSUM_OK, FRAGMENT; HASH | carried |\n");
     s += &format!(
         "| ARP (0x{ETHERTYPE_ARP:04X}) | carried to FLOW_DEFAULT_PIPE; L3 ARP | carried |\n"
     );
