@@ -227,6 +227,9 @@ pub struct NotifWriter<
     pop_any: Signal<Local, Bit>,
     retry_push: Signal<Local, Bit>,
     retry_bit: Signal<Local, Bits<P>>,
+    // A blocked pipe's retry, but for its `queued` bit; the pipe as a bit.
+    retry_cond: Signal<Local, Bit>,
+    f2_bit: Signal<Local, Bits<P>>,
     // The buffer write this cycle: head (or 0 when switched on), and on/off.
     wh_valid: Signal<Local, Bit>,
     wh_buf: Signal<Local, Bits<BB>>,
@@ -405,6 +408,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             pop_any: Default::default(),
             retry_push: Default::default(),
             retry_bit: Default::default(),
+            retry_cond: Default::default(),
+            f2_bit: Default::default(),
             wh_valid: Default::default(),
             wh_buf: Default::default(),
             wh_count: Default::default(),
@@ -937,16 +942,22 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
 
         // A blocked pipe retries later, unless an event queued it again (or
         // it is on its way through the stages again).
-        self.retry_push.next = self.blocked.val()
+        self.retry_cond.next = self.blocked.val()
             & self.retry_q.s.ready.val()
-            & !self.queued.q.val().get_bit(self.f2_pipe.q.val().index())
             & !(self.moved_push.val() & (self.in_moved_pipe.q.val() == self.f2_pipe.q.val()))
             & !(self.rearm_push.val() & (self.in_rearm_pipe.q.val() == self.f2_pipe.q.val()));
+        self.retry_push.next =
+            self.retry_cond.val() & !self.queued.q.val().get_bit(self.f2_pipe.q.val().index());
         self.retry_q.s.data.next = self.f2_pipe.q.val();
         self.retry_q.s.valid.next = self.retry_push.val();
+        // (Its `queued` bit from the pipe's own bit, not through the choice
+        // by `f2_pipe` that `retry_push` makes: that choice and the push
+        // behind the room check's carry chains made this the core's deepest
+        // path.)
+        self.f2_bit.next = self.one_pipe.val() << self.f2_pipe.q.val();
         self.retry_bit.next = self.zero_pipes.val();
-        if self.retry_push.val() {
-            self.retry_bit.next = self.one_pipe.val() << self.f2_pipe.q.val();
+        if self.retry_cond.val() {
+            self.retry_bit.next = self.f2_bit.val() & !self.queued.q.val();
         }
         self.tail32.i.next = self.c_tail.q.val();
         self.pipe32.i.next = self.f2_pipe.q.val();
