@@ -168,7 +168,7 @@ pub struct RxFlagsParser {
 }
 
 /// Where the IP header starts past `tags` VLAN tags.
-fn ip_at(tags: usize) -> u64 {
+pub(super) fn ip_at(tags: usize) -> u64 {
     (ETH_HEADER_BYTES as usize + tags * VLAN_TAG_BYTES) as u64
 }
 

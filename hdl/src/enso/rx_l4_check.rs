@@ -1,8 +1,9 @@
+use super::rx_flags::ip_at;
 use crate::konst as k;
 use crate::reset::SDFF;
 use crate::stream::ZeroExtend;
 use crate::word_sum::WordSum;
-use pendulum_layout::frame::{ETH_HEADER_BYTES, IPV6_HEADER_BYTES, VLAN_TAG_BYTES};
+use pendulum_layout::frame::IPV6_HEADER_BYTES;
 use pendulum_layout::BEAT_BYTES;
 use rust_hdl::prelude::*;
 
@@ -171,11 +172,6 @@ pub struct RxL4Check {
     zero32: Constant<Bits<32>>,
 }
 
-/// Where the IP header starts past `tags` VLAN tags.
-fn ip_start(tags: usize) -> u64 {
-    (ETH_HEADER_BYTES as usize + tags * VLAN_TAG_BYTES) as u64
-}
-
 impl RxL4Check {
     pub fn new() -> Self {
         let v6_fixed = IPV6_HEADER_BYTES as u64;
@@ -263,12 +259,12 @@ impl RxL4Check {
             fold1: Default::default(),
             fold2: Default::default(),
             s7_ok: Default::default(),
-            ip_at: std::array::from_fn(|t| k(ip_start(t))),
-            v6_base: std::array::from_fn(|t| k(ip_start(t) + v6_fixed)),
-            v4_addr_lo: std::array::from_fn(|t| k(ip_start(t) + 12)),
-            v4_addr_hi: std::array::from_fn(|t| k(ip_start(t) + 20)),
-            v6_addr_lo: std::array::from_fn(|t| k(ip_start(t) + 8)),
-            v6_addr_hi: std::array::from_fn(|t| k(ip_start(t) + v6_fixed)),
+            ip_at: std::array::from_fn(|t| k(ip_at(t))),
+            v6_base: std::array::from_fn(|t| k(ip_at(t) + v6_fixed)),
+            v4_addr_lo: std::array::from_fn(|t| k(ip_at(t) + 12)),
+            v4_addr_hi: std::array::from_fn(|t| k(ip_at(t) + 20)),
+            v6_addr_lo: std::array::from_fn(|t| k(ip_at(t) + 8)),
+            v6_addr_hi: std::array::from_fn(|t| k(ip_at(t) + v6_fixed)),
             byte_at: std::array::from_fn(|b| k(FIRST + b as u64)),
             field_at: std::array::from_fn(|w| k(FIRST + 2 * w as u64 - 6)),
             beat_end: k(BEAT_BYTES as u64),
