@@ -320,6 +320,95 @@ pub mod tx_compl {
     }
 }
 
+/// TX stamps: the cycle a frame's first beat left for the MAC, written back
+/// per frame that asks for one (FLAGS bit [`ring::tx_flags::STAMP`], on a
+/// TX pipe whose TX_CTRL has [`pipe::TX_CTRL_STAMPS`]).
+///
+/// A stamp cannot ride the completion record: HEAD moves when the NIC has
+/// *read* an entry, before its frame leaves, and one record covers many
+/// entries. So each ring unit has a 16-byte stamp slot of its own, after
+/// the completion record: the stamp of the entry that starts at unit `u` is
+/// written at `TX_COMPL_BASE + `[`offset`]`(u)`, one DMA write of 16 bytes
+/// with DONE 1, and the completion area of a pipe with stamps is
+/// [`area_bytes`]`(TX_RING_BYTES)` long. Software clears DONE before it
+/// posts the entry and reads the stamp once DONE is 1, and does not reuse
+/// the entry's units before then (the stamp may come after HEAD has passed
+/// them). An entry the NIC drops (TX_DROPS) gets no stamp.
+pub mod tx_stamp {
+    pub use super::notif::Field;
+    /// Bytes of a stamp record (one DMA write with 16 byte enables).
+    pub const BYTES: usize = 16;
+    /// Field: the NIC's CYCLES in the cycle the frame's first beat left the
+    /// core for the MAC, u64 at byte 0.
+    pub const CYCLES: Field = Field { lsb: 0, width: 64 };
+    /// Field: the entry's first unit in the TX ring, u32 at byte 8.
+    pub const ENTRY: Field = Field { lsb: 64, width: 32 };
+    /// Field: the frame's LEN, u16 at byte 12.
+    pub const LEN: Field = Field { lsb: 96, width: 16 };
+    /// Field: 1 once the NIC has written the record, u16 at byte 14.
+    pub const DONE: Field = Field {
+        lsb: 112,
+        width: 16,
+    };
+
+    /// Where the stamp of the entry at ring unit `unit` is written, from
+    /// TX_COMPL_BASE: after the completion record, one slot per unit.
+    pub const fn offset(unit: u32) -> u64 {
+        (super::tx_compl::BYTES as u64) + BYTES as u64 * unit as u64
+    }
+
+    /// Bytes of the completion area of a pipe with stamps: the completion
+    /// record and a slot per unit of its ring of `ring_bytes`.
+    pub const fn area_bytes(ring_bytes: u32) -> usize {
+        super::tx_compl::BYTES + BYTES * (ring_bytes as usize / super::ring::UNIT_BYTES)
+    }
+
+    /// The stamp record, for the README.
+    pub fn record_markdown() -> String {
+        super::notif::markdown(&[
+            ("CYCLES", CYCLES, "the NIC's CYCLES counter in the cycle the frame's first beat left the core for the MAC (u64)"),
+            ("ENTRY", ENTRY, "the entry's first 16-byte unit in the TX ring (u32)"),
+            ("LEN", LEN, "the entry's LEN (u16)"),
+            ("DONE", DONE, "1: written (software clears it before it posts the entry) (u16)"),
+        ])
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn slots_follow_the_record_and_fill_the_area() {
+            assert_eq!(offset(0), 16);
+            assert_eq!(offset(1), 32);
+            let units = 4096 / crate::ring::UNIT_BYTES as u32;
+            assert_eq!(offset(units - 1) as usize + BYTES, area_bytes(4096));
+            // 16-byte slots at a 16-byte aligned base never cross a 64-byte line.
+            assert_eq!(crate::pipe::NOTIF_ALIGN as usize % BYTES, 0);
+        }
+
+        #[test]
+        fn fields_fill_the_record_once() {
+            let mut bits = 0u128;
+            for f in [CYCLES, ENTRY, LEN, DONE] {
+                let m = ((1u128 << f.width) - 1) << f.lsb;
+                assert_eq!(bits & m, 0, "{f:?} overlaps");
+                bits |= m;
+            }
+            assert_eq!(bits, u128::MAX);
+        }
+
+        #[test]
+        fn readme_record_is_current() {
+            crate::check_readme_section(
+                "<!-- tx stamp record begin -->\n",
+                "<!-- tx stamp record end -->",
+                &super::record_markdown(),
+            );
+        }
+    }
+}
+
 /// Checks that the README section between two markers holds `table`
 /// (generated from this crate); with PENDULUM_BLESS set, rewrites it.
 #[cfg(test)]

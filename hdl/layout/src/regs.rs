@@ -455,7 +455,7 @@ pub mod pipe {
         0x54,
         "bus address of the TX completion record, high 32 bits",
     );
-    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte message entries, not frames); bit 2: bound to the atomic unit (verb entries: 64 B, a commit 192 B)");
+    pub const TX_CTRL: Reg = rw("TX_CTRL", 0x58, "bit 0: enable (refused while TX_RING_BYTES is unset); enabling sets TX head = tail = 0; bit 1: bound to the ACP link (64-byte message entries, not frames); bit 2: bound to the atomic unit (verb entries: 64 B, a commit 192 B); bit 3: TX stamps (an entry whose FLAGS has TX_STAMP gets a stamp record in the stamp slots after the completion record, so TX_COMPL_BASE must then point to 16 + TX_RING_BYTES bytes; without this bit TX_STAMP is ignored)");
     pub const TX_TAIL: Reg = rw("TX_TAIL", 0x5C, "doorbell: software's tail (16-byte unit) after the ring entries it appended; must not pass the NIC's TX head");
     pub const TX_HEAD: Reg = ro(
         "TX_HEAD",
@@ -527,6 +527,8 @@ pub mod pipe {
     pub const TX_CTRL_ACP: u32 = 1 << 1;
     /// Bit of TX_CTRL binding the TX pipe to the atomic unit.
     pub const TX_CTRL_ATOMIC: u32 = 1 << 2;
+    /// Bit of TX_CTRL switching on TX stamps (`crate::tx_stamp`).
+    pub const TX_CTRL_STAMPS: u32 = 1 << 3;
     /// Required alignment of RING_BASE.
     pub const RING_ALIGN: u64 = 64;
     /// Required alignment of NBUF_BASE and TX_COMPL_BASE.
@@ -539,6 +541,7 @@ pub mod pipe {
         ("CTRL_ENABLE", CTRL_ENABLE as u64),
         ("TX_CTRL_ACP", TX_CTRL_ACP as u64),
         ("TX_CTRL_ATOMIC", TX_CTRL_ATOMIC as u64),
+        ("TX_CTRL_STAMPS", TX_CTRL_STAMPS as u64),
         ("NBUF_CTRL_ON", NBUF_CTRL_ON as u64),
         ("RING_ALIGN", RING_ALIGN),
         ("NOTIF_ALIGN", NOTIF_ALIGN),

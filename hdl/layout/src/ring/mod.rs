@@ -33,9 +33,10 @@
 //! flow hash, the checksum status and a timestamp.
 //!
 //! On TX software writes the same entries; the NIC reads LEN to delimit the
-//! frame and ignores FLAGS, HASH and TIMESTAMP (this version defines no TX
-//! offload), so an entry received can be sent back as it is: a zero-copy
-//! echo points a TX ring at an RX ring's memory.
+//! frame and one FLAGS bit, [`tx_flags::STAMP`] (a bit RX leaves 0), and
+//! ignores the rest of FLAGS, HASH and TIMESTAMP, so an entry received can
+//! be sent back as it is: a zero-copy echo points a TX ring at an RX ring's
+//! memory.
 //!
 //! **Why 16 bytes at 16-byte granularity.** A ring entry costs
 //! `roundup(H + len, G)` bytes of PCIe for a header of H bytes at a
@@ -146,6 +147,18 @@ pub mod flags {
     pub const fn put(f: Field, v: u8) -> u16 {
         (v as u16 & ((1 << f.width) - 1)) << f.lsb
     }
+}
+
+/// The FLAGS bits the NIC reads on TX. RX never sets them (they are
+/// [`flags::RESERVED`] there), so an RX entry sent back as it is asks for
+/// nothing.
+pub mod tx_flags {
+    /// Ask for a TX stamp of this frame ([`crate::tx_stamp`]): the cycle its
+    /// first beat leaves for the MAC. Honoured on a pipe whose TX_CTRL has
+    /// [`crate::pipe::TX_CTRL_STAMPS`], ignored elsewhere.
+    pub const STAMP: u16 = 1 << 15;
+    // A bit RX reserves.
+    const _: () = assert!(STAMP & super::flags::RESERVED == STAMP);
 }
 
 /// The network layer of a frame (the L3 code in FLAGS): the EtherType past

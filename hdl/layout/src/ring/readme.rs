@@ -10,7 +10,7 @@ use crate::params::MAX_FRAME_BYTES;
 pub fn header_markdown() -> String {
     markdown(&[
         ("LEN", LEN, "the frame's bytes, FCS excluded: 1 to MAX_FRAME_BYTES (u16); the entry takes 1 + ceil(LEN / 16) units"),
-        ("FLAGS", FLAGS, "RX: what the NIC found in the frame (table below); TX: ignored (u16)"),
+        ("FLAGS", FLAGS, "RX: what the NIC found in the frame (table below); TX: bit 15, TX_STAMP, asks for a TX stamp (`tx_stamp`), the rest is ignored (u16)"),
         ("HASH", HASH, "RX: the RSS (Toeplitz) hash of the frame's flow key, 0 without one; TX: ignored (u32)"),
         ("TIMESTAMP", TIMESTAMP, "RX: the NIC's CYCLES counter in the cycle the frame's first beat entered the core; TX: ignored (u64)"),
     ])
