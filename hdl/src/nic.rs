@@ -2,14 +2,14 @@ use crate::acp::AcpLink;
 use crate::atomic::AtomicUnit;
 use crate::enso::{
     FlowDirector, RingPacker, RingUnpacker, RxEngine, RxFlagsMerge, RxIntake, RxNotifWriter,
-    SlotGate, TxComplWriter, TxEntryFramer, TxFetcher,
+    SlotGate, TxComplWriter, TxEntryFramer, TxFetcher, TxStampWriter,
 };
 use crate::mmio::{RegFile, RxRingUser};
 use crate::reset::ClearSweep;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use crate::stream::{RoundRobinArbiter, SizedFrameFifo, SkidBuffer, StreamFifo};
-use crate::types::{CplBeat, DmaWrite, EthBeat, RxBeat, SizedBeat, SlotBeat, TxReadInfo};
+use crate::types::{CplBeat, DmaWrite, RxBeat, SizedBeat, SlotBeat, TxEthBeat, TxReadInfo};
 use pendulum_layout::params::{
     ACP_CHANNELS, ATOMIC_BYTES, ETH_RX_FIFO_DEPTH_LOG2, FLOW_BUCKET_BITS, MMIO_ADDR_BITS,
     NOTIF_BUF_BITS, SLOT_BITS, TX_COMPL_UNITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPE_BITS,
@@ -39,8 +39,10 @@ use rust_hdl::prelude::*;
 ///
 /// Inside: Ethernet FIFO → parse → RX engine ┐
 ///                    notification writer ─┤
-///                 TX completion writer ───┴→ round-robin → skid → DMA write port;
+///                 TX completion writer ───┤
+///                      TX stamp writer ───┴→ round-robin → skid → DMA write port;
 /// TX fetcher → DMA read port; completions → FIFO → parse → TX framer → skid → Ethernet TX
+/// (a first beat that asks for a stamp leaves only when the stamp writer has room)
 /// (the fetcher's run info reaches the framer through a FIFO and a skid);
 /// MMIO → register file, which holds every pipe's configuration and the counters.
 /// ACP: TX pipes bound to the link hand their 64-byte messages to the link
@@ -158,7 +160,10 @@ pub struct PendulumNic {
     cpl_fifo: StreamFifo<CplBeat, TX_CPL_FIFO_DEPTH_LOG2, { TX_CPL_FIFO_DEPTH_LOG2 + 1 }>,
     tx_unpack: RingUnpacker,
     tx_framer: TxEntryFramer,
-    eth_tx_skid: SkidBuffer<EthBeat>,
+    eth_tx_skid: SkidBuffer<TxEthBeat>,
+    tx_stamp: TxStampWriter,
+    // The beat at the MAC port asks for a stamp, and the stamp writer has room.
+    tx_stamp_wait: Signal<Local, Bit>,
     tx_compl: TxComplWriter,
     // Registers the ring packer's line writes before the DMA arbiter.
     rx_dma_skid: SkidBuffer<DmaWrite>,
@@ -171,7 +176,7 @@ pub struct PendulumNic {
     tx_compl_due: Signal<Local, Bit>,
     ahead_one: Constant<Bits<2>>,
     ahead_two: Constant<Bits<2>>,
-    dma_arb: RoundRobinArbiter<DmaWrite, 3>,
+    dma_arb: RoundRobinArbiter<DmaWrite, 4>,
     dma_skid: SkidBuffer<DmaWrite>,
     notif_skid: SkidBuffer<DmaWrite>,
     tx_compl_skid: SkidBuffer<DmaWrite>,
@@ -263,6 +268,8 @@ impl PendulumNic {
             tx_unpack: RingUnpacker::new(),
             tx_framer: TxEntryFramer::new(),
             eth_tx_skid: SkidBuffer::default(),
+            tx_stamp: Default::default(),
+            tx_stamp_wait: Default::default(),
             tx_compl: TxComplWriter::new(),
             dma_arb: RoundRobinArbiter::new(),
             rx_dma_skid: SkidBuffer::default(),
@@ -340,6 +347,8 @@ impl Logic for PendulumNic {
         self.tx_unpack.reset.next = self.reset.val();
         self.eth_tx_skid.clock.next = self.clock.val();
         self.eth_tx_skid.reset.next = self.reset.val();
+        self.tx_stamp.clock.next = self.clock.val();
+        self.tx_stamp.reset.next = self.reset.val();
         self.tx_compl.clock.next = self.clock.val();
         self.tx_compl.reset.next = self.reset.val();
         self.link.clock.next = self.clock.val();
@@ -561,6 +570,7 @@ impl Logic for PendulumNic {
         self.dma_arb.s_last[0].next = self.rx_dma_skid.m.data.val().last;
         self.dma_arb.s_last[1].next = self.notif_skid.m.data.val().last;
         self.dma_arb.s_last[2].next = self.tx_compl_skid.m.data.val().last;
+        self.dma_arb.s_last[3].next = self.tx_stamp.m_dma.data.val().last;
         self.dma_arb.s[0].data.next = self.rx_dma_skid.m.data.val();
         self.dma_arb.s[0].valid.next = self.rx_dma_skid.m.valid.val();
         self.rx_dma_skid.m.ready.next = self.dma_arb.s[0].ready.val();
@@ -579,6 +589,10 @@ impl Logic for PendulumNic {
         self.dma_arb.s[2].data.next = self.tx_compl_skid.m.data.val();
         self.dma_arb.s[2].valid.next = self.tx_compl_skid.m.valid.val();
         self.tx_compl_skid.m.ready.next = self.dma_arb.s[2].ready.val();
+        // (The stamp writer's output is a skid buffer already.)
+        self.dma_arb.s[3].data.next = self.tx_stamp.m_dma.data.val();
+        self.dma_arb.s[3].valid.next = self.tx_stamp.m_dma.valid.val();
+        self.tx_stamp.m_dma.ready.next = self.dma_arb.s[3].ready.val();
         self.dma_skid.s.data.next = self.dma_arb.m.data.val();
         self.dma_skid.s.valid.next = self.dma_arb.m.valid.val();
         self.dma_arb.m.ready.next = self.dma_skid.s.ready.val();
@@ -624,8 +638,29 @@ impl Logic for PendulumNic {
         self.eth_tx_tdata.next = self.eth_tx_skid.m.data.val().data;
         self.eth_tx_tkeep.next = self.eth_tx_skid.m.data.val().keep;
         self.eth_tx_tlast.next = self.eth_tx_skid.m.data.val().last;
-        self.eth_tx_tvalid.next = self.eth_tx_skid.m.valid.val() & !self.reset.val();
-        self.eth_tx_skid.m.ready.next = self.eth_tx_tready.val() & !self.reset.val();
+        // A first beat that asks for a stamp is offered to the MAC only
+        // while the stamp writer has room, and its stamp is taken in the
+        // cycle the MAC takes it: its CYCLES, as RX stamps a first beat in.
+        // (Only this port fills the writer, so room offered stays offered
+        // until the beat goes, as AXI-Stream's valid must.)
+        self.tx_stamp_wait.next =
+            self.eth_tx_skid.m.data.val().stamp & !self.tx_stamp.s.ready.val();
+        self.eth_tx_tvalid.next =
+            self.eth_tx_skid.m.valid.val() & !self.reset.val() & !self.tx_stamp_wait.val();
+        self.eth_tx_skid.m.ready.next =
+            self.eth_tx_tready.val() & !self.reset.val() & !self.tx_stamp_wait.val();
+        self.tx_stamp.s.valid.next = self.eth_tx_skid.m.valid.val()
+            & self.eth_tx_skid.m.data.val().stamp
+            & self.eth_tx_tready.val()
+            & !self.reset.val();
+        self.tx_stamp.s.data.next.pipe = self.eth_tx_skid.m.data.val().pipe;
+        self.tx_stamp.s.data.next.entry = self.eth_tx_skid.m.data.val().entry;
+        self.tx_stamp.s.data.next.len = self.eth_tx_skid.m.data.val().len;
+        self.tx_stamp.s.data.next.cycles = self.regs.cycles.val();
+        // Each pipe's stamp slots follow its completion record.
+        self.tx_stamp.cfg.next = self.regs.tx_engine.restart.val();
+        self.tx_stamp.cfg_pipe.next = self.regs.tx_engine.restart_pipe.val();
+        self.tx_stamp.cfg_base.next = self.regs.tx_engine.restart_compl_base.val();
         // TX completions report the TX head's moves (no re-arm needed); which
         // moves make a record is decided below (tx_compl_due).
         self.tx_compl.per_packet.next = true;
@@ -648,6 +683,7 @@ impl Logic for PendulumNic {
         self.tx_framer.tx_enable.next = self.regs.tx_engine.enable.val();
         self.tx_framer.acp_bound.next = self.regs.tx_engine.acp.val();
         self.tx_framer.atomic_bound.next = self.regs.tx_engine.atomic.val();
+        self.tx_framer.stamps_on.next = self.regs.tx_engine.stamps.val();
         self.regs.tx_engine.head_move.next = self.tx_framer.moved.val();
         self.regs.tx_engine.head_pipe.next = self.tx_framer.ev_pipe.val();
         self.regs.tx_engine.head_value.next = self.tx_framer.new_head.val();

@@ -218,6 +218,34 @@ pub struct TxReadInfo {
     pub mask: Bits<{ pendulum_layout::params::SLOT_BITS }>,
 }
 
+/// One beat to the MAC, with what a TX stamp needs (`enso::TxStampWriter`):
+/// on a frame's first beat, whether the frame asks for a stamp on a pipe
+/// with stamps on, and which entry of which pipe it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct TxEthBeat {
+    /// As in [`EthBeat`].
+    pub data: Bits<512>,
+    pub keep: Bits<64>,
+    pub last: Bit,
+    /// A first beat whose frame is to be stamped as it leaves.
+    pub stamp: Bit,
+    pub pipe: Bits<{ pendulum_layout::params::TX_PIPE_BITS }>,
+    /// The entry's first unit, and its LEN.
+    pub entry: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    pub len: Bits<16>,
+}
+
+/// A frame's first beat left for the MAC asking for a stamp: the stamp
+/// writer's input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct TxStampEvent {
+    pub pipe: Bits<{ pendulum_layout::params::TX_PIPE_BITS }>,
+    pub entry: Bits<{ pendulum_layout::params::SLOT_BITS }>,
+    pub len: Bits<16>,
+    /// CYCLES in the cycle the beat left.
+    pub cycles: Bits<64>,
+}
+
 /// One beat out of the ring unpacker: a TX ring entry's frame, realigned so
 /// that its byte 0 is the beat's byte 0, with the entry's length and place.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
@@ -236,8 +264,12 @@ pub struct TxEntryBeat {
     /// The run ended inside this entry's frame (its pipe restarted while
     /// the frame was read): the frame is cut short here, on a `last` beat.
     pub abort: Bit,
-    /// The entry's LEN (its header's other fields are software's own on TX).
+    /// The entry's LEN.
     pub len: Bits<16>,
+    /// On a first beat: the header's FLAGS asks for a TX stamp
+    /// (`pendulum_layout::ring::tx_flags::STAMP`; the header's other fields
+    /// are software's own on TX). 0 on later beats.
+    pub stamp: Bit,
     pub pipe: Bits<{ pendulum_layout::params::TX_PIPE_BITS }>,
     /// The entry's first unit, and the unit after it (the next entry's, or
     /// the run's tail for an entry that ran past it): the pipe's head moves

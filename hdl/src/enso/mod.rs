@@ -16,6 +16,7 @@ mod slot_gate;
 mod toeplitz;
 mod tx_entry_framer;
 mod tx_fetch;
+mod tx_stamp;
 
 pub use entry_lens::EntryLens;
 pub use flow_director::{FlowDirector, MATCH_BITS as FLOW_MATCH_BITS};
@@ -32,3 +33,4 @@ pub use slot_gate::SlotGate;
 pub use toeplitz::Toeplitz;
 pub use tx_entry_framer::TxEntryFramer;
 pub use tx_fetch::TxFetcher;
+pub use tx_stamp::TxStampWriter;

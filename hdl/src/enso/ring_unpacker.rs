@@ -6,6 +6,14 @@ use crate::types::{CplBeat, TxEntryBeat, TxReadInfo};
 use pendulum_layout::params::{SLOT_BITS, TX_PIPE_BITS};
 use rust_hdl::prelude::*;
 
+// A header's TX stamp request is bit 31 of its unit (FLAGS bit 15; hdl_gen
+// takes a literal bit index).
+const _: () = assert!(
+    pendulum_layout::ring::FLAGS.lsb
+        + pendulum_layout::ring::tx_flags::STAMP.trailing_zeros() as usize
+        == 31
+);
+
 /// Ring unpacker: the TX side's mirror of `RingPacker`. It reads the
 /// 64-byte lines of a TX ring (v2, `pendulum_layout::ring`: entries of a
 /// 16-byte header and a frame padded to 16-byte units, back to back from
@@ -135,6 +143,7 @@ pub struct RingUnpacker {
     hd_le3: Signal<Local, Bit>,
     hd_shift: Signal<Local, Bits<6>>,
     hd_len: Signal<Local, Bits<16>>,
+    hd_stamp: Signal<Local, Bit>,
     hd_first_end: Signal<Local, Bits<4>>,
     hd_first_next: Signal<Local, Bit>,
     // The entry runs past its run: it is bad, and the rest of the run is skipped.
@@ -240,6 +249,7 @@ impl RingUnpacker {
             hd_le3: Default::default(),
             hd_shift: Default::default(),
             hd_len: Default::default(),
+            hd_stamp: Default::default(),
             hd_first_end: Default::default(),
             hd_first_next: Default::default(),
             stop: Default::default(),
@@ -398,6 +408,7 @@ impl Logic for RingUnpacker {
                 self.hd_le3.next = self.f_le3[3].q.val();
                 self.hd_shift.next = self.f_shift[3].q.val();
                 self.hd_len.next = self.wu[3].val().get_bits::<16>(0);
+                self.hd_stamp.next = self.wu[3].val().get_bit(31);
                 self.hd_first_end.next = self.f_first_end[3].q.val();
                 self.hd_first_next.next = self.f_first_next[3].q.val();
             } else {
@@ -409,6 +420,7 @@ impl Logic for RingUnpacker {
                 self.hd_le3.next = self.f_le3[2].q.val();
                 self.hd_shift.next = self.f_shift[2].q.val();
                 self.hd_len.next = self.wu[2].val().get_bits::<16>(0);
+                self.hd_stamp.next = self.wu[2].val().get_bit(31);
                 self.hd_first_end.next = self.f_first_end[2].q.val();
                 self.hd_first_next.next = self.f_first_next[2].q.val();
             }
@@ -421,6 +433,7 @@ impl Logic for RingUnpacker {
             self.hd_le3.next = self.f_le3[1].q.val();
             self.hd_shift.next = self.f_shift[1].q.val();
             self.hd_len.next = self.wu[1].val().get_bits::<16>(0);
+            self.hd_stamp.next = self.wu[1].val().get_bit(31);
             self.hd_first_end.next = self.f_first_end[1].q.val();
             self.hd_first_next.next = self.f_first_next[1].q.val();
         } else {
@@ -432,6 +445,7 @@ impl Logic for RingUnpacker {
             self.hd_le3.next = self.f_le3[0].q.val();
             self.hd_shift.next = self.f_shift[0].q.val();
             self.hd_len.next = self.wu[0].val().get_bits::<16>(0);
+            self.hd_stamp.next = self.wu[0].val().get_bit(31);
             self.hd_first_end.next = self.f_first_end[0].q.val();
             self.hd_first_next.next = self.f_first_next[0].q.val();
         }
@@ -473,6 +487,7 @@ impl Logic for RingUnpacker {
         self.out.s.data.next.bad = false;
         self.out.s.data.next.abort = false;
         self.out.s.data.next.len = self.e_len.q.val();
+        self.out.s.data.next.stamp = false;
         self.out.s.data.next.pipe = self.pipe.q.val();
         self.out.s.data.next.start = self.e_start.q.val();
         self.out.s.data.next.end = self.e_end.q.val();
@@ -553,6 +568,7 @@ impl Logic for RingUnpacker {
             self.o_last.next = self.hd_bad.val() | self.stop.val() | self.hd_le1.val();
             self.out.s.data.next.bad = self.hd_bad.val() | self.stop.val();
             self.out.s.data.next.len = self.hd_len.val();
+            self.out.s.data.next.stamp = self.hd_stamp.val();
             self.out.s.data.next.start = self.at.q.val();
             self.out.s.data.next.end = self.end_ok.val();
             if self.stop.val() {

@@ -1,7 +1,7 @@
 use crate::konst as k;
 use crate::reset::SDFF;
 use crate::stream::{SkidBuffer, StreamSink, StreamSource};
-use crate::types::{AcpSend, EthBeat, SlotBeat, TxEntryBeat};
+use crate::types::{AcpSend, SlotBeat, TxEntryBeat, TxEthBeat};
 use pendulum_layout::params::{SLOT_BITS, TX_PIPES, TX_PIPE_BITS};
 use rust_hdl::prelude::*;
 
@@ -37,6 +37,11 @@ const SLOT_BYTES: u64 = 64;
 /// it is counted as dropped. A commit cut short stops: the atomic unit
 /// refuses it, with a result, when the next verb comes.
 ///
+/// A frame that asks for a TX stamp (`TxEntryBeat::stamp`) on a pipe with
+/// stamps on (`stamps_on`, TX_CTRL_STAMPS) leaves with `stamp` set on its
+/// first beat, and its pipe, entry and length beside it, for the stamp
+/// writer at the MAC port (`TxStampWriter`).
+///
 /// Head moves and events are registered: `moved`, `new_head`, `old_head`
 /// and the `ev_*` pulses come the cycle after the beat that caused them
 /// (`next_ev_pipe` is the pipe of the next cycle's `ev_pipe`, for a RAM
@@ -51,13 +56,15 @@ pub struct TxEntryFramer {
     /// power-up value.
     pub reset: Signal<In, Bit>,
     pub s: StreamSink<TxEntryBeat>,
-    pub m_eth: StreamSource<EthBeat>,
+    pub m_eth: StreamSource<TxEthBeat>,
     pub m_acp: StreamSource<AcpSend>,
     pub acp_bound: Signal<In, Bits<TX_PIPES>>,
     pub m_atomic: StreamSource<SlotBeat>,
     pub atomic_bound: Signal<In, Bits<TX_PIPES>>,
     /// Each TX pipe's on bit.
     pub tx_enable: Signal<In, Bits<TX_PIPES>>,
+    /// Each TX pipe's stamps bit (TX_CTRL_STAMPS).
+    pub stamps_on: Signal<In, Bits<TX_PIPES>>,
     /// One-cycle pulse: pipe `ev_pipe`'s head moved from `old_head` to
     /// `new_head` (past the entry just finished).
     pub moved: Signal<Out, Bit>,
@@ -125,6 +132,7 @@ impl TxEntryFramer {
             m_atomic: Default::default(),
             atomic_bound: Default::default(),
             tx_enable: Default::default(),
+            stamps_on: Default::default(),
             moved: Default::default(),
             new_head: Default::default(),
             old_head: Default::default(),
@@ -252,6 +260,12 @@ impl Logic for TxEntryFramer {
         self.m_eth.data.next.data = self.data.val();
         self.m_eth.data.next.keep = self.beat.val().keep;
         self.m_eth.data.next.last = self.beat.val().last;
+        self.m_eth.data.next.stamp = self.beat.val().sop
+            & self.beat.val().stamp
+            & self.stamps_on.val().get_bit(self.pipe.val().index());
+        self.m_eth.data.next.pipe = self.pipe.val();
+        self.m_eth.data.next.entry = self.beat.val().start;
+        self.m_eth.data.next.len = self.len.val();
         self.m_eth.valid.next = self.s.valid.val() & self.go_eth.val();
         self.acp_out.s.data.next.payload = self.data.val().get_bits::<448>(64);
         self.acp_out.s.data.next.verb =

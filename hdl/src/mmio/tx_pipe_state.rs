@@ -16,8 +16,8 @@ const _: () = assert!(pendulum_layout::ring::UNIT_BYTES_LOG2 == 4);
 /// read: the register file (`lk`: every register, a cycle later), the TX
 /// fetcher (`fe_addr`: the ring's base, mask and tail, a cycle later) and
 /// the TX completion logic (`cp_addr`: the tail); every write goes to each.
-/// Only TX_CTRL's three bits per pipe are registers (`enable`, `acp`,
-/// `atomic`), because the framer looks them up for every beat.
+/// Only TX_CTRL's four bits per pipe are registers (`enable`, `acp`,
+/// `atomic`, `stamps`), because the framer looks them up for every beat.
 ///
 /// Writes come from `TxRegs`' apply stage (`wr_pipe`, `wr_data` and one
 /// `set_*` strobe), at most one per cycle; `switch` (with `set_ctrl`) says
@@ -44,8 +44,9 @@ pub struct TxPipeState {
     pub lk_tail: Signal<Out, Bits<SLOT_BITS>>,
     /// The head (0 until it moves after the pipe is switched on).
     pub lk_head: Signal<Out, Bits<SLOT_BITS>>,
-    /// TX_CTRL as read: bit 0 on, bit 1 ACP link, bit 2 atomic unit.
-    pub lk_ctrl: Signal<Out, Bits<3>>,
+    /// TX_CTRL as read: bit 0 on, bit 1 ACP link, bit 2 atomic unit, bit 3
+    /// stamps.
+    pub lk_ctrl: Signal<Out, Bits<4>>,
     /// The TX completion logic's read: pipe `cp_addr`'s tail, a cycle later.
     pub cp_addr: Signal<In, Bits<TX_PIPE_BITS>>,
     pub cp_tail: Signal<Out, Bits<SLOT_BITS>>,
@@ -56,7 +57,7 @@ pub struct TxPipeState {
     pub fe_tail: Signal<Out, Bits<SLOT_BITS>>,
     /// A write to pipe `wr_pipe`: `set_ring` takes the ring's bytes from
     /// `wr_data` (and its mask, slots - 1), `set_tail` its low bits,
-    /// `set_ctrl` its bits 0..2.
+    /// `set_ctrl` its bits 0..3.
     pub wr_pipe: Signal<In, Bits<TX_PIPE_BITS>>,
     pub wr_data: Signal<In, Bits<32>>,
     pub set_base_lo: Signal<In, Bit>,
@@ -75,6 +76,7 @@ pub struct TxPipeState {
     pub enable: Signal<Out, Bits<TX_PIPES>>,
     pub acp: Signal<Out, Bits<TX_PIPES>>,
     pub atomic: Signal<Out, Bits<TX_PIPES>>,
+    pub stamps: Signal<Out, Bits<TX_PIPES>>,
 
     // The register file's copy.
     base_lo_ram: RAM<Bits<32>, TX_PIPE_BITS>,
@@ -96,10 +98,11 @@ pub struct TxPipeState {
     enable_r: SDFF<Bits<TX_PIPES>>,
     acp_r: SDFF<Bits<TX_PIPES>>,
     atomic_r: SDFF<Bits<TX_PIPES>>,
+    stamps_r: SDFF<Bits<TX_PIPES>>,
     head_valid: SDFF<Bits<TX_PIPES>>,
     // Pipe `lk`'s bits, looked up with the RAMs.
     lk_head_valid: SDFF<Bit>,
-    lk_ctrl_r: SDFF<Bits<3>>,
+    lk_ctrl_r: SDFF<Bits<4>>,
     // The write's value as each RAM takes it.
     ram_data: Signal<Local, Bits<32>>,
     ram_data16: Signal<Local, Bits<SLOT_BITS>>,
@@ -109,10 +112,11 @@ pub struct TxPipeState {
     move_bit: Signal<Local, Bits<TX_PIPES>>,
     no_bits: Constant<Bits<TX_PIPES>>,
     one_bit: Constant<Bits<TX_PIPES>>,
-    ctrl_on: Constant<Bits<3>>,
-    ctrl_acp: Constant<Bits<3>>,
-    ctrl_atomic: Constant<Bits<3>>,
-    ctrl_none: Constant<Bits<3>>,
+    ctrl_on: Constant<Bits<4>>,
+    ctrl_acp: Constant<Bits<4>>,
+    ctrl_atomic: Constant<Bits<4>>,
+    ctrl_stamps: Constant<Bits<4>>,
+    ctrl_none: Constant<Bits<4>>,
     one16: Constant<Bits<SLOT_BITS>>,
     zero16: Constant<Bits<SLOT_BITS>>,
     zero32: Constant<Bits<32>>,
@@ -154,6 +158,7 @@ impl Default for TxPipeState {
             enable: Default::default(),
             acp: Default::default(),
             atomic: Default::default(),
+            stamps: Default::default(),
             base_lo_ram: zero_ram(),
             base_hi_ram: zero_ram(),
             ring_bytes_ram: zero_ram(),
@@ -173,6 +178,7 @@ impl Default for TxPipeState {
             enable_r: Default::default(),
             acp_r: Default::default(),
             atomic_r: Default::default(),
+            stamps_r: Default::default(),
             head_valid: Default::default(),
             lk_head_valid: Default::default(),
             lk_ctrl_r: Default::default(),
@@ -187,6 +193,7 @@ impl Default for TxPipeState {
             ctrl_on: Constant::new(1u64.into()),
             ctrl_acp: Constant::new(2u64.into()),
             ctrl_atomic: Constant::new(4u64.into()),
+            ctrl_stamps: Constant::new(8u64.into()),
             ctrl_none: Constant::new(0u64.into()),
             one16: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
@@ -204,6 +211,7 @@ impl Logic for TxPipeState {
             enable_r,
             acp_r,
             atomic_r,
+            stamps_r,
             head_valid,
             lk_head_valid,
             lk_ctrl_r
@@ -211,6 +219,7 @@ impl Logic for TxPipeState {
         self.enable_r.reset.next = self.reset.val();
         self.acp_r.reset.next = self.reset.val();
         self.atomic_r.reset.next = self.reset.val();
+        self.stamps_r.reset.next = self.reset.val();
         self.head_valid.reset.next = self.reset.val();
         self.lk_head_valid.reset.next = self.reset.val();
         self.lk_ctrl_r.reset.next = self.reset.val();
@@ -263,6 +272,9 @@ impl Logic for TxPipeState {
         if self.atomic_r.q.val().get_bit(self.lk.val().index()) {
             self.lk_ctrl_r.d.next = self.lk_ctrl_r.d.val() | self.ctrl_atomic.val();
         }
+        if self.stamps_r.q.val().get_bit(self.lk.val().index()) {
+            self.lk_ctrl_r.d.next = self.lk_ctrl_r.d.val() | self.ctrl_stamps.val();
+        }
         self.lk_base_lo.next = self.base_lo_ram.read_data.val();
         self.lk_base_hi.next = self.base_hi_ram.read_data.val();
         self.lk_ring_bytes.next = self.ring_bytes_ram.read_data.val();
@@ -289,6 +301,7 @@ impl Logic for TxPipeState {
         self.enable.next = self.enable_r.q.val();
         self.acp.next = self.acp_r.q.val();
         self.atomic.next = self.atomic_r.q.val();
+        self.stamps.next = self.stamps_r.q.val();
 
         // ---- Writes: one register of one pipe, or the sweep's zero ----
         self.ram_data.next = self.wr_data.val();
@@ -365,6 +378,7 @@ impl Logic for TxPipeState {
             self.enable_r.d.next = self.enable_r.q.val() & !self.wr_bit.val();
             self.acp_r.d.next = self.acp_r.q.val() & !self.wr_bit.val();
             self.atomic_r.d.next = self.atomic_r.q.val() & !self.wr_bit.val();
+            self.stamps_r.d.next = self.stamps_r.q.val() & !self.wr_bit.val();
             if self.wr_data.val().get_bit(0) {
                 self.enable_r.d.next = self.enable_r.q.val() | self.wr_bit.val();
             }
@@ -373,6 +387,9 @@ impl Logic for TxPipeState {
             }
             if self.wr_data.val().get_bit(2) {
                 self.atomic_r.d.next = self.atomic_r.q.val() | self.wr_bit.val();
+            }
+            if self.wr_data.val().get_bit(3) {
+                self.stamps_r.d.next = self.stamps_r.q.val() | self.wr_bit.val();
             }
         }
 

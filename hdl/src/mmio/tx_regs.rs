@@ -35,6 +35,8 @@ pub struct TxEnginePort {
     pub enable: Signal<Out, Bits<TX_PIPES>>,
     pub acp: Signal<Out, Bits<TX_PIPES>>,
     pub atomic: Signal<Out, Bits<TX_PIPES>>,
+    /// TX_CTRL_STAMPS, one bit per TX pipe.
+    pub stamps: Signal<Out, Bits<TX_PIPES>>,
     /// The TX completion logic's read port: pipe `cp_addr`'s tail, a cycle
     /// later.
     pub cp_addr: Signal<In, Bits<TX_PIPE_BITS>>,
@@ -90,7 +92,7 @@ pub struct TxRegs {
     drops: PipeCounter<TX_PIPE_BITS>,
     pg_head32: ZeroExtend<SLOT_BITS, 32>,
     pg_tail32: ZeroExtend<SLOT_BITS, 32>,
-    pg_ctrl32: ZeroExtend<3, 32>,
+    pg_ctrl32: ZeroExtend<4, 32>,
     pg_compl: Concat<32, 32, 64>,
     // The write: its page as the check stage read it, for the apply stage.
     pk_enable: SDFF<Bit>,
@@ -245,6 +247,7 @@ impl Logic for TxRegs {
         self.engine.enable.next = self.state.enable.val();
         self.engine.acp.next = self.state.acp.val();
         self.engine.atomic.next = self.state.atomic.val();
+        self.engine.stamps.next = self.state.stamps.val();
         self.state.fe_addr.next = self.engine.fe_addr.val();
         self.state.cp_addr.next = self.engine.cp_addr.val();
         self.engine.cp_tail.next = self.state.cp_tail.val();

@@ -27,3 +27,4 @@ mod sized_frame_fifo;
 mod stream_blocks;
 mod tx_chain;
 mod tx_entry_framer;
+mod tx_stamp_writer;

@@ -7,14 +7,16 @@
 //! The read model answers in order after a random delay, with stalls; the
 //! MAC stalls at random. Every frame must leave whole and byte for byte, in
 //! its pipe's order, every bad entry count one drop, and each head end at
-//! its tail.
+//! its tail. Headers carry random FLAGS: a frame's first beat out asks for
+//! a TX stamp exactly when its FLAGS has `tx_flags::STAMP` (stamps are on
+//! for every pipe), and names its entry.
 
 use crate::common::{bits512, bytes512};
 use pendulum_hdl::enso::{RingUnpacker, TxEntryFramer, TxFetcher};
 use pendulum_hdl::stream::{SkidBuffer, StreamFifo, StreamSink, StreamSource};
-use pendulum_hdl::types::{CplBeat, DmaReadReq, EthBeat, TxReadInfo};
+use pendulum_hdl::types::{CplBeat, DmaReadReq, TxEthBeat, TxReadInfo};
 use pendulum_layout::params::{SLOT_BITS, TX_CPL_FIFO_DEPTH_LOG2, TX_PIPES, TX_PIPE_BITS};
-use pendulum_layout::ring::{entry_units, write_entry, EntryHeader, UNIT_BYTES};
+use pendulum_layout::ring::{entry_units, tx_flags, write_entry, EntryHeader, UNIT_BYTES};
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
@@ -36,7 +38,7 @@ struct TxChain {
     fe_tail: Signal<In, Bits<SLOT_BITS>>,
     m_req: StreamSource<DmaReadReq>,
     s_cpl: StreamSink<CplBeat>,
-    m_eth: StreamSource<EthBeat>,
+    m_eth: StreamSource<TxEthBeat>,
     moved: Signal<Out, Bit>,
     new_head: Signal<Out, Bits<SLOT_BITS>>,
     old_head: Signal<Out, Bits<SLOT_BITS>>,
@@ -133,6 +135,7 @@ impl Logic for TxChain {
         self.framer.s.valid.next = self.unpack.m.valid.val();
         self.unpack.m.ready.next = self.framer.s.ready.val();
         self.framer.tx_enable.next = self.tx_enable.val();
+        self.framer.stamps_on.next = self.tx_enable.val();
         self.framer.acp_bound.next = self.no_pipes.val();
         self.framer.atomic_bound.next = self.no_pipes.val();
         self.framer.m_acp.ready.next = true;
@@ -164,8 +167,9 @@ struct Pipe {
     head: u32,
     tail: u32,
     rung: u32,
-    /// Frames posted and not yet seen, in order.
-    due: VecDeque<Vec<u8>>,
+    /// Frames posted and not yet seen, in order, with whether each asked
+    /// for a stamp and its entry's first unit.
+    due: VecDeque<(Vec<u8>, bool, u32)>,
     posted: u64,
 }
 
@@ -220,6 +224,8 @@ fn run(seed: u64, frames_per_pipe: u64) -> (u64, u64) {
         // Reads in flight: (cycle due, lines).
         let mut reads: VecDeque<(u64, VecDeque<[u8; 64]>)> = VecDeque::new();
         let mut frame: Vec<u8> = Vec::new();
+        // The frame's first beat's stamp request and entry.
+        let mut first = (false, 0u32);
         let (mut cycle, mut idle, mut drops, mut bad_posted, mut sent) = (0u64, 0, 0, 0, 0);
         let mut fe_pipe = 0usize;
         loop {
@@ -250,13 +256,16 @@ fn run(seed: u64, frames_per_pipe: u64) -> (u64, u64) {
                     }
                     let header = EntryHeader {
                         len: len as u16,
+                        flags: rng.gen(),
                         ..Default::default()
                     };
+                    let start = p.tail;
                     p.tail = write_entry(&mut p.mem, p.tail, &header, &f);
                     if bad {
                         bad_posted += 1;
                     } else {
-                        p.due.push_back(f);
+                        p.due
+                            .push_back((f, header.flags & tx_flags::STAMP != 0, start));
                     }
                     p.posted += 1;
                 }
@@ -324,6 +333,11 @@ fn run(seed: u64, frames_per_pipe: u64) -> (u64, u64) {
             if x.m_eth.valid.val() && x.m_eth.ready.val() {
                 let b = x.m_eth.data.val();
                 let kept = b.keep.to_u64().trailing_ones() as usize;
+                if frame.is_empty() {
+                    first = (b.stamp, b.entry.to_u64() as u32);
+                } else {
+                    assert!(!b.stamp, "a stamp asked on a later beat");
+                }
                 frame.extend_from_slice(&bytes512(b.data)[..kept]);
                 if b.last {
                     let id = u64::from_le_bytes(frame[..8].try_into().unwrap());
@@ -331,9 +345,13 @@ fn run(seed: u64, frames_per_pipe: u64) -> (u64, u64) {
                         .iter_mut()
                         .find(|p| p.index == id >> 56)
                         .expect("a frame of no pipe");
-                    let due = p.due.pop_front().expect("a frame nobody sent");
+                    let (due, stamp, start) = p.due.pop_front().expect("a frame nobody sent");
                     assert_eq!(frame.len(), due.len(), "pipe {}: frame length", p.index);
                     assert!(frame == due, "pipe {}: frame bytes (id {id:#x})", p.index);
+                    assert_eq!(first.0, stamp, "pipe {}: stamp asked (id {id:#x})", p.index);
+                    if stamp {
+                        assert_eq!(first.1, start, "pipe {}: stamped entry", p.index);
+                    }
                     frame.clear();
                     sent += 1;
                     idle = 0;

@@ -5,7 +5,10 @@
 //! the input idles and every output stalls at random. Each output must
 //! carry exactly its entries, whole and in order; every entry of a pipe that
 //! is on moves its head once, from its start to its end; each dropped entry
-//! counts once and each frame sent once, with its length.
+//! counts once and each frame sent once, with its length. Frames ask for
+//! a TX stamp at random on two Ethernet pipes, one with stamps on: exactly
+//! the first beats of that pipe's asking frames carry `stamp`, with their
+//! pipe, entry and length.
 
 use crate::common::{bits512, bytes512};
 use pendulum_hdl::enso::TxEntryFramer;
@@ -19,13 +22,17 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 const ETH: u64 = 3;
+/// An Ethernet pipe with TX stamps on.
+const ETH_STAMPS: u64 = 5;
 const ACP: u64 = 17;
 const ATOMIC: u64 = 40;
 const OFF: u64 = TX_PIPES as u64 - 1;
 
 #[derive(Default)]
 struct Want {
-    eth: VecDeque<(Vec<u8>, bool)>,
+    /// Each beat's bytes and last, and on a stamped first beat its pipe,
+    /// entry and length.
+    eth: VecDeque<(Vec<u8>, bool, Option<(u64, u64, u64)>)>,
     acp: VecDeque<(Vec<u8>, bool)>,
     atomic: VecDeque<(Vec<u8>, bool, bool)>,
     moves: VecDeque<(u64, u64, u64)>,
@@ -35,7 +42,9 @@ struct Want {
 
 /// One random entry: its beats, and what it must cause (added to `want`).
 fn entry(rng: &mut impl Rng, at: &mut u64, want: &mut Want) -> Vec<TxEntryBeat> {
-    let pipe = [ETH, ACP, ATOMIC, OFF][rng.gen_range(0..4)];
+    let pipe = [ETH, ETH_STAMPS, ACP, ATOMIC, OFF][rng.gen_range(0..5)];
+    // Asked for on any pipe; honoured on ETH_STAMPS only.
+    let stamp = rng.gen_bool(0.5);
     let bad = rng.gen_bool(0.08);
     let commit = pipe == ATOMIC && rng.gen_bool(0.4);
     let len: usize = match pipe {
@@ -91,6 +100,9 @@ fn entry(rng: &mut impl Rng, at: &mut u64, want: &mut Want) -> Vec<TxEntryBeat> 
             bad,
             abort,
             len: (len as u64).into(),
+            // (The unpacker sets it on first beats only; the framer must
+            // look at it there only.)
+            stamp,
             pipe: pipe.into(),
             start: start.into(),
             end: end.into(),
@@ -113,7 +125,7 @@ fn entry(rng: &mut impl Rng, at: &mut u64, want: &mut Want) -> Vec<TxEntryBeat> 
         return out;
     }
     match pipe {
-        ETH => {
+        ETH | ETH_STAMPS => {
             for (i, b) in out.iter().enumerate() {
                 // The filler beat of a cut frame ends it; its bytes mean nothing.
                 let bytes = if b.abort {
@@ -121,12 +133,14 @@ fn entry(rng: &mut impl Rng, at: &mut u64, want: &mut Want) -> Vec<TxEntryBeat> 
                 } else {
                     frame[64 * i..(64 * i + 64).min(len)].to_vec()
                 };
-                want.eth.push_back((bytes, b.last));
+                let tag =
+                    (i == 0 && stamp && pipe == ETH_STAMPS).then_some((pipe, start, len as u64));
+                want.eth.push_back((bytes, b.last, tag));
             }
             if cut.is_some() {
                 want.drops += 1;
             } else {
-                want.frames.push_back((ETH, len as u64));
+                want.frames.push_back((pipe, len as u64));
             }
         }
         ACP => want
@@ -157,6 +171,7 @@ fn run(seed: u64, entries: usize) -> (u64, u64) {
     uut.acp_bound.connect();
     uut.atomic_bound.connect();
     uut.tx_enable.connect();
+    uut.stamps_on.connect();
     uut.reset.connect();
     uut.connect_all();
     let mut sim = Simulation::new();
@@ -177,7 +192,8 @@ fn run(seed: u64, entries: usize) -> (u64, u64) {
         let bit = |p: u64| Bits::<TX_PIPES>::from(1u64 << p);
         x.acp_bound.next = bit(ACP);
         x.atomic_bound.next = bit(ATOMIC);
-        x.tx_enable.next = bit(ETH) | bit(ACP) | bit(ATOMIC);
+        x.tx_enable.next = bit(ETH) | bit(ETH_STAMPS) | bit(ACP) | bit(ATOMIC);
+        x.stamps_on.next = bit(ETH_STAMPS);
         x.reset.next = true;
         wait_clock_cycles!(sim, clock, x, 2);
         x.reset.next = false;
@@ -195,8 +211,17 @@ fn run(seed: u64, entries: usize) -> (u64, u64) {
             }
             if x.m_eth.valid.val() && x.m_eth.ready.val() {
                 let b = x.m_eth.data.val();
-                let (bytes, last) = want.eth.pop_front().expect("an Ethernet beat nobody sent");
+                let (bytes, last, tag) =
+                    want.eth.pop_front().expect("an Ethernet beat nobody sent");
                 assert_eq!(b.last, last, "Ethernet last");
+                assert_eq!(b.stamp, tag.is_some(), "stamp asked");
+                if let Some(tag) = tag {
+                    assert_eq!(
+                        (b.pipe.to_u64(), b.entry.to_u64(), b.len.to_u64()),
+                        tag,
+                        "stamped frame"
+                    );
+                }
                 if !bytes.is_empty() {
                     assert_eq!(b.keep.to_u64().trailing_ones() as usize, bytes.len());
                     assert_eq!(
