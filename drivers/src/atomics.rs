@@ -103,7 +103,7 @@ impl<C: Card> Device<C> {
         ring_bytes: u32,
     ) -> Result<(RxPipe, TxPipe)> {
         let rx = self.open_rx_pipe(rx_pipe, ring_bytes)?;
-        let tx = self.open_tx_pipe(tx_pipe, ring_bytes)?;
+        let tx = self.open_tx_pipe_unstamped(tx_pipe, ring_bytes)?;
         self.write_checked(
             pipe_page(tx_pipe) + pipe::TX_CTRL.offset,
             pipe::CTRL_ENABLE | pipe::TX_CTRL_ATOMIC,

@@ -41,11 +41,13 @@ pub(crate) fn from_words(words: [u64; 2]) -> EntryHeader {
 }
 
 /// The bytes of the header software writes in front of a TX frame of `len`
-/// bytes: flags, hash and timestamp 0 (the card reads only the length).
+/// bytes with FLAGS `flags` (0, or `pendulum_layout::ring::tx_flags`: the
+/// card reads only the length and those); hash and timestamp 0.
 #[inline]
-pub(crate) fn tx_header(len: u16) -> [u8; HEADER_BYTES] {
+pub(crate) fn tx_header_flags(len: u16, flags: u16) -> [u8; HEADER_BYTES] {
     let mut words = [0u64; 2];
     words[LEN.lsb / 64] |= u64::from(len) << (LEN.lsb % 64);
+    words[FLAGS.lsb / 64] |= u64::from(flags) << (FLAGS.lsb % 64);
     let mut rec = [0u8; HEADER_BYTES];
     rec[..8].copy_from_slice(&words[0].to_le_bytes());
     rec[8..].copy_from_slice(&words[1].to_le_bytes());
@@ -71,6 +73,15 @@ mod tests {
             len: 9728,
             ..EntryHeader::default()
         };
-        assert_eq!(tx_header(tx.len), tx.to_bytes());
+        assert_eq!(tx_header_flags(tx.len, 0), tx.to_bytes());
+        let stamped = EntryHeader {
+            len: 60,
+            flags: pendulum_layout::ring::tx_flags::STAMP,
+            ..EntryHeader::default()
+        };
+        assert_eq!(
+            tx_header_flags(stamped.len, stamped.flags),
+            stamped.to_bytes()
+        );
     }
 }

@@ -113,6 +113,24 @@ pub enum Error {
     },
     #[error("TX pipe {pipe} does not send out of RX pipe {rx}'s ring as asked: a pipe opened with Device::open_tx_pipe_over posts received frames with TxPipe::send_through (no copies), and only those of the RX pipe it was opened over")]
     TxOverRx { pipe: usize, rx: usize },
+    /// [`crate::TxPipe::send_stamped`] on a pipe whose completion area has
+    /// no stamp slots (not opened with [`crate::Device::open_tx_pipe`]).
+    #[error("TX pipe {pipe} has no TX stamps: only a pipe opened with Device::open_tx_pipe has stamp slots (one opened over an RX ring, or bound to the link or the atomic unit, has none); send with TxPipe::send; nothing was queued")]
+    TxStampsOff { pipe: usize },
+    /// A TX stamp slot says DONE but not for the entry software posted
+    /// there: the card (or a stray write) broke the pipe's completion area.
+    /// The entry stays pending and its units are not reused.
+    #[error("TX pipe {pipe}: the stamp slot of the entry at unit {unit} ({len} bytes) holds DONE {done} for the entry at unit {record_entry} of {record_len} bytes; the completion area is corrupt, so the stamp was not taken and the entry's units stay held: close the pipe")]
+    BadTxStamp {
+        pipe: usize,
+        /// Where the entry was posted, and its length.
+        unit: u32,
+        len: u16,
+        /// What the slot holds.
+        record_entry: u32,
+        record_len: u16,
+        done: u16,
+    },
     #[error("TX pipe {pipe} cannot send through unit {end}: it must lie from its tail {tail} up to the RX pipe's announced tail {rx_tail}")]
     BadSendThrough {
         pipe: usize,

@@ -64,4 +64,4 @@ pub use pendulum_layout::ring::EntryHeader;
 pub use pipe::{RxBatch, RxFrame, RxFrames, RxPipe};
 pub use sim_client::SimClientCard;
 pub use traffic::EthernetPort;
-pub use tx::TxPipe;
+pub use tx::{TxPipe, TxStamp};

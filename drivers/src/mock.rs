@@ -12,7 +12,7 @@
 //! with [`FakeCard::with_atomics`] an atomic unit (`atomic.rs`); either
 //! brings the datapath that serves the rings (`engine.rs`): RX entries
 //! written with the card's room check and reactive notifications, TX
-//! entries read by their headers, completion records.
+//! entries read by their headers, completion records, TX stamps.
 
 use std::collections::HashMap;
 
@@ -69,11 +69,17 @@ pub struct FakeCard {
     /// The atomic unit's memory (64-bit words), when the card has one
     /// (`with_atomics`).
     pub atomic_mem: Option<Vec<u64>>,
+    /// While set, TX stamp records wait in the card (taken, with their
+    /// cycle, as the frames are sent) instead of being written, until
+    /// [`FakeCard::release_tx_stamps`]: the card's head passes an entry
+    /// before its stamp comes, as it may on the NIC.
+    pub hold_tx_stamps: bool,
     /// The regions allocated mirrored.
     mirrored: Vec<usize>,
     /// The card's cycle counter (CYCLES): it moves on by one at each
-    /// `relax` and at each ring entry the card stamps, so timestamps
-    /// increase from one entry to the next. 0 after a reset.
+    /// `relax`, at each RX ring entry the card stamps and at each TX frame
+    /// it writes a stamp for, so timestamps increase from one entry to the
+    /// next. 0 after a reset.
     clock: u64,
     /// The datapath that serves the rings, when the card has a MAC or an
     /// atomic unit (it reads the rings' registers from `writes`, so leave

@@ -1,19 +1,49 @@
 //! Transmit pipes: software appends ring entries (format v2, a 16-byte
 //! header and the frame, `pendulum_layout::ring`) and rings a doorbell; the
 //! card reads them by DMA, sends them and reports its new head in a
-//! completion record.
+//! completion record, and, for a frame that asks, the cycle it left in a
+//! TX stamp.
+
+use std::collections::VecDeque;
 
 use crate::dropped::DropGuard;
 use crate::{Card, Device, DmaRegion, DmaViewMut, Error, Result, RxPipe};
 use pendulum_layout::params::MAX_FRAME_BYTES;
-use pendulum_layout::ring::{entry_units, UNIT_BYTES};
-use pendulum_layout::{pipe, pipe_page, tx_compl};
+use pendulum_layout::ring::{entry_units, tx_flags, UNIT_BYTES};
+use pendulum_layout::{pipe, pipe_page, tx_compl, tx_stamp};
 
 // `TxPipe::poll` reads a completion record's HEAD and SEQ in one 64-bit load.
 const _: () = assert!(
     tx_compl::HEAD.lsb + tx_compl::HEAD.width <= 64
         && tx_compl::SEQ.lsb + tx_compl::SEQ.width <= 64
 );
+
+// `TxPipe::stamps` reads a stamp record as two 64-bit loads: ENTRY, LEN
+// and DONE in the second word (DONE says the record is written, so that
+// word comes first), CYCLES the whole first word.
+const _: () = assert!(
+    tx_stamp::BYTES == 16
+        && tx_stamp::CYCLES.lsb == 0
+        && tx_stamp::CYCLES.width == 64
+        && tx_stamp::ENTRY.lsb >= 64
+        && tx_stamp::LEN.lsb >= 64
+        && tx_stamp::DONE.lsb >= 64
+);
+
+/// The card's TX stamp of a frame sent with [`TxPipe::send_stamped`], as
+/// [`TxPipe::stamps`] hands it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxStamp {
+    /// The entry's first unit in the TX ring (the pipe's tail when it was
+    /// posted), which tells stamps of equal frames apart.
+    pub entry: u32,
+    /// The frame's length in bytes.
+    pub len: u16,
+    /// The card's CYCLES counter in the cycle the frame's first beat left
+    /// the core for the MAC: the clock RX headers' TIMESTAMP and
+    /// [`Device::cycles`] read.
+    pub cycles: u64,
+}
 
 /// A transmit pipe: a data ring where software places entries back to back,
 /// each a 16-byte header stating the frame's length and the frame padded to
@@ -39,6 +69,15 @@ pub struct TxPipe {
     /// Set when the ring is an RX pipe's ring (that pipe's index): frames are
     /// posted where they were received, never copied in.
     over_rx: Option<usize>,
+    /// The completion area has a stamp slot per ring unit
+    /// (`tx_stamp::area_bytes`), as [`Device::open_tx_pipe`] makes it, so
+    /// [`TxPipe::send_stamped`] may ask for stamps.
+    stamps: bool,
+    /// Entries posted asking for a stamp whose stamp has not been taken
+    /// yet, oldest first: (first unit, LEN). The card may write a stamp
+    /// after its head has passed the entry, so the units from the oldest
+    /// of them on are not reused until it is taken.
+    pending: VecDeque<(u32, u16)>,
     /// Closes the pipe when it is dropped without [`Device::close_tx_pipe`].
     guard: DropGuard,
 }
@@ -47,6 +86,7 @@ impl TxPipe {
     pub(crate) fn new(index: usize, ring: DmaRegion, compl: DmaRegion, guard: DropGuard) -> Self {
         let units = (ring.len / UNIT_BYTES) as u32;
         debug_assert!(units.is_power_of_two(), "ring sizes are powers of two");
+        let stamps = compl.len >= tx_stamp::area_bytes(ring.len as u32);
         Self {
             index,
             ring,
@@ -57,6 +97,8 @@ impl TxPipe {
             head: 0,
             last_seq: 0,
             over_rx: None,
+            stamps,
+            pending: VecDeque::new(),
             guard,
         }
     }
@@ -168,9 +210,16 @@ impl TxPipe {
         }
     }
 
-    /// Units not yet handed back by the card.
+    /// Units not yet handed back: from the card's head, or from the oldest
+    /// entry whose stamp is pending when that is further back from the tail
+    /// (the head may have passed it, but its stamp slot may still be
+    /// written, and the slot belongs to the unit the entry starts at).
     fn used_units(&self) -> u32 {
-        self.tail.wrapping_sub(self.head) & self.mask
+        let from_head = self.tail.wrapping_sub(self.head) & self.mask;
+        match self.pending.front() {
+            Some(&(unit, _)) => from_head.max(self.tail.wrapping_sub(unit) & self.mask),
+            None => from_head,
+        }
     }
 
     /// Units available without polling: one unit stays empty so a full ring
@@ -183,7 +232,10 @@ impl TxPipe {
     /// Units (16 bytes each) free for new entries: the ring minus what the
     /// card has not finished, minus one unit kept empty. Refreshes the
     /// card's head from the completion record first. A frame of `len` bytes
-    /// takes `pendulum_layout::ring::entry_units(len)` of them.
+    /// takes `pendulum_layout::ring::entry_units(len)` of them. Units from
+    /// the oldest entry whose stamp is pending on are not free, even once
+    /// the head has passed them: take the stamps ([`TxPipe::stamps`]) to
+    /// free them.
     pub fn free_units<C: Card>(&mut self, dev: &Device<C>) -> u32 {
         self.poll(dev);
         self.free_now()
@@ -240,45 +292,95 @@ impl TxPipe {
     /// [`crate::POLLS_PER_RESET_CHECK`] calls ([`Error::CardReset`]).
     pub fn send<C: Card>(&mut self, dev: &mut Device<C>, frames: &[&[u8]]) -> Result<usize> {
         self.check_own_ring()?;
+        self.check_lengths(dev, frames)?;
+        self.append(dev, frames, 0, |f: &&[u8]| *f)
+    }
+
+    /// [`TxPipe::send`] with a TX stamp asked for each frame (FLAGS
+    /// `tx_flags::STAMP`): the card writes the cycle the frame's first beat
+    /// left into the stamp slot of the unit its entry starts at, and
+    /// [`TxPipe::stamps`] hands the stamps out in send order. Same length
+    /// checks and partial queuing as `send`; refused on a pipe over an RX
+    /// ring ([`Error::TxOverRx`]) and on a pipe without stamp slots
+    /// ([`Error::TxStampsOff`]), queuing nothing.
+    ///
+    /// Each entry's slot is cleared before the doorbell, so an old stamp
+    /// there is not taken for the new one. The card may write a stamp after
+    /// its head has passed the entry, so the entry's units stay held until
+    /// its stamp is taken: a loop that sends stamped frames must call
+    /// `stamps` too, or the ring fills up. (The lengths checked here are
+    /// ones the card sends, and the card drops only entries of other
+    /// lengths, so every stamp asked for here comes, unless the pipe is
+    /// closed or the card reset.)
+    pub fn send_stamped<C: Card>(
+        &mut self,
+        dev: &mut Device<C>,
+        frames: &[&[u8]],
+    ) -> Result<usize> {
+        self.check_own_ring()?;
+        if !self.stamps {
+            return Err(Error::TxStampsOff { pipe: self.index });
+        }
+        self.check_lengths(dev, frames)?;
+        self.append(dev, frames, tx_flags::STAMP, |f: &&[u8]| *f)
+    }
+
+    /// [`Error::BadFrameLength`] for the first frame of `frames` that is
+    /// empty or longer than [`TxPipe::max_frame_bytes`].
+    fn check_lengths<C: Card>(&self, dev: &Device<C>, frames: &[&[u8]]) -> Result<()> {
         let max = self.max_frame_bytes(dev);
-        if let Some((index, bad)) = frames
+        match frames
             .iter()
             .enumerate()
             .find(|(_, f)| f.is_empty() || f.len() > max as usize)
         {
-            return Err(Error::BadFrameLength {
+            Some((index, bad)) => Err(Error::BadFrameLength {
                 index,
                 len: bad.len(),
                 max,
-            });
+            }),
+            None => Ok(()),
         }
-        self.append(dev, frames, |f: &&[u8]| *f)
     }
 
     /// Appends one entry per item (its bytes from `body`, each 1 to 65,535
-    /// bytes long: callers checked), as many as fit, and rings the doorbell
-    /// once; an idle poll when none fit. Returns how many were queued.
+    /// bytes long: callers checked; its header's FLAGS `flags`), as many as
+    /// fit, and rings the doorbell once; an idle poll when none fit.
+    /// Returns how many were queued. With `tx_flags::STAMP` in `flags`,
+    /// each entry's stamp slot is cleared and the entry is pending.
     fn append<C: Card, T, B: AsRef<[u8]>>(
         &mut self,
         dev: &mut Device<C>,
         items: &[T],
+        flags: u16,
         body: impl Fn(&T) -> B,
     ) -> Result<usize> {
         self.poll(dev);
         let mut free = self.free_now();
         let (units, mut tail) = (self.units, self.tail);
+        let stamped = flags & tx_flags::STAMP != 0;
+        let already_pending = self.pending.len();
         let mut ring = self.ring_mut(dev)?;
         let mut queued = 0;
         for item in items {
             let b = body(item);
             let b = b.as_ref();
-            let need = entry_units(b.len() as u32);
+            let len = b.len() as u16;
+            let need = entry_units(len.into());
             if need > free {
                 break;
             }
-            tail = put_entry(&mut ring, units, tail, b.len() as u16, b);
+            if stamped {
+                self.pending.push_back((tail, len));
+            }
+            tail = put_entry(&mut ring, units, tail, len, flags, b);
             free -= need;
             queued += 1;
+        }
+        if let Err(e) = self.clear_stamp_slots(dev, already_pending) {
+            // Nothing is posted: the tail stays, so the entries are not.
+            self.pending.truncate(already_pending);
+            return Err(e);
         }
         self.tail = tail;
         if queued > 0 {
@@ -287,6 +389,97 @@ impl TxPipe {
             dev.idle_poll()?;
         }
         Ok(queued)
+    }
+
+    /// Zeroes the stamp slots of the pending entries from `from` on (just
+    /// appended, not yet rung), so DONE reads 0 until the card stamps them.
+    /// Plain writes, as the entries' are: the doorbell's release fence
+    /// orders them before the card can see the entries. The card writes no
+    /// slot of these units meanwhile: their previous stamps were taken (or
+    /// never asked for) before the units were free again.
+    fn clear_stamp_slots<C: Card>(&self, dev: &mut Device<C>, from: usize) -> Result<()> {
+        if from >= self.pending.len() {
+            return Ok(());
+        }
+        let mut compl = dev.card_mut().dma_mut(&self.compl);
+        for &(unit, _) in self.pending.range(from..) {
+            let at = tx_stamp::offset(unit) as usize;
+            if compl.fill(at, tx_stamp::BYTES, 0).is_none() {
+                return Err(self.short_compl(compl.len()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for a completion area mapped shorter than its stamp slots.
+    fn short_compl(&self, mapped: usize) -> Error {
+        Error::dma(format!(
+            "TX completion area of pipe {} maps {mapped} bytes, {} expected; the card's DMA memory is broken",
+            self.index,
+            tx_stamp::area_bytes(self.units * UNIT_BYTES as u32)
+        ))
+    }
+
+    /// Takes the stamps that have arrived, in send order: for each entry
+    /// posted by [`TxPipe::send_stamped`] whose slot says DONE, pushes its
+    /// [`TxStamp`] onto `out` and frees its units (up to the card's head);
+    /// stops at the first whose stamp has not arrived, so stamps come out
+    /// in the order the frames were sent. Returns how many were pushed.
+    ///
+    /// Each record is read with two acquire loads, the word holding DONE
+    /// first, so CYCLES is the one the card wrote with it. A slot that says
+    /// DONE for another entry or length than was posted (or DONE other than
+    /// 0 or 1) is [`Error::BadTxStamp`]: the stamps before it are in `out`,
+    /// and that entry stays pending with its units held.
+    pub fn stamps<C: Card>(&mut self, dev: &Device<C>, out: &mut Vec<TxStamp>) -> Result<usize> {
+        if self.pending.is_empty() {
+            return Ok(0);
+        }
+        let compl = dev.card().dma(&self.compl);
+        let mut taken = 0;
+        while let Some(&(unit, len)) = self.pending.front() {
+            let at = tx_stamp::offset(unit) as usize;
+            let mut rec = [0u8; tx_stamp::BYTES];
+            let hi = compl
+                .load_u64_acquire(at + 8)
+                .ok_or_else(|| self.short_compl(compl.len()))?;
+            rec[8..].copy_from_slice(&hi.to_le_bytes());
+            let done = tx_stamp::DONE.read(&rec) as u16;
+            if done == 0 {
+                break;
+            }
+            let record_entry = tx_stamp::ENTRY.read(&rec) as u32;
+            let record_len = tx_stamp::LEN.read(&rec) as u16;
+            if done != 1 || record_entry != unit || record_len != len {
+                return Err(Error::BadTxStamp {
+                    pipe: self.index,
+                    unit,
+                    len,
+                    record_entry,
+                    record_len,
+                    done,
+                });
+            }
+            let lo = compl
+                .load_u64_acquire(at)
+                .ok_or_else(|| self.short_compl(compl.len()))?;
+            rec[..8].copy_from_slice(&lo.to_le_bytes());
+            out.push(TxStamp {
+                entry: unit,
+                len,
+                cycles: tx_stamp::CYCLES.read(&rec),
+            });
+            self.pending.pop_front();
+            taken += 1;
+        }
+        Ok(taken)
+    }
+
+    /// Entries sent with [`TxPipe::send_stamped`] whose stamp
+    /// [`TxPipe::stamps`] has not taken yet; their units are not reused
+    /// until it has.
+    pub fn stamps_pending(&self) -> usize {
+        self.pending.len()
     }
 
     /// Raw form for tests: copies `bytes` (whole ring units, entry headers
@@ -325,7 +518,7 @@ impl TxPipe {
         };
         self.reserve(dev, entry_units(len.into()))?;
         let (units, tail) = (self.units, self.tail);
-        self.tail = put_entry(&mut self.ring_mut(dev)?, units, tail, len, body);
+        self.tail = put_entry(&mut self.ring_mut(dev)?, units, tail, len, 0, body);
         self.ring_doorbell(dev)
     }
 
@@ -357,7 +550,7 @@ impl TxPipe {
         slots: impl Fn(&T) -> S,
     ) -> Result<usize> {
         self.check_own_ring()?;
-        self.append(dev, items, |item| {
+        self.append(dev, items, 0, |item| {
             let s = slots(item);
             debug_assert!(
                 !s.as_ref().is_empty() && s.as_ref().len() % 64 == 0,
@@ -368,15 +561,18 @@ impl TxPipe {
     }
 
     /// True when the card reports every posted entry done (its head, as last
-    /// reported, equals the tail). Refreshes the head first.
+    /// reported, equals the tail). Refreshes the head first. Stamps asked
+    /// for may still be on their way: the head moves when the card has read
+    /// an entry, before its frame leaves ([`TxPipe::stamps_pending`]).
     pub fn idle<C: Card>(&mut self, dev: &Device<C>) -> bool {
         self.poll(dev);
         self.head == self.tail
     }
 
-    /// Polls until idle, at most `max_polls` times (relaxing the card between
-    /// polls). Returns whether the pipe became idle. A reset of the card (or
-    /// a card that stops answering) ends the wait early, within
+    /// Polls until idle ([`TxPipe::idle`]: stamps may still be pending), at
+    /// most `max_polls` times (relaxing the card between polls). Returns
+    /// whether the pipe became idle. A reset of the card (or a card that
+    /// stops answering) ends the wait early, within
     /// [`crate::POLLS_PER_RESET_CHECK`] polls, with false; the next call that
     /// returns a `Result` says why, as does [`Device::check_card`].
     pub fn wait_idle<C: Card>(&mut self, dev: &mut Device<C>, max_polls: u64) -> bool {
@@ -392,15 +588,24 @@ impl TxPipe {
     }
 }
 
-/// Writes an entry (a header stating `len` bytes, then `body`) at unit
-/// `at`, wrapping at the ring's end; returns the unit after it. Flags, hash
-/// and timestamp are 0: the card reads only the length. The padding after
-/// the body is left as it was: the card skips it.
+/// Writes an entry (a header stating `len` bytes and FLAGS `flags`, then
+/// `body`) at unit `at`, wrapping at the ring's end; returns the unit after
+/// it. Hash and timestamp are 0: the card reads only the length and
+/// `tx_flags`. The padding after the body is left as it was: the card
+/// skips it.
 #[inline]
-fn put_entry(ring: &mut DmaViewMut<'_>, units: u32, at: u32, len: u16, body: &[u8]) -> u32 {
+fn put_entry(
+    ring: &mut DmaViewMut<'_>,
+    units: u32,
+    at: u32,
+    len: u16,
+    flags: u16,
+    body: &[u8],
+) -> u32 {
     // A header is one whole unit, so it never wraps: one copy of a known
     // size (the compiler writes it in place).
-    ring.copy_from(at as usize * UNIT_BYTES, &crate::entry::tx_header(len));
+    let header = crate::entry::tx_header_flags(len, flags);
+    ring.copy_from(at as usize * UNIT_BYTES, &header);
     put(ring, units, (at + 1) & (units - 1), body);
     (at + entry_units(len.into())) & (units - 1)
 }
@@ -417,5 +622,25 @@ fn put(ring: &mut DmaViewMut<'_>, units: u32, at: u32, bytes: &[u8]) {
     ring.copy_from(off, &bytes[..first]);
     if first < bytes.len() {
         ring.copy_from(0, &bytes[first..]);
+    }
+}
+
+#[cfg(all(test, feature = "test-utils"))]
+mod tests {
+    use crate::mock::FakeCard;
+    use crate::{Device, Error};
+
+    /// Pipes bound to the link or the atomic unit are opened without stamp
+    /// slots; asking for stamps there must not write past their record.
+    #[test]
+    fn send_stamped_on_a_pipe_without_stamp_slots_is_refused() {
+        let mut dev = Device::open(FakeCard::new()).unwrap();
+        let mut tx = dev.open_tx_pipe_unstamped(1, 4096).unwrap();
+        let frame = [1u8; 60];
+        let e = tx.send_stamped(&mut dev, &[&frame]).unwrap_err();
+        assert!(matches!(e, Error::TxStampsOff { pipe: 1 }), "{e}");
+        assert!(e.to_string().contains("nothing was queued"), "{e}");
+        assert_eq!((tx.tail(), tx.stamps_pending()), (0, 0));
+        assert_eq!(tx.send(&mut dev, &[&frame]).unwrap(), 1);
     }
 }

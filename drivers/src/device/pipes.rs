@@ -91,9 +91,35 @@ impl<C: Card> Device<C> {
     }
 
     /// Sets up TX pipe `index` with a fresh ring of `ring_bytes` and its
-    /// completion record, and enables it. The TX pipe is independent of the
-    /// RX pipe with the same index (it shares only the register page).
+    /// completion area, and enables it with TX stamps on
+    /// ([`TxPipe::send_stamped`]). The TX pipe is independent of the RX pipe
+    /// with the same index (it shares only the register page).
+    ///
+    /// The completion area holds the completion record and a 16-byte stamp
+    /// slot per ring unit (`pendulum_layout::tx_stamp::area_bytes`): the
+    /// card writes a stamp where its entry starts, and an entry may start
+    /// at any unit, so the slots cost as much memory as the ring itself.
+    /// Frames sent without asking for a stamp ([`TxPipe::send`]) get none
+    /// and cost nothing more.
     pub fn open_tx_pipe(&mut self, index: usize, ring_bytes: u32) -> Result<TxPipe> {
+        self.open_tx_pipe_with(index, ring_bytes, true)
+    }
+
+    /// [`Device::open_tx_pipe`] without TX stamps: the completion record
+    /// alone. For the pipes bound to the ACP link or the atomic unit, which
+    /// carry messages and verbs, not frames, and rewrite TX_CTRL to bind
+    /// them.
+    pub(crate) fn open_tx_pipe_unstamped(
+        &mut self,
+        index: usize,
+        ring_bytes: u32,
+    ) -> Result<TxPipe> {
+        self.open_tx_pipe_with(index, ring_bytes, false)
+    }
+
+    /// Opens TX pipe `index` over a fresh ring, with stamp slots and
+    /// TX_CTRL_STAMPS when `stamps`.
+    fn open_tx_pipe_with(&mut self, index: usize, ring_bytes: u32, stamps: bool) -> Result<TxPipe> {
         self.close_dropped()?;
         self.check_pipe_request(index, ring_bytes, true)?;
         // Not mirrored: the card reads entries by DMA, and software splits
@@ -101,10 +127,18 @@ impl<C: Card> Device<C> {
         let ring = self
             .card
             .alloc_dma(ring_bytes as usize, RegionKind::DataRing, false)?;
-        let compl =
-            self.card
-                .alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
-        self.program_tx_pipe(index, &ring, &compl)?;
+        let (compl_bytes, ctrl) = if stamps {
+            (
+                layout::tx_stamp::area_bytes(ring_bytes),
+                pipe::CTRL_ENABLE | pipe::TX_CTRL_STAMPS,
+            )
+        } else {
+            (layout::tx_compl::BYTES, pipe::CTRL_ENABLE)
+        };
+        let compl = self
+            .card
+            .alloc_dma(compl_bytes, RegionKind::Notification, false)?;
+        self.program_tx_pipe(index, &ring, &compl, ctrl)?;
         let guard = DropGuard::new(&self.dropped, Dropped::Tx(index));
         Ok(TxPipe::new(index, ring, compl, guard))
     }
@@ -116,7 +150,8 @@ impl<C: Card> Device<C> {
     /// after editing them in place, and the RX units are freed once the TX
     /// head has passed them ([`RxPipe::free`] up to [`TxPipe::head`]). Open
     /// it right after `rx`, before frames arrive, so both rings start at
-    /// unit 0. Only the completion record is allocated.
+    /// unit 0. Only the completion record is allocated: no TX stamps, as
+    /// the pipe sends only what `rx` received.
     pub fn open_tx_pipe_over(&mut self, index: usize, rx: &RxPipe) -> Result<TxPipe> {
         self.close_dropped()?;
         let ring = *rx.ring_region();
@@ -125,13 +160,21 @@ impl<C: Card> Device<C> {
         let compl =
             self.card
                 .alloc_dma(layout::tx_compl::BYTES, RegionKind::Notification, false)?;
-        self.program_tx_pipe(index, &ring, &compl)?;
+        self.program_tx_pipe(index, &ring, &compl, pipe::CTRL_ENABLE)?;
         let guard = DropGuard::new(&self.dropped, Dropped::Tx(index));
         Ok(TxPipe::new_over_rx(index, ring, compl, rx.index(), guard))
     }
 
-    /// Writes a TX pipe's ring and completion record and enables it.
-    fn program_tx_pipe(&mut self, index: usize, ring: &DmaRegion, compl: &DmaRegion) -> Result<()> {
+    /// Writes a TX pipe's ring and completion area and enables it by
+    /// writing `ctrl` (CTRL_ENABLE, and TX_CTRL_STAMPS when `compl` has the
+    /// stamp slots) to TX_CTRL.
+    fn program_tx_pipe(
+        &mut self,
+        index: usize,
+        ring: &DmaRegion,
+        compl: &DmaRegion,
+        ctrl: u32,
+    ) -> Result<()> {
         let page = pipe_page(index);
         // Start from a disabled pipe: configuration is refused while enabled.
         self.write_checked(page + pipe::TX_CTRL.offset, 0)?;
@@ -146,7 +189,7 @@ impl<C: Card> Device<C> {
             page + pipe::TX_COMPL_BASE_HI.offset,
             (compl.iova >> 32) as u32,
         )?;
-        self.write_checked(page + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE)?;
+        self.write_checked(page + pipe::TX_CTRL.offset, ctrl)?;
         self.tx_open[index] = true;
         Ok(())
     }

@@ -19,19 +19,31 @@
 //!   (a test writes its completions). The completion record is written each
 //!   time the head crosses a multiple of `TX_COMPL_UNITS` and when it
 //!   reaches the rung tail.
+//! - TX stamps: on a frame pipe enabled with `TX_CTRL_STAMPS`, a frame sent
+//!   whose entry's FLAGS has `tx_flags::STAMP` gets a stamp record
+//!   (`pendulum_layout::tx_stamp`: the card's clock, moved on by one for
+//!   it, the entry's unit and LEN, DONE 1) in the slot of its entry's first
+//!   unit, as it is sent. A dropped entry gets none. With
+//!   [`FakeCard::hold_tx_stamps`] the records wait in the card until
+//!   [`FakeCard::release_tx_stamps`], so a test sees the head pass an
+//!   entry before its stamp comes, as it may on the NIC.
 
 use std::collections::HashMap;
 
 use super::{put_u32, FakeCard};
+use pendulum_layout::notif::Field;
 use pendulum_layout::params::{MAX_FRAME_BYTES, TX_COMPL_UNITS};
-use pendulum_layout::ring::{entry_units, EntryHeader, HEADER_BYTES, UNIT_BYTES};
-use pendulum_layout::{global, pipe, pipe_page, tx_compl, Reg, PAGE_BYTES};
+use pendulum_layout::ring::{entry_units, tx_flags, EntryHeader, HEADER_BYTES, UNIT_BYTES};
+use pendulum_layout::{global, pipe, pipe_page, tx_compl, tx_stamp, Reg, PAGE_BYTES};
 
 /// The rings' state, per pipe while it is enabled.
 #[derive(Default)]
 pub(super) struct Engine {
     rx: HashMap<usize, RxState>,
     tx: HashMap<usize, TxState>,
+    /// Stamp records held back ([`FakeCard::hold_tx_stamps`]), oldest
+    /// first: (bus address, record).
+    held_stamps: Vec<(u64, [u8; tx_stamp::BYTES])>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -51,6 +63,8 @@ struct TxState {
     /// Completion records written since the pipe was enabled.
     seq: u32,
     bound: Bound,
+    /// TX_CTRL_STAMPS: frames that ask get a stamp record.
+    stamps: bool,
 }
 
 /// What a TX pipe's entries are (TX_CTRL).
@@ -82,6 +96,7 @@ impl FakeCard {
         if let Some(e) = self.engine.as_mut() {
             e.rx.clear();
             e.tx.clear();
+            e.held_stamps.clear();
         }
     }
 
@@ -128,6 +143,7 @@ impl FakeCard {
                     head: 0,
                     seq: 0,
                     bound,
+                    stamps: value & pipe::TX_CTRL_STAMPS != 0,
                 };
                 e.tx.insert(p, fresh);
             } else {
@@ -262,7 +278,8 @@ impl FakeCard {
             let from = s.head;
             let left = tail.wrapping_sub(from) & mask;
             let rec = self.ring_read(base, ring_bytes, from, HEADER_BYTES as u32);
-            let len = EntryHeader::from_bytes(&rec.try_into().expect("a header")).len;
+            let header = EntryHeader::from_bytes(&rec.try_into().expect("a header"));
+            let len = header.len;
             let units = entry_units(len.into());
             let taken = if units > left {
                 // Running past the tail: everything up to it goes.
@@ -276,6 +293,10 @@ impl FakeCard {
                     serve(self, &body)
                 }
             };
+            let stamp = s.stamps && s.bound == Bound::Frames && header.flags & tx_flags::STAMP != 0;
+            if taken && stamp {
+                self.tx_stamp(p, from, len);
+            }
             if !taken {
                 count(self, global::TX_DROP_MALFORMED, 1);
                 count(self, at(p, pipe::TX_DROPS), 1);
@@ -312,6 +333,45 @@ impl FakeCard {
         count(self, global::TX_COMPLETIONS, 1);
     }
 
+    /// Stamps the frame of TX pipe `p`'s entry at unit `unit` (`len` bytes)
+    /// as it leaves: the clock moves on by one, so stamps increase, and the
+    /// record goes to the entry's slot after the completion record, or
+    /// waits in the card while [`FakeCard::hold_tx_stamps`] is set.
+    fn tx_stamp(&mut self, p: usize, unit: u32, len: u16) {
+        self.clock += 1;
+        let page = pipe_page(p);
+        let base = self.iova_at(
+            page + pipe::TX_COMPL_BASE_LO.offset,
+            page + pipe::TX_COMPL_BASE_HI.offset,
+        );
+        let mut rec = [0u8; tx_stamp::BYTES];
+        put_le(&mut rec, tx_stamp::CYCLES, self.clock);
+        put_le(&mut rec, tx_stamp::ENTRY, unit.into());
+        put_le(&mut rec, tx_stamp::LEN, len.into());
+        put_le(&mut rec, tx_stamp::DONE, 1);
+        let at = base + tx_stamp::offset(unit);
+        match self.engine.as_mut() {
+            Some(e) if self.hold_tx_stamps => e.held_stamps.push((at, rec)),
+            _ => self.host_write(at, &rec),
+        }
+    }
+
+    /// Writes the stamp records held back while
+    /// [`FakeCard::hold_tx_stamps`] was set, oldest first, and returns how
+    /// many. (It does not clear `hold_tx_stamps`: stamps of frames sent
+    /// later are held until the next call.)
+    pub fn release_tx_stamps(&mut self) -> usize {
+        let held = self
+            .engine
+            .as_mut()
+            .map(|e| std::mem::take(&mut e.held_stamps))
+            .unwrap_or_default();
+        for (at, rec) in &held {
+            self.host_write(*at, rec);
+        }
+        held.len()
+    }
+
     /// Writes `bytes` into the ring at `base` from unit `unit` on, wrapping.
     fn ring_write(&mut self, base: u64, ring_bytes: u32, unit: u32, bytes: &[u8]) {
         let at = unit as usize * UNIT_BYTES;
@@ -329,4 +389,12 @@ impl FakeCard {
         out.extend_from_slice(self.host_mut(base, len - first));
         out
     }
+}
+
+/// Writes `v` into field `f` (whole bytes, at most 64 bits) of a
+/// little-endian record.
+fn put_le(rec: &mut [u8], f: Field, v: u64) {
+    debug_assert!(f.lsb % 8 == 0 && f.width % 8 == 0 && f.width <= 64);
+    let (at, n) = (f.lsb / 8, f.width / 8);
+    rec[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
 }

@@ -39,7 +39,10 @@ fn a_dropped_pipe_can_be_opened_again_at_once() {
 fn a_dropped_tx_pipe_is_disabled_at_the_next_call_and_can_be_opened_again() {
     let mut dev = Device::open(FakeCard::new()).unwrap();
     let tx = dev.open_tx_pipe(3, 4096).unwrap();
-    assert_eq!(dev.card().last_write(tx_ctrl(3)), pipe::CTRL_ENABLE);
+    assert_eq!(
+        dev.card().last_write(tx_ctrl(3)),
+        pipe::CTRL_ENABLE | pipe::TX_CTRL_STAMPS
+    );
     drop(tx);
     dev.check_card().unwrap();
     assert_eq!(dev.card().last_write(tx_ctrl(3)), 0, "disabled on the card");
@@ -55,7 +58,10 @@ fn a_closed_pipe_is_disabled_once() {
     dev.close_tx_pipe(tx).unwrap();
     dev.check_card().unwrap();
     assert_eq!(dev.card().writes_to(rx_ctrl(1)), [0, pipe::CTRL_ENABLE, 0]);
-    assert_eq!(dev.card().writes_to(tx_ctrl(1)), [0, pipe::CTRL_ENABLE, 0]);
+    assert_eq!(
+        dev.card().writes_to(tx_ctrl(1)),
+        [0, pipe::CTRL_ENABLE | pipe::TX_CTRL_STAMPS, 0]
+    );
 }
 
 #[test]

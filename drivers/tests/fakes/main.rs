@@ -23,3 +23,4 @@ mod ring_v2;
 mod rx;
 mod traffic;
 mod tx;
+mod tx_stamps;

@@ -5,7 +5,7 @@ use crate::common;
 
 use pendulum_driver::mock::{FakeCard, MAX_FRAME_BYTES};
 use pendulum_driver::{Device, EntryHeader, Error, RegionKind, TxPipe};
-use pendulum_layout::{pipe, pipe_page, tx_compl};
+use pendulum_layout::{pipe, pipe_page, tx_compl, tx_stamp};
 
 fn open(ring_bytes: u32) -> (Device<FakeCard>, TxPipe) {
     let mut dev = Device::open(FakeCard::new()).unwrap();
@@ -50,13 +50,18 @@ fn open_programs_the_tx_registers_in_order() {
                 page + pipe::TX_COMPL_BASE_HI.offset,
                 (compl_iova >> 32) as u32
             ),
-            (page + pipe::TX_CTRL.offset, pipe::CTRL_ENABLE),
+            (
+                page + pipe::TX_CTRL.offset,
+                pipe::CTRL_ENABLE | pipe::TX_CTRL_STAMPS
+            ),
         ]
     );
-    // The ring is a plain (not mirrored) data ring; the record 16 bytes.
+    // The ring is a plain (not mirrored) data ring; the completion area
+    // the 16-byte record and a 16-byte stamp slot per unit.
     assert_eq!(card.regions[0].0, RegionKind::DataRing);
     assert_eq!(card.regions[0].1.len(), 8192);
-    assert_eq!(card.regions[1].1.len(), tx_compl::BYTES);
+    assert_eq!(card.regions[1].1.len(), tx_compl::BYTES + 512 * 16);
+    assert_eq!(card.regions[1].1.len(), tx_stamp::area_bytes(8192));
 }
 
 #[test]
