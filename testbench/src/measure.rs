@@ -226,12 +226,13 @@ impl TxRun {
 /// Sends `frames` frames of `size` bytes from one TX pipe with a 2 MiB
 /// ring, posting more whenever the ring has room, so the host keeps far
 /// ahead of the NIC (MAC side unpaced): the TX path alone, to set beside RX
-/// alone and the echo.
+/// alone and the echo. With `stamped`, every frame asks for a TX stamp
+/// (`TxPipe::send_stamped`) and the stamps are collected as they come.
 ///
 /// # Panics
-/// If the MAC sends other frames than were posted, or TX stalls: a bench
-/// must not report a broken run.
-pub fn tx_run(size: usize, frames: usize) -> TxRun {
+/// If the MAC sends other frames than were posted, a stamp is missing or
+/// out of order, or TX stalls: a bench must not report a broken run.
+pub fn tx_run(size: usize, frames: usize, stamped: bool) -> TxRun {
     let mut dev = Device::open(SimCard::new(SimConfig::default())).expect("open");
     let mut tx = dev.open_tx_pipe(0, 2 << 20).expect("tx pipe");
     let mut gen = FrameGen::new(size as u64 + 1);
@@ -239,9 +240,18 @@ pub fn tx_run(size: usize, frames: usize) -> TxRun {
     let refs: Vec<&[u8]> = sent.iter().map(Vec::as_slice).collect();
     let start = dev.card().sim.cycle();
     let mut queued = 0;
+    let mut stamps = Vec::new();
     while dev.card().sim.eth_tx.frames_received() < frames as u64 {
         if queued < frames {
-            queued += tx.send(&mut dev, &refs[queued..]).expect("send");
+            queued += if stamped {
+                tx.send_stamped(&mut dev, &refs[queued..])
+                    .expect("send_stamped")
+            } else {
+                tx.send(&mut dev, &refs[queued..]).expect("send")
+            };
+        }
+        if stamped {
+            tx.stamps(&dev, &mut stamps).expect("stamps");
         }
         dev.card_mut().sim.run(16);
         assert!(dev.card().sim.cycle() - start < 1_000_000_000, "TX stalled");
@@ -251,6 +261,20 @@ pub fn tx_run(size: usize, frames: usize) -> TxRun {
         dev.card_mut().sim.eth_tx.take_frames() == sent,
         "the MAC sent other frames than were posted"
     );
+    if stamped {
+        for _ in 0..10_000 {
+            if tx.stamps_pending() == 0 {
+                break;
+            }
+            dev.card_mut().sim.run(16);
+            tx.stamps(&dev, &mut stamps).expect("stamps");
+        }
+        assert_eq!(stamps.len(), frames, "a stamp per frame");
+        assert!(
+            stamps.windows(2).all(|w| w[0].cycles < w[1].cycles),
+            "stamps in order"
+        );
+    }
     TxRun {
         frames: frames as u64,
         cycles,

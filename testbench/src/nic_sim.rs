@@ -79,6 +79,10 @@ pub struct NicSim {
     /// first (for latency measurements; off by default).
     pub arrivals: Option<std::collections::VecDeque<u64>>,
     eth_in_frame: bool,
+    /// When set, the cycle each frame's first beat left the NIC for the MAC,
+    /// oldest first (TX stamps are checked against it; off by default).
+    pub departures: Option<std::collections::VecDeque<u64>>,
+    eth_tx_in_frame: bool,
     pub cfg: SimConfig,
     cycle: u64,
     /// Register operation at the NIC's MMIO port, waiting for ready.
@@ -149,6 +153,8 @@ impl NicSim {
             eth_tx: EthSink::new(cfg.tx_pacing),
             arrivals: None,
             eth_in_frame: false,
+            departures: None,
+            eth_tx_in_frame: false,
             cfg,
             cycle: 0,
             mmio_pending: None,
@@ -363,6 +369,12 @@ impl NicSim {
             );
         }
         if tx_ready && n.eth_tx_tvalid() != 0 {
+            if !self.eth_tx_in_frame {
+                if let Some(d) = self.departures.as_mut() {
+                    d.push_back(now);
+                }
+            }
+            self.eth_tx_in_frame = n.eth_tx_tlast() == 0;
             n.eth_tx_tdata(&mut self.tx_data);
             self.eth_tx
                 .accept(now, &self.tx_data, n.eth_tx_tkeep(), n.eth_tx_tlast() != 0);
@@ -435,6 +447,7 @@ impl NicSim {
         self.eth.reset_mac();
         self.eth_tx.reset_mac();
         self.eth_in_frame = false;
+        self.eth_tx_in_frame = false;
         self.acp_out = None;
         self.reset = true;
     }

@@ -160,9 +160,10 @@ fn main() {
     outln!("unpaced, beside the card's bound: the lower of the input's (one frame start per 512-bit beat, so");
     outln!("250 / ceil(bytes / 64) Mpps) and the PCIe model's for the run's bytes per frame in its busier direction");
     outln!("(in = input, up = PCIe to host, down = PCIe to NIC); and the 100 GbE line rate. Zero copy (the TX pipe");
-    outln!("sending out of the RX ring) and TX alone at the sizes of the other tables");
+    outln!("sending out of the RX ring) and TX alone, without and with a TX stamp on every frame, at the");
+    outln!("sizes of the other tables");
     outln!(
-        "{:>6} | {:>9} {:>7} {:>4} {:>6} | {:>9} {:>7} {:>4} {:>6} | {:>9} {:>7} | {:>9} {:>9}",
+        "{:>6} | {:>9} {:>7} {:>4} {:>6} | {:>9} {:>7} {:>4} {:>6} | {:>9} {:>7} | {:>9} {:>9} {:>9}",
         "bytes",
         "echo Mpps",
         "bound",
@@ -175,7 +176,8 @@ fn main() {
         "line Mpps",
         "% line",
         "0-copy",
-        "TX Mpps"
+        "TX Mpps",
+        "stamped"
     );
     let short = |name: &str| match name {
         "input_one_start_per_beat" => "in",
@@ -216,13 +218,17 @@ fn main() {
             "rx_share_of_bound": r.mpps / r_bound,
             "echo_pcie_busy": {"to_host": e_up, "to_nic": e_down},
         });
-        let (mut zero_copy, mut tx_alone) = (String::new(), String::new());
+        let (mut zero_copy, mut tx_alone, mut tx_stamped) =
+            (String::new(), String::new(), String::new());
         if full {
             let z = echo_run_with(size, FRAMES, 1, false, true);
             if z.dropped > 0 {
                 outln!("       (zero copy at {size} B: {} frames dropped for RX ring room while TX held them)", z.dropped);
             }
-            let tx_mpps = tx_run(size, FRAMES).mpps();
+            let tx_mpps = tx_run(size, FRAMES, false).mpps();
+            // The same with every frame stamped: what the stamp records
+            // cost (a stamped first beat waits for room in the stamp queue).
+            let tx_stamped_mpps = tx_run(size, FRAMES, true).mpps();
             let (z_up, z_down) = link_busy(&z.pcie, z.cycles);
             busy.push((size, e.cycles, e_up, e_down, z.cycles, z_up, z_down));
             let fields = json!({
@@ -231,12 +237,14 @@ fn main() {
                 "zero_copy_cycles": z.cycles,
                 "zero_copy_pcie_busy": {"to_host": z_up, "to_nic": z_down},
                 "tx_only_mpps": tx_mpps,
+                "tx_stamped_mpps": tx_stamped_mpps,
             });
             if let (Value::Object(row), Value::Object(more)) = (&mut row, fields) {
                 row.extend(more);
             }
             zero_copy = format!("{:.2}", z.mpps());
             tx_alone = format!("{tx_mpps:.2}");
+            tx_stamped = format!("{tx_stamped_mpps:.2}");
             let pp = rx_only(size, true);
             let mode = |m: &RxOnly| {
                 json!({
@@ -251,7 +259,7 @@ fn main() {
             modes.push((size, r, pp));
         }
         outln!(
-            "{size:>6} | {:>9.2} {e_bound:>7.2} {:>4} {:>5.1}% | {r_mpps:>9.2} {r_bound:>7.2} {:>4} {:>5.1}% | {line:>9.2} {:>6.1}% | {zero_copy:>9} {tx_alone:>9}",
+            "{size:>6} | {:>9.2} {e_bound:>7.2} {:>4} {:>5.1}% | {r_mpps:>9.2} {r_bound:>7.2} {:>4} {:>5.1}% | {line:>9.2} {:>6.1}% | {zero_copy:>9} {tx_alone:>9} {tx_stamped:>9}",
             e.mpps(),
             short(e_bound_name),
             100.0 * e.mpps() / e_bound,

@@ -40,3 +40,4 @@ mod spin;
 mod traffic;
 mod two_core_echo;
 mod tx;
+mod tx_stamps;

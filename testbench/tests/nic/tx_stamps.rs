@@ -4,7 +4,7 @@
 //! sent with `send` get none; the ring wraps and fills while stamps are
 //! pending, and every frame still leaves byte for byte.
 
-use pendulum_driver::{Device, RxPipe, TxPipe, TxStamp};
+use pendulum_driver::{Card, Device, RxPipe, TxPipe, TxStamp};
 use pendulum_testbench::models::{pad_to_min, Pacing};
 use pendulum_testbench::rx_check::{receive_and_check_headers, Expected};
 use pendulum_testbench::{SimCard, SimConfig};
@@ -47,7 +47,10 @@ fn rx_clock_offset(dev: &mut Device<SimCard>, rx: &mut RxPipe) -> u64 {
     .unwrap();
     let starts = dev.card_mut().sim.arrivals.take().unwrap();
     let offsets: Vec<u64> = starts.iter().zip(&stamps).map(|(s, t)| s - t).collect();
-    assert!(offsets.windows(2).all(|w| w[0] == w[1]), "RX offsets {offsets:?}");
+    assert!(
+        offsets.windows(2).all(|w| w[0] == w[1]),
+        "RX offsets {offsets:?}"
+    );
     offsets[0]
 }
 
