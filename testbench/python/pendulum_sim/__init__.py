@@ -44,6 +44,17 @@ def _ring_layout(raw) -> SimpleNamespace:
         FIELDS=dict(raw["fields"]),
         FLAGS=dict(raw["flags"]),
         NIC_FLAGS=raw["nic_flags"],
+        TX_FLAGS=dict(raw["tx_flags"]),
+    )
+
+
+def _tx_stamp_layout(raw) -> SimpleNamespace:
+    """The TX stamp record: one 16-byte slot per ring unit after the
+    completion record (FIRST_SLOT + BYTES * unit from TX_COMPL_BASE)."""
+    return SimpleNamespace(
+        BYTES=raw["bytes"],
+        FIRST_SLOT=raw["first_slot"],
+        FIELDS=dict(raw["fields"]),
     )
 
 
@@ -67,6 +78,7 @@ def _make_layout() -> SimpleNamespace:
         PARAMS=params,
         RESET_CLEAR_CYCLES=params["RESET_CLEAR_CYCLES"],
         RING=_ring_layout(raw["ring"]),
+        TX_STAMP=_tx_stamp_layout(raw["tx_stamp"]),
         pipe_page=_native.Sim.pipe_page,
     )
 
@@ -75,8 +87,9 @@ def _make_layout() -> SimpleNamespace:
 #: offsets (``GLOBAL``, ``PIPE``, ``pipe_page(p)``), bit fields and
 #: alignments (``BITS``), atomic opcodes and statuses (``OP``, ``STATUS``),
 #: register-refusal causes (``REG_ERROR``, ``REG_ERROR_MEANING``), build
-#: parameters (``PARAMS``) and the ring format (``RING``: units, header
-#: fields, FLAGS bits). Python code takes every code from here.
+#: parameters (``PARAMS``), the ring format (``RING``: units, header
+#: fields, FLAGS bits, the TX_FLAGS software sets) and the TX stamp record
+#: (``TX_STAMP``). Python code takes every code from here.
 layout = _make_layout()
 
 _PORTS = {name: (direction, width) for name, direction, width in _native.Sim.ports()}

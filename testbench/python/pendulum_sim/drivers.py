@@ -8,7 +8,7 @@ CPU would, without yielding to other coroutines.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Any, Dict, List, Optional
+from typing import NamedTuple, Any, Dict, List, Optional, Tuple
 
 from . import ClockCycles, RisingEdge, layout
 
@@ -191,6 +191,18 @@ class TxPipe:
             if pending and not n and not self.wait_idle(max_polls):
                 raise TimeoutError(f"TX pipe {self.index} made no room")
 
+    def send_stamped(self, frames: List[Any]) -> int:
+        """Queues frames asking a TX stamp for each; returns how many fit.
+        Take the stamps with ``stamps()``: until then their ring space stays
+        held."""
+        return self._driver._sim.tx_send_stamped(self.index, [_frame_bytes(f) for f in frames])
+
+    def stamps(self) -> List[Tuple[int, int, int]]:
+        """The TX stamps that have come, in send order: (entry unit, length,
+        cycles), cycles being the NIC's clock when the frame's first beat
+        left for the MAC (the clock of RX timestamps and ``CYCLES``)."""
+        return self._driver._sim.tx_stamps(self.index)
+
     def wait_idle(self, max_polls: int = 1_000_000) -> bool:
         """Polls (running simulated time) until everything posted is sent or dropped."""
         return self._driver._sim.tx_wait_idle(self.index, max_polls)
@@ -217,6 +229,10 @@ class Driver:
 
     def counters(self) -> Dict[str, int]:
         return self._sim.counters()
+
+    def cycles(self) -> int:
+        """The NIC's CYCLES counter: the clock RX and TX stamps are taken on."""
+        return self._sim.nic_cycles()
 
     def write_checked(self, addr: int, value: int) -> None:
         self._sim.write_checked(addr, value)

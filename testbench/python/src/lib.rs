@@ -161,7 +161,8 @@ impl Sim {
     /// fields as name -> (byte offset, bytes), and "flags": name -> mask
     /// or (bit, width) for the two-bit fields, with "nic_flags"), and the
     /// constants "page_bytes", "identity", "version",
-    /// "last_reg_error_cause_shift", "flow_key_words", "beat_bytes".
+    /// "last_reg_error_cause_shift", "flow_key_words", "beat_bytes"; and
+    /// the TX stamp record ("tx_stamp").
     #[staticmethod]
     fn layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         use pendulum_layout::{atomic, global, params, pipe, RegError};
@@ -222,6 +223,7 @@ impl Sim {
         d.set_item("flow_key_words", global::FLOW_KEY_WORDS)?;
         d.set_item("beat_bytes", pendulum_layout::BEAT_BYTES)?;
         d.set_item("ring", ring_layout(py)?)?;
+        d.set_item("tx_stamp", tx_stamp_layout(py)?)?;
         Ok(d)
     }
 
@@ -449,6 +451,13 @@ impl Sim {
         }
     }
 
+    /// The NIC's CYCLES counter, its hardware time, read through the driver
+    /// (`Device::cycles`): the clock of RX timestamps and TX stamps.
+    fn nic_cycles(&mut self) -> PyResult<u64> {
+        let (dev, _) = self.device()?;
+        dev.cycles().map_err(driver_err)
+    }
+
     /// Global counters as a dict.
     fn counters<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (dev, _) = self.device()?;
@@ -600,6 +609,23 @@ impl Sim {
         t.send(dev, &refs).map_err(driver_err)
     }
 
+    /// Queues frames on TX pipe `index` asking a TX stamp for each
+    /// (`TxPipe::send_stamped`); returns how many fit.
+    fn tx_send_stamped(&mut self, index: usize, frames: Vec<Vec<u8>>) -> PyResult<usize> {
+        let (dev, t) = self.tx_pipe(index)?;
+        let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+        t.send_stamped(dev, &refs).map_err(driver_err)
+    }
+
+    /// The TX stamps that have come on pipe `index`, in send order, as
+    /// (entry, len, cycles) tuples (`TxPipe::stamps`).
+    fn tx_stamps(&mut self, index: usize) -> PyResult<Vec<(u32, u16, u64)>> {
+        let (dev, t) = self.tx_pipe(index)?;
+        let mut out = Vec::new();
+        t.stamps(dev, &mut out).map_err(driver_err)?;
+        Ok(out.iter().map(|s| (s.entry, s.len, s.cycles)).collect())
+    }
+
     /// Polls until TX pipe `index` has finished everything posted; False if it did not in `max_polls`.
     fn tx_wait_idle(&mut self, index: usize, max_polls: u64) -> PyResult<bool> {
         let (dev, t) = self.tx_pipe(index)?;
@@ -692,7 +718,31 @@ fn ring_layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     }
     r.set_item("flags", fl)?;
     r.set_item("nic_flags", flags::NIC_FLAGS)?;
+    let tx = PyDict::new(py);
+    tx.set_item("STAMP", ring::tx_flags::STAMP)?;
+    r.set_item("tx_flags", tx)?;
     Ok(r)
+}
+
+/// `layout()["tx_stamp"]`: the TX stamp record (`pendulum_layout::tx_stamp`):
+/// "bytes", the fields as name -> (byte offset, bytes), and "first_slot",
+/// the first slot's offset from TX_COMPL_BASE.
+fn tx_stamp_layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    use pendulum_layout::tx_stamp;
+    let t = PyDict::new(py);
+    t.set_item("bytes", tx_stamp::BYTES)?;
+    t.set_item("first_slot", tx_stamp::offset(0))?;
+    let fields = PyDict::new(py);
+    for (name, f) in [
+        ("CYCLES", tx_stamp::CYCLES),
+        ("ENTRY", tx_stamp::ENTRY),
+        ("LEN", tx_stamp::LEN),
+        ("DONE", tx_stamp::DONE),
+    ] {
+        fields.set_item(name, (f.lsb / 8, f.width / 8))?;
+    }
+    t.set_item("fields", fields)?;
+    Ok(t)
 }
 
 #[pymodule]

@@ -394,6 +394,32 @@ async def test_tx_frames_end_to_end(dut):
 
 
 @ps.test()
+async def test_tx_stamps_come_in_send_order_on_the_nics_clock(dut):
+    drv = ps.Driver(dut)
+    drv.open()
+    tx = drv.tx_pipe(2, 16 * 1024)
+    sink = ps.EthernetSink(dut)
+    t = L.TX_STAMP
+    assert t.BYTES == 16 and t.FIRST_SLOT == 16 and t.FIELDS["DONE"] == (14, 2)
+    assert L.RING.TX_FLAGS["STAMP"] & L.RING.NIC_FLAGS == 0
+    sent = [frame(60 + 97 * i, pipe=2, seq=i) for i in range(12)]
+    assert tx.send(sent[:4]) == 4
+    before = drv.cycles()
+    assert tx.send_stamped(sent[4:]) == 8
+    got = [await sink.recv() for _ in sent]
+    assert got == sent
+    stamps = []
+    for _ in range(100):
+        stamps += tx.stamps()
+        if len(stamps) == 8:
+            break
+        await ps.ClockCycles(dut.clk, 10)
+    assert [n for (_, n, _) in stamps] == [len(f) for f in sent[4:]]
+    cycles = [c for (_, _, c) in stamps]
+    assert before < cycles[0] and cycles == sorted(set(cycles)) and cycles[-1] < drv.cycles()
+
+
+@ps.test()
 async def test_echo_rx_to_tx_in_python(dut):
     drv = ps.Driver(dut)
     drv.open()
