@@ -28,11 +28,14 @@ const ACP: u64 = 17;
 const ATOMIC: u64 = 40;
 const OFF: u64 = TX_PIPES as u64 - 1;
 
+/// A stamped first beat's pipe, entry and length.
+type StampTag = (u64, u64, u64);
+
 #[derive(Default)]
 struct Want {
     /// Each beat's bytes and last, and on a stamped first beat its pipe,
     /// entry and length.
-    eth: VecDeque<(Vec<u8>, bool, Option<(u64, u64, u64)>)>,
+    eth: VecDeque<(Vec<u8>, bool, Option<StampTag>)>,
     acp: VecDeque<(Vec<u8>, bool)>,
     atomic: VecDeque<(Vec<u8>, bool, bool)>,
     moves: VecDeque<(u64, u64, u64)>,
