@@ -271,6 +271,20 @@ impl<C: Card> CoreHandle<C> {
         tx.send(&mut *self.lock()?, frames)
     }
 
+    /// [`TxPipe::send_stamped`] on a pipe this core owns: queues as many
+    /// of `frames` as fit, each asking for a TX stamp, and returns how many.
+    pub fn send_stamped(&self, tx: &mut TxPipe, frames: &[&[u8]]) -> Result<usize> {
+        self.check_tx(tx.index())?;
+        tx.send_stamped(&mut *self.lock()?, frames)
+    }
+
+    /// [`TxPipe::stamps`] on a pipe this core owns: pushes the TX stamps
+    /// that have come onto `out`, in send order, and returns how many.
+    pub fn stamps(&self, tx: &mut TxPipe, out: &mut Vec<crate::TxStamp>) -> Result<usize> {
+        self.check_tx(tx.index())?;
+        tx.stamps(&*self.lock()?, out)
+    }
+
     /// [`TxPipe::send_through`] (zero copy) on pipes this core owns.
     pub fn send_through(&self, tx: &mut TxPipe, rx: &RxPipe, end: u32) -> Result<()> {
         self.check_tx(tx.index())?;

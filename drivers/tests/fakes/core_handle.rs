@@ -130,6 +130,18 @@ fn a_core_cannot_use_pipes_another_core_opened() {
         Some(1),
     );
     assert_not_this_core(hs[0].wait_idle(&mut tx1, 1), "TX pipe", 1, Some(1));
+    assert_not_this_core(
+        hs[0].send_stamped(&mut tx1, &[&udp_frame(&flow(7), 64, 0)]),
+        "TX pipe",
+        1,
+        Some(1),
+    );
+    assert_not_this_core(
+        hs[0].stamps(&mut tx1, &mut Vec::new()),
+        "TX pipe",
+        1,
+        Some(1),
+    );
     assert_not_this_core(hs[0].open_tx_pipe_over(0, &rx1), "RX pipe", 1, Some(1));
     assert_eq!(writes(&hs[0]), before, "a refused call wrote registers");
     // The pipes still work through their own core.
@@ -140,6 +152,13 @@ fn a_core_cannot_use_pipes_another_core_opened() {
             .unwrap(),
         1
     );
+    assert_eq!(
+        hs[1]
+            .send_stamped(&mut tx1, &[&udp_frame(&flow(7), 64, 1)])
+            .unwrap(),
+        1
+    );
+    assert_eq!(tx1.stamps_pending(), 1);
     assert_not_this_core(hs[0].close_rx_pipe(rx1), "RX pipe", 1, Some(1));
     assert_not_this_core(hs[0].close_tx_pipe(tx1), "TX pipe", 1, Some(1));
 }
