@@ -74,6 +74,10 @@ pub struct FakeCard {
     /// [`FakeCard::release_tx_stamps`]: the card's head passes an entry
     /// before its stamp comes, as it may on the NIC.
     pub hold_tx_stamps: bool,
+    /// DMA writes the card made outside every region (a misprogrammed
+    /// address, or a completion area too short for its stamp slots): an
+    /// IOMMU would refuse them, so the fake drops and counts them.
+    pub dma_faults: u64,
     /// The regions allocated mirrored.
     mirrored: Vec<usize>,
     /// The card's cycle counter (CYCLES): it moves on by one at each
@@ -164,11 +168,20 @@ impl FakeCard {
 
     /// Writes `bytes` at bus address `iova`, into both copies of a
     /// mirrored region.
+    /// A write that falls outside every region is dropped and counted in
+    /// `dma_faults`, as an IOMMU would refuse it.
     fn host_write(&mut self, iova: u64, bytes: &[u8]) {
-        let id = (iova >> 32) as usize - 1;
+        let id = ((iova >> 32) as usize).wrapping_sub(1);
         let off = (iova & 0xFFFF_FFFF) as usize;
-        let region = &mut self.regions[id].1;
-        region[off..off + bytes.len()].copy_from_slice(bytes);
+        let Some((_, region)) = self.regions.get_mut(id) else {
+            self.dma_faults += 1;
+            return;
+        };
+        let Some(dst) = region.get_mut(off..off + bytes.len()) else {
+            self.dma_faults += 1;
+            return;
+        };
+        dst.copy_from_slice(bytes);
         let half = region.len() / 2;
         if self.mirrored.contains(&id) && off + bytes.len() <= half {
             region[half + off..half + off + bytes.len()].copy_from_slice(bytes);

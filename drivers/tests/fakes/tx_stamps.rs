@@ -420,3 +420,27 @@ fn a_slot_that_names_another_entry_is_an_error_and_the_entry_stays_pending() {
         }]
     );
 }
+
+#[test]
+fn a_stamp_past_the_completion_area_is_a_counted_dma_fault_and_the_frame_goes() {
+    // Software moved the record to the area's last 16 bytes by hand (the
+    // NIC cannot know how much memory is behind TX_COMPL_BASE): the slots
+    // of every unit but the first run past the area. The card's write is
+    // refused as an IOMMU would refuse it; the frames still go.
+    let (mut dev, mut tx) = open_with_mac(4096);
+    let page = pipe_page(1);
+    let base = dev
+        .card()
+        .writes_to(page + pipe::TX_COMPL_BASE_LO.offset)
+        .last()
+        .copied()
+        .unwrap();
+    let last = base + tx_stamp::area_bytes(4096) as u32 - tx_compl::BYTES as u32;
+    dev.card_mut()
+        .write32(page + pipe::TX_COMPL_BASE_LO.offset, last)
+        .unwrap();
+    let (a, b) = (patterned_frame(1, 60), patterned_frame(2, 60));
+    assert_eq!(tx.send_stamped(&mut dev, &[&a, &b]).unwrap(), 2);
+    assert_eq!(dev.card_mut().collect().unwrap(), [a, b]);
+    assert_eq!(dev.card().dma_faults, 2);
+}
