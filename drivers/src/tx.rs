@@ -110,7 +110,8 @@ impl TxPipe {
     /// Zero copy: sends the frames `rx` received from this pipe's tail up to
     /// unit `end` (the `end_unit` of an RX batch or of a frame in it), with
     /// one doorbell: the card's RX entries are TX entries as they are (it
-    /// reads only their length; their flags, hash and timestamp are
+    /// reads only their length and FLAGS' `tx_flags::STAMP`, which RX
+    /// entries never have; their other flags, hash and timestamp are
     /// ignored). For a pipe opened over `rx` with
     /// [`Device::open_tx_pipe_over`]; edit frames in place first if they
     /// should change (not their length). Free the RX units only once this
