@@ -31,7 +31,6 @@
 use std::collections::HashMap;
 
 use super::{put_u32, FakeCard};
-use pendulum_layout::notif::Field;
 use pendulum_layout::params::{MAX_FRAME_BYTES, TX_COMPL_UNITS};
 use pendulum_layout::ring::{entry_units, tx_flags, EntryHeader, HEADER_BYTES, UNIT_BYTES};
 use pendulum_layout::{global, pipe, pipe_page, tx_compl, tx_stamp, Reg, PAGE_BYTES};
@@ -344,11 +343,7 @@ impl FakeCard {
             page + pipe::TX_COMPL_BASE_LO.offset,
             page + pipe::TX_COMPL_BASE_HI.offset,
         );
-        let mut rec = [0u8; tx_stamp::BYTES];
-        put_le(&mut rec, tx_stamp::CYCLES, self.clock);
-        put_le(&mut rec, tx_stamp::ENTRY, unit.into());
-        put_le(&mut rec, tx_stamp::LEN, len.into());
-        put_le(&mut rec, tx_stamp::DONE, 1);
+        let rec = tx_stamp::record(self.clock, unit, len, 1);
         let at = base + tx_stamp::offset(unit);
         match self.engine.as_mut() {
             Some(e) if self.hold_tx_stamps => e.held_stamps.push((at, rec)),
@@ -389,12 +384,4 @@ impl FakeCard {
         out.extend_from_slice(self.host_mut(base, len - first));
         out
     }
-}
-
-/// Writes `v` into field `f` (whole bytes, at most 64 bits) of a
-/// little-endian record.
-fn put_le(rec: &mut [u8], f: Field, v: u64) {
-    debug_assert!(f.lsb % 8 == 0 && f.width % 8 == 0 && f.width <= 64);
-    let (at, n) = (f.lsb / 8, f.width / 8);
-    rec[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
 }

@@ -48,16 +48,7 @@ fn slot(dev: &mut Device<FakeCard>, unit: u32) -> [u8; tx_stamp::BYTES] {
 
 /// A stamp record as the card writes it.
 fn record(cycles: u64, entry: u32, len: u16, done: u16) -> [u8; tx_stamp::BYTES] {
-    let mut rec = [0u8; tx_stamp::BYTES];
-    let mut put = |f: pendulum_layout::notif::Field, v: u64| {
-        let (at, n) = (f.lsb / 8, f.width / 8);
-        rec[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
-    };
-    put(tx_stamp::CYCLES, cycles);
-    put(tx_stamp::ENTRY, entry.into());
-    put(tx_stamp::LEN, len.into());
-    put(tx_stamp::DONE, done.into());
-    rec
+    tx_stamp::record(cycles, entry, len, done)
 }
 
 /// The card writes `rec` into the slot of the entry at `unit`.

@@ -233,6 +233,19 @@ pub mod notif {
                 w => v & ((1u64 << w) - 1),
             }
         }
+
+        /// Writes `v` into the field of a little-endian record: its low
+        /// `width` bits, as whole bytes (every field of the records written
+        /// whole, the ring header's and the stamp's, is whole bytes).
+        #[inline]
+        pub fn write(&self, rec: &mut [u8], v: u64) {
+            debug_assert!(
+                self.lsb % 8 == 0 && self.width % 8 == 0 && self.width <= 64,
+                "a field of whole bytes"
+            );
+            let (at, n) = (self.lsb / 8, self.width / 8);
+            rec[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        }
     }
 
     /// A record's fields as a Markdown table for the README: `fields` are
@@ -363,6 +376,18 @@ pub mod tx_stamp {
         super::tx_compl::BYTES + BYTES * (ring_bytes as usize / super::ring::UNIT_BYTES)
     }
 
+    /// The record the NIC writes for a frame of `len` bytes whose entry
+    /// starts at `entry` and whose first beat left at `cycles`, with DONE
+    /// `done` (1 as the NIC writes it; tests write others).
+    pub fn record(cycles: u64, entry: u32, len: u16, done: u16) -> [u8; BYTES] {
+        let mut rec = [0u8; BYTES];
+        CYCLES.write(&mut rec, cycles);
+        ENTRY.write(&mut rec, entry.into());
+        LEN.write(&mut rec, len.into());
+        DONE.write(&mut rec, done.into());
+        rec
+    }
+
     /// The stamp record, for the README.
     pub fn record_markdown() -> String {
         super::notif::markdown(&[
@@ -396,6 +421,15 @@ pub mod tx_stamp {
                 bits |= m;
             }
             assert_eq!(bits, u128::MAX);
+        }
+
+        #[test]
+        fn a_record_reads_back_field_by_field() {
+            let rec = record(0x0102_0304_0506_0708, 0x1_FFFF, 9728, 1);
+            assert_eq!(CYCLES.read(&rec), 0x0102_0304_0506_0708);
+            assert_eq!(ENTRY.read(&rec), 0x1_FFFF);
+            assert_eq!(LEN.read(&rec), 9728);
+            assert_eq!(DONE.read(&rec), 1);
         }
 
         #[test]

@@ -86,16 +86,7 @@ fn run(seed: u64, stamps: usize) -> (u64, u64) {
                 if x.s.ready.val() {
                     let p = ev.pipe.to_u64() as usize;
                     let e = ev.entry.to_u64() as u32;
-                    let mut rec = [0u8; 16];
-                    let put = |rec: &mut [u8; 16], f: tx_stamp::Field, v: u64| {
-                        for b in 0..f.width / 8 {
-                            rec[f.lsb / 8 + b] = (v >> (8 * b)) as u8;
-                        }
-                    };
-                    put(&mut rec, tx_stamp::CYCLES, ev.cycles.to_u64());
-                    put(&mut rec, tx_stamp::ENTRY, e.into());
-                    put(&mut rec, tx_stamp::LEN, ev.len.to_u64());
-                    put(&mut rec, tx_stamp::DONE, 1);
+                    let rec = tx_stamp::record(ev.cycles.to_u64(), e, ev.len.to_u64() as u16, 1);
                     due.push_back((p, base[p].wrapping_add(tx_stamp::offset(e)), rec));
                     taken += 1;
                 } else {

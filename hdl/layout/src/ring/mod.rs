@@ -236,15 +236,10 @@ impl EntryHeader {
     /// The header's 16 bytes, as the ring holds them.
     pub fn to_bytes(&self) -> [u8; HEADER_BYTES] {
         let mut rec = [0u8; HEADER_BYTES];
-        // Every field is whole bytes: write its little-endian bytes in place.
-        let mut put = |f: Field, v: u64| {
-            let (at, n) = (f.lsb / 8, f.width / 8);
-            rec[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
-        };
-        put(LEN, self.len.into());
-        put(FLAGS, self.flags.into());
-        put(HASH, self.hash.into());
-        put(TIMESTAMP, self.timestamp);
+        LEN.write(&mut rec, self.len.into());
+        FLAGS.write(&mut rec, self.flags.into());
+        HASH.write(&mut rec, self.hash.into());
+        TIMESTAMP.write(&mut rec, self.timestamp);
         rec
     }
 
