@@ -58,48 +58,14 @@ pub fn receive_and_check_headers(
         let mut any = false;
         for (i, pipe) in pipes.iter_mut().enumerate() {
             let p = pipe.index();
-            let end = {
-                let batch = pipe.recv(dev);
-                if batch.is_empty() {
-                    continue;
-                }
-                for frame in batch.iter() {
-                    let entry = frame.map_err(|e| e.to_string())?;
-                    let frame = entry.bytes;
-                    if usize::from(entry.header.len) != frame.len() {
-                        return Err(format!(
-                            "pipe {p}: frame {}: header LEN {} for {} bytes",
-                            seen[i],
-                            entry.header.len,
-                            frame.len()
-                        ));
-                    }
-                    let want = expected[p].pop_front().ok_or_else(|| {
-                        format!(
-                            "pipe {p}: frame {} arrived but nothing more was sent to this pipe",
-                            seen[i]
-                        )
-                    })?;
-                    if frame != want.as_slice() {
-                        return Err(format!(
-                            "pipe {p}: frame {} differs: got {} bytes, sent {} bytes{}",
-                            seen[i],
-                            frame.len(),
-                            want.len(),
-                            first_difference(frame, &want)
-                        ));
-                    }
-                    check(p, frame, &entry.header)
-                        .map_err(|e| format!("pipe {p}: frame {}: {e}", seen[i]))?;
-                    seen[i] += 1;
-                    rep.frames += 1;
-                    rep.bytes += frame.len() as u64;
-                }
+            let (frames, bytes) =
+                take_batch(dev, pipe, &mut expected[p], &mut seen[i], &mut check)?;
+            if frames > 0 {
+                rep.frames += frames;
+                rep.bytes += bytes;
                 rep.batches += 1;
-                batch.end_unit()
-            };
-            pipe.free(dev, end).map_err(|e| e.to_string())?;
-            any = true;
+                any = true;
+            }
         }
         if !any {
             use pendulum_driver::Card;
@@ -108,6 +74,56 @@ pub fn receive_and_check_headers(
     }
     rep.cycles = dev.card().sim.cycle() - start;
     Ok(rep)
+}
+
+/// Takes the batch waiting on `pipe`, if any: checks each frame against
+/// `due` (what was sent to this pipe, in order; `seen` counts the frames
+/// taken so far, for messages), calls `check(pipe, frame, header)` on each,
+/// and frees the batch. Returns its frames and bytes, (0, 0) if none.
+pub fn take_batch(
+    dev: &mut Device<SimCard>,
+    pipe: &mut RxPipe,
+    due: &mut VecDeque<Vec<u8>>,
+    seen: &mut u64,
+    check: &mut impl FnMut(usize, &[u8], &EntryHeader) -> Result<(), String>,
+) -> Result<(u64, u64), String> {
+    let p = pipe.index();
+    let (mut frames, mut bytes) = (0, 0);
+    let end = {
+        let batch = pipe.recv(dev);
+        if batch.is_empty() {
+            return Ok((0, 0));
+        }
+        for frame in batch.iter() {
+            let entry = frame.map_err(|e| e.to_string())?;
+            let frame = entry.bytes;
+            if usize::from(entry.header.len) != frame.len() {
+                return Err(format!(
+                    "pipe {p}: frame {seen}: header LEN {} for {} bytes",
+                    entry.header.len,
+                    frame.len()
+                ));
+            }
+            let want = due.pop_front().ok_or_else(|| {
+                format!("pipe {p}: frame {seen} arrived but nothing more was sent to this pipe")
+            })?;
+            if frame != want.as_slice() {
+                return Err(format!(
+                    "pipe {p}: frame {seen} differs: got {} bytes, sent {} bytes{}",
+                    frame.len(),
+                    want.len(),
+                    first_difference(frame, &want)
+                ));
+            }
+            check(p, frame, &entry.header).map_err(|e| format!("pipe {p}: frame {seen}: {e}"))?;
+            *seen += 1;
+            frames += 1;
+            bytes += frame.len() as u64;
+        }
+        batch.end_unit()
+    };
+    pipe.free(dev, end).map_err(|e| e.to_string())?;
+    Ok((frames, bytes))
 }
 
 fn first_difference(a: &[u8], b: &[u8]) -> String {

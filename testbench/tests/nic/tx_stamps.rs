@@ -6,7 +6,7 @@
 
 use pendulum_driver::{Card, Device, RxPipe, TxPipe, TxStamp};
 use pendulum_testbench::models::{pad_to_min, Pacing};
-use pendulum_testbench::rx_check::{receive_and_check_headers, Expected};
+use pendulum_testbench::rx_check::{receive_and_check_headers, take_batch, Expected};
 use pendulum_testbench::{SimCard, SimConfig};
 use std::collections::VecDeque;
 
@@ -156,24 +156,6 @@ fn tx_stamps_are_the_cycle_each_first_beat_left_on_the_rx_clock() {
     assert_eq!((c.tx_frames, c.tx_drop_malformed), (400, 0));
 }
 
-/// Takes every RX batch waiting on `rx`, checks its frames in order
-/// against `due`, and frees it.
-fn drain_rx(dev: &mut Device<SimCard>, rx: &mut RxPipe, due: &mut VecDeque<Vec<u8>>) {
-    let end = {
-        let batch = rx.recv(dev);
-        if batch.is_empty() {
-            return;
-        }
-        for entry in batch.iter() {
-            let entry = entry.expect("RX entry");
-            let want = due.pop_front().expect("an RX frame nobody sent");
-            assert!(entry.bytes == want.as_slice(), "RX frame differs");
-        }
-        batch.end_unit()
-    };
-    rx.free(dev, end).expect("free");
-}
-
 #[test]
 fn stamps_wait_for_room_while_rx_keeps_the_dma_write_port_busy() {
     // MAC unpaced both ways: RX ring writes take most of the DMA write
@@ -190,7 +172,7 @@ fn stamps_wait_for_room_while_rx_keeps_the_dma_write_port_busy() {
     }
     let frames: Vec<Vec<u8>> = (0..N).map(|i| frame(N + i, 64)).collect();
     dev.card_mut().sim.departures = Some(VecDeque::new());
-    let (mut next, mut stamps, mut idle) = (0, Vec::new(), 0u64);
+    let (mut next, mut stamps, mut idle, mut rx_seen) = (0, Vec::new(), 0u64, 0u64);
     while next < frames.len() || tx.stamps_pending() > 0 || !rx_due.is_empty() {
         let before = (next, stamps.len(), rx_due.len());
         if next < frames.len() {
@@ -202,7 +184,14 @@ fn stamps_wait_for_room_while_rx_keeps_the_dma_write_port_busy() {
             next += tx.send_stamped(&mut dev, &batch).expect("send_stamped");
         }
         tx.stamps(&dev, &mut stamps).expect("stamps");
-        drain_rx(&mut dev, &mut rx, &mut rx_due);
+        take_batch(
+            &mut dev,
+            &mut rx,
+            &mut rx_due,
+            &mut rx_seen,
+            &mut |_, _, _| Ok(()),
+        )
+        .expect("RX");
         if before == (next, stamps.len(), rx_due.len()) {
             dev.card_mut().relax();
             idle += 1;
