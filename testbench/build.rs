@@ -90,6 +90,7 @@ fn main() {
         .flag_if_supported("-faligned-new")
         .flag_if_supported("-fcf-protection=none")
         .flag("-w")
+        .debug(model_debug_info())
         .define("VM_TRACE", "1")
         .define("VM_TRACE_FST", "1")
         .define("VL_IGNORE_UNKNOWN_ARCH", None)
@@ -447,6 +448,18 @@ fn ports_rs(m: &Manifest) -> String {
          impl Drop for VerilatedNic {{ fn drop(&mut self) {{ unsafe {{ pnd_free(self.ptr) }} }} }}\n",
         top = m.top
     )
+}
+
+/// Whether the model's C++ carries debug information (`-g`): only when
+/// `PENDULUM_MODEL_DEBUG=1`, whatever the Cargo profile says. With `-g`, GCC
+/// tracks variables through the waveform writer's one huge function
+/// (`Vnic__Trace__0.cpp`, `trace_chg_sub_0`) until it gives up: 90 s for that
+/// file alone against 12 s without, the longest step of a clean `make test`
+/// (issue #27). `perf` needs no `-g` to name the model's functions; a
+/// debugger stepping through generated C++ does.
+fn model_debug_info() -> bool {
+    println!("cargo:rerun-if-env-changed=PENDULUM_MODEL_DEBUG");
+    std::env::var("PENDULUM_MODEL_DEBUG").is_ok_and(|v| v == "1")
 }
 
 /// Profile-guided optimisation of the model's per-cycle code, from
