@@ -120,7 +120,15 @@ pytest: setup $(VENV)/.ready
 	$(MATURIN) develop -q -m testbench/python/Cargo.toml
 	$(VENV_BIN)/pytest -q testbench/python/tests
 
-bench: setup verilog $(VENV)/.ready
+# The baseline of the Python bench (issue #27): cocotb 1.9 with Icarus Verilog
+# on the same Verilog (testbench/python/cocotb_icarus.py).
+$(VENV)/.cocotb: $(VENV)/.ready
+	@command -v iverilog >/dev/null 2>&1 || { echo "bench: installing iverilog from Debian's packages"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq iverilog >/dev/null; }
+	$(VENV_BIN)/pip install -q "cocotb>=1.9,<1.10"
+	touch $@
+
+bench: setup verilog $(VENV)/.ready $(VENV)/.cocotb
 	$(CARGO) run -q --release -p pendulum-testbench --bin pendulum-bench
 	$(CARGO) build -q --release -p pendulum-testbench --bin pendulum-sim --bin pendulum-card-bench
 	target/release/pendulum-card-bench
