@@ -147,11 +147,13 @@ impl<C: Card> Device<C> {
         // Off first: base and size are refused while it is on, and a previous
         // owner of the card may have left it on. Switching on starts the
         // card's record count and NBUF_HEAD at 0.
-        self.write_checked(page + pipe::NBUF_CTRL.offset, 0)?;
-        self.write_checked(page + pipe::NBUF_BASE_LO.offset, region.iova as u32)?;
-        self.write_checked(page + pipe::NBUF_BASE_HI.offset, (region.iova >> 32) as u32)?;
-        self.write_checked(page + pipe::NBUF_BYTES.offset, bytes)?;
-        self.write_checked(page + pipe::NBUF_CTRL.offset, pipe::NBUF_CTRL_ON)?;
+        self.write_checked_all(&[
+            (page + pipe::NBUF_CTRL.offset, 0),
+            (page + pipe::NBUF_BASE_LO.offset, region.iova as u32),
+            (page + pipe::NBUF_BASE_HI.offset, (region.iova >> 32) as u32),
+            (page + pipe::NBUF_BYTES.offset, bytes),
+            (page + pipe::NBUF_CTRL.offset, pipe::NBUF_CTRL_ON),
+        ])?;
         self.notif.get_mut().switched_on(b, region);
         Ok(())
     }

@@ -39,10 +39,12 @@ impl<C: Card> Device<C> {
         // Enabled again, the pipe numbers its records from 1.
         self.service_notif_buf(buf)?;
         self.notif.get_mut().forget(index);
-        self.write_checked(page + pipe::RING_BASE_LO.offset, ring.iova as u32)?;
-        self.write_checked(page + pipe::RING_BASE_HI.offset, (ring.iova >> 32) as u32)?;
-        self.write_checked(page + pipe::RING_BYTES.offset, ring_bytes)?;
-        self.write_checked(page + pipe::CTRL.offset, pipe::CTRL_ENABLE)?;
+        self.write_checked_all(&[
+            (page + pipe::RING_BASE_LO.offset, ring.iova as u32),
+            (page + pipe::RING_BASE_HI.offset, (ring.iova >> 32) as u32),
+            (page + pipe::RING_BYTES.offset, ring_bytes),
+            (page + pipe::CTRL.offset, pipe::CTRL_ENABLE),
+        ])?;
         self.pipe_open[index] = true;
         let guard = DropGuard::new(&self.dropped, Dropped::Rx(index));
         Ok(RxPipe::new(index, ring, buf, guard))
@@ -177,19 +179,21 @@ impl<C: Card> Device<C> {
     ) -> Result<()> {
         let page = pipe_page(index);
         // Start from a disabled pipe: configuration is refused while enabled.
-        self.write_checked(page + pipe::TX_CTRL.offset, 0)?;
-        self.write_checked(page + pipe::TX_RING_BASE_LO.offset, ring.iova as u32)?;
-        self.write_checked(
-            page + pipe::TX_RING_BASE_HI.offset,
-            (ring.iova >> 32) as u32,
-        )?;
-        self.write_checked(page + pipe::TX_RING_BYTES.offset, ring.len as u32)?;
-        self.write_checked(page + pipe::TX_COMPL_BASE_LO.offset, compl.iova as u32)?;
-        self.write_checked(
-            page + pipe::TX_COMPL_BASE_HI.offset,
-            (compl.iova >> 32) as u32,
-        )?;
-        self.write_checked(page + pipe::TX_CTRL.offset, ctrl)?;
+        self.write_checked_all(&[
+            (page + pipe::TX_CTRL.offset, 0),
+            (page + pipe::TX_RING_BASE_LO.offset, ring.iova as u32),
+            (
+                page + pipe::TX_RING_BASE_HI.offset,
+                (ring.iova >> 32) as u32,
+            ),
+            (page + pipe::TX_RING_BYTES.offset, ring.len as u32),
+            (page + pipe::TX_COMPL_BASE_LO.offset, compl.iova as u32),
+            (
+                page + pipe::TX_COMPL_BASE_HI.offset,
+                (compl.iova >> 32) as u32,
+            ),
+            (page + pipe::TX_CTRL.offset, ctrl),
+        ])?;
         self.tx_open[index] = true;
         Ok(())
     }

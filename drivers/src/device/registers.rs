@@ -32,18 +32,32 @@ impl<C: Card> Device<C> {
     /// [`Error::CardReset`] when the card was reset: a reset forgets what the
     /// driver set up (and zeroes REG_ERRORS), which is why writes are refused.
     pub fn write_checked(&mut self, offset: u32, value: u32) -> Result<()> {
-        let before = self.read(global::REG_ERRORS.offset)?;
-        self.write(offset, value)?;
-        // The read is ordered behind the write, so it sees the write's outcome.
-        let after = self.read(global::REG_ERRORS.offset)?;
-        if after == before {
-            return Ok(());
+        self.write_checked_all(&[(offset, value)])
+    }
+
+    /// [`Device::write_checked`] for each `(offset, value)` in order,
+    /// stopping at the first refusal (the writes after it are not made).
+    /// Each write's check read is the next write's starting count, so a run
+    /// of n writes takes n + 1 reads instead of 2n: a register read is a
+    /// round trip over PCIe, and opening a pipe is mostly those. Each
+    /// interval between two reads holds exactly one of the writes, as in
+    /// `write_checked`, so a refusal is blamed on the same write.
+    pub fn write_checked_all(&mut self, writes: &[(u32, u32)]) -> Result<()> {
+        let mut before = self.read(global::REG_ERRORS.offset)?;
+        for &(offset, value) in writes {
+            self.write(offset, value)?;
+            // The read is ordered behind the write, so it sees the write's outcome.
+            let after = self.read(global::REG_ERRORS.offset)?;
+            if after != before {
+                self.check_card()?;
+                let (addr, code) = self.last_reg_error()?;
+                return Err(match RegError::from_code(code) {
+                    Some(cause) => Error::RegisterRefused { addr, cause },
+                    None => Error::RegisterRefusedUnknown { addr, code },
+                });
+            }
+            before = after;
         }
-        self.check_card()?;
-        let (addr, code) = self.last_reg_error()?;
-        Err(match RegError::from_code(code) {
-            Some(cause) => Error::RegisterRefused { addr, cause },
-            None => Error::RegisterRefusedUnknown { addr, code },
-        })
+        Ok(())
     }
 }

@@ -205,6 +205,47 @@ fn a_refused_pipe_enable_names_the_notification_buffer() {
     assert!(e.to_string().contains("notification buffer"), "{e}");
 }
 
+/// A run of checked writes reads REG_ERRORS once per write plus once, still
+/// blames a refusal on the write that was refused, and makes none after it.
+#[test]
+fn a_refusal_inside_a_run_of_checked_writes_stops_it_at_that_write() {
+    let mut card = FakeCard::with(8, 4, 2);
+    let bytes = pipe_page(3) + pipe::RING_BYTES.offset;
+    card.refuse.insert(bytes, RegError::BadRingSize);
+    let mut dev = Device::open(card).unwrap();
+    dev.card_mut().writes.clear();
+    let e = dev.open_rx_pipe(3, 4096).unwrap_err();
+    assert!(
+        matches!(e, Error::RegisterRefused { addr, cause: RegError::BadRingSize } if addr == bytes),
+        "{e}"
+    );
+    let writes = &dev.card_mut().writes;
+    assert_eq!(writes.last().map(|w| w.0), Some(bytes), "{writes:x?}");
+    assert!(!writes.contains(&(pipe_page(3) + pipe::CTRL.offset, pipe::CTRL_ENABLE)));
+
+    // A run that goes through: one REG_ERRORS read per write, and one more.
+    let mut dev = Device::open(FakeCard::with(8, 4, 2)).unwrap();
+    // Kept open: a dropped pipe is closed (one more write) at the next call.
+    let _pipe = dev.open_rx_pipe(2, 4096).unwrap();
+    dev.card_mut().reads.clear();
+    dev.card_mut().writes.clear();
+    let page = pipe_page(2);
+    dev.write_checked_all(&[
+        (page + pipe::CTRL.offset, 0),
+        (page + pipe::RING_BYTES.offset, 8192),
+        (page + pipe::CTRL.offset, pipe::CTRL_ENABLE),
+    ])
+    .unwrap();
+    let errors_reads = dev
+        .card_mut()
+        .reads
+        .iter()
+        .filter(|&&r| r == global::REG_ERRORS.offset)
+        .count();
+    assert_eq!(errors_reads, 4);
+    assert_eq!(dev.card_mut().writes.len(), 3);
+}
+
 #[test]
 fn bad_notification_buffer_requests_are_clear_errors() {
     let mut dev = open_shared();
