@@ -26,8 +26,13 @@ FRAMES = 20000
 frame = ps._native.Sim.udp_frame
 
 
+def bench_frame(i):
+    """Frame `i` of the workload: 64 and 100 bytes in turn, all for pipe 0."""
+    return frame(64 + 36 * (i % 2), pipe=0, seq=i)
+
+
 def frames():
-    return [frame(64 + 36 * (i % 2), pipe=0, seq=i) for i in range(FRAMES)]
+    return [bench_frame(i) for i in range(FRAMES)]
 
 
 def loaded(sim):
@@ -97,7 +102,7 @@ def cocotb_icarus():
 
     if not cocotb.__version__.startswith("1.9"):
         return None, f"cocotb {cocotb.__version__} is not the 1.9 the baseline names"
-    frames = [frame(64 + 36 * (i % 2), pipe=0, seq=i) for i in range(COCOTB_CYCLES)]
+    frames = [bench_frame(i) for i in range(COCOTB_CYCLES)]
     cycles, secs, build = ci.run("build/rtl/sim/pendulum_nic.v", frames, COCOTB_CYCLES, "build/cocotb-icarus")
     print(f"  (cocotb {cocotb.__version__} + Icarus built the Verilog in {build:.1f} s)")
     return (cycles, secs), None

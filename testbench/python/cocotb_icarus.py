@@ -123,10 +123,10 @@ def run(verilog, frames, cycles, build_dir):
 
 if __name__ == "__main__":
     import cocotb
-    import pendulum_sim as ps
+    from bench_speed import bench_frame
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    frames = [ps._native.Sim.udp_frame(64 + 36 * (i % 2), pipe=0, seq=i) for i in range(n)]
+    frames = [bench_frame(i) for i in range(n)]
     cycles, secs, build = run("build/rtl/sim/pendulum_nic.v", frames, n, "build/cocotb-icarus")
     print(f"cocotb {cocotb.__version__} + Icarus: {cycles} cycles in {secs:.2f} s: {cycles / secs:,.0f} cycles/s "
           f"(build {build:.1f} s)")
