@@ -1,6 +1,6 @@
 use super::{Crc32, Crc32c};
 use crate::reset::SDFF;
-use crate::stream::Concat;
+use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::acp;
 use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB};
 use rust_hdl::prelude::*;
@@ -117,7 +117,9 @@ pub struct RecordCheck {
     c_op_echo: Constant<Bits<8>>,
     c_op_entangle: Constant<Bits<8>>,
     c_version: Constant<Bits<8>>,
-    c_k8: Constant<Bits<8>>,
+    /// The channel byte widened by a bit, so K = 256 compares too.
+    chan9: ZeroExtend<8, 9>,
+    c_k9: Constant<Bits<9>>,
     c_tx_max: Constant<Bits<3>>,
     c_tx_commit_offer: Constant<Bits<3>>,
     c_rx_none: Constant<Bits<2>>,
@@ -204,7 +206,8 @@ impl RecordCheck {
             c_op_echo: c(acp::OP_ECHO as u64),
             c_op_entangle: c(acp::OP_ENTANGLE as u64),
             c_version: c(acp::PROTOCOL_VERSION as u64),
-            c_k8: c(K as u64),
+            chan9: Default::default(),
+            c_k9: c(K as u64),
             c_tx_max: c(acp::tx_state::COMMIT_OFFER as u64),
             c_tx_commit_offer: c(acp::tx_state::COMMIT_OFFER as u64),
             c_rx_none: c(3),
@@ -259,6 +262,7 @@ impl Logic for RecordCheck {
         self.head.next = self.r_data.q.val().get_bits::<32>(0);
         self.op_now.next = self.head.val().get_bits::<8>(0);
         self.chan.next = self.head.val().get_bits::<8>(8);
+        self.chan9.i.next = self.chan.val();
         self.state.next = self.head.val().get_bits::<8>(16);
         self.peek_channel.next = self.chan.val().get_bits::<CB>(0);
         self.peek_slice1.next = self.r_data.q.val().get_bits::<64>(64);
@@ -324,7 +328,7 @@ impl Logic for RecordCheck {
                 | (self.op_now.val() == self.c_op_offer.val())
                 | (self.op_now.val() == self.c_op_offer_verb.val())
                 | (self.op_now.val() == self.c_op_echo.val()))
-                & (self.chan.val() < self.c_k8.val())
+                & (self.chan9.o.val() < self.c_k9.val())
                 & self.state_ok.val());
         self.slot_good.next = self.r_valid.q.val() & self.good.val();
         self.slot_bad.next = self.r_valid.q.val() & !self.good.val();

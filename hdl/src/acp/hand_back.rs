@@ -13,6 +13,9 @@ const _: () = assert!(
     "the message FIFO must hold a commit from every channel"
 );
 
+/// Width of the FIFO's fill count, 0..=depth.
+const MF1: usize = MF + 1;
+
 /// What `AcpLink` hands its host (`m_msg`), through one FIFO: payloads the
 /// peer delivered, results of our verbs whose delivery was proven, and our
 /// payloads handed back (not delivered, or in doubt).
@@ -54,7 +57,7 @@ pub struct HandBack {
     pub m_msg: StreamSource<AcpMsg>,
 
     scan_ptr: SDFF<Bits<CB>>,
-    used: SDFF<Bits<8>>,
+    used: SDFF<Bits<MF1>>,
     fifo: StreamFifo<AcpMsg, MF, { MF + 1 }>,
     out: SkidBuffer<AcpMsg>,
     spare: Signal<Local, Bit>,
@@ -65,8 +68,8 @@ pub struct HandBack {
     scan8: ZeroExtend<CB, 8>,
     deliver8: ZeroExtend<CB, 8>,
     c_one_cb: Constant<Bits<CB>>,
-    c_one8: Constant<Bits<8>>,
-    c_room_max: Constant<Bits<8>>,
+    c_one_used: Constant<Bits<MF1>>,
+    c_room_max: Constant<Bits<MF1>>,
     c_kind_delivered: Constant<Bits<8>>,
     c_kind_verb_result: Constant<Bits<8>>,
     c_kind_not_delivered: Constant<Bits<8>>,
@@ -107,7 +110,7 @@ impl Default for HandBack {
             scan8: Default::default(),
             deliver8: Default::default(),
             c_one_cb: c(1),
-            c_one8: c(1),
+            c_one_used: c(1),
             // A store needs room for a commit from every channel, and for
             // the delivery the same move may make (DELIVER_STORE: the
             // delivered payload's reserved place is taken this cycle, the
@@ -188,10 +191,10 @@ impl Logic for HandBack {
         // channel's commit); counting by the handshake keeps `used` exact regardless.
         self.push_ok.next = self.push.val() & self.fifo.s.ready.val();
         if self.push_ok.val() & !self.pop.val() {
-            self.used.d.next = self.used.q.val() + self.c_one8.val();
+            self.used.d.next = self.used.q.val() + self.c_one_used.val();
         }
         if self.pop.val() & !self.push_ok.val() {
-            self.used.d.next = self.used.q.val() - self.c_one8.val();
+            self.used.d.next = self.used.q.val() - self.c_one_used.val();
         }
     }
 }

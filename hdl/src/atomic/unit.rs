@@ -346,7 +346,7 @@ impl AtomicUnit {
             rb_sel: Default::default(),
             rb_ready: Default::default(),
             rb_line: Default::default(),
-            lock_same: Default::default(),
+            lock_same: std::array::from_fn(|_| Default::default()),
             rb_same: Default::default(),
             same_next: Default::default(),
             rb_locked: Default::default(),

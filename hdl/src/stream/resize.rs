@@ -5,7 +5,9 @@ use rust_hdl::prelude::*;
 // concatenation. These two wiring blocks emit the concatenation instead, so
 // widening and joining stay lint clean at the source.
 
-/// Zero-extends an `I`-bit value to `O` bits (`O > I`). Pure wiring.
+/// Zero-extends an `I`-bit value to `O` bits (`O >= I`). Pure wiring. Equal
+/// widths are a plain wire: a build parameter (K = 256 channels fill a
+/// channel byte) may make them equal.
 #[derive(LogicBlock, Default)]
 pub struct ZeroExtend<const I: usize, const O: usize> {
     pub i: Signal<In, Bits<I>>,
@@ -17,11 +19,15 @@ impl<const I: usize, const O: usize> Logic for ZeroExtend<I, O> {
         self.o.next = bit_cast::<O, I>(self.i.val());
     }
     fn connect(&mut self) {
-        assert!(O > I, "ZeroExtend needs O > I (got I={I}, O={O})");
+        assert!(O >= I, "ZeroExtend needs O >= I (got I={I}, O={O})");
         self.o.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!("always @(*) o = {{{}'b0, i}};", O - I))
+        if O == I {
+            Verilog::Custom("always @(*) o = i;".into())
+        } else {
+            Verilog::Custom(format!("always @(*) o = {{{}'b0, i}};", O - I))
+        }
     }
 }
 
