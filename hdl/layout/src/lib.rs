@@ -119,8 +119,10 @@ pub mod params {
     }
     /// log2 of the restating share: one slot in 2^this is kept for restating
     /// channels round-robin even when channels whose state changed are
-    /// waiting, so every channel is stated at least once every
-    /// 2^this x K slots and a lost record costs bounded time under full load.
+    /// waiting. The share yields its slot to them when the channel it visits
+    /// was stated since its last visit, so every channel is stated at least
+    /// once every 2 x 2^this x K slots (a lost record costs bounded time
+    /// under full load) and the share costs no slot news could use.
     pub const ACP_RESTATE_SHARE_LOG2: usize = 3;
     /// Undecodable records in a row after which the link is declared failed
     /// and re-entangled (the event-based failure detector; no timer).
