@@ -5,7 +5,8 @@
 //! - goodput as the channel count K and the link latency vary, one
 //!   direction loaded or both at once, with the port unpaced or paced at
 //!   100 GbE, against issue #25's bound min(record rate x 56 B, K x 56 B /
-//!   RTT) and this design's bound (`goodput` rows: `paced`, `k`,
+//!   RTT) and that bound capped by what the hosts' PCIe links carry
+//!   (`host_bound_bytes_per_cycle`) (`goodput` rows: `paced`, `k`,
 //!   `rtt_cycles`, `directions`, `goodput_bytes_per_cycle`,
 //!   `bound_bytes_per_cycle`, `share_of_bound`);
 //! - remote verbs per cycle against min(record rate, K / RTT, PCIe Gen3 x16)
@@ -76,6 +77,14 @@ fn setup(k: u32, faults: LinkFaults) -> (AcpTraffic, Arc<Mutex<Times>>) {
     }));
     drop(p);
     (t, times)
+}
+
+/// Issue #25's channel counts, those this build has (`make bench` runs the
+/// bench built with K = 256: `channels_built` in the JSON).
+fn issue_ks() -> impl Iterator<Item = u32> {
+    [16u32, 64, 256]
+        .into_iter()
+        .filter(|&k| k as usize <= pendulum_layout::params::ACP_CHANNELS)
 }
 
 /// The round trip the issue's bounds name for a one-way link latency: the
@@ -216,26 +225,39 @@ fn gbn_under(f: &FaultRun, n: u64, on_failure: OnFailure) -> Value {
 /// rate x 56 B, K x 56 B / RTT)); remote verbs per cycle; the time from an
 /// offer to its decision; time to detect a cut and a garbled link; and
 /// exactly-once under faults (duplicates, losses, delivery latency
-/// percentiles). Minutes. Prints the tables and writes
-/// build/bench/acp.json. No options.
+/// percentiles). Prints the tables and writes build/bench/acp.json. Built
+/// with K = 256 (`make bench`) the goodput, verb and latency rows cover
+/// K = 16, 64 and 256 in use and take about an hour; `--latency` measures
+/// fewer round trips (the JSON says which were run).
 #[derive(Parser)]
 #[command(
     name = "pendulum-acp-bench",
     version,
     after_help = "\
-Example:
-  cargo run --release -p pendulum-testbench --bin pendulum-acp-bench"
+Examples:
+  cargo run --release -p pendulum-testbench --bin pendulum-acp-bench
+  PENDULUM_ACP_CHANNEL_BITS=8 CARGO_TARGET_DIR=target/k256 \\
+    cargo run --release -p pendulum-testbench --bin pendulum-acp-bench -- --latency 25"
 )]
-struct Cli {}
+struct Cli {
+    /// One-way link latencies to measure goodput, verbs and decisions at,
+    /// in cycles (round trip 2 x latency + 14).
+    #[arg(long, value_delimiter = ',', default_values_t = [25u32, 100, 250])]
+    latency: Vec<u32>,
+}
 
 fn main() {
-    Cli::parse();
+    let cli = Cli::parse();
     let wall = Instant::now();
     let rev = pendulum_testbench::git_rev();
 
     // ---- Goodput: K and latency, one direction and both, unpaced and paced at 100 GbE ----
     outln!("ACP goodput: payload bytes per cycle, port unpaced (one record per cycle each way, 56 B/cycle = {:.0} Gb/s of payload at {CLOCK_MHZ} MHz) or paced at 100 GbE ({:.3} records per cycle: one per 64-byte frame)", 56.0 * 8.0 * CLOCK_MHZ / 1e3, RECORDS_PER_CYCLE_100GBE);
-    outln!("bound = min(record rate x 56 B, K x 56 B / RTT): one payload per channel per round trip (issue #25); 2 RTT = this design's: one payload per channel per two round trips, min(record rate x 28 B, K x 56 B / 2 RTT) (an offer and a decision record per payload)");
+    // A message costs the host's PCIe link what a remote verb does: a
+    // 64-byte entry read from A's TX ring and one written into B's RX ring,
+    // each a TLP with its overhead.
+    let host = pcie_verbs_per_cycle(&PcieConfig::gen3_x16()) * acp::PAYLOAD_BYTES as f64;
+    outln!("bound = min(record rate x 56 B, K x 56 B / RTT): one payload per channel per round trip (issue #25); host = min(bound, {host:.1} B/cycle): the most the hosts' PCIe Gen3 x16 models carry, one 64-byte ring entry and its TLP overhead per message each way");
     outln!(
         "{:>4} {:>5} {:>8} {:>9} {:>6} {:>5} {:>11} {:>9} {:>6} {:>9} {:>6}",
         "K",
@@ -247,18 +269,18 @@ fn main() {
         "goodput B/c",
         "bound",
         "share",
-        "2 RTT",
+        "host",
         "share"
     );
     let mut rows = Vec::new();
     let mut measured_rtt = Vec::new();
-    for &latency in &[25u32, 100, 250] {
+    for &latency in &cli.latency {
         let rtt = rtt_cycles(latency);
         measured_rtt.push(json!({"latency_cycles": latency, "rtt_cycles": rtt, "measured_cycles": decision_cycles(latency, 1, Kind::Message).0}));
-        for &k in &[1u32, 4, 8, 16] {
-            // Both directions and pacing at the largest K built; one
-            // direction unpaced at every K.
-            let runs: &[(bool, u32)] = if k == 16 {
+        for k in [1u32, 4].into_iter().chain(issue_ks()) {
+            // Both directions and pacing at issue #25's K (those built);
+            // one direction unpaced at the few-channel points below them.
+            let runs: &[(bool, u32)] = if issue_ks().any(|i| i == k) {
                 &[(false, 1), (false, 2), (true, 1), (true, 2)]
             } else {
                 &[(false, 1)]
@@ -272,19 +294,19 @@ fn main() {
                 let window = 40_000.max((200.0 * period) as u64);
                 let g = goodput(k, latency, window, paced, directions);
                 let bound = (rate * 56.0).min(k as f64 * 56.0 / rtt as f64);
-                let design = (rate * 28.0).min(k as f64 * 56.0 / (2.0 * rtt as f64));
+                let host_bound = bound.min(host);
                 for (from, g) in ["A", "B"].iter().zip(g).take(directions as usize) {
                     outln!(
-                        "{k:>4} {paced:>5} {latency:>8} {rtt:>9} {directions:>6} {from:>5} {g:>11.3} {bound:>9.3} {:>5.0}% {design:>9.3} {:>5.0}%",
+                        "{k:>4} {paced:>5} {latency:>8} {rtt:>9} {directions:>6} {from:>5} {g:>11.3} {bound:>9.3} {:>5.0}% {host_bound:>9.3} {:>5.0}%",
                         100.0 * g / bound,
-                        100.0 * g / design
+                        100.0 * g / host_bound
                     );
                     rows.push(json!({
                         "paced": paced, "k": k, "rtt_cycles": rtt, "directions": directions, "from": from,
                         "latency_cycles": latency, "records_per_cycle": rate,
                         "goodput_bytes_per_cycle": g, "goodput_gbps": g * 8.0 * CLOCK_MHZ / 1e3,
                         "bound_bytes_per_cycle": bound, "share_of_bound": g / bound,
-                        "design_bound_bytes_per_cycle": design, "share_of_design_bound": g / design,
+                        "host_bound_bytes_per_cycle": host_bound, "share_of_host_bound": g / host_bound,
                     }));
                 }
             }
@@ -304,10 +326,9 @@ fn main() {
         "share"
     );
     let mut verb_rows = Vec::new();
-    for &latency in &[25u32, 100, 250] {
+    for &latency in &cli.latency {
         let rtt = rtt_cycles(latency);
-        for paced in [false, true] {
-            let k = pendulum_layout::params::ACP_CHANNELS as u32;
+        for (k, paced) in issue_ks().flat_map(|k| [(k, false), (k, true)]) {
             let v = remote_rate(k, latency, 40_000.max(100 * rtt), paced);
             let bound = record_rate(paced).min(k as f64 / rtt as f64).min(pcie);
             outln!(
@@ -333,9 +354,9 @@ fn main() {
         "target"
     );
     let mut latency_rows = Vec::new();
-    for &latency in &[25u32, 100, 250] {
+    for &latency in &cli.latency {
         let rtt = rtt_cycles(latency);
-        for k in [1u32, pendulum_layout::params::ACP_CHANNELS as u32] {
+        for k in std::iter::once(1u32).chain(issue_ks()) {
             for (kind, slack) in [(Kind::Message, 16), (Kind::Verb, 20)] {
                 let d = decision_cycles(latency, k, kind).0;
                 outln!(
@@ -435,6 +456,7 @@ fn main() {
         "verilator_version": VERILATOR_VERSION,
         "clock_mhz": CLOCK_MHZ,
         "channels_built": pendulum_layout::params::ACP_CHANNELS,
+        "latencies_cycles": cli.latency,
         "fail_after_undecodable": pendulum_layout::params::ACP_FAIL_AFTER,
         "port_limit_bytes_per_cycle": 56.0,
         "line_100gbe_goodput_gbps_64b_records": line_gbps,
