@@ -10,6 +10,9 @@
 //! on distinct lines, as `pendulum-acp-bench` does) instead of messages,
 //! and the echo is the one that carries the verb's result.
 //!
+//! It also counts where A's records go: new payloads, payloads offered
+//! again, and records that offer nothing.
+//!
 //! `cargo run --release -p pendulum-testbench --example acp_rounds -- [K] [LATENCY] [CYCLES] [verb]`
 //! (defaults 16, 25, 200000, messages).
 
@@ -49,6 +52,11 @@ struct Rounds {
     /// Per channel, the receiver bit of B's last echo counted: a restated
     /// echo of the payload before is not the new payload's.
     echo_bit: Vec<Option<u8>>,
+    /// A's records: a new payload offered, a payload offered again (a
+    /// restate), and records that offer nothing.
+    new_offers: u64,
+    restated_offers: u64,
+    no_offer: u64,
 }
 
 fn run(k: u32, latency: u32, cycles: u64, paced: bool, verbs: bool) -> Rounds {
@@ -83,6 +91,9 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool, verbs: bool) -> Rounds {
                 }
             }
         }
+        if side == Side::A && op != OP_OFFER && op != OP_OFFER_VERB {
+            r.no_offer += 1;
+        }
         if op != OP_OFFER && op != OP_OFFER_VERB && op != OP_ECHO {
             return;
         }
@@ -103,8 +114,10 @@ fn run(k: u32, latency: u32, cycles: u64, paced: bool, verbs: bool) -> Rounds {
                 // A restated offer is the same payload; a new one ends the
                 // last one's round once its echo has reached A.
                 if o.offer.is_some() && o.id == id {
+                    r.restated_offers += 1;
                     return;
                 }
+                r.new_offers += 1;
                 if let (Some(off), Some(echo)) = (o.offer, o.echo) {
                     r.round.push(cycle - off);
                     r.a_turn.push(cycle.saturating_sub(echo + lat));
@@ -187,6 +200,14 @@ fn main() {
             "",
             summary("echo in -> first record of the channel out", &mut r.a_first),
             summary("records of the channel before the offer", &mut r.a_between),
+        );
+        let all = (r.new_offers + r.restated_offers + r.no_offer).max(1) as f64;
+        println!(
+            "{:<8} A's records: {:.1} % offer a new payload, {:.1} % offer one again, {:.1} % offer nothing",
+            "",
+            100.0 * r.new_offers as f64 / all,
+            100.0 * r.restated_offers as f64 / all,
+            100.0 * r.no_offer as f64 / all,
         );
     }
 }
