@@ -61,16 +61,31 @@ pub const CLOCK_MHZ: f64 = 250.0;
 /// it names itself; the benches record it beside their figures.
 pub const VERILATOR_VERSION: &str = env!("PENDULUM_VERILATOR_VERSION");
 
-/// The short git revision of the working tree the bench runs in (empty
-/// outside a checkout); the benches record it beside their figures.
+/// The short git revision of the working tree the bench runs in, with
+/// `-dirty` when tracked files differ from it, so a figure taken with
+/// uncommitted changes is not credited to the commit (empty outside a
+/// checkout); the benches record it beside their figures.
 pub fn git_rev() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let Some(rev) = git(&["rev-parse", "--short", "HEAD"])
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|r| r.trim().to_string())
-        .unwrap_or_default()
+    else {
+        return String::new();
+    };
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|o| !o.stdout.is_empty());
+    if dirty {
+        format!("{rev}-dirty")
+    } else {
+        rev
+    }
 }
 
 /// Where the Verilog this testbench was built from lives.
