@@ -117,7 +117,8 @@ pub struct RecordCheck {
     c_op_echo: Constant<Bits<8>>,
     c_op_entangle: Constant<Bits<8>>,
     c_version: Constant<Bits<8>>,
-    /// The channel byte widened by a bit, so K = 256 compares too.
+    /// The channel byte widened by a bit, so K = 256 compares too (`chan <=
+    /// K - 1` in eight bits would be constant there: Verilator CMPCONST).
     chan9: ZeroExtend<8, 9>,
     c_k9: Constant<Bits<9>>,
     c_tx_max: Constant<Bits<3>>,
