@@ -18,7 +18,8 @@ const CB1: usize = CB + 1;
 ///
 /// 1. a verb result back from our unit (`res_set`, `x_set`);
 /// 2. the move of the heard channel (`apply`, what `ChannelMachine` said);
-/// 3. the hand-back scanner taking a result or a payload;
+/// 3. the hand-back taking a proven result (`result_taken`), or the
+///    scanner a payload;
 /// 4. the offer of a payload held by an idle channel whose last heard
 ///    record left `peer_ready` (`offers_on_load`; a cycle after the load, so
 ///    the record that offers it reads the payload RAM after the write);
@@ -70,13 +71,12 @@ pub struct ChannelState {
     pub scan_in_doubt: Signal<Out, Bit>,
     /// The payload handed back next is a verb (the head's kind).
     pub scan_verb: Signal<Out, Bit>,
-    pub scan_result_pending: Signal<Out, Bit>,
-    /// The payload buffer of the scanner's channel's payload held, and the
-    /// result buffer of its confirmed verb's result.
+    /// The payload buffer of the scanner's channel's payload held.
     pub scan_head: Signal<Out, Bit>,
-    pub scan_rbuf: Signal<Out, Bit>,
-    pub scan_took_result: Signal<In, Bit>,
     pub scan_took_return: Signal<In, Bit>,
+    /// Clear: the proven result of `result_taken_ch` went up (`HandBack`).
+    pub result_taken: Signal<In, Bit>,
+    pub result_taken_ch: Signal<In, Bits<CB>>,
     /// A verb's result is back from our unit (`res_set` on `res_ch`); a
     /// cycle later its echo check is `x_value` (on `result_ch`, whose
     /// tentative digest `result_rx_digest` is).
@@ -239,10 +239,9 @@ impl Default for ChannelState {
             scan_returning: Default::default(),
             scan_in_doubt: Default::default(),
             scan_verb: Default::default(),
-            scan_result_pending: Default::default(),
             scan_head: Default::default(),
-            scan_rbuf: Default::default(),
-            scan_took_result: Default::default(),
+            result_taken: Default::default(),
+            result_taken_ch: Default::default(),
             scan_took_return: Default::default(),
             res_set: Default::default(),
             res_ch: Default::default(),
@@ -483,11 +482,9 @@ impl Logic for ChannelState {
         self.slot.next.pturn = self.pturn[0].q.val();
         self.slot.next.pverb = self.pverb[0].q.val();
         self.scan_head.next = false;
-        self.scan_rbuf.next = false;
         self.scan_returning.next = false;
         self.scan_in_doubt.next = self.ret_doubt[0].q.val();
         self.scan_verb.next = self.tx_verb[0].q.val();
-        self.scan_result_pending.next = false;
         self.result_rx_digest.next = self.rx_digest[0].q.val();
         self.res_bit.next = false;
         for i in 0..K {
@@ -530,9 +527,7 @@ impl Logic for ChannelState {
                 self.scan_returning.next = self.ret_pending[i].q.val();
                 self.scan_in_doubt.next = self.ret_doubt[i].q.val();
                 self.scan_verb.next = self.tx_verb[i].q.val();
-                self.scan_result_pending.next = self.vres_pending[i].q.val();
                 self.scan_head.next = self.head[i].q.val();
-                self.scan_rbuf.next = self.rbuf[i].q.val();
             }
             if self.result_ch.val().index() == i {
                 self.result_rx_digest.next = self.rx_digest[i].q.val();
@@ -652,12 +647,12 @@ impl Logic for ChannelState {
             }
         }
 
-        // ---- 3. The hand-back scanner ----
+        // ---- 3. Hand-back: a proven result taken, a payload handed back ----
         for i in 0..K {
+            if self.result_taken.val() & (self.result_taken_ch.val().index() == i) {
+                self.vres_pending[i].d.next = false;
+            }
             if self.scan_ch.val().index() == i {
-                if self.scan_took_result.val() {
-                    self.vres_pending[i].d.next = false;
-                }
                 if self.scan_took_return.val() {
                     if self.ret_next[i].q.val() {
                         // Then the next payload, not delivered (never decided).

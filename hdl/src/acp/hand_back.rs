@@ -15,6 +15,8 @@ const _: () = assert!(
 
 /// Width of the FIFO's fill count, 0..=depth.
 const MF1: usize = MF + 1;
+/// A proven verb result waiting to go up: its channel and result buffer.
+const RQ: usize = CB + 1;
 
 /// What `AcpLink` hands its host (`m_msg`), through one FIFO: payloads the
 /// peer delivered, results of our verbs whose delivery was proven, and our
@@ -22,12 +24,25 @@ const MF1: usize = MF + 1;
 ///
 /// A delivery is pushed the cycle it is decided and never waits: `room` is
 /// low (and the link stores no new offer) unless the FIFO has room for a
-/// commit from every channel and one more (a move may deliver and store). A scanner visits one channel a cycle (`scan`;
-/// `scan_next` addresses the payload and result RAMs, whose reads are
-/// registered) and, in a cycle with no delivery and room to spare, pushes
-/// that channel's proven verb result (`took_result`) or else its payload
-/// handed back (`took_return`). `m_msg` leaves through a skid buffer, so the
-/// host side's `ready` reaches only registers.
+/// commit from every channel and one more (a move may deliver and store).
+///
+/// In a cycle with no delivery and room to spare, it pushes first a proven
+/// verb result, then a payload handed back:
+/// - **Results** come in order of proof: `proven` names the channel and
+///   result buffer the cycle a verb is confirmed, and a queue of K entries
+///   holds them (a channel has at most one result waiting: it confirms no
+///   other verb until its result is taken). The queue's head is staged
+///   (`result_ch` addresses the result RAMs, whose reads are
+///   registered) and pushed as `took_result`. A verb's result used to wait
+///   for the scanner below to pass its channel, which held every channel
+///   to one verb per K cycles.
+/// - **Payloads handed back** after flushes, which touch many channels at
+///   once, are found by a scanner that visits one channel a cycle (`scan`;
+///   `scan_next` addresses the payload RAMs) and pushes that channel's
+///   payload as `took_return`.
+///
+/// `m_msg` leaves through a skid buffer, so the host side's `ready`
+/// reaches only registers.
 #[derive(LogicBlock)]
 pub struct HandBack {
     pub clock: Signal<In, Clock>,
@@ -41,23 +56,44 @@ pub struct HandBack {
     /// The channel scanned, and the next one.
     pub scan: Signal<Out, Bits<CB>>,
     pub scan_next: Signal<Out, Bits<CB>>,
-    /// Channel `scan`: a verb result to hand up (its RAM read current), a
-    /// payload to hand back, and whether that one is in doubt.
-    pub result_ready: Signal<In, Bit>,
+    /// A verb of `proven_ch` was confirmed this cycle; its result waits in
+    /// result buffer `proven_buf`.
+    pub proven: Signal<In, Bit>,
+    pub proven_ch: Signal<In, Bits<CB>>,
+    pub proven_buf: Signal<In, Bit>,
+    /// The channel whose result is staged next cycle: it addresses both
+    /// result buffers' RAMs (`result` is their read a cycle later).
+    pub result_ch: Signal<Out, Bits<CB>>,
+    /// Channel `scan`: a payload to hand back, and whether it is in doubt.
     pub returning: Signal<In, Bit>,
     pub in_doubt: Signal<In, Bit>,
     /// The payload handed back is one of our verbs, not a message.
     pub returning_verb: Signal<In, Bit>,
-    /// RAM reads at `scan_next` a cycle ago: our payload, our verb's result.
+    /// RAM reads a cycle ago: our payload at `scan_next`, the result of
+    /// `took_result_ch` from buffer `took_result_buf`.
     pub ret_payload: Signal<In, Bits<448>>,
     pub result: Signal<In, Bits<384>>,
-    /// Channel `scan`'s result, or its payload, was pushed.
+    /// Channel `took_result_ch`'s result was pushed, from result buffer
+    /// `took_result_buf` (the staged one: `result_ch` may already address
+    /// the next); channel `scan`'s payload was.
     pub took_result: Signal<Out, Bit>,
+    pub took_result_ch: Signal<Out, Bits<CB>>,
+    pub took_result_buf: Signal<Out, Bit>,
     pub took_return: Signal<Out, Bit>,
     pub m_msg: StreamSource<AcpMsg>,
 
     scan_ptr: SDFF<Bits<CB>>,
     used: SDFF<Bits<MF1>>,
+    proven_q: StreamFifo<Bits<RQ>, CB, RQ>,
+    staged: SDFF<Bit>,
+    staged_ch: SDFF<Bits<CB>>,
+    staged_buf: SDFF<Bit>,
+    /// The proof, registered before the queue: `proven` comes out of the
+    /// channel machine's decision, deep enough already.
+    proven_r: SDFF<Bit>,
+    proven_entry_r: SDFF<Bits<RQ>>,
+    stage: Signal<Local, Bit>,
+    proven_entry: Signal<Local, Bits<RQ>>,
     fifo: StreamFifo<AcpMsg, MF, { MF + 1 }>,
     out: SkidBuffer<AcpMsg>,
     spare: Signal<Local, Bit>,
@@ -66,6 +102,9 @@ pub struct HandBack {
     pop: Signal<Local, Bit>,
     result448: ZeroExtend<384, 448>,
     scan8: ZeroExtend<CB, 8>,
+    staged8: ZeroExtend<CB, 8>,
+    proven_wide: ZeroExtend<CB, RQ>,
+    c_one_rq: Constant<Bits<RQ>>,
     deliver8: ZeroExtend<CB, 8>,
     c_one_cb: Constant<Bits<CB>>,
     c_one_used: Constant<Bits<MF1>>,
@@ -89,17 +128,30 @@ impl Default for HandBack {
             room: Default::default(),
             scan: Default::default(),
             scan_next: Default::default(),
-            result_ready: Default::default(),
+            proven: Default::default(),
+            proven_ch: Default::default(),
+            proven_buf: Default::default(),
+            result_ch: Default::default(),
             returning: Default::default(),
             in_doubt: Default::default(),
             returning_verb: Default::default(),
             ret_payload: Default::default(),
             result: Default::default(),
             took_result: Default::default(),
+            took_result_ch: Default::default(),
+            took_result_buf: Default::default(),
             took_return: Default::default(),
             m_msg: Default::default(),
             scan_ptr: Default::default(),
             used: Default::default(),
+            proven_q: StreamFifo::new(),
+            staged: Default::default(),
+            staged_ch: Default::default(),
+            staged_buf: Default::default(),
+            proven_r: Default::default(),
+            proven_entry_r: Default::default(),
+            stage: Default::default(),
+            proven_entry: Default::default(),
             fifo: StreamFifo::new(),
             out: Default::default(),
             spare: Default::default(),
@@ -108,6 +160,9 @@ impl Default for HandBack {
             pop: Default::default(),
             result448: Default::default(),
             scan8: Default::default(),
+            staged8: Default::default(),
+            proven_wide: Default::default(),
+            c_one_rq: c(1),
             deliver8: Default::default(),
             c_one_cb: c(1),
             c_one_used: c(1),
@@ -129,9 +184,26 @@ impl Default for HandBack {
 impl Logic for HandBack {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, scan_ptr, used);
+        dff_setup!(
+            self,
+            clock,
+            scan_ptr,
+            used,
+            staged,
+            staged_ch,
+            staged_buf,
+            proven_r,
+            proven_entry_r
+        );
         self.scan_ptr.reset.next = self.reset.val();
         self.used.reset.next = self.reset.val();
+        self.staged.reset.next = self.reset.val();
+        self.staged_ch.reset.next = self.reset.val();
+        self.staged_buf.reset.next = self.reset.val();
+        self.proven_r.reset.next = self.reset.val();
+        self.proven_entry_r.reset.next = self.reset.val();
+        self.proven_q.clock.next = self.clock.val();
+        self.proven_q.reset.next = self.reset.val();
         self.fifo.clock.next = self.clock.val();
         self.fifo.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
@@ -145,6 +217,40 @@ impl Logic for HandBack {
         self.fifo.s.data.next.payload = self.deliver_payload.val();
         self.push.next = self.deliver.val();
 
+        // Proven results, in order: queued at the proof (a channel has at
+        // most one waiting, so K entries never fill), then staged. The
+        // result RAMs' reads are registered: they address the staged
+        // channel, or the one being staged, so the staged result is read. A
+        // result written at the proof is in the RAM before the queue shows
+        // its entry (three cycles), so no read meets its own channel's write.
+        self.spare.next = !self.deliver.val() & (self.used.q.val() < self.c_room_max.val());
+        self.took_result.next = self.staged.q.val() & self.spare.val();
+        self.proven_wide.i.next = self.proven_ch.val();
+        // An entry: the channel above, the buffer in bit 0.
+        self.proven_entry.next = self.proven_wide.o.val() << 1;
+        if self.proven_buf.val() {
+            self.proven_entry.next = (self.proven_wide.o.val() << 1) | self.c_one_rq.val();
+        }
+        self.proven_r.d.next = self.proven.val();
+        self.proven_entry_r.d.next = self.proven_entry.val();
+        self.proven_q.s.data.next = self.proven_entry_r.q.val();
+        // (The queue holds each channel once at most: it is never full.)
+        self.proven_q.s.valid.next = self.proven_r.q.val() & self.proven_q.s.ready.val();
+        self.stage.next =
+            self.proven_q.m.valid.val() & (!self.staged.q.val() | self.took_result.val());
+        self.proven_q.m.ready.next = self.stage.val();
+        self.result_ch.next = self.staged_ch.q.val();
+        self.took_result_ch.next = self.staged_ch.q.val();
+        self.took_result_buf.next = self.staged_buf.q.val();
+        if self.stage.val() {
+            self.staged.d.next = true;
+            self.staged_ch.d.next = self.proven_q.m.data.val().get_bits::<CB>(1);
+            self.staged_buf.d.next = self.proven_q.m.data.val().get_bit(0);
+            self.result_ch.next = self.proven_q.m.data.val().get_bits::<CB>(1);
+        } else if self.took_result.val() {
+            self.staged.d.next = false;
+        }
+
         // The scanner: one channel a cycle. The RAM reads are registered:
         // they address the channel scanned next cycle.
         self.scan.next = self.scan_ptr.q.val();
@@ -152,13 +258,11 @@ impl Logic for HandBack {
         self.scan_ptr.d.next = self.scan_ptr.q.val() + self.c_one_cb.val();
         self.result448.i.next = self.result.val();
         self.scan8.i.next = self.scan_ptr.q.val();
-        self.spare.next = !self.deliver.val() & (self.used.q.val() < self.c_room_max.val());
-        self.took_result.next = false;
+        self.staged8.i.next = self.staged_ch.q.val();
         self.took_return.next = false;
-        if self.result_ready.val() & self.spare.val() {
+        if self.took_result.val() {
             self.push.next = true;
-            self.took_result.next = true;
-            self.fifo.s.data.next.channel = self.scan8.o.val();
+            self.fifo.s.data.next.channel = self.staged8.o.val();
             self.fifo.s.data.next.payload = self.result448.o.val();
             self.fifo.s.data.next.kind = self.c_kind_verb_result.val();
         } else if self.returning.val() & self.spare.val() {

@@ -178,10 +178,6 @@ pub struct AcpLink {
     /// The result bytes of the record decided on.
     h_result: Signal<Local, Bits<384>>,
     vres_bit: Signal<Local, Bit>,
-    /// The channel whose result was written last cycle: the scanner's read
-    /// of it that cycle saw the RAM from before the write.
-    vres_wr_valid: SDFF<Bit>,
-    vres_wr_ch: SDFF<Bits<CB>>,
 
     // ---- Verb results from our unit ----
     /// The result from our unit, registered for its echo check.
@@ -322,8 +318,6 @@ impl AcpLink {
             vres_we: Default::default(),
             h_result: Default::default(),
             vres_bit: Default::default(),
-            vres_wr_valid: Default::default(),
-            vres_wr_ch: Default::default(),
             res_got: Default::default(),
             res_got_ch: Default::default(),
             res_got_result: Default::default(),
@@ -385,8 +379,6 @@ impl Logic for AcpLink {
         dff_setup!(
             self,
             clock,
-            vres_wr_valid,
-            vres_wr_ch,
             res_got,
             res_got_ch,
             res_got_result,
@@ -412,8 +404,6 @@ impl Logic for AcpLink {
             p_reverse_ok,
             rb_started
         );
-        self.vres_wr_valid.reset.next = self.reset.val();
-        self.vres_wr_ch.reset.next = self.reset.val();
         self.res_got.reset.next = self.reset.val();
         self.res_got_ch.reset.next = self.reset.val();
         self.res_got_result.reset.next = self.reset.val();
@@ -626,8 +616,6 @@ impl Logic for AcpLink {
         // one's result was kept from its decision).
         self.vres_we.next = false;
         self.vres_bit.next = self.p_heard.q.val().rbuf ^ self.mach.confirm_by_echo.val();
-        self.vres_wr_valid.d.next = false;
-        self.vres_wr_ch.d.next = self.check.channel.val();
         self.h_result.next = self
             .check
             .payload
@@ -688,7 +676,6 @@ impl Logic for AcpLink {
             self.handed.d.next = self.mach.exec.val();
             self.vres_we.next = (self.mach.set_check.val() & !self.mach.check_complement.val())
                 | (self.mach.confirm.val() & !self.mach.confirm_by_echo.val());
-            self.vres_wr_valid.d.next = self.mach.confirm.val() & self.p_heard.q.val().tx_verb;
             // A commit for this channel comes at least a link round trip
             // after the store, so the RAM's read-before-write never matters.
             self.rx_ram.write_enable.next = self.mach.store.val();
@@ -718,25 +705,29 @@ impl Logic for AcpLink {
         self.tx_ram_ret_1.read_address.next = self.hb.scan_next.val();
         self.vres_ram_0.write_enable.next = self.vres_we.val() & !self.vres_bit.val();
         self.vres_ram_1.write_enable.next = self.vres_we.val() & self.vres_bit.val();
-        self.vres_ram_0.read_address.next = self.hb.scan_next.val();
-        self.vres_ram_1.read_address.next = self.hb.scan_next.val();
+        self.vres_ram_0.read_address.next = self.hb.result_ch.val();
+        self.vres_ram_1.read_address.next = self.hb.result_ch.val();
         self.hb.ret_payload.next = self.tx_ram_ret_0.read_data.val();
         if self.chans.scan_head.val() {
             self.hb.ret_payload.next = self.tx_ram_ret_1.read_data.val();
         }
-        // A confirmed result waits in the buffer decisions no longer write.
-        self.hb.result.next = self.vres_ram_1.read_data.val();
-        if self.chans.scan_rbuf.val() {
-            self.hb.result.next = self.vres_ram_0.read_data.val();
+        // A confirmed result waits in the buffer decisions no longer write:
+        // the one the channel's confirming record read (its `rbuf` before
+        // the confirmation flips it).
+        self.hb.proven.next =
+            self.applying.val() & self.mach.confirm.val() & self.p_heard.q.val().tx_verb;
+        self.hb.proven_ch.next = self.check.channel.val();
+        self.hb.proven_buf.next = self.p_heard.q.val().rbuf;
+        self.hb.result.next = self.vres_ram_0.read_data.val();
+        if self.hb.took_result_buf.val() {
+            self.hb.result.next = self.vres_ram_1.read_data.val();
         }
         self.chans.scan_ch.next = self.hb.scan.val();
         self.hb.in_doubt.next = self.chans.scan_in_doubt.val();
         self.hb.returning_verb.next = self.chans.scan_verb.val();
         self.hb.returning.next = self.chans.scan_returning.val();
-        // A result written last cycle was not in the RAM read.
-        self.hb.result_ready.next = self.chans.scan_result_pending.val()
-            & !(self.vres_wr_valid.q.val() & (self.vres_wr_ch.q.val() == self.hb.scan.val()));
-        self.chans.scan_took_result.next = self.hb.took_result.val();
+        self.chans.result_taken.next = self.hb.took_result.val();
+        self.chans.result_taken_ch.next = self.hb.took_result_ch.val();
         self.chans.scan_took_return.next = self.hb.took_return.val();
         self.ev_return_r.d.next = self.hb.took_return.val();
         self.m_msg.data.next = self.hb.m_msg.data.val();

@@ -590,3 +590,26 @@ fn a_decision_waits_for_no_slot() {
         }
     }
 }
+
+/// A verb's result goes up as soon as B's proof of delivery is heard, not
+/// when a scan over the channels passes its channel: from the decision, its
+/// result lands in A's host memory a round trip later (B's proof) plus a
+/// fixed pipeline (the check, the move, the result queue, the message FIFO,
+/// DMA: 11 or 12 cycles), whatever the latency does to the scan's phase.
+/// (A scan made it wait for its channel's turn too: 11 to 25 cycles here
+/// at K = 16, and in a K = 256 build it held every channel to one verb per
+/// 256 cycles.)
+#[test]
+fn a_verbs_result_goes_up_without_waiting_for_a_scan() {
+    use pendulum_testbench::acp_measure::{decision_cycles, Kind};
+    for latency in 1..=8 {
+        let rtt = 2 * latency as u64 + 14;
+        let (decision, result) = decision_cycles(latency, 1, Kind::Verb);
+        let result = result.expect("no result");
+        let after = result - decision - rtt;
+        assert!(
+            after <= 13,
+            "latency {latency}: result {after} cycles after the decision and a round trip"
+        );
+    }
+}
