@@ -622,15 +622,32 @@ fn estimate(group: &str, param: &str) -> Option<(f64, f64)> {
     Some((point("mean")?, point("median")?))
 }
 
+/// HEAD, with `-dirty` when tracked files differ from it, so a figure taken
+/// with uncommitted changes is not credited to the commit. (The testbench
+/// has the same as `pendulum_testbench::git_rev`, which this crate cannot
+/// depend on: the testbench depends on the driver.)
 fn git_revision() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let Some(rev) = git(&["rev-parse", "HEAD"])
         .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map_or_else(|| "unknown".into(), |s| s.trim().to_string())
+        .map(|s| s.trim().to_string())
+    else {
+        return "unknown".into();
+    };
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|o| !o.stdout.is_empty());
+    if dirty {
+        format!("{rev}-dirty")
+    } else {
+        rev
+    }
 }
 
 fn report(cases: &[Case]) {

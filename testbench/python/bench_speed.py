@@ -15,7 +15,6 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 
@@ -127,7 +126,7 @@ def main():
         print(f"  {'cocotb_icarus':<14} {cycles:>10} cycles  {secs:8.3f} s  {cycles / secs:>12,.0f} cycles/s")
         over_cocotb = round(rows["python_edges"]["cycles_per_second"] / (cycles / secs), 1)
         print(f"  pendulum_sim awaiting every edge runs {over_cocotb}x cocotb 1.9 + Icarus (issue #27 asks 20x)")
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    rev = ps._native.git_rev()
     os.makedirs("build/bench", exist_ok=True)
     with open("build/bench/python.json", "w") as f:
         json.dump({"bench": "python", "git_rev": rev, "verilator_version": ps._native.VERILATOR_VERSION, "frames": FRAMES, "results": rows,

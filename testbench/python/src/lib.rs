@@ -745,11 +745,20 @@ fn tx_stamp_layout(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(t)
 }
 
+/// The short git revision of the working tree, `-dirty` when tracked files
+/// differ from it (`pendulum_testbench::git_rev`): what the benches record
+/// beside their figures.
+#[pyfunction]
+fn git_rev() -> String {
+    pendulum_testbench::git_rev()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
     m.add("SimulationEnded", m.py().get_type::<SimulationEnded>())?;
     m.add("DriverError", m.py().get_type::<DriverError>())?;
     m.add("VERILATOR_VERSION", pendulum_testbench::VERILATOR_VERSION)?;
+    m.add_function(wrap_pyfunction!(git_rev, m)?)?;
     Ok(())
 }
