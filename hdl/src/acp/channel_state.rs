@@ -652,26 +652,24 @@ impl Logic for ChannelState {
             if self.result_taken.val() & (self.result_taken_ch.val().index() == i) {
                 self.vres_pending[i].d.next = false;
             }
-            if self.scan_ch.val().index() == i {
-                if self.scan_took_return.val() {
-                    if self.ret_next[i].q.val() {
-                        // Then the next payload, not delivered (never decided).
-                        self.ret_next[i].d.next = false;
-                        self.next[i].d.next = false;
-                        self.head[i].d.next = !self.head[i].q.val();
-                        self.tx_verb[i].d.next = self.next_verb[i].q.val();
-                        self.ret_doubt[i].d.next = false;
-                    } else if self.next[i].q.val() {
-                        // The next payload is the one held, offered again.
-                        self.next[i].d.next = false;
-                        self.head[i].d.next = !self.head[i].q.val();
-                        self.tx_echo[i].d.next = self.next_dig[i].q.val() ^ self.key[i].q.val();
-                        self.tx_verb[i].d.next = self.next_verb[i].q.val();
-                        self.ret_pending[i].d.next = false;
-                    } else {
-                        self.ret_pending[i].d.next = false;
-                        self.holding[i].d.next = false;
-                    }
+            if self.scan_took_return.val() & (self.scan_ch.val().index() == i) {
+                if self.ret_next[i].q.val() {
+                    // Then the next payload, not delivered (never decided).
+                    self.ret_next[i].d.next = false;
+                    self.next[i].d.next = false;
+                    self.head[i].d.next = !self.head[i].q.val();
+                    self.tx_verb[i].d.next = self.next_verb[i].q.val();
+                    self.ret_doubt[i].d.next = false;
+                } else if self.next[i].q.val() {
+                    // The next payload is the one held, offered again.
+                    self.next[i].d.next = false;
+                    self.head[i].d.next = !self.head[i].q.val();
+                    self.tx_echo[i].d.next = self.next_dig[i].q.val() ^ self.key[i].q.val();
+                    self.tx_verb[i].d.next = self.next_verb[i].q.val();
+                    self.ret_pending[i].d.next = false;
+                } else {
+                    self.ret_pending[i].d.next = false;
+                    self.holding[i].d.next = false;
                 }
             }
         }
