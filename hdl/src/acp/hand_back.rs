@@ -32,10 +32,11 @@ const RQ: usize = CB + 1;
 ///   result buffer the cycle a verb is confirmed, and a queue of K entries
 ///   holds them (a channel has at most one result waiting: it confirms no
 ///   other verb until its result is taken). The queue's head is staged
-///   (`result_ch` addresses the result RAMs, whose reads are
-///   registered) and pushed as `took_result`. A verb's result used to wait
-///   for the scanner below to pass its channel, which held every channel
-///   to one verb per K cycles.
+///   (`result_ch` addresses the result RAMs, whose reads are registered),
+///   read into a skid buffer (`took_result`: the channel may confirm its
+///   next verb) and pushed from there. A verb's result used to wait for
+///   the scanner below to pass its channel, which held every channel to
+///   one verb per K cycles.
 /// - **Payloads handed back** after flushes, which touch many channels at
 ///   once, are found by a scanner that visits one channel a cycle (`scan`;
 ///   `scan_next` addresses the payload RAMs) and pushes that channel's
@@ -73,9 +74,9 @@ pub struct HandBack {
     /// `took_result_ch` from buffer `took_result_buf`.
     pub ret_payload: Signal<In, Bits<448>>,
     pub result: Signal<In, Bits<384>>,
-    /// Channel `took_result_ch`'s result was pushed, from result buffer
-    /// `took_result_buf` (the staged one: `result_ch` may already address
-    /// the next); channel `scan`'s payload was.
+    /// Channel `took_result_ch`'s result was read from result buffer
+    /// `took_result_buf` and is on its way up (the staged one: `result_ch`
+    /// may already address the next); channel `scan`'s payload was pushed.
     pub took_result: Signal<Out, Bit>,
     pub took_result_ch: Signal<Out, Bits<CB>>,
     pub took_result_buf: Signal<Out, Bit>,
@@ -94,6 +95,8 @@ pub struct HandBack {
     proven_entry_r: SDFF<Bits<RQ>>,
     stage: Signal<Local, Bit>,
     proven_entry: Signal<Local, Bits<RQ>>,
+    /// Results read, on their way to the message FIFO.
+    results: SkidBuffer<AcpMsg>,
     fifo: StreamFifo<AcpMsg, MF, { MF + 1 }>,
     out: SkidBuffer<AcpMsg>,
     spare: Signal<Local, Bit>,
@@ -152,6 +155,7 @@ impl Default for HandBack {
             proven_entry_r: Default::default(),
             stage: Default::default(),
             proven_entry: Default::default(),
+            results: Default::default(),
             fifo: StreamFifo::new(),
             out: Default::default(),
             spare: Default::default(),
@@ -208,6 +212,8 @@ impl Logic for HandBack {
         self.fifo.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
+        self.results.clock.next = self.clock.val();
+        self.results.reset.next = self.reset.val();
         self.room.next = self.used.q.val() <= self.c_room_max.val();
 
         // A delivery first.
@@ -223,8 +229,11 @@ impl Logic for HandBack {
         // channel, or the one being staged, so the staged result is read. A
         // result written at the proof is in the RAM before the queue shows
         // its entry (three cycles), so no read meets its own channel's write.
+        // The staged result leaves through a skid buffer, whose `ready` is
+        // a register: a delivery (late in the cycle) then delays only the
+        // push below, never the queue's pop or the RAMs' read address.
         self.spare.next = !self.deliver.val() & (self.used.q.val() < self.c_room_max.val());
-        self.took_result.next = self.staged.q.val() & self.spare.val();
+        self.took_result.next = self.staged.q.val() & self.results.s.ready.val();
         self.proven_wide.i.next = self.proven_ch.val();
         // An entry: the channel above, the buffer in bit 0.
         self.proven_entry.next = self.proven_wide.o.val() << 1;
@@ -259,12 +268,15 @@ impl Logic for HandBack {
         self.result448.i.next = self.result.val();
         self.scan8.i.next = self.scan_ptr.q.val();
         self.staged8.i.next = self.staged_ch.q.val();
+        self.results.s.valid.next = self.staged.q.val();
+        self.results.s.data.next.kind = self.c_kind_verb_result.val();
+        self.results.s.data.next.channel = self.staged8.o.val();
+        self.results.s.data.next.payload = self.result448.o.val();
+        self.results.m.ready.next = self.spare.val();
         self.took_return.next = false;
-        if self.took_result.val() {
+        if self.results.m.valid.val() & self.spare.val() {
             self.push.next = true;
-            self.fifo.s.data.next.channel = self.staged8.o.val();
-            self.fifo.s.data.next.payload = self.result448.o.val();
-            self.fifo.s.data.next.kind = self.c_kind_verb_result.val();
+            self.fifo.s.data.next = self.results.m.data.val();
         } else if self.returning.val() & self.spare.val() {
             self.push.next = true;
             self.took_return.next = true;
