@@ -594,8 +594,9 @@ fn a_decision_waits_for_no_slot() {
 /// A verb's result goes up as soon as B's proof of delivery is heard, not
 /// when a scan over the channels passes its channel: from the decision, its
 /// result lands in A's host memory a round trip later (B's proof) plus a
-/// fixed pipeline (the check, the move, the result queue, the message FIFO,
-/// DMA: 11 or 12 cycles), whatever the latency does to the scan's phase.
+/// fixed pipeline (the check, the move, the result queue and its skid
+/// buffer, the message FIFO, DMA: 13 cycles at every latency here),
+/// whatever the latency does to the scan's phase.
 /// (A scan made it wait for its channel's turn too: 11 to 25 cycles here
 /// at K = 16, and in a K = 256 build it held every channel to one verb per
 /// 256 cycles.)
