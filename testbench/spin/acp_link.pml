@@ -107,6 +107,7 @@
 #define RBAD     32
 #define DMGV     200
 #define REV      64
+#define EFOLD    128  /* state byte bit 7: the echo rides in an offer's check word */
 #define X(e, r)  ((e) + (r))
 #define NTOK(s)  ((s) == A -> NTOK_A : NTOK_B)
 #define ALL(n)   ((1 << ((n) + 1)) - 2)
@@ -115,7 +116,9 @@
  * Channel records: k1, k2 = the session (sender's nonce, receiver's nonce;
  * in the hardware they are mixed into the check word, so a record of
  * another session is not heard); st = the state byte
- * (pendulum_layout::acp::state_byte); f8 =
+ * (pendulum_layout::acp::state_byte; bit 7, EFOLD, in an OFFER stating
+ * TENTATIVE: the echo is folded into the check word, and f8/fk are that
+ * echo); f8 =
  * payload bytes 0..4 (ECHO: digest; STATE: the proof of the last delivery);
  * fk = what an ECHO's receiver field is XORed with, the proof of the
  * sender's last delivery (in the hardware one field with the digest);
@@ -196,7 +199,7 @@ byte dups = MAX_DUP;
 /* Scratch, used only inside atomic steps. */
 hidden Rec r;
 hidden Rec junk;
-hidden byte ht, htb, hr, hrb, x, ok, mbad;
+hidden byte ht, htb, hr, hrb, hef, eb, x, ok, mbad;
 hidden byte was_ts, was_rs;
 #if defined(MACHINE_TABLES) && !defined(BUG_CONFIRM_WITHOUT_PROOF) && \
     !defined(BUG_UNCHECKED_DECISION) && !defined(BUG_STORE_BEFORE_SEEN) && \
@@ -205,7 +208,7 @@ hidden byte was_ts, was_rs;
  * testbench/tests/nic/spin.rs generates from pendulum_layout::acp::machine::hear);
  * the seeded bugs that change a move are exempt. */
 #define CHECK_MACHINE 1
-hidden byte was_tb, was_rb, m_op;
+hidden byte was_tb, was_rb, m_op, mbad_d, mbad_e;
 hidden short s_idx, r_idx0, r_idx1;
 #endif
 
@@ -318,8 +321,14 @@ inline form(s)
 		 * behind); when the sender role offers too, they take turns by
 		 * round. An echo carries the proof beside the digest. */
 		if
+#ifdef BUG_ONLY_FOLDED_ECHO
+		/* An offering side sends its echo only folded into its offers. */
+		:: (rs[s] == RX_TENTATIVE || pdue[s]) &&
+		   ((ts[s] != TX_OFFER && ts[s] != TX_COMMIT_OFFER) || (round[s] && rs[s] != RX_TENTATIVE)) ->
+#else
 		:: (rs[s] == RX_TENTATIVE || pdue[s]) &&
 		   ((ts[s] != TX_OFFER && ts[s] != TX_COMMIT_OFFER) || round[s]) ->
+#endif
 			if
 			:: rs[s] == RX_TENTATIVE && !(pdue[s] && pturn[s]) ->
 				r.op = OP_ECHO; r.f8 = sto[s]; r.fk = px[s]; r.body = RGOOD
@@ -340,6 +349,13 @@ inline form(s)
 #endif
 			:: else -> r.op = OP_STATE;
 				if :: rs[s] != RX_TENTATIVE -> r.f8 = px[s]; r.body = RGOOD :: else -> skip fi
+			fi;
+			/* An offer while holding a payload tentatively carries the
+			 * echo in its check word (protocol 6). */
+			if
+			:: r.op == OP_OFFER && rs[s] == RX_TENTATIVE ->
+				r.st = r.st | EFOLD; r.f8 = sto[s]; r.fk = px[s]
+			:: else -> skip
 			fi
 		fi;
 		if
@@ -383,8 +399,8 @@ inline damage()
 	:: true -> skip
 	:: dmg > 0 -> dmg--;
 		if
-		:: select(ht : 0..4); select(htb : 0..1); select(hr : 0..2); select(hrb : 0..1);
-		   r.st = ht | (htb << 3) | (hr << 4) | (hrb << 6)
+		:: select(ht : 0..4); select(htb : 0..1); select(hr : 0..2); select(hrb : 0..1); select(hef : 0..1);
+		   r.st = ht | (htb << 3) | (hr << 4) | (hrb << 6) | (hef << 7)
 		:: r.op != OP_STATE -> r.op = OP_STATE
 		:: r.op != OP_OFFER -> r.op = OP_OFFER
 		:: r.op != OP_ECHO -> r.op = OP_ECHO
@@ -407,15 +423,17 @@ inline damage()
  * decision check on the one held (the proof the peer delivered it). */
 inline hear_sender(s)
 {
-	x = X(r.f8, r.body);
+	/* A folded echo is an ECHO with a message's (no) result: RGOOD here. */
+	eb = (hef -> RGOOD : r.body);
+	x = X(r.f8, eb);
 	if
 	:: hrb == tb[s] ->
 		if
 		:: ts[s] == TX_IDLE && hold[s] && (hr == RX_EXPECT || hr == RX_TENTATIVE) -> ts[s] = TX_OFFER
-		:: ts[s] == TX_IDLE && !hold[s] && hr == RX_TENTATIVE && r.op == OP_ECHO ->
+		:: ts[s] == TX_IDLE && !hold[s] && hr == RX_TENTATIVE && (r.op == OP_ECHO || hef) ->
 			/* It holds something we never offered: have it erased. */
 			ts[s] = TX_REVERSE; auth[s] = x + REV
-		:: ts[s] == TX_OFFER && hr == RX_TENTATIVE && r.op == OP_ECHO ->
+		:: ts[s] == TX_OFFER && hr == RX_TENTATIVE && (r.op == OP_ECHO || hef) ->
 			if
 			:: r.f8 == tok[s] && r.fk == key[s] ->
 				/* The decision: the commit point of the transfer; with the
@@ -424,7 +442,7 @@ inline hear_sender(s)
 				:: nhold[s] -> ts[s] = TX_COMMIT_OFFER
 				:: else -> ts[s] = TX_COMMIT
 				fi;
-				auth[s] = x; ares[s] = r.body; decided[s] = decided[s] | (1 << tok[s]);
+				auth[s] = x; ares[s] = eb; decided[s] = decided[s] | (1 << tok[s]);
 #ifdef BUG_RESULT_AT_DECISION
 				final[s] = final[s] | (1 << tok[s])
 #else
@@ -433,11 +451,11 @@ inline hear_sender(s)
 			:: else -> ts[s] = TX_REVERSE; auth[s] = x + REV
 			fi
 		:: ts[s] == TX_OFFER && hr == RX_REJECT -> ts[s] = TX_IDLE
-		:: (ts[s] == TX_COMMIT || ts[s] == TX_COMMIT_OFFER) && hr == RX_TENTATIVE && r.op == OP_ECHO &&
+		:: (ts[s] == TX_COMMIT || ts[s] == TX_COMMIT_OFFER) && hr == RX_TENTATIVE && (r.op == OP_ECHO || hef) &&
 		   r.f8 == tok[s] && r.fk == key[s] ->
-			auth[s] = x; ares[s] = r.body   /* the check of the newest echo */
+			auth[s] = x; ares[s] = eb   /* the check of the newest echo */
 		:: ts[s] == TX_REVERSE && hr != RX_TENTATIVE -> ts[s] = TX_IDLE   /* erased, or never stored */
-		:: ts[s] == TX_REVERSE && hr == RX_TENTATIVE && r.op == OP_ECHO -> auth[s] = x + REV
+		:: ts[s] == TX_REVERSE && hr == RX_TENTATIVE && (r.op == OP_ECHO || hef) -> auth[s] = x + REV
 		:: else -> skip
 		fi
 #ifdef BUG_CONFIRM_WITHOUT_PROOF
@@ -452,15 +470,15 @@ inline hear_sender(s)
 		res[s] = r.body; key[s] = r.f8; confirm(s);
 		if :: hr != RX_REJECT -> ts[s] = TX_OFFER :: else -> skip fi
 #ifdef BUG_UNCHAINED_PROOF
-	:: hrb != tb[s] && ts[s] == TX_COMMIT_OFFER && r.op == OP_ECHO && hr == RX_TENTATIVE && r.f8 == ntok[s] ->
+	:: hrb != tb[s] && ts[s] == TX_COMMIT_OFFER && (r.op == OP_ECHO || hef) && hr == RX_TENTATIVE && r.f8 == ntok[s] ->
 #else
-	:: hrb != tb[s] && ts[s] == TX_COMMIT_OFFER && r.op == OP_ECHO && hr == RX_TENTATIVE &&
+	:: hrb != tb[s] && ts[s] == TX_COMMIT_OFFER && (r.op == OP_ECHO || hef) && hr == RX_TENTATIVE &&
 	   nhold[s] && r.f8 == ntok[s] && r.fk == auth[s] ->
 #endif
 		/* The next payload's echo proves the one held delivered, and
 		 * decides the next: one record for both. */
 		res[s] = ares[s]; key[s] = auth[s]; confirm(s);
-		ts[s] = TX_COMMIT; auth[s] = x; ares[s] = r.body; decided[s] = decided[s] | (1 << tok[s])
+		ts[s] = TX_COMMIT; auth[s] = x; ares[s] = eb; decided[s] = decided[s] | (1 << tok[s])
 	:: else -> skip
 	fi
 }
@@ -583,23 +601,39 @@ inline hear(s, p)
 		:: else -> skip
 		fi
 #else
-		ht = r.st & 7; htb = (r.st >> 3) & 1; hr = (r.st >> 4) & 3; hrb = (r.st >> 6) & 1;
+		ht = r.st & 7; htb = (r.st >> 3) & 1; hr = (r.st >> 4) & 3; hrb = (r.st >> 6) & 1; hef = (r.st >> 7) & 1;
 		/* A COMMIT_OFFER's OFFER record carries its decision check in the
 		 * check word: heard only if it is the check we expect (of what we
-		 * hold at its bit, else our proof). */
+		 * hold at its bit, else our proof). An offer with EFOLD carries
+		 * its echo there too: heard only if it is the echo we expect (of
+		 * our payload at its bit, else of our next one). */
 		mbad = (ht == TX_COMMIT_OFFER && r.op == OP_OFFER && r.f12 != (htb == rb[s] -> rx_x[s] : px[s]));
-		ok = (r.k1 == pn[s] && r.k2 == nonce[s] && hr != 3 && ht <= TX_COMMIT_OFFER);
+#ifdef CHECK_MACHINE
+		mbad_d = mbad; mbad_e = 0;
+#endif
+		if
+		:: hef && r.op == OP_OFFER &&
+		   !(hrb == tb[s] -> (r.f8 == tok[s] && r.fk == key[s]) : (nhold[s] && r.f8 == ntok[s] && r.fk == auth[s])) ->
+			mbad = 1
+#ifdef CHECK_MACHINE
+			; mbad_e = 1
+#endif
+		:: else -> skip
+		fi;
+		ok = (r.k1 == pn[s] && r.k2 == nonce[s] && hr != 3 && ht <= TX_COMMIT_OFFER &&
+		      (!hef || (r.op == OP_OFFER && hr == RX_TENTATIVE)));
 #ifdef CHECK_MACHINE
 		was_tb = tb[s]; was_rb = rb[s];
-		m_op = (r.op == OP_STATE -> 0 : (r.op == OP_OFFER -> 1 : 2));
-		s_idx = ts[s] + 5 * ((hrb == tb[s]) + 2 * (hold[s] + 2 * (nhold[s] + 2 * (hr + 3 * (m_op + 3 *
+		m_op = (r.op == OP_STATE -> 0 : (r.op == OP_OFFER -> (hef -> 3 : 1) : 2));
+		s_idx = ts[s] + 5 * ((hrb == tb[s]) + 2 * (hold[s] + 2 * (nhold[s] + 2 * (hr + 3 * (m_op + 4 *
 			((r.f8 == tok[s] && r.fk == key[s]) + 2 * ((r.f8 == X(tok[s], r.body)) + 2 *
 			(nhold[s] && r.f8 == ntok[s] && r.fk == auth[s]))))))));
-		r_idx0 = rs[s] + 3 * ((htb == rb[s]) + 2 * (pdue[s] + 2 * (0 + 2 * (ht + 5 * (m_op + 3 *
+		r_idx0 = rs[s] + 3 * ((htb == rb[s]) + 2 * (pdue[s] + 2 * (0 + 2 * (ht + 5 * (m_op + 4 *
 			((r.f12 == rx_x[s]) + 2 * ((r.f12 == rx_x[s] + REV) + 2 * (r.f12 == px[s]))))))));
 		r_idx1 = r_idx0 + 12;
 		/* The layout's machine says the same of which records are heard. */
-		assert(!ok || mbad == ((receiver_next[r_idx1] >> 3) & 1));
+		assert(!ok || mbad_d == ((receiver_next[r_idx1] >> 3) & 1));
+		assert(!ok || mbad_e == ((sender_next[s_idx] >> 5) & 1));
 #endif
 		ok = ok && !mbad;
 		if
@@ -610,7 +644,7 @@ inline hear(s, p)
 			assert(rs[s] == was_rs || RECEIVER_MOVE(was_rs, rs[s]));
 #ifdef CHECK_MACHINE
 			assert(ts[s] == (sender_next[s_idx] & 7) && tb[s] == (was_tb ^ ((sender_next[s_idx] >> 3) & 1)));
-			assert(pready[s] == (sender_next[s_idx] >> 4));
+			assert(pready[s] == ((sender_next[s_idx] >> 4) & 1));
 			/* Where the model chose "no room", the table's entry without room. */
 			if :: rs[s] == RX_REJECT && was_rs != RX_REJECT -> r_idx1 = r_idx0 :: else -> skip fi;
 			assert(rs[s] == (receiver_next[r_idx1] & 3) && rb[s] == (was_rb ^ ((receiver_next[r_idx1] >> 2) & 1)))
@@ -624,9 +658,9 @@ inline hear(s, p)
 		fi
 #endif
 	fi;
-	clear_r; ht = 0; htb = 0; hr = 0; hrb = 0; x = 0; ok = 0; mbad = 0; was_ts = 0; was_rs = 0
+	clear_r; ht = 0; htb = 0; hr = 0; hrb = 0; hef = 0; eb = 0; x = 0; ok = 0; mbad = 0; was_ts = 0; was_rs = 0
 #ifdef CHECK_MACHINE
-	; s_idx = 0; r_idx0 = 0; r_idx1 = 0; m_op = 0; was_tb = 0; was_rb = 0
+	; s_idx = 0; r_idx0 = 0; r_idx1 = 0; m_op = 0; was_tb = 0; was_rb = 0; mbad_d = 0; mbad_e = 0
 #endif
 }
 

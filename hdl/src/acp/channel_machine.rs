@@ -40,6 +40,9 @@ pub struct ChannelMachine {
     pub decision_reverses: Signal<In, Bit>,
     /// The decision check is our proof (of our last delivery).
     pub decision_is_proof: Signal<In, Bit>,
+    /// An offer with the peer's echo folded into its check word (state
+    /// bit 7): an ECHO too, heard only if that echo is the one expected.
+    pub echo_folded: Signal<In, Bit>,
     /// The channel's new state, and the transition byte of its move (valid with `moved`).
     pub n_tx: Signal<Out, Bits<4>>,
     pub n_rx: Signal<Out, Bits<3>>,
@@ -77,6 +80,11 @@ pub struct ChannelMachine {
     rb_match: Signal<Local, Bit>,
     is_state: Signal<Local, Bit>,
     is_echo: Signal<Local, Bit>,
+    /// The record is an ECHO to the sender role: explicit, or folded into an offer.
+    hears_echo: Signal<Local, Bit>,
+    folds_echo: Signal<Local, Bit>,
+    /// What a folded echo must be: our payload's at our bit, the next one's at the other.
+    folded_echo_ok: Signal<Local, Bit>,
     is_offer: Signal<Local, Bit>,
     is_verb: Signal<Local, Bit>,
     /// The peer's sender role is COMMIT_OFFER, and its record offers.
@@ -177,6 +185,10 @@ impl Default for ChannelMachine {
             rb_match: Default::default(),
             is_state: Default::default(),
             is_echo: Default::default(),
+            hears_echo: Default::default(),
+            folds_echo: Default::default(),
+            folded_echo_ok: Default::default(),
+            echo_folded: Default::default(),
             is_offer: Default::default(),
             is_verb: Default::default(),
             merged_offer: Default::default(),
@@ -246,11 +258,19 @@ impl Logic for ChannelMachine {
         } else {
             self.folded_ok.next = self.decision_is_proof.val();
         }
-        self.not_heard.next = self.merged_offer.val() & !self.folded_ok.val();
+        self.folds_echo.next = self.echo_folded.val() & (self.is_offer.val() | self.is_verb.val());
+        if self.tb_match.val() {
+            self.folded_echo_ok.next = self.receiver_is_digest.val();
+        } else {
+            self.folded_echo_ok.next = self.receiver_is_next_digest.val();
+        }
+        self.hears_echo.next = self.is_echo.val() | self.folds_echo.val();
+        self.not_heard.next = (self.merged_offer.val() & !self.folded_ok.val())
+            | (self.folds_echo.val() & !self.folded_echo_ok.val());
         // An echo of the payload we decided on, stated again (COMMIT, COMMIT_OFFER).
         self.newer_echo.next = self.tb_match.val()
             & (self.h_rs.val() == self.c_rx_tentative.val())
-            & self.is_echo.val()
+            & self.hears_echo.val()
             & self.receiver_is_digest.val();
 
         // Sender role, on the peer's receiver state.
@@ -285,7 +305,7 @@ impl Logic for ChannelMachine {
             } else if self.tb_match.val()
                 & !self.holding.val()
                 & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
+                & self.hears_echo.val()
             {
                 // It holds what we never offered (a damaged record stored it): have it erased.
                 self.n_tx.next = (self.tx.val() & self.c_bit4.val()) | self.c_reverse4.val();
@@ -298,7 +318,7 @@ impl Logic for ChannelMachine {
         } else if self.our_ts.val() == self.c_tx_offer.val() {
             if self.tb_match.val()
                 & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
+                & self.hears_echo.val()
             {
                 // The decision: the commit point of the transfer (with the
                 // next payload held, offered in the same records).
@@ -349,7 +369,7 @@ impl Logic for ChannelMachine {
                 self.set_check.next = true;
             } else if !self.tb_match.val()
                 & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
+                & self.hears_echo.val()
                 & self.receiver_is_next_digest.val()
                 & !self.result_pending.val()
             {
@@ -390,7 +410,7 @@ impl Logic for ChannelMachine {
                 self.moved.next = true;
             } else if self.tb_match.val()
                 & (self.h_rs.val() == self.c_rx_tentative.val())
-                & self.is_echo.val()
+                & self.hears_echo.val()
             {
                 self.set_check.next = true;
                 self.check_complement.next = true;

@@ -21,7 +21,16 @@ use rust_hdl::prelude::*;
 /// it states the sender role at our receiver bit `exp_rx_bit`, our proof
 /// `exp_p` if at the other. Those come from the channel's state, read in
 /// the check cycle (`peek_channel`); `fold_x_ok` and `fold_p_ok` say which
-/// matched, with the decoded record.
+/// of the two a record that came out passed against.
+///
+/// An offer with state bit 7 set (`acp::STATE_ECHO_FOLDED`) carries its
+/// sender's echo E in the check word too: the residue must then be
+/// E_exp (XOR the decision check expected, if it folds one as well),
+/// where E_exp is `exp_e_tx` (the echo we expect of our payload) if the
+/// record states its receiver role at our sender bit `exp_tx_bit`, and
+/// `exp_e_next` (of our next payload) if at the other. `echo_folded`,
+/// `echo_tx_ok` and `echo_next_ok` say so with the decoded record, and
+/// `echo_value` is the E_exp it matched.
 ///
 /// Latency 2 cycles (register, check); one record per cycle; never stalls.
 #[derive(LogicBlock)]
@@ -40,6 +49,10 @@ pub struct RecordCheck {
     pub exp_x: Signal<In, Bits<32>>,
     pub exp_p: Signal<In, Bits<32>>,
     pub exp_rx_bit: Signal<In, Bit>,
+    /// What `peek_channel` expects of a folded echo.
+    pub exp_e_tx: Signal<In, Bits<32>>,
+    pub exp_e_next: Signal<In, Bits<32>>,
+    pub exp_tx_bit: Signal<In, Bit>,
     /// The record being checked, a cycle before it comes out (it may yet
     /// fail its check): its channel, first payload slice and the CRC-32 of its
     /// result bytes. What is read or compared with it is ready with the record.
@@ -67,11 +80,19 @@ pub struct RecordCheck {
     pub digest: Signal<Out, Bits<32>>,
     /// CRC-32 of the result bytes (payload bytes 8..56).
     pub result_crc: Signal<Out, Bits<32>>,
-    /// The record folds its decision check into its check word, and that
-    /// check is the echo check we expected, or our proof.
+    /// The record folds its decision check into its check word, and (if it
+    /// came out, so the check passed) that check is the echo check we
+    /// expected, or our proof.
     pub folded: Signal<Out, Bit>,
     pub fold_x_ok: Signal<Out, Bit>,
     pub fold_p_ok: Signal<Out, Bit>,
+    /// The record folds its sender's echo into its check word, and (it came
+    /// out) that echo is the one we expect of our payload, or of our next
+    /// one; the echo it carries.
+    pub echo_folded: Signal<Out, Bit>,
+    pub echo_tx_ok: Signal<Out, Bit>,
+    pub echo_next_ok: Signal<Out, Bit>,
+    pub echo_value: Signal<Out, Bits<32>>,
 
     r_data: SDFF<Bits<512>>,
     r_valid: SDFF<Bit>,
@@ -86,6 +107,9 @@ pub struct RecordCheck {
     h_folded: SDFF<Bit>,
     h_fold_x: SDFF<Bit>,
     h_fold_p: SDFF<Bit>,
+    h_efold: SDFF<Bit>,
+    h_e_tx: SDFF<Bit>,
+    h_e_value: SDFF<Bits<32>>,
     covered: Concat<448, 32, 480>,
     check: Crc32c<480>,
     payload_crc: Crc32<448>,
@@ -96,11 +120,18 @@ pub struct RecordCheck {
     chan: Signal<Local, Bits<8>>,
     is_entangle: Signal<Local, Bit>,
     term: Signal<Local, Bits<32>>,
-    ok: Signal<Local, Bit>,
     cw: Signal<Local, Bits<32>>,
     folds: Signal<Local, Bit>,
     fold_x: Signal<Local, Bit>,
     fold_p: Signal<Local, Bit>,
+    /// The record folds an echo; its receiver bit is our sender bit; the
+    /// echo expected; what the residue must be.
+    efolds: Signal<Local, Bit>,
+    e_at_tx: Signal<Local, Bit>,
+    e_exp: Signal<Local, Bits<32>>,
+    d_exp: Signal<Local, Bits<32>>,
+    residue_exp: Signal<Local, Bits<32>>,
+    is_offer: Signal<Local, Bit>,
     good: Signal<Local, Bit>,
     known: Signal<Local, Bit>,
     state_ok: Signal<Local, Bit>,
@@ -124,6 +155,7 @@ pub struct RecordCheck {
     c_tx_max: Constant<Bits<3>>,
     c_tx_commit_offer: Constant<Bits<3>>,
     c_rx_none: Constant<Bits<2>>,
+    c_rx_tentative: Constant<Bits<2>>,
     c_zero32: Constant<Bits<32>>,
 }
 
@@ -146,6 +178,9 @@ impl RecordCheck {
             exp_x: Default::default(),
             exp_p: Default::default(),
             exp_rx_bit: Default::default(),
+            exp_e_tx: Default::default(),
+            exp_e_next: Default::default(),
+            exp_tx_bit: Default::default(),
             peek_channel: Default::default(),
             peek_slice1: Default::default(),
             peek_result_crc: Default::default(),
@@ -164,6 +199,10 @@ impl RecordCheck {
             folded: Default::default(),
             fold_x_ok: Default::default(),
             fold_p_ok: Default::default(),
+            echo_folded: Default::default(),
+            echo_tx_ok: Default::default(),
+            echo_next_ok: Default::default(),
+            echo_value: Default::default(),
             r_data: Default::default(),
             r_valid: Default::default(),
             h_valid: Default::default(),
@@ -177,6 +216,9 @@ impl RecordCheck {
             h_folded: Default::default(),
             h_fold_x: Default::default(),
             h_fold_p: Default::default(),
+            h_efold: Default::default(),
+            h_e_tx: Default::default(),
+            h_e_value: Default::default(),
             covered: Default::default(),
             check: Default::default(),
             payload_crc: Default::default(),
@@ -187,11 +229,16 @@ impl RecordCheck {
             chan: Default::default(),
             is_entangle: Default::default(),
             term: Default::default(),
-            ok: Default::default(),
             cw: Default::default(),
             folds: Default::default(),
             fold_x: Default::default(),
             fold_p: Default::default(),
+            efolds: Default::default(),
+            e_at_tx: Default::default(),
+            e_exp: Default::default(),
+            d_exp: Default::default(),
+            residue_exp: Default::default(),
+            is_offer: Default::default(),
             good: Default::default(),
             known: Default::default(),
             state_ok: Default::default(),
@@ -212,6 +259,7 @@ impl RecordCheck {
             c_tx_max: c(acp::tx_state::COMMIT_OFFER as u64),
             c_tx_commit_offer: c(acp::tx_state::COMMIT_OFFER as u64),
             c_rx_none: c(3),
+            c_rx_tentative: c(acp::rx_state::TENTATIVE as u64),
             c_zero32: c(0),
         }
     }
@@ -241,8 +289,14 @@ impl Logic for RecordCheck {
             h_result_crc,
             h_folded,
             h_fold_x,
-            h_fold_p
+            h_fold_p,
+            h_efold,
+            h_e_tx,
+            h_e_value
         );
+        self.h_efold.reset.next = self.reset.val();
+        self.h_e_tx.reset.next = self.reset.val();
+        self.h_e_value.reset.next = self.reset.val();
         self.h_folded.reset.next = self.reset.val();
         self.h_fold_x.reset.next = self.reset.val();
         self.h_fold_p.reset.next = self.reset.val();
@@ -287,26 +341,40 @@ impl Logic for RecordCheck {
             .q
             .val()
             .get_bits::<32>(self.at_check.val().index());
-        self.ok.next = (self.check.crc.val() ^ self.term.val()) == self.cw.val();
-        // A COMMIT_OFFER's OFFER: the residue is its folded decision check.
+        // A COMMIT_OFFER's OFFER: the residue is its folded decision check
+        // (the one expected at its bit), XOR a folded echo's (likewise).
+        self.is_offer.next = (self.op_now.val() == self.c_op_offer.val())
+            | (self.op_now.val() == self.c_op_offer_verb.val());
         self.folds.next = (self.state.val().get_bits::<3>(0) == self.c_tx_commit_offer.val())
-            & ((self.op_now.val() == self.c_op_offer.val())
-                | (self.op_now.val() == self.c_op_offer_verb.val()));
-        self.fold_x.next =
-            (self.check.crc.val() ^ self.term.val() ^ self.exp_x.val()) == self.cw.val();
-        self.fold_p.next =
-            (self.check.crc.val() ^ self.term.val() ^ self.exp_p.val()) == self.cw.val();
-        self.good.next = self.ok.val();
+            & self.is_offer.val();
+        self.efolds.next = self.state.val().get_bit(7) & self.is_offer.val();
+        self.fold_x.next = self.state.val().get_bit(3) == self.exp_rx_bit.val();
+        self.fold_p.next = !self.fold_x.val();
+        self.d_exp.next = self.c_zero32.val();
         if self.folds.val() {
-            self.good.next = self.fold_p.val();
-            if self.state.val().get_bit(3) == self.exp_rx_bit.val() {
-                self.good.next = self.fold_x.val();
+            self.d_exp.next = self.exp_p.val();
+            if self.fold_x.val() {
+                self.d_exp.next = self.exp_x.val();
             }
         }
-        // A state in both roles: sender 0..=REVERSE, receiver not 3, bit 7 clear.
+        self.e_at_tx.next = self.state.val().get_bit(6) == self.exp_tx_bit.val();
+        self.e_exp.next = self.exp_e_next.val();
+        if self.e_at_tx.val() {
+            self.e_exp.next = self.exp_e_tx.val();
+        }
+        self.residue_exp.next = self.d_exp.val();
+        if self.efolds.val() {
+            self.residue_exp.next = self.d_exp.val() ^ self.e_exp.val();
+        }
+        self.good.next = (self.check.crc.val() ^ self.term.val() ^ self.residue_exp.val())
+            == self.cw.val();
+        // A state in both roles: sender 0..=COMMIT_OFFER, receiver not 3,
+        // bit 7 only in an offer stating TENTATIVE.
         self.state_ok.next = (self.state.val().get_bits::<3>(0) <= self.c_tx_max.val())
             & (self.state.val().get_bits::<2>(4) != self.c_rx_none.val())
-            & !self.state.val().get_bit(7);
+            & (!self.state.val().get_bit(7)
+                | (self.is_offer.val()
+                    & (self.state.val().get_bits::<2>(4) == self.c_rx_tentative.val())));
         // Both copies of an ENTANGLE record's fields agree, and its version is ours.
         self.entangle_ok.next = (self
             .r_data
@@ -339,6 +407,9 @@ impl Logic for RecordCheck {
         self.h_folded.d.next = self.folds.val();
         self.h_fold_x.d.next = self.fold_x.val();
         self.h_fold_p.d.next = self.fold_p.val();
+        self.h_efold.d.next = self.efolds.val();
+        self.h_e_tx.d.next = self.e_at_tx.val();
+        self.h_e_value.d.next = self.e_exp.val();
         self.h_op.d.next = self.op_now.val();
         self.h_ch.d.next = self.chan.val().get_bits::<CB>(0);
         self.h_tx.d.next = self.state.val().get_bits::<4>(0);
@@ -358,6 +429,10 @@ impl Logic for RecordCheck {
         self.folded.next = self.h_folded.q.val();
         self.fold_x_ok.next = self.h_fold_x.q.val();
         self.fold_p_ok.next = self.h_fold_p.q.val();
+        self.echo_folded.next = self.h_efold.q.val();
+        self.echo_tx_ok.next = self.h_efold.q.val() & self.h_e_tx.q.val();
+        self.echo_next_ok.next = self.h_efold.q.val() & !self.h_e_tx.q.val();
+        self.echo_value.next = self.h_e_value.q.val();
     }
 }
 

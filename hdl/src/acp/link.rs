@@ -233,6 +233,7 @@ pub struct AcpLink {
     /// The receiver role `{bit, state}` read for the record checked, and for
     /// the record decided on (a struct field is sliced only through a local).
     peek_rx: Signal<Local, Bits<3>>,
+    peek_tx: Signal<Local, Bits<4>>,
     p_rx: Signal<Local, Bits<3>>,
     /// A message's or verb's digest as the receiver echoes it: XOR our proof
     /// (the one about to be, when the record delivers and stores at once).
@@ -347,6 +348,7 @@ impl AcpLink {
             h_x: Default::default(),
             h_field: Default::default(),
             peek_rx: Default::default(),
+            peek_tx: Default::default(),
             p_rx: Default::default(),
             store_digest: Default::default(),
             h_receiver_field: Default::default(),
@@ -465,6 +467,11 @@ impl Logic for AcpLink {
         self.peek_rx.next = self.chans.heard.val().rx;
         // {bit, state} with state <= REJECT: the bit is set from 4 up.
         self.check.exp_rx_bit.next = self.peek_rx.val() >= self.c_rx_bit3.val();
+        // ... and of a folded echo.
+        self.check.exp_e_tx.next = self.chans.heard.val().tx_echo;
+        self.check.exp_e_next.next = self.chans.heard.val().next_echo;
+        self.peek_tx.next = self.chans.heard.val().tx;
+        self.check.exp_tx_bit.next = self.peek_tx.val().get_bit(3);
         self.ent.link_up.next = self.link_up.val();
         self.ent.reset_link.next = self.reset_link.val();
         self.ent.seed.next = self.seed.val();
@@ -553,6 +560,10 @@ impl Logic for AcpLink {
             .val()
             .get_bits::<32>(self.at_receiver_field.val().index());
         self.h_x.next = self.h_field.val() ^ self.check.result_crc.val();
+        // A folded echo is a message's: no result bytes.
+        if self.check.echo_folded.val() {
+            self.h_x.next = self.check.echo_value.val() ^ self.c_crc_no_result.val();
+        }
         self.verb_ok.next = self.p_verb_ok.q.val()
             & self.verb_free.val()
             & !self.rb_started.q.val()
@@ -570,7 +581,12 @@ impl Logic for AcpLink {
         self.mach.h_op.next = self.check.op.val();
         self.mach.h_tx.next = self.check.tx.val();
         self.mach.h_rx.next = self.check.rx.val();
+        // A folded echo was compared by `RecordCheck`.
+        self.mach.echo_folded.next = self.check.echo_folded.val();
         self.mach.receiver_is_digest.next = self.p_rf_is_digest.q.val();
+        if self.check.echo_folded.val() {
+            self.mach.receiver_is_digest.next = self.check.echo_tx_ok.val();
+        }
         self.mach.echo_check_is_digest.next = self.p_x_is_digest.q.val();
         // A folded decision check was compared by `RecordCheck`.
         self.mach.decision_commits.next = self.p_commit_ok.q.val();
@@ -581,6 +597,9 @@ impl Logic for AcpLink {
         self.mach.decision_is_proof.next = self.check.folded.val() & self.check.fold_p_ok.val();
         self.mach.next_held.next = self.p_heard.q.val().next_held;
         self.mach.receiver_is_next_digest.next = self.p_rf_is_next.q.val();
+        if self.check.echo_folded.val() {
+            self.mach.receiver_is_next_digest.next = self.check.echo_next_ok.val();
+        }
         self.new_auth.next = self.h_x.val();
         if self.mach.check_complement.val() {
             self.new_auth.next = !self.h_x.val();
@@ -674,8 +693,10 @@ impl Logic for AcpLink {
             }
             self.verb_valid.next = self.mach.exec.val();
             self.handed.d.next = self.mach.exec.val();
-            self.vres_we.next = (self.mach.set_check.val() & !self.mach.check_complement.val())
-                | (self.mach.confirm.val() & !self.mach.confirm_by_echo.val());
+            // (A folded echo is a message's, with no result bytes to keep.)
+            self.vres_we.next = ((self.mach.set_check.val() & !self.mach.check_complement.val())
+                | (self.mach.confirm.val() & !self.mach.confirm_by_echo.val()))
+                & !self.check.echo_folded.val();
             // A commit for this channel comes at least a link round trip
             // after the store, so the RAM's read-before-write never matters.
             self.rx_ram.write_enable.next = self.mach.store.val();

@@ -38,7 +38,12 @@ const CB1: usize = CB + 1;
 /// A side that both offers and needs the payload slices for its receiver
 /// role (an echo, or the proof its peer waits for) sends first the role
 /// with news (the receiver's if both), and when restating takes the two in
-/// alternate rounds (`pendulum_layout::acp::carries_echo`).
+/// alternate rounds (`pendulum_layout::acp::carries_echo`). When what the
+/// receiver role needs is the echo of a message, an offer carries it in
+/// its check word (state bit 7, `pendulum_layout::acp::STATE_ECHO_FOLDED`):
+/// then news of both roles goes in one record, and only the restating
+/// rounds that carry the receiver's fields send the echo explicitly (the
+/// form a peer that expects another echo still hears).
 ///
 /// A channel in COMMIT_OFFER (the merged decision,
 /// `pendulum_layout::acp::machine`) sends its records in turns: an OFFER of
@@ -124,6 +129,12 @@ pub struct RecordForm {
     head32: Signal<Local, Bits<32>>,
     state7: Concat<3, 4, 7>,
     state8: ZeroExtend<7, 8>,
+    /// The receiver role's echo could ride in an offer's check word (a
+    /// message held tentatively), and this record carries it so.
+    echo_foldable: Signal<Local, Bit>,
+    echo_in_offer: Signal<Local, Bit>,
+    state_byte: Signal<Local, Bits<8>>,
+    c_echo_folded: Constant<Bits<8>>,
     chan8: ZeroExtend<CB, 8>,
     head_hi: Concat<8, 8, 16>,
     head_lo: Concat<8, 8, 16>,
@@ -214,6 +225,10 @@ impl Default for RecordForm {
             head32: Default::default(),
             state7: Default::default(),
             state8: Default::default(),
+            echo_foldable: Default::default(),
+            echo_in_offer: Default::default(),
+            state_byte: Default::default(),
+            c_echo_folded: c(acp::STATE_ECHO_FOLDED as u64),
             chan8: Default::default(),
             head_hi: Default::default(),
             head_lo: Default::default(),
@@ -303,12 +318,17 @@ impl Logic for RecordForm {
         self.needs_fields.next =
             self.echo_ready.val() | (!self.tentative.val() & self.state.val().proof_due);
         self.folded.next = self.merged.val() & !self.state.val().turn;
+        // A message's echo rides in an offer's check word, so its news
+        // does not hold the offer back; restating, the explicit echo still
+        // takes every other round.
+        self.echo_foldable.next = self.tentative.val() & !self.state.val().rx_verb;
         self.payload_turn.next = self.folded.val()
             | (self.offering.val()
                 & !(self.needs_fields.val()
-                    & (self.state.val().rx_news
+                    & ((self.state.val().rx_news & !self.echo_foldable.val())
                         | (!self.state.val().tx_news & self.slots.round.val()))));
         self.fields_turn.next = self.needs_fields.val() & !self.payload_turn.val();
+        self.echo_in_offer.next = self.payload_turn.val() & self.echo_foldable.val();
         // A tentative receiver whose peer is behind (waiting for the proof
         // of what we delivered last) sends that proof every other time.
         self.shows_proof.next =
@@ -362,8 +382,12 @@ impl Logic for RecordForm {
                 self.op.next = self.c_op_offer_verb.val();
             }
             self.body.next = self.payload.val();
-            if self.folded.val() {
+            if self.folded.val() & self.echo_in_offer.val() {
+                self.fold.next = self.state.val().auth ^ self.state.val().rx_digest;
+            } else if self.folded.val() {
                 self.fold.next = self.state.val().auth;
+            } else if self.echo_in_offer.val() {
+                self.fold.next = self.state.val().rx_digest;
             }
         } else if self.fields_turn.val() & self.echo_ready.val() & !self.shows_proof.val() {
             self.op.next = self.c_op_echo.val();
@@ -373,7 +397,11 @@ impl Logic for RecordForm {
         self.state8.i.next = self.state7.o.val();
         self.chan8.i.next = self.slots.ch.val();
         self.head_hi.hi.next = self.state.val().trans;
-        self.head_hi.lo.next = self.state8.o.val();
+        self.state_byte.next = self.state8.o.val();
+        if self.echo_in_offer.val() {
+            self.state_byte.next = self.state8.o.val() | self.c_echo_folded.val();
+        }
+        self.head_hi.lo.next = self.state_byte.val();
         self.head_lo.hi.next = self.chan8.o.val();
         self.head_lo.lo.next = self.op.val();
         self.head.hi.next = self.head_hi.o.val();
@@ -405,8 +433,8 @@ impl Logic for RecordForm {
                 | self.slots.skip.val())
         {
             self.clear_tx.next = !self.offering.val() | self.payload_turn.val();
-            self.clear_rx.next =
-                !self.echo_waits.val() & (self.fields_turn.val() | !self.needs_fields.val());
+            self.clear_rx.next = !self.echo_waits.val()
+                & (self.fields_turn.val() | !self.needs_fields.val() | self.echo_in_offer.val());
         }
         self.flip_turn.next = self.slots.advance.val() & self.up.val();
         self.flip_pturn.next = self.slots.advance.val()

@@ -150,16 +150,20 @@ fn moves_header(without: Option<u8>) -> String {
 /// fills them (it takes the place of the model's `MACHINE_INIT` marker in
 /// `init`). A sender entry is the role's new state, plus 8 if its bit
 /// flips, plus 16 if the move leaves `peer_ready` set (the model's
-/// `pready`: a payload loaded next is offered at once); a receiver entry
-/// the new state, plus 4 if its bit flips, plus 8 if the record is not
-/// heard (a COMMIT_OFFER's OFFER record whose folded check is not the one
-/// expected). Indices, op 0 STATE, 1 OFFER, 2 ECHO:
+/// `pready`: a payload loaded next is offered at once), plus 32 if the
+/// record is not heard for its folded echo (an offer with state bit 7
+/// whose echo is not the one expected); a receiver entry the new state,
+/// plus 4 if its bit flips, plus 8 if the record is not heard for its
+/// folded decision check (a COMMIT_OFFER's OFFER record whose check is
+/// not the one expected; the receiver table takes a folded echo as the
+/// one expected). Indices, op 0 STATE, 1 OFFER, 2 ECHO, 3 OFFER with
+/// the echo folded:
 ///
 /// ```text
 /// sender:   ts + 5 (at our bit + 2 (holding + 2 (next held + 2 (heard rs
-///           + 3 (op + 3 (E = d + 2 (X = d + 2 (E' = d'))))))))
+///           + 3 (op + 4 (E = d + 2 (X = d + 2 (E' = d'))))))))
 /// receiver: rs + 3 (at our bit + 2 (proof due + 2 (room + 2 (heard ts
-///           + 5 (op + 3 (D = x + 2 (D = !x + 2 (D = p))))))))
+///           + 5 (op + 4 (D = x + 2 (D = !x + 2 (D = p))))))))
 /// ```
 ///
 /// `broken` leaves out the sender's offer (IDLE b holding, heard EXPECT b:
@@ -168,14 +172,19 @@ fn moves_header(without: Option<u8>) -> String {
 fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
     use pendulum_layout::acp::machine::{hear, Channel, Heard, Room};
     use pendulum_layout::acp::{rx_state, tx_state, OP_ECHO, OP_OFFER, OP_STATE};
-    const OPS: [u8; 3] = [OP_STATE, OP_OFFER, OP_ECHO];
-    const SENDER: usize = 2880;
-    const RECEIVER: usize = 2880;
+    const OPS: [(u8, bool); 4] = [
+        (OP_STATE, false),
+        (OP_OFFER, false),
+        (OP_ECHO, false),
+        (OP_OFFER, true),
+    ];
+    const SENDER: usize = 3840;
+    const RECEIVER: usize = 3840;
     let bit = |i: usize, at: usize| i / at % 2 == 1;
     let mut sender = vec![0u8; SENDER];
     for (i, e) in sender.iter_mut().enumerate() {
         let (ts, at_bit, holding, next) = ((i % 5) as u8, bit(i, 5), bit(i, 10), bit(i, 20));
-        let (rs, op) = ((i / 40 % 3) as u8, OPS[i / 120 % 3]);
+        let (rs, (op, echo_folded)) = ((i / 40 % 3) as u8, OPS[i / 120 % 4]);
         let ch = Channel {
             tx: ts,
             holding,
@@ -186,9 +195,10 @@ fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
             op,
             rx: rs,
             rx_bit: !at_bit,
-            receiver_is_digest: bit(i, 360),
-            echo_check_is_digest: bit(i, 720),
-            receiver_is_next_digest: bit(i, 1440),
+            receiver_is_digest: bit(i, 480),
+            echo_check_is_digest: bit(i, 960),
+            receiver_is_next_digest: bit(i, 1920),
+            echo_folded,
             ..Heard::default()
         };
         let room = Room {
@@ -196,7 +206,7 @@ fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
             verb: true,
         };
         let m = hear(ch, heard, room);
-        *e = m.tx | (m.tx_bit as u8) << 3 | (m.peer_ready as u8) << 4;
+        *e = m.tx | (m.tx_bit as u8) << 3 | (m.peer_ready as u8) << 4 | (m.not_heard as u8) << 5;
         if broken && ts == tx_state::IDLE && at_bit && holding && rs == rx_state::EXPECT {
             *e = ts;
         }
@@ -207,7 +217,7 @@ fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
     let mut receiver = vec![0u8; RECEIVER];
     for (i, e) in receiver.iter_mut().enumerate() {
         let (rs, at_bit, proof_due) = ((i % 3) as u8, bit(i, 3), bit(i, 6));
-        let (ts, op) = ((i / 24 % 5) as u8, OPS[i / 120 % 3]);
+        let (ts, (op, echo_folded)) = ((i / 24 % 5) as u8, OPS[i / 120 % 4]);
         let ch = Channel {
             rx: rs,
             proof_due,
@@ -217,9 +227,13 @@ fn machine_tables(broken: bool, broken_ready: bool) -> (String, String) {
             op,
             tx: ts,
             tx_bit: !at_bit,
-            decision_commits: bit(i, 360),
-            decision_reverses: bit(i, 720),
-            decision_is_proof: bit(i, 1440),
+            decision_commits: bit(i, 480),
+            decision_reverses: bit(i, 960),
+            decision_is_proof: bit(i, 1920),
+            echo_folded,
+            // A folded echo is taken as the one expected here.
+            receiver_is_digest: true,
+            receiver_is_next_digest: true,
             ..Heard::default()
         };
         let room = Room {
@@ -549,6 +563,12 @@ fn seeded_bugs_are_found() {
         (
             "BUG_ALL_FOLDED",
             &["-DNTOK_A=2", "-DNTOK_B=0", "-DMAX_RESETS=0"],
+            Check::Progress,
+            "acceptance cycle",
+        ),
+        (
+            "BUG_ONLY_FOLDED_ECHO",
+            &["-DNTOK_A=1", "-DNTOK_B=1", "-DMAX_RESETS=0"],
             Check::Progress,
             "acceptance cycle",
         ),

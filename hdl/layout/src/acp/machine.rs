@@ -76,6 +76,19 @@
 //! one the receiver expects: D = x at the receiver's bit, D = p at the
 //! other ([`Move::not_heard`]); it then stands for what that check proves.
 //!
+//! **An echo beside the offer** (protocol 6, `super`'s "An echo beside a
+//! payload"). An OFFER or OFFER_VERB record stating TENTATIVE may carry
+//! the echo of the message its side holds in the check word (state bit 7,
+//! [`Heard::echo_folded`]). It is heard only if that echo is the one we
+//! expect: E = d at our bit, E' = d' at the other (otherwise
+//! [`Move::not_heard`]), and then it is an ECHO record to the sender role
+//! and an offer to the receiver role, both at once: its X is the echo
+//! check of E with 48 zero result bytes. So every sender row above that
+//! reads "ECHO, E = d" (or "E' = d'") also takes a heard folded offer,
+//! and no row that needs a mismatching echo (a REVERSE) ever sees one: a
+//! mismatch is carried only by the explicit ECHO records, which a side
+//! that folds still sends while it restates.
+//!
 //! An echo E' that does not match is not a proof: the sender waits for the
 //! receiver's STATE proof, which a receiver sends, alternating with its
 //! echo, while it is TENTATIVE and its peer is heard behind it.
@@ -185,6 +198,12 @@ pub struct Heard {
     /// Its decision check is our proof, the echo check of our last
     /// delivery (D = p).
     pub decision_is_proof: bool,
+    /// An offer (OFFER or OFFER_VERB) that carries the peer's echo in its
+    /// check word (state bit 7, [`STATE_ECHO_FOLDED`](super::STATE_ECHO_FOLDED)):
+    /// heard as an ECHO too, and only if the echo folded is the one we
+    /// expect (`receiver_is_digest` at our bit, `receiver_is_next_digest`
+    /// at the other). Ignored in any other record.
+    pub echo_folded: bool,
 }
 
 /// What the receiver role can take now.
@@ -267,15 +286,21 @@ pub fn hear(ch: Channel, heard: Heard, room: Room) -> Move {
     } else {
         heard.decision_is_proof
     };
-    if heard.tx == ts::COMMIT_OFFER && offer && !folded_check {
+    let at_bit = heard.rx_bit == ch.tx_bit;
+    let echo_folded = offer && heard.echo_folded;
+    let folded_echo = if at_bit {
+        heard.receiver_is_digest
+    } else {
+        heard.receiver_is_next_digest
+    };
+    if (heard.tx == ts::COMMIT_OFFER && offer && !folded_check) || (echo_folded && !folded_echo) {
         m.not_heard = true;
         m.proof_due = ch.proof_due;
         return m;
     }
-    let echo = heard.op == OP_ECHO;
-    let fields = heard.op == OP_STATE || echo;
+    let echo = heard.op == OP_ECHO || echo_folded;
+    let fields = heard.op == OP_STATE || heard.op == OP_ECHO;
     // Sender role, on the peer's receiver role.
-    let at_bit = heard.rx_bit == ch.tx_bit;
     let mut sender = |to: u8, bit: bool, t: u8| {
         m.tx = to;
         m.tx_bit = bit;
@@ -452,9 +477,10 @@ pub fn offers_next_on_load(ch: Channel) -> bool {
     ch.tx == ts::COMMIT && ch.holding && !ch.returning
 }
 
-/// Calls `f` with every input of [`hear`] once (117,964,800 of them): both
-/// roles' states and bits with every flag, every channel-record opcode,
-/// every heard state and bit, and every outcome of the comparisons.
+/// Calls `f` with every input of [`hear`] once (137,625,600 of them): both
+/// roles' states and bits with every flag, every channel-record opcode
+/// (an offer stating TENTATIVE also with its echo folded in), every heard
+/// state and bit, and every outcome of the comparisons.
 pub fn for_each_input(mut f: impl FnMut(Channel, Heard, Room)) {
     const OPS: [u8; 4] = [OP_STATE, OP_OFFER, OP_ECHO, OP_OFFER_VERB];
     for tx in 0..=ts::COMMIT_OFFER {
@@ -496,8 +522,21 @@ pub fn for_each_input(mut f: impl FnMut(Channel, Heard, Room)) {
                                 decision_commits: flags & 8 == 8,
                                 decision_reverses: flags & 16 == 16,
                                 decision_is_proof: flags & 32 == 32,
+                                echo_folded: false,
                             };
                             f(ch, heard, room);
+                            // The same offer with an echo folded in (only
+                            // a TENTATIVE receiver role folds one).
+                            if (op == OP_OFFER || op == OP_OFFER_VERB) && hrx == rs::TENTATIVE {
+                                f(
+                                    ch,
+                                    Heard {
+                                        echo_folded: true,
+                                        ..heard
+                                    },
+                                    room,
+                                );
+                            }
                         }
                     }
                 }

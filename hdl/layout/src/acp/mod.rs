@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | 0 | opcode | what slices 1..=7 hold: [`OP_STATE`], [`OP_OFFER`], [`OP_OFFER_VERB`], [`OP_ECHO`], [`OP_ENTANGLE`] |
 //! | 1 | liveness | the channel this record states (any slot may carry any channel: slots go by event, `shared/ACP.md`) |
-//! | 2 | state | bits 2..0 sender-role state (IDLE..COMMIT_OFFER; 5..7 no state), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 zero. A record with a state that is none is ignored and counted |
+//! | 2 | state | bits 2..0 sender-role state (IDLE..COMMIT_OFFER; 5..7 no state), bit 3 its alternation bit; bits 5..4 receiver-role state (EXPECT..REJECT; 3 no state), bit 6 its bit; bit 7 [`STATE_ECHO_FOLDED`] (only in an OFFER or OFFER_VERB record stating TENTATIVE). A record with a state that is none is ignored and counted |
 //! | 3 | transition | the channel's last move: bit 7 reverse (an erase or a REVERSE), bit 6 role (1 = receiver), bits 5..3 from-state, bits 2..0 to-state ([`machine::moves`]); for traces only, never acted on |
 //! | 4..8 | operand | the check word ([`check_word`]) |
 //!
@@ -42,10 +42,22 @@
 //! check: the responder commits only if the requester heard its result
 //! exactly.
 //!
-//! When a side both offers a payload and needs the slices for its receiver
-//! role (an echo, or a proof the peer waits for), its records carry the
-//! payload and the receiver's fields in alternate rounds of that channel
-//! (see [`carries_echo`]); every record still states both roles.
+//! **An echo beside a payload.** When a side both offers a payload and
+//! holds a message tentatively, its OFFER records carry the echo in the
+//! check word: the state byte's [`STATE_ECHO_FOLDED`] bit is set and the
+//! echo (the receiver field an ECHO record would carry: digest XOR proof)
+//! is XORed into the check word, beside a COMMIT_OFFER's decision check
+//! if there is one ([`check_word`]). The peer hears such a record only if
+//! the residue is the echo it expects (its payload's at the record's
+//! receiver bit, its next payload's at the other), so a heard record
+//! stands for a matching echo and a payload at once: with both directions
+//! loaded a channel moves a payload each way per record. An echo that does
+//! not match is not heard, so it cannot make the peer REVERSE: the
+//! explicit ECHO record still goes out in the rounds of that channel whose
+//! records carry the receiver's fields ([`carries_echo`]; the two forms
+//! alternate while the channel restates). A verb's echo carries its
+//! 48-byte result and is never folded. Every record still states both
+//! roles.
 //!
 //! The digest of a payload is the CRC-32 (IEEE 802.3 polynomial) of its 56
 //! bytes, and an echo check XORs in the CRC-32 of the result bytes: not the
@@ -67,7 +79,14 @@
 //! record's, and its payload still has to pass the echo comparison; the
 //! same 2^-64. The same holds for a verb's result, which travels under
 //! the check word and the echo check (a damaged echo's result cannot be
-//! committed, a damaged proof's cannot be handed up).
+//! committed, a damaged proof's cannot be handed up). A folded echo
+//! keeps the bound: the sender decides COMMIT on a damaged payload only
+//! if the echo it hears equals its own payload's, and folded that echo is
+//! heard only if the record's residue is exactly the expected echo, the
+//! same 32-bit comparison an ECHO's receiver field gets. So a damaged
+//! payload is still delivered only if its damage passed the check word
+//! (2^-32) and left its CRC-32 unchanged (2^-32, independent: the
+//! generators share no factor): 2^-64 per record, below 2^-56.
 
 /// Bytes of a record.
 pub const RECORD_BYTES: usize = 64;
@@ -126,8 +145,17 @@ pub const ENTANGLE_COPY_OFFSET: usize = 32;
 /// carry a session, decision checks and proofs (#22); 3 since digests and
 /// echo checks are CRC-32, not CRC-32C (#25); 4 since an echo carries the
 /// proof of the last delivery beside the digest (#25); 5 since a record may
-/// state COMMIT_OFFER, a decision merged with the next offer (#25).
-pub const PROTOCOL_VERSION: u8 = 5;
+/// state COMMIT_OFFER, a decision merged with the next offer (#25); 6
+/// since an OFFER record may carry its side's echo in the check word
+/// ([`STATE_ECHO_FOLDED`], #25).
+pub const PROTOCOL_VERSION: u8 = 6;
+
+/// State byte bit 7: this OFFER or OFFER_VERB record also carries its
+/// side's echo of the message it holds tentatively (it states TENTATIVE),
+/// XORed into the check word: the receiver field an ECHO record would
+/// carry (module docs, "An echo beside a payload"). In any other record
+/// the bit makes the state byte state no state.
+pub const STATE_ECHO_FOLDED: u8 = 0x80;
 
 /// Byte positions in slice 0.
 pub const BYTE_OPCODE: usize = 0;
@@ -183,10 +211,13 @@ pub const fn state_byte(tx: u8, tx_bit: bool, rx: u8, rx_bit: bool) -> u8 {
     (tx & 7) | ((tx_bit as u8) << 3) | ((rx & 3) << 4) | ((rx_bit as u8) << 6)
 }
 
-/// Whether a state byte states a state in both roles (a record whose byte
-/// does not is ignored and counted).
-pub const fn state_byte_is_valid(state: u8) -> bool {
-    state & 0x80 == 0 && state & 7 <= tx_state::COMMIT_OFFER && (state >> 4) & 3 <= rx_state::REJECT
+/// Whether a state byte states a state in both roles in a record of
+/// opcode `op` (a record whose byte does not is ignored and counted):
+/// [`STATE_ECHO_FOLDED`] only in an offer that states TENTATIVE.
+pub const fn state_byte_is_valid(op: u8, state: u8) -> bool {
+    let folded_ok = state & STATE_ECHO_FOLDED == 0
+        || ((op == OP_OFFER || op == OP_OFFER_VERB) && (state >> 4) & 3 == rx_state::TENTATIVE);
+    folded_ok && state & 7 <= tx_state::COMMIT_OFFER && (state >> 4) & 3 <= rx_state::REJECT
 }
 
 /// The sender-role state in a state byte.
@@ -252,6 +283,8 @@ pub fn session_term(sender: u32, receiver: u32) -> u32 {
 
 /// The check word of a record: CRC-32C over bytes 0..4 and 8..64, XOR
 /// `session` (a channel record's [`session_term`]; 0 for ENTANGLE records).
+/// An OFFER record stating COMMIT_OFFER XORs in its decision check too, and
+/// one with [`STATE_ECHO_FOLDED`] its echo: the caller folds those in.
 pub fn check_word(rec: &[u8; RECORD_BYTES], session: u32) -> u32 {
     let mut covered = [0u8; RECORD_BYTES - 4];
     covered[..4].copy_from_slice(&rec[..4]);
@@ -445,7 +478,7 @@ impl Record {
             return Err(RecordError::BadChannel(channel));
         }
         let s = r[BYTE_STATE];
-        if !state_byte_is_valid(s) {
+        if !state_byte_is_valid(op, s) {
             return Err(RecordError::BadState(s));
         }
         Ok(Record::Channel {
@@ -504,10 +537,10 @@ pub fn layout_markdown() -> String {
         ("0", "opcode", format!("0x{OP_STATE:02x} state (proof and decision check), 0x{OP_OFFER:02x} + payload, 0x{OP_OFFER_VERB:02x} + atomic verb, 0x{OP_ECHO:02x} + digest echo, 0x{OP_ENTANGLE:02x} entangle")),
         ("1", "liveness", "the channel this record states (any slot may carry any channel)".to_string()),
         ("2", "state", format!(
-            "bits 2..0 sender state ({}), bit 3 its bit; bits 5..4 receiver state ({}), bit 6 its bit; anything else is ignored and counted",
+            "bits 2..0 sender state ({}), bit 3 its bit; bits 5..4 receiver state ({}), bit 6 its bit; bit 7 the echo is folded into the check word (OFFER records stating TENTATIVE only); anything else is ignored and counted",
             tx_state::NAMES.join("/"), rx_state::NAMES.join("/"))),
         ("3", "transition", "last move: bit 7 reverse, bit 6 receiver role, bits 5..3 from, 2..0 to (traces only)".to_string()),
-        ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64, XOR the session term (CRC-32C of the sender's and the receiver's nonce) for a channel record; an OFFER record stating COMMIT_OFFER also XORs in its decision check".to_string()),
+        ("4..8", "operand", "check word: CRC-32C over bytes 0..4 and 8..64, XOR the session term (CRC-32C of the sender's and the receiver's nonce) for a channel record; an OFFER record stating COMMIT_OFFER also XORs in its decision check, one with state bit 7 its echo (digest XOR proof)".to_string()),
         ("8..64", "slices 1–7, OFFER / OFFER_VERB", "the 56-byte payload, or the verb".to_string()),
         ("8..12", "STATE / ECHO: receiver field", "ECHO: digest (CRC-32, IEEE polynomial) of the payload held tentatively, XOR the proof of the last delivery; STATE: proof of the last delivery (its echo check: digest XOR CRC-32 of the result bytes)".to_string()),
         ("12..16", "STATE / ECHO: decision check", "while COMMIT or COMMIT_OFFER: the echo check decided on; while REVERSE: its complement".to_string()),
@@ -647,7 +680,7 @@ mod tests {
     #[test]
     fn a_state_byte_that_states_no_state_is_not_heard() {
         let s = session_term(1, 2);
-        for bad in [0x80u8, 0x05, 0x07, 0x30] {
+        for bad in [0x80u8, 0x90, 0x05, 0x07, 0x30] {
             let mut b = sample_records()[2].to_bytes(s);
             b[BYTE_STATE] = bad;
             let c = check_word(&b, s);
@@ -656,6 +689,20 @@ mod tests {
                 Record::from_bytes(&b, 4, s),
                 Err(RecordError::BadState(bad))
             );
+        }
+    }
+
+    #[test]
+    fn the_echo_fold_bit_is_a_state_only_in_an_offer_stating_tentative() {
+        let tentative = state_byte(tx_state::OFFER, false, rx_state::TENTATIVE, true);
+        let expect = state_byte(tx_state::OFFER, false, rx_state::EXPECT, true);
+        for op in [OP_OFFER, OP_OFFER_VERB] {
+            assert!(state_byte_is_valid(op, tentative | STATE_ECHO_FOLDED));
+            assert!(!state_byte_is_valid(op, expect | STATE_ECHO_FOLDED));
+        }
+        for op in [OP_STATE, OP_ECHO] {
+            assert!(state_byte_is_valid(op, tentative));
+            assert!(!state_byte_is_valid(op, tentative | STATE_ECHO_FOLDED));
         }
     }
 

@@ -360,3 +360,74 @@ fn merged_transfers_take_the_moves_of_the_table() {
     assert_eq!((mb.rx, mb.rx_bit), (rs::TENTATIVE, true));
     assert_eq!(hear(b_done, merged, room).transition, None);
 }
+
+/// Both directions loaded (protocol 6): an offer that carries the peer's
+/// echo in its check word moves both roles in one record, and a folded
+/// echo that is not the one expected is not heard at all, so only the
+/// explicit ECHO can bring the REVERSE a damaged payload needs.
+#[test]
+fn an_offer_with_the_echo_folded_in_moves_both_roles_at_once() {
+    let room = Room {
+        store: true,
+        verb: true,
+    };
+    // A offers at bit 0 and is ready for B's offer; B offers at bit 0
+    // while it holds A's payload tentatively, its echo folded in.
+    let a = Channel {
+        tx: ts::OFFER,
+        holding: true,
+        ..Channel::default()
+    };
+    let offer_with_echo = Heard {
+        op: OP_OFFER,
+        tx: ts::OFFER,
+        rx: rs::TENTATIVE,
+        receiver_is_digest: true,
+        echo_folded: true,
+        ..Heard::default()
+    };
+    let m = hear(a, offer_with_echo, room);
+    assert!(!m.not_heard);
+    assert_eq!((m.tx, m.event), (ts::COMMIT, Some(Event::Commit)));
+    assert_eq!(m.decision_check, Some(DecisionCheck::Echo));
+    assert!(m.store && m.rx == rs::TENTATIVE);
+    assert_eq!(m.transition, Some(moves::STORE), "the receiver's move is named");
+    // The same echo, not the one expected: nothing at all, not even the
+    // offer, and never a REVERSE.
+    let mismatch = Heard {
+        receiver_is_digest: false,
+        ..offer_with_echo
+    };
+    let m = hear(a, mismatch, room);
+    assert!(m.not_heard && !m.store && m.transition.is_none());
+    // The explicit ECHO of the same mismatch reverses.
+    let explicit = Heard {
+        op: OP_ECHO,
+        tx: ts::IDLE,
+        echo_folded: false,
+        ..mismatch
+    };
+    assert_eq!(hear(a, explicit, room).tx, ts::REVERSE);
+    // A merged decision: the echo of the next payload, folded into the
+    // peer's offer at the other bit, confirms and decides (PASSED).
+    let a_merged = Channel {
+        tx: ts::COMMIT_OFFER,
+        next: true,
+        ..a
+    };
+    let next_echo = Heard {
+        rx_bit: true,
+        receiver_is_digest: false,
+        receiver_is_next_digest: true,
+        ..offer_with_echo
+    };
+    let m = hear(a_merged, next_echo, room);
+    assert_eq!(m.transition, Some(moves::STORE));
+    assert!(m.confirm && m.confirm_by_echo && m.tx == ts::COMMIT && m.tx_bit);
+    // The fold bit means nothing in a record that is not an offer.
+    let state = Heard {
+        op: OP_STATE,
+        ..mismatch
+    };
+    assert!(!hear(a, state, room).not_heard);
+}
