@@ -214,7 +214,6 @@ pub struct ChannelState {
     c_tx_commit_offer: Constant<Bits<3>>,
     c_commit_offer4: Constant<Bits<4>>,
     c_offer_next_move: Constant<Bits<8>>,
-    c_commit_next_move: Constant<Bits<8>>,
     c_bit4: Constant<Bits<4>>,
     c_offer4: Constant<Bits<4>>,
     c_offer_move: Constant<Bits<8>>,
@@ -336,7 +335,6 @@ impl Default for ChannelState {
             c_tx_commit_offer: c(ts::COMMIT_OFFER as u64),
             c_commit_offer4: c(ts::COMMIT_OFFER as u64),
             c_offer_next_move: c(moves::OFFER_NEXT as u64),
-            c_commit_next_move: c(moves::COMMIT_NEXT as u64),
             c_bit4: c(8),
             c_offer4: c(ts::OFFER as u64),
             c_offer_move: c(moves::OFFER as u64),
@@ -593,10 +591,15 @@ impl Logic for ChannelState {
                     self.rx_sb[i].d.next = self.n_rx.val();
                     if self.moved.val() {
                         self.trans[i].d.next = self.transition.val();
-                        // The merged decision's first record folds it.
-                        if self.transition.val() == self.c_commit_next_move.val() {
-                            self.turn[i].d.next = false;
-                        }
+                    }
+                    // The merged decision's first record folds it. (Decided
+                    // on a record that moved the receiver role too, the
+                    // transition byte names the receiver's move, so the
+                    // state entered says it, not the move named.)
+                    if (self.n_tx.val().get_bits::<3>(0) == self.c_tx_commit_offer.val())
+                        & (self.tx_sb[i].q.val().get_bits::<3>(0) != self.c_tx_commit_offer.val())
+                    {
+                        self.turn[i].d.next = false;
                     }
                     if self.set_check.val() {
                         self.auth[i].d.next = self.check_value.val();
