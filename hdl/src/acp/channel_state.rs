@@ -141,6 +141,13 @@ pub struct ChannelState {
     pub flip_pturn: Signal<In, Bit>,
     /// Channels with news (either role).
     pub news: [Signal<Out, Bit>; K],
+    /// This side holds back a lone echo: the news of a receiver role that
+    /// stored a message while its sender role waits in COMMIT_OFFER for
+    /// the echo of its next payload is not news for the slots (see
+    /// `AcpLink`: one side of the pair does, so the pair's records take
+    /// turns instead of crossing). The echo goes folded into the offer
+    /// that follows the peer's echo, or when the channel is restated.
+    pub defer_echo: Signal<In, Bit>,
     /// The heard record leaves the sender role ready to offer (`n_peer_ready`).
     pub n_peer_ready: Signal<In, Bit>,
     pub release: [Signal<Out, Bit>; K],
@@ -286,6 +293,7 @@ impl Default for ChannelState {
             clear_tx: Default::default(),
             clear_rx: Default::default(),
             flip_turn: Default::default(),
+            defer_echo: Default::default(),
             flip_pturn: Default::default(),
             news: std::array::from_fn(|_| Default::default()),
             n_peer_ready: Default::default(),
@@ -442,7 +450,12 @@ impl Logic for ChannelState {
             self.tx_news[i].d.next = self.tx_news[i].q.val();
             self.rx_news[i].d.next = self.rx_news[i].q.val();
             self.peer_ready[i].d.next = self.peer_ready[i].q.val();
-            self.news[i].next = self.tx_news[i].q.val() | self.rx_news[i].q.val();
+            self.news[i].next = self.tx_news[i].q.val()
+                | (self.rx_news[i].q.val()
+                    & !(self.defer_echo.val()
+                        & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit_offer.val())
+                        & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
+                        & !self.rx_verb[i].q.val()));
             self.release[i].next = false;
             self.rollback[i].next = false;
         }

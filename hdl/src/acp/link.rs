@@ -219,6 +219,8 @@ pub struct AcpLink {
     p_reverse_ok: SDFF<Bit>,
     /// A rollback started last cycle (`q_held` was read before it).
     rb_started: SDFF<Bit>,
+    /// This side holds back lone echoes (`ChannelState::defer_echo`).
+    defer_echo: SDFF<Bit>,
     /// A verb was handed to the unit last cycle, and the line of the verb
     /// decided on now is its line (the unit's `q_held` did not see it yet).
     handed: SDFF<Bit>,
@@ -344,6 +346,7 @@ impl AcpLink {
             p_commit_ok: Default::default(),
             p_reverse_ok: Default::default(),
             rb_started: Default::default(),
+            defer_echo: Default::default(),
             applying: Default::default(),
             h_x: Default::default(),
             h_field: Default::default(),
@@ -404,8 +407,10 @@ impl Logic for AcpLink {
             p_rf_is_next,
             p_commit_ok,
             p_reverse_ok,
-            rb_started
+            rb_started,
+            defer_echo
         );
+        self.defer_echo.reset.next = self.reset.val();
         self.res_got.reset.next = self.reset.val();
         self.res_got_ch.reset.next = self.reset.val();
         self.res_got_result.reset.next = self.reset.val();
@@ -449,6 +454,19 @@ impl Logic for AcpLink {
         self.vres_ram_1.read_clock.next = self.clock.val();
         self.vres_ram_1.write_clock.next = self.clock.val();
         self.chans.clock.next = self.clock.val();
+        // With both directions loaded, the two sides' records of a channel
+        // can cross: each carries an offer and the echo of what the other
+        // offered a round before, and the echo of the offer it crosses
+        // then needs a record of its own, so a channel moves a payload
+        // each way per two records. If one side holds that lone echo back
+        // until it can fold it into its next offer (after the peer's echo
+        // of ours, which the peer sends at once), the records take turns
+        // and every one carries a payload. The side whose session term is
+        // the smaller holds back (the terms differ unless the nonces
+        // collide, 2^-32; then neither does). Held back is only news: the
+        // restating share still states the channel.
+        self.defer_echo.d.next = self.ent.session_tx.val() < self.ent.session_rx.val();
+        self.chans.defer_echo.next = self.defer_echo.q.val();
         self.chans.reset.next = self.reset.val();
         for i in 0..K {
             self.release[i].next = self.chans.release[i].val();

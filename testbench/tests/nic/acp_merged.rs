@@ -418,3 +418,25 @@ fn the_restating_share_yields_its_slots_to_news_under_full_load() {
         100.0 * g / port
     );
 }
+
+/// Both directions loaded at once, K = 16 at one-way latency 2 with the
+/// port paced at 100 GbE: bound by the port, each direction moves a
+/// payload in every record. That takes an echo beside each payload (the
+/// check word carries it, state bit 7) and the records of a channel
+/// taking turns rather than crossing (one side holds a lone echo back
+/// until it can fold it: `ChannelState::defer_echo`). Without either,
+/// every other record of a channel was an echo alone and each direction
+/// got half the port (16.7 B/cycle).
+#[test]
+fn both_directions_loaded_each_move_a_payload_per_record() {
+    use pendulum_testbench::acp_measure::{goodput, RECORDS_PER_CYCLE_100GBE};
+    let port = RECORDS_PER_CYCLE_100GBE * 56.0;
+    let [ab, ba] = goodput(16, 2, 20_000, true, 2);
+    for (dir, g) in [("A to B", ab), ("B to A", ba)] {
+        assert!(
+            g >= 0.9 * port,
+            "{dir}: goodput {g:.2} B/cycle, {:.1} % of the paced port's {port:.2}",
+            100.0 * g / port
+        );
+    }
+}
