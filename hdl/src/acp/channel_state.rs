@@ -453,7 +453,8 @@ impl Logic for ChannelState {
             self.news[i].next = self.tx_news[i].q.val()
                 | (self.rx_news[i].q.val()
                     & !(self.defer_echo.val()
-                        & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_commit_offer.val())
+                        & (self.tx_sb[i].q.val().get_bits::<3>(0)
+                            == self.c_tx_commit_offer.val())
                         & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
                         & !self.rx_verb[i].q.val()));
             self.release[i].next = false;

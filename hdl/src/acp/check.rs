@@ -366,8 +366,8 @@ impl Logic for RecordCheck {
         if self.efolds.val() {
             self.residue_exp.next = self.d_exp.val() ^ self.e_exp.val();
         }
-        self.good.next = (self.check.crc.val() ^ self.term.val() ^ self.residue_exp.val())
-            == self.cw.val();
+        self.good.next =
+            (self.check.crc.val() ^ self.term.val() ^ self.residue_exp.val()) == self.cw.val();
         // A state in both roles: sender 0..=COMMIT_OFFER, receiver not 3,
         // bit 7 only in an offer stating TENTATIVE.
         self.state_ok.next = (self.state.val().get_bits::<3>(0) <= self.c_tx_max.val())

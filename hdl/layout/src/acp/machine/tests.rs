@@ -391,7 +391,11 @@ fn an_offer_with_the_echo_folded_in_moves_both_roles_at_once() {
     assert_eq!((m.tx, m.event), (ts::COMMIT, Some(Event::Commit)));
     assert_eq!(m.decision_check, Some(DecisionCheck::Echo));
     assert!(m.store && m.rx == rs::TENTATIVE);
-    assert_eq!(m.transition, Some(moves::STORE), "the receiver's move is named");
+    assert_eq!(
+        m.transition,
+        Some(moves::STORE),
+        "the receiver's move is named"
+    );
     // The same echo, not the one expected: nothing at all, not even the
     // offer, and never a REVERSE.
     let mismatch = Heard {
