@@ -257,6 +257,7 @@ pub struct AcpLink {
     c_crc_no_result: Constant<Bits<32>>,
     c_rx_tentative3: Constant<Bits<3>>,
     c_rx_bit3: Constant<Bits<3>>,
+    c_tx_bit4: Constant<Bits<4>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -368,6 +369,7 @@ impl AcpLink {
             c_crc_no_result: c(acp::crc32(&[0; acp::ECHO_RESULT_BYTES]) as u64),
             c_rx_tentative3: c(acp::rx_state::TENTATIVE as u64),
             c_rx_bit3: c(4),
+            c_tx_bit4: c(8),
         }
     }
 }
@@ -489,7 +491,8 @@ impl Logic for AcpLink {
         self.check.exp_e_tx.next = self.chans.heard.val().tx_echo;
         self.check.exp_e_next.next = self.chans.heard.val().next_echo;
         self.peek_tx.next = self.chans.heard.val().tx;
-        self.check.exp_tx_bit.next = self.peek_tx.val().get_bit(3);
+        // {bit, state}: the bit is set from 8 up.
+        self.check.exp_tx_bit.next = self.peek_tx.val() >= self.c_tx_bit4.val();
         self.ent.link_up.next = self.link_up.val();
         self.ent.reset_link.next = self.reset_link.val();
         self.ent.seed.next = self.seed.val();
