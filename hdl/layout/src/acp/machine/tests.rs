@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// Room for a message and a verb.
+const ROOM: Room = Room {
+    store: true,
+    verb: true,
+};
+
 /// Every move `hear` makes is one of the named moves, goes from the
 /// state it names to the state it names, and the tables' guards hold.
 #[test]
@@ -155,10 +161,7 @@ fn transition_bytes_are_distinct() {
 /// A transfer with no faults: offer, store, decide, deliver, confirm.
 #[test]
 fn a_clean_transfer_takes_the_moves_of_the_table() {
-    let room = Room {
-        store: true,
-        verb: true,
-    };
+    let room = ROOM;
     let a = Channel {
         holding: true,
         ..Channel::default()
@@ -230,10 +233,7 @@ fn a_clean_transfer_takes_the_moves_of_the_table() {
 /// payload's echo does not match, or the receiver delivered first.
 #[test]
 fn merged_transfers_take_the_moves_of_the_table() {
-    let room = Room {
-        store: true,
-        verb: true,
-    };
+    let room = ROOM;
     // A offers payload 1 at bit 0 with payload 2 held next, and hears
     // B's echo of payload 1.
     let a = Channel {
@@ -367,10 +367,7 @@ fn merged_transfers_take_the_moves_of_the_table() {
 /// explicit ECHO can bring the REVERSE a damaged payload needs.
 #[test]
 fn an_offer_with_the_echo_folded_in_moves_both_roles_at_once() {
-    let room = Room {
-        store: true,
-        verb: true,
-    };
+    let room = ROOM;
     // A offers at bit 0 and is ready for B's offer; B offers at bit 0
     // while it holds A's payload tentatively, its echo folded in.
     let a = Channel {
