@@ -9,7 +9,8 @@
 //!   (`host_bound_bytes_per_cycle`) (`goodput` rows: `paced`, `k`,
 //!   `rtt_cycles`, `directions`, `goodput_bytes_per_cycle`,
 //!   `bound_bytes_per_cycle`, `share_of_bound`);
-//! - remote verbs per cycle against min(record rate, K / RTT, PCIe Gen3 x16)
+//! - remote verbs per cycle against min(record rate, K / RTT, what the
+//!   host carries: `host_entries_per_cycle` 80-byte ring entries each way)
 //!   (`remote_verbs` rows: `paced`, `k`, `rtt_cycles`, `verbs_per_cycle`,
 //!   `bound_verbs_per_cycle`, `share_of_bound`);
 //! - the time from an offer on the wire to the first record that states its
@@ -23,7 +24,7 @@ use clap::Parser;
 use pendulum_layout::acp;
 use pendulum_testbench::acp_measure::{
     decision_cycles, goodput, pair_with_channels, pcie_verbs_per_cycle, record_rate, remote_rate,
-    Kind, RECORDS_PER_CYCLE_100GBE, SEED,
+    Kind, HOST_ENTRY_BYTES, RECORDS_PER_CYCLE_100GBE, SEED,
 };
 use pendulum_testbench::acp_traffic::{id_of, AcpTraffic};
 use pendulum_testbench::entry_tap::EntryTap;
@@ -253,11 +254,10 @@ fn main() {
 
     // ---- Goodput: K and latency, one direction and both, unpaced and paced at 100 GbE ----
     outln!("ACP goodput: payload bytes per cycle, port unpaced (one record per cycle each way, 56 B/cycle = {:.0} Gb/s of payload at {CLOCK_MHZ} MHz) or paced at 100 GbE ({:.3} records per cycle: one per 64-byte frame)", 56.0 * 8.0 * CLOCK_MHZ / 1e3, RECORDS_PER_CYCLE_100GBE);
-    // A message costs the host's PCIe link what a remote verb does: a
-    // 64-byte entry read from A's TX ring and one written into B's RX ring,
-    // each a TLP with its overhead.
+    // A message costs the hosts what a remote verb does: an 80-byte ring
+    // entry read from A's TX ring and one written into B's RX ring.
     let host = pcie_verbs_per_cycle(&PcieConfig::gen3_x16()) * acp::PAYLOAD_BYTES as f64;
-    outln!("bound = min(record rate x 56 B, K x 56 B / RTT): one payload per channel per round trip (issue #25); host = min(bound, {host:.1} B/cycle): the most the hosts' PCIe Gen3 x16 models carry, one 64-byte ring entry and its TLP overhead per message each way");
+    outln!("bound = min(record rate x 56 B, K x 56 B / RTT): one payload per channel per round trip (issue #25); host = min(bound, {host:.1} B/cycle): the most the hosts carry, one {HOST_ENTRY_BYTES}-byte ring entry (16-byte header, 64-byte slot) per message each way, in 256-byte TLPs over PCIe Gen3 x16 ({:.1} B/cycle of ring data) and at most one 64-byte beat a cycle through the DMA datapath", PcieConfig::gen3_x16().streaming_bytes_per_cycle());
     outln!(
         "{:>4} {:>5} {:>8} {:>9} {:>6} {:>5} {:>11} {:>9} {:>6} {:>9} {:>6}",
         "K",
@@ -315,7 +315,7 @@ fn main() {
 
     // ---- Remote verbs: fetch-and-adds on distinct lines, A's host to B's unit ----
     let pcie = pcie_verbs_per_cycle(&PcieConfig::gen3_x16());
-    outln!("\nremote verbs A->B per cycle (fetch-and-adds on distinct lines); bound = min(record rate, K / RTT, PCIe Gen3 x16: {pcie:.3})");
+    outln!("\nremote verbs A->B per cycle (fetch-and-adds on distinct lines); bound = min(record rate, K / RTT, the host: {pcie:.3}, one {HOST_ENTRY_BYTES}-byte ring entry each way per verb over PCIe Gen3 x16)");
     outln!(
         "{:>4} {:>5} {:>9} {:>10} {:>9} {:>6}",
         "K",
@@ -459,6 +459,9 @@ fn main() {
         "latencies_cycles": cli.latency,
         "fail_after_undecodable": pendulum_layout::params::ACP_FAIL_AFTER,
         "port_limit_bytes_per_cycle": 56.0,
+        "host_pcie": "Gen3 x16",
+        "host_entry_bytes": HOST_ENTRY_BYTES,
+        "host_entries_per_cycle": pcie,
         "line_100gbe_goodput_gbps_64b_records": line_gbps,
         "goodput": rows,
         "measured_rtt": measured_rtt,

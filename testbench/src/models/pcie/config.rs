@@ -14,6 +14,11 @@ pub struct PcieConfig {
     pub tlp_overhead_bytes: u32,
 }
 
+/// Largest payload of one TLP, both ways: the NIC's writes stop at each
+/// 256-byte block (PCIe's max payload size here) and the host completes
+/// reads in TLPs of this size.
+pub const TLP_MAX_PAYLOAD_BYTES: u32 = 256;
+
 impl PcieConfig {
     /// Gen3 x16 (8 GT/s x 16 lanes, 128b/130b) at a 250 MHz NIC clock.
     pub fn gen3_x16() -> Self {
@@ -37,6 +42,14 @@ impl PcieConfig {
     pub fn bytes_per_cycle(&self) -> f64 {
         self.link_gbps * 1e9 / 8.0 / (self.clock_mhz * 1e6)
     }
+
+    /// Payload bytes per NIC clock cycle when data streams in full TLPs
+    /// ([`TLP_MAX_PAYLOAD_BYTES`] each, with its overhead): the most either
+    /// direction carries of ring data.
+    pub fn streaming_bytes_per_cycle(&self) -> f64 {
+        let max = TLP_MAX_PAYLOAD_BYTES as f64;
+        self.bytes_per_cycle() * max / (max + self.tlp_overhead_bytes as f64)
+    }
 }
 
 impl Default for PcieConfig {
@@ -53,5 +66,7 @@ mod tests {
     fn config_rates() {
         assert!((PcieConfig::default().bytes_per_cycle() - 63.0).abs() < 0.02);
         assert!((PcieConfig::gen4_x16().bytes_per_cycle() - 126.0).abs() < 0.04);
+        // 63 x 256 / 280.
+        assert!((PcieConfig::default().streaming_bytes_per_cycle() - 57.6).abs() < 0.02);
     }
 }

@@ -10,7 +10,7 @@ use crate::models::host_mem::{HostMemory, RegionKind};
 
 /// Payload bytes of one read-completion TLP: the host splits a read into
 /// completions of this size (a common read completion boundary / max payload).
-const CPL_TLP_PAYLOAD_BYTES: usize = 256;
+const CPL_TLP_PAYLOAD_BYTES: usize = super::config::TLP_MAX_PAYLOAD_BYTES as usize;
 /// Beats of one completion TLP; the first of them carries the TLP overhead.
 const CPL_TLP_BEATS: usize = CPL_TLP_PAYLOAD_BYTES / BEAT_BYTES;
 

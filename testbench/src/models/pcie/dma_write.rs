@@ -7,7 +7,7 @@ use pendulum_layout::BEAT_BYTES;
 use super::{PcieModel, ToHost};
 
 /// Largest write payload per TLP (PCIe max payload size).
-const MAX_PAYLOAD_BYTES: u64 = 256;
+const MAX_PAYLOAD_BYTES: u64 = super::config::TLP_MAX_PAYLOAD_BYTES as u64;
 
 impl PcieModel {
     /// The NIC's `dma_wr_ready`: a write may be accepted while the token
