@@ -450,6 +450,9 @@ impl Logic for ChannelState {
             self.tx_news[i].d.next = self.tx_news[i].q.val();
             self.rx_news[i].d.next = self.rx_news[i].q.val();
             self.peer_ready[i].d.next = self.peer_ready[i].q.val();
+            // "Receiver TENTATIVE and not a verb" is `RecordForm`'s
+            // `echo_foldable` (an echo that can ride in an offer), read here
+            // per channel; change the two together.
             self.news[i].next = self.tx_news[i].q.val()
                 | (self.rx_news[i].q.val()
                     & !(self.defer_echo.val()
