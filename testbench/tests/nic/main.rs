@@ -18,6 +18,7 @@
 mod common;
 
 mod acp;
+mod acp_bad_input;
 mod acp_damage;
 mod acp_merged;
 mod acp_resets;
