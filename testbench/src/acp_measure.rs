@@ -9,7 +9,7 @@ use crate::models::{LinkFaults, PcieConfig};
 use crate::pair::Side;
 use crate::SimConfig;
 use pendulum_layout::acp::{self, tx_state};
-use pendulum_layout::atomic::{op, Verb};
+use pendulum_layout::atomic::{op, CommitWords, Request, Verb, WordOp};
 use std::sync::{Arc, Mutex};
 
 /// Records per cycle at 100 GbE with one record per 64-byte frame
@@ -182,35 +182,95 @@ pub fn decision_cycles(latency: u32, k: u32, kind: Kind) -> (u64, Option<u64>) {
     (commit, s.2.map(|r| r.saturating_sub(offer)))
 }
 
-/// A's host keeping a backlog of remote verbs for B, one poll's worth:
-/// posts fetch-and-adds on distinct lines (none waits for another's line;
-/// `next` numbers them), takes what came back, and runs the pair 8
-/// cycles. Returns the verb results taken.
-pub fn feed_verbs(t: &mut AcpTraffic, next: &mut u32) -> u64 {
-    let verbs: Vec<Verb> = (*next..*next + 64)
-        .map(|i| Verb {
-            op: op::FETCH_ADD,
-            tag: i as u16,
-            addr: (i % 1024) * 64,
-            operands: [1, 0, 0, 0],
-            reserved_set: false,
-        })
-        .collect();
-    *next += t.a.link.send_verbs(&mut t.a.dev, &verbs).unwrap() as u32;
+/// The remote verb a measurement streams, each on a 64-byte line of its own
+/// (1,024 lines in turn, so none waits for another's line): a fetch-and-add,
+/// or a one-slot commit that writes four words of its line and compares
+/// none (`COMMIT_WORDS`, so it always succeeds and does its full work).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemoteOp {
+    FetchAdd,
+    CommitWords,
+}
+
+impl RemoteOp {
+    /// The name `acp.json` gives it (`op` of a `remote_verbs` row).
+    pub fn name(self) -> &'static str {
+        match self {
+            RemoteOp::FetchAdd => "fetch_add",
+            RemoteOp::CommitWords => "commit_words",
+        }
+    }
+
+    /// The `i`-th request of the stream (`i` also its tag).
+    pub fn request(self, i: u32) -> Request {
+        let addr = (i % 1024) * 64;
+        match self {
+            RemoteOp::FetchAdd => Request::Verb(Verb {
+                op: op::FETCH_ADD,
+                tag: i as u16,
+                addr,
+                operands: [1, 0, 0, 0],
+                reserved_set: false,
+            }),
+            RemoteOp::CommitWords => {
+                let mut ops = [WordOp::default(); 5];
+                for (w, o) in ops.iter_mut().take(4).enumerate() {
+                    *o = WordOp {
+                        compare: false,
+                        write: true,
+                        word: 2 * w as u8,
+                        value: i as u64,
+                    };
+                }
+                Request::Words(CommitWords {
+                    tag: i as u16,
+                    addr,
+                    ops,
+                    reserved_set: false,
+                })
+            }
+        }
+    }
+}
+
+/// A's host keeping a backlog of remote verbs of kind `op` for B, one
+/// poll's worth: posts what fits of the next 64 (`next` numbers them),
+/// takes what came back, and runs the pair 8 cycles. Returns the verb
+/// results taken: final, of `op`'s opcode and executed (status OK); a
+/// result of any other kind panics, so a rate is never made of refusals.
+pub fn feed_requests(t: &mut AcpTraffic, op: RemoteOp, next: &mut u32) -> u64 {
+    let requests: Vec<Request> = (*next..*next + 64).map(|i| op.request(i)).collect();
+    *next += t.a.link.send_requests(&mut t.a.dev, &requests).unwrap() as u32;
+    let want = match op.request(0) {
+        Request::Verb(v) => v.op,
+        _ => pendulum_layout::atomic::op::COMMIT_WORDS,
+    };
     let got =
         t.a.link
             .recv(&mut t.a.dev)
             .unwrap()
             .iter()
-            .filter(|m| m.verb_result().is_some())
+            .filter_map(|m| m.verb_result())
+            .inspect(|r| {
+                assert!(
+                    r.op == want && r.status == pendulum_layout::atomic::status::OK,
+                    "{} stream: result {r:?}",
+                    op.name()
+                )
+            })
             .count() as u64;
     t.pair.borrow_mut().run(8);
     got
 }
 
-/// Remote verbs per cycle A→B with `k` channels, measured over `cycles`
-/// with A's host keeping a backlog ([`feed_verbs`]).
-pub fn remote_rate(k: u32, latency: u32, cycles: u64, paced: bool) -> f64 {
+/// [`feed_requests`] with fetch-and-adds.
+pub fn feed_verbs(t: &mut AcpTraffic, next: &mut u32) -> u64 {
+    feed_requests(t, RemoteOp::FetchAdd, next)
+}
+
+/// Remote verbs of kind `op` per cycle A→B with `k` channels, measured
+/// over `cycles` with A's host keeping a backlog ([`feed_requests`]).
+pub fn remote_rate(op: RemoteOp, k: u32, latency: u32, cycles: u64, paced: bool) -> f64 {
     let mut t = pair_with_channels(k, clean(latency));
     if paced {
         pace(&mut t, RECORDS_PER_CYCLE_100GBE);
@@ -218,11 +278,11 @@ pub fn remote_rate(k: u32, latency: u32, cycles: u64, paced: bool) -> f64 {
     let mut next = 0u32;
     let warm = t.cycle() + 4 * latency as u64 + 2_000;
     while t.cycle() < warm {
-        feed_verbs(&mut t, &mut next);
+        feed_requests(&mut t, op, &mut next);
     }
     let (start, mut got) = (t.cycle(), 0u64);
     while t.cycle() - start < cycles {
-        got += feed_verbs(&mut t, &mut next);
+        got += feed_requests(&mut t, op, &mut next);
     }
     got as f64 / (t.cycle() - start) as f64
 }

@@ -9,9 +9,10 @@
 //!   (`host_bound_bytes_per_cycle`) (`goodput` rows: `paced`, `k`,
 //!   `rtt_cycles`, `directions`, `goodput_bytes_per_cycle`,
 //!   `bound_bytes_per_cycle`, `share_of_bound`);
-//! - remote verbs per cycle against min(record rate, K / RTT, what the
-//!   host carries: `host_entries_per_cycle` 80-byte ring entries each way)
-//!   (`remote_verbs` rows: `paced`, `k`, `rtt_cycles`, `verbs_per_cycle`,
+//! - remote verbs per cycle, fetch-and-adds and one-slot commits
+//!   (`COMMIT_WORDS`) on distinct lines, against min(record rate, K / RTT,
+//!   what the host carries: `host_entries_per_cycle` 80-byte ring entries
+//!   each way) (`remote_verbs` rows: `op`, `paced`, `k`, `rtt_cycles`, `verbs_per_cycle`,
 //!   `bound_verbs_per_cycle`, `share_of_bound`);
 //! - the time from an offer on the wire to the first record that states its
 //!   decision, for a message and a verb (`decision_latency` rows: `k`,
@@ -24,7 +25,7 @@ use clap::Parser;
 use pendulum_layout::acp;
 use pendulum_testbench::acp_measure::{
     decision_cycles, goodput, pair_with_channels, pcie_verbs_per_cycle, record_rate, remote_rate,
-    Kind, HOST_ENTRY_BYTES, RECORDS_PER_CYCLE_100GBE, SEED,
+    Kind, RemoteOp, HOST_ENTRY_BYTES, RECORDS_PER_CYCLE_100GBE, SEED,
 };
 use pendulum_testbench::acp_traffic::{id_of, AcpTraffic};
 use pendulum_testbench::entry_tap::EntryTap;
@@ -313,11 +314,12 @@ fn main() {
         }
     }
 
-    // ---- Remote verbs: fetch-and-adds on distinct lines, A's host to B's unit ----
+    // ---- Remote verbs: fetch-and-adds and COMMIT_WORDS on distinct lines, A's host to B's unit ----
     let pcie = pcie_verbs_per_cycle(&PcieConfig::gen3_x16());
-    outln!("\nremote verbs A->B per cycle (fetch-and-adds on distinct lines); bound = min(record rate, K / RTT, the host: {pcie:.3}, one {HOST_ENTRY_BYTES}-byte ring entry each way per verb over PCIe Gen3 x16)");
+    outln!("\nremote verbs A->B per cycle, each on a line of its own (fetch-and-adds; one-slot commits writing four words); bound = min(record rate, K / RTT, the host: {pcie:.3}, one {HOST_ENTRY_BYTES}-byte ring entry each way per verb over PCIe Gen3 x16)");
     outln!(
-        "{:>4} {:>5} {:>9} {:>10} {:>9} {:>6}",
+        "{:>12} {:>4} {:>5} {:>9} {:>10} {:>9} {:>6}",
+        "op",
         "K",
         "paced",
         "RTT(cyc)",
@@ -328,18 +330,21 @@ fn main() {
     let mut verb_rows = Vec::new();
     for &latency in &cli.latency {
         let rtt = rtt_cycles(latency);
-        for (k, paced) in issue_ks().flat_map(|k| [(k, false), (k, true)]) {
-            let v = remote_rate(k, latency, 40_000.max(100 * rtt), paced);
-            let bound = record_rate(paced).min(k as f64 / rtt as f64).min(pcie);
-            outln!(
-                "{k:>4} {paced:>5} {rtt:>9} {v:>10.4} {bound:>9.4} {:>5.0}%",
-                100.0 * v / bound
-            );
-            verb_rows.push(json!({
-                "paced": paced, "k": k, "rtt_cycles": rtt, "latency_cycles": latency,
-                "verbs_per_cycle": v, "bound_verbs_per_cycle": bound, "share_of_bound": v / bound,
-                "verbs_per_second_millions": v * CLOCK_MHZ,
-            }));
+        for op in [RemoteOp::FetchAdd, RemoteOp::CommitWords] {
+            for (k, paced) in issue_ks().flat_map(|k| [(k, false), (k, true)]) {
+                let v = remote_rate(op, k, latency, 40_000.max(100 * rtt), paced);
+                let bound = record_rate(paced).min(k as f64 / rtt as f64).min(pcie);
+                outln!(
+                    "{:>12} {k:>4} {paced:>5} {rtt:>9} {v:>10.4} {bound:>9.4} {:>5.0}%",
+                    op.name(),
+                    100.0 * v / bound
+                );
+                verb_rows.push(json!({
+                    "op": op.name(), "paced": paced, "k": k, "rtt_cycles": rtt, "latency_cycles": latency,
+                    "verbs_per_cycle": v, "bound_verbs_per_cycle": bound, "share_of_bound": v / bound,
+                    "verbs_per_second_millions": v * CLOCK_MHZ,
+                }));
+            }
         }
     }
 

@@ -15,7 +15,7 @@ use pendulum_layout::atomic::{
     op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT,
     SLOT_BYTES,
 };
-use pendulum_testbench::acp_measure::{decision_cycles, remote_rate, Kind};
+use pendulum_testbench::acp_measure::{decision_cycles, remote_rate, Kind, RemoteOp};
 use pendulum_testbench::entry_tap::EntryTap;
 use pendulum_testbench::models::pcie::PcieConfig;
 use pendulum_testbench::outln;
@@ -297,7 +297,7 @@ fn main() {
     for latency in [25u32, 100] {
         let rates: Vec<f64> = [1u32, 4, 8, 16]
             .iter()
-            .map(|&k| remote_rate(k, latency, 60_000, false))
+            .map(|&k| remote_rate(RemoteOp::FetchAdd, k, latency, 60_000, false))
             .collect();
         outln!(
             "{:<10} {:>8.4} {:>8.4} {:>8.4} {:>8.4}",
