@@ -212,25 +212,30 @@ impl RemoteOp {
                 operands: [1, 0, 0, 0],
                 reserved_set: false,
             }),
-            RemoteOp::CommitWords => {
-                let mut ops = [WordOp::default(); 5];
-                for (w, o) in ops.iter_mut().take(4).enumerate() {
-                    *o = WordOp {
-                        compare: false,
-                        write: true,
-                        word: 2 * w as u8,
-                        value: i as u64,
-                    };
-                }
-                Request::Words(CommitWords {
-                    tag: i as u16,
-                    addr,
-                    ops,
-                    reserved_set: false,
-                })
-            }
+            RemoteOp::CommitWords => four_word_write(i as u16, addr, i as u64),
         }
     }
+}
+
+/// A one-slot commit (`COMMIT_WORDS`) that writes `value` into four words
+/// of the line at `addr` (words 0, 2, 4 and 6) and compares none: it always
+/// succeeds and does its full work.
+pub fn four_word_write(tag: u16, addr: u32, value: u64) -> Request {
+    let mut ops = [WordOp::default(); 5];
+    for (w, o) in ops.iter_mut().take(4).enumerate() {
+        *o = WordOp {
+            compare: false,
+            write: true,
+            word: 2 * w as u8,
+            value,
+        };
+    }
+    Request::Words(CommitWords {
+        tag,
+        addr,
+        ops,
+        reserved_set: false,
+    })
 }
 
 /// A's host keeping a backlog of remote verbs of kind `op` for B, one

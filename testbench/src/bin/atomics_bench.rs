@@ -12,10 +12,11 @@
 use clap::Parser;
 use pendulum_driver::{Card, Device};
 use pendulum_layout::atomic::{
-    op, Commit, CommitWords, Request, Verb, WordOp, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT,
-    SLOT_BYTES,
+    op, Commit, Request, Verb, COMMIT_RESULT_SLOTS, COMMIT_SLOTS, KIND_RESULT, SLOT_BYTES,
 };
-use pendulum_testbench::acp_measure::{decision_cycles, remote_rate, Kind, RemoteOp};
+use pendulum_testbench::acp_measure::{
+    decision_cycles, four_word_write, remote_rate, Kind, RemoteOp,
+};
 use pendulum_testbench::entry_tap::EntryTap;
 use pendulum_testbench::models::pcie::PcieConfig;
 use pendulum_testbench::outln;
@@ -75,21 +76,7 @@ impl Stream {
                     (i as u32 % 1024) * 64
                 };
                 // Write four words and compare nothing: always succeeds.
-                let mut ops = [WordOp::default(); 5];
-                for (w, o) in ops.iter_mut().take(4).enumerate() {
-                    *o = WordOp {
-                        compare: false,
-                        write: true,
-                        word: 2 * w as u8,
-                        value: i as u64,
-                    };
-                }
-                Request::Words(CommitWords {
-                    tag,
-                    addr,
-                    ops,
-                    reserved_set: false,
-                })
+                four_word_write(tag, addr, i as u64)
             }
             Stream::DistinctLines | Stream::OneLine => {
                 let addr = if let Stream::OneLine = self {
