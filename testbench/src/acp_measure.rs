@@ -9,7 +9,7 @@ use crate::models::{LinkFaults, PcieConfig};
 use crate::pair::Side;
 use crate::SimConfig;
 use pendulum_layout::acp::{self, tx_state};
-use pendulum_layout::atomic::{op, CommitWords, Request, Verb, WordOp};
+use pendulum_layout::atomic::{op, status, CommitWords, Request, Verb, WordOp};
 use std::sync::{Arc, Mutex};
 
 /// Records per cycle at 100 GbE with one record per 64-byte frame
@@ -201,12 +201,20 @@ impl RemoteOp {
         }
     }
 
+    /// The opcode of its requests, and of the results they bring back.
+    pub fn opcode(self) -> u8 {
+        match self {
+            RemoteOp::FetchAdd => op::FETCH_ADD,
+            RemoteOp::CommitWords => op::COMMIT_WORDS,
+        }
+    }
+
     /// The `i`-th request of the stream (`i` also its tag).
     pub fn request(self, i: u32) -> Request {
         let addr = (i % 1024) * 64;
         match self {
             RemoteOp::FetchAdd => Request::Verb(Verb {
-                op: op::FETCH_ADD,
+                op: self.opcode(),
                 tag: i as u16,
                 addr,
                 operands: [1, 0, 0, 0],
@@ -243,13 +251,9 @@ pub fn four_word_write(tag: u16, addr: u32, value: u64) -> Request {
 /// takes what came back, and runs the pair 8 cycles. Returns the verb
 /// results taken: final, of `op`'s opcode and executed (status OK); a
 /// result of any other kind panics, so a rate is never made of refusals.
-pub fn feed_requests(t: &mut AcpTraffic, op: RemoteOp, next: &mut u32) -> u64 {
-    let requests: Vec<Request> = (*next..*next + 64).map(|i| op.request(i)).collect();
+pub fn feed_requests(t: &mut AcpTraffic, stream: RemoteOp, next: &mut u32) -> u64 {
+    let requests: Vec<Request> = (*next..*next + 64).map(|i| stream.request(i)).collect();
     *next += t.a.link.send_requests(&mut t.a.dev, &requests).unwrap() as u32;
-    let want = match op.request(0) {
-        Request::Verb(v) => v.op,
-        _ => pendulum_layout::atomic::op::COMMIT_WORDS,
-    };
     let got =
         t.a.link
             .recv(&mut t.a.dev)
@@ -258,9 +262,9 @@ pub fn feed_requests(t: &mut AcpTraffic, op: RemoteOp, next: &mut u32) -> u64 {
             .filter_map(|m| m.verb_result())
             .inspect(|r| {
                 assert!(
-                    r.op == want && r.status == pendulum_layout::atomic::status::OK,
+                    r.op == stream.opcode() && r.status == status::OK,
                     "{} stream: result {r:?}",
-                    op.name()
+                    stream.name()
                 )
             })
             .count() as u64;
@@ -308,7 +312,7 @@ pub const HOST_ENTRY_BYTES: u32 = pendulum_layout::ring::entry_units(acp::RECORD
 /// - the NIC's DMA datapath, one 64-byte beat a cycle each way.
 ///
 /// With Gen3 x16: 57.6 / 80 = 0.72 a cycle (the datapath allows 0.8).
-pub fn pcie_verbs_per_cycle(pcie: &PcieConfig) -> f64 {
+pub fn host_entries_per_cycle(pcie: &PcieConfig) -> f64 {
     let entry = HOST_ENTRY_BYTES as f64;
     (pcie.streaming_bytes_per_cycle() / entry).min(pendulum_layout::BEAT_BYTES as f64 / entry)
 }

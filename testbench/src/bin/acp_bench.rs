@@ -24,7 +24,7 @@
 use clap::Parser;
 use pendulum_layout::acp;
 use pendulum_testbench::acp_measure::{
-    decision_cycles, goodput, pair_with_channels, pcie_verbs_per_cycle, record_rate, remote_rate,
+    decision_cycles, goodput, host_entries_per_cycle, pair_with_channels, record_rate, remote_rate,
     Kind, RemoteOp, HOST_ENTRY_BYTES, RECORDS_PER_CYCLE_100GBE, SEED,
 };
 use pendulum_testbench::acp_traffic::{id_of, AcpTraffic};
@@ -257,7 +257,7 @@ fn main() {
     outln!("ACP goodput: payload bytes per cycle, port unpaced (one record per cycle each way, 56 B/cycle = {:.0} Gb/s of payload at {CLOCK_MHZ} MHz) or paced at 100 GbE ({:.3} records per cycle: one per 64-byte frame)", 56.0 * 8.0 * CLOCK_MHZ / 1e3, RECORDS_PER_CYCLE_100GBE);
     // A message costs the hosts what a remote verb does: an 80-byte ring
     // entry read from A's TX ring and one written into B's RX ring.
-    let host = pcie_verbs_per_cycle(&PcieConfig::gen3_x16()) * acp::PAYLOAD_BYTES as f64;
+    let host = host_entries_per_cycle(&PcieConfig::gen3_x16()) * acp::PAYLOAD_BYTES as f64;
     outln!("bound = min(record rate x 56 B, K x 56 B / RTT): one payload per channel per round trip (issue #25); host = min(bound, {host:.1} B/cycle): the most the hosts carry, one {HOST_ENTRY_BYTES}-byte ring entry (16-byte header, 64-byte slot) per message each way, in 256-byte TLPs over PCIe Gen3 x16 ({:.1} B/cycle of ring data) and at most one 64-byte beat a cycle through the DMA datapath", PcieConfig::gen3_x16().streaming_bytes_per_cycle());
     outln!(
         "{:>4} {:>5} {:>8} {:>9} {:>6} {:>5} {:>11} {:>9} {:>6} {:>9} {:>6}",
@@ -315,7 +315,7 @@ fn main() {
     }
 
     // ---- Remote verbs: fetch-and-adds and COMMIT_WORDS on distinct lines, A's host to B's unit ----
-    let pcie = pcie_verbs_per_cycle(&PcieConfig::gen3_x16());
+    let pcie = host_entries_per_cycle(&PcieConfig::gen3_x16());
     outln!("\nremote verbs A->B per cycle, each on a line of its own (fetch-and-adds; one-slot commits writing four words); bound = min(record rate, K / RTT, the host: {pcie:.3}, one {HOST_ENTRY_BYTES}-byte ring entry each way per verb over PCIe Gen3 x16)");
     outln!(
         "{:>12} {:>4} {:>5} {:>9} {:>10} {:>9} {:>6}",
