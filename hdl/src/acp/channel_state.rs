@@ -201,6 +201,9 @@ pub struct ChannelState {
     tx_news: [SDFF<Bit>; K],
     rx_news: [SDFF<Bit>; K],
     peer_ready: [SDFF<Bit>; K],
+    /// The sender role moved to its other bit, and no record has stated it
+    /// there yet (see writer 0).
+    new_bit: [SDFF<Bit>; K],
 
     flush_any: Signal<Local, Bit>,
     /// The first idle channel in use, and the first holding one payload.
@@ -218,6 +221,7 @@ pub struct ChannelState {
     chan_num: [Constant<Bits<CB1>>; K],
     c_tx_commit: Constant<Bits<3>>,
     c_tx_idle: Constant<Bits<3>>,
+    c_tx_offer: Constant<Bits<3>>,
     c_tx_commit_offer: Constant<Bits<3>>,
     c_commit_offer4: Constant<Bits<4>>,
     c_offer_next_move: Constant<Bits<8>>,
@@ -327,6 +331,7 @@ impl Default for ChannelState {
             tx_news: std::array::from_fn(|_| Default::default()),
             rx_news: std::array::from_fn(|_| Default::default()),
             peer_ready: std::array::from_fn(|_| Default::default()),
+            new_bit: std::array::from_fn(|_| Default::default()),
             flush_any: Default::default(),
             idle_ok: Default::default(),
             idle_ch: Default::default(),
@@ -340,6 +345,7 @@ impl Default for ChannelState {
             chan_num: std::array::from_fn(|i| c(i as u64)),
             c_tx_commit: c(ts::COMMIT as u64),
             c_tx_idle: c(ts::IDLE as u64),
+            c_tx_offer: c(ts::OFFER as u64),
             c_tx_commit_offer: c(ts::COMMIT_OFFER as u64),
             c_commit_offer4: c(ts::COMMIT_OFFER as u64),
             c_offer_next_move: c(moves::OFFER_NEXT as u64),
@@ -406,6 +412,8 @@ impl Logic for ChannelState {
             self.rx_news[i].reset.next = self.reset.val();
             self.peer_ready[i].clock.next = self.clock.val();
             self.peer_ready[i].reset.next = self.reset.val();
+            self.new_bit[i].clock.next = self.clock.val();
+            self.new_bit[i].reset.next = self.reset.val();
             self.next[i].clock.next = self.clock.val();
             self.next[i].reset.next = self.reset.val();
             self.head[i].clock.next = self.clock.val();
@@ -450,6 +458,10 @@ impl Logic for ChannelState {
             self.tx_news[i].d.next = self.tx_news[i].q.val();
             self.rx_news[i].d.next = self.rx_news[i].q.val();
             self.peer_ready[i].d.next = self.peer_ready[i].q.val();
+            self.new_bit[i].d.next = self.new_bit[i].q.val();
+            // "Receiver TENTATIVE and not a verb" is `RecordForm`'s
+            // `echo_foldable` (an echo that can ride in an offer), read here
+            // per channel; change the two together.
             self.news[i].next = self.tx_news[i].q.val()
                 | (self.rx_news[i].q.val()
                     & !(self.defer_echo.val()
@@ -552,8 +564,22 @@ impl Logic for ChannelState {
         // ---- 0. News stated by the slot's record ----
         for i in 0..K {
             if self.slot_ch.val().index() == i {
+                // The first record at a new sender bit, if it offers, is
+                // news once more: the peer's receiver, which just
+                // delivered at the other bit, owes us its proof until it
+                // hears us at this one, and does not take an offer that is
+                // the first record it hears there (`machine::hear`, "peer
+                // heard at b before"). Without the second record the offer
+                // would wait for the restating share (thousands of cycles
+                // with 256 channels busy). A plain COMMIT's confirmation
+                // leaves us IDLE at the new bit, whose record goes first
+                // unless a payload loaded before it; a merged decision
+                // confirmed by a STATE (the peer did not take the next
+                // payload) leaves us offering there at once.
                 if self.clear_tx.val() {
-                    self.tx_news[i].d.next = false;
+                    self.tx_news[i].d.next = self.new_bit[i].q.val()
+                        & (self.tx_sb[i].q.val().get_bits::<3>(0) == self.c_tx_offer.val());
+                    self.new_bit[i].d.next = false;
                 }
                 if self.clear_rx.val() {
                     self.rx_news[i].d.next = false;
@@ -590,6 +616,9 @@ impl Logic for ChannelState {
                     // again. The restating slots state it, in bounded time.
                     if self.n_tx.val() != self.tx_sb[i].q.val() {
                         self.tx_news[i].d.next = true;
+                    }
+                    if self.n_tx.val().get_bit(3) != self.tx_sb[i].q.val().get_bit(3) {
+                        self.new_bit[i].d.next = true;
                     }
                     // A stored verb's news waits for its result (writer
                     // 1): a record before it has no echo to state, and a
@@ -753,6 +782,7 @@ impl Logic for ChannelState {
                 // count agreed never again).
                 self.tx_news[i].d.next = false;
                 self.rx_news[i].d.next = false;
+                self.new_bit[i].d.next = false;
                 // A flushed channel has made no move yet.
                 self.trans[i].d.next = self.c_no_move.val();
                 // A tentative verb the flush erases is undone.

@@ -440,3 +440,69 @@ fn both_directions_loaded_each_move_a_payload_per_record() {
         );
     }
 }
+
+/// After a delivery the receiver owes its proof until it hears the sender
+/// at the new bit, and does not take an offer that is the first record it
+/// hears there (`machine::hear`, "peer heard at b before"). A sender that
+/// offers before it has stated the new bit otherwise (a payload loaded
+/// before its IDLE record left, or a merged decision confirmed by a STATE)
+/// states that offer twice (`ChannelState`'s `new_bit`), so the receiver
+/// takes the second. Without it the offer waited for the restating share:
+/// K = 16 unpaced at one-way latency 2, 56 offers in 100,000 cycles waited
+/// more than RTT + 100 cycles for B's echo (up to 207); at K = 256 under
+/// load the wait was thousands of cycles (`examples/acp_delivery_tail.rs`).
+#[test]
+fn an_offer_that_is_a_senders_first_record_at_its_bit_is_taken_without_a_restate() {
+    use pendulum_layout::acp::{rx_state, PAYLOAD_OFFSET};
+    use pendulum_testbench::acp_measure::{clean, pair_with_channels};
+    use pendulum_testbench::acp_traffic::id_of;
+    let latency = 2u32;
+    let mut t = pair_with_channels(16, clean(latency));
+    // Per channel: the id A offers last, the cycle it first did, and
+    // whether B has not echoed it yet.
+    let open = Rc::new(RefCell::new(vec![(None, 0u64, false); K]));
+    let waits = Rc::new(RefCell::new(Vec::new()));
+    let (o, w) = (open.clone(), waits.clone());
+    t.pair.borrow_mut().wire_tap = Some(Box::new(move |cycle, side, rec| {
+        let op = rec[BYTE_OPCODE];
+        if op == OP_ENTANGLE {
+            return;
+        }
+        let ch = rec[BYTE_CHANNEL] as usize;
+        let mut o = o.borrow_mut();
+        if side == Side::A && op == OP_OFFER {
+            let id = rec[PAYLOAD_OFFSET..].try_into().ok().and_then(id_of);
+            if o[ch].0 != id {
+                o[ch] = (id, cycle, true);
+            }
+        } else if side == Side::B
+            && (rec[BYTE_STATE] >> 4) & 3 == rx_state::TENTATIVE
+            && o[ch].2
+            && cycle > o[ch].1 + latency as u64
+        {
+            w.borrow_mut().push(cycle - o[ch].1);
+            o[ch].2 = false;
+        }
+    }));
+    let start = t.cycle();
+    while t.cycle() - start < 100_000 {
+        if t.a.backlog() < 256 {
+            t.a.queue(256);
+        }
+        t.poll().unwrap();
+    }
+    assert!(t.run_until_settled(1_000_000).unwrap());
+    t.check().unwrap();
+    let rtt = 2 * latency as u64 + 14;
+    let waits = waits.borrow();
+    let late: Vec<u64> = waits.iter().copied().filter(|&d| d > rtt + 100).collect();
+    assert!(waits.len() > 10_000, "only {} offers echoed", waits.len());
+    assert!(
+        late.is_empty(),
+        "{} of {} offers waited more than RTT + 100 = {} cycles for B's echo: {:?}",
+        late.len(),
+        waits.len(),
+        rtt + 100,
+        &late[..late.len().min(10)]
+    );
+}
