@@ -20,17 +20,18 @@ use rust_hdl::prelude::*;
 /// check its channel expects, `exp_x` (the echo check of what we hold) if
 /// it states the sender role at our receiver bit `exp_rx_bit`, our proof
 /// `exp_p` if at the other. Those come from the channel's state, read in
-/// the check cycle (`peek_channel`); `fold_x_ok` and `fold_p_ok` say which
-/// of the two a record that came out passed against.
+/// the check cycle (`peek_channel`); `decision_at_our_rx_bit` says which
+/// of the two a record that came out passed against (its check passed
+/// whole, so only the bit it was compared at is left to say).
 ///
 /// An offer with state bit 7 set (`acp::STATE_ECHO_FOLDED`) carries its
 /// sender's echo E in the check word too: the residue must then be
 /// E_exp (XOR the decision check expected, if it folds one as well),
 /// where E_exp is `exp_e_tx` (the echo we expect of our payload) if the
 /// record states its receiver role at our sender bit `exp_tx_bit`, and
-/// `exp_e_next` (of our next payload) if at the other. `echo_folded`,
-/// `echo_tx_ok` and `echo_next_ok` say so with the decoded record, and
-/// `echo_value` is the E_exp it matched.
+/// `exp_e_next` (of our next payload) if at the other. `echo_folded` and
+/// `echo_at_our_tx_bit` say so with the decoded record, and `echo_value`
+/// is the E_exp it matched.
 ///
 /// Latency 2 cycles (register, check); one record per cycle; never stalls.
 #[derive(LogicBlock)]
@@ -80,18 +81,18 @@ pub struct RecordCheck {
     pub digest: Signal<Out, Bits<32>>,
     /// CRC-32 of the result bytes (payload bytes 8..56).
     pub result_crc: Signal<Out, Bits<32>>,
-    /// The record folds its decision check into its check word, and (if it
-    /// came out, so the check passed) that check is the echo check we
-    /// expected, or our proof.
+    /// The record folds its decision check into its check word; and the
+    /// sender role it states is at our receiver bit, so (it came out: the
+    /// check passed) the decision is on the echo check we expected, not on
+    /// our proof.
     pub folded: Signal<Out, Bit>,
-    pub fold_x_ok: Signal<Out, Bit>,
-    pub fold_p_ok: Signal<Out, Bit>,
-    /// The record folds its sender's echo into its check word, and (it came
-    /// out) that echo is the one we expect of our payload, or of our next
-    /// one; the echo it carries.
+    pub decision_at_our_rx_bit: Signal<Out, Bit>,
+    /// The record folds its sender's echo into its check word; and the
+    /// receiver role it states is at our sender bit, so (it came out) the
+    /// echo is the one we expect of our payload, not of our next one; the
+    /// echo it carries.
     pub echo_folded: Signal<Out, Bit>,
-    pub echo_tx_ok: Signal<Out, Bit>,
-    pub echo_next_ok: Signal<Out, Bit>,
+    pub echo_at_our_tx_bit: Signal<Out, Bit>,
     pub echo_value: Signal<Out, Bits<32>>,
 
     r_data: SDFF<Bits<512>>,
@@ -106,7 +107,6 @@ pub struct RecordCheck {
     h_result_crc: SDFF<Bits<32>>,
     h_folded: SDFF<Bit>,
     h_fold_x: SDFF<Bit>,
-    h_fold_p: SDFF<Bit>,
     h_efold: SDFF<Bit>,
     h_e_tx: SDFF<Bit>,
     h_e_value: SDFF<Bits<32>>,
@@ -123,7 +123,6 @@ pub struct RecordCheck {
     cw: Signal<Local, Bits<32>>,
     folds: Signal<Local, Bit>,
     fold_x: Signal<Local, Bit>,
-    fold_p: Signal<Local, Bit>,
     /// The record folds an echo; its receiver bit is our sender bit; the
     /// echo expected; what the residue must be.
     efolds: Signal<Local, Bit>,
@@ -197,11 +196,9 @@ impl RecordCheck {
             digest: Default::default(),
             result_crc: Default::default(),
             folded: Default::default(),
-            fold_x_ok: Default::default(),
-            fold_p_ok: Default::default(),
+            decision_at_our_rx_bit: Default::default(),
             echo_folded: Default::default(),
-            echo_tx_ok: Default::default(),
-            echo_next_ok: Default::default(),
+            echo_at_our_tx_bit: Default::default(),
             echo_value: Default::default(),
             r_data: Default::default(),
             r_valid: Default::default(),
@@ -215,7 +212,6 @@ impl RecordCheck {
             h_result_crc: Default::default(),
             h_folded: Default::default(),
             h_fold_x: Default::default(),
-            h_fold_p: Default::default(),
             h_efold: Default::default(),
             h_e_tx: Default::default(),
             h_e_value: Default::default(),
@@ -232,7 +228,6 @@ impl RecordCheck {
             cw: Default::default(),
             folds: Default::default(),
             fold_x: Default::default(),
-            fold_p: Default::default(),
             efolds: Default::default(),
             e_at_tx: Default::default(),
             e_exp: Default::default(),
@@ -289,7 +284,6 @@ impl Logic for RecordCheck {
             h_result_crc,
             h_folded,
             h_fold_x,
-            h_fold_p,
             h_efold,
             h_e_tx,
             h_e_value
@@ -299,7 +293,6 @@ impl Logic for RecordCheck {
         self.h_e_value.reset.next = self.reset.val();
         self.h_folded.reset.next = self.reset.val();
         self.h_fold_x.reset.next = self.reset.val();
-        self.h_fold_p.reset.next = self.reset.val();
         self.r_data.reset.next = self.reset.val();
         self.r_valid.reset.next = self.reset.val();
         self.h_valid.reset.next = self.reset.val();
@@ -349,7 +342,6 @@ impl Logic for RecordCheck {
             & self.is_offer.val();
         self.efolds.next = self.state.val().get_bit(7) & self.is_offer.val();
         self.fold_x.next = self.state.val().get_bit(3) == self.exp_rx_bit.val();
-        self.fold_p.next = !self.fold_x.val();
         self.d_exp.next = self.c_zero32.val();
         if self.folds.val() {
             self.d_exp.next = self.exp_p.val();
@@ -406,7 +398,6 @@ impl Logic for RecordCheck {
         self.h_valid.d.next = self.r_valid.q.val() & self.good.val() & self.known.val();
         self.h_folded.d.next = self.folds.val();
         self.h_fold_x.d.next = self.fold_x.val();
-        self.h_fold_p.d.next = self.fold_p.val();
         self.h_efold.d.next = self.efolds.val();
         self.h_e_tx.d.next = self.e_at_tx.val();
         self.h_e_value.d.next = self.e_exp.val();
@@ -427,11 +418,9 @@ impl Logic for RecordCheck {
         self.digest.next = self.h_digest.q.val();
         self.result_crc.next = self.h_result_crc.q.val();
         self.folded.next = self.h_folded.q.val();
-        self.fold_x_ok.next = self.h_fold_x.q.val();
-        self.fold_p_ok.next = self.h_fold_p.q.val();
+        self.decision_at_our_rx_bit.next = self.h_fold_x.q.val();
         self.echo_folded.next = self.h_efold.q.val();
-        self.echo_tx_ok.next = self.h_efold.q.val() & self.h_e_tx.q.val();
-        self.echo_next_ok.next = self.h_efold.q.val() & !self.h_e_tx.q.val();
+        self.echo_at_our_tx_bit.next = self.h_e_tx.q.val();
         self.echo_value.next = self.h_e_value.q.val();
     }
 }

@@ -606,20 +606,21 @@ impl Logic for AcpLink {
         self.mach.echo_folded.next = self.check.echo_folded.val();
         self.mach.receiver_is_digest.next = self.p_rf_is_digest.q.val();
         if self.check.echo_folded.val() {
-            self.mach.receiver_is_digest.next = self.check.echo_tx_ok.val();
+            self.mach.receiver_is_digest.next = self.check.echo_at_our_tx_bit.val();
         }
         self.mach.echo_check_is_digest.next = self.p_x_is_digest.q.val();
         // A folded decision check was compared by `RecordCheck`.
         self.mach.decision_commits.next = self.p_commit_ok.q.val();
         if self.check.folded.val() {
-            self.mach.decision_commits.next = self.check.fold_x_ok.val();
+            self.mach.decision_commits.next = self.check.decision_at_our_rx_bit.val();
         }
         self.mach.decision_reverses.next = self.p_reverse_ok.q.val();
-        self.mach.decision_is_proof.next = self.check.folded.val() & self.check.fold_p_ok.val();
+        self.mach.decision_is_proof.next =
+            self.check.folded.val() & !self.check.decision_at_our_rx_bit.val();
         self.mach.next_held.next = self.p_heard.q.val().next_held;
         self.mach.receiver_is_next_digest.next = self.p_rf_is_next.q.val();
         if self.check.echo_folded.val() {
-            self.mach.receiver_is_next_digest.next = self.check.echo_next_ok.val();
+            self.mach.receiver_is_next_digest.next = !self.check.echo_at_our_tx_bit.val();
         }
         self.new_auth.next = self.h_x.val();
         if self.mach.check_complement.val() {

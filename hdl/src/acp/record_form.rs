@@ -320,7 +320,8 @@ impl Logic for RecordForm {
         self.folded.next = self.merged.val() & !self.state.val().turn;
         // A message's echo rides in an offer's check word, so its news
         // does not hold the offer back; restating, the explicit echo still
-        // takes every other round.
+        // takes every other round. (`ChannelState` holds back such news on
+        // one side of the pair by the same test: change the two together.)
         self.echo_foldable.next = self.tentative.val() & !self.state.val().rx_verb;
         self.payload_turn.next = self.folded.val()
             | (self.offering.val()
