@@ -1,15 +1,15 @@
+use super::result_queue::{ResultQueue, RESULT_FIFO_BITS};
 use crate::konst as c;
 use crate::reset::SDFF;
-use crate::stream::{Concat, Join, SkidBuffer, StreamFifo, StreamSink, StreamSource, ZeroExtend};
+use crate::stream::{Join, StreamSink, StreamSource, ZeroExtend};
 use crate::types::{RemoteResult, RemoteVerb, SlotBeat};
-use pendulum_layout::atomic::{op, status, KIND_RESULT, KIND_VERB, LINE_WORDS, WORD_OPS};
+use pendulum_layout::atomic::{op, status, KIND_VERB, LINE_WORDS, WORD_OPS};
 use pendulum_layout::params::{
     ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ATOMIC_BYTES, ATOMIC_LINE_BITS as LB,
 };
 use rust_hdl::prelude::*;
 
-/// log2 of the result FIFO depth.
-const RF: usize = 5;
+const RF: usize = RESULT_FIFO_BITS;
 
 /// The atomic unit: one verb per cycle on 64-bit words of on-NIC memory, and
 /// multi-word commits on its 64-byte lines (`pendulum_layout::atomic` has
@@ -38,11 +38,11 @@ const RF: usize = 5;
 /// again. A rollback writes the undo entry back. So a verb's effect is seen
 /// by others only once it is permanent, and a reversed verb leaves no trace.
 ///
-/// The result FIFO's output is registered both ways (`out`), so the RX
-/// arbiter's grant, which decides `m_result.ready`, does not run on into
-/// the FIFO's read pointer.
+/// Results are made and queued a cycle after execute (`ResultQueue`), so
+/// the status, which waits for the compare of the line just read, does not
+/// also run through the result slot's muxes in the same cycle.
 ///
-/// Latency 4 cycles from the slot that completes a verb to its result.
+/// Latency 5 cycles from the slot that completes a verb to its result.
 /// Throughput: 1 single-word verb or `COMMIT_WORDS` per cycle; a `COMMIT`
 /// per three slots (its second result slot is queued while the next one's
 /// first two slots are gathered).
@@ -79,8 +79,8 @@ pub struct AtomicUnit {
     pub rollback: [Signal<In, Bit>; K],
 
     lines: RAM<Bits<512>, LB>,
-    results: StreamFifo<SlotBeat, RF, { RF + 1 }>,
-    out: SkidBuffer<SlotBeat>,
+    /// Result slots made, queued for the host or handed to the link.
+    queue: ResultQueue,
     /// Result slots queued or on their way into the FIFO.
     used: SDFF<Bits<8>>,
     // A commit being gathered: line slots still expected, its header and compare line.
@@ -126,9 +126,6 @@ pub struct AtomicUnit {
     // the forward from the last write is not behind a compare).
     w_same: SDFF<Bit>,
     w_data: SDFF<Bits<512>>,
-    // A commit result's second slot (the old line), queued the cycle after its first.
-    p_valid: SDFF<Bit>,
-    p_data: SDFF<Bits<512>>,
     // Remote verbs: the one waiting to go in, and per channel the line a
     // tentative verb holds, its undo entry, and a rollback to do.
     rv_valid: SDFF<Bit>,
@@ -194,7 +191,6 @@ pub struct AtomicUnit {
     cut_short: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     stray: Signal<Local, Bit>,
-    pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
     issue_commit: Signal<Local, Bit>,
     taken: Signal<Local, Bits<8>>,
@@ -220,22 +216,12 @@ pub struct AtomicUnit {
     eq: Signal<Local, Bit>,
     meq: Signal<Local, Bit>,
     differ: Signal<Local, Bits<8>>,
-    st: Signal<Local, Bits<8>>,
     ok: Signal<Local, Bit>,
+    failed: Signal<Local, Bit>,
     writes: Signal<Local, Bit>,
-    ret_old: Signal<Local, Bits<64>>,
-    ret_differ: Signal<Local, Bits<8>>,
     // The new line from its words, and the words that compared unequal.
     new_line: Join<LINE_WORDS, 64, 512>,
     differ_bits: Join<LINE_WORDS, 1, LINE_WORDS>,
-    // Result slot, 8-byte words: {differ 8 + status 8 in 32, tag 16, op 8,
-    // kind 8}, then the old value (a COMMIT_WORDS: one per operation).
-    op_kind: Concat<8, 8, 16>,
-    head32: Concat<16, 16, 32>,
-    status16: Concat<8, 8, 16>,
-    status32: ZeroExtend<16, 32>,
-    word0: Concat<32, 32, 64>,
-    res_words: Join<LINE_WORDS, 64, 512>,
 
     c_cas: Constant<Bits<8>>,
     c_fadd: Constant<Bits<8>>,
@@ -245,11 +231,9 @@ pub struct AtomicUnit {
     c_words: Constant<Bits<8>>,
     c_zero24: Constant<Bits<24>>,
     c_ok: Constant<Bits<8>>,
-    c_cmp_failed: Constant<Bits<8>>,
     c_misaligned: Constant<Bits<8>>,
     c_out_of_range: Constant<Bits<8>>,
     c_bad_op: Constant<Bits<8>>,
-    c_kind: Constant<Bits<8>>,
     c_verb: Constant<Bits<8>>,
     c_zero192: Constant<Bits<192>>,
     c_zero432: Constant<Bits<432>>,
@@ -257,7 +241,6 @@ pub struct AtomicUnit {
     c_zero6: Constant<Bits<6>>,
     c_limit: Constant<Bits<32>>,
     c_zero64: Constant<Bits<64>>,
-    c_zero512: Constant<Bits<512>>,
     c_zero8: Constant<Bits<8>>,
     c_one8: Constant<Bits<8>>,
     c_two8: Constant<Bits<8>>,
@@ -283,8 +266,7 @@ impl AtomicUnit {
             ev_verb: Default::default(),
             ev_error: Default::default(),
             lines: Default::default(),
-            results: StreamFifo::new(),
-            out: Default::default(),
+            queue: ResultQueue::new(),
             used: Default::default(),
             g_left: Default::default(),
             g_tag: Default::default(),
@@ -317,8 +299,6 @@ impl AtomicUnit {
             w_valid: Default::default(),
             w_same: Default::default(),
             w_data: Default::default(),
-            p_valid: Default::default(),
-            p_data: Default::default(),
             verb_valid: Default::default(),
             verb: Default::default(),
             verb_free: Default::default(),
@@ -381,7 +361,6 @@ impl AtomicUnit {
             cut_short: Default::default(),
             take: Default::default(),
             stray: Default::default(),
-            pop: Default::default(),
             issue: Default::default(),
             issue_commit: Default::default(),
             taken: Default::default(),
@@ -402,19 +381,11 @@ impl AtomicUnit {
             eq: Default::default(),
             meq: Default::default(),
             differ: Default::default(),
-            st: Default::default(),
             ok: Default::default(),
+            failed: Default::default(),
             writes: Default::default(),
-            ret_old: Default::default(),
-            ret_differ: Default::default(),
             new_line: Default::default(),
             differ_bits: Default::default(),
-            op_kind: Default::default(),
-            head32: Default::default(),
-            status16: Default::default(),
-            status32: Default::default(),
-            word0: Default::default(),
-            res_words: Default::default(),
             c_cas: c(op::CAS as u64),
             c_fadd: c(op::FETCH_ADD as u64),
             c_swap: c(op::SWAP as u64),
@@ -423,11 +394,9 @@ impl AtomicUnit {
             c_words: c(op::COMMIT_WORDS as u64),
             c_zero24: c(0),
             c_ok: c(status::OK as u64),
-            c_cmp_failed: c(status::COMPARE_FAILED as u64),
             c_misaligned: c(status::MISALIGNED as u64),
             c_out_of_range: c(status::OUT_OF_RANGE as u64),
             c_bad_op: c(status::BAD_OPCODE as u64),
-            c_kind: c(KIND_RESULT as u64),
             c_verb: c(KIND_VERB as u64),
             c_zero192: c(0),
             c_zero432: c(0),
@@ -435,7 +404,6 @@ impl AtomicUnit {
             c_zero6: c(0),
             c_limit: c(ATOMIC_BYTES as u64),
             c_zero64: c(0),
-            c_zero512: c(0),
             c_zero8: c(0),
             c_one8: c(1),
             c_two8: c(2),
@@ -462,7 +430,7 @@ impl Logic for AtomicUnit {
             self, clock, used, g_left, g_tag, g_line, g_err, g_cmask, g_wmask, g_cmp, x_valid,
             x_commit, x_op, x_is_cas, x_is_fadd, x_is_swap, x_is_mcas, x_sel_op, x_sel_beat, x_tag,
             x_line, x_lane, x_err, x_cmask, x_wmask, x_cmp, x_beat, w_valid, w_same, w_data,
-            p_valid, p_data, rv_valid, rv, x_remote, x_restore, x_ch, x_words, rb_sel
+            rv_valid, rv, x_remote, x_restore, x_ch, x_words, rb_sel
         );
         self.used.reset.next = self.reset.val();
         self.g_left.reset.next = self.reset.val();
@@ -493,8 +461,6 @@ impl Logic for AtomicUnit {
         self.w_valid.reset.next = self.reset.val();
         self.w_same.reset.next = self.reset.val();
         self.w_data.reset.next = self.reset.val();
-        self.p_valid.reset.next = self.reset.val();
-        self.p_data.reset.next = self.reset.val();
         self.rv_valid.reset.next = self.reset.val();
         self.rv.reset.next = self.reset.val();
         self.x_remote.reset.next = self.reset.val();
@@ -513,10 +479,8 @@ impl Logic for AtomicUnit {
         self.lines.write_clock.next = self.clock.val();
         self.undo.read_clock.next = self.clock.val();
         self.undo.write_clock.next = self.clock.val();
-        self.results.clock.next = self.clock.val();
-        self.results.reset.next = self.reset.val();
-        self.out.clock.next = self.clock.val();
-        self.out.reset.next = self.reset.val();
+        self.queue.clock.next = self.clock.val();
+        self.queue.reset.next = self.reset.val();
         for k in 0..K {
             self.lock_valid[k].clock.next = self.clock.val();
             self.lock_valid[k].reset.next = self.reset.val();
@@ -656,7 +620,7 @@ impl Logic for AtomicUnit {
         }
         // Room for the results in flight (the FIFO's own ready is implied by
         // the count; it is checked anyway).
-        self.room.next = (self.used.q.val() < self.c_room.val()) & self.results.s.ready.val();
+        self.room.next = (self.used.q.val() < self.c_room.val()) & self.queue.ready.val();
         self.stall.next = self.x_valid.q.val() & self.x_commit.q.val();
         // A new verb while a commit still waits for its lines (its pipe was
         // switched off mid-commit): the commit is refused first, with a
@@ -841,26 +805,20 @@ impl Logic for AtomicUnit {
                 self.meq.next = self.lane_meq[i].val();
             }
         }
-        self.st.next = self.c_ok.val();
+        // The compare failed: the verb writes nothing.
         self.x_multi.next = self.x_commit.q.val() | self.x_words.q.val();
+        self.failed.next = false;
         if self.x_restore.q.val() {
             // A rollback: the line goes back to its undo entry.
         } else if self.x_multi.val() {
-            if self.differ.val() != self.c_zero8.val() {
-                self.st.next = self.c_cmp_failed.val();
-            }
-        } else if (self.x_is_cas.q.val() & !self.eq.val())
-            | (self.x_is_mcas.q.val() & !self.meq.val())
-        {
-            self.st.next = self.c_cmp_failed.val();
+            self.failed.next = self.differ.val() != self.c_zero8.val();
+        } else {
+            self.failed.next = (self.x_is_cas.q.val() & !self.eq.val())
+                | (self.x_is_mcas.q.val() & !self.meq.val());
         }
         self.ok.next = self.x_err.q.val() == self.c_ok.val();
-        self.ret_old.next = self.old.val();
-        self.ret_differ.next = self.differ.val();
-        if self.x_commit.q.val() {
-            self.ret_old.next = self.c_zero64.val();
-        }
-        // A COMMIT_WORDS returns each operation's old word (0 if unused).
+        // The old words the result returns: a single-word verb's word, a
+        // COMMIT_WORDS's word per operation (0 if unused), none for a COMMIT.
         for j in 0..WORD_OPS {
             self.op_old[j].next = self.c_zero64.val();
             for i in 0..LINE_WORDS {
@@ -868,14 +826,13 @@ impl Logic for AtomicUnit {
                     self.op_old[j].next = self.lane_old[i].val();
                 }
             }
+            self.queue.x_olds[j].next = self.c_zero64.val();
+            if self.x_words.q.val() {
+                self.queue.x_olds[j].next = self.op_old[j].val();
+            }
         }
-        if self.x_words.q.val() {
-            self.ret_old.next = self.op_old[0].val();
-        }
-        if !self.ok.val() {
-            self.st.next = self.x_err.q.val();
-            self.ret_old.next = self.c_zero64.val();
-            self.ret_differ.next = self.c_zero8.val();
+        if !self.x_multi.val() {
+            self.queue.x_olds[0].next = self.old.val();
         }
         self.multi_next.next = self.x_commit.d.val() | self.x_words.d.val();
         self.x_sel_op.d.next = self.c_zero8.val();
@@ -900,7 +857,7 @@ impl Logic for AtomicUnit {
         for i in 0..LINE_WORDS {
             self.new_line.i[i].next = self.lane_new[i].val();
         }
-        self.writes.next = self.x_valid.q.val() & (self.st.val() == self.c_ok.val());
+        self.writes.next = self.x_valid.q.val() & self.ok.val() & !self.failed.val();
         self.lines.write_enable.next = self.writes.val();
         self.lines.write_address.next = self.x_line.q.val();
         self.lines.write_data.next = self.new_line.o.val();
@@ -912,48 +869,24 @@ impl Logic for AtomicUnit {
         self.x_is_mcas.d.next = self.x_op.d.val() == self.c_mcas.val();
         self.w_data.d.next = self.new_line.o.val();
 
-        // The result: one slot, and for a commit a second with the old line
-        // (zero when refused), queued next cycle.
-        self.op_kind.hi.next = self.x_op.q.val();
-        self.op_kind.lo.next = self.c_kind.val();
-        self.head32.hi.next = self.x_tag.q.val();
-        self.head32.lo.next = self.op_kind.o.val();
-        self.status16.hi.next = self.ret_differ.val();
-        self.status16.lo.next = self.st.val();
-        self.status32.i.next = self.status16.o.val();
-        self.word0.hi.next = self.status32.o.val();
-        self.word0.lo.next = self.head32.o.val();
-        self.res_words.i[0].next = self.word0.o.val();
-        self.res_words.i[1].next = self.ret_old.val();
-        for j in 1..WORD_OPS {
-            self.res_words.i[j + 1].next = self.c_zero64.val();
-            if self.x_words.q.val() & self.ok.val() {
-                self.res_words.i[j + 1].next = self.op_old[j].val();
-            }
-        }
-        self.res_words.i[6].next = self.c_zero64.val();
-        self.res_words.i[7].next = self.c_zero64.val();
-        self.p_valid.d.next = self.x_valid.q.val() & self.x_commit.q.val();
-        self.p_data.d.next = self.c_zero512.val();
-        if self.ok.val() {
-            self.p_data.d.next = self.old_line.val();
-        }
-        self.results.s.data.next.data = self.res_words.o.val();
-        self.results.s.data.next.first = true;
-        self.results.s.data.next.last = !self.x_commit.q.val();
-        // Remote verbs answer the link; rollbacks answer nobody.
-        self.results.s.valid.next =
-            self.x_valid.q.val() & !self.x_remote.q.val() & !self.x_restore.q.val();
-        if self.p_valid.q.val() {
-            self.results.s.data.next.data = self.p_data.q.val();
-            self.results.s.data.next.first = false;
-            self.results.s.data.next.last = true;
-            self.results.s.valid.next = true;
-        }
+        // The result, made and queued by `queue` from next cycle.
+        self.queue.x_valid.next = self.x_valid.q.val() & !self.x_restore.q.val();
+        self.queue.x_remote.next = self.x_remote.q.val();
+        self.queue.x_commit.next = self.x_commit.q.val();
+        self.queue.x_multi.next = self.x_multi.val();
+        self.queue.x_err.next = self.x_err.q.val();
+        self.queue.x_failed.next = self.failed.val();
+        self.queue.x_differ.next = self.differ.val();
+        self.queue.x_op.next = self.x_op.q.val();
+        self.queue.x_tag.next = self.x_tag.q.val();
+        self.queue.x_ch.next = self.x_ch.q.val();
+        self.queue.x_line.next = self.old_line.val();
+        self.m_result.data.next = self.queue.m_result.data.val();
+        self.m_result.valid.next = self.queue.m_result.valid.val();
+        self.queue.m_result.ready.next = self.m_result.ready.val();
+        self.res_valid.next = self.queue.res_valid.val();
+        self.res.next = self.queue.res.val();
         self.ev_verb.next = self.x_valid.q.val() & !self.x_restore.q.val();
-        self.res_valid.next = self.x_valid.q.val() & self.x_remote.q.val();
-        self.res.next.result = self.res_words.o.val().get_bits::<384>(0);
-        self.res.next.channel = self.x_ch.q.val();
         // The old line is the remote verb's undo entry; a verb that wrote
         // nothing holds nothing.
         self.undo.write_enable.next = self.x_valid.q.val() & self.x_remote.q.val();
@@ -969,14 +902,6 @@ impl Logic for AtomicUnit {
             }
         }
         self.ev_error.next = (self.x_valid.q.val() & !self.ok.val()) | self.stray.val();
-
-        self.out.s.data.next = self.results.m.data.val();
-        self.out.s.valid.next = self.results.m.valid.val();
-        self.results.m.ready.next = self.out.s.ready.val();
-        self.pop.next = self.results.m.valid.val() & self.out.s.ready.val();
-        self.m_result.data.next = self.out.m.data.val();
-        self.m_result.valid.next = self.out.m.valid.val();
-        self.out.m.ready.next = self.m_result.ready.val();
         // Places taken when a verb enters execute: one, or two for a commit.
         self.taken.next = self.c_zero8.val();
         if self.issue.val() & !self.take_remote.val() & !self.take_rb.val() {
@@ -986,7 +911,7 @@ impl Logic for AtomicUnit {
             }
         }
         self.freed.next = self.c_zero8.val();
-        if self.pop.val() {
+        if self.queue.pop.val() {
             self.freed.next = self.c_one8.val();
         }
         self.used.d.next = self.used.q.val() + self.taken.val() - self.freed.val();
