@@ -11,6 +11,7 @@ pub const RESULT_FIFO_BITS: usize = 5;
 const RF: usize = RESULT_FIFO_BITS;
 /// The first slot word after the old words (the rest are zero).
 const PAST_OLDS: usize = WORD_OPS + 1;
+const _: () = assert!(PAST_OLDS <= LINE_WORDS, "a result's old words fit its slot");
 
 /// The atomic unit's results: what a verb's execution decided, made into its
 /// result slot (`pendulum_layout::atomic::VerbResult`) and queued for the
@@ -104,10 +105,6 @@ pub struct ResultQueue {
 
 impl ResultQueue {
     pub fn new() -> Self {
-        assert!(
-            WORD_OPS + 1 <= LINE_WORDS,
-            "a result's old words fit its slot"
-        );
         Self {
             clock: Default::default(),
             reset: Default::default(),
