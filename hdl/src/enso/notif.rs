@@ -1,5 +1,5 @@
 use crate::reset::{Clear, SDFF};
-use crate::stream::{Concat, StreamFifo, StreamSource, ZeroExtend};
+use crate::stream::{Concat, SkidBuffer, StreamFifo, StreamSource, ZeroExtend};
 use crate::types::DmaWrite;
 use pendulum_layout::params::{
     NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_PIPES, TX_PIPE_BITS,
@@ -50,7 +50,9 @@ pub type TxComplWriter =
 /// of flags per pipe in registers (armed, tail moved since the last record,
 /// queued, no record since the restart).
 ///
-/// A popped pipe passes two stages, one cycle each at least: the read stage
+/// A popped pipe waits in a register (`chosen`, a skid buffer, so neither
+/// the queues' pop nor the read stage's RAM address waits on the other's
+/// handshake: 250 MHz), then passes two stages, one cycle each at least: the read stage
 /// (its RAM words, with the writes the read missed, into registers) and the
 /// form stage, which decides from registers only (250 MHz: no decision
 /// waits on a RAM read) whether to form a record, send the pipe to retry, or
@@ -60,9 +62,9 @@ pub type TxComplWriter =
 /// is full, and the read stage holds its pipe behind it; so 1 record per
 /// cycle while `m_dma` takes them.
 ///
-/// Latency: a move is announced 5 cycles after it is reported (input
-/// register 1, queue 2, read stage 1, form stage 1), then the record waits
-/// on `m_dma.ready`.
+/// Latency: a move is announced 6 cycles after it is reported (input
+/// register 1, queue 2, chosen 1, read stage 1, form stage 1), then the
+/// record waits on `m_dma.ready`.
 /// A record is formed only after the move it carries was reported, i.e. after the frame's last ring
 /// write was accepted, and the host port keeps writes in order, so data is in
 /// memory before the notification that covers it. Ring writes pass a register
@@ -158,6 +160,8 @@ pub struct NotifWriter<
     rearm_q: StreamFifo<Bits<PB>, PB, PB1>,
     // Pipes whose buffer had no room (or was off) when their turn came.
     retry_q: StreamFifo<Bits<PB>, PB, PB1>,
+    // The pipes popped, in order, on their way to the read stage.
+    chosen: SkidBuffer<Bits<PB>>,
     // The pipe popped last cycle: its `queued` bit clears now.
     popped: SDFF<Bit>,
     popped_pipe: SDFF<Bits<PB>>,
@@ -353,6 +357,7 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             moved_q: StreamFifo::new(),
             rearm_q: StreamFifo::new(),
             retry_q: StreamFifo::new(),
+            chosen: Default::default(),
             popped: Default::default(),
             popped_pipe: Default::default(),
             f1_valid: Default::default(),
@@ -599,6 +604,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.rearm_q.reset.next = self.reset.val();
         self.retry_q.clock.next = self.clock.val();
         self.retry_q.reset.next = self.reset.val();
+        self.chosen.clock.next = self.clock.val();
+        self.chosen.reset.next = self.reset.val();
         self.tail_ram.read_clock.next = self.clock.val();
         self.tail_ram.write_clock.next = self.clock.val();
         self.seq_ram.read_clock.next = self.clock.val();
@@ -704,12 +711,9 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.lm_pipe.d.next = self.in_moved_pipe.q.val();
         self.lm_tail.d.next = self.in_moved_tail.q.val();
 
-        // ---- Queues: pop one pipe when the read stage frees ----
-        // The form stage frees when its pipe leaves, which it does whenever
-        // the output register is free (forming a record, or not); so this
-        // depends on registers and `m_dma.ready` only, not on the decision.
-        self.advance.next = !self.f2_valid.q.val() | self.out_free.val();
-        self.f1_free.next = !self.f1_valid.q.val() | self.advance.val();
+        // ---- Queues: pop one pipe while `chosen` has room ----
+        // (Its `ready` is a register, so the pops do not wait on the stages
+        // behind it.)
         // Retries go last: they wait for software, the others need nothing.
         self.pop_rearm.next = false;
         self.pop_moved.next = false;
@@ -721,7 +725,7 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         if self.rearm_q.m.valid.val() {
             self.pop_pipe.next = self.rearm_q.m.data.val();
         }
-        if self.f1_free.val() {
+        if self.chosen.s.ready.val() {
             if self.rearm_q.m.valid.val() {
                 self.pop_rearm.next = true;
             } else if self.moved_q.m.valid.val() {
@@ -734,12 +738,14 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.rearm_q.m.ready.next = self.pop_rearm.val();
         self.moved_q.m.ready.next = self.pop_moved.val();
         self.retry_q.m.ready.next = self.pop_retry.val();
+        self.chosen.s.valid.next = self.pop_any.val();
+        self.chosen.s.data.next = self.pop_pipe.val();
         // A popped pipe's `queued` bit clears a cycle later (its events in
         // the cycle it is popped push nothing, which loses nothing: the form
         // stage reads the pipe's flags when it leaves, after those events).
         // In that cycle its events may queue it again (`repush_*`), so that a
-        // busy pipe in per-packet mode is back in the read stage 3 cycles
-        // after it left it.
+        // busy pipe in per-packet mode is back in `chosen` 3 cycles after
+        // it left it.
         self.popped.d.next = self.pop_any.val();
         self.popped_pipe.d.next = self.pop_pipe.val();
         self.pop_bit.next = self.zero_pipes.val();
@@ -749,8 +755,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
 
         // A pipe joins a queue when it moved while armed (or per-packet), or
         // was re-armed with a move unannounced; at most once, never while
-        // restarting. A queued pipe, or one on its way through the read and
-        // form stages, will be looked at after this event anyway.
+        // restarting. A queued pipe, or one on its way through `chosen` and
+        // the read and form stages, will be looked at after this event anyway.
         self.same.next = self.in_moved.q.val()
             & self.in_rearm.q.val()
             & (self.in_moved_pipe.q.val() == self.in_rearm_pipe.q.val());
@@ -801,12 +807,19 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.rearm_q.s.valid.next = self.rearm_push.val();
 
         // ---- Read stage: the RAMs' words for f1_pipe ----
+        // It takes the chosen pipe when it frees. The form stage frees when
+        // its pipe leaves, which it does whenever the output register is free
+        // (forming a record, or not); so this depends on registers and
+        // `m_dma.ready` only, not on the decision.
+        self.advance.next = !self.f2_valid.q.val() | self.out_free.val();
+        self.f1_free.next = !self.f1_valid.q.val() | self.advance.val();
+        self.chosen.m.ready.next = self.f1_free.val();
         self.next_f1_pipe.next = self.f1_pipe.q.val();
-        if self.pop_any.val() {
-            self.next_f1_pipe.next = self.pop_pipe.val();
-        }
         if self.f1_free.val() {
-            self.f1_valid.d.next = self.pop_any.val();
+            self.f1_valid.d.next = self.chosen.m.valid.val();
+            if self.chosen.m.valid.val() {
+                self.next_f1_pipe.next = self.chosen.m.data.val();
+            }
         }
         self.f1_pipe.d.next = self.next_f1_pipe.val();
         self.next_f1_buf.next = self.next_f1_pipe.val().get_bits::<BB>(0);
