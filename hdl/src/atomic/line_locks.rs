@@ -8,7 +8,11 @@ use rust_hdl::prelude::*;
 /// A remote verb takes its line as it enters execute (`take`), and holds it
 /// while its channel's decision is pending: `release` (COMMIT) frees it,
 /// `rollback` (REVERSE, or a flush) asks for its undo, and a verb that wrote
-/// nothing frees it at once (`x_free`). Held lines are answered for three
+/// nothing frees it a cycle after it executed (`x_free`, registered here:
+/// whether it wrote is the compare's outcome, late in its cycle). Holding
+/// the line that one cycle longer only makes a verb on it wait; a rollback
+/// of the verb taken meanwhile writes back the line it found, which nothing
+/// changed, since the line was held. Held lines are answered for three
 /// askers: the link's next verb (`q_line`), the local verb in accept
 /// (`local_line`), and the rollback chosen (`rb_*`).
 ///
@@ -32,7 +36,8 @@ pub struct LineLocks {
     pub take_line: Signal<In, Bits<LB>>,
     /// The chosen rollback goes in (its line is freed).
     pub take_rb: Signal<In, Bit>,
-    /// The remote verb executing wrote nothing: its line is freed.
+    /// The remote verb executing wrote nothing: its line is freed (next
+    /// cycle).
     pub x_free: Signal<In, Bit>,
     pub x_ch: Signal<In, Bits<CB>>,
     /// The line executing now (for `rb_same`).
@@ -59,6 +64,9 @@ pub struct LineLocks {
     lock_line: [SDFF<Bits<LB>>; K],
     rb_pending: [SDFF<Bit>; K],
     rb_sel: SDFF<Bits<CB>>,
+    // `x_free`, a cycle late.
+    free_valid: SDFF<Bit>,
+    free_ch: SDFF<Bits<CB>>,
     rb_any: Signal<Local, Bit>,
     rb_first: Signal<Local, Bits<CB>>,
     // Whether each channel's line is the one executing (compared beside the
@@ -96,6 +104,8 @@ impl LineLocks {
             lock_line: std::array::from_fn(|_| Default::default()),
             rb_pending: std::array::from_fn(|_| Default::default()),
             rb_sel: Default::default(),
+            free_valid: Default::default(),
+            free_ch: Default::default(),
             rb_any: Default::default(),
             rb_first: Default::default(),
             lock_same: std::array::from_fn(|_| Default::default()),
@@ -113,10 +123,16 @@ impl Default for LineLocks {
 impl Logic for LineLocks {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rb_sel);
+        dff_setup!(self, clock, rb_sel, free_valid, free_ch);
         self.rb_sel.reset.next = self.reset.val();
-        // Later writes win: a verb that wrote nothing frees its line over
-        // anything else this cycle, then a take or a rollback, then a release.
+        self.free_valid.reset.next = self.reset.val();
+        self.free_ch.reset.next = self.reset.val();
+        self.free_valid.d.next = self.x_free.val();
+        self.free_ch.d.next = self.x_ch.val();
+        // Later writes win: a take or a rollback over a release, and both
+        // over the free of a verb that wrote nothing (a take of its channel
+        // cannot come so soon, since the channel's next verb waits for this
+        // one's decision; were it to, its lock would hold).
         for k in 0..K {
             self.lock_valid[k].clock.next = self.clock.val();
             self.lock_valid[k].reset.next = self.reset.val();
@@ -126,6 +142,9 @@ impl Logic for LineLocks {
             self.rb_pending[k].reset.next = self.reset.val();
             self.lock_valid[k].d.next = self.lock_valid[k].q.val();
             self.lock_line[k].d.next = self.lock_line[k].q.val();
+            if self.free_valid.q.val() & (self.free_ch.q.val().index() == k) {
+                self.lock_valid[k].d.next = false;
+            }
             self.rb_pending[k].d.next = self.rb_pending[k].q.val() | self.rollback[k].val();
             if self.release[k].val() {
                 self.lock_valid[k].d.next = false;
@@ -136,9 +155,6 @@ impl Logic for LineLocks {
             }
             if self.take_rb.val() & (self.rb_sel.q.val().index() == k) {
                 self.rb_pending[k].d.next = self.rollback[k].val();
-                self.lock_valid[k].d.next = false;
-            }
-            if self.x_free.val() & (self.x_ch.val().index() == k) {
                 self.lock_valid[k].d.next = false;
             }
         }

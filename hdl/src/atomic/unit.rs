@@ -486,7 +486,8 @@ impl Logic for AtomicUnit {
             self.x_beat.d.next = self.decode.wline.val();
         }
         if self.take_remote.val() {
-            // Its line is held from now; released at once if it writes nothing.
+            // Its line is held from now; released a cycle after it executes
+            // if it writes nothing (`LineLocks`).
             self.rv_valid.d.next = self.verb_valid.val();
             self.issue.next = true;
             self.x_remote.d.next = true;
