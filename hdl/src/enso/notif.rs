@@ -1,5 +1,6 @@
+use super::notif_queues::NotifQueues;
 use crate::reset::{Clear, SDFF};
-use crate::stream::{Concat, SkidBuffer, StreamFifo, StreamSource, ZeroExtend};
+use crate::stream::{Concat, StreamSource, ZeroExtend};
 use crate::types::DmaWrite;
 use pendulum_layout::params::{
     NOTIF_BUFS, NOTIF_BUF_BITS, PIPES, PIPE_BITS, SLOT_BITS, TX_PIPES, TX_PIPE_BITS,
@@ -43,30 +44,30 @@ pub type TxComplWriter =
 /// Event-driven, so its cost does not grow with the number of pipes: the
 /// datapath reports each tail move (`moved`), the register file each re-arm
 /// and each switch on or off (`rearm`, `restart`). A pipe that then needs a
-/// record joins one of two queues (moved while armed, or re-armed with
-/// something unannounced), at most once (a third holds pipes waiting for
-/// room in their buffer); the queues are popped one pipe per cycle. Each
-/// pipe's latest tail and sequence number live in block RAM, and four bits
-/// of flags per pipe in registers (armed, tail moved since the last record,
-/// queued, no record since the restart).
+/// record joins a queue ([`super::NotifQueues`]: moved while armed, or
+/// re-armed with something unannounced; at most once; a third queue holds
+/// pipes waiting for room in their buffer), and the queues give one pipe
+/// per cycle, through a register of their own (a skid buffer, so neither
+/// their pop nor the read stage's RAM address waits on the other's
+/// handshake: 250 MHz). Each pipe's latest tail and sequence number live in
+/// block RAM, and three bits of flags per pipe in registers here (armed,
+/// tail moved since the last record, no record since the restart).
 ///
-/// A popped pipe waits in a register (`chosen`, a skid buffer, so neither
-/// the queues' pop nor the read stage's RAM address waits on the other's
-/// handshake: 250 MHz), then passes two stages, one cycle each at least: the read stage
-/// (its RAM words, with the writes the read missed, into registers) and the
-/// form stage, which decides from registers only (250 MHz: no decision
-/// waits on a RAM read) whether to form a record, send the pipe to retry, or
-/// drop it, and reads the pipe's flags then, so a pipe on its way through
-/// the stages needs no queueing for events meanwhile. The form stage holds
-/// its pipe (even one that will form no record) while the output register
-/// is full, and the read stage holds its pipe behind it; so 1 record per
-/// cycle while `m_dma` takes them.
+/// A pipe from the queues passes two stages, one cycle each at least: the
+/// read stage (its RAM words, with the writes the read missed, into
+/// registers) and the form stage, which decides from registers only
+/// (250 MHz: no decision waits on a RAM read) whether to form a record,
+/// send the pipe to retry, or drop it, and reads the pipe's flags then, so
+/// a pipe on its way through the stages needs no queueing for events
+/// meanwhile. The form stage holds its pipe (even one that will form no
+/// record) while the output register is full, and the read stage holds its
+/// pipe behind it; so 1 record per cycle while `m_dma` takes them.
 ///
 /// Latency: a move is announced 6 cycles after it is reported (input
-/// register 1, queue 2, chosen 1, read stage 1, form stage 1), then the
-/// record waits on `m_dma.ready`.
-/// A record is formed only after the move it carries was reported, i.e. after the frame's last ring
-/// write was accepted, and the host port keeps writes in order, so data is in
+/// register 1, queue 2, the queues' output 1, read stage 1, form stage 1),
+/// then the record waits on `m_dma.ready`. A record is formed only after
+/// the move it carries was reported, i.e. after the frame's last ring write
+/// was accepted, and the host port keeps writes in order, so data is in
 /// memory before the notification that covers it. Ring writes pass a register
 /// stage (a skid buffer) before they meet notifications at the DMA arbiter, so
 /// a record also waits until the beats that stage held when the record was
@@ -140,8 +141,6 @@ pub struct NotifWriter<
     armed: SDFF<Bits<P>>,
     // The tail moved since the last record was formed.
     dirty: SDFF<Bits<P>>,
-    // The pipe is in one of the queues (and for one cycle after it left one).
-    queued: SDFF<Bits<P>>,
     // No record since the restart: the next one has sequence 1.
     fresh: SDFF<Bits<P>>,
     // Per-pipe latest tail and last sequence number sent.
@@ -155,16 +154,8 @@ pub struct NotifWriter<
     bmask_ram: RAM<Bits<32>, BB>,
     bcount_ram: RAM<Bits<32>, BB>,
     bhead_ram: RAM<Bits<32>, BB>,
-    // A pipe is in at most one queue at a time, so each holds every pipe.
-    moved_q: StreamFifo<Bits<PB>, PB, PB1>,
-    rearm_q: StreamFifo<Bits<PB>, PB, PB1>,
-    // Pipes whose buffer had no room (or was off) when their turn came.
-    retry_q: StreamFifo<Bits<PB>, PB, PB1>,
-    // The pipes popped, in order, on their way to the read stage.
-    chosen: SkidBuffer<Bits<PB>>,
-    // The pipe popped last cycle: its `queued` bit clears now.
-    popped: SDFF<Bit>,
-    popped_pipe: SDFF<Bits<PB>>,
+    // The pipes waiting to be looked at, in the order they go.
+    queues: NotifQueues<P, PB, PB1>,
     // Read stage: the pipe popped; the RAMs are read for it (and re-read
     // while it waits, so they stay current).
     f1_valid: SDFF<Bit>,
@@ -215,25 +206,7 @@ pub struct NotifWriter<
     moved_bit: Signal<Local, Bits<P>>,
     rearm_bit: Signal<Local, Bits<P>>,
     restart_bit: Signal<Local, Bits<P>>,
-    pop_bit: Signal<Local, Bits<P>>,
     form_bit: Signal<Local, Bits<P>>,
-    same: Signal<Local, Bit>,
-    moved_restart: Signal<Local, Bit>,
-    rearm_restart: Signal<Local, Bit>,
-    repush_moved: Signal<Local, Bit>,
-    repush_rearm: Signal<Local, Bit>,
-    moved_push: Signal<Local, Bit>,
-    rearm_push: Signal<Local, Bit>,
-    push_bits: Signal<Local, Bits<P>>,
-    pop_rearm: Signal<Local, Bit>,
-    pop_moved: Signal<Local, Bit>,
-    pop_retry: Signal<Local, Bit>,
-    pop_any: Signal<Local, Bit>,
-    retry_push: Signal<Local, Bit>,
-    retry_bit: Signal<Local, Bits<P>>,
-    // A blocked pipe's retry, but for its `queued` bit; the pipe as a bit.
-    retry_cond: Signal<Local, Bit>,
-    f2_bit: Signal<Local, Bits<P>>,
     // The buffer write this cycle: head (or 0 when switched on), and on/off.
     wh_valid: Signal<Local, Bit>,
     wh_buf: Signal<Local, Bits<BB>>,
@@ -263,7 +236,6 @@ pub struct NotifWriter<
     blocked: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
     slot64: ZeroExtend<32, 64>,
-    pop_pipe: Signal<Local, Bits<PB>>,
     next_f1_pipe: Signal<Local, Bits<PB>>,
     next_f1_buf: Signal<Local, Bits<BB>>,
     new_seq: Signal<Local, Bits<32>>,
@@ -344,7 +316,6 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             in_head_count: Default::default(),
             armed: Default::default(),
             dirty: Default::default(),
-            queued: Default::default(),
             fresh: Default::default(),
             tail_ram: Default::default(),
             seq_ram: Default::default(),
@@ -354,12 +325,7 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             bmask_ram: Default::default(),
             bcount_ram: Default::default(),
             bhead_ram: Default::default(),
-            moved_q: StreamFifo::new(),
-            rearm_q: StreamFifo::new(),
-            retry_q: StreamFifo::new(),
-            chosen: Default::default(),
-            popped: Default::default(),
-            popped_pipe: Default::default(),
+            queues: NotifQueues::new(),
             f1_valid: Default::default(),
             f1_pipe: Default::default(),
             f2_valid: Default::default(),
@@ -397,24 +363,7 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             moved_bit: Default::default(),
             rearm_bit: Default::default(),
             restart_bit: Default::default(),
-            pop_bit: Default::default(),
             form_bit: Default::default(),
-            same: Default::default(),
-            moved_restart: Default::default(),
-            rearm_restart: Default::default(),
-            repush_moved: Default::default(),
-            repush_rearm: Default::default(),
-            moved_push: Default::default(),
-            rearm_push: Default::default(),
-            push_bits: Default::default(),
-            pop_rearm: Default::default(),
-            pop_moved: Default::default(),
-            pop_retry: Default::default(),
-            pop_any: Default::default(),
-            retry_push: Default::default(),
-            retry_bit: Default::default(),
-            retry_cond: Default::default(),
-            f2_bit: Default::default(),
             wh_valid: Default::default(),
             wh_buf: Default::default(),
             wh_count: Default::default(),
@@ -441,7 +390,6 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             blocked: Default::default(),
             load: Default::default(),
             slot64: Default::default(),
-            pop_pipe: Default::default(),
             next_f1_pipe: Default::default(),
             next_f1_buf: Default::default(),
             new_seq: Default::default(),
@@ -500,12 +448,9 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             in_head_count,
             armed,
             dirty,
-            queued,
             fresh,
             buf_on,
             buf_fresh,
-            popped,
-            popped_pipe,
             f1_valid,
             f1_pipe,
             f2_valid,
@@ -558,12 +503,9 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.in_head_count.reset.next = self.reset.val();
         self.armed.reset.next = self.reset.val();
         self.dirty.reset.next = self.reset.val();
-        self.queued.reset.next = self.reset.val();
         self.fresh.reset.next = self.reset.val();
         self.buf_on.reset.next = self.reset.val();
         self.buf_fresh.reset.next = self.reset.val();
-        self.popped.reset.next = self.reset.val();
-        self.popped_pipe.reset.next = self.reset.val();
         self.f1_valid.reset.next = self.reset.val();
         self.f1_pipe.reset.next = self.reset.val();
         self.f2_valid.reset.next = self.reset.val();
@@ -598,14 +540,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.out_addr.reset.next = self.reset.val();
         self.out_rec.reset.next = self.reset.val();
         self.held_back.reset.next = self.reset.val();
-        self.moved_q.clock.next = self.clock.val();
-        self.moved_q.reset.next = self.reset.val();
-        self.rearm_q.clock.next = self.clock.val();
-        self.rearm_q.reset.next = self.reset.val();
-        self.retry_q.clock.next = self.clock.val();
-        self.retry_q.reset.next = self.reset.val();
-        self.chosen.clock.next = self.clock.val();
-        self.chosen.reset.next = self.reset.val();
+        self.queues.clock.next = self.clock.val();
+        self.queues.reset.next = self.reset.val();
         self.tail_ram.read_clock.next = self.clock.val();
         self.tail_ram.write_clock.next = self.clock.val();
         self.seq_ram.read_clock.next = self.clock.val();
@@ -711,100 +647,28 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.lm_pipe.d.next = self.in_moved_pipe.q.val();
         self.lm_tail.d.next = self.in_moved_tail.q.val();
 
-        // ---- Queues: pop one pipe while `chosen` has room ----
-        // (Its `ready` is a register, so the pops do not wait on the stages
-        // behind it.)
-        // Retries go last: they wait for software, the others need nothing.
-        self.pop_rearm.next = false;
-        self.pop_moved.next = false;
-        self.pop_retry.next = false;
-        self.pop_pipe.next = self.retry_q.m.data.val();
-        if self.moved_q.m.valid.val() {
-            self.pop_pipe.next = self.moved_q.m.data.val();
-        }
-        if self.rearm_q.m.valid.val() {
-            self.pop_pipe.next = self.rearm_q.m.data.val();
-        }
-        if self.chosen.s.ready.val() {
-            if self.rearm_q.m.valid.val() {
-                self.pop_rearm.next = true;
-            } else if self.moved_q.m.valid.val() {
-                self.pop_moved.next = true;
-            } else if self.retry_q.m.valid.val() {
-                self.pop_retry.next = true;
-            }
-        }
-        self.pop_any.next = self.pop_rearm.val() | self.pop_moved.val() | self.pop_retry.val();
-        self.rearm_q.m.ready.next = self.pop_rearm.val();
-        self.moved_q.m.ready.next = self.pop_moved.val();
-        self.retry_q.m.ready.next = self.pop_retry.val();
-        self.chosen.s.valid.next = self.pop_any.val();
-        self.chosen.s.data.next = self.pop_pipe.val();
-        // A popped pipe's `queued` bit clears a cycle later (its events in
-        // the cycle it is popped push nothing, which loses nothing: the form
-        // stage reads the pipe's flags when it leaves, after those events).
-        // In that cycle its events may queue it again (`repush_*`), so that a
-        // busy pipe in per-packet mode is back in `chosen` 3 cycles after
-        // it left it.
-        self.popped.d.next = self.pop_any.val();
-        self.popped_pipe.d.next = self.pop_pipe.val();
-        self.pop_bit.next = self.zero_pipes.val();
-        if self.popped.q.val() {
-            self.pop_bit.next = self.one_pipe.val() << self.popped_pipe.q.val();
-        }
-
-        // A pipe joins a queue when it moved while armed (or per-packet), or
-        // was re-armed with a move unannounced; at most once, never while
-        // restarting. A queued pipe, or one on its way through `chosen` and
-        // the read and form stages, will be looked at after this event anyway.
-        self.same.next = self.in_moved.q.val()
-            & self.in_rearm.q.val()
-            & (self.in_moved_pipe.q.val() == self.in_rearm_pipe.q.val());
-        self.moved_restart.next =
-            self.in_restart.q.val() & (self.in_restart_pipe.q.val() == self.in_moved_pipe.q.val());
-        self.rearm_restart.next =
-            self.in_restart.q.val() & (self.in_restart_pipe.q.val() == self.in_rearm_pipe.q.val());
-        self.repush_moved.next =
-            self.popped.q.val() & (self.popped_pipe.q.val() == self.in_moved_pipe.q.val());
-        self.repush_rearm.next =
-            self.popped.q.val() & (self.popped_pipe.q.val() == self.in_rearm_pipe.q.val());
-        // (The queues cannot fill: a pipe is in one at most once. Were one
-        // full, the pipe would stay unqueued and its next event retry.)
-        self.moved_push.next = self.in_moved.q.val()
-            & self.moved_q.s.ready.val()
-            & (self
-                .armed
-                .q
-                .val()
-                .get_bit(self.in_moved_pipe.q.val().index())
-                | self.per_packet.val()
-                | self.same.val())
-            & (!self
-                .queued
-                .q
-                .val()
-                .get_bit(self.in_moved_pipe.q.val().index())
-                | self.repush_moved.val())
-            & !self.moved_restart.val();
-        self.rearm_push.next = self.in_rearm.q.val()
-            & self.rearm_q.s.ready.val()
-            & !self.same.val()
-            & self
-                .dirty
-                .q
-                .val()
-                .get_bit(self.in_rearm_pipe.q.val().index())
-            & (!self
-                .queued
-                .q
-                .val()
-                .get_bit(self.in_rearm_pipe.q.val().index())
-                | self.repush_rearm.val())
-            & !self.rearm_restart.val();
-        self.moved_q.s.data.next = self.in_moved_pipe.q.val();
-        self.moved_q.s.valid.next = self.moved_push.val();
-        self.rearm_q.s.data.next = self.in_rearm_pipe.q.val();
-        self.rearm_q.s.valid.next = self.rearm_push.val();
+        // ---- Queues (`NotifQueues`): the pipes to look at ----
+        // A pipe wants a look when it moved while armed (or per-packet), or
+        // was re-armed with a move unannounced. A queued pipe, or one on its
+        // way through the queues' output and the read and form stages, will
+        // be looked at after this event anyway.
+        self.queues.moved.next = self.in_moved.q.val();
+        self.queues.moved_pipe.next = self.in_moved_pipe.q.val();
+        self.queues.moved_armed.next = self
+            .armed
+            .q
+            .val()
+            .get_bit(self.in_moved_pipe.q.val().index())
+            | self.per_packet.val();
+        self.queues.rearm.next = self.in_rearm.q.val();
+        self.queues.rearm_pipe.next = self.in_rearm_pipe.q.val();
+        self.queues.rearm_dirty.next = self
+            .dirty
+            .q
+            .val()
+            .get_bit(self.in_rearm_pipe.q.val().index());
+        self.queues.restart.next = self.in_restart.q.val();
+        self.queues.restart_pipe.next = self.in_restart_pipe.q.val();
 
         // ---- Read stage: the RAMs' words for f1_pipe ----
         // It takes the chosen pipe when it frees. The form stage frees when
@@ -813,12 +677,12 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         // `m_dma.ready` only, not on the decision.
         self.advance.next = !self.f2_valid.q.val() | self.out_free.val();
         self.f1_free.next = !self.f1_valid.q.val() | self.advance.val();
-        self.chosen.m.ready.next = self.f1_free.val();
+        self.queues.m.ready.next = self.f1_free.val();
         self.next_f1_pipe.next = self.f1_pipe.q.val();
         if self.f1_free.val() {
-            self.f1_valid.d.next = self.chosen.m.valid.val();
-            if self.chosen.m.valid.val() {
-                self.next_f1_pipe.next = self.chosen.m.data.val();
+            self.f1_valid.d.next = self.queues.m.valid.val();
+            if self.queues.m.valid.val() {
+                self.next_f1_pipe.next = self.queues.m.data.val();
             }
         }
         self.f1_pipe.d.next = self.next_f1_pipe.val();
@@ -955,23 +819,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
 
         // A blocked pipe retries later, unless an event queued it again (or
         // it is on its way through the stages again).
-        self.retry_cond.next = self.blocked.val()
-            & self.retry_q.s.ready.val()
-            & !(self.moved_push.val() & (self.in_moved_pipe.q.val() == self.f2_pipe.q.val()))
-            & !(self.rearm_push.val() & (self.in_rearm_pipe.q.val() == self.f2_pipe.q.val()));
-        self.retry_push.next =
-            self.retry_cond.val() & !self.queued.q.val().get_bit(self.f2_pipe.q.val().index());
-        self.retry_q.s.data.next = self.f2_pipe.q.val();
-        self.retry_q.s.valid.next = self.retry_push.val();
-        // (Its `queued` bit from the pipe's own bit, not through the choice
-        // by `f2_pipe` that `retry_push` makes: that choice and the push
-        // behind the room check's carry chains made this the core's deepest
-        // path.)
-        self.f2_bit.next = self.one_pipe.val() << self.f2_pipe.q.val();
-        self.retry_bit.next = self.zero_pipes.val();
-        if self.retry_cond.val() {
-            self.retry_bit.next = self.f2_bit.val() & !self.queued.q.val();
-        }
+        self.queues.blocked.next = self.blocked.val();
+        self.queues.blocked_pipe.next = self.f2_pipe.q.val();
         self.tail32.i.next = self.c_tail.q.val();
         self.pipe32.i.next = self.f2_pipe.q.val();
         self.seq_tail.hi.next = self.new_seq.val();
@@ -1018,19 +867,6 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.armed.d.next = ((self.armed.q.val() | self.rearm_bit.val()) & !self.form_bit.val())
             | self.restart_bit.val();
         self.fresh.d.next = (self.fresh.q.val() & !self.form_bit.val()) | self.restart_bit.val();
-        self.push_bits.next = self.zero_pipes.val();
-        if self.moved_push.val() {
-            self.push_bits.next = self.moved_bit.val();
-        }
-        if self.rearm_push.val() {
-            self.push_bits.next = self.rearm_bit.val();
-        }
-        if self.moved_push.val() & self.rearm_push.val() {
-            self.push_bits.next = self.moved_bit.val() | self.rearm_bit.val();
-        }
-        self.queued.d.next = (self.queued.q.val() & !self.pop_bit.val())
-            | self.push_bits.val()
-            | self.retry_bit.val();
         // A buffer switched on or off starts its count over; on wins.
         self.buf_fresh.d.next =
             (self.buf_fresh.q.val() & !self.form_buf_bit.val()) | self.cfg_bit.val();
