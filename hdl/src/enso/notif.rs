@@ -1,3 +1,4 @@
+use super::notif_buffers::NotifBuffers;
 use super::notif_queues::NotifQueues;
 use crate::reset::{Clear, SDFF};
 use crate::stream::{Concat, StreamSource, ZeroExtend};
@@ -129,14 +130,6 @@ pub struct NotifWriter<
     in_rearm_pipe: SDFF<Bits<PB>>,
     in_restart: SDFF<Bit>,
     in_restart_pipe: SDFF<Bits<PB>>,
-    in_cfg: SDFF<Bit>,
-    in_cfg_buf: SDFF<Bits<BB>>,
-    in_cfg_on: SDFF<Bit>,
-    in_cfg_base: SDFF<Bits<64>>,
-    in_cfg_mask: SDFF<Bits<32>>,
-    in_head: SDFF<Bit>,
-    in_head_buf: SDFF<Bits<BB>>,
-    in_head_count: SDFF<Bits<32>>,
     // Per-pipe flags, bit p for pipe p.
     armed: SDFF<Bits<P>>,
     // The tail moved since the last record was formed.
@@ -146,14 +139,10 @@ pub struct NotifWriter<
     // Per-pipe latest tail and last sequence number sent.
     tail_ram: RAM<Bits<SLOT_BITS>, PB>,
     seq_ram: RAM<Bits<32>, PB>,
-    // Per-buffer state: on, no record since switched on (count 0); address,
-    // records minus one, records written, software's head.
-    buf_on: SDFF<Bits<B>>,
-    buf_fresh: SDFF<Bits<B>>,
-    bbase_ram: RAM<Bits<64>, BB>,
-    bmask_ram: RAM<Bits<32>, BB>,
+    // Per buffer: what software set (`NotifBuffers`), and the records
+    // written here.
+    bufs: NotifBuffers<B, BB>,
     bcount_ram: RAM<Bits<32>, BB>,
-    bhead_ram: RAM<Bits<32>, BB>,
     // The pipes waiting to be looked at, in the order they go.
     queues: NotifQueues<P, PB, PB1>,
     // Read stage: the pipe popped; the RAMs are read for it (and re-read
@@ -187,15 +176,6 @@ pub struct NotifWriter<
     prev_seq: SDFF<Bits<32>>,
     prev_buf: SDFF<Bits<BB>>,
     prev_count: SDFF<Bits<32>>,
-    // The buffer writes of last cycle (switch on or off, head), which a read
-    // in that cycle missed.
-    lc_valid: SDFF<Bit>,
-    lc_buf: SDFF<Bits<BB>>,
-    lc_base: SDFF<Bits<64>>,
-    lc_mask: SDFF<Bits<32>>,
-    lh_valid: SDFF<Bit>,
-    lh_buf: SDFF<Bits<BB>>,
-    lh_count: SDFF<Bits<32>>,
     out_valid: SDFF<Bit>,
     out_addr: SDFF<Bits<64>>,
     out_rec: SDFF<Bits<128>>,
@@ -207,24 +187,13 @@ pub struct NotifWriter<
     rearm_bit: Signal<Local, Bits<P>>,
     restart_bit: Signal<Local, Bits<P>>,
     form_bit: Signal<Local, Bits<P>>,
-    // The buffer write this cycle: head (or 0 when switched on), and on/off.
-    wh_valid: Signal<Local, Bit>,
-    wh_buf: Signal<Local, Bits<BB>>,
-    wh_count: Signal<Local, Bits<32>>,
-    cfg_bit: Signal<Local, Bits<B>>,
-    form_buf_bit: Signal<Local, Bits<B>>,
     // Read stage: the state read, with the writes the read missed.
     f1_buf: Signal<Local, Bits<BB>>,
     r_tail: Signal<Local, Bits<SLOT_BITS>>,
     r_seq: Signal<Local, Bits<32>>,
     r_count: Signal<Local, Bits<32>>,
-    r_cfg: Signal<Local, Bit>,
-    r_head: Signal<Local, Bits<32>>,
-    r_base: Signal<Local, Bits<64>>,
-    r_mask: Signal<Local, Bits<32>>,
     // Form stage.
     f2_buf: Signal<Local, Bits<BB>>,
-    f2_cfg: Signal<Local, Bit>,
     out_free: Signal<Local, Bit>,
     advance: Signal<Local, Bit>,
     f1_free: Signal<Local, Bit>,
@@ -248,14 +217,11 @@ pub struct NotifWriter<
     rec512: ZeroExtend<128, 512>,
     one_pipe: Constant<Bits<P>>,
     zero_pipes: Constant<Bits<P>>,
-    one_buf: Constant<Bits<B>>,
-    zero_bufs: Constant<Bits<B>>,
     rec_shift: Constant<Bits<3>>,
     one32: Constant<Bits<32>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
-    zero64: Constant<Bits<64>>,
     zero_slot: Constant<Bits<SLOT_BITS>>,
     rec_strb: Constant<Bits<64>>,
 }
@@ -306,25 +272,13 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             in_rearm_pipe: Default::default(),
             in_restart: Default::default(),
             in_restart_pipe: Default::default(),
-            in_cfg: Default::default(),
-            in_cfg_buf: Default::default(),
-            in_cfg_on: Default::default(),
-            in_cfg_base: Default::default(),
-            in_cfg_mask: Default::default(),
-            in_head: Default::default(),
-            in_head_buf: Default::default(),
-            in_head_count: Default::default(),
             armed: Default::default(),
             dirty: Default::default(),
             fresh: Default::default(),
             tail_ram: Default::default(),
             seq_ram: Default::default(),
-            buf_on: Default::default(),
-            buf_fresh: Default::default(),
-            bbase_ram: Default::default(),
-            bmask_ram: Default::default(),
+            bufs: NotifBuffers::new(),
             bcount_ram: Default::default(),
-            bhead_ram: Default::default(),
             queues: NotifQueues::new(),
             f1_valid: Default::default(),
             f1_pipe: Default::default(),
@@ -349,13 +303,6 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             prev_seq: Default::default(),
             prev_buf: Default::default(),
             prev_count: Default::default(),
-            lc_valid: Default::default(),
-            lc_buf: Default::default(),
-            lc_base: Default::default(),
-            lc_mask: Default::default(),
-            lh_valid: Default::default(),
-            lh_buf: Default::default(),
-            lh_count: Default::default(),
             out_valid: Default::default(),
             out_addr: Default::default(),
             out_rec: Default::default(),
@@ -364,21 +311,11 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             rearm_bit: Default::default(),
             restart_bit: Default::default(),
             form_bit: Default::default(),
-            wh_valid: Default::default(),
-            wh_buf: Default::default(),
-            wh_count: Default::default(),
-            cfg_bit: Default::default(),
-            form_buf_bit: Default::default(),
             f1_buf: Default::default(),
             r_tail: Default::default(),
             r_seq: Default::default(),
             r_count: Default::default(),
-            r_cfg: Default::default(),
-            r_head: Default::default(),
-            r_base: Default::default(),
-            r_mask: Default::default(),
             f2_buf: Default::default(),
-            f2_cfg: Default::default(),
             out_free: Default::default(),
             advance: Default::default(),
             f1_free: Default::default(),
@@ -401,14 +338,11 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             rec512: Default::default(),
             one_pipe: Constant::new(1u64.into()),
             zero_pipes: Constant::new(0u64.into()),
-            one_buf: Constant::new(1u64.into()),
-            zero_bufs: Constant::new(0u64.into()),
             rec_shift: Constant::new(4u64.into()),
             one32: Constant::new(1u64.into()),
             zero2: Constant::new(0u64.into()),
             one2: Constant::new(1u64.into()),
             zero32: Constant::new(0u64.into()),
-            zero64: Constant::new(0u64.into()),
             zero_slot: Constant::new(0u64.into()),
             rec_strb: Constant::new(((1u64 << pendulum_layout::notif::BYTES) - 1).into()),
         }
@@ -438,19 +372,9 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             in_rearm_pipe,
             in_restart,
             in_restart_pipe,
-            in_cfg,
-            in_cfg_buf,
-            in_cfg_on,
-            in_cfg_base,
-            in_cfg_mask,
-            in_head,
-            in_head_buf,
-            in_head_count,
             armed,
             dirty,
             fresh,
-            buf_on,
-            buf_fresh,
             f1_valid,
             f1_pipe,
             f2_valid,
@@ -474,13 +398,6 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             prev_seq,
             prev_buf,
             prev_count,
-            lc_valid,
-            lc_buf,
-            lc_base,
-            lc_mask,
-            lh_valid,
-            lh_buf,
-            lh_count,
             out_valid,
             out_addr,
             out_rec,
@@ -493,19 +410,9 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.in_rearm_pipe.reset.next = self.reset.val();
         self.in_restart.reset.next = self.reset.val();
         self.in_restart_pipe.reset.next = self.reset.val();
-        self.in_cfg.reset.next = self.reset.val();
-        self.in_cfg_buf.reset.next = self.reset.val();
-        self.in_cfg_on.reset.next = self.reset.val();
-        self.in_cfg_base.reset.next = self.reset.val();
-        self.in_cfg_mask.reset.next = self.reset.val();
-        self.in_head.reset.next = self.reset.val();
-        self.in_head_buf.reset.next = self.reset.val();
-        self.in_head_count.reset.next = self.reset.val();
         self.armed.reset.next = self.reset.val();
         self.dirty.reset.next = self.reset.val();
         self.fresh.reset.next = self.reset.val();
-        self.buf_on.reset.next = self.reset.val();
-        self.buf_fresh.reset.next = self.reset.val();
         self.f1_valid.reset.next = self.reset.val();
         self.f1_pipe.reset.next = self.reset.val();
         self.f2_valid.reset.next = self.reset.val();
@@ -529,13 +436,6 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.prev_seq.reset.next = self.reset.val();
         self.prev_buf.reset.next = self.reset.val();
         self.prev_count.reset.next = self.reset.val();
-        self.lc_valid.reset.next = self.reset.val();
-        self.lc_buf.reset.next = self.reset.val();
-        self.lc_base.reset.next = self.reset.val();
-        self.lc_mask.reset.next = self.reset.val();
-        self.lh_valid.reset.next = self.reset.val();
-        self.lh_buf.reset.next = self.reset.val();
-        self.lh_count.reset.next = self.reset.val();
         self.out_valid.reset.next = self.reset.val();
         self.out_addr.reset.next = self.reset.val();
         self.out_rec.reset.next = self.reset.val();
@@ -546,14 +446,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.tail_ram.write_clock.next = self.clock.val();
         self.seq_ram.read_clock.next = self.clock.val();
         self.seq_ram.write_clock.next = self.clock.val();
-        self.bbase_ram.read_clock.next = self.clock.val();
-        self.bbase_ram.write_clock.next = self.clock.val();
-        self.bmask_ram.read_clock.next = self.clock.val();
-        self.bmask_ram.write_clock.next = self.clock.val();
         self.bcount_ram.read_clock.next = self.clock.val();
         self.bcount_ram.write_clock.next = self.clock.val();
-        self.bhead_ram.read_clock.next = self.clock.val();
-        self.bhead_ram.write_clock.next = self.clock.val();
 
         // Every event is registered on the way in (the same delay for all, so
         // their order holds): the datapath and the register file drive them
@@ -566,46 +460,20 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.in_rearm_pipe.d.next = self.rearm_pipe.val();
         self.in_restart.d.next = self.restart.val();
         self.in_restart_pipe.d.next = self.restart_pipe.val();
-        self.in_cfg.d.next = self.cfg.val();
-        self.in_cfg_buf.d.next = self.cfg_buf.val();
-        self.in_cfg_on.d.next = self.cfg_on.val();
-        self.in_cfg_base.d.next = self.cfg_base.val();
-        self.in_cfg_mask.d.next = self.cfg_mask.val();
-        self.in_head.d.next = self.head.val();
-        self.in_head_buf.d.next = self.head_buf.val();
-        self.in_head_count.d.next = self.head_count.val();
 
-        // ---- Buffers: switched on or off, and software's head ----
-        // Switching on writes the address and size, and a head of 0 (the
-        // count restarts through `buf_fresh`: its RAM's port is the records').
-        // A head write in the same cycle as a switch on or off is dropped.
-        self.bbase_ram.write_enable.next = self.in_cfg.q.val();
-        self.bbase_ram.write_address.next = self.in_cfg_buf.q.val();
-        self.bbase_ram.write_data.next = self.in_cfg_base.q.val();
-        self.bmask_ram.write_enable.next = self.in_cfg.q.val();
-        self.bmask_ram.write_address.next = self.in_cfg_buf.q.val();
-        self.bmask_ram.write_data.next = self.in_cfg_mask.q.val();
-        self.wh_valid.next = self.in_cfg.q.val() | self.in_head.q.val();
-        self.wh_buf.next = self.in_head_buf.q.val();
-        self.wh_count.next = self.in_head_count.q.val();
-        if self.in_cfg.q.val() {
-            self.wh_buf.next = self.in_cfg_buf.q.val();
-            self.wh_count.next = self.zero32.val();
-        }
-        self.bhead_ram.write_enable.next = self.wh_valid.val();
-        self.bhead_ram.write_address.next = self.wh_buf.val();
-        self.bhead_ram.write_data.next = self.wh_count.val();
-        self.lh_valid.d.next = self.wh_valid.val();
-        self.lh_buf.d.next = self.wh_buf.val();
-        self.lh_count.d.next = self.wh_count.val();
-        self.lc_valid.d.next = self.in_cfg.q.val();
-        self.lc_buf.d.next = self.in_cfg_buf.q.val();
-        self.lc_base.d.next = self.in_cfg_base.q.val();
-        self.lc_mask.d.next = self.in_cfg_mask.q.val();
-        self.cfg_bit.next = self.zero_bufs.val();
-        if self.in_cfg.q.val() {
-            self.cfg_bit.next = self.one_buf.val() << self.in_cfg_buf.q.val();
-        }
+        // ---- Buffers (`NotifBuffers`): switched on or off, software's head ----
+        self.bufs.clock.next = self.clock.val();
+        self.bufs.reset.next = self.reset.val();
+        self.bufs.clear.active.next = self.clear.active.val();
+        self.bufs.clear.addr.next = self.clear.addr.val().get_bits::<BB>(0);
+        self.bufs.cfg.next = self.cfg.val();
+        self.bufs.cfg_buf.next = self.cfg_buf.val();
+        self.bufs.cfg_on.next = self.cfg_on.val();
+        self.bufs.cfg_base.next = self.cfg_base.val();
+        self.bufs.cfg_mask.next = self.cfg_mask.val();
+        self.bufs.head.next = self.head.val();
+        self.bufs.head_buf.next = self.head_buf.val();
+        self.bufs.head_count.next = self.head_count.val();
 
         // ---- Output: the record formed, once the ring data ahead has left ----
         self.m_dma.valid.next =
@@ -689,10 +557,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.next_f1_buf.next = self.next_f1_pipe.val().get_bits::<BB>(0);
         self.tail_ram.read_address.next = self.next_f1_pipe.val();
         self.seq_ram.read_address.next = self.next_f1_pipe.val();
-        self.bbase_ram.read_address.next = self.next_f1_buf.val();
-        self.bmask_ram.read_address.next = self.next_f1_buf.val();
         self.bcount_ram.read_address.next = self.next_f1_buf.val();
-        self.bhead_ram.read_address.next = self.next_f1_buf.val();
+        self.bufs.read_next.next = self.next_f1_buf.val();
         // The pipe's buffer: its low bits.
         self.f1_buf.next = self.f1_pipe.q.val().get_bits::<BB>(0);
         // What the RAMs hold now: the words read, with last cycle's writes
@@ -713,28 +579,11 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         if self.prev_valid.q.val() & (self.prev_buf.q.val() == self.f1_buf.val()) {
             self.r_count.next = self.prev_count.q.val();
         }
-        self.r_cfg.next = self.in_cfg.q.val() & (self.in_cfg_buf.q.val() == self.f1_buf.val());
-        self.r_head.next = self.bhead_ram.read_data.val();
-        if self.lh_valid.q.val() & (self.lh_buf.q.val() == self.f1_buf.val()) {
-            self.r_head.next = self.lh_count.q.val();
-        }
-        if self.wh_valid.val() & (self.wh_buf.val() == self.f1_buf.val()) {
-            self.r_head.next = self.wh_count.val();
-        }
-        self.r_base.next = self.bbase_ram.read_data.val();
-        self.r_mask.next = self.bmask_ram.read_data.val();
-        if self.lc_valid.q.val() & (self.lc_buf.q.val() == self.f1_buf.val()) {
-            self.r_base.next = self.lc_base.q.val();
-            self.r_mask.next = self.lc_mask.q.val();
-        }
-        if self.r_cfg.val() {
-            self.r_base.next = self.in_cfg_base.q.val();
-            self.r_mask.next = self.in_cfg_mask.q.val();
-        }
+        self.bufs.read.next = self.f1_buf.val();
 
         // ---- Form stage: decide, from registers, for f2_pipe ----
         self.f2_buf.next = self.f2_pipe.q.val().get_bits::<BB>(0);
-        self.f2_cfg.next = self.in_cfg.q.val() & (self.in_cfg_buf.q.val() == self.f2_buf.val());
+        self.bufs.hold.next = self.f2_buf.val();
         // The state as of this cycle: the record formed last cycle, if it
         // was this pipe's (or buffer's), unless the buffer was switched since.
         // (Each sum from its register, then one chosen: the choice and the
@@ -783,17 +632,14 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             self.c_seq.d.next = self.r_seq.val();
             self.c_same_pipe.d.next = self.f1_pipe.q.val() == self.f2_pipe.q.val();
             self.c_count.d.next = self.r_count.val();
-            self.c_bfresh.d.next =
-                self.buf_fresh.q.val().get_bit(self.f1_buf.val().index()) | self.r_cfg.val();
-            self.c_same_buf.d.next = (self.f1_buf.val() == self.f2_buf.val()) & !self.r_cfg.val();
-            self.c_head.d.next = self.r_head.val();
-            self.c_base.d.next = self.r_base.val();
-            self.c_mask.d.next = self.r_mask.val();
-            self.c_mask_zero.d.next = self.r_mask.val() == self.zero32.val();
-            self.c_on.d.next = self.buf_on.q.val().get_bit(self.f1_buf.val().index());
-            if self.r_cfg.val() {
-                self.c_on.d.next = self.in_cfg_on.q.val();
-            }
+            self.c_bfresh.d.next = self.bufs.read_fresh.val();
+            self.c_same_buf.d.next =
+                (self.f1_buf.val() == self.f2_buf.val()) & !self.bufs.read_cfg.val();
+            self.c_head.d.next = self.bufs.read_head.val();
+            self.c_base.d.next = self.bufs.read_base.val();
+            self.c_mask.d.next = self.bufs.read_mask.val();
+            self.c_mask_zero.d.next = self.bufs.read_mask.val() == self.zero32.val();
+            self.c_on.d.next = self.bufs.read_on.val();
         } else {
             if self.in_moved.q.val() & (self.in_moved_pipe.q.val() == self.f2_pipe.q.val()) {
                 self.c_tail.d.next = self.in_moved_tail.q.val();
@@ -804,16 +650,16 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             }
             self.c_same_pipe.d.next = false;
             self.c_count.d.next = self.cur_count.val();
-            self.c_bfresh.d.next = self.f2_cfg.val();
+            self.c_bfresh.d.next = self.bufs.hold_cfg.val();
             self.c_same_buf.d.next = false;
-            if self.wh_valid.val() & (self.wh_buf.val() == self.f2_buf.val()) {
-                self.c_head.d.next = self.wh_count.val();
+            if self.bufs.hold_head_set.val() {
+                self.c_head.d.next = self.bufs.hold_head.val();
             }
-            if self.f2_cfg.val() {
-                self.c_base.d.next = self.in_cfg_base.q.val();
-                self.c_mask.d.next = self.in_cfg_mask.q.val();
-                self.c_mask_zero.d.next = self.in_cfg_mask.q.val() == self.zero32.val();
-                self.c_on.d.next = self.in_cfg_on.q.val();
+            if self.bufs.hold_cfg.val() {
+                self.c_base.d.next = self.bufs.cfg_now_base.val();
+                self.c_mask.d.next = self.bufs.cfg_now_mask.val();
+                self.c_mask_zero.d.next = self.bufs.cfg_now_mask.val() == self.zero32.val();
+                self.c_on.d.next = self.bufs.cfg_now_on.val();
             }
         }
 
@@ -844,10 +690,10 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         // The record's slot: base + (count mod records) x 16.
         self.slot64.i.next = self.cur_count.val() & self.c_mask.q.val();
         self.form_bit.next = self.zero_pipes.val();
-        self.form_buf_bit.next = self.zero_bufs.val();
+        self.bufs.formed.next = self.load.val();
+        self.bufs.formed_buf.next = self.f2_buf.val();
         if self.load.val() {
             self.form_bit.next = self.one_pipe.val() << self.f2_pipe.q.val();
-            self.form_buf_bit.next = self.one_buf.val() << self.f2_buf.val();
             self.out_valid.d.next = true;
             self.out_addr.d.next =
                 self.c_base.q.val() + (self.slot64.o.val() << self.rec_shift.val());
@@ -867,13 +713,6 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
         self.armed.d.next = ((self.armed.q.val() | self.rearm_bit.val()) & !self.form_bit.val())
             | self.restart_bit.val();
         self.fresh.d.next = (self.fresh.q.val() & !self.form_bit.val()) | self.restart_bit.val();
-        // A buffer switched on or off starts its count over; on wins.
-        self.buf_fresh.d.next =
-            (self.buf_fresh.q.val() & !self.form_buf_bit.val()) | self.cfg_bit.val();
-        self.buf_on.d.next = self.buf_on.q.val() & !self.cfg_bit.val();
-        if self.in_cfg.q.val() & self.in_cfg_on.q.val() {
-            self.buf_on.d.next = self.buf_on.q.val() | self.cfg_bit.val();
-        }
         // A reset's sweep zeroes every pipe's and buffer's entry.
         if self.clear.active.val() {
             self.tail_ram.write_enable.next = true;
@@ -882,18 +721,9 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             self.seq_ram.write_enable.next = true;
             self.seq_ram.write_address.next = self.clear.addr.val();
             self.seq_ram.write_data.next = self.zero32.val();
-            self.bbase_ram.write_enable.next = true;
-            self.bbase_ram.write_address.next = self.clear.addr.val().get_bits::<BB>(0);
-            self.bbase_ram.write_data.next = self.zero64.val();
-            self.bmask_ram.write_enable.next = true;
-            self.bmask_ram.write_address.next = self.clear.addr.val().get_bits::<BB>(0);
-            self.bmask_ram.write_data.next = self.zero32.val();
             self.bcount_ram.write_enable.next = true;
             self.bcount_ram.write_address.next = self.clear.addr.val().get_bits::<BB>(0);
             self.bcount_ram.write_data.next = self.zero32.val();
-            self.bhead_ram.write_enable.next = true;
-            self.bhead_ram.write_address.next = self.clear.addr.val().get_bits::<BB>(0);
-            self.bhead_ram.write_data.next = self.zero32.val();
         }
     }
 }
