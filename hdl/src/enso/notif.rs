@@ -530,6 +530,8 @@ impl<const P: usize, const PB: usize, const PB1: usize, const B: usize, const BB
             | self.per_packet.val();
         self.queues.rearm.next = self.in_rearm.q.val();
         self.queues.rearm_pipe.next = self.in_rearm_pipe.q.val();
+        self.queues.moved_bit.next = self.moved_bit.val();
+        self.queues.rearm_bit.next = self.rearm_bit.val();
         self.queues.rearm_dirty.next = self
             .dirty
             .q

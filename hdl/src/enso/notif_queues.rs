@@ -38,6 +38,10 @@ pub struct NotifQueues<const P: usize, const PB: usize, const PB1: usize> {
     pub rearm: Signal<In, Bit>,
     pub rearm_pipe: Signal<In, Bits<PB>>,
     pub rearm_dirty: Signal<In, Bit>,
+    /// `moved_pipe` and `rearm_pipe` as one-hot masks, zero without the
+    /// event (the writer decodes them once, for its flags and for these).
+    pub moved_bit: Signal<In, Bits<P>>,
+    pub rearm_bit: Signal<In, Bits<P>>,
     /// The pipe restarts: it joins no queue this cycle.
     pub restart: Signal<In, Bit>,
     pub restart_pipe: Signal<In, Bits<PB>>,
@@ -57,8 +61,6 @@ pub struct NotifQueues<const P: usize, const PB: usize, const PB1: usize> {
     // The pipe popped last cycle: its `queued` bit clears now.
     popped: SDFF<Bit>,
     popped_pipe: SDFF<Bits<PB>>,
-    moved_bit: Signal<Local, Bits<P>>,
-    rearm_bit: Signal<Local, Bits<P>>,
     pop_bit: Signal<Local, Bits<P>>,
     push_bits: Signal<Local, Bits<P>>,
     same: Signal<Local, Bit>,
@@ -96,6 +98,8 @@ impl<const P: usize, const PB: usize, const PB1: usize> NotifQueues<P, PB, PB1> 
             rearm: Default::default(),
             rearm_pipe: Default::default(),
             rearm_dirty: Default::default(),
+            moved_bit: Default::default(),
+            rearm_bit: Default::default(),
             restart: Default::default(),
             restart_pipe: Default::default(),
             blocked: Default::default(),
@@ -108,8 +112,6 @@ impl<const P: usize, const PB: usize, const PB1: usize> NotifQueues<P, PB, PB1> 
             queued: Default::default(),
             popped: Default::default(),
             popped_pipe: Default::default(),
-            moved_bit: Default::default(),
-            rearm_bit: Default::default(),
             pop_bit: Default::default(),
             push_bits: Default::default(),
             same: Default::default(),
@@ -193,14 +195,6 @@ impl<const P: usize, const PB: usize, const PB1: usize> Logic for NotifQueues<P,
         }
 
         // ---- Push: a pipe that wants a look, once ----
-        self.moved_bit.next = self.zero_pipes.val();
-        if self.moved.val() {
-            self.moved_bit.next = self.one_pipe.val() << self.moved_pipe.val();
-        }
-        self.rearm_bit.next = self.zero_pipes.val();
-        if self.rearm.val() {
-            self.rearm_bit.next = self.one_pipe.val() << self.rearm_pipe.val();
-        }
         self.same.next =
             self.moved.val() & self.rearm.val() & (self.moved_pipe.val() == self.rearm_pipe.val());
         self.moved_restart.next =
