@@ -370,3 +370,65 @@ fn a_verbs_result_goes_up_without_waiting_for_a_scan() {
         );
     }
 }
+
+/// A payload loaded into an idle channel whose peer's last record left it
+/// ready to take an offer is offered a cycle after the load
+/// (`pendulum_layout::acp::machine::offers_on_load`), not when the peer next
+/// states that channel. Here B's port takes a record once in 64 cycles, so
+/// B states each channel about once in 1,000: an offer that waited for B's
+/// next record of its channel would leave A hundreds of cycles late. Each
+/// message is posted on a quiet link; from the post to A's first OFFER of
+/// it is the TX path (the doorbell and two DMA reads over the PCIe model)
+/// and the link's load.
+#[test]
+fn a_payload_loaded_on_a_quiet_link_is_offered_without_waiting_for_the_peer() {
+    use pendulum_layout::acp::{BYTE_OPCODE, OP_OFFER, PAYLOAD_OFFSET};
+    use pendulum_testbench::acp_traffic::id_of;
+    use pendulum_testbench::pair::Side;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::rc::Rc;
+    let mut t = traffic(LinkFaults {
+        latency: 20,
+        ..Default::default()
+    });
+    let pcie = t.pair.borrow().a.cfg.pcie.one_way_latency_cycles;
+    // Per id, the cycle A first offered it.
+    let offered = Rc::new(RefCell::new(HashMap::new()));
+    let o = offered.clone();
+    {
+        let mut p = t.pair.borrow_mut();
+        p.phy_ready = Some(Box::new(|cycle, side| side == Side::A || cycle % 64 == 0));
+        p.wire_tap = Some(Box::new(move |cycle, side, rec| {
+            if side == Side::A && rec[BYTE_OPCODE] == OP_OFFER {
+                if let Some(id) = rec[PAYLOAD_OFFSET..].try_into().ok().and_then(id_of) {
+                    o.borrow_mut().entry(id).or_insert(cycle);
+                }
+            }
+        }));
+    }
+    let mut delays = Vec::new();
+    for _ in 0..8 {
+        // Long enough for B to state every channel (16 × 64 cycles) twice.
+        t.pair.borrow_mut().run(3_000);
+        let posted = t.cycle();
+        t.a.queue(1);
+        t.a.poll_send().unwrap();
+        let id = *t.a.sent.last().expect("the message was not posted");
+        while !offered.borrow().contains_key(&id) && t.cycle() < posted + 20_000 {
+            t.poll().unwrap();
+        }
+        let at = *offered.borrow().get(&id).expect("never offered");
+        delays.push(at - posted);
+        assert!(t.run_until_settled(200_000).unwrap(), "not settled");
+    }
+    t.check().unwrap();
+    assert_eq!(t.b.received.len(), 8);
+    // The TX path's reads: the doorbell, then the ring entry and payload,
+    // each a PCIe round trip, and a margin for the pipelines.
+    let bound = 4 * pcie + 100;
+    assert!(
+        delays.iter().all(|&d| d <= bound),
+        "posted to first offer, cycles: {delays:?} (at most {bound} expected)"
+    );
+}
