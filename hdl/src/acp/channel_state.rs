@@ -1,4 +1,5 @@
 use super::channel_views::{HeardChannel, SlotChannel};
+use super::channel_words::ChannelWords;
 use crate::konst as c;
 use crate::reset::SDFF;
 use pendulum_layout::acp::machine::moves;
@@ -155,22 +156,21 @@ pub struct ChannelState {
     pub release: [Signal<Out, Bit>; K],
     pub rollback: [Signal<Out, Bit>; K],
 
-    /// Sender role: {bit, state}; a payload held; the echo it must have
-    /// (its digest XOR `key`); the proof last heard (0 after a flush); the
-    /// decision check stated while COMMIT or REVERSE; it is a verb.
+    /// The channels' 32-bit words (keys, checks, digests, proofs), in
+    /// LUT-RAM.
+    words: ChannelWords,
+    /// Per channel: flushed this cycle (writer 5); and the channel whose
+    /// move is applied holds a next payload.
+    flush_ch: [Signal<Local, Bit>; K],
+    apply_next: Signal<Local, Bit>,
+    /// Sender role: {bit, state}; a payload held; it is a verb.
     tx_sb: [SDFF<Bits<4>>; K],
     holding: [SDFF<Bit>; K],
-    tx_echo: [SDFF<Bits<32>>; K],
-    key: [SDFF<Bits<32>>; K],
-    auth: [SDFF<Bits<32>>; K],
     tx_verb: [SDFF<Bit>; K],
     /// Sender role, the next payload: held; its buffer is the other one
-    /// (`head` names the held one's); its digest, and its echo while
-    /// COMMIT_OFFER (the digest XOR `auth`); it is a verb.
+    /// (`head` names the held one's); it is a verb.
     next: [SDFF<Bit>; K],
     head: [SDFF<Bit>; K],
-    next_dig: [SDFF<Bits<32>>; K],
-    next_echo: [SDFF<Bits<32>>; K],
     next_verb: [SDFF<Bit>; K],
     /// The verb result buffer decisions write (`HeardChannel`); it flips at
     /// each confirmation, which leaves the confirmed result in the other.
@@ -184,14 +184,10 @@ pub struct ChannelState {
     ret_pending: [SDFF<Bit>; K],
     ret_doubt: [SDFF<Bit>; K],
     vres_pending: [SDFF<Bit>; K],
-    /// Receiver role: {bit, state}; the digest held tentatively; the echo
-    /// check a decision on it must state; the proof of the last delivery;
-    /// the peer waits for that proof; the tentative payload is a verb, and
-    /// its result is back.
+    /// Receiver role: {bit, state}; the peer waits for the proof of its
+    /// last delivery; the tentative payload is a verb, and its result is
+    /// back.
     rx_sb: [SDFF<Bits<3>>; K],
-    rx_digest: [SDFF<Bits<32>>; K],
-    rx_x: [SDFF<Bits<32>>; K],
-    proof: [SDFF<Bits<32>>; K],
     proof_due: [SDFF<Bit>; K],
     rx_verb: [SDFF<Bit>; K],
     res_ready: [SDFF<Bit>; K],
@@ -248,7 +244,6 @@ pub struct ChannelState {
     c_zero_cb: Constant<Bits<CB>>,
     c_zero4: Constant<Bits<4>>,
     c_zero3: Constant<Bits<3>>,
-    c_zero32: Constant<Bits<32>>,
     c_no_move: Constant<Bits<8>>,
 }
 
@@ -317,16 +312,14 @@ impl Default for ChannelState {
             flip_pturn: Default::default(),
             news: std::array::from_fn(|_| Default::default()),
             n_peer_ready: Default::default(),
+            words: Default::default(),
+            flush_ch: std::array::from_fn(|_| Default::default()),
+            apply_next: Default::default(),
             tx_sb: std::array::from_fn(|_| Default::default()),
             holding: std::array::from_fn(|_| Default::default()),
-            tx_echo: std::array::from_fn(|_| Default::default()),
-            key: std::array::from_fn(|_| Default::default()),
-            auth: std::array::from_fn(|_| Default::default()),
             tx_verb: std::array::from_fn(|_| Default::default()),
             next: std::array::from_fn(|_| Default::default()),
             head: std::array::from_fn(|_| Default::default()),
-            next_dig: std::array::from_fn(|_| Default::default()),
-            next_echo: std::array::from_fn(|_| Default::default()),
             next_verb: std::array::from_fn(|_| Default::default()),
             turn: std::array::from_fn(|_| Default::default()),
             rbuf: std::array::from_fn(|_| Default::default()),
@@ -336,9 +329,6 @@ impl Default for ChannelState {
             ret_doubt: std::array::from_fn(|_| Default::default()),
             vres_pending: std::array::from_fn(|_| Default::default()),
             rx_sb: std::array::from_fn(|_| Default::default()),
-            rx_digest: std::array::from_fn(|_| Default::default()),
-            rx_x: std::array::from_fn(|_| Default::default()),
-            proof: std::array::from_fn(|_| Default::default()),
             proof_due: std::array::from_fn(|_| Default::default()),
             rx_verb: std::array::from_fn(|_| Default::default()),
             res_ready: std::array::from_fn(|_| Default::default()),
@@ -381,7 +371,6 @@ impl Default for ChannelState {
             c_zero_cb: c(0),
             c_zero4: c(0),
             c_zero3: c(0),
-            c_zero32: c(0),
             c_no_move: c(0),
         }
     }
@@ -395,12 +384,6 @@ impl Logic for ChannelState {
             self.tx_sb[i].reset.next = self.reset.val();
             self.holding[i].clock.next = self.clock.val();
             self.holding[i].reset.next = self.reset.val();
-            self.tx_echo[i].clock.next = self.clock.val();
-            self.tx_echo[i].reset.next = self.reset.val();
-            self.key[i].clock.next = self.clock.val();
-            self.key[i].reset.next = self.reset.val();
-            self.auth[i].clock.next = self.clock.val();
-            self.auth[i].reset.next = self.reset.val();
             self.tx_verb[i].clock.next = self.clock.val();
             self.tx_verb[i].reset.next = self.reset.val();
             self.ret_pending[i].clock.next = self.clock.val();
@@ -411,12 +394,6 @@ impl Logic for ChannelState {
             self.vres_pending[i].reset.next = self.reset.val();
             self.rx_sb[i].clock.next = self.clock.val();
             self.rx_sb[i].reset.next = self.reset.val();
-            self.rx_digest[i].clock.next = self.clock.val();
-            self.rx_digest[i].reset.next = self.reset.val();
-            self.rx_x[i].clock.next = self.clock.val();
-            self.rx_x[i].reset.next = self.reset.val();
-            self.proof[i].clock.next = self.clock.val();
-            self.proof[i].reset.next = self.reset.val();
             self.proof_due[i].clock.next = self.clock.val();
             self.proof_due[i].reset.next = self.reset.val();
             self.rx_verb[i].clock.next = self.clock.val();
@@ -443,10 +420,6 @@ impl Logic for ChannelState {
             self.next[i].reset.next = self.reset.val();
             self.head[i].clock.next = self.clock.val();
             self.head[i].reset.next = self.reset.val();
-            self.next_dig[i].clock.next = self.clock.val();
-            self.next_dig[i].reset.next = self.reset.val();
-            self.next_echo[i].clock.next = self.clock.val();
-            self.next_echo[i].reset.next = self.reset.val();
             self.next_verb[i].clock.next = self.clock.val();
             self.next_verb[i].reset.next = self.reset.val();
             self.turn[i].clock.next = self.clock.val();
@@ -458,24 +431,16 @@ impl Logic for ChannelState {
             self.tx_sb[i].d.next = self.tx_sb[i].q.val();
             self.next[i].d.next = self.next[i].q.val();
             self.head[i].d.next = self.head[i].q.val();
-            self.next_dig[i].d.next = self.next_dig[i].q.val();
-            self.next_echo[i].d.next = self.next_echo[i].q.val();
             self.next_verb[i].d.next = self.next_verb[i].q.val();
             self.turn[i].d.next = self.turn[i].q.val();
             self.pturn[i].d.next = self.pturn[i].q.val();
             self.ret_next[i].d.next = self.ret_next[i].q.val();
             self.holding[i].d.next = self.holding[i].q.val();
-            self.tx_echo[i].d.next = self.tx_echo[i].q.val();
-            self.key[i].d.next = self.key[i].q.val();
-            self.auth[i].d.next = self.auth[i].q.val();
             self.tx_verb[i].d.next = self.tx_verb[i].q.val();
             self.ret_pending[i].d.next = self.ret_pending[i].q.val();
             self.ret_doubt[i].d.next = self.ret_doubt[i].q.val();
             self.vres_pending[i].d.next = self.vres_pending[i].q.val();
             self.rx_sb[i].d.next = self.rx_sb[i].q.val();
-            self.rx_digest[i].d.next = self.rx_digest[i].q.val();
-            self.rx_x[i].d.next = self.rx_x[i].q.val();
-            self.proof[i].d.next = self.proof[i].q.val();
             self.proof_due[i].d.next = self.proof_due[i].q.val();
             self.rx_verb[i].d.next = self.rx_verb[i].q.val();
             self.res_ready[i].d.next = self.res_ready[i].q.val();
@@ -499,26 +464,33 @@ impl Logic for ChannelState {
         }
 
         // ---- Reads ----
+        self.words.clock.next = self.clock.val();
+        self.words.reset.next = self.reset.val();
+        self.words.heard_ch.next = self.heard_ch.val();
+        self.words.slot_ch.next = self.slot_ch.val();
+        self.words.result_ch.next = self.result_ch.val();
+        self.heard.next.tx_echo = self.words.heard_tx_echo.val();
+        self.heard.next.next_echo = self.words.heard_next_echo.val();
+        self.heard.next.proof = self.words.heard_proof.val();
+        self.heard.next.rx_x = self.words.heard_rx_x.val();
+        self.slot.next.auth = self.words.slot_auth.val();
+        self.slot.next.proof = self.words.slot_proof.val();
+        self.slot.next.rx_digest = self.words.slot_rx_digest.val();
+        self.result_rx_digest.next = self.words.result_rx_digest.val();
+        self.words.heard_head.next = self.head[0].q.val();
         self.heard.next.tx = self.tx_sb[0].q.val();
         self.heard.next.rx = self.rx_sb[0].q.val();
         self.heard.next.holding = self.holding[0].q.val();
         self.heard.next.returning = self.ret_pending[0].q.val();
-        self.heard.next.tx_echo = self.tx_echo[0].q.val();
-        self.heard.next.proof = self.proof[0].q.val();
-        self.heard.next.rx_x = self.rx_x[0].q.val();
         self.heard.next.proof_due = self.proof_due[0].q.val();
         self.heard.next.tx_verb = self.tx_verb[0].q.val();
         self.heard.next.rx_verb = self.rx_verb[0].q.val();
         self.heard.next.result_pending = self.vres_pending[0].q.val();
         self.heard.next.next_held = false;
-        self.heard.next.next_echo = self.next_echo[0].q.val();
         self.heard.next.rbuf = self.rbuf[0].q.val();
         self.slot.next.tx = self.tx_sb[0].q.val();
         self.slot.next.rx = self.rx_sb[0].q.val();
         self.slot.next.trans = self.trans[0].q.val();
-        self.slot.next.rx_digest = self.rx_digest[0].q.val();
-        self.slot.next.proof = self.proof[0].q.val();
-        self.slot.next.auth = self.auth[0].q.val();
         self.slot.next.proof_due = self.proof_due[0].q.val();
         self.slot.next.tx_verb = self.tx_verb[0].q.val();
         self.slot.next.rx_verb = self.rx_verb[0].q.val();
@@ -534,7 +506,6 @@ impl Logic for ChannelState {
         self.scan_returning.next = false;
         self.scan_in_doubt.next = self.ret_doubt[0].q.val();
         self.scan_verb.next = self.tx_verb[0].q.val();
-        self.result_rx_digest.next = self.rx_digest[0].q.val();
         self.res_bit.next = false;
         for i in 0..K {
             if self.heard_ch.val().index() == i {
@@ -542,24 +513,18 @@ impl Logic for ChannelState {
                 self.heard.next.rx = self.rx_sb[i].q.val();
                 self.heard.next.holding = self.holding[i].q.val();
                 self.heard.next.returning = self.ret_pending[i].q.val();
-                self.heard.next.tx_echo = self.tx_echo[i].q.val();
-                self.heard.next.proof = self.proof[i].q.val();
-                self.heard.next.rx_x = self.rx_x[i].q.val();
+                self.words.heard_head.next = self.head[i].q.val();
                 self.heard.next.proof_due = self.proof_due[i].q.val();
                 self.heard.next.tx_verb = self.tx_verb[i].q.val();
                 self.heard.next.rx_verb = self.rx_verb[i].q.val();
                 self.heard.next.result_pending = self.vres_pending[i].q.val();
                 self.heard.next.next_held = self.next[i].q.val();
-                self.heard.next.next_echo = self.next_echo[i].q.val();
                 self.heard.next.rbuf = self.rbuf[i].q.val();
             }
             if self.slot_ch.val().index() == i {
                 self.slot.next.tx = self.tx_sb[i].q.val();
                 self.slot.next.rx = self.rx_sb[i].q.val();
                 self.slot.next.trans = self.trans[i].q.val();
-                self.slot.next.rx_digest = self.rx_digest[i].q.val();
-                self.slot.next.proof = self.proof[i].q.val();
-                self.slot.next.auth = self.auth[i].q.val();
                 self.slot.next.proof_due = self.proof_due[i].q.val();
                 self.slot.next.tx_verb = self.tx_verb[i].q.val();
                 self.slot.next.rx_verb = self.rx_verb[i].q.val();
@@ -577,9 +542,6 @@ impl Logic for ChannelState {
                 self.scan_in_doubt.next = self.ret_doubt[i].q.val();
                 self.scan_verb.next = self.tx_verb[i].q.val();
                 self.scan_head.next = self.head[i].q.val();
-            }
-            if self.result_ch.val().index() == i {
-                self.result_rx_digest.next = self.rx_digest[i].q.val();
             }
             if self.res_ch.val().index() == i {
                 self.res_bit.next = self.rx_sb[i].q.val().get_bit(2);
@@ -619,18 +581,38 @@ impl Logic for ChannelState {
         }
 
         // ---- 1. A verb's result back from our unit ----
+        self.words.x_set.next = self.x_set.val();
+        self.words.x_value.next = self.x_value.val();
         for i in 0..K {
             if self.res_set.val() & (self.res_ch.val().index() == i) {
                 self.res_ready[i].d.next = true;
                 // Its echo is ready: the store's news (writer 2).
                 self.rx_news[i].d.next = true;
             }
-            if self.x_set.val() & (self.result_ch.val().index() == i) {
-                self.rx_x[i].d.next = self.x_value.val();
-            }
         }
 
         // ---- 2. The heard channel's move ----
+        // Its words: the key on a confirmation (the decision check if the
+        // next payload's echo confirmed), the new check, a delivery's
+        // proof, what a store holds.
+        self.apply_next.next = false;
+        for i in 0..K {
+            if self.apply_ch.val().index() == i {
+                self.apply_next.next = self.next[i].q.val();
+            }
+        }
+        self.words.apply.next = self.apply.val();
+        self.words.apply_ch.next = self.apply_ch.val();
+        self.words.confirm.next = self.confirm.val();
+        self.words.key_value.next = self.key_value.val();
+        self.words.key_from_auth.next = self.confirm_by_echo.val() & self.apply_next.val();
+        self.words.set_check.next = self.set_check.val();
+        self.words.check_value.next = self.check_value.val();
+        self.words.deliver.next = self.deliver.val();
+        self.words.proof_value.next = self.proof_value.val();
+        self.words.store.next = self.store.val();
+        self.words.store_digest.next = self.store_digest.val();
+        self.words.store_x.next = self.store_x.val();
         if self.apply.val() {
             for i in 0..K {
                 if self.apply_ch.val().index() == i {
@@ -669,26 +651,13 @@ impl Logic for ChannelState {
                     {
                         self.turn[i].d.next = false;
                     }
-                    if self.set_check.val() {
-                        self.auth[i].d.next = self.check_value.val();
-                        self.next_echo[i].d.next =
-                            self.next_dig[i].q.val() ^ self.check_value.val();
-                    }
                     if self.confirm.val() {
                         // The next payload, if held, is the one held now.
                         self.head[i].d.next = !self.head[i].q.val();
                         self.rbuf[i].d.next = !self.rbuf[i].q.val();
-                        self.key[i].d.next = self.key_value.val();
                         if self.next[i].q.val() {
                             self.next[i].d.next = false;
                             self.tx_verb[i].d.next = self.next_verb[i].q.val();
-                            self.tx_echo[i].d.next =
-                                self.next_dig[i].q.val() ^ self.key_value.val();
-                            if self.confirm_by_echo.val() {
-                                // The receiver's proof is the check we decided on.
-                                self.key[i].d.next = self.auth[i].q.val();
-                                self.tx_echo[i].d.next = self.next_echo[i].q.val();
-                            }
                         } else {
                             self.holding[i].d.next = false;
                         }
@@ -702,14 +671,11 @@ impl Logic for ChannelState {
                         // is that proof too (PASSED), and the plain proof
                         // would make the peer offer the stored payload again.
                         self.pturn[i].d.next = false;
-                        self.rx_digest[i].d.next = self.store_digest.val();
                         self.rx_verb[i].d.next = self.store_verb.val();
                         self.res_ready[i].d.next = false;
-                        self.rx_x[i].d.next = self.store_x.val();
                     }
                     if self.deliver.val() {
                         self.pverb[i].d.next = self.rx_verb[i].q.val();
-                        self.proof[i].d.next = self.proof_value.val();
                     }
                     self.proof_due[i].d.next = self.n_proof_due.val();
                     self.release[i].next = self.release_now.val();
@@ -735,7 +701,6 @@ impl Logic for ChannelState {
                     // The next payload is the one held, offered again.
                     self.next[i].d.next = false;
                     self.head[i].d.next = !self.head[i].q.val();
-                    self.tx_echo[i].d.next = self.next_dig[i].q.val() ^ self.key[i].q.val();
                     self.tx_verb[i].d.next = self.next_verb[i].q.val();
                     self.ret_pending[i].d.next = false;
                 } else {
@@ -833,20 +798,15 @@ impl Logic for ChannelState {
         // ---- 5. Flushes: channel states the peer no longer shares ----
         self.flush_any.next = self.flush_local.val() | self.flush_peer.val();
         for i in 0..K {
-            if self.flush_any.val()
-                | (self.go_up.val() & (self.chan_num[i].val() >= self.agreed.val()))
-            {
+            self.flush_ch[i].next = self.flush_any.val()
+                | (self.go_up.val() & (self.chan_num[i].val() >= self.agreed.val()));
+            // Its words: `key`, `auth`, the proof and `rx_x` read as 0 now.
+            self.words.flush[i].next = self.flush_ch[i].val();
+            if self.flush_ch[i].val() {
                 self.tx_sb[i].d.next = self.c_zero4.val();
                 self.rx_sb[i].d.next = self.c_zero3.val();
-                self.auth[i].d.next = self.c_zero32.val();
-                self.rx_x[i].d.next = self.c_zero32.val();
-                self.proof[i].d.next = self.c_zero32.val();
                 self.pverb[i].d.next = false;
                 self.proof_due[i].d.next = false;
-                // The peer's proof is 0 now: a payload kept loses its key.
-                self.tx_echo[i].d.next = self.tx_echo[i].q.val() ^ self.key[i].q.val();
-                self.key[i].d.next = self.c_zero32.val();
-                self.next_echo[i].d.next = self.next_dig[i].q.val();
                 self.turn[i].d.next = false;
                 self.pturn[i].d.next = false;
                 self.peer_ready[i].d.next = false;
@@ -950,7 +910,13 @@ impl Logic for ChannelState {
             self.load_ch.next = self.apply_ch.val();
             self.load_bit.next = self.pass_bit.val();
         }
-        // Writer 4's load event (the load's channel is known only now).
+        // The payload's digest, into its buffer (`ChannelWords`); the
+        // load's channel is known only now.
+        self.words.load.next = self.load.val();
+        self.words.load_ch.next = self.load_ch.val();
+        self.words.load_bit.next = self.load_bit.val();
+        self.words.load_digest.next = self.load_digest.val();
+        // Writer 4's load event.
         self.ev_load.d.next = self.load.val();
         self.ev_load_ch.d.next = self.load_ch.val();
         if self.load.val() {
@@ -958,18 +924,9 @@ impl Logic for ChannelState {
                 if self.load_ch.val().index() == i {
                     if self.idle_ok.val() & !self.passing.val() {
                         self.holding[i].d.next = true;
-                        self.tx_echo[i].d.next = self.load_digest.val() ^ self.key[i].q.val();
                         self.tx_verb[i].d.next = self.load_verb.val();
                     } else {
-                        // Its echo: the digest XOR the decision check, the
-                        // one PASSED sets now if passing.
                         self.next[i].d.next = true;
-                        self.next_dig[i].d.next = self.load_digest.val();
-                        self.next_echo[i].d.next = self.load_digest.val() ^ self.auth[i].q.val();
-                        if self.passing.val() {
-                            self.next_echo[i].d.next =
-                                self.load_digest.val() ^ self.check_value.val();
-                        }
                         self.next_verb[i].d.next = self.load_verb.val();
                     }
                     if self.passing.val() {

@@ -3,6 +3,7 @@
 //!
 //! - `channel_machine`: what a channel's state becomes on a record heard.
 //! - `channel_state`: the channels' state, both roles (reads and writers).
+//! - `channel_words`: the channels' 32-bit words (keys, checks, digests), in LUT-RAM.
 //! - `channel_views`: what the decision and the record formation read of a channel.
 //! - `check`: the record check (check word with the session term, decode).
 //! - `entangle`: the link state (nonces, incarnations, sessions, failure).
@@ -14,6 +15,7 @@
 mod channel_machine;
 mod channel_state;
 mod channel_views;
+mod channel_words;
 mod check;
 mod crc;
 mod entangle;
