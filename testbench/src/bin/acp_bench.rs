@@ -457,6 +457,9 @@ fn main() {
 
     let out = json!({
         "bench": "acp",
+        // `git_rev` is every bench file's key; `git_revision` is kept for
+        // readers of earlier acp.json files.
+        "git_rev": rev,
         "git_revision": rev,
         "verilator_version": VERILATOR_VERSION,
         "clock_mhz": CLOCK_MHZ,

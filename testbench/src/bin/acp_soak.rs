@@ -106,6 +106,9 @@ fn main() {
     let rev = pendulum_testbench::git_rev();
     let out = serde_json::json!({
         "bench": "acp_soak",
+        // `git_rev` is every bench file's key; `git_revision` is kept for
+        // earlier readers.
+        "git_rev": rev,
         "git_revision": rev,
         "verilator_version": VERILATOR_VERSION,
         "params": {"records": cfg.records, "latency_cycles": cfg.latency, "seed": cfg.seed,
