@@ -1,5 +1,6 @@
 use super::channel_views::{HeardChannel, SlotChannel};
 use super::channel_words::ChannelWords;
+use super::offer_events::OfferEvents;
 use crate::konst as c;
 use crate::reset::SDFF;
 use pendulum_layout::acp::machine::moves;
@@ -203,19 +204,8 @@ pub struct ChannelState {
     /// there yet (see writer 0).
     new_bit: [SDFF<Bit>; K],
 
-    /// Writer 4's events, a cycle late: the channel loaded, the one whose
-    /// move was applied, the one the scanner took a payload back from, and
-    /// one whose check was put off because it was heard (`retry`).
-    ev_load: SDFF<Bit>,
-    ev_load_ch: SDFF<Bits<CB>>,
-    ev_apply: SDFF<Bit>,
-    ev_apply_ch: SDFF<Bits<CB>>,
-    ev_scan: SDFF<Bit>,
-    ev_scan_ch: SDFF<Bits<CB>>,
-    retry: SDFF<Bit>,
-    retry_ch: SDFF<Bits<CB>>,
-    /// Per channel: an event names it (writer 4 checks it this cycle).
-    offer_check: [Signal<Local, Bit>; K],
+    /// The channels writer 4 checks this cycle.
+    offers: OfferEvents,
 
     flush_any: Signal<Local, Bit>,
     /// The first idle channel in use, and the first holding one payload.
@@ -338,15 +328,7 @@ impl Default for ChannelState {
             rx_news: std::array::from_fn(|_| Default::default()),
             peer_ready: std::array::from_fn(|_| Default::default()),
             new_bit: std::array::from_fn(|_| Default::default()),
-            ev_load: Default::default(),
-            ev_load_ch: Default::default(),
-            ev_apply: Default::default(),
-            ev_apply_ch: Default::default(),
-            ev_scan: Default::default(),
-            ev_scan_ch: Default::default(),
-            retry: Default::default(),
-            retry_ch: Default::default(),
-            offer_check: std::array::from_fn(|_| Default::default()),
+            offers: Default::default(),
             flush_any: Default::default(),
             idle_ok: Default::default(),
             idle_ch: Default::default(),
@@ -721,53 +703,18 @@ impl Logic for ChannelState {
         // before the offer; the link's other writers leave a state as it
         // would be had the record been decided a cycle earlier).
         //
-        // Only three writers can make the condition true: a load (holding,
-        // next), a move applied (the state, peer_ready, a confirmation
-        // with the next payload held) and the scanner (ret_pending cleared);
-        // a flush leaves peer_ready clear and no COMMIT. So the check is
-        // made on the channels those named last cycle, not on all K: with
-        // the state in RAM, each is one read and one write. A channel
-        // being decided on is named again by its move; one being heard is
-        // checked again next cycle (`retry`), since a damaged record is
-        // heard without a move.
-        dff_setup!(
-            self,
-            clock,
-            ev_load,
-            ev_load_ch,
-            ev_apply,
-            ev_apply_ch,
-            ev_scan,
-            ev_scan_ch,
-            retry,
-            retry_ch
-        );
-        self.ev_load.reset.next = self.reset.val();
-        self.ev_load_ch.reset.next = self.reset.val();
-        self.ev_apply.reset.next = self.reset.val();
-        self.ev_apply_ch.reset.next = self.reset.val();
-        self.ev_scan.reset.next = self.reset.val();
-        self.ev_scan_ch.reset.next = self.reset.val();
-        self.retry.reset.next = self.reset.val();
-        self.retry_ch.reset.next = self.reset.val();
-        self.ev_apply.d.next = self.apply.val();
-        self.ev_apply_ch.d.next = self.apply_ch.val();
-        self.ev_scan.d.next = self.scan_took_return.val();
-        self.ev_scan_ch.d.next = self.scan_ch.val();
-        self.retry.d.next = false;
-        self.retry_ch.d.next = self.heard_ch.val();
+        // Only three writers can make the condition true (`OfferEvents`),
+        // so the check is made on the channels they named last cycle, not
+        // on all K: with the state in RAM, each is one read and one write.
+        self.offers.clock.next = self.clock.val();
+        self.offers.reset.next = self.reset.val();
+        self.offers.apply.next = self.apply.val();
+        self.offers.apply_ch.next = self.apply_ch.val();
+        self.offers.scan.next = self.scan_took_return.val();
+        self.offers.scan_ch.next = self.scan_ch.val();
+        self.offers.heard_ch.next = self.heard_ch.val();
         for i in 0..K {
-            self.offer_check[i].next = (self.ev_load.q.val()
-                & (self.ev_load_ch.q.val().index() == i))
-                | (self.ev_apply.q.val() & (self.ev_apply_ch.q.val().index() == i))
-                | (self.ev_scan.q.val() & (self.ev_scan_ch.q.val().index() == i))
-                | (self.retry.q.val() & (self.retry_ch.q.val().index() == i));
-            if self.offer_check[i].val() & (self.heard_ch.val().index() == i) {
-                self.retry.d.next = true;
-            }
-        }
-        for i in 0..K {
-            if self.offer_check[i].val()
+            if self.offers.check[i].val()
                 & !(self.apply.val() & (self.apply_ch.val().index() == i))
                 & (self.heard_ch.val().index() != i)
                 & self.holding[i].q.val()
@@ -917,8 +864,8 @@ impl Logic for ChannelState {
         self.words.load_bit.next = self.load_bit.val();
         self.words.load_digest.next = self.load_digest.val();
         // Writer 4's load event.
-        self.ev_load.d.next = self.load.val();
-        self.ev_load_ch.d.next = self.load_ch.val();
+        self.offers.load.next = self.load.val();
+        self.offers.load_ch.next = self.load_ch.val();
         if self.load.val() {
             for i in 0..K {
                 if self.load_ch.val().index() == i {

@@ -5,6 +5,7 @@
 //! - `channel_state`: the channels' state, both roles (reads and writers).
 //! - `channel_words`: the channels' 32-bit words (keys, checks, digests), in LUT-RAM.
 //! - `channel_views`: what the decision and the record formation read of a channel.
+//! - `offer_events`: which channels the offers made without a record heard are checked on.
 //! - `check`: the record check (check word with the session term, decode).
 //! - `entangle`: the link state (nonces, incarnations, sessions, failure).
 //! - `record_form`: record formation.
@@ -21,6 +22,7 @@ mod crc;
 mod entangle;
 mod hand_back;
 mod link;
+mod offer_events;
 mod record_form;
 mod slot_choice;
 
