@@ -103,9 +103,14 @@ test: setup lint style
 # every target (tests, benches, examples). Under clippy the testbench's
 # build script generates the ports but does not compile the Verilated model
 # (nothing is linked), so the suite builds the model once.
+# The HDL is also checked at the bench's K (256): a `#[derive(Default)]` on
+# a `[_; K]` holds only up to 32 and would otherwise break `make bench` alone
+# (seconds: the HDL crate alone, not the tests, which would take minutes).
 style:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	PENDULUM_ACP_CHANNEL_BITS=$(ACP_BENCH_CHANNEL_BITS) CARGO_TARGET_DIR=$(abspath target/k$(ACP_BENCH_K)) \
+	  $(CARGO) clippy -q -p pendulum-hdl -- -D warnings
 
 # The Python bench (pendulum_sim) in a virtual environment: Python packages from PyPI.
 $(VENV)/.ready:

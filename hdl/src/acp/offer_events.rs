@@ -9,7 +9,7 @@ use rust_hdl::prelude::*;
 /// being heard (`retry`: a damaged record is heard without a move, so no
 /// later event would name it). A channel being decided on needs no retry:
 /// its move names it again.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct OfferEvents {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -32,6 +32,33 @@ pub struct OfferEvents {
     ev_scan_ch: SDFF<Bits<CB>>,
     retry: SDFF<Bit>,
     retry_ch: SDFF<Bits<CB>>,
+}
+
+// By hand: `Default` is derived for arrays of at most 32, and K is 256 in
+// the bench's build.
+impl Default for OfferEvents {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            load: Default::default(),
+            load_ch: Default::default(),
+            apply: Default::default(),
+            apply_ch: Default::default(),
+            scan: Default::default(),
+            scan_ch: Default::default(),
+            heard_ch: Default::default(),
+            check: std::array::from_fn(|_| Default::default()),
+            ev_load: Default::default(),
+            ev_load_ch: Default::default(),
+            ev_apply: Default::default(),
+            ev_apply_ch: Default::default(),
+            ev_scan: Default::default(),
+            ev_scan_ch: Default::default(),
+            retry: Default::default(),
+            retry_ch: Default::default(),
+        }
+    }
 }
 
 impl Logic for OfferEvents {

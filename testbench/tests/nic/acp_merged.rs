@@ -14,14 +14,16 @@ use pendulum_testbench::models::LinkFaults;
 use pendulum_testbench::pair::Side;
 use pendulum_testbench::SimConfig;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Moves seen on the wire: a side's role changing its alternation bit
 /// with the transition byte naming the move.
 #[derive(Default)]
 struct Seen {
-    /// Per side and channel, the last state byte stated.
-    last: [[Option<u8>; K]; 2],
+    /// Per side and channel, the last state byte stated. (Maps, not
+    /// `[_; K]`: `Default` is derived for arrays of at most 32.)
+    last: [HashMap<usize, u8>; 2],
     /// A's sender role passed to the next payload on its echo (PASSED).
     passed: u64,
     /// Of those, the ones stated as COMMIT: the decision on the wire
@@ -53,7 +55,7 @@ fn watch(t: &AcpTraffic) -> Rc<RefCell<Seen>> {
             s.folded_offers += (rec[BYTE_OPCODE] == OP_OFFER) as u64;
             s.folded_verbs += (rec[BYTE_OPCODE] == OP_OFFER_VERB) as u64;
         }
-        if let Some(before) = s.last[i][ch] {
+        if let Some(&before) = s.last[i].get(&ch) {
             let tx_flip = (before ^ st) & 0x08 != 0;
             let rx_flip = (before ^ st) & 0x40 != 0;
             // PASSED may be followed at once by OFFER_NEXT (a next payload
@@ -71,7 +73,7 @@ fn watch(t: &AcpTraffic) -> Rc<RefCell<Seen>> {
                 _ => {}
             }
         }
-        s.last[i][ch] = Some(st);
+        s.last[i].insert(ch, st);
     }));
     seen
 }
@@ -246,8 +248,8 @@ fn a_remote_verbs_echo_leaves_when_its_result_is_back() {
     // tentative state has been stated without its echo.
     #[derive(Default)]
     struct Gaps {
-        echoed_bit: [Option<u8>; K],
-        waiting_since: [Option<u64>; K],
+        echoed_bit: HashMap<usize, u8>,
+        waiting_since: HashMap<usize, u64>,
         echoes: u64,
         late: u64,
         worst: u64,
@@ -266,17 +268,17 @@ fn a_remote_verbs_echo_leaves_when_its_result_is_back() {
         }
         let bit = st & 0x40;
         if op == pendulum_layout::acp::OP_ECHO {
-            if g.echoed_bit[ch] != Some(bit) {
+            if g.echoed_bit.get(&ch) != Some(&bit) {
                 g.echoes += 1;
-                if let Some(since) = g.waiting_since[ch].take() {
+                if let Some(since) = g.waiting_since.remove(&ch) {
                     let gap = cycle - since;
                     g.worst = g.worst.max(gap);
                     g.late += (gap > 8) as u64;
                 }
             }
-            g.echoed_bit[ch] = Some(bit);
-        } else if g.echoed_bit[ch].is_some_and(|b| b != bit) && g.waiting_since[ch].is_none() {
-            g.waiting_since[ch] = Some(cycle);
+            g.echoed_bit.insert(ch, bit);
+        } else if g.echoed_bit.get(&ch).is_some_and(|&b| b != bit) {
+            g.waiting_since.entry(ch).or_insert(cycle);
         }
     }));
     let mut next = 0u32;
