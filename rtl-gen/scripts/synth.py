@@ -243,16 +243,17 @@ def resources(cells):
     }
 
 
-def block_depth(board, block, budget):
+def block_depth(board, block, budget, rtl_dir=None, noshare=False):
     """`--block`: depth of one block alone (quick feedback while working on it)."""
-    rtl = f"build/rtl/{board}/pendulum_nic.v"
+    rtl = f"{rtl_dir or f'build/rtl/{board}'}/pendulum_nic.v"
     if not os.path.exists(rtl):
         sys.exit(f"synth: {rtl} missing: run `make verilog BOARD={board}` first")
     top = f"pendulum_nic__{block}"
     if f"module {top}(" not in open(rtl).read():
         sys.exit(f"synth: no block '{block}' in {rtl} (module {top})")
-    levels = synth_alone(rtl, top, f"build/synth/{board}/block_{block}", budget,
-                         f"block {block}", "paths from other blocks counted from its inputs")
+    out = f"build/synth/{board}/block_{block}" + (f"_{os.path.basename(rtl_dir.rstrip('/'))}" if rtl_dir else "")
+    levels = synth_alone(rtl, top, out, budget,
+                         f"block {block}", "paths from other blocks counted from its inputs", noshare)
     if budget is not None and levels > budget:
         sys.exit(f"synth: FAIL: block {block} is {levels} LUT levels deep, over the budget of {budget}")
 
@@ -275,12 +276,30 @@ def staged_depth(rtl_dir, budget):
         sys.exit(f"synth: FAIL: staged blocks over the budget of {budget} LUT levels: {', '.join(over)}")
 
 
-def synth_alone(rtl, top, out_dir, budget, label, note):
+# `--noshare`: synth_xilinx's script with its coarse stage's `share` left
+# out (SAT-based sharing of adders and memory ports). On the link's channel
+# state at K = 64, `share` alone grew past 18 GB; without it the netlist
+# may keep a few more LUTs, never a deeper path, so it is for looking, and
+# the budget `make test` enforces is still counted on the full script.
+NOSHARE = """synth_xilinx -family xcup -top {top} -flatten -run :coarse
+techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6
+alumacc
+opt
+memory -nomap
+opt_clean
+synth_xilinx -family xcup -top {top} -flatten -run map_memory:
+"""
+
+
+def synth_alone(rtl, top, out_dir, budget, label, note, noshare=False):
     """Synthesises module `top` of `rtl` alone; prints its resources and
     deepest paths; returns its depth in LUT levels."""
     os.makedirs(out_dir, exist_ok=True)
+    script = NOSHARE.format(top=top) if noshare else f"synth_xilinx -family xcup -top {top} -flatten\n"
+    if noshare:
+        note += "; without `share`"
     with open(f"{out_dir}/synth.ys", "w") as f:
-        f.write(f"read_verilog -sv {rtl}\nsynth_xilinx -family xcup -top {top} -flatten\n"
+        f.write(f"read_verilog -sv {rtl}\n{script}"
                 f"tee -q -o {out_dir}/stat.json stat -json\nwrite_json {out_dir}/netlist.json\n")
     t0 = time.time()
     r = subprocess.run([yosys(), "-q", "-l", f"{out_dir}/yosys.log", "-s", f"{out_dir}/synth.ys"], capture_output=True, text=True)
@@ -308,7 +327,14 @@ def main():
     ap.add_argument("--block", metavar="NAME",
                     help="synthesise one block of the core alone (its instance name in pendulum_nic, e.g. rx, regs, "
                          "notif, link) and report its depth, faster than the whole core: its inputs count as "
-                         "registers, so paths that enter from another block are counted from the block's edge")
+                         "registers, so paths that enter from another block are counted from the block's edge; "
+                         "a block inside a block is named by its path, e.g. link__chans")
+    ap.add_argument("--rtl", metavar="DIR",
+                    help="with --block: read DIR/pendulum_nic.v instead of build/rtl/<board>/, e.g. the Verilog of "
+                         "another K (`make verilog BOARD=alveo-u250 ACP_CHANNEL_BITS=6 RTL_DIR=build/rtl/alveo-u250-k64`)")
+    ap.add_argument("--noshare", action="store_true",
+                    help="with --block: leave Yosys' `share` pass out (it needs more than 18 GB on the link's "
+                         "channel state at K = 64); for looking at a block, not for the budget `make test` holds")
     ap.add_argument("--staged", metavar="DIR",
                     help="synthesise each block built before the core uses it (`rtl-gen --staged DIR` writes "
                          "them) alone, and hold each to --budget")
@@ -317,7 +343,7 @@ def main():
     if args.staged:
         return staged_depth(args.staged, args.budget)
     if args.block:
-        return block_depth(board, args.block, args.budget)
+        return block_depth(board, args.block, args.budget, args.rtl, args.noshare)
     if board not in CAPACITY and board != "sim":
         sys.exit(f"synth: unknown board '{board}'; boards: {', '.join(CAPACITY)}")
     rtl = f"build/rtl/{board}/pendulum_nic.v"
