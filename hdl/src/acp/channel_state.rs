@@ -8,9 +8,6 @@ use pendulum_layout::acp::{rx_state as rs, tx_state as ts};
 use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB};
 use rust_hdl::prelude::*;
 
-/// Width of a channel count, 0..=K.
-const CB1: usize = CB + 1;
-
 /// The state of `AcpLink`'s K channels, both roles, in registers: the one
 /// home of it. Four read ports, each a channel in and its state out a
 /// moment later (combinational): the record being checked (`heard_*`), the
@@ -121,14 +118,15 @@ pub struct ChannelState {
     pub n_proof_due: Signal<In, Bit>,
     pub release_now: Signal<In, Bit>,
     pub rollback_now: Signal<In, Bit>,
-    /// Flushes (`Entangle`) and the channel count agreed.
+    /// Flushes (`Entangle`), and per channel past the count agreed.
     pub flush_local: Signal<In, Bit>,
     pub flush_peer: Signal<In, Bit>,
     pub go_up: Signal<In, Bit>,
-    pub agreed: Signal<In, Bits<CB1>>,
-    /// Loading: the first idle channel below `active` (`load_ok`), and the
-    /// payload's digest and kind when `load` writes it there.
-    pub active: Signal<In, Bits<CB1>>,
+    pub past_agreed: Signal<In, Bits<K>>,
+    /// Loading: per channel, in use (`Entangle`); the first idle channel in
+    /// use (`load_ok`), and the payload's digest and kind when `load`
+    /// writes it there.
+    pub in_use: Signal<In, Bits<K>>,
     pub load_ok: Signal<Out, Bit>,
     pub load_ch: Signal<Out, Bits<CB>>,
     /// The payload buffer the load writes (`load_ch`'s other one if it holds a payload).
@@ -220,7 +218,6 @@ pub struct ChannelState {
     passing: Signal<Local, Bit>,
     pass_bit: Signal<Local, Bit>,
     chan_id: [Constant<Bits<CB>>; K],
-    chan_num: [Constant<Bits<CB1>>; K],
     c_tx_commit: Constant<Bits<3>>,
     c_tx_idle: Constant<Bits<3>>,
     c_tx_offer: Constant<Bits<3>>,
@@ -285,8 +282,8 @@ impl Default for ChannelState {
             flush_local: Default::default(),
             flush_peer: Default::default(),
             go_up: Default::default(),
-            agreed: Default::default(),
-            active: Default::default(),
+            past_agreed: Default::default(),
+            in_use: Default::default(),
             load_ok: Default::default(),
             load_ch: Default::default(),
             load_bit: Default::default(),
@@ -339,7 +336,6 @@ impl Default for ChannelState {
             passing: Default::default(),
             pass_bit: Default::default(),
             chan_id: std::array::from_fn(|i| c(i as u64)),
-            chan_num: std::array::from_fn(|i| c(i as u64)),
             c_tx_commit: c(ts::COMMIT as u64),
             c_tx_idle: c(ts::IDLE as u64),
             c_tx_offer: c(ts::OFFER as u64),
@@ -745,8 +741,8 @@ impl Logic for ChannelState {
         // ---- 5. Flushes: channel states the peer no longer shares ----
         self.flush_any.next = self.flush_local.val() | self.flush_peer.val();
         for i in 0..K {
-            self.flush_ch[i].next = self.flush_any.val()
-                | (self.go_up.val() & (self.chan_num[i].val() >= self.agreed.val()));
+            self.flush_ch[i].next =
+                self.flush_any.val() | (self.go_up.val() & self.past_agreed.val().get_bit(i));
             // Its words: `key`, `auth`, the proof and `rx_x` read as 0 now.
             self.words.flush[i].next = self.flush_ch[i].val();
             if self.flush_ch[i].val() {
@@ -772,9 +768,7 @@ impl Logic for ChannelState {
                 }
             }
             if self.holding[i].q.val() & !self.ret_pending[i].q.val() {
-                if self.flush_local.val()
-                    | (self.go_up.val() & (self.chan_num[i].val() >= self.agreed.val()))
-                {
+                if self.flush_local.val() | (self.go_up.val() & self.past_agreed.val().get_bit(i)) {
                     // Ours, dropped by our own reset or with its channel:
                     // certainly not delivered unless we had decided COMMIT
                     // (the peer drops the channel's tentative payload too).
@@ -828,7 +822,7 @@ impl Logic for ChannelState {
             if !self.idle_ok.val()
                 & !self.holding[i].q.val()
                 & !self.ret_pending[i].q.val()
-                & (self.chan_num[i].val() < self.active.val())
+                & self.in_use.val().get_bit(i)
             {
                 self.idle_ok.next = true;
                 self.idle_ch.next = self.chan_id[i].val();
@@ -838,7 +832,7 @@ impl Logic for ChannelState {
                 & self.holding[i].q.val()
                 & !self.next[i].q.val()
                 & !self.ret_pending[i].q.val()
-                & (self.chan_num[i].val() < self.active.val())
+                & self.in_use.val().get_bit(i)
                 & !(self.apply.val() & (self.apply_ch.val().index() == i))
             {
                 self.next_ok.next = true;

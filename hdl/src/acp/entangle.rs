@@ -4,7 +4,7 @@ use crate::konst as c;
 use crate::reset::SDFF;
 use crate::stream::{Concat, ZeroExtend};
 use pendulum_layout::acp;
-use pendulum_layout::params::{ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER};
+use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ACP_FAIL_AFTER};
 use rust_hdl::prelude::*;
 
 /// Width of a channel count, 0..=K.
@@ -61,14 +61,21 @@ pub struct Entangle {
     /// `pendulum_layout::acp::link_state`, and whether it is UP.
     pub state: Signal<Out, Bits<2>>,
     pub up: Signal<Out, Bit>,
-    /// One-cycle pulses: going Up now (with `agreed` channels); the peer
-    /// lost its state (drop what we share with it); our own reset.
+    /// One-cycle pulses: going Up now (with `agreed` channels, told per
+    /// channel by `past_agreed`); the peer lost its state (drop what we
+    /// share with it); our own reset.
     pub go_up: Signal<Out, Bit>,
-    pub agreed: Signal<Out, Bits<CB1>>,
+    agreed: Signal<Local, Bits<CB1>>,
     pub flush_peer: Signal<Out, Bit>,
     pub flush_local: Signal<Out, Bit>,
     /// Channels in use since the last entanglement.
     pub active: Signal<Out, Bits<CB1>>,
+    /// Per channel: in use (below `active`), and past the count `agreed`.
+    /// A register, and a shift of all ones by a register, not K compares
+    /// with a count: Yosys made each compare a chain of 6 LUTs at K = 64,
+    /// ahead of every channel's load and flush (`ChannelState`).
+    pub in_use: Signal<Out, Bits<K>>,
+    pub past_agreed: Signal<Out, Bits<K>>,
     /// Session terms: of the channel records we send, and of those we hear.
     pub session_tx: Signal<Out, Bits<32>>,
     pub session_rx: Signal<Out, Bits<32>>,
@@ -106,6 +113,8 @@ pub struct Entangle {
     /// The peer's incarnation to remember once Up (taken only if we do go Up).
     up_inc_r: SDFF<Bits<32>>,
     active_r: SDFF<Bits<CB1>>,
+    in_use_r: SDFF<Bits<K>>,
+    c_k_ones: Constant<Bits<K>>,
     /// The channels we offer, latched with each nonce.
     offer: SDFF<Bits<CB1>>,
     peer_channels: SDFF<Bits<16>>,
@@ -172,6 +181,8 @@ impl Entangle {
             flush_peer: Default::default(),
             flush_local: Default::default(),
             active: Default::default(),
+            in_use: Default::default(),
+            past_agreed: Default::default(),
             session_tx: Default::default(),
             session_rx: Default::default(),
             fields: Default::default(),
@@ -193,6 +204,8 @@ impl Entangle {
             flush_peer_r: Default::default(),
             up_inc_r: Default::default(),
             active_r: Default::default(),
+            in_use_r: Default::default(),
+            c_k_ones: Constant::new(Bits::<K>::mask()),
             offer: Default::default(),
             peer_channels: Default::default(),
             session_tx_r: Default::default(),
@@ -266,6 +279,7 @@ impl Logic for Entangle {
             flush_peer_r,
             up_inc_r,
             active_r,
+            in_use_r,
             offer,
             peer_channels,
             session_tx_r,
@@ -286,6 +300,7 @@ impl Logic for Entangle {
         self.flush_peer_r.reset.next = self.reset.val();
         self.up_inc_r.reset.next = self.reset.val();
         self.active_r.reset.next = self.reset.val();
+        self.in_use_r.reset.next = self.reset.val();
         self.offer.reset.next = self.reset.val();
         self.peer_channels.reset.next = self.reset.val();
         self.session_tx_r.reset.next = self.reset.val();
@@ -293,6 +308,7 @@ impl Logic for Entangle {
         self.state.next = self.lstate.q.val();
         self.up.next = self.lstate.q.val() == self.c_ls_up.val();
         self.active.next = self.active_r.q.val();
+        self.in_use.next = self.in_use_r.q.val();
         self.ev_failure.next = false;
         self.ev_entangle.next = false;
 
@@ -374,6 +390,7 @@ impl Logic for Entangle {
         }
         self.agreed_r.d.next = self.agreed_now.val();
         self.agreed.next = self.agreed_r.q.val();
+        self.past_agreed.next = self.c_k_ones.val() << self.agreed_r.q.val();
 
         // Going Up, decided last cycle: still Entangling (nothing but the
         // loss of signal or our reset can have changed that since).
@@ -444,6 +461,7 @@ impl Logic for Entangle {
             self.ev_entangle.next = true;
             // At most K: ours is, and the agreement is the smaller.
             self.active_r.d.next = self.agreed.val();
+            self.in_use_r.d.next = !(self.c_k_ones.val() << self.agreed.val());
         }
         if self.reset_link.val() {
             // A new life: the peer will see it and drop what it shared with the old one.

@@ -781,11 +781,11 @@ impl Logic for AcpLink {
         self.chans.flush_local.next = self.ent.flush_local.val();
         self.chans.flush_peer.next = self.ent.flush_peer.val();
         self.chans.go_up.next = self.ent.go_up.val();
-        self.chans.agreed.next = self.ent.agreed.val();
+        self.chans.past_agreed.next = self.ent.past_agreed.val();
 
         // ---- Send: load payloads into idle channels ----
         self.send_dig.data.next = self.s_send.data.val().payload;
-        self.chans.active.next = self.ent.active.val();
+        self.chans.in_use.next = self.ent.in_use.val();
         self.chans.load_digest.next = self.send_dig.crc.val();
         self.chans.load_verb.next = self.s_send.data.val().verb;
         // Nothing loads while channels may be flushed (a reset, or going up
