@@ -205,6 +205,28 @@ pub struct ChannelState {
     /// The channels writer 4 checks this cycle.
     offers: OfferEvents,
 
+    /// What the heard port reads, one bit per channel in each vector (the
+    /// sender and receiver states a vector per bit), read at `heard_ch` as
+    /// a vector index. Yosys makes that a balanced multiplexer tree; K
+    /// `if`s, each overriding the last, made a chain of one multiplexer per
+    /// 4 channels, 16 LUTs deep at K = 64, ahead of the channel machine.
+    hp_tx: [Signal<Local, Bits<K>>; 4],
+    hp_rx: [Signal<Local, Bits<K>>; 3],
+    hp_holding: Signal<Local, Bits<K>>,
+    hp_returning: Signal<Local, Bits<K>>,
+    hp_proof_due: Signal<Local, Bits<K>>,
+    hp_tx_verb: Signal<Local, Bits<K>>,
+    hp_rx_verb: Signal<Local, Bits<K>>,
+    hp_result: Signal<Local, Bits<K>>,
+    hp_next: Signal<Local, Bits<K>>,
+    hp_rbuf: Signal<Local, Bits<K>>,
+    hp_head: Signal<Local, Bits<K>>,
+    /// Channel i's bit, and state bit j.
+    c_ch_bit: [Constant<Bits<K>>; K],
+    c_k_zero: Constant<Bits<K>>,
+    c_tx_bit: [Constant<Bits<4>>; 4],
+    c_rx_bit: [Constant<Bits<3>>; 3],
+
     flush_any: Signal<Local, Bit>,
     /// The first idle channel in use, and the first holding one payload.
     idle_ok: Signal<Local, Bit>,
@@ -326,6 +348,23 @@ impl Default for ChannelState {
             peer_ready: std::array::from_fn(|_| Default::default()),
             new_bit: std::array::from_fn(|_| Default::default()),
             offers: Default::default(),
+            hp_tx: std::array::from_fn(|_| Default::default()),
+            hp_rx: std::array::from_fn(|_| Default::default()),
+            hp_holding: Default::default(),
+            hp_returning: Default::default(),
+            hp_proof_due: Default::default(),
+            hp_tx_verb: Default::default(),
+            hp_rx_verb: Default::default(),
+            hp_result: Default::default(),
+            hp_next: Default::default(),
+            hp_rbuf: Default::default(),
+            hp_head: Default::default(),
+            c_ch_bit: std::array::from_fn(|i| {
+                Constant::new(Bits::<K>::default().replace_bit(i, true))
+            }),
+            c_k_zero: Constant::new(Bits::<K>::default()),
+            c_tx_bit: std::array::from_fn(|j| c(1 << j)),
+            c_rx_bit: std::array::from_fn(|j| c(1 << j)),
             flush_any: Default::default(),
             idle_ok: Default::default(),
             idle_ch: Default::default(),
@@ -455,17 +494,82 @@ impl Logic for ChannelState {
         self.slot.next.proof = self.words.slot_proof.val();
         self.slot.next.rx_digest = self.words.slot_rx_digest.val();
         self.result_rx_digest.next = self.words.result_rx_digest.val();
-        self.words.heard_head.next = self.head[0].q.val();
-        self.heard.next.tx = self.tx_sb[0].q.val();
-        self.heard.next.rx = self.rx_sb[0].q.val();
-        self.heard.next.holding = self.holding[0].q.val();
-        self.heard.next.returning = self.ret_pending[0].q.val();
-        self.heard.next.proof_due = self.proof_due[0].q.val();
-        self.heard.next.tx_verb = self.tx_verb[0].q.val();
-        self.heard.next.rx_verb = self.rx_verb[0].q.val();
-        self.heard.next.result_pending = self.vres_pending[0].q.val();
-        self.heard.next.next_held = false;
-        self.heard.next.rbuf = self.rbuf[0].q.val();
+        // The heard port (see `hp_tx`).
+        for j in 0..4 {
+            self.hp_tx[j].next = self.c_k_zero.val();
+        }
+        for j in 0..3 {
+            self.hp_rx[j].next = self.c_k_zero.val();
+        }
+        self.hp_holding.next = self.c_k_zero.val();
+        self.hp_returning.next = self.c_k_zero.val();
+        self.hp_proof_due.next = self.c_k_zero.val();
+        self.hp_tx_verb.next = self.c_k_zero.val();
+        self.hp_rx_verb.next = self.c_k_zero.val();
+        self.hp_result.next = self.c_k_zero.val();
+        self.hp_next.next = self.c_k_zero.val();
+        self.hp_rbuf.next = self.c_k_zero.val();
+        self.hp_head.next = self.c_k_zero.val();
+        for i in 0..K {
+            for j in 0..4 {
+                if self.tx_sb[i].q.val().get_bit(j) {
+                    self.hp_tx[j].next = self.hp_tx[j].val() | self.c_ch_bit[i].val();
+                }
+            }
+            for j in 0..3 {
+                if self.rx_sb[i].q.val().get_bit(j) {
+                    self.hp_rx[j].next = self.hp_rx[j].val() | self.c_ch_bit[i].val();
+                }
+            }
+            if self.holding[i].q.val() {
+                self.hp_holding.next = self.hp_holding.val() | self.c_ch_bit[i].val();
+            }
+            if self.ret_pending[i].q.val() {
+                self.hp_returning.next = self.hp_returning.val() | self.c_ch_bit[i].val();
+            }
+            if self.proof_due[i].q.val() {
+                self.hp_proof_due.next = self.hp_proof_due.val() | self.c_ch_bit[i].val();
+            }
+            if self.tx_verb[i].q.val() {
+                self.hp_tx_verb.next = self.hp_tx_verb.val() | self.c_ch_bit[i].val();
+            }
+            if self.rx_verb[i].q.val() {
+                self.hp_rx_verb.next = self.hp_rx_verb.val() | self.c_ch_bit[i].val();
+            }
+            if self.vres_pending[i].q.val() {
+                self.hp_result.next = self.hp_result.val() | self.c_ch_bit[i].val();
+            }
+            if self.next[i].q.val() {
+                self.hp_next.next = self.hp_next.val() | self.c_ch_bit[i].val();
+            }
+            if self.rbuf[i].q.val() {
+                self.hp_rbuf.next = self.hp_rbuf.val() | self.c_ch_bit[i].val();
+            }
+            if self.head[i].q.val() {
+                self.hp_head.next = self.hp_head.val() | self.c_ch_bit[i].val();
+            }
+        }
+        self.heard.next.tx = self.c_zero4.val();
+        for j in 0..4 {
+            if self.hp_tx[j].val().get_bit(self.heard_ch.val().index()) {
+                self.heard.next.tx = self.heard.val().tx | self.c_tx_bit[j].val();
+            }
+        }
+        self.heard.next.rx = self.c_zero3.val();
+        for j in 0..3 {
+            if self.hp_rx[j].val().get_bit(self.heard_ch.val().index()) {
+                self.heard.next.rx = self.heard.val().rx | self.c_rx_bit[j].val();
+            }
+        }
+        self.heard.next.holding = self.hp_holding.val().get_bit(self.heard_ch.val().index());
+        self.heard.next.returning = self.hp_returning.val().get_bit(self.heard_ch.val().index());
+        self.heard.next.proof_due = self.hp_proof_due.val().get_bit(self.heard_ch.val().index());
+        self.heard.next.tx_verb = self.hp_tx_verb.val().get_bit(self.heard_ch.val().index());
+        self.heard.next.rx_verb = self.hp_rx_verb.val().get_bit(self.heard_ch.val().index());
+        self.heard.next.result_pending = self.hp_result.val().get_bit(self.heard_ch.val().index());
+        self.heard.next.next_held = self.hp_next.val().get_bit(self.heard_ch.val().index());
+        self.heard.next.rbuf = self.hp_rbuf.val().get_bit(self.heard_ch.val().index());
+        self.words.heard_head.next = self.hp_head.val().get_bit(self.heard_ch.val().index());
         self.slot.next.tx = self.tx_sb[0].q.val();
         self.slot.next.rx = self.rx_sb[0].q.val();
         self.slot.next.trans = self.trans[0].q.val();
@@ -486,19 +590,6 @@ impl Logic for ChannelState {
         self.scan_verb.next = self.tx_verb[0].q.val();
         self.res_bit.next = false;
         for i in 0..K {
-            if self.heard_ch.val().index() == i {
-                self.heard.next.tx = self.tx_sb[i].q.val();
-                self.heard.next.rx = self.rx_sb[i].q.val();
-                self.heard.next.holding = self.holding[i].q.val();
-                self.heard.next.returning = self.ret_pending[i].q.val();
-                self.words.heard_head.next = self.head[i].q.val();
-                self.heard.next.proof_due = self.proof_due[i].q.val();
-                self.heard.next.tx_verb = self.tx_verb[i].q.val();
-                self.heard.next.rx_verb = self.rx_verb[i].q.val();
-                self.heard.next.result_pending = self.vres_pending[i].q.val();
-                self.heard.next.next_held = self.next[i].q.val();
-                self.heard.next.rbuf = self.rbuf[i].q.val();
-            }
             if self.slot_ch.val().index() == i {
                 self.slot.next.tx = self.tx_sb[i].q.val();
                 self.slot.next.rx = self.rx_sb[i].q.val();
