@@ -8,6 +8,7 @@ pub mod acp;
 pub mod atomic;
 pub mod boards;
 pub mod enso;
+pub mod first_set;
 pub mod lut_ram;
 pub mod mmio;
 pub mod nic;

@@ -16,6 +16,7 @@ mod common;
 
 mod acp_channel_machine;
 mod boards;
+mod first_set;
 mod notif_writer;
 mod reg_file;
 mod ring_packer;
