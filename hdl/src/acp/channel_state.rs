@@ -1,6 +1,8 @@
+use super::channel_reads::ChannelReads;
 use super::channel_views::{HeardChannel, SlotChannel};
 use super::channel_words::ChannelWords;
 use super::offer_events::OfferEvents;
+use crate::first_set::FirstSet;
 use crate::konst as c;
 use crate::reset::SDFF;
 use pendulum_layout::acp::machine::moves;
@@ -12,8 +14,10 @@ use rust_hdl::prelude::*;
 /// home of it. Four read ports, each a channel in and its state out a
 /// moment later (combinational): the record being checked (`heard_*`), the
 /// record being formed (`slot_*`), the hand-back scanner (`scan_*`) and the
-/// verb result just back (`result_*`). The writers, in the order they take
-/// effect when two touch one channel in a cycle (the later wins):
+/// verb result just back (`result_*`). `ChannelReads` reads the flags (as
+/// vector indexes, balanced trees) and `ChannelWords` the 32-bit words.
+/// The writers, in the order they take effect when two touch one channel
+/// in a cycle (the later wins):
 ///
 /// 1. a verb result back from our unit (`res_set`, `x_set`);
 /// 2. the move of the heard channel (`apply`, what `ChannelMachine` said);
@@ -34,7 +38,8 @@ use rust_hdl::prelude::*;
 ///    PASSED frees, joining its new decision in the same move (COMMIT_OFFER
 ///    at once, as SPIN's host may load right after hearing a record and
 ///    before forming the next); else into the first idle channel in use;
-///    else beside the payload of the first channel holding one.
+///    else beside the payload of the first channel holding one (each
+///    choice a `FirstSet`, a balanced priority encoder).
 ///
 /// Each channel has two news flags (`news`: either set), set by a move of
 /// its role that changes its state (2 and 4) and cleared when the slot
@@ -141,8 +146,8 @@ pub struct ChannelState {
     /// The slot channel's record was taken: flip its turns (`SlotChannel`).
     pub flip_turn: Signal<In, Bit>,
     pub flip_pturn: Signal<In, Bit>,
-    /// Channels with news (either role).
-    pub news: [Signal<Out, Bit>; K],
+    /// Channels with news (either role), a bit per channel.
+    pub news: Signal<Out, Bits<K>>,
     /// This side holds back a lone echo: the news of a receiver role that
     /// stored a message while its sender role waits in COMMIT_OFFER for
     /// the echo of its next payload is not news for the slots (see
@@ -205,41 +210,25 @@ pub struct ChannelState {
     /// The channels writer 4 checks this cycle.
     offers: OfferEvents,
 
-    /// What the heard port reads, one bit per channel in each vector (the
-    /// sender and receiver states a vector per bit), read at `heard_ch` as
-    /// a vector index. Yosys makes that a balanced multiplexer tree; K
-    /// `if`s, each overriding the last, made a chain of one multiplexer per
-    /// 4 channels, 16 LUTs deep at K = 64, ahead of the channel machine.
-    hp_tx: [Signal<Local, Bits<K>>; 4],
-    hp_rx: [Signal<Local, Bits<K>>; 3],
-    hp_holding: Signal<Local, Bits<K>>,
-    hp_returning: Signal<Local, Bits<K>>,
-    hp_proof_due: Signal<Local, Bits<K>>,
-    hp_tx_verb: Signal<Local, Bits<K>>,
-    hp_rx_verb: Signal<Local, Bits<K>>,
-    hp_result: Signal<Local, Bits<K>>,
-    hp_next: Signal<Local, Bits<K>>,
-    hp_rbuf: Signal<Local, Bits<K>>,
-    hp_head: Signal<Local, Bits<K>>,
-    /// Channel i's bit, and state bit j.
-    c_ch_bit: [Constant<Bits<K>>; K],
+    /// The read ports, and the flag vectors the load's choice scans.
+    reads: ChannelReads,
+    /// Channel 0's bit, and none.
+    c_k_one: Constant<Bits<K>>,
     c_k_zero: Constant<Bits<K>>,
-    c_tx_bit: [Constant<Bits<4>>; 4],
-    c_rx_bit: [Constant<Bits<3>>; 3],
 
     flush_any: Signal<Local, Bit>,
-    /// The first idle channel in use, and the first holding one payload.
-    idle_ok: Signal<Local, Bit>,
-    idle_ch: Signal<Local, Bits<CB>>,
+    /// The first idle channel in use, and the first holding one payload
+    /// that is not being decided on (`apply_x`: the applied channel's bit);
+    /// the buffer each would load.
+    idle_first: FirstSet<K, CB>,
+    next_first: FirstSet<K, CB>,
+    apply_x: Signal<Local, Bits<K>>,
     idle_bit: Signal<Local, Bit>,
-    next_ok: Signal<Local, Bit>,
-    next_ch: Signal<Local, Bits<CB>>,
     next_bit: Signal<Local, Bit>,
     /// The heard channel's move is PASSED (its next payload now the one
     /// held and decided on), and a load may take the buffer it frees.
     passing: Signal<Local, Bit>,
     pass_bit: Signal<Local, Bit>,
-    chan_id: [Constant<Bits<CB>>; K],
     c_tx_commit: Constant<Bits<3>>,
     c_tx_idle: Constant<Bits<3>>,
     c_tx_offer: Constant<Bits<3>>,
@@ -250,7 +239,6 @@ pub struct ChannelState {
     c_offer4: Constant<Bits<4>>,
     c_offer_move: Constant<Bits<8>>,
     c_rx_tentative: Constant<Bits<2>>,
-    c_zero_cb: Constant<Bits<CB>>,
     c_zero4: Constant<Bits<4>>,
     c_zero3: Constant<Bits<3>>,
     c_no_move: Constant<Bits<8>>,
@@ -319,7 +307,7 @@ impl Default for ChannelState {
             flip_turn: Default::default(),
             defer_echo: Default::default(),
             flip_pturn: Default::default(),
-            news: std::array::from_fn(|_| Default::default()),
+            news: Default::default(),
             n_peer_ready: Default::default(),
             words: Default::default(),
             flush_ch: std::array::from_fn(|_| Default::default()),
@@ -348,33 +336,17 @@ impl Default for ChannelState {
             peer_ready: std::array::from_fn(|_| Default::default()),
             new_bit: std::array::from_fn(|_| Default::default()),
             offers: Default::default(),
-            hp_tx: std::array::from_fn(|_| Default::default()),
-            hp_rx: std::array::from_fn(|_| Default::default()),
-            hp_holding: Default::default(),
-            hp_returning: Default::default(),
-            hp_proof_due: Default::default(),
-            hp_tx_verb: Default::default(),
-            hp_rx_verb: Default::default(),
-            hp_result: Default::default(),
-            hp_next: Default::default(),
-            hp_rbuf: Default::default(),
-            hp_head: Default::default(),
-            c_ch_bit: std::array::from_fn(|i| {
-                Constant::new(Bits::<K>::default().replace_bit(i, true))
-            }),
+            reads: Default::default(),
+            c_k_one: Constant::new(Bits::<K>::default().replace_bit(0, true)),
             c_k_zero: Constant::new(Bits::<K>::default()),
-            c_tx_bit: std::array::from_fn(|j| c(1 << j)),
-            c_rx_bit: std::array::from_fn(|j| c(1 << j)),
             flush_any: Default::default(),
-            idle_ok: Default::default(),
-            idle_ch: Default::default(),
+            idle_first: Default::default(),
+            next_first: Default::default(),
+            apply_x: Default::default(),
             idle_bit: Default::default(),
-            next_ok: Default::default(),
-            next_ch: Default::default(),
             next_bit: Default::default(),
             passing: Default::default(),
             pass_bit: Default::default(),
-            chan_id: std::array::from_fn(|i| c(i as u64)),
             c_tx_commit: c(ts::COMMIT as u64),
             c_tx_idle: c(ts::IDLE as u64),
             c_tx_offer: c(ts::OFFER as u64),
@@ -385,7 +357,6 @@ impl Default for ChannelState {
             c_offer4: c(ts::OFFER as u64),
             c_offer_move: c(moves::OFFER as u64),
             c_rx_tentative: c(rs::TENTATIVE as u64),
-            c_zero_cb: c(0),
             c_zero4: c(0),
             c_zero3: c(0),
             c_no_move: c(0),
@@ -466,156 +437,61 @@ impl Logic for ChannelState {
             self.rx_news[i].d.next = self.rx_news[i].q.val();
             self.peer_ready[i].d.next = self.peer_ready[i].q.val();
             self.new_bit[i].d.next = self.new_bit[i].q.val();
-            // "Receiver TENTATIVE and not a verb" is `RecordForm`'s
-            // `echo_foldable` (an echo that can ride in an offer), read here
-            // per channel; change the two together.
-            self.news[i].next = self.tx_news[i].q.val()
-                | (self.rx_news[i].q.val()
-                    & !(self.defer_echo.val()
-                        & (self.tx_sb[i].q.val().get_bits::<3>(0)
-                            == self.c_tx_commit_offer.val())
-                        & (self.rx_sb[i].q.val().get_bits::<2>(0) == self.c_rx_tentative.val())
-                        & !self.rx_verb[i].q.val()));
             self.release[i].next = false;
             self.rollback[i].next = false;
         }
 
-        // ---- Reads ----
+        // ---- Reads (`ChannelReads`; the words from `ChannelWords`) ----
         self.words.clock.next = self.clock.val();
         self.words.reset.next = self.reset.val();
         self.words.heard_ch.next = self.heard_ch.val();
+        self.words.heard_head.next = self.reads.heard_head.val();
         self.words.slot_ch.next = self.slot_ch.val();
         self.words.result_ch.next = self.result_ch.val();
-        self.heard.next.tx_echo = self.words.heard_tx_echo.val();
-        self.heard.next.next_echo = self.words.heard_next_echo.val();
-        self.heard.next.proof = self.words.heard_proof.val();
-        self.heard.next.rx_x = self.words.heard_rx_x.val();
-        self.slot.next.auth = self.words.slot_auth.val();
-        self.slot.next.proof = self.words.slot_proof.val();
-        self.slot.next.rx_digest = self.words.slot_rx_digest.val();
         self.result_rx_digest.next = self.words.result_rx_digest.val();
-        // The heard port (see `hp_tx`).
-        for j in 0..4 {
-            self.hp_tx[j].next = self.c_k_zero.val();
-        }
-        for j in 0..3 {
-            self.hp_rx[j].next = self.c_k_zero.val();
-        }
-        self.hp_holding.next = self.c_k_zero.val();
-        self.hp_returning.next = self.c_k_zero.val();
-        self.hp_proof_due.next = self.c_k_zero.val();
-        self.hp_tx_verb.next = self.c_k_zero.val();
-        self.hp_rx_verb.next = self.c_k_zero.val();
-        self.hp_result.next = self.c_k_zero.val();
-        self.hp_next.next = self.c_k_zero.val();
-        self.hp_rbuf.next = self.c_k_zero.val();
-        self.hp_head.next = self.c_k_zero.val();
         for i in 0..K {
-            for j in 0..4 {
-                if self.tx_sb[i].q.val().get_bit(j) {
-                    self.hp_tx[j].next = self.hp_tx[j].val() | self.c_ch_bit[i].val();
-                }
-            }
-            for j in 0..3 {
-                if self.rx_sb[i].q.val().get_bit(j) {
-                    self.hp_rx[j].next = self.hp_rx[j].val() | self.c_ch_bit[i].val();
-                }
-            }
-            if self.holding[i].q.val() {
-                self.hp_holding.next = self.hp_holding.val() | self.c_ch_bit[i].val();
-            }
-            if self.ret_pending[i].q.val() {
-                self.hp_returning.next = self.hp_returning.val() | self.c_ch_bit[i].val();
-            }
-            if self.proof_due[i].q.val() {
-                self.hp_proof_due.next = self.hp_proof_due.val() | self.c_ch_bit[i].val();
-            }
-            if self.tx_verb[i].q.val() {
-                self.hp_tx_verb.next = self.hp_tx_verb.val() | self.c_ch_bit[i].val();
-            }
-            if self.rx_verb[i].q.val() {
-                self.hp_rx_verb.next = self.hp_rx_verb.val() | self.c_ch_bit[i].val();
-            }
-            if self.vres_pending[i].q.val() {
-                self.hp_result.next = self.hp_result.val() | self.c_ch_bit[i].val();
-            }
-            if self.next[i].q.val() {
-                self.hp_next.next = self.hp_next.val() | self.c_ch_bit[i].val();
-            }
-            if self.rbuf[i].q.val() {
-                self.hp_rbuf.next = self.hp_rbuf.val() | self.c_ch_bit[i].val();
-            }
-            if self.head[i].q.val() {
-                self.hp_head.next = self.hp_head.val() | self.c_ch_bit[i].val();
-            }
+            self.reads.tx[i].next = self.tx_sb[i].q.val();
+            self.reads.rx[i].next = self.rx_sb[i].q.val();
+            self.reads.trans[i].next = self.trans[i].q.val();
+            self.reads.holding[i].next = self.holding[i].q.val();
+            self.reads.returning[i].next = self.ret_pending[i].q.val();
+            self.reads.in_doubt[i].next = self.ret_doubt[i].q.val();
+            self.reads.tx_verb[i].next = self.tx_verb[i].q.val();
+            self.reads.next_held[i].next = self.next[i].q.val();
+            self.reads.next_verb[i].next = self.next_verb[i].q.val();
+            self.reads.head[i].next = self.head[i].q.val();
+            self.reads.rbuf[i].next = self.rbuf[i].q.val();
+            self.reads.result_pending[i].next = self.vres_pending[i].q.val();
+            self.reads.proof_due[i].next = self.proof_due[i].q.val();
+            self.reads.rx_verb[i].next = self.rx_verb[i].q.val();
+            self.reads.res_ready[i].next = self.res_ready[i].q.val();
+            self.reads.pverb[i].next = self.pverb[i].q.val();
+            self.reads.tx_news[i].next = self.tx_news[i].q.val();
+            self.reads.rx_news[i].next = self.rx_news[i].q.val();
+            self.reads.turn[i].next = self.turn[i].q.val();
+            self.reads.pturn[i].next = self.pturn[i].q.val();
         }
-        self.heard.next.tx = self.c_zero4.val();
-        for j in 0..4 {
-            if self.hp_tx[j].val().get_bit(self.heard_ch.val().index()) {
-                self.heard.next.tx = self.heard.val().tx | self.c_tx_bit[j].val();
-            }
-        }
-        self.heard.next.rx = self.c_zero3.val();
-        for j in 0..3 {
-            if self.hp_rx[j].val().get_bit(self.heard_ch.val().index()) {
-                self.heard.next.rx = self.heard.val().rx | self.c_rx_bit[j].val();
-            }
-        }
-        self.heard.next.holding = self.hp_holding.val().get_bit(self.heard_ch.val().index());
-        self.heard.next.returning = self.hp_returning.val().get_bit(self.heard_ch.val().index());
-        self.heard.next.proof_due = self.hp_proof_due.val().get_bit(self.heard_ch.val().index());
-        self.heard.next.tx_verb = self.hp_tx_verb.val().get_bit(self.heard_ch.val().index());
-        self.heard.next.rx_verb = self.hp_rx_verb.val().get_bit(self.heard_ch.val().index());
-        self.heard.next.result_pending = self.hp_result.val().get_bit(self.heard_ch.val().index());
-        self.heard.next.next_held = self.hp_next.val().get_bit(self.heard_ch.val().index());
-        self.heard.next.rbuf = self.hp_rbuf.val().get_bit(self.heard_ch.val().index());
-        self.words.heard_head.next = self.hp_head.val().get_bit(self.heard_ch.val().index());
-        self.slot.next.tx = self.tx_sb[0].q.val();
-        self.slot.next.rx = self.rx_sb[0].q.val();
-        self.slot.next.trans = self.trans[0].q.val();
-        self.slot.next.proof_due = self.proof_due[0].q.val();
-        self.slot.next.tx_verb = self.tx_verb[0].q.val();
-        self.slot.next.rx_verb = self.rx_verb[0].q.val();
-        self.slot.next.res_ready = self.res_ready[0].q.val();
-        self.slot.next.tx_news = self.tx_news[0].q.val();
-        self.slot.next.rx_news = self.rx_news[0].q.val();
-        self.slot.next.head = self.head[0].q.val();
-        self.slot.next.next_verb = self.next_verb[0].q.val();
-        self.slot.next.turn = self.turn[0].q.val();
-        self.slot.next.pturn = self.pturn[0].q.val();
-        self.slot.next.pverb = self.pverb[0].q.val();
-        self.scan_head.next = false;
-        self.scan_returning.next = false;
-        self.scan_in_doubt.next = self.ret_doubt[0].q.val();
-        self.scan_verb.next = self.tx_verb[0].q.val();
-        self.res_bit.next = false;
-        for i in 0..K {
-            if self.slot_ch.val().index() == i {
-                self.slot.next.tx = self.tx_sb[i].q.val();
-                self.slot.next.rx = self.rx_sb[i].q.val();
-                self.slot.next.trans = self.trans[i].q.val();
-                self.slot.next.proof_due = self.proof_due[i].q.val();
-                self.slot.next.tx_verb = self.tx_verb[i].q.val();
-                self.slot.next.rx_verb = self.rx_verb[i].q.val();
-                self.slot.next.res_ready = self.res_ready[i].q.val();
-                self.slot.next.tx_news = self.tx_news[i].q.val();
-                self.slot.next.rx_news = self.rx_news[i].q.val();
-                self.slot.next.head = self.head[i].q.val();
-                self.slot.next.next_verb = self.next_verb[i].q.val();
-                self.slot.next.turn = self.turn[i].q.val();
-                self.slot.next.pturn = self.pturn[i].q.val();
-                self.slot.next.pverb = self.pverb[i].q.val();
-            }
-            if self.scan_ch.val().index() == i {
-                self.scan_returning.next = self.ret_pending[i].q.val();
-                self.scan_in_doubt.next = self.ret_doubt[i].q.val();
-                self.scan_verb.next = self.tx_verb[i].q.val();
-                self.scan_head.next = self.head[i].q.val();
-            }
-            if self.res_ch.val().index() == i {
-                self.res_bit.next = self.rx_sb[i].q.val().get_bit(2);
-            }
-        }
+        self.reads.heard_ch.next = self.heard_ch.val();
+        self.reads.slot_ch.next = self.slot_ch.val();
+        self.reads.scan_ch.next = self.scan_ch.val();
+        self.reads.res_ch.next = self.res_ch.val();
+        self.reads.apply_ch.next = self.apply_ch.val();
+        self.reads.heard_tx_echo.next = self.words.heard_tx_echo.val();
+        self.reads.heard_next_echo.next = self.words.heard_next_echo.val();
+        self.reads.heard_proof.next = self.words.heard_proof.val();
+        self.reads.heard_rx_x.next = self.words.heard_rx_x.val();
+        self.reads.slot_auth.next = self.words.slot_auth.val();
+        self.reads.slot_proof.next = self.words.slot_proof.val();
+        self.reads.slot_rx_digest.next = self.words.slot_rx_digest.val();
+        self.reads.defer_echo.next = self.defer_echo.val();
+        self.heard.next = self.reads.heard.val();
+        self.slot.next = self.reads.slot.val();
+        self.scan_returning.next = self.reads.scan_returning.val();
+        self.scan_in_doubt.next = self.reads.scan_in_doubt.val();
+        self.scan_verb.next = self.reads.scan_verb.val();
+        self.scan_head.next = self.reads.scan_head.val();
+        self.res_bit.next = self.reads.res_bit.val();
+        self.news.next = self.reads.news.val();
 
         // ---- 0. News stated by the slot's record ----
         for i in 0..K {
@@ -664,12 +540,7 @@ impl Logic for ChannelState {
         // Its words: the key on a confirmation (the decision check if the
         // next payload's echo confirmed), the new check, a delivery's
         // proof, what a store holds.
-        self.apply_next.next = false;
-        for i in 0..K {
-            if self.apply_ch.val().index() == i {
-                self.apply_next.next = self.next[i].q.val();
-            }
-        }
+        self.apply_next.next = self.reads.apply_next.val();
         self.words.apply.next = self.apply.val();
         self.words.apply_ch.next = self.apply_ch.val();
         self.words.confirm.next = self.confirm.val();
@@ -899,43 +770,26 @@ impl Logic for ChannelState {
             & self.confirm_by_echo.val()
             & !self.flush_local.val()
             & !self.flush_peer.val();
-        self.pass_bit.next = false;
-        self.idle_ok.next = false;
-        self.idle_ch.next = self.c_zero_cb.val();
-        self.idle_bit.next = false;
-        self.next_ok.next = false;
-        self.next_ch.next = self.c_zero_cb.val();
-        self.next_bit.next = false;
-        for i in 0..K {
-            if self.apply_ch.val().index() == i {
-                self.pass_bit.next = self.head[i].q.val();
-            }
-            if !self.idle_ok.val()
-                & !self.holding[i].q.val()
-                & !self.ret_pending[i].q.val()
-                & self.in_use.val().get_bit(i)
-            {
-                self.idle_ok.next = true;
-                self.idle_ch.next = self.chan_id[i].val();
-                self.idle_bit.next = self.head[i].q.val();
-            }
-            if !self.next_ok.val()
-                & self.holding[i].q.val()
-                & !self.next[i].q.val()
-                & !self.ret_pending[i].q.val()
-                & self.in_use.val().get_bit(i)
-                & !(self.apply.val() & (self.apply_ch.val().index() == i))
-            {
-                self.next_ok.next = true;
-                self.next_ch.next = self.chan_id[i].val();
-                self.next_bit.next = !self.head[i].q.val();
-            }
+        self.pass_bit.next = self.reads.apply_head.val();
+        self.apply_x.next = self.c_k_zero.val();
+        if self.apply.val() {
+            self.apply_x.next = self.c_k_one.val() << self.apply_ch.val();
         }
-        self.load_ok.next = self.passing.val() | self.idle_ok.val() | self.next_ok.val();
-        self.load_ch.next = self.next_ch.val();
+        self.idle_first.v.next =
+            !self.reads.v_holding.val() & !self.reads.v_returning.val() & self.in_use.val();
+        self.next_first.v.next = self.reads.v_holding.val()
+            & !self.reads.v_next_held.val()
+            & !self.reads.v_returning.val()
+            & self.in_use.val()
+            & !self.apply_x.val();
+        self.idle_bit.next = (self.idle_first.one_hot.val() & self.reads.v_head.val()).any();
+        self.next_bit.next = !(self.next_first.one_hot.val() & self.reads.v_head.val()).any();
+        self.load_ok.next =
+            self.passing.val() | self.idle_first.ok.val() | self.next_first.ok.val();
+        self.load_ch.next = self.next_first.index.val();
         self.load_bit.next = self.next_bit.val();
-        if self.idle_ok.val() {
-            self.load_ch.next = self.idle_ch.val();
+        if self.idle_first.ok.val() {
+            self.load_ch.next = self.idle_first.index.val();
             self.load_bit.next = self.idle_bit.val();
         }
         if self.passing.val() {
@@ -954,7 +808,7 @@ impl Logic for ChannelState {
         if self.load.val() {
             for i in 0..K {
                 if self.load_ch.val().index() == i {
-                    if self.idle_ok.val() & !self.passing.val() {
+                    if self.idle_first.ok.val() & !self.passing.val() {
                         self.holding[i].d.next = true;
                         self.tx_verb[i].d.next = self.load_verb.val();
                     } else {

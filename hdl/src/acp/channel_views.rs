@@ -1,6 +1,7 @@
 //! What the link's stages read of one channel from `ChannelState`: the
 //! decision on a heard record (`HeardChannel`) and the record formed for a
-//! slot (`SlotChannel`), one bundle per read port.
+//! slot (`SlotChannel`), one bundle per read port (`ChannelReads`
+//! reads them).
 
 use rust_hdl::prelude::*;
 

@@ -470,9 +470,9 @@ impl Logic for AcpLink {
         self.defer_echo.d.next = self.ent.session_tx.val() < self.ent.session_rx.val();
         self.chans.defer_echo.next = self.defer_echo.q.val();
         self.chans.reset.next = self.reset.val();
+        self.form.news.next = self.chans.news.val();
         for i in 0..K {
             self.release[i].next = self.chans.release[i].val();
-            self.form.news[i].next = self.chans.news[i].val();
             self.rollback[i].next = self.chans.rollback[i].val();
         }
 

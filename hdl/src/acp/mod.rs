@@ -3,6 +3,7 @@
 //!
 //! - `channel_machine`: what a channel's state becomes on a record heard.
 //! - `channel_state`: the channels' state, both roles (reads and writers).
+//! - `channel_reads`: the read ports of the channels' flags (vector indexes, balanced trees).
 //! - `channel_words`: the channels' 32-bit words (keys, checks, digests), in LUT-RAM.
 //! - `channel_views`: what the decision and the record formation read of a channel.
 //! - `offer_events`: which channels the offers made without a record heard are checked on.
@@ -14,6 +15,7 @@
 //! - `link`: the channels (the move tables), record formation, hand-back.
 
 mod channel_machine;
+mod channel_reads;
 mod channel_state;
 mod channel_views;
 mod channel_words;

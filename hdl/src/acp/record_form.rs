@@ -72,8 +72,8 @@ pub struct RecordForm {
     pub up: Signal<In, Bit>,
     pub go_up: Signal<In, Bit>,
     pub active: Signal<In, Bits<CB1>>,
-    /// Channels with news (`ChannelState`).
-    pub news: [Signal<In, Bit>; K],
+    /// Channels with news (`ChannelState`), a bit per channel.
+    pub news: Signal<In, Bits<K>>,
     pub ent_fields: Signal<In, Bits<ENTANGLE_FIELD_BITS>>,
     pub session: Signal<In, Bits<32>>,
     /// The slot channel (a register: the payload and result RAMs' read address).
@@ -191,7 +191,7 @@ impl Default for RecordForm {
             clear_rx: Default::default(),
             flip_turn: Default::default(),
             flip_pturn: Default::default(),
-            news: std::array::from_fn(|_| Default::default()),
+            news: Default::default(),
             tx_data: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
@@ -288,9 +288,7 @@ impl Logic for RecordForm {
         self.slots.up.next = self.up.val();
         self.slots.go_up.next = self.go_up.val();
         self.slots.active.next = self.active.val();
-        for i in 0..K {
-            self.slots.news[i].next = self.news[i].val();
-        }
+        self.slots.news.next = self.news.val();
         self.slots.ch_news.next = self.state.val().tx_news | self.state.val().rx_news;
         self.slots.started.next = self.o_started.q.val();
         self.ch.next = self.slots.ch.val();

@@ -1,3 +1,4 @@
+use crate::first_set::FirstSet;
 use crate::konst as c;
 use crate::reset::SDFF;
 use crate::stream::ZeroExtend;
@@ -61,7 +62,7 @@ pub struct SlotChoice {
     pub go_up: Signal<In, Bit>,
     pub active: Signal<In, Bits<CB1>>,
     /// Channels with news (`ChannelState`), and whether `ch` has any.
-    pub news: [Signal<In, Bit>; K],
+    pub news: Signal<In, Bits<K>>,
     pub ch_news: Signal<In, Bit>,
     /// A record is waiting for the port (one was formed since reset).
     pub started: Signal<In, Bit>,
@@ -87,9 +88,10 @@ pub struct SlotChoice {
     rot_x: SDFF<Bits<K>>,
     after_x: SDFF<Bits<K>>,
     prev_x: SDFF<Bits<K>>,
-    is_rot: [Signal<Local, Bit>; K],
-    after_rot: [Signal<Local, Bit>; K],
-    is_prev: [Signal<Local, Bit>; K],
+    /// The same, as they are: `rot_ch`'s bit, the bits after it, `prev_ch`'s.
+    is_rot: Signal<Local, Bits<K>>,
+    after_rot: Signal<Local, Bits<K>>,
+    is_prev: Signal<Local, Bits<K>>,
     c_k_one: Constant<Bits<K>>,
     c_k_ones: Constant<Bits<K>>,
     c_k_zero: Constant<Bits<K>>,
@@ -118,15 +120,16 @@ pub struct SlotChoice {
     rot_ext: ZeroExtend<CB, CB1>,
     rot_count: Signal<Local, Bits<CB1>>,
     /// The first channel with news after `ch` (wrapping to the first but `ch`).
-    ev_after: Signal<Local, Bit>,
-    ev_any: Signal<Local, Bit>,
-    ev_after_ch: Signal<Local, Bits<CB>>,
-    ev_any_ch: Signal<Local, Bits<CB>>,
-    /// The first channel with news other than `ch` and `last_ch`: it may
-    /// take a spare slot while the port waits.
-    ev_wait: Signal<Local, Bit>,
-    ev_wait_ch: Signal<Local, Bits<CB>>,
-    chan_id: [Constant<Bits<CB>>; K],
+    /// The first channel with news after `rot_ch`, other than it, and
+    /// other than it and `prev_ch` (balanced priority encoders).
+    ev_after: FirstSet<K, CB>,
+    ev_any: FirstSet<K, CB>,
+    ev_wait: FirstSet<K, CB>,
+    /// `rot_next` as its bit and the bits after it, chosen beside it from
+    /// the encoders' one-hot outputs, so `rot_x` and `after_x` need no
+    /// decoder behind the encoders.
+    rot_next_bit: Signal<Local, Bits<K>>,
+    rot_next_after: Signal<Local, Bits<K>>,
     c_one_cb: Constant<Bits<CB>>,
     c_one_cb1: Constant<Bits<CB1>>,
     c_one_share: Constant<Bits<SHARE>>,
@@ -142,7 +145,7 @@ impl Default for SlotChoice {
             up: Default::default(),
             go_up: Default::default(),
             active: Default::default(),
-            news: std::array::from_fn(|_| Default::default()),
+            news: Default::default(),
             ch_news: Default::default(),
             started: Default::default(),
             ch: Default::default(),
@@ -154,9 +157,9 @@ impl Default for SlotChoice {
             rot_x: Default::default(),
             after_x: Default::default(),
             prev_x: Default::default(),
-            is_rot: std::array::from_fn(|_| Default::default()),
-            after_rot: std::array::from_fn(|_| Default::default()),
-            is_prev: std::array::from_fn(|_| Default::default()),
+            is_rot: Default::default(),
+            after_rot: Default::default(),
+            is_prev: Default::default(),
             c_k_one: Constant::new(Bits::<K>::default().replace_bit(0, true)),
             c_k_ones: Constant::new(Bits::<K>::mask()),
             c_k_zero: Constant::new(Bits::<K>::default()),
@@ -183,11 +186,9 @@ impl Default for SlotChoice {
             rot_count: Default::default(),
             ev_after: Default::default(),
             ev_any: Default::default(),
-            ev_after_ch: Default::default(),
-            ev_any_ch: Default::default(),
             ev_wait: Default::default(),
-            ev_wait_ch: Default::default(),
-            chan_id: std::array::from_fn(|i| c(i as u64)),
+            rot_next_bit: Default::default(),
+            rot_next_after: Default::default(),
             c_one_cb: c(1),
             c_one_cb1: c(1),
             c_one_share: c(1),
@@ -207,15 +208,9 @@ impl Logic for SlotChoice {
         self.rot_x.reset.next = self.reset.val();
         self.after_x.reset.next = self.reset.val();
         self.prev_x.reset.next = self.reset.val();
-        for i in 0..K {
-            self.is_rot[i].next = self.rot_x.q.val().get_bit(i);
-            self.is_prev[i].next = self.prev_x.q.val().get_bit(i);
-            self.after_rot[i].next = !self.after_x.q.val().get_bit(i);
-        }
-        self.is_rot[0].next = !self.rot_x.q.val().get_bit(0);
-        self.is_prev[0].next = !self.prev_x.q.val().get_bit(0);
-        // (Channel 0 is never after another: stored as is, always 0.)
-        self.after_rot[0].next = self.after_x.q.val().get_bit(0);
+        self.is_rot.next = self.rot_x.q.val() ^ self.c_k_one.val();
+        self.is_prev.next = self.prev_x.q.val() ^ self.c_k_one.val();
+        self.after_rot.next = !(self.after_x.q.val() ^ self.c_k_one.val());
         self.prev_ch.reset.next = self.reset.val();
         self.rr_ch.reset.next = self.reset.val();
         self.share_ch.reset.next = self.reset.val();
@@ -231,35 +226,10 @@ impl Logic for SlotChoice {
         self.spare_waiting.next = self.o_spare.q.val();
 
         // The next channel with news, or restating.
-        self.ev_after.next = false;
-        self.ev_any.next = false;
-        self.ev_after_ch.next = self.c_zero_cb.val();
-        self.ev_any_ch.next = self.c_zero_cb.val();
-        for i in 0..K {
-            if self.news[i].val() & !self.ev_any.val() & !self.is_rot[i].val() {
-                self.ev_any.next = true;
-                self.ev_any_ch.next = self.chan_id[i].val();
-            }
-        }
-        // (Channel 0 is never after another: `after_rot[0]` is 0.)
-        for i in 0..K {
-            if self.news[i].val() & !self.ev_after.val() & self.after_rot[i].val() {
-                self.ev_after.next = true;
-                self.ev_after_ch.next = self.chan_id[i].val();
-            }
-        }
-        self.ev_wait.next = false;
-        self.ev_wait_ch.next = self.c_zero_cb.val();
-        for i in 0..K {
-            if self.news[i].val()
-                & !self.ev_wait.val()
-                & !self.is_rot[i].val()
-                & !self.is_prev[i].val()
-            {
-                self.ev_wait.next = true;
-                self.ev_wait_ch.next = self.chan_id[i].val();
-            }
-        }
+        // (Channel 0 is never after another: `after_rot`'s bit 0 is 0.)
+        self.ev_any.v.next = self.news.val() & !self.is_rot.val();
+        self.ev_after.v.next = self.news.val() & self.after_rot.val();
+        self.ev_wait.v.next = self.news.val() & !self.is_rot.val() & !self.is_prev.val();
         self.rot_ext.i.next = self.rr_ch.q.val();
         self.rot_count.next = self.rot_ext.o.val() + self.c_one_cb1.val();
         self.rot_last.next = self.rot_count.val() >= self.active.val();
@@ -279,6 +249,8 @@ impl Logic for SlotChoice {
             (self.stated.q.val() & (self.c_k_one.val() << self.share_ch.q.val())).any();
         self.share_states.next = self.share.q.val().all() & !self.share_yields.val();
         self.rot_next.next = self.rot_ch.q.val();
+        self.rot_next_bit.next = self.is_rot.val();
+        self.rot_next_after.next = self.after_rot.val();
         self.stated_next.next = self.stated.q.val();
         if self.tx_ready.val() {
             self.sent_ch.d.next = self.prev_ch.q.val();
@@ -299,30 +271,42 @@ impl Logic for SlotChoice {
             }
             if self.share_states.val() {
                 self.rot_next.next = self.share_ch.q.val();
-            } else if !self.ev_any.val() {
+                self.rot_next_bit.next = self.c_k_one.val() << self.share_ch.q.val();
+                self.rot_next_after.next = (self.c_k_ones.val() << self.share_ch.q.val()) << 1;
+            } else if !self.ev_any.ok.val() {
                 self.rot_next.next = self.rr_ch.q.val();
+                self.rot_next_bit.next = self.c_k_one.val() << self.rr_ch.q.val();
+                self.rot_next_after.next = (self.c_k_ones.val() << self.rr_ch.q.val()) << 1;
                 self.rr_ch.d.next = self.rr_ch.q.val() + self.c_one_cb.val();
                 if self.rot_last.val() {
                     self.rr_ch.d.next = self.c_zero_cb.val();
                     self.rot_round.d.next = !self.rot_round.q.val();
                 }
-            } else if self.ev_after.val() {
-                self.rot_next.next = self.ev_after_ch.val();
+            } else if self.ev_after.ok.val() {
+                self.rot_next.next = self.ev_after.index.val();
+                self.rot_next_bit.next = self.ev_after.one_hot.val();
+                self.rot_next_after.next = self.ev_after.above.val();
             } else {
-                self.rot_next.next = self.ev_any_ch.val();
+                self.rot_next.next = self.ev_any.index.val();
+                self.rot_next_bit.next = self.ev_any.one_hot.val();
+                self.rot_next_after.next = self.ev_any.above.val();
             }
-            self.rot_spare.d.next = !self.ev_any.val() & !self.share_states.val();
-        } else if self.rot_spare.q.val() & self.ev_wait.val() {
+            self.rot_spare.d.next = !self.ev_any.ok.val() & !self.share_states.val();
+        } else if self.rot_spare.q.val() & self.ev_wait.ok.val() {
             // The slot's channel is chosen a slot before its record is
             // formed: news that comes while the port waits takes a slot
             // chosen only to restate (never the share's), so it is not a
             // slot later.
-            self.rot_next.next = self.ev_wait_ch.val();
+            self.rot_next.next = self.ev_wait.index.val();
+            self.rot_next_bit.next = self.ev_wait.one_hot.val();
+            self.rot_next_after.next = self.ev_wait.above.val();
             self.rot_spare.d.next = false;
         }
         if self.go_up.val() {
             self.rot_spare.d.next = false;
             self.rot_next.next = self.c_zero_cb.val();
+            self.rot_next_bit.next = self.c_k_one.val();
+            self.rot_next_after.next = self.c_k_ones.val() << 1;
             self.rr_ch.d.next = self.c_zero_cb.val();
             self.share_ch.d.next = self.c_zero_cb.val();
             self.stated_next.next = self.c_k_zero.val();
@@ -334,8 +318,7 @@ impl Logic for SlotChoice {
         }
         self.stated.d.next = self.stated_next.val();
         self.rot_ch.d.next = self.rot_next.val();
-        self.rot_x.d.next = (self.c_k_one.val() << self.rot_next.val()) ^ self.c_k_one.val();
-        self.after_x.d.next =
-            ((self.c_k_ones.val() << self.rot_next.val()) << 1) ^ self.c_k_after0.val();
+        self.rot_x.d.next = self.rot_next_bit.val() ^ self.c_k_one.val();
+        self.after_x.d.next = self.rot_next_after.val() ^ self.c_k_after0.val();
     }
 }
