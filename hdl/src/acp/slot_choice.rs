@@ -101,6 +101,12 @@ pub struct SlotChoice {
     /// The restating share's own round: it never skips a channel, as
     /// `rr_ch`'s spare records may be dropped.
     share_ch: SDFF<Bits<CB>>,
+    /// `share_ch`'s bit, stored XOR channel 0's as `rot_x` is, and as it
+    /// is. Whether the share yields is read through it: a decode of
+    /// `share_ch` in front of the K-wide test put the share's choice 9 LUT
+    /// levels deep at K = 256.
+    share_x: SDFF<Bits<K>>,
+    share_bit: Signal<Local, Bits<K>>,
     /// Per channel, the port took a record of it since the share's last
     /// visit; and whether that holds for the channel the share visits now.
     stated: SDFF<Bits<K>>,
@@ -167,6 +173,8 @@ impl Default for SlotChoice {
             prev_ch: Default::default(),
             rr_ch: Default::default(),
             share_ch: Default::default(),
+            share_x: Default::default(),
+            share_bit: Default::default(),
             stated: Default::default(),
             stated_next: Default::default(),
             share_yields: Default::default(),
@@ -202,7 +210,7 @@ impl Logic for SlotChoice {
     fn update(&mut self) {
         dff_setup!(
             self, clock, rot_ch, rot_x, after_x, prev_x, prev_ch, rr_ch, share_ch, stated,
-            rot_round, share, rot_spare, o_spare, sent_ch
+            rot_round, share, rot_spare, o_spare, sent_ch, share_x
         );
         self.rot_ch.reset.next = self.reset.val();
         self.rot_x.reset.next = self.reset.val();
@@ -214,6 +222,8 @@ impl Logic for SlotChoice {
         self.prev_ch.reset.next = self.reset.val();
         self.rr_ch.reset.next = self.reset.val();
         self.share_ch.reset.next = self.reset.val();
+        self.share_x.reset.next = self.reset.val();
+        self.share_bit.next = self.share_x.q.val() ^ self.c_k_one.val();
         self.stated.reset.next = self.reset.val();
         self.rot_round.reset.next = self.reset.val();
         self.share.reset.next = self.reset.val();
@@ -245,8 +255,7 @@ impl Logic for SlotChoice {
             & (self.rot_ch.q.val() != self.sent_ch.q.val());
         self.advance.next = self.tx_ready.val() | self.skip.val();
 
-        self.share_yields.next =
-            (self.stated.q.val() & (self.c_k_one.val() << self.share_ch.q.val())).any();
+        self.share_yields.next = (self.stated.q.val() & self.share_bit.val()).any();
         self.share_states.next = self.share.q.val().all() & !self.share_yields.val();
         self.rot_next.next = self.rot_ch.q.val();
         self.rot_next_bit.next = self.is_rot.val();
@@ -262,16 +271,18 @@ impl Logic for SlotChoice {
             self.prev_x.d.next = self.rot_x.q.val();
             if self.share.q.val().all() {
                 // The share's visit, whether it states the channel or yields.
+                // (Past channel K - 1 the share is always last.)
                 self.share_ch.d.next = self.share_ch.q.val() + self.c_one_cb.val();
+                self.share_x.d.next = (self.share_bit.val() << 1) ^ self.c_k_one.val();
                 if self.share_last.val() {
                     self.share_ch.d.next = self.c_zero_cb.val();
+                    self.share_x.d.next = self.c_k_zero.val();
                 }
-                self.stated_next.next =
-                    self.stated.q.val() & !(self.c_k_one.val() << self.share_ch.q.val());
+                self.stated_next.next = self.stated.q.val() & !self.share_bit.val();
             }
             if self.share_states.val() {
                 self.rot_next.next = self.share_ch.q.val();
-                self.rot_next_bit.next = self.c_k_one.val() << self.share_ch.q.val();
+                self.rot_next_bit.next = self.share_bit.val();
                 self.rot_next_after.next = (self.c_k_ones.val() << self.share_ch.q.val()) << 1;
             } else if !self.ev_any.ok.val() {
                 self.rot_next.next = self.rr_ch.q.val();
@@ -309,6 +320,7 @@ impl Logic for SlotChoice {
             self.rot_next_after.next = self.c_k_ones.val() << 1;
             self.rr_ch.d.next = self.c_zero_cb.val();
             self.share_ch.d.next = self.c_zero_cb.val();
+            self.share_x.d.next = self.c_k_zero.val();
             self.stated_next.next = self.c_k_zero.val();
         }
         // A record the port takes now counts from this visit on.
