@@ -243,7 +243,7 @@ def resources(cells):
     }
 
 
-def block_depth(board, block, budget, rtl_dir=None, noshare=False, nofsm=False):
+def block_depth(board, block, budget, rtl_dir=None, noshare=False):
     """`--block`: depth of one block alone (quick feedback while working on it)."""
     rtl = f"{rtl_dir or f'build/rtl/{board}'}/pendulum_nic.v"
     if not os.path.exists(rtl):
@@ -253,7 +253,7 @@ def block_depth(board, block, budget, rtl_dir=None, noshare=False, nofsm=False):
         sys.exit(f"synth: no block '{block}' in {rtl} (module {top})")
     out = f"build/synth/{board}/block_{block}" + (f"_{os.path.basename(rtl_dir.rstrip('/'))}" if rtl_dir else "")
     levels = synth_alone(rtl, top, out, budget,
-                         f"block {block}", "paths from other blocks counted from its inputs", noshare, nofsm)
+                         f"block {block}", "paths from other blocks counted from its inputs", noshare)
     if budget is not None and levels > budget:
         sys.exit(f"synth: FAIL: block {block} is {levels} LUT levels deep, over the budget of {budget}")
 
@@ -291,16 +291,13 @@ synth_xilinx -family xcup -top {top} -flatten -run map_memory:
 """
 
 
-def synth_alone(rtl, top, out_dir, budget, label, note, noshare=False, nofsm=False):
+def synth_alone(rtl, top, out_dir, budget, label, note, noshare=False):
     """Synthesises module `top` of `rtl` alone; prints its resources and
     deepest paths; returns its depth in LUT levels."""
     os.makedirs(out_dir, exist_ok=True)
     script = NOSHARE.format(top=top) if noshare else f"synth_xilinx -family xcup -top {top} -flatten\n"
     if noshare:
         note += "; without `share`"
-    if nofsm:
-        script = script.replace(" -flatten", " -flatten -nofsm")
-        note += "; without `fsm`"
     with open(f"{out_dir}/synth.ys", "w") as f:
         f.write(f"read_verilog -sv {rtl}\n{script}"
                 f"tee -q -o {out_dir}/stat.json stat -json\nwrite_json {out_dir}/netlist.json\n")
@@ -338,10 +335,6 @@ def main():
     ap.add_argument("--noshare", action="store_true",
                     help="with --block: leave Yosys' `share` pass out (it needs more than 18 GB on the link's "
                          "channel state at K = 64); for looking at a block, not for the budget `make test` holds")
-    ap.add_argument("--nofsm", action="store_true",
-                    help="with --block: leave Yosys' FSM extraction out (`synth_xilinx -nofsm`). At K = 256 its "
-                         "`fsm_detect` ran for over half an hour on the link's thousands of per-channel registers, "
-                         "none of which it recodes (each has a reset value); for looking at a block, like --noshare")
     ap.add_argument("--staged", metavar="DIR",
                     help="synthesise each block built before the core uses it (`rtl-gen --staged DIR` writes "
                          "them) alone, and hold each to --budget")
@@ -350,7 +343,7 @@ def main():
     if args.staged:
         return staged_depth(args.staged, args.budget)
     if args.block:
-        return block_depth(board, args.block, args.budget, args.rtl, args.noshare, args.nofsm)
+        return block_depth(board, args.block, args.budget, args.rtl, args.noshare)
     if board not in CAPACITY and board != "sim":
         sys.exit(f"synth: unknown board '{board}'; boards: {', '.join(CAPACITY)}")
     rtl = f"build/rtl/{board}/pendulum_nic.v"
