@@ -1,8 +1,8 @@
 use super::channel_reads::ChannelReads;
 use super::channel_views::{HeardChannel, SlotChannel};
 use super::channel_words::ChannelWords;
+use super::load_choice::LoadChoice;
 use super::offer_events::OfferEvents;
-use crate::first_set::FirstSet;
 use crate::konst as c;
 use crate::reset::SDFF;
 use pendulum_layout::acp::machine::moves;
@@ -38,8 +38,8 @@ use rust_hdl::prelude::*;
 ///    PASSED frees, joining its new decision in the same move (COMMIT_OFFER
 ///    at once, as SPIN's host may load right after hearing a record and
 ///    before forming the next); else into the first idle channel in use;
-///    else beside the payload of the first channel holding one (each
-///    choice a `FirstSet`, a balanced priority encoder).
+///    else beside the payload of the first channel holding one (`LoadChoice`:
+///    each choice a balanced priority encoder, made a cycle ahead).
 ///
 /// Each channel has two news flags (`news`: either set), set by a move of
 /// its role that changes its state (2 and 4) and cleared when the slot
@@ -137,6 +137,9 @@ pub struct ChannelState {
     /// The payload buffer the load writes (`load_ch`'s other one if it holds a payload).
     pub load_bit: Signal<Out, Bit>,
     pub load: Signal<In, Bit>,
+    /// A payload waits to load (the choice a cycle ahead skips the channel
+    /// it loads now).
+    pub load_want: Signal<In, Bit>,
     pub load_digest: Signal<In, Bits<32>>,
     pub load_verb: Signal<In, Bit>,
     /// The slot channel's record has stated its sender role's news, its
@@ -212,19 +215,12 @@ pub struct ChannelState {
 
     /// The read ports, and the flag vectors the load's choice scans.
     reads: ChannelReads,
-    /// Channel 0's bit, and none.
-    c_k_one: Constant<Bits<K>>,
-    c_k_zero: Constant<Bits<K>>,
 
     flush_any: Signal<Local, Bit>,
-    /// The first idle channel in use, and the first holding one payload
-    /// that is not being decided on (`apply_x`: the applied channel's bit);
-    /// the buffer each would load.
-    idle_first: FirstSet<K, CB>,
-    next_first: FirstSet<K, CB>,
-    apply_x: Signal<Local, Bits<K>>,
-    idle_bit: Signal<Local, Bit>,
-    next_bit: Signal<Local, Bit>,
+    /// Where a load goes: the channel passing, else the first idle channel
+    /// in use, else the first holding one payload that is not being
+    /// decided on; the buffer it loads.
+    choice: LoadChoice,
     /// The heard channel's move is PASSED (its next payload now the one
     /// held and decided on), and a load may take the buffer it frees.
     passing: Signal<Local, Bit>,
@@ -298,6 +294,7 @@ impl Default for ChannelState {
             load_ch: Default::default(),
             load_bit: Default::default(),
             load: Default::default(),
+            load_want: Default::default(),
             load_digest: Default::default(),
             load_verb: Default::default(),
             release: std::array::from_fn(|_| Default::default()),
@@ -337,14 +334,8 @@ impl Default for ChannelState {
             new_bit: std::array::from_fn(|_| Default::default()),
             offers: Default::default(),
             reads: Default::default(),
-            c_k_one: Constant::new(Bits::<K>::default().replace_bit(0, true)),
-            c_k_zero: Constant::new(Bits::<K>::default()),
             flush_any: Default::default(),
-            idle_first: Default::default(),
-            next_first: Default::default(),
-            apply_x: Default::default(),
-            idle_bit: Default::default(),
-            next_bit: Default::default(),
+            choice: Default::default(),
             passing: Default::default(),
             pass_bit: Default::default(),
             c_tx_commit: c(ts::COMMIT as u64),
@@ -754,12 +745,12 @@ impl Logic for ChannelState {
         }
 
         // ---- 6. Loading: the channel passing, else the first idle channel in use, else the first holding one ----
-        // A channel is back in service as soon as its last transfer is
-        // proven. A next payload goes to a channel not being decided on (a
-        // confirmation would free the buffer it is written to), except the
-        // one whose move is PASSED: that frees the buffer of the payload
-        // it confirmed, and the load takes that buffer and joins the new
-        // decision at once (PASSED then OFFER_NEXT, with no record between:
+        // A channel is back in service a cycle after its last transfer is
+        // proven (`LoadChoice` chooses a cycle ahead). A next payload goes
+        // to a channel not being decided on (a confirmation would free the
+        // buffer it is written to), except the one whose move is PASSED:
+        // that frees the buffer of the payload it confirmed, and the load
+        // takes that buffer and joins the new decision at once (PASSED then OFFER_NEXT, with no record between:
         // `pendulum_layout::acp::machine::offers_next_on_load`), so the
         // decision never goes out without the next offer while one waits.
         // One read for the next decision is safe: that decision sees no
@@ -771,31 +762,22 @@ impl Logic for ChannelState {
             & !self.flush_local.val()
             & !self.flush_peer.val();
         self.pass_bit.next = self.reads.apply_head.val();
-        self.apply_x.next = self.c_k_zero.val();
-        if self.apply.val() {
-            self.apply_x.next = self.c_k_one.val() << self.apply_ch.val();
-        }
-        self.idle_first.v.next =
-            !self.reads.v_holding.val() & !self.reads.v_returning.val() & self.in_use.val();
-        self.next_first.v.next = self.reads.v_holding.val()
-            & !self.reads.v_next_held.val()
-            & !self.reads.v_returning.val()
-            & self.in_use.val()
-            & !self.apply_x.val();
-        self.idle_bit.next = (self.idle_first.one_hot.val() & self.reads.v_head.val()).any();
-        self.next_bit.next = !(self.next_first.one_hot.val() & self.reads.v_head.val()).any();
-        self.load_ok.next =
-            self.passing.val() | self.idle_first.ok.val() | self.next_first.ok.val();
-        self.load_ch.next = self.next_first.index.val();
-        self.load_bit.next = self.next_bit.val();
-        if self.idle_first.ok.val() {
-            self.load_ch.next = self.idle_first.index.val();
-            self.load_bit.next = self.idle_bit.val();
-        }
-        if self.passing.val() {
-            self.load_ch.next = self.apply_ch.val();
-            self.load_bit.next = self.pass_bit.val();
-        }
+        self.choice.clock.next = self.clock.val();
+        self.choice.reset.next = self.reset.val();
+        self.choice.v_holding.next = self.reads.v_holding.val();
+        self.choice.v_next_held.next = self.reads.v_next_held.val();
+        self.choice.v_returning.next = self.reads.v_returning.val();
+        self.choice.v_head.next = self.reads.v_head.val();
+        self.choice.in_use.next = self.in_use.val();
+        self.choice.apply.next = self.apply.val();
+        self.choice.apply_ch.next = self.apply_ch.val();
+        self.choice.heard_ch.next = self.heard_ch.val();
+        self.choice.passing.next = self.passing.val();
+        self.choice.pass_bit.next = self.pass_bit.val();
+        self.choice.want.next = self.load_want.val();
+        self.load_ok.next = self.choice.ok.val();
+        self.load_ch.next = self.choice.ch.val();
+        self.load_bit.next = self.choice.buffer.val();
         // The payload's digest, into its buffer (`ChannelWords`); the
         // load's channel is known only now.
         self.words.load.next = self.load.val();
@@ -808,7 +790,7 @@ impl Logic for ChannelState {
         if self.load.val() {
             for i in 0..K {
                 if self.load_ch.val().index() == i {
-                    if self.idle_first.ok.val() & !self.passing.val() {
+                    if self.choice.to_idle.val() {
                         self.holding[i].d.next = true;
                         self.tx_verb[i].d.next = self.load_verb.val();
                     } else {

@@ -788,6 +788,7 @@ impl Logic for AcpLink {
         self.chans.in_use.next = self.ent.in_use.val();
         self.chans.load_digest.next = self.send_dig.crc.val();
         self.chans.load_verb.next = self.s_send.data.val().verb;
+        self.chans.load_want.next = self.s_send.valid.val();
         // Nothing loads while channels may be flushed (a reset, or going up
         // with fewer channels).
         self.s_send.ready.next =

@@ -6,6 +6,7 @@
 //! - `channel_reads`: the read ports of the channels' flags (vector indexes, balanced trees).
 //! - `channel_words`: the channels' 32-bit words (keys, checks, digests), in LUT-RAM.
 //! - `channel_views`: what the decision and the record formation read of a channel.
+//! - `load_choice`: where a payload loads (a channel chosen a cycle ahead).
 //! - `offer_events`: which channels the offers made without a record heard are checked on.
 //! - `check`: the record check (check word with the session term, decode).
 //! - `entangle`: the link state (nonces, incarnations, sessions, failure).
@@ -24,6 +25,7 @@ mod crc;
 mod entangle;
 mod hand_back;
 mod link;
+mod load_choice;
 mod offer_events;
 mod record_form;
 mod slot_choice;
@@ -35,5 +37,6 @@ pub use crc::{Crc32, Crc32c};
 pub use entangle::Entangle;
 pub use hand_back::HandBack;
 pub use link::AcpLink;
+pub use load_choice::LoadChoice;
 pub use record_form::RecordForm;
 pub use slot_choice::SlotChoice;

@@ -15,6 +15,7 @@
 mod common;
 
 mod acp_channel_machine;
+mod acp_load_choice;
 mod acp_slot_choice;
 mod boards;
 mod first_set;
