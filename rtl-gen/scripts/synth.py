@@ -243,7 +243,7 @@ def resources(cells):
     }
 
 
-def block_depth(board, block, budget, rtl_dir=None, noshare=False):
+def block_depth(board, block, budget, rtl_dir=None, noshare=False, nofsm=False):
     """`--block`: depth of one block alone (quick feedback while working on it)."""
     rtl = f"{rtl_dir or f'build/rtl/{board}'}/pendulum_nic.v"
     if not os.path.exists(rtl):
@@ -251,9 +251,10 @@ def block_depth(board, block, budget, rtl_dir=None, noshare=False):
     top = f"pendulum_nic__{block}"
     if f"module {top}(" not in open(rtl).read():
         sys.exit(f"synth: no block '{block}' in {rtl} (module {top})")
-    out = f"build/synth/{board}/block_{block}" + (f"_{os.path.basename(rtl_dir.rstrip('/'))}" if rtl_dir else "")
+    out = (f"build/synth/{board}/block_{block}" + (f"_{os.path.basename(rtl_dir.rstrip('/'))}" if rtl_dir else "")
+           + ("_noshare" if noshare else "") + ("_nofsm" if nofsm else ""))
     levels = synth_alone(rtl, top, out, budget,
-                         f"block {block}", "paths from other blocks counted from its inputs", noshare)
+                         f"block {block}", "paths from other blocks counted from its inputs", noshare, nofsm)
     if budget is not None and levels > budget:
         sys.exit(f"synth: FAIL: block {block} is {levels} LUT levels deep, over the budget of {budget}")
 
@@ -276,28 +277,68 @@ def staged_depth(rtl_dir, budget):
         sys.exit(f"synth: FAIL: staged blocks over the budget of {budget} LUT levels: {', '.join(over)}")
 
 
-# `--noshare`: synth_xilinx's script with its coarse stage's `share` left
-# out (SAT-based sharing of adders and memory ports). On the link's channel
-# state at K = 64, `share` alone grew past 18 GB; without it the netlist
-# may keep a few more LUTs, never a deeper path, so it is for looking, and
-# the budget `make test` enforces is still counted on the full script.
-NOSHARE = """synth_xilinx -family xcup -top {top} -flatten -run :coarse
-techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6
+# `--noshare` and `--nofsm` write synth_xilinx's script out by stages and
+# leave a pass out, for looking at a block that is too large for the full
+# script; the budget `make test` enforces is still counted on the full one.
+#
+# `--noshare` leaves out the coarse stage's `share` (SAT-based sharing of
+# adders and memory ports). On the link's channel state at K = 64, `share`
+# alone grew past 18 GB; without it the netlist may keep a few more LUTs,
+# never a deeper path.
+#
+# `--nofsm` leaves out the prepare stage's `fsm` (Yosys 0.23's synth_xilinx
+# has no -nofsm). It changes nothing here: `fsm` recodes only registers
+# without an initial value, and rtl-gen gives every register one, so on the
+# link at K = 64 it marks none of its 65 candidates. But `fsm_detect` still
+# examines each of them against all its users, which on the whole link at
+# K = 256 ran for more than 30 minutes.
+PREPARE_NOFSM = """synth_xilinx -family xcup -top {top} -flatten -run :prepare
+proc
+flatten
+tribuf -logic
+deminout
+opt_expr
+opt_clean
+check
+opt -nodffe -nosdff
+opt
+wreduce
+peepopt
+opt_clean
+pmux2shiftx
+clean
+"""
+COARSE_NOSHARE = """techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6
 alumacc
 opt
 memory -nomap
 opt_clean
-synth_xilinx -family xcup -top {top} -flatten -run map_memory:
 """
 
 
-def synth_alone(rtl, top, out_dir, budget, label, note, noshare=False):
+def synth_script(top, noshare=False, nofsm=False):
+    """synth_xilinx for UltraScale+ on `top`, flattened, with `share` and
+    `fsm` left out as asked (see above)."""
+    run = f"synth_xilinx -family xcup -top {top} -flatten"
+    if not noshare and not nofsm:
+        return run + "\n"
+    script = PREPARE_NOFSM.format(top=top) if nofsm else ""
+    first = "map_dsp" if nofsm else ""
+    if noshare:
+        script += f"{run} -run {first}:coarse\n" + COARSE_NOSHARE + f"{run} -run map_memory:\n"
+    else:
+        script += f"{run} -run {first}:\n"
+    return script
+
+
+def synth_alone(rtl, top, out_dir, budget, label, note, noshare=False, nofsm=False):
     """Synthesises module `top` of `rtl` alone; prints its resources and
     deepest paths; returns its depth in LUT levels."""
     os.makedirs(out_dir, exist_ok=True)
-    script = NOSHARE.format(top=top) if noshare else f"synth_xilinx -family xcup -top {top} -flatten\n"
-    if noshare:
-        note += "; without `share`"
+    script = synth_script(top, noshare, nofsm)
+    left_out = [p for p, off in (("`share`", noshare), ("`fsm`", nofsm)) if off]
+    if left_out:
+        note += "; without " + " and ".join(left_out)
     with open(f"{out_dir}/synth.ys", "w") as f:
         f.write(f"read_verilog -sv {rtl}\n{script}"
                 f"tee -q -o {out_dir}/stat.json stat -json\nwrite_json {out_dir}/netlist.json\n")
@@ -335,6 +376,10 @@ def main():
     ap.add_argument("--noshare", action="store_true",
                     help="with --block: leave Yosys' `share` pass out (it needs more than 18 GB on the link's "
                          "channel state at K = 64); for looking at a block, not for the budget `make test` holds")
+    ap.add_argument("--nofsm", action="store_true",
+                    help="with --block: leave Yosys' `fsm` pass out (it recodes no register of this design, all "
+                         "of which have initial values, but examining them took more than 30 minutes on the "
+                         "link at K = 256); for looking at a block, not for the budget `make test` holds")
     ap.add_argument("--staged", metavar="DIR",
                     help="synthesise each block built before the core uses it (`rtl-gen --staged DIR` writes "
                          "them) alone, and hold each to --budget")
@@ -343,7 +388,7 @@ def main():
     if args.staged:
         return staged_depth(args.staged, args.budget)
     if args.block:
-        return block_depth(board, args.block, args.budget, args.rtl, args.noshare)
+        return block_depth(board, args.block, args.budget, args.rtl, args.noshare, args.nofsm)
     if board not in CAPACITY and board != "sim":
         sys.exit(f"synth: unknown board '{board}'; boards: {', '.join(CAPACITY)}")
     rtl = f"build/rtl/{board}/pendulum_nic.v"
