@@ -134,9 +134,12 @@ lint_off -rule DECLFILENAME -file "*/pendulum_nic.v"
 lint_off -rule UNUSEDSIGNAL -file "*.v" -match "*'mach__not_heard'*"
 // `FirstSet`'s `above` output (the bits after the one found): the
 // round-robin scans of `SlotChoice` start from it, but the load's choices
-// in `ChannelState` take the lowest channel and have no use for it. Only
-// those two wires, named `*_first__above`.
+// (`LoadChoice`) and the rollback's (`LineLocks`) take the lowest channel
+// and have no use for it. Only those wires, named `*_first__above`.
 lint_off -rule UNUSEDSIGNAL -file "*.v" -match "*'*_first__above'*"
+// The rollback choice's one-hot (`LineLocks::rb_first`): it keeps the
+// chosen channel's number (the undo entry's address), not its one-hot.
+lint_off -rule UNUSEDSIGNAL -file "*.v" -match "*'rb_first__one_hot'*"
 "#;
 
 /// Writes `<dir>/pendulum_nic.v`, `<dir>/lint.vlt` and `<dir>/manifest.json`; returns the Verilog path.

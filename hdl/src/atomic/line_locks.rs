@@ -1,3 +1,4 @@
+use crate::first_set::FirstSet;
 use crate::reset::SDFF;
 use pendulum_layout::params::{ACP_CHANNELS as K, ACP_CHANNEL_BITS as CB, ATOMIC_LINE_BITS as LB};
 use rust_hdl::prelude::*;
@@ -21,6 +22,14 @@ use rust_hdl::prelude::*;
 /// does not wait for the choice; `rb_ready` says whether that channel still
 /// has one to do. While any rollback waits, every line reads as held to the
 /// link, so no new remote verb takes a line or an undo entry it needs.
+///
+/// Every answer over the K channels is a balanced tree: the flags are
+/// gathered into K-bit vectors, the chosen rollback's are read with its
+/// channel as a vector index, the first channel with a rollback to do is a
+/// `FirstSet`, and "some channel holds this line" is the `any()` of a
+/// vector of compares. Written as K `if`s, each overriding the last, they
+/// were chains: the unit alone was 17 LUT levels deep at K = 64 (8 at
+/// K = 16).
 #[derive(LogicBlock)]
 pub struct LineLocks {
     pub clock: Signal<In, Clock>,
@@ -67,12 +76,21 @@ pub struct LineLocks {
     // `x_free`, a cycle late.
     free_valid: SDFF<Bit>,
     free_ch: SDFF<Bits<CB>>,
-    rb_any: Signal<Local, Bit>,
-    rb_first: Signal<Local, Bits<CB>>,
-    // Whether each channel's line is the one executing (compared beside the
-    // choice of the channel, not after it).
-    lock_same: [Signal<Local, Bit>; K],
-    chan_id: [Constant<Bits<CB>>; K],
+    rb_first: FirstSet<K, CB>,
+    /// Per channel, a bit each: a line held, a rollback to do, the line
+    /// held is the one executing (compared beside the choice of the
+    /// channel, not after it), is `q_line`, is `local_line`; and per bit
+    /// of a line, that bit of each channel's line.
+    v_valid: Signal<Local, Bits<K>>,
+    v_pending: Signal<Local, Bits<K>>,
+    v_same: Signal<Local, Bits<K>>,
+    v_q_hit: Signal<Local, Bits<K>>,
+    v_local_hit: Signal<Local, Bits<K>>,
+    v_line: [Signal<Local, Bits<K>>; LB],
+    c_ch_bit: [Constant<Bits<K>>; K],
+    c_line_bit: [Constant<Bits<LB>>; LB],
+    c_k_zero: Constant<Bits<K>>,
+    c_line_zero: Constant<Bits<LB>>,
 }
 
 impl LineLocks {
@@ -106,10 +124,19 @@ impl LineLocks {
             rb_sel: Default::default(),
             free_valid: Default::default(),
             free_ch: Default::default(),
-            rb_any: Default::default(),
             rb_first: Default::default(),
-            lock_same: std::array::from_fn(|_| Default::default()),
-            chan_id: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            v_valid: Default::default(),
+            v_pending: Default::default(),
+            v_same: Default::default(),
+            v_q_hit: Default::default(),
+            v_local_hit: Default::default(),
+            v_line: std::array::from_fn(|_| Default::default()),
+            c_ch_bit: std::array::from_fn(|i| {
+                Constant::new(Bits::<K>::default().replace_bit(i, true))
+            }),
+            c_line_bit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
+            c_k_zero: Constant::new(Bits::<K>::default()),
+            c_line_zero: Constant::new(Bits::<LB>::default()),
         }
     }
 }
@@ -159,44 +186,57 @@ impl Logic for LineLocks {
             }
         }
 
-        // The first channel with a rollback to do, chosen a cycle ahead.
-        self.rb_any.next = false;
-        self.rb_first.next = self.chan_id[0].val();
+        // The flags as vectors, a bit per channel.
+        self.v_valid.next = self.c_k_zero.val();
+        self.v_pending.next = self.c_k_zero.val();
+        self.v_same.next = self.c_k_zero.val();
+        self.v_q_hit.next = self.c_k_zero.val();
+        self.v_local_hit.next = self.c_k_zero.val();
+        for b in 0..LB {
+            self.v_line[b].next = self.c_k_zero.val();
+        }
         for k in 0..K {
-            if !self.rb_any.val() & self.rb_pending[k].q.val() {
-                self.rb_any.next = true;
-                self.rb_first.next = self.chan_id[k].val();
+            if self.lock_valid[k].q.val() {
+                self.v_valid.next = self.v_valid.val() | self.c_ch_bit[k].val();
+            }
+            if self.rb_pending[k].q.val() {
+                self.v_pending.next = self.v_pending.val() | self.c_ch_bit[k].val();
+            }
+            if self.lock_line[k].q.val() == self.x_line.val() {
+                self.v_same.next = self.v_same.val() | self.c_ch_bit[k].val();
+            }
+            if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.q_line.val()) {
+                self.v_q_hit.next = self.v_q_hit.val() | self.c_ch_bit[k].val();
+            }
+            if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.local_line.val()) {
+                self.v_local_hit.next = self.v_local_hit.val() | self.c_ch_bit[k].val();
+            }
+            for b in 0..LB {
+                if self.lock_line[k].q.val().get_bit(b) {
+                    self.v_line[b].next = self.v_line[b].val() | self.c_ch_bit[k].val();
+                }
             }
         }
-        self.rb_sel.d.next = self.rb_first.val();
+
+        // The first channel with a rollback to do, chosen a cycle ahead,
+        // and the chosen one's flags and line, read by its number.
+        self.rb_first.v.next = self.v_pending.val();
+        self.rb_sel.d.next = self.rb_first.index.val();
         self.rb_ch.next = self.rb_sel.q.val();
-        self.rb_ready.next = false;
-        self.rb_line.next = self.lock_line[0].q.val();
-        self.rb_locked.next = self.lock_valid[0].q.val();
-        for k in 0..K {
-            self.lock_same[k].next = self.lock_line[k].q.val() == self.x_line.val();
-        }
-        self.rb_same.next = self.lock_same[0].val();
-        for k in 0..K {
-            if self.rb_sel.q.val().index() == k {
-                self.rb_ready.next = self.rb_pending[k].q.val();
-                self.rb_same.next = self.lock_same[k].val();
-                self.rb_line.next = self.lock_line[k].q.val();
-                self.rb_locked.next = self.lock_valid[k].q.val();
+        self.rb_ready.next = self.v_pending.val().get_bit(self.rb_sel.q.val().index());
+        self.rb_locked.next = self.v_valid.val().get_bit(self.rb_sel.q.val().index());
+        self.rb_same.next = self.v_same.val().get_bit(self.rb_sel.q.val().index());
+        self.rb_line.next = self.c_line_zero.val();
+        for b in 0..LB {
+            if self.v_line[b].val().get_bit(self.rb_sel.q.val().index()) {
+                self.rb_line.next = self.rb_line.val() | self.c_line_bit[b].val();
             }
         }
 
         // Held lines, for the link's next verb and for the local verb.
-        self.q_held.next = self.rb_any.val()
-            | (self.wait_valid.val() & (self.wait_line.val() == self.q_line.val()));
-        self.local_held.next = false;
-        for k in 0..K {
-            if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.q_line.val()) {
-                self.q_held.next = true;
-            }
-            if self.lock_valid[k].q.val() & (self.lock_line[k].q.val() == self.local_line.val()) {
-                self.local_held.next = true;
-            }
-        }
+        self.q_held.next = self.rb_first.ok.val()
+            | (self.wait_valid.val() & (self.wait_line.val() == self.q_line.val()))
+            | self.v_q_hit.val().any();
+        self.local_held.next = self.v_local_hit.val().any();
     }
 }
