@@ -27,3 +27,10 @@ use rust_hdl::prelude::{Bits, Constant};
 pub(crate) fn konst<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
 }
+
+/// The `N` constants of `N` bits with one bit set, bit `i` in the `i`th:
+/// the masks a block ORs into a vector a bit per channel or per field bit
+/// (`N` may exceed 64, which `konst` cannot reach).
+pub(crate) fn one_hots<const N: usize>() -> [Constant<Bits<N>>; N] {
+    std::array::from_fn(|i| Constant::new(Bits::<N>::default().replace_bit(i, true)))
+}

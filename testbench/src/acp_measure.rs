@@ -53,6 +53,14 @@ pub fn pace(t: &mut AcpTraffic, records_per_cycle: f64) {
     }));
 }
 
+/// The round trip issue #25's bounds name for a one-way link latency: the
+/// wire both ways plus the 14 cycles of the two NICs' port registers and
+/// record check (64, 214 and 514 cycles at 25, 100 and 250). The bench
+/// prints the measured one beside it (one message on one idle channel).
+pub fn rtt_cycles(latency: u32) -> u64 {
+    2 * latency as u64 + 14
+}
+
 /// Record slots per cycle: 1 unpaced, [`RECORDS_PER_CYCLE_100GBE`] paced.
 pub fn record_rate(paced: bool) -> f64 {
     if paced {

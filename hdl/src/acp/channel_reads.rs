@@ -175,9 +175,7 @@ impl Default for ChannelReads {
             v_rx_news: Default::default(),
             v_turn: Default::default(),
             v_pturn: Default::default(),
-            c_ch_bit: std::array::from_fn(|i| {
-                Constant::new(Bits::<K>::default().replace_bit(i, true))
-            }),
+            c_ch_bit: crate::one_hots(),
             c_k_zero: Constant::new(Bits::<K>::default()),
             c_bit4: std::array::from_fn(|j| c(1 << j)),
             c_bit3: std::array::from_fn(|j| c(1 << j)),

@@ -131,10 +131,8 @@ impl LineLocks {
             v_q_hit: Default::default(),
             v_local_hit: Default::default(),
             v_line: std::array::from_fn(|_| Default::default()),
-            c_ch_bit: std::array::from_fn(|i| {
-                Constant::new(Bits::<K>::default().replace_bit(i, true))
-            }),
-            c_line_bit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
+            c_ch_bit: crate::one_hots(),
+            c_line_bit: crate::one_hots(),
             c_k_zero: Constant::new(Bits::<K>::default()),
             c_line_zero: Constant::new(Bits::<LB>::default()),
         }

@@ -25,7 +25,7 @@ use clap::Parser;
 use pendulum_layout::acp;
 use pendulum_testbench::acp_measure::{
     decision_cycles, goodput, host_entries_per_cycle, pair_with_channels, record_rate, remote_rate,
-    Kind, RemoteOp, HOST_ENTRY_BYTES, RECORDS_PER_CYCLE_100GBE, SEED,
+    rtt_cycles, Kind, RemoteOp, HOST_ENTRY_BYTES, RECORDS_PER_CYCLE_100GBE, SEED,
 };
 use pendulum_testbench::acp_traffic::{id_of, AcpTraffic};
 use pendulum_testbench::entry_tap::EntryTap;
@@ -87,14 +87,6 @@ fn issue_ks() -> impl Iterator<Item = u32> {
     [16u32, 64, 256]
         .into_iter()
         .filter(|&k| k as usize <= pendulum_layout::params::ACP_CHANNELS)
-}
-
-/// The round trip the issue's bounds name for a one-way link latency: the
-/// wire both ways plus the 14 cycles of the two NICs' port registers and
-/// record check (64, 214 and 514 cycles at 25, 100 and 250). The bench
-/// prints the measured one beside it (one message on one idle channel).
-fn rtt_cycles(latency: u32) -> u64 {
-    2 * latency as u64 + 14
 }
 
 /// Cycles from the fault to the first ENTANGLE record A sends.

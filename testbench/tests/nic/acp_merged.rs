@@ -431,11 +431,11 @@ fn the_restating_share_yields_its_slots_to_news_under_full_load() {
 /// (48 % of the bound) while every test at K = 16 passed.
 #[test]
 fn each_of_a_few_channels_moves_a_payload_per_round_trip() {
-    use pendulum_testbench::acp_measure::goodput;
-    let (latency, rtt) = (25, 64.0);
+    use pendulum_testbench::acp_measure::{goodput, rtt_cycles};
+    let latency = 25;
     for k in [1u32, 4] {
         let [g, _] = goodput(k, latency, 20_000, false, 1);
-        let bound = f64::from(k) * 56.0 / rtt;
+        let bound = f64::from(k) * 56.0 / rtt_cycles(latency) as f64;
         assert!(
             g >= 0.9 * bound,
             "K = {k}: goodput {g:.3} B/cycle, {:.1} % of the round trip's bound {bound:.3}",
